@@ -1,0 +1,137 @@
+"""`rag-eval`: a thin command line over the Dagster definitions and the persistent instance."""
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from rag_eval_pipeline import runner
+
+_METRIC_ORDER = (
+    "correctness",
+    "exact_match",
+    "f1",
+    "faithfulness_lexical",
+    "context_relevance",
+    "context_precision",
+    "context_recall",
+)
+
+
+def _csv(value: str) -> list[str]:
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of answer models")
+    return items
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rag-eval",
+        description="Evaluate RAG answer models on HotpotQA with a Dagster asset graph.",
+    )
+    parser.add_argument(
+        "--dagster-home",
+        help="Dagster instance folder (default: $DAGSTER_HOME, else ./.dagster_home)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser(
+        "run",
+        help="register models and materialize the whole graph, then print the comparison",
+        description="Register the answer-model partitions, materialize every asset through the "
+        "Dagster instance (the runs show in the UI), and print the model comparison.",
+    )
+    run.add_argument(
+        "--models",
+        type=_csv,
+        default=list(runner.DEFAULT_MODELS),
+        help="comma-separated answer configurations, MODEL or MODEL@MODE-kK "
+        f"(default: {','.join(runner.DEFAULT_MODELS)})",
+    )
+    run.add_argument(
+        "--sample", type=int, default=35, help="questions to evaluate (default 35; 0 = all)"
+    )
+    run.add_argument(
+        "--selection", choices=["first", "random"], default="first", help="which N questions"
+    )
+    run.add_argument("--seed", type=int, default=0, help="seed for --selection random")
+    run.add_argument(
+        "--dataset",
+        help="local HotpotQA file (JSON list, JSONL or parquet); default: the Hugging Face hub",
+    )
+    run.add_argument("--verbose", action="store_true", help="show Dagster's run logs")
+
+    models = commands.add_parser("models", help="list, add or remove answer-model partitions")
+    model_commands = models.add_subparsers(dest="models_command", required=True)
+    model_commands.add_parser("list", help="the registered answer models")
+    add = model_commands.add_parser("add", help="register answer models (partitions)")
+    add.add_argument("names", nargs="+", help="MODEL or MODEL@MODE-kK")
+    remove = model_commands.add_parser("remove", help="unregister answer models")
+    remove.add_argument("names", nargs="+")
+    return parser
+
+
+def _comparison_table(comparison) -> str:
+    from rag_eval_pipeline.metrics.summary import to_markdown
+
+    if comparison.empty:
+        return "_no models evaluated_"
+    metrics = [m for m in _METRIC_ORDER if m in comparison.columns]
+    others = [c for c in comparison.columns if c not in metrics]
+    return to_markdown(comparison[others + metrics])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    instance = runner.open_instance(args.dagster_home)
+    if args.command == "models":
+        if args.models_command == "list":
+            for key in runner.registered_models(instance):
+                print(key)
+        elif args.models_command == "add":
+            try:
+                added = runner.add_models(instance, args.names)
+            except ValueError as err:
+                print(f"error: {err}", file=sys.stderr)
+                return 2
+            print(f"added: {', '.join(added) or 'nothing new'}")
+        else:
+            removed = runner.remove_models(instance, args.names)
+            print(f"removed: {', '.join(removed) or 'nothing'}")
+        return 0
+
+    from rag_eval_pipeline.definitions import defs
+
+    print(f"Dagster instance: {instance.root_directory}")
+    try:
+        report = runner.run_evaluation(
+            defs,
+            instance,
+            args.models,
+            dataset=args.dataset,
+            sample=args.sample or None,
+            selection=args.selection,
+            seed=args.seed,
+            verbose=args.verbose,
+        )
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except Exception as err:  # a failed run: say which and where to look
+        print(f"error: the run failed: {err}", file=sys.stderr)
+        print("See the run's logs in the UI: dagster dev (same DAGSTER_HOME)", file=sys.stderr)
+        return 1
+    comparison = report.comparison
+    this_run = comparison[comparison["answer_model"].isin(args.models)]
+    print()
+    print(_comparison_table(this_run))
+    others = sorted(set(comparison["answer_model"]) - set(args.models))
+    if others:
+        print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")
+    print(f"\nwall time {report.wall_seconds:.1f}s; open the UI with: "
+          f"DAGSTER_HOME={instance.root_directory} dagster dev")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""Turn the question table into the knowledge base (passages) and the judgement list."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+
+PASSAGE_COLUMNS = ["passage_id", "title", "passage", "sentences"]
+JUDGEMENT_COLUMNS = ["qid", "question", "answer", "type", "level", "gold_titles", "gold_facts"]
+
+
+def passage_id(title: str) -> str:
+    """Stable id from the title: in HotpotQA a title identifies a paragraph, so re-runs keep ids."""
+    return "p_" + hashlib.sha1(title.encode("utf-8")).hexdigest()[:16]
+
+
+def flatten_passages(questions: pd.DataFrame) -> pd.DataFrame:
+    """Every context paragraph of the sampled questions, one row per distinct title (first seen wins)."""
+    rows: dict[str, dict[str, object]] = {}
+    for titles, paragraphs in zip(questions["context_titles"], questions["context_sentences"]):
+        for title, sentences in zip(titles, paragraphs):
+            if title in rows:
+                continue
+            sentences = [str(s) for s in sentences]
+            rows[title] = {
+                "passage_id": passage_id(title),
+                "title": title,
+                "passage": "".join(sentences),  # HotpotQA keeps the leading spaces
+                "sentences": sentences,
+            }
+    return pd.DataFrame(list(rows.values()), columns=PASSAGE_COLUMNS)
+
+
+def build_judgement_list(questions: pd.DataFrame) -> pd.DataFrame:
+    """One row per question with the ground truth and its gold supporting titles and facts."""
+    rows = []
+    for record in questions.to_dict(orient="records"):
+        fact_titles = list(record["supporting_titles"])
+        fact_ids = [int(i) for i in record["supporting_sent_ids"]]
+        facts = list(dict.fromkeys(zip(fact_titles, fact_ids)))  # dedupe, keep order
+        rows.append(
+            {
+                "qid": record["qid"],
+                "question": record["question"],
+                "answer": record["answer"],
+                "type": record["type"],
+                "level": record["level"],
+                "gold_titles": list(dict.fromkeys(fact_titles)),
+                "gold_facts": [{"title": t, "sent_id": i} for t, i in facts],
+            }
+        )
+    return pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS)

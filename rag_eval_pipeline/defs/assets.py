@@ -1,0 +1,206 @@
+"""The asset graph: HotpotQA sample -> knowledge base -> judgement list -> answers -> scores -> summaries."""
+
+
+import time
+from collections.abc import Callable
+from typing import Literal
+
+import dagster as dg
+import pandas as pd
+from pydantic import Field
+
+from rag_eval_pipeline.answering.base import AnswerConfig
+from rag_eval_pipeline.answering.registry import offline_answer_model
+from rag_eval_pipeline.answering.run import answer_cases
+from rag_eval_pipeline.data.hotpotqa import (
+    load_hotpotqa_from_hub,
+    read_hotpotqa_file,
+    sample_questions,
+)
+from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
+from rag_eval_pipeline.defs.partitions import answer_model_partitions
+from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
+from rag_eval_pipeline.metrics.judges import ReferenceJudge, join_cases, score_cases
+from rag_eval_pipeline.metrics.summary import OVERALL, compare_models, summarize, to_markdown
+from rag_eval_pipeline.retrieval.base import IndexManifest
+
+KNOWLEDGE_BASE = "knowledge_base"
+EVALUATION = "evaluation"
+
+
+class HotpotQASampleConfig(dg.Config):
+    """Where the questions come from and which of them are evaluated."""
+
+    source: str = Field(
+        default="hub",
+        description="'hub' (Hugging Face hotpotqa/hotpot_qa, distractor, validation) or a path to "
+        "a local HotpotQA file: original JSON list, or JSONL/parquet in the hub's row format.",
+    )
+    sample_size: int | None = Field(
+        default=35, description="Questions to evaluate; null for all of them."
+    )
+    selection: Literal["first", "random"] = Field(
+        default="first", description="The first N questions, or N drawn with `seed`."
+    )
+    seed: int = 0
+
+
+def progress_logger(
+    context: dg.AssetExecutionContext, what: str, steps: int = 10
+) -> Callable[[int, int], None]:
+    """A callback that logs `what: done/total` about ``steps`` times over a long loop."""
+
+    def report(done: int, total: int) -> None:
+        if done == total or done % max(1, total // steps) == 0:
+            context.log.info(f"{what}: {done}/{total}")
+
+    return report
+
+
+@dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
+def hotpotqa_raw(context: dg.AssetExecutionContext, config: HotpotQASampleConfig) -> pd.DataFrame:
+    """A deterministic sample of HotpotQA distractor questions, each with its 10 context paragraphs."""
+    if config.source == "hub":
+        questions = load_hotpotqa_from_hub()
+    else:
+        questions = read_hotpotqa_file(config.source)
+    sample = sample_questions(questions, config.sample_size, config.selection, config.seed)
+    context.add_output_metadata(
+        {
+            "source": config.source,
+            "questions_available": len(questions),
+            "questions_sampled": len(sample),
+            "selection": f"{config.selection} (seed {config.seed})",
+            "types": dg.MetadataValue.json(sample["type"].value_counts().to_dict()),
+        }
+    )
+    return sample
+
+
+@dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
+def kb_passages(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame) -> pd.DataFrame:
+    """Every context paragraph of the sampled questions, one row per title: the knowledge base."""
+    passages = flatten_passages(hotpotqa_raw)
+    paragraphs = int(hotpotqa_raw["context_titles"].map(len).sum())
+    context.add_output_metadata(
+        {"paragraphs_seen": paragraphs, "distinct_passages": len(passages)}
+    )
+    return passages
+
+
+@dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
+def kb_index(
+    context: dg.AssetExecutionContext, kb_passages: pd.DataFrame, knowledge_base: KnowledgeBaseResource
+) -> dict:
+    """The searchable knowledge-base index; its manifest says where it lives and which version it is."""
+    manifest = knowledge_base.build(kb_passages)
+    context.add_output_metadata(
+        {
+            "backend": manifest.backend,
+            "index_version": manifest.version,
+            "documents": manifest.documents,
+            "build_seconds": manifest.build_seconds,
+            "location": dg.MetadataValue.path(manifest.location),
+        }
+    )
+    return manifest.to_dict()
+
+
+@dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
+def judgement_list(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame) -> pd.DataFrame:
+    """The questions to evaluate, with ground-truth answers and gold supporting titles and facts."""
+    cases = build_judgement_list(hotpotqa_raw)
+    context.add_output_metadata({"cases": len(cases)})
+    return cases
+
+
+@dg.asset(
+    group_name=EVALUATION,
+    partitions_def=answer_model_partitions,
+    code_version="1",
+)
+def candidate_answers(
+    context: dg.AssetExecutionContext,
+    judgement_list: pd.DataFrame,
+    kb_index: dict,
+    knowledge_base: KnowledgeBaseResource,
+) -> pd.DataFrame:
+    """Stage 1: for each question, the top-k retrieved passages and the answer model's answer."""
+    config = AnswerConfig.parse(context.partition_key)
+    manifest = IndexManifest.from_dict(kb_index)
+    model = offline_answer_model(config.model)
+    started = time.perf_counter()
+    answers = answer_cases(
+        judgement_list,
+        config,
+        model,
+        knowledge_base.retriever(manifest, config.retrieval_mode),
+        on_progress=progress_logger(context, f"answered ({config.key})"),
+    )
+    context.add_output_metadata(
+        {
+            "answer_config": config.key,
+            "model_id": model.name,
+            "cases": len(answers),
+            "failed_cases": int((answers["status"] != "ok").sum()),
+            "index_version": manifest.version,
+            "seconds": round(time.perf_counter() - started, 3),
+        }
+    )
+    return answers
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def judge_scores(
+    context: dg.AssetExecutionContext, candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame
+) -> pd.DataFrame:
+    """Stage 2: every metric of every judge, a row per case per judge (failed cases kept, unscored)."""
+    judges = [ReferenceJudge()]
+    scores = score_cases(
+        join_cases(candidate_answers, judgement_list),
+        judges,
+        on_progress=progress_logger(context, "scored"),
+    )
+    context.add_output_metadata(
+        {
+            "judges": ", ".join(j.judge_id for j in judges),
+            "rows": len(scores),
+            "unscored_cases": int((scores["status"] != "ok").sum()),
+        }
+    )
+    return scores
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def metric_summary(context: dg.AssetExecutionContext, judge_scores: pd.DataFrame) -> pd.DataFrame:
+    """Mean of each metric per judge, overall and per question type and level, with counts."""
+    summary = summarize(judge_scores)
+    overall = summary[summary["group"] == OVERALL]
+    headline = {
+        f"{row.judge_id}/{row.metric}": float(row.mean)
+        for row in overall.itertuples()
+        if not pd.isna(row.mean)
+    }
+    context.add_output_metadata(
+        {
+            "summary": dg.MetadataValue.md(to_markdown(overall.drop(columns=["group"]))),
+            **{key: dg.MetadataValue.float(value) for key, value in headline.items()},
+        }
+    )
+    return summary
+
+
+@dg.asset(
+    group_name=EVALUATION,
+    ins={"metric_summary": dg.AssetIn(metadata={"allow_missing_partitions": True})},
+    code_version="1",
+)
+def model_comparison(
+    context: dg.AssetExecutionContext, metric_summary: dict[str, pd.DataFrame]
+) -> pd.DataFrame:
+    """Every answer model's overall metrics side by side (reads every materialized partition)."""
+    comparison = compare_models(metric_summary)
+    context.add_output_metadata(
+        {"models": len(metric_summary), "comparison": dg.MetadataValue.md(to_markdown(comparison))}
+    )
+    return comparison

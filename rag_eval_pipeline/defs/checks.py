@@ -1,0 +1,71 @@
+"""Asset checks: thin wrappers over the pure validators; the ones guarding downstream numbers block."""
+
+
+import warnings
+
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.defs.assets import candidate_answers, judge_scores, judgement_list, kb_passages
+from rag_eval_pipeline.defs.partitions import answer_model_partitions
+from rag_eval_pipeline.validation import (
+    coverage_problems,
+    gold_title_problems,
+    passage_problems,
+    score_range_problems,
+)
+
+
+# Partitioned asset checks are a Dagster preview feature; they are what lets a check run per
+# answer model, so we accept the preview and keep its warning out of every CLI call.
+warnings.filterwarnings("ignore", category=dg.PreviewWarning, message=".*partitions_def.*")
+
+
+def _result(problems: list[str]) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=not problems,
+        metadata={"problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "none")},
+    )
+
+
+@dg.asset_check(asset=kb_passages, blocking=True)
+def kb_passages_unique_ids(kb_passages: pd.DataFrame) -> dg.AssetCheckResult:
+    """Passage ids are unique and no passage is empty, so retrieval hits map to one passage."""
+    return _result(passage_problems(kb_passages))
+
+
+@dg.asset_check(
+    asset=judgement_list, blocking=True, additional_ins={"kb_passages": dg.AssetIn("kb_passages")}
+)
+def judgement_list_gold_titles_in_kb(
+    judgement_list: pd.DataFrame, kb_passages: pd.DataFrame
+) -> dg.AssetCheckResult:
+    """Every gold supporting title is in the knowledge base, or retrieval recall is capped unseen."""
+    return _result(gold_title_problems(judgement_list, kb_passages))
+
+
+@dg.asset_check(
+    asset=candidate_answers,
+    partitions_def=answer_model_partitions,
+    blocking=True,
+    additional_ins={"judgement_list": dg.AssetIn("judgement_list")},
+)
+def candidate_answers_complete(
+    candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame
+) -> dg.AssetCheckResult:
+    """Every question of the judgement list is answered or recorded as failed."""
+    return _result(coverage_problems(judgement_list, candidate_answers))
+
+
+@dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
+def judge_scores_in_range(judge_scores: pd.DataFrame) -> dg.AssetCheckResult:
+    """Scores lie in [0, 1], and the three judge axes take exactly 0, 0.5 or 1."""
+    return _result(score_range_problems(judge_scores))
+
+
+ASSET_CHECKS = [
+    kb_passages_unique_ids,
+    judgement_list_gold_titles_in_kb,
+    candidate_answers_complete,
+    judge_scores_in_range,
+]

@@ -1,0 +1,78 @@
+"""One partition-aware IO manager: DataFrames as parquet, small records (manifests) as JSON."""
+
+
+import json
+from typing import Any
+
+import dagster as dg
+import pandas as pd
+from upath import UPath
+
+
+def _file(path: UPath, extension: str) -> UPath:
+    """Append the extension: partition keys may hold dots (model ids), so never use with_suffix."""
+    return path.with_name(path.name + extension)
+
+
+class _ArtifactStore(dg.UPathIOManager):
+    """Writes ``<base>/<asset>[/<partition>].parquet`` or ``.json`` by the value's type."""
+
+    extension = None  # chosen per value: .parquet for DataFrames, .json for dicts
+
+    def dump_to_path(self, context: dg.OutputContext, obj: Any, path: UPath) -> None:
+        if isinstance(obj, pd.DataFrame):
+            target = _file(path, ".parquet")
+            tmp = _file(target, ".tmp")
+            obj.to_parquet(tmp, index=False)
+            tmp.rename(target)  # readers never see half a file
+            _file(path, ".json").unlink(missing_ok=True)
+        elif isinstance(obj, dict):
+            _file(path, ".json").write_text(json.dumps(obj, indent=2, sort_keys=True))
+            _file(path, ".parquet").unlink(missing_ok=True)
+        else:
+            raise TypeError(
+                f"{context.asset_key.to_user_string()}: cannot store a {type(obj).__name__}; "
+                "assets return a pandas DataFrame or a dict"
+            )
+
+    def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
+        if _file(path, ".parquet").exists():
+            return pd.read_parquet(_file(path, ".parquet"))
+        if _file(path, ".json").exists():
+            return json.loads(_file(path, ".json").read_text())
+        raise FileNotFoundError(f"no stored artifact at {path}.parquet or {path}.json")
+
+    def path_exists(self, path: UPath) -> bool:
+        return _file(path, ".parquet").exists() or _file(path, ".json").exists()
+
+    def load_input(self, context: dg.InputContext) -> Any:
+        """An unpartitioned asset reading a partitioned one always gets {partition: value}.
+
+        UPathIOManager returns a bare value when exactly one partition exists and None when none
+        does; a fan-in asset such as model_comparison should not care how many models there are.
+        """
+        fan_in = context.has_asset_partitions and not context.has_partition_key
+        if not fan_in:
+            return super().load_input(context)
+        keys = context.asset_partition_keys
+        if len(keys) == 0:
+            return {}
+        loaded = super().load_input(context)
+        if len(keys) == 1:
+            return {} if loaded is None else {keys[0]: loaded}
+        return loaded
+
+    def get_metadata(self, context: dg.OutputContext, obj: Any) -> dict[str, Any]:
+        if isinstance(obj, pd.DataFrame):
+            return {"dagster/row_count": len(obj)}
+        return {}
+
+
+class ArtifactIOManager(dg.ConfigurableIOManagerFactory):
+    """Stores every asset under ``base_dir`` (default: the Dagster instance's storage folder)."""
+
+    base_dir: str | None = None
+
+    def create_io_manager(self, context: dg.InitResourceContext) -> dg.UPathIOManager:
+        base = self.base_dir or str(context.instance.storage_directory())  # type: ignore[union-attr]
+        return _ArtifactStore(base_path=UPath(base) / "artifacts")

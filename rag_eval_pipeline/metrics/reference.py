@@ -1,0 +1,160 @@
+"""Reference metrics that need no LLM: HotpotQA's answer metrics and retrieval metrics from gold labels.
+
+``normalize_answer``, ``exact_match`` and ``f1`` reproduce HotpotQA's ``hotpot_evaluate_v1.py``.
+Every function returns ``None`` (absent) rather than 0 when its input does not allow a score;
+each docstring says when.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from collections.abc import Sequence
+
+_PUNCTUATION = set(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_SPECIAL_ANSWERS = ("yes", "no", "noanswer")
+ABSTENTIONS = frozenset({"unknown", "i dont know", "noanswer", "not enough information"})
+
+# Small English stop list for the lexical proxies: tokens that carry no claim.
+STOP_WORDS = frozenset(
+    """a an the and or but if of at by for with about against between into through during before
+    after above below to from up down in out on off over under again further then once here there
+    when where why how all any both each few more most other some such no nor not only own same so
+    than too very can will just should now is are was were be been being have has had having do does
+    did doing i me my we our you your he him his she her it its they them their what which who whom
+    this that these those am as until while s t""".split()
+)
+
+
+def normalize_answer(text: str) -> str:
+    """HotpotQA's normalisation: lower case, drop punctuation, drop articles, single spaces."""
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def exact_match(prediction: str, ground_truth: str) -> float:
+    """1.0 when the normalised strings are equal, else 0.0 (an empty prediction scores 0.0)."""
+    return float(normalize_answer(prediction) == normalize_answer(ground_truth))
+
+
+def f1(prediction: str, ground_truth: str) -> float:
+    """HotpotQA's token-multiset F1; a yes/no/noanswer on either side that differs scores 0.0.
+
+    An empty prediction scores 0.0 (no token in common), as in the official script.
+    """
+    pred, gold = normalize_answer(prediction), normalize_answer(ground_truth)
+    if pred in _SPECIAL_ANSWERS and pred != gold:
+        return 0.0
+    if gold in _SPECIAL_ANSWERS and pred != gold:
+        return 0.0
+    pred_tokens, gold_tokens = pred.split(), gold.split()
+    num_same = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
+    if num_same == 0:
+        return 0.0
+    precision = num_same / len(pred_tokens)
+    recall = num_same / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def contains_answer(prediction: str, ground_truth: str) -> bool:
+    """True when the normalised ground truth stands as a whole-token run inside the prediction.
+
+    Never true for yes/no/noanswer ground truths: a sentence that happens to hold "no" is not a "no".
+    """
+    pred, gold = normalize_answer(prediction), normalize_answer(ground_truth)
+    if not gold or gold in _SPECIAL_ANSWERS:
+        return False
+    return f" {gold} " in f" {pred} "
+
+
+def correctness(prediction: str, ground_truth: str) -> float:
+    """The article's 0 / 0.5 / 1 scale from reference labels.
+
+    Rule: 1.0 on exact match; 0.5 when the prediction contains the whole normalised ground truth
+    (a right answer buried in extra words) or HotpotQA F1 >= 0.5 (a partly right answer);
+    else 0.0. An empty prediction or an abstention ("unknown") scores 0.0.
+    """
+    if exact_match(prediction, ground_truth):
+        return 1.0
+    if contains_answer(prediction, ground_truth) or f1(prediction, ground_truth) >= 0.5:
+        return 0.5
+    return 0.0
+
+
+def context_relevance(retrieved_titles: Sequence[str], gold_titles: Sequence[str]) -> float | None:
+    """Gold supporting titles among the retrieved: all (both hops) 1.0, some 0.5, none 0.0.
+
+    None when there are no gold titles (nothing to judge against). No retrieved passages scores 0.0.
+    """
+    gold = set(gold_titles)
+    if not gold:
+        return None
+    found = len(gold & set(retrieved_titles))
+    if found == len(gold):
+        return 1.0
+    return 0.5 if found else 0.0
+
+
+def context_precision(retrieved_titles: Sequence[str], gold_titles: Sequence[str]) -> float | None:
+    """RAGAS's rank-weighted context precision with relevance = gold supporting title.
+
+    sum_k(precision@k * v_k) / (number of relevant items in the top K), v_k = 1 when rank k is
+    relevant. 0.0 when nothing retrieved is relevant (RAGAS's epsilon denominator gives 0).
+    None when nothing was retrieved or there are no gold titles.
+    """
+    gold = set(gold_titles)
+    if not retrieved_titles or not gold:
+        return None
+    hits = 0
+    weighted = 0.0
+    for rank, title in enumerate(retrieved_titles, start=1):
+        if title in gold:
+            hits += 1
+            weighted += hits / rank
+    return weighted / hits if hits else 0.0
+
+
+def context_recall(
+    retrieved_titles: Sequence[str], gold_facts: Sequence[tuple[str, int]]
+) -> float | None:
+    """Share of gold supporting sentences (title, sent_id) whose passage was retrieved.
+
+    None when there are no gold facts. No retrieved passages scores 0.0.
+    """
+    facts = set(gold_facts)
+    if not facts:
+        return None
+    retrieved = set(retrieved_titles)
+    return sum(1 for title, _ in facts if title in retrieved) / len(facts)
+
+
+def content_tokens(text: str) -> list[str]:
+    """Normalised tokens of ``text`` without stop words: the words that carry a claim."""
+    return [t for t in normalize_answer(text).split() if t not in STOP_WORDS]
+
+
+def is_abstention(answer: str) -> bool:
+    """True for "unknown" and its variants, and for an empty answer."""
+    normalized = normalize_answer(answer)
+    return not normalized or normalized in ABSTENTIONS
+
+
+def faithfulness_lexical(answer: str, passages: Sequence[str]) -> float | None:
+    """Lexical proxy for faithfulness: share of the answer's content tokens found in the passages.
+
+    A proxy, not RAGAS faithfulness: it checks words, not claims. None for an abstention, an empty
+    answer or an answer of stop words only (no claim to check). No passages scores 0.0.
+    """
+    if is_abstention(answer):
+        return None
+    tokens = content_tokens(answer)
+    if not tokens:
+        return None
+    vocabulary = set()
+    for passage in passages:
+        vocabulary.update(normalize_answer(passage).split())
+    return sum(1 for t in tokens if t in vocabulary) / len(tokens)

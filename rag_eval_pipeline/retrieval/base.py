@@ -1,0 +1,60 @@
+"""The search interface every knowledge-base backend implements (embedded index, Elasticsearch)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One ranked passage returned by a search."""
+
+    passage_id: str
+    title: str
+    passage: str
+    score: float
+
+
+@runtime_checkable
+class SearchIndex(Protocol):
+    """Ranked retrieval over the knowledge base: best hit first, at most ``k`` hits."""
+
+    def search(self, query: str, k: int) -> list[SearchHit]: ...
+
+
+@dataclass(frozen=True)
+class IndexManifest:
+    """What ``kb_index`` materializes: where the live index is and which content it holds.
+
+    ``version`` is a content hash of the passages and index settings, so an unchanged knowledge base
+    maps to the same index and a changed one to a new index that never overwrites the live one.
+    """
+
+    backend: str
+    location: str
+    version: str
+    documents: int
+    build_seconds: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend,
+            "location": self.location,
+            "version": self.version,
+            "documents": self.documents,
+            "build_seconds": self.build_seconds,
+            "details": dict(self.details),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IndexManifest:
+        return cls(
+            backend=data["backend"],
+            location=data["location"],
+            version=data["version"],
+            documents=int(data["documents"]),
+            build_seconds=float(data["build_seconds"]),
+            details=dict(data.get("details") or {}),
+        )

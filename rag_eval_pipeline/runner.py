@@ -1,0 +1,154 @@
+"""Run the whole graph through a persistent Dagster instance: what `rag-eval run` does.
+
+Every materialization is a real run in the instance, so runs, partitions and lineage show in the
+UI afterwards (`dagster dev` with the same DAGSTER_HOME).
+"""
+
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.answering.base import AnswerConfig
+from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
+
+DEFAULT_DAGSTER_HOME = ".dagster_home"
+DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
+
+
+def resolve_dagster_home(explicit: str | None = None) -> Path:
+    """DAGSTER_HOME from the argument, then the environment, then ./.dagster_home (created)."""
+    home = Path(explicit or os.environ.get("DAGSTER_HOME") or DEFAULT_DAGSTER_HOME).resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():  # defaults: SQLite run, event and schedule storage inside the home
+        config.write_text("# Dagster instance settings; empty = SQLite storage in this folder.\n")
+    return home
+
+
+def open_instance(dagster_home: str | None = None) -> dg.DagsterInstance:
+    home = resolve_dagster_home(dagster_home)
+    os.environ["DAGSTER_HOME"] = str(home)  # so runs launched from here and the UI share it
+    return dg.DagsterInstance.get()
+
+
+def registered_models(instance: dg.DagsterInstance) -> list[str]:
+    return list(instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS))
+
+
+def add_models(instance: dg.DagsterInstance, keys: Sequence[str]) -> list[str]:
+    """Register answer-model partitions (validated first); returns those that were new."""
+    for key in keys:
+        AnswerConfig.parse(key)
+    existing = set(registered_models(instance))
+    new = [k for k in dict.fromkeys(keys) if k not in existing]
+    if new:
+        instance.add_dynamic_partitions(ANSWER_MODEL_PARTITIONS, new)
+    return new
+
+
+def remove_models(instance: dg.DagsterInstance, keys: Sequence[str]) -> list[str]:
+    existing = set(registered_models(instance))
+    removed = [k for k in keys if k in existing]
+    for key in removed:
+        instance.delete_dynamic_partition(ANSWER_MODEL_PARTITIONS, key)
+    return removed
+
+
+@dataclass
+class StepTiming:
+    job: str
+    partition: str | None
+    step: str
+    seconds: float
+
+
+@dataclass
+class RunReport:
+    comparison: pd.DataFrame
+    wall_seconds: float
+    steps: list[StepTiming] = field(default_factory=list)
+
+
+def sample_run_config(dataset: str | None, sample: int | None, selection: str, seed: int) -> dict:
+    config: dict = {"sample_size": sample, "selection": selection, "seed": seed}
+    if dataset:
+        config["source"] = str(Path(dataset).resolve())
+    return {"ops": {"hotpotqa_raw": {"config": config}}}
+
+
+def _quiet_logs(verbose: bool) -> dict:
+    return {"loggers": {"console": {"config": {"log_level": "INFO" if verbose else "WARNING"}}}}
+
+
+def _execute(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    job_name: str,
+    run_config: dict,
+    partition_key: str | None,
+    verbose: bool,
+) -> list[StepTiming]:
+    job = defs.resolve_job_def(job_name)
+    result = job.execute_in_process(
+        instance=instance,
+        run_config={**run_config, **_quiet_logs(verbose)},
+        partition_key=partition_key,
+        raise_on_error=True,
+    )
+    return [
+        StepTiming(job_name, partition_key, s.step_key, (s.end_time or 0) - (s.start_time or 0))
+        for s in instance.get_run_step_stats(result.run_id)
+    ]
+
+
+def load_asset(
+    defs: dg.Definitions, instance: dg.DagsterInstance, key: str, partition: str | None = None
+):
+    """An asset's stored value, read through the IO manager without its debug chatter."""
+    dagster_logger = logging.getLogger("dagster")
+    level = dagster_logger.level
+    dagster_logger.setLevel(logging.WARNING)
+    try:
+        return defs.load_asset_value(key, instance=instance, partition_key=partition)
+    finally:
+        dagster_logger.setLevel(level)
+
+
+def run_evaluation(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    models: Sequence[str],
+    dataset: str | None = None,
+    sample: int | None = 35,
+    selection: str = "first",
+    seed: int = 0,
+    verbose: bool = False,
+    echo: Callable[[str], None] = print,
+) -> RunReport:
+    """Register the models, rebuild the knowledge base, evaluate each model, compare them all."""
+    started = time.perf_counter()
+    new = add_models(instance, models)
+    if new:
+        echo(f"registered answer models: {', '.join(new)}")
+    steps: list[StepTiming] = []
+
+    def stage(label: str, job: str, run_config: dict, partition: str | None = None) -> None:
+        t0 = time.perf_counter()
+        echo(f"{label} ...")
+        steps.extend(_execute(defs, instance, job, run_config, partition, verbose))
+        echo(f"{label}: done in {time.perf_counter() - t0:.1f}s")
+
+    stage("[knowledge base] sample, passages, index, judgement list", "knowledge_base_job",
+          sample_run_config(dataset, sample, selection, seed))
+    for number, model in enumerate(models, start=1):
+        stage(f"[model {number}/{len(models)}] {model}: answer, judge, summarize",
+              "evaluation_job", {}, partition=model)
+    stage("[comparison] all answer models", "comparison_job", {})
+    comparison = load_asset(defs, instance, "model_comparison")
+    return RunReport(comparison, time.perf_counter() - started, steps)

@@ -1,0 +1,56 @@
+"""Pure validators behind the asset checks: each returns a list of problems (empty = valid)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from rag_eval_pipeline.metrics.summary import metric_columns
+
+THREE_POINT_METRICS = ("correctness", "context_relevance", "faithfulness")
+_THREE_POINT_SCALE = {0.0, 0.5, 1.0}
+
+
+def passage_problems(passages: pd.DataFrame) -> list[str]:
+    problems = []
+    duplicated = passages["passage_id"][passages["passage_id"].duplicated()].unique().tolist()
+    if duplicated:
+        problems.append(f"{len(duplicated)} duplicate passage ids, e.g. {duplicated[:3]}")
+    empty = passages.loc[passages["passage"].str.strip() == "", "title"].tolist()
+    if empty:
+        problems.append(f"{len(empty)} empty passages, e.g. {empty[:3]}")
+    return problems
+
+
+def gold_title_problems(judgement_list: pd.DataFrame, passages: pd.DataFrame) -> list[str]:
+    """Gold supporting titles that the knowledge base lacks make the retrieval metrics meaningless."""
+    known = set(passages["title"])
+    missing = sorted({t for titles in judgement_list["gold_titles"] for t in titles} - known)
+    if missing:
+        return [f"{len(missing)} gold titles not in the knowledge base, e.g. {missing[:3]}"]
+    return []
+
+
+def coverage_problems(judgement_list: pd.DataFrame, candidate_answers: pd.DataFrame) -> list[str]:
+    """Every question answered or recorded as failed, and no case that is not in the list."""
+    expected, got = set(judgement_list["qid"]), set(candidate_answers["qid"])
+    problems = []
+    if expected - got:
+        problems.append(f"{len(expected - got)} questions have no candidate answer")
+    if got - expected:
+        problems.append(f"{len(got - expected)} answers for questions not in the judgement list")
+    return problems
+
+
+def score_range_problems(judge_scores: pd.DataFrame) -> list[str]:
+    """Scores lie in [0, 1]; the article's three axes take exactly 0, 0.5 or 1."""
+    problems = []
+    for metric in metric_columns(judge_scores):
+        values = judge_scores[metric].dropna()
+        out_of_range = values[(values < 0) | (values > 1)]
+        if len(out_of_range):
+            problems.append(f"{metric}: {len(out_of_range)} values outside [0, 1]")
+        if metric in THREE_POINT_METRICS:
+            off_scale = values[~values.isin(_THREE_POINT_SCALE)]
+            if len(off_scale):
+                problems.append(f"{metric}: {len(off_scale)} values not in {{0, 0.5, 1}}")
+    return problems
