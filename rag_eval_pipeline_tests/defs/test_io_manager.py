@@ -1,0 +1,40 @@
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
+
+
+def test_frames_and_dicts_round_trip_with_dotted_partition_keys(tmp_path):
+    partitions = dg.DynamicPartitionsDefinition(name="m")
+
+    @dg.asset(partitions_def=partitions)
+    def table(context: dg.AssetExecutionContext) -> pd.DataFrame:
+        return pd.DataFrame({"model": [context.partition_key], "values": [[1.0, 0.5]]})
+
+    @dg.asset
+    def manifest() -> dict:
+        return {"version": "abc", "documents": 3}
+
+    @dg.asset(ins={"table": dg.AssetIn(metadata={"allow_missing_partitions": True})})
+    def fan_in(table: dict[str, pd.DataFrame], manifest: dict) -> pd.DataFrame:
+        assert manifest == {"version": "abc", "documents": 3}
+        return pd.concat(table.values(), ignore_index=True)
+
+    resources = {"io_manager": ArtifactIOManager(base_dir=str(tmp_path))}
+    with dg.instance_for_test() as instance:
+        key = "anthropic:claude-x-1.5@bm25-k4"
+        instance.add_dynamic_partitions("m", [key, "other"])
+        dg.materialize([manifest], instance=instance, resources=resources)
+        dg.materialize([table], instance=instance, resources=resources, partition_key=key)
+        # one partition of two materialized: the fan-in still gets a {partition: frame} dict
+        result = dg.materialize(
+            [table, manifest, fan_in],
+            selection=[fan_in],
+            instance=instance,
+            resources=resources,
+        )
+        combined = result.output_for_node("fan_in")
+    assert combined["model"].tolist() == [key]
+    assert list(combined["values"].iloc[0]) == [1.0, 0.5]
+    assert (tmp_path / "artifacts" / "table" / f"{key}.parquet").is_file()
+    assert (tmp_path / "artifacts" / "manifest.json").is_file()

@@ -1,0 +1,48 @@
+import dagster as dg
+
+from rag_eval_pipeline.definitions import defs
+
+EXPECTED_ASSETS = {
+    "hotpotqa_raw",
+    "kb_passages",
+    "kb_index",
+    "judgement_list",
+    "candidate_answers",
+    "judge_scores",
+    "metric_summary",
+    "model_comparison",
+}
+EXPECTED_CHECKS = {
+    ("kb_passages", "kb_passages_unique_ids"),
+    ("judgement_list", "judgement_list_gold_titles_in_kb"),
+    ("candidate_answers", "candidate_answers_complete"),
+    ("judge_scores", "judge_scores_in_range"),
+}
+
+
+def test_definitions_load_with_every_asset_check_and_job():
+    repo = defs.get_repository_def()
+    graph = repo.asset_graph
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == EXPECTED_ASSETS
+    checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
+    assert checks == EXPECTED_CHECKS
+    for name in ["knowledge_base_job", "evaluation_job", "comparison_job"]:
+        assert defs.resolve_job_def(name) is not None
+
+
+def test_model_assets_are_partitioned_by_answer_model():
+    graph = defs.get_repository_def().asset_graph
+    for key in ["candidate_answers", "judge_scores", "metric_summary"]:
+        partitions = graph.get(dg.AssetKey(key)).partitions_def
+        assert isinstance(partitions, dg.DynamicPartitionsDefinition)
+        assert partitions.name == "answer_model"
+    for key in ["hotpotqa_raw", "kb_index", "model_comparison"]:
+        assert graph.get(dg.AssetKey(key)).partitions_def is None
+
+
+def test_every_asset_has_a_description_and_code_version():
+    graph = defs.get_repository_def().asset_graph
+    for key in graph.get_all_asset_keys():
+        node = graph.get(key)
+        assert node.description, key
+        assert node.code_version, key
