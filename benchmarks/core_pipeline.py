@@ -31,9 +31,18 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="rag-eval-bench-") as home:
         command = [
-            sys.executable, "-m", "rag_eval_pipeline.cli", "--dagster-home", home, "run",
-            "--dataset", args.dataset, "--sample", str(args.sample),
-            "--models", "extractive-baseline,oracle,null",
+            sys.executable,
+            "-m",
+            "rag_eval_pipeline.cli",
+            "--dagster-home",
+            home,
+            "run",
+            "--dataset",
+            args.dataset,
+            "--sample",
+            str(args.sample),
+            "--models",
+            "extractive-baseline,oracle,null",
         ]
         started = time.perf_counter()
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)

@@ -48,12 +48,8 @@ def _parser() -> argparse.ArgumentParser:
         help="comma-separated answer configurations, MODEL or MODEL@MODE-kK "
         f"(default: {','.join(runner.DEFAULT_MODELS)})",
     )
-    run.add_argument(
-        "--sample", type=int, default=35, help="questions to evaluate (default 35; 0 = all)"
-    )
-    run.add_argument(
-        "--selection", choices=["first", "random"], default="first", help="which N questions"
-    )
+    run.add_argument("--sample", type=int, default=35, help="questions to evaluate (default 35; 0 = all)")
+    run.add_argument("--selection", choices=["first", "random"], default="first", help="which N questions")
     run.add_argument("--seed", type=int, default=0, help="seed for --selection random")
     run.add_argument(
         "--dataset",
@@ -128,8 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     others = sorted(set(comparison["answer_model"]) - set(args.models))
     if others:
         print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")
-    print(f"\nwall time {report.wall_seconds:.1f}s; open the UI with: "
-          f"DAGSTER_HOME={instance.root_directory} dagster dev")
+    print(
+        f"\nwall time {report.wall_seconds:.1f}s; open the UI with: "
+        f"DAGSTER_HOME={instance.root_directory} dagster dev"
+    )
     return 0
 
 

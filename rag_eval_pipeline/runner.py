@@ -112,9 +112,7 @@ def _execute(
     ]
 
 
-def load_asset(
-    defs: dg.Definitions, instance: dg.DagsterInstance, key: str, partition: str | None = None
-):
+def load_asset(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, partition: str | None = None):
     """An asset's stored value, read through the IO manager without its debug chatter."""
     logging.disable(logging.INFO)  # the loader logs each file it opens at DEBUG to the console
     try:
@@ -147,11 +145,18 @@ def run_evaluation(
         steps.extend(_execute(defs, instance, job, run_config, partition, verbose))
         echo(f"{label}: done in {time.perf_counter() - t0:.1f}s")
 
-    stage("[knowledge base] sample, passages, index, judgement list", "knowledge_base_job",
-          sample_run_config(dataset, sample, selection, seed))
+    stage(
+        "[knowledge base] sample, passages, index, judgement list",
+        "knowledge_base_job",
+        sample_run_config(dataset, sample, selection, seed),
+    )
     for number, model in enumerate(models, start=1):
-        stage(f"[model {number}/{len(models)}] {model}: answer, judge, summarize",
-              "evaluation_job", {}, partition=model)
+        stage(
+            f"[model {number}/{len(models)}] {model}: answer, judge, summarize",
+            "evaluation_job",
+            {},
+            partition=model,
+        )
     stage("[comparison] all answer models", "comparison_job", {})
     comparison = load_asset(defs, instance, "model_comparison")
     return RunReport(comparison, time.perf_counter() - started, steps)

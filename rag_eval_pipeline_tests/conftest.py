@@ -34,7 +34,5 @@ def to_original_layout(row: dict) -> dict:
         "supporting_facts": [
             [t, i] for t, i in zip(row["supporting_facts"]["title"], row["supporting_facts"]["sent_id"])
         ],
-        "context": [
-            [t, s] for t, s in zip(row["context"]["title"], row["context"]["sentences"])
-        ],
+        "context": [[t, s] for t, s in zip(row["context"]["title"], row["context"]["sentences"])],
     }

@@ -1,7 +1,6 @@
 """The whole graph through a real, temporary Dagster instance, as `rag-eval run` drives it."""
 
 import dagster as dg
-import pandas as pd
 import pytest
 
 from rag_eval_pipeline import cli, runner
@@ -86,7 +85,9 @@ def test_cli_run_prints_the_comparison_and_models_list(shared_hotpotqa, tmp_path
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     home = tmp_path / "home"
     args = ["--dagster-home", str(home)]
-    code = cli.main(args + ["run", "--dataset", str(shared_hotpotqa), "--sample", "6", "--models", "oracle,null"])
+    code = cli.main(
+        args + ["run", "--dataset", str(shared_hotpotqa), "--sample", "6", "--models", "oracle,null"]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "| oracle | reference | 6 | 0 |" in out and "| null | reference | 6 | 0 |" in out

@@ -35,9 +35,7 @@ class AnswerConfig:
             return cls(model=model)
         match = _SUFFIX.match(suffix)
         if not match:
-            raise ValueError(
-                f"answer configuration '{key}': expected MODEL@MODE-kK, e.g. {model}@bm25-k4"
-            )
+            raise ValueError(f"answer configuration '{key}': expected MODEL@MODE-kK, e.g. {model}@bm25-k4")
         mode, k = match["mode"], int(match["k"])
         if mode not in RETRIEVAL_MODES:
             raise ValueError(

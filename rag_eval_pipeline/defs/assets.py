@@ -1,6 +1,5 @@
 """The asset graph: HotpotQA sample -> knowledge base -> judgement list -> answers -> scores -> summaries."""
 
-
 import time
 from collections.abc import Callable
 from typing import Literal
@@ -36,9 +35,7 @@ class HotpotQASampleConfig(dg.Config):
         description="'hub' (Hugging Face hotpotqa/hotpot_qa, distractor, validation) or a path to "
         "a local HotpotQA file: original JSON list, or JSONL/parquet in the hub's row format.",
     )
-    sample_size: int | None = Field(
-        default=35, description="Questions to evaluate; null for all of them."
-    )
+    sample_size: int | None = Field(default=35, description="Questions to evaluate; null for all of them.")
     selection: Literal["first", "random"] = Field(
         default="first", description="The first N questions, or N drawn with `seed`."
     )
@@ -60,10 +57,7 @@ def progress_logger(
 @dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
 def hotpotqa_raw(context: dg.AssetExecutionContext, config: HotpotQASampleConfig) -> pd.DataFrame:
     """A deterministic sample of HotpotQA distractor questions, each with its 10 context paragraphs."""
-    if config.source == "hub":
-        questions = load_hotpotqa_from_hub()
-    else:
-        questions = read_hotpotqa_file(config.source)
+    questions = load_hotpotqa_from_hub() if config.source == "hub" else read_hotpotqa_file(config.source)
     sample = sample_questions(questions, config.sample_size, config.selection, config.seed)
     context.add_output_metadata(
         {
@@ -82,15 +76,15 @@ def kb_passages(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame) -
     """Every context paragraph of the sampled questions, one row per title: the knowledge base."""
     passages = flatten_passages(hotpotqa_raw)
     paragraphs = int(hotpotqa_raw["context_titles"].map(len).sum())
-    context.add_output_metadata(
-        {"paragraphs_seen": paragraphs, "distinct_passages": len(passages)}
-    )
+    context.add_output_metadata({"paragraphs_seen": paragraphs, "distinct_passages": len(passages)})
     return passages
 
 
 @dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
 def kb_index(
-    context: dg.AssetExecutionContext, kb_passages: pd.DataFrame, knowledge_base: KnowledgeBaseResource
+    context: dg.AssetExecutionContext,
+    kb_passages: pd.DataFrame,
+    knowledge_base: KnowledgeBaseResource,
 ) -> dict:
     """The searchable knowledge-base index; its manifest says where it lives and which version it is."""
     manifest = knowledge_base.build(kb_passages)

@@ -1,12 +1,16 @@
 """Asset checks: thin wrappers over the pure validators; the ones guarding downstream numbers block."""
 
-
 import warnings
 
 import dagster as dg
 import pandas as pd
 
-from rag_eval_pipeline.defs.assets import candidate_answers, judge_scores, judgement_list, kb_passages
+from rag_eval_pipeline.defs.assets import (
+    candidate_answers,
+    judge_scores,
+    judgement_list,
+    kb_passages,
+)
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.validation import (
     coverage_problems,
@@ -14,7 +18,6 @@ from rag_eval_pipeline.validation import (
     passage_problems,
     score_range_problems,
 )
-
 
 # Partitioned asset checks are a Dagster preview feature; they are what lets a check run per
 # answer model, so we accept the preview and keep its warning out of every CLI call.

@@ -1,6 +1,5 @@
 """One partition-aware IO manager: DataFrames as parquet, small records (manifests) as JSON."""
 
-
 import json
 from typing import Any
 

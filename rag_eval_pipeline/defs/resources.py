@@ -1,6 +1,5 @@
 """Resources: the knowledge-base backend behind the search interface."""
 
-
 from pathlib import Path
 
 import dagster as dg
@@ -37,8 +36,7 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         """A batch search function for ``mode`` over the index the manifest names."""
         if mode != "bm25":
             raise ValueError(
-                f"retrieval mode '{mode}' is not available on the {manifest.backend} index; "
-                "available: bm25"
+                f"retrieval mode '{mode}' is not available on the {manifest.backend} index; available: bm25"
             )
         index = self._open.get(manifest.location)
         if index is None:

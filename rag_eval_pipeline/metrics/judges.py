@@ -49,9 +49,7 @@ class ReferenceJudge:
             "context_relevance": reference.context_relevance(titles, gold_titles),
             "context_precision": reference.context_precision(titles, gold_titles),
             "context_recall": reference.context_recall(titles, gold_facts),
-            "faithfulness_lexical": reference.faithfulness_lexical(
-                answer, list(case["retrieved_passages"])
-            ),
+            "faithfulness_lexical": reference.faithfulness_lexical(answer, list(case["retrieved_passages"])),
         }
 
 

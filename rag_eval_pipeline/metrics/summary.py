@@ -51,7 +51,8 @@ def summarize(judge_scores: pd.DataFrame) -> pd.DataFrame:
     """Mean of each metric over the cases where it is present, overall and per type and level.
 
     ``n`` counts cases with a value, ``n_cases`` all cases, ``n_failed`` cases whose answer or
-    judgement failed, ``case_set`` identifies which questions were evaluated. A metric absent on every case has mean NaN and n 0, never 0.0.
+    judgement failed, ``case_set`` identifies which questions were evaluated. A metric absent
+    on every case has mean NaN and n 0, never 0.0.
     """
     metrics = metric_columns(judge_scores)
     rows: list[dict[str, object]] = []

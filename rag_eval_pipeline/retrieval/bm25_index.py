@@ -66,9 +66,9 @@ class Bm25Index:
         self._retriever.save(str(folder), show_progress=False)
         self._tokenizer.save_vocab(str(folder))
         self._tokenizer.save_stopwords(str(folder))
-        pd.DataFrame(
-            {"passage_id": self._ids, "title": self._titles, "passage": self._texts}
-        ).to_parquet(folder / _PASSAGES_FILE, index=False)
+        pd.DataFrame({"passage_id": self._ids, "title": self._titles, "passage": self._texts}).to_parquet(
+            folder / _PASSAGES_FILE, index=False
+        )
 
     @classmethod
     def load(cls, folder: Path) -> Bm25Index:
@@ -95,9 +95,7 @@ class Bm25Index:
         k = min(k, len(self._ids))
         if k < 1:
             return [[] for _ in queries]
-        tokens = self._tokenizer.tokenize(
-            queries, update_vocab=False, show_progress=False, return_as="ids"
-        )
+        tokens = self._tokenizer.tokenize(queries, update_vocab=False, show_progress=False, return_as="ids")
         docs, scores = self._retriever.retrieve(tokens, k=k, show_progress=False)
         results = []
         for row_docs, row_scores in zip(docs, scores):

@@ -9,7 +9,12 @@ from rag_eval_pipeline.retrieval.base import SearchHit
 
 HITS = (
     SearchHit("p1", "Kiss and Tell", "Kiss and Tell is a 1945 film. It starred Shirley Temple.", 3.0),
-    SearchHit("p2", "Shirley Temple", "Shirley Temple was an actress. She served as Chief of Protocol.", 2.0),
+    SearchHit(
+        "p2",
+        "Shirley Temple",
+        "Shirley Temple was an actress. She served as Chief of Protocol.",
+        2.0,
+    ),
 )
 REQUEST = AnswerRequest("q1", "Who served as Chief of Protocol?", HITS, "Chief of Protocol")
 

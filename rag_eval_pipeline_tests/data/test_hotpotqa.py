@@ -20,9 +20,7 @@ def _write_jsonl(path, rows):
 
 def test_both_layouts_and_all_formats_give_the_same_table(tmp_path, hub_rows):
     _write_jsonl(tmp_path / "hub.jsonl", hub_rows)
-    (tmp_path / "original.json").write_text(
-        json.dumps([to_original_layout(r) for r in hub_rows], indent=1)
-    )
+    (tmp_path / "original.json").write_text(json.dumps([to_original_layout(r) for r in hub_rows], indent=1))
     pd.DataFrame(hub_rows).to_parquet(tmp_path / "hub.parquet")
 
     from_jsonl = read_hotpotqa_file(tmp_path / "hub.jsonl")
@@ -35,7 +33,11 @@ def test_both_layouts_and_all_formats_give_the_same_table(tmp_path, hub_rows):
     pd.testing.assert_frame_equal(from_jsonl, from_parquet)
     first = from_jsonl.iloc[0]
     assert first["qid"] == "5a8c7595554299585d9e36b6"
-    assert first["supporting_titles"] == ["Kiss and Tell (1945 film)", "Shirley Temple", "Shirley Temple"]
+    assert first["supporting_titles"] == [
+        "Kiss and Tell (1945 film)",
+        "Shirley Temple",
+        "Shirley Temple",
+    ]
     assert first["supporting_sent_ids"] == [0, 0, 1]
     assert len(first["context_titles"]) == 10
     assert first["context_sentences"][1][1].startswith(" As an adult")  # leading space kept

@@ -8,14 +8,22 @@ def _questions() -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "qid": "q1", "question": "Q1?", "answer": "A", "type": "bridge", "level": "hard",
+                "qid": "q1",
+                "question": "Q1?",
+                "answer": "A",
+                "type": "bridge",
+                "level": "hard",
                 "context_titles": ["Alpha", "Beta"],
                 "context_sentences": [["Alpha is first.", " It leads."], ["Beta is second."]],
                 "supporting_titles": ["Alpha", "Beta", "Alpha"],
                 "supporting_sent_ids": [0, 0, 0],
             },
             {
-                "qid": "q2", "question": "Q2?", "answer": "B", "type": "comparison", "level": "hard",
+                "qid": "q2",
+                "question": "Q2?",
+                "answer": "B",
+                "type": "comparison",
+                "level": "hard",
                 "context_titles": ["Beta", "Gamma"],
                 "context_sentences": [["Beta is second."], ["Gamma is third."]],
                 "supporting_titles": ["Gamma"],

@@ -145,7 +145,21 @@ def test_faithfulness_lexical_by_hand():
 
 # --- property-based: our functions equal the official ones on arbitrary text -------------------
 _words = st.sampled_from(
-    ["the", "a", "an", "yes", "no", "noanswer", "Chief", "of", "protocol", "U.S.", "1,000", "-", "Théâtre"]
+    [
+        "the",
+        "a",
+        "an",
+        "yes",
+        "no",
+        "noanswer",
+        "Chief",
+        "of",
+        "protocol",
+        "U.S.",
+        "1,000",
+        "-",
+        "Théâtre",
+    ]
 )
 _answers = st.lists(_words, max_size=6).map(" ".join) | st.text(max_size=20)
 
@@ -171,7 +185,10 @@ def test_correctness_is_on_the_three_point_scale_and_consistent(prediction, trut
         assert score == 0.0
 
 
-@given(st.lists(st.sampled_from("ABCDEFG"), max_size=7, unique=True), st.sets(st.sampled_from("ABCD"), min_size=1))
+@given(
+    st.lists(st.sampled_from("ABCDEFG"), max_size=7, unique=True),
+    st.sets(st.sampled_from("ABCD"), min_size=1),
+)
 def test_context_precision_bounds_and_perfect_ranking(retrieved, gold):
     score = m.context_precision(retrieved, sorted(gold))
     if not retrieved:

@@ -15,9 +15,7 @@ from rag_eval_pipeline.retrieval.bm25_index import (
 
 
 def _passages(texts: dict[str, str]) -> pd.DataFrame:
-    return pd.DataFrame(
-        [{"passage_id": passage_id(t), "title": t, "passage": p} for t, p in texts.items()]
-    )
+    return pd.DataFrame([{"passage_id": passage_id(t), "title": t, "passage": p} for t, p in texts.items()])
 
 
 TOY = _passages(
