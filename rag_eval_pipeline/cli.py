@@ -55,6 +55,11 @@ def _parser() -> argparse.ArgumentParser:
         "--dataset",
         help="local HotpotQA file (JSON list, JSONL or parquet); default: the Hugging Face hub",
     )
+    run.add_argument(
+        "--embedding-model",
+        help="sentence-transformers model name or local folder: adds vectors to the embedded index "
+        "for the semantic, hybrid and two_hop modes (needs the [semantic] extra)",
+    )
     run.add_argument("--verbose", action="store_true", help="show Dagster's run logs")
 
     models = commands.add_parser("models", help="list, add or remove answer-model partitions")
@@ -96,8 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"removed: {', '.join(removed) or 'nothing'}")
         return 0
 
-    from rag_eval_pipeline.definitions import defs
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
 
+    defs = build_definitions(KnowledgeBaseResource(embedding_model=args.embedding_model))
     print(f"Dagster instance: {instance.root_directory}")
     try:
         report = runner.run_evaluation(

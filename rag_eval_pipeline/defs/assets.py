@@ -87,10 +87,12 @@ def kb_index(
     knowledge_base: KnowledgeBaseResource,
 ) -> dict:
     """The searchable knowledge-base index; its manifest says where it lives and which version it is."""
-    manifest = knowledge_base.build(kb_passages)
+    manifest = knowledge_base.build(kb_passages, on_progress=progress_logger(context, "embedded"))
     context.add_output_metadata(
         {
             "backend": manifest.backend,
+            "retrieval_modes": ", ".join(manifest.details.get("modes", [])),
+            "embedding_model": str(manifest.details.get("embedding_model")),
             "index_version": manifest.version,
             "documents": manifest.documents,
             "build_seconds": manifest.build_seconds,

@@ -1,13 +1,7 @@
-"""The embedded knowledge-base index: BM25 (bm25s) persisted on disk, one folder per content version."""
+"""BM25 over title + passage with bm25s (English stop words, Snowball stemming), saved to a folder."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import shutil
-import time
-import uuid
 from pathlib import Path
 
 import bm25s
@@ -15,12 +9,10 @@ import pandas as pd
 import Stemmer
 from bm25s.tokenization import Tokenizer
 
-from rag_eval_pipeline.retrieval.base import IndexManifest, SearchHit
+from rag_eval_pipeline.retrieval.base import SearchHit
 
-BACKEND_NAME = "embedded-bm25"
-INDEX_FORMAT_VERSION = "1"  # bump when the on-disk layout or the tokenisation changes
 _PASSAGES_FILE = "passages.parquet"
-_MANIFEST_FILE = "manifest.json"
+_COMPLETE_MARKER = "manifest.json"  # written last by the builder: its presence means complete
 
 
 class IndexNotFoundError(FileNotFoundError):
@@ -33,14 +25,6 @@ def _new_tokenizer() -> Tokenizer:
 
 def _document_text(title: str, passage: str) -> str:
     return f"{title}\n{passage}"
-
-
-def content_version(passages: pd.DataFrame) -> str:
-    """Hash of the passages and the index settings: equal content -> equal version."""
-    digest = hashlib.sha256(f"{BACKEND_NAME}/{INDEX_FORMAT_VERSION}".encode())
-    for pid, title, passage in zip(passages["passage_id"], passages["title"], passages["passage"]):
-        digest.update(f"\x1e{pid}\x1f{title}\x1f{passage}".encode())
-    return digest.hexdigest()[:16]
 
 
 class Bm25Index:
@@ -72,7 +56,7 @@ class Bm25Index:
 
     @classmethod
     def load(cls, folder: Path) -> Bm25Index:
-        if not (folder / _MANIFEST_FILE).is_file():
+        if not (folder / _COMPLETE_MARKER).is_file():
             raise IndexNotFoundError(
                 f"No complete embedded index at {folder}; materialize kb_index to build it."
             )
@@ -80,10 +64,14 @@ class Bm25Index:
         tokenizer = _new_tokenizer()
         tokenizer.load_vocab(str(folder))
         tokenizer.load_stopwords(str(folder))
-        return cls(retriever, tokenizer, pd.read_parquet(folder / _PASSAGES_FILE))
+        return cls(retriever, tokenizer, read_passages(folder))
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def passages(self) -> list[SearchHit]:
+        """Every indexed passage (score 0), e.g. for the title catalog of two-hop retrieval."""
+        return [SearchHit(i, t, p, 0.0) for i, t, p in zip(self._ids, self._titles, self._texts)]
 
     def search(self, query: str, k: int) -> list[SearchHit]:
         """Top-k passages by BM25; passages sharing no term with the query are not returned."""
@@ -109,36 +97,5 @@ class Bm25Index:
         return results
 
 
-def build_versioned_index(passages: pd.DataFrame, root: Path) -> IndexManifest:
-    """Build the index into ``root/<version>`` atomically and return its manifest.
-
-    The index is written to a scratch folder and renamed into place only when complete, so a
-    failed build never touches a live index. An index of the same version is reused.
-    """
-    root.mkdir(parents=True, exist_ok=True)
-    version = content_version(passages)
-    final = root / version
-    if (final / _MANIFEST_FILE).is_file():
-        return IndexManifest.from_dict(json.loads((final / _MANIFEST_FILE).read_text()))
-    started = time.perf_counter()
-    scratch = root / f".building-{version}-{uuid.uuid4().hex[:8]}"
-    scratch.mkdir()
-    try:
-        index = Bm25Index.build(passages)
-        index.save(scratch)
-        manifest = IndexManifest(
-            backend=BACKEND_NAME,
-            location=str(final),
-            version=version,
-            documents=len(index),
-            build_seconds=round(time.perf_counter() - started, 3),
-            details={"library": f"bm25s {bm25s.__version__}", "fields": "title + passage"},
-        )
-        (scratch / _MANIFEST_FILE).write_text(json.dumps(manifest.to_dict(), indent=2))
-        if final.exists():  # an incomplete folder left by a crash: it was never live
-            shutil.rmtree(final)
-        os.replace(scratch, final)
-    except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
-    return manifest
+def read_passages(folder: Path) -> pd.DataFrame:
+    return pd.read_parquet(folder / _PASSAGES_FILE)

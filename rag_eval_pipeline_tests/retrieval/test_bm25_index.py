@@ -5,13 +5,10 @@ import pytest
 
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import flatten_passages, passage_id
-from rag_eval_pipeline.retrieval import bm25_index
+from rag_eval_pipeline.retrieval import embedded
 from rag_eval_pipeline.retrieval.base import SearchIndex
-from rag_eval_pipeline.retrieval.bm25_index import (
-    Bm25Index,
-    IndexNotFoundError,
-    build_versioned_index,
-)
+from rag_eval_pipeline.retrieval.bm25_index import Bm25Index, IndexNotFoundError
+from rag_eval_pipeline.retrieval.embedded import build_embedded_index as build_versioned_index
 
 
 def _passages(texts: dict[str, str]) -> pd.DataFrame:
@@ -49,7 +46,8 @@ def test_persist_and_reload_give_the_same_hits(tmp_path: Path):
     fresh = Bm25Index.build(TOY)
     for query in ["bark night", "felines mice", "rivers seas swim"]:
         assert reloaded.search(query, 3) == fresh.search(query, 3)
-    assert manifest.documents == 3 and manifest.backend == "embedded-bm25"
+    assert manifest.documents == 3 and manifest.backend == "embedded"
+    assert manifest.details["modes"] == ["bm25", "two_hop"]
 
 
 def test_same_content_reuses_the_version_and_new_content_gets_a_new_folder(tmp_path: Path):
@@ -95,6 +93,6 @@ def test_shared_file_retrieval_quality_matches_the_measured_baseline(shared_hotp
         any_hop += bool(found)
     assert both / len(questions) == pytest.approx(0.47, abs=0.03)
     assert any_hop / len(questions) == pytest.approx(0.95, abs=0.02)
-    assert bm25_index.content_version(flatten_passages(questions)) == bm25_index.content_version(
-        flatten_passages(questions)
-    )
+    passages = flatten_passages(questions)
+    assert embedded.content_version(passages, None) == embedded.content_version(passages.copy(), None)
+    assert embedded.content_version(passages, None) != embedded.content_version(passages, "m")

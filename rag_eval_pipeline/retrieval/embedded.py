@@ -1,0 +1,116 @@
+"""The embedded knowledge-base index: BM25 plus optional vectors, one folder per content version."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import bm25s
+import pandas as pd
+
+from rag_eval_pipeline.retrieval.base import IndexManifest, SearchIndex
+from rag_eval_pipeline.retrieval.bm25_index import Bm25Index, IndexNotFoundError, read_passages
+from rag_eval_pipeline.retrieval.embedder import Embedder
+from rag_eval_pipeline.retrieval.modes import TitleCatalog, index_for_mode
+from rag_eval_pipeline.retrieval.vector_index import DenseIndex, has_vectors
+
+BACKEND_NAME = "embedded"
+INDEX_FORMAT_VERSION = "2"  # bump when the on-disk layout or the tokenisation changes
+MANIFEST_FILE = "manifest.json"
+
+
+def content_version(passages: pd.DataFrame, embedding_model: str | None) -> str:
+    """Hash of the passages and the index settings: equal content -> equal version."""
+    digest = hashlib.sha256(f"{BACKEND_NAME}/{INDEX_FORMAT_VERSION}/{embedding_model}".encode())
+    for pid, title, passage in zip(passages["passage_id"], passages["title"], passages["passage"]):
+        digest.update(f"\x1e{pid}\x1f{title}\x1f{passage}".encode())
+    return digest.hexdigest()[:16]
+
+
+def document_texts(passages: pd.DataFrame) -> list[str]:
+    """What is embedded for each passage: its title, then its text."""
+    return [f"{t}\n{p}" for t, p in zip(passages["title"], passages["passage"])]
+
+
+def build_embedded_index(
+    passages: pd.DataFrame,
+    root: Path,
+    embedder: Embedder | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> IndexManifest:
+    """Build BM25 (and vectors when an embedder is given) into ``root/<version>`` atomically.
+
+    Everything is written to a scratch folder and renamed into place only when complete, so a
+    failed build never touches a live index. An index of the same version is reused as it is.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    embedding_model = embedder.model_id if embedder is not None else None
+    version = content_version(passages, embedding_model)
+    final = root / version
+    if (final / MANIFEST_FILE).is_file():
+        return IndexManifest.from_dict(json.loads((final / MANIFEST_FILE).read_text()))
+    started = time.perf_counter()
+    scratch = root / f".building-{version}-{uuid.uuid4().hex[:8]}"
+    scratch.mkdir()
+    try:
+        Bm25Index.build(passages).save(scratch)
+        details = {
+            "lexical": f"bm25s {bm25s.__version__}: title + passage, English stop words, stemming",
+            "embedding_model": embedding_model,
+            "modes": ["bm25", "two_hop"],
+        }
+        if embedder is not None:
+            vectors = embedder.encode(document_texts(passages), on_progress=on_progress)
+            DenseIndex(vectors, passages, embedder).save(scratch)
+            details["modes"] = ["bm25", "semantic", "hybrid", "two_hop"]
+            details["dimensions"] = int(vectors.shape[1])
+        manifest = IndexManifest(
+            backend=BACKEND_NAME,
+            location=str(final),
+            version=version,
+            documents=len(passages),
+            build_seconds=round(time.perf_counter() - started, 3),
+            details=details,
+        )
+        (scratch / MANIFEST_FILE).write_text(json.dumps(manifest.to_dict(), indent=2))
+        if final.exists():  # an incomplete folder left by a crash: it was never live
+            shutil.rmtree(final)
+        os.replace(scratch, final)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return manifest
+
+
+@dataclass(frozen=True)
+class OpenedIndex:
+    """A loaded knowledge-base index: what the retrieval modes are built from."""
+
+    lexical: SearchIndex
+    semantic: SearchIndex | None
+    catalog: TitleCatalog
+    backend: str
+
+    def for_mode(self, mode: str) -> SearchIndex:
+        return index_for_mode(mode, self.lexical, self.semantic, self.backend, self.catalog)
+
+
+def open_embedded_index(manifest: IndexManifest, load_embedder: Callable[[str], Embedder]) -> OpenedIndex:
+    """The lexical index, the semantic one when the index holds vectors, and the title catalog."""
+    folder = Path(manifest.location)
+    if not (folder / MANIFEST_FILE).is_file():
+        raise IndexNotFoundError(f"No complete embedded index at {folder}; materialize kb_index to build it.")
+    lexical = Bm25Index.load(folder)
+    catalog = TitleCatalog(lexical.passages())
+    model = manifest.details.get("embedding_model")
+    semantic = None
+    if model and has_vectors(folder):
+        semantic = DenseIndex.load(folder, read_passages(folder), load_embedder(model))
+    return OpenedIndex(lexical, semantic, catalog, manifest.backend)

@@ -1,0 +1,174 @@
+"""Retrieval modes over any backend's lexical and semantic indexes: bm25, semantic, hybrid, two_hop."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from rag_eval_pipeline.retrieval.base import SearchHit, SearchIndex
+from rag_eval_pipeline.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
+
+FUSION_CANDIDATES = 50  # hits taken from each ranking before fusing
+
+
+class ModeUnavailableError(ValueError):
+    """The index cannot serve the asked retrieval mode (e.g. semantic without vectors)."""
+
+
+def search_many(index: SearchIndex, queries: Sequence[str], k: int) -> list[list[SearchHit]]:
+    """Batch search when the backend has it, one query at a time otherwise."""
+    batch = getattr(index, "search_many", None)
+    if batch is not None:
+        return batch(list(queries), k)
+    return [index.search(q, k) for q in queries]
+
+
+class FusedIndex:
+    """Hybrid retrieval: reciprocal rank fusion of a lexical and a semantic ranking."""
+
+    def __init__(
+        self,
+        lexical: SearchIndex,
+        semantic: SearchIndex,
+        rrf_k: int = DEFAULT_RRF_K,
+        candidates: int = FUSION_CANDIDATES,
+    ) -> None:
+        self._indexes = (lexical, semantic)
+        self._rrf_k = rrf_k
+        self._candidates = candidates
+
+    def search(self, query: str, k: int) -> list[SearchHit]:
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+        depth = max(k, self._candidates)
+        per_index = [search_many(index, queries, depth) for index in self._indexes]
+        results = []
+        for position in range(len(queries)):
+            hits = {h.passage_id: h for ranking in per_index for h in ranking[position]}
+            rankings = [[h.passage_id for h in ranking[position]] for ranking in per_index]
+            fused = reciprocal_rank_fusion(rankings, self._rrf_k)[:k]
+            results.append(
+                [SearchHit(pid, hits[pid].title, hits[pid].passage, score) for pid, score in fused]
+            )
+        return results
+
+
+class TitleCatalog:
+    """Every passage by title, and which titles a text mentions (Wikipedia's links, recovered).
+
+    A mention is a whole-word match of a title without its parenthesised disambiguation
+    ("Kiss and Tell (1945 film)" -> "kiss and tell"), case-insensitive, at least 4 characters.
+    """
+
+    MAX_TITLE_WORDS = 8
+
+    def __init__(self, passages: Iterable[SearchHit]) -> None:
+        self._by_title: dict[str, SearchHit] = {}
+        self._by_name: dict[tuple[str, ...], list[str]] = {}
+        for hit in passages:
+            self._by_title.setdefault(hit.title, hit)
+            name = _words(_DISAMBIGUATION.sub("", hit.title))
+            if name and len(" ".join(name)) >= 4 and len(name) <= self.MAX_TITLE_WORDS:
+                self._by_name.setdefault(tuple(name), []).append(hit.title)
+
+    def passage(self, title: str) -> SearchHit | None:
+        return self._by_title.get(title)
+
+    def mentioned_titles(self, text: str, exclude: str = "") -> list[str]:
+        words = _words(text)
+        found: dict[str, None] = {}
+        for start in range(len(words)):
+            for length in range(1, self.MAX_TITLE_WORDS + 1):
+                key = tuple(words[start : start + length])
+                if len(key) < length:
+                    break
+                for title in self._by_name.get(key, ()):
+                    if title != exclude:
+                        found.setdefault(title)
+        return list(found)
+
+
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+class TwoHopIndex:
+    """Multi-hop retrieval for bridge questions: the first hop names the entity the second needs.
+
+    Hop 1 searches the question. Hop 2 searches the question plus the best hit's title, and the
+    bridge candidates are the passages whose titles the top first-hop passages mention (the
+    links of the Wikipedia article), ordered by their hop-2 rank. The result keeps the best
+    first-hop passage, then up to ``bridges`` bridge passages, then fills from hop 2 and hop 1.
+    """
+
+    def __init__(self, base: SearchIndex, catalog: TitleCatalog, bridges: int = 2, depth: int = 20) -> None:
+        self._base = base
+        self._catalog = catalog
+        self._bridges = bridges
+        self._depth = depth
+
+    def search(self, query: str, k: int) -> list[SearchHit]:
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+        depth = max(k, self._depth)
+        first = search_many(self._base, queries, depth)
+        follow_ups = [f"{q} {hits[0].title}" if hits else q for q, hits in zip(queries, first)]
+        second = search_many(self._base, follow_ups, depth)
+        return [self._merge(a, b, k) for a, b in zip(first, second)]
+
+    def _merge(self, first: list[SearchHit], second: list[SearchHit], k: int) -> list[SearchHit]:
+        if not first:
+            return second[:k]
+        chosen: dict[str, SearchHit] = {first[0].title: first[0]}
+        rank = {h.title: r for r, h in enumerate(second)}
+        rank.update({h.title: len(second) + r for r, h in enumerate(first) if h.title not in rank})
+        linked: list[str] = []
+        for hit in first[:2]:
+            linked += self._catalog.mentioned_titles(hit.passage, exclude=hit.title)
+        linked = sorted(dict.fromkeys(linked), key=lambda t: rank.get(t, len(rank)))
+        for title in linked[: self._bridges]:
+            hit = self._catalog.passage(title)
+            if hit is not None:
+                chosen.setdefault(title, SearchHit(hit.passage_id, hit.title, hit.passage, 0.0))
+        for hit in [*second, *first]:
+            if len(chosen) >= k:
+                break
+            chosen.setdefault(hit.title, hit)
+        return list(chosen.values())[:k]
+
+
+def index_for_mode(
+    mode: str,
+    lexical: SearchIndex,
+    semantic: SearchIndex | None,
+    backend: str,
+    catalog: TitleCatalog | None = None,
+) -> SearchIndex:
+    """The search to run for ``mode``; semantic modes need ``semantic``, else a clear error.
+
+    ``two_hop`` runs over hybrid retrieval when vectors exist, over BM25 otherwise, and needs
+    the title ``catalog`` of the knowledge base.
+    """
+    if mode == "bm25":
+        return lexical
+    if mode == "two_hop":
+        if catalog is None:
+            raise ModeUnavailableError(f"two_hop needs the passage catalog of the {backend} index")
+        return TwoHopIndex(FusedIndex(lexical, semantic) if semantic is not None else lexical, catalog)
+    if semantic is None:
+        raise ModeUnavailableError(
+            f"retrieval mode '{mode}' needs vectors, and the {backend} index has none: build "
+            "kb_index with an embedding model (rag-eval run --embedding-model NAME_OR_PATH, "
+            "which needs pip install 'rag-eval-pipeline[semantic]')"
+        )
+    if mode == "semantic":
+        return semantic
+    if mode == "hybrid":
+        return FusedIndex(lexical, semantic)
+    raise ModeUnavailableError(f"unknown retrieval mode '{mode}'")
