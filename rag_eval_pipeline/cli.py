@@ -8,12 +8,16 @@ from rag_eval_pipeline import runner
 
 _METRIC_ORDER = (
     "correctness",
+    "faithfulness",
     "exact_match",
     "f1",
     "faithfulness_lexical",
     "context_relevance",
     "context_precision",
     "context_recall",
+    "answer_relevancy",
+    "answer_cost_usd",
+    "judge_cost_usd",
 )
 
 
@@ -55,6 +59,15 @@ def _parser() -> argparse.ArgumentParser:
         "--dataset",
         help="local HotpotQA file (JSON list, JSONL or parquet); default: the Hugging Face hub",
     )
+    run.add_argument(
+        "--judges",
+        type=_csv,
+        default=["reference"],
+        help="comma-separated judges: reference (no LLM), a Claude model such as "
+        "claude-sonnet-4-6 (the STRICT rubric), ragas:<model> (RAGAS-style metrics); "
+        "default: reference",
+    )
+    run.add_argument("--concurrency", type=int, default=8, help="LLM calls in flight at most (default 8)")
     run.add_argument(
         "--embedding-model",
         help="sentence-transformers model name or local folder: adds vectors to the embedded index "
@@ -101,10 +114,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"removed: {', '.join(removed) or 'nothing'}")
         return 0
 
-    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.definitions import build_definitions, default_anthropic
     from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
 
-    defs = build_definitions(KnowledgeBaseResource(embedding_model=args.embedding_model))
+    defs = build_definitions(
+        KnowledgeBaseResource(embedding_model=args.embedding_model),
+        default_anthropic(concurrency=args.concurrency),
+    )
     print(f"Dagster instance: {instance.root_directory}")
     try:
         report = runner.run_evaluation(
@@ -115,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sample=args.sample or None,
             selection=args.selection,
             seed=args.seed,
+            judges=args.judges,
             verbose=args.verbose,
         )
     except ValueError as err:

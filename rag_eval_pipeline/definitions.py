@@ -1,5 +1,8 @@
 """The one Definitions object: every asset, check, job and resource (workspace.yaml points here)."""
 
+import os
+from typing import Any
+
 import dagster as dg
 
 from rag_eval_pipeline.defs.assets import (
@@ -15,7 +18,7 @@ from rag_eval_pipeline.defs.assets import (
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
-from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
+from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource
 
 KNOWLEDGE_BASE_ASSETS = [hotpotqa_raw, kb_passages, kb_index, judgement_list]
 EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary]
@@ -38,8 +41,19 @@ comparison_job = dg.define_asset_job(
 )
 
 
-def build_definitions(knowledge_base: KnowledgeBaseResource | None = None) -> dg.Definitions:
-    """The code location; the CLI passes its own resource settings (e.g. an embedding model)."""
+def default_anthropic(**settings: Any) -> AnthropicResource:
+    """The API key is bound through EnvVar when the environment has one; without it the
+    definitions still load and offline models run (a Claude model then fails with a clear error)."""
+    if "ANTHROPIC_API_KEY" in os.environ:
+        settings["api_key"] = dg.EnvVar("ANTHROPIC_API_KEY")
+    return AnthropicResource(**settings)
+
+
+def build_definitions(
+    knowledge_base: KnowledgeBaseResource | None = None,
+    anthropic: AnthropicResource | None = None,
+) -> dg.Definitions:
+    """The code location; the CLI and tests pass their own resource settings."""
     return dg.Definitions(
         assets=[*KNOWLEDGE_BASE_ASSETS, *EVALUATION_ASSETS, model_comparison],
         asset_checks=ASSET_CHECKS,
@@ -47,6 +61,7 @@ def build_definitions(knowledge_base: KnowledgeBaseResource | None = None) -> dg
         resources={
             "io_manager": ArtifactIOManager(),
             "knowledge_base": knowledge_base or KnowledgeBaseResource(),
+            "anthropic": anthropic or default_anthropic(),
         },
     )
 

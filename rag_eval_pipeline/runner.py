@@ -15,7 +15,9 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.answering.base import AnswerConfig
+from rag_eval_pipeline.answering.registry import validate_answer_model
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
+from rag_eval_pipeline.metrics.judge_registry import parse_judge_name
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
@@ -49,7 +51,7 @@ def registered_models(instance: dg.DagsterInstance) -> list[str]:
 def add_models(instance: dg.DagsterInstance, keys: Sequence[str]) -> list[str]:
     """Register answer-model partitions (validated first); returns those that were new."""
     for key in keys:
-        AnswerConfig.parse(key)
+        validate_answer_model(AnswerConfig.parse(key).model)
     existing = set(registered_models(instance))
     new = [k for k in dict.fromkeys(keys) if k not in existing]
     if new:
@@ -129,10 +131,13 @@ def run_evaluation(
     sample: int | None = 35,
     selection: str = "first",
     seed: int = 0,
+    judges: Sequence[str] = ("reference",),
     verbose: bool = False,
     echo: Callable[[str], None] = print,
 ) -> RunReport:
     """Register the models, rebuild the knowledge base, evaluate each model, compare them all."""
+    for judge in judges:
+        parse_judge_name(judge)
     started = time.perf_counter()
     new = add_models(instance, models)
     if new:
@@ -150,11 +155,12 @@ def run_evaluation(
         "knowledge_base_job",
         sample_run_config(dataset, sample, selection, seed),
     )
+    judge_config = {"ops": {"judge_scores": {"config": {"judges": list(judges)}}}}
     for number, model in enumerate(models, start=1):
         stage(
             f"[model {number}/{len(models)}] {model}: answer, judge, summarize",
             "evaluation_job",
-            {},
+            judge_config,
             partition=model,
         )
     stage("[comparison] all answer models", "comparison_job", {})

@@ -42,14 +42,18 @@ def coverage_problems(judgement_list: pd.DataFrame, candidate_answers: pd.DataFr
 
 
 def score_range_problems(judge_scores: pd.DataFrame) -> list[str]:
-    """Scores lie in [0, 1]; the article's three axes take exactly 0, 0.5 or 1."""
+    """Scores lie in [0, 1]; the article's three axes take exactly 0, 0.5 or 1 (except RAGAS's
+    statement-level faithfulness, a share)."""
     problems = []
+    # RAGAS-style scores are shares of statements or passages, not on the three-point scale
+    three_point_rows = judge_scores.get("judge_kind", pd.Series("", index=judge_scores.index)) != "ragas"
     for metric in metric_columns(judge_scores):
         values = judge_scores[metric].dropna()
         out_of_range = values[(values < 0) | (values > 1)]
         if len(out_of_range):
             problems.append(f"{metric}: {len(out_of_range)} values outside [0, 1]")
         if metric in THREE_POINT_METRICS:
+            values = judge_scores.loc[three_point_rows, metric].dropna()
             off_scale = values[~values.isin(_THREE_POINT_SCALE)]
             if len(off_scale):
                 problems.append(f"{metric}: {len(off_scale)} values not in {{0, 0.5, 1}}")

@@ -69,14 +69,18 @@ def test_stored_artifacts_hold_per_case_detail(evaluated):
 def test_candidate_answers_asset_directly(evaluated):
     """The asset body on its own, with a partition key, outside a run."""
     from rag_eval_pipeline.defs.assets import candidate_answers
-    from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
+    from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource
 
     instance, _ = evaluated
     cases = runner.load_asset(defs, instance, "judgement_list").head(5)
     manifest = runner.load_asset(defs, instance, "kb_index")
     context = dg.build_asset_context(partition_key="oracle", instance=instance)
     answers = candidate_answers(
-        context, judgement_list=cases, kb_index=manifest, knowledge_base=KnowledgeBaseResource()
+        context,
+        judgement_list=cases,
+        kb_index=manifest,
+        knowledge_base=KnowledgeBaseResource(),
+        anthropic=AnthropicResource(),
     )
     assert answers["answer"].tolist() == cases["answer"].tolist()
 

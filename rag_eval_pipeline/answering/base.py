@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from rag_eval_pipeline.llm.client import Usage
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 RETRIEVAL_MODES = ("bm25", "semantic", "hybrid", "two_hop")
@@ -69,6 +70,9 @@ class AnswerResult:
     answer: str
     model_id: str
     prompt_version: str
+    usage: Usage = Usage()
+    cost_usd: float | None = 0.0  # offline models cost nothing; None = unknown price
+    from_cache: bool = False
 
 
 class AnswerModel(Protocol):

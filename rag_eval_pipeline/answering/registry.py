@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rag_eval_pipeline.answering.base import AnswerModel
+from rag_eval_pipeline.answering.claude import ANTHROPIC_PREFIX, is_anthropic_model
 from rag_eval_pipeline.answering.offline import OFFLINE_ANSWER_MODELS
 
 
@@ -12,6 +13,18 @@ class UnknownAnswerModelError(ValueError):
 
 def known_answer_models() -> list[str]:
     return sorted(OFFLINE_ANSWER_MODELS)
+
+
+def validate_answer_model(name: str) -> None:
+    """Offline names, ``claude-*`` and ``anthropic:<model id>`` are answer models."""
+    if name in OFFLINE_ANSWER_MODELS or is_anthropic_model(name):
+        if name == ANTHROPIC_PREFIX:
+            raise UnknownAnswerModelError("'anthropic:' needs a model id, e.g. anthropic:claude-haiku-4-5")
+        return
+    raise UnknownAnswerModelError(
+        f"unknown answer model '{name}'; known: {', '.join(known_answer_models())}, "
+        "claude-* and anthropic:<model id>"
+    )
 
 
 def offline_answer_model(name: str) -> AnswerModel:

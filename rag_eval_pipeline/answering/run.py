@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.answering.base import AnswerConfig, AnswerModel, AnswerRequest
+from rag_eval_pipeline.answering.base import AnswerConfig, AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.llm.concurrency import map_bounded
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 CANDIDATE_COLUMNS = [
@@ -26,10 +30,23 @@ CANDIDATE_COLUMNS = [
     "latency_s",
     "status",
     "error",
+    "input_tokens",
+    "output_tokens",
+    "cache_write_tokens",
+    "cache_read_tokens",
+    "cost_usd",
+    "from_cache",
 ]
 
 Retriever = Callable[[Sequence[str], int], list[list[SearchHit]]]
 ProgressCallback = Callable[[int, int], None]
+
+
+async def _call(model: AnswerModel, request: AnswerRequest) -> AnswerResult:
+    answer_async = getattr(model, "answer_async", None)
+    if answer_async is not None and inspect.iscoroutinefunction(answer_async):
+        return await answer_async(request)
+    return model.answer(request)
 
 
 def answer_cases(
@@ -38,52 +55,61 @@ def answer_cases(
     model: AnswerModel,
     retrieve: Retriever,
     on_progress: ProgressCallback | None = None,
+    concurrency: int = 8,
 ) -> pd.DataFrame:
-    """One row per question: the retrieved passages in rank order, the answer and its timing.
+    """One row per question: the retrieved passages in rank order, the answer, its tokens and cost.
 
-    A model error on one case is recorded on that case (status ``failed`` with the error), never
-    turned into an answer; the other cases go on.
+    Asynchronous models run with at most ``concurrency`` calls in flight. A model error on one
+    case is recorded on that case (status ``failed`` with the error), never turned into an
+    answer; the other cases go on.
     """
-    questions = judgement_list["question"].tolist()
-    hits_per_case = retrieve(questions, config.top_k)
-    rows = []
-    total = len(judgement_list)
-    for done, (case, hits) in enumerate(
-        zip(judgement_list.to_dict(orient="records"), hits_per_case), start=1
-    ):
-        request = AnswerRequest(
-            qid=case["qid"],
-            question=case["question"],
-            passages=tuple(hits),
-            reference_answer=case["answer"],
-        )
+    cases = judgement_list.to_dict(orient="records")
+    hits_per_case = retrieve([c["question"] for c in cases], config.top_k)
+
+    async def one(pair: tuple[dict[str, Any], list[SearchHit]]) -> dict[str, Any]:
+        case, hits = pair
+        request = AnswerRequest(case["qid"], case["question"], tuple(hits), case["answer"])
         started = time.perf_counter()
+        row: dict[str, Any] = {
+            "qid": case["qid"],
+            "question": case["question"],
+            "answer_config": config.key,
+            "retrieval_mode": config.retrieval_mode,
+            "top_k": config.top_k,
+            "retrieved_ids": [h.passage_id for h in hits],
+            "retrieved_titles": [h.title for h in hits],
+            "retrieved_scores": [h.score for h in hits],
+            "retrieved_passages": [h.passage for h in hits],
+        }
         try:
-            result = model.answer(request)
-            answer, model_id, prompt_version = result.answer, result.model_id, result.prompt_version
-            status, error = "ok", None
+            result = await _call(model, request)
         except Exception as err:  # recorded on the case; the run goes on
-            answer, model_id, prompt_version = None, model.name, None
-            status, error = "failed", f"{type(err).__name__}: {err}"
-        rows.append(
-            {
-                "qid": case["qid"],
-                "question": case["question"],
-                "answer_config": config.key,
-                "model_id": model_id,
-                "prompt_version": prompt_version,
-                "retrieval_mode": config.retrieval_mode,
-                "top_k": config.top_k,
-                "retrieved_ids": [h.passage_id for h in hits],
-                "retrieved_titles": [h.title for h in hits],
-                "retrieved_scores": [h.score for h in hits],
-                "retrieved_passages": [h.passage for h in hits],
-                "answer": answer,
-                "latency_s": time.perf_counter() - started,
-                "status": status,
-                "error": error,
-            }
-        )
-        if on_progress is not None:
-            on_progress(done, total)
-    return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
+            row.update(
+                model_id=getattr(model, "model_id", model.name),
+                prompt_version=None,
+                answer=None,
+                status="failed",
+                error=f"{type(err).__name__}: {err}",
+                cost_usd=None,
+                from_cache=False,
+            )
+        else:
+            row.update(
+                model_id=result.model_id,
+                prompt_version=result.prompt_version,
+                answer=result.answer,
+                status="ok",
+                error=None,
+                cost_usd=result.cost_usd,
+                from_cache=result.from_cache,
+                **result.usage.to_dict(),
+            )
+        row["latency_s"] = time.perf_counter() - started
+        return row
+
+    rows = asyncio.run(map_bounded(list(zip(cases, hits_per_case)), one, concurrency, on_progress))
+    frame = pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
+    token_columns = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
+    frame[token_columns] = frame[token_columns].fillna(0).astype("int64")
+    frame["cost_usd"] = frame["cost_usd"].astype("float64")
+    return frame

@@ -9,6 +9,7 @@ import pandas as pd
 from pydantic import Field
 
 from rag_eval_pipeline.answering.base import AnswerConfig
+from rag_eval_pipeline.answering.claude import ClaudeAnswerer, is_anthropic_model
 from rag_eval_pipeline.answering.registry import offline_answer_model
 from rag_eval_pipeline.answering.run import answer_cases
 from rag_eval_pipeline.data.hotpotqa import (
@@ -18,9 +19,10 @@ from rag_eval_pipeline.data.hotpotqa import (
 )
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
-from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
-from rag_eval_pipeline.metrics.judges import ReferenceJudge, join_cases, score_cases
-from rag_eval_pipeline.metrics.summary import OVERALL, compare_models, summarize, to_markdown
+from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource
+from rag_eval_pipeline.metrics.judge_registry import build_judge, needs_llm
+from rag_eval_pipeline.metrics.judges import join_cases, score_cases
+from rag_eval_pipeline.metrics.summary import OVERALL, USAGE, compare_models, summarize, to_markdown
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 KNOWLEDGE_BASE = "knowledge_base"
@@ -110,21 +112,37 @@ def judgement_list(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame
     return cases
 
 
+class JudgeConfig(dg.Config):
+    """Which judges score each case; several judges give a row per case per judge."""
+
+    judges: list[str] = Field(
+        default=["reference"],
+        description="reference; a Claude model (e.g. claude-sonnet-4-6) for the STRICT rubric; "
+        "ragas:<model> for RAGAS-style metrics.",
+    )
+
+
 @dg.asset(
     group_name=EVALUATION,
     partitions_def=answer_model_partitions,
-    code_version="1",
+    code_version="2",
 )
 def candidate_answers(
     context: dg.AssetExecutionContext,
     judgement_list: pd.DataFrame,
     kb_index: dict,
     knowledge_base: KnowledgeBaseResource,
+    anthropic: AnthropicResource,
 ) -> pd.DataFrame:
     """Stage 1: for each question, the top-k retrieved passages and the answer model's answer."""
     config = AnswerConfig.parse(context.partition_key)
     manifest = IndexManifest.from_dict(kb_index)
-    model = offline_answer_model(config.model)
+    client = anthropic.client() if is_anthropic_model(config.model) else None
+    model = (
+        ClaudeAnswerer(config.model, client, anthropic.price_table())
+        if client is not None
+        else offline_answer_model(config.model)
+    )
     started = time.perf_counter()
     answers = answer_cases(
         judgement_list,
@@ -132,13 +150,20 @@ def candidate_answers(
         model,
         knowledge_base.retriever(manifest, config.retrieval_mode),
         on_progress=progress_logger(context, f"answered ({config.key})"),
+        concurrency=anthropic.concurrency,
     )
     context.add_output_metadata(
         {
             "answer_config": config.key,
-            "model_id": model.name,
+            "model_id": getattr(model, "model_id", model.name),
+            "prompt_version": str(answers["prompt_version"].dropna().iloc[0])
+            if answers["status"].eq("ok").any()
+            else "none",
             "cases": len(answers),
             "failed_cases": int((answers["status"] != "ok").sum()),
+            "api_calls": client.api_calls if client else 0,
+            "cache_hits": client.cache_hits if client else 0,
+            "cost_usd": float(answers["cost_usd"].sum()),
             "index_version": manifest.version,
             "seconds": round(time.perf_counter() - started, 3),
         }
@@ -146,32 +171,49 @@ def candidate_answers(
     return answers
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
 def judge_scores(
-    context: dg.AssetExecutionContext, candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame
+    context: dg.AssetExecutionContext,
+    config: JudgeConfig,
+    candidate_answers: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    anthropic: AnthropicResource,
+    knowledge_base: KnowledgeBaseResource,
 ) -> pd.DataFrame:
     """Stage 2: every metric of every judge, a row per case per judge (failed cases kept, unscored)."""
-    judges = [ReferenceJudge()]
+    client = anthropic.client() if any(needs_llm(j) for j in config.judges) else None
+    embed = knowledge_base.query_embedder()
+    judges = [build_judge(name, client, anthropic.price_table(), embed) for name in config.judges]
     scores = score_cases(
         join_cases(candidate_answers, judgement_list),
         judges,
-        on_progress=progress_logger(context, "scored"),
+        on_progress=progress_logger(context, "judged"),
+        concurrency=anthropic.concurrency,
     )
     context.add_output_metadata(
         {
             "judges": ", ".join(j.judge_id for j in judges),
             "rows": len(scores),
-            "unscored_cases": int((scores["status"] != "ok").sum()),
+            "answer_failed": int((scores["status"] == "answer_failed").sum()),
+            "judge_errors": int((scores["status"] == "judge_error").sum()),
+            "api_calls": client.api_calls if client else 0,
+            "cache_hits": client.cache_hits if client else 0,
+            "cost_usd": float(scores["cost_usd"].sum()),
         }
     )
     return scores
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
-def metric_summary(context: dg.AssetExecutionContext, judge_scores: pd.DataFrame) -> pd.DataFrame:
-    """Mean of each metric per judge, overall and per question type and level, with counts."""
-    summary = summarize(judge_scores)
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
+def metric_summary(
+    context: dg.AssetExecutionContext, judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame
+) -> pd.DataFrame:
+    """Mean of each metric per judge, overall and per question type and level, with counts,
+    judge errors, and the tokens and dollars the answer model and each judge spent."""
+    summary = summarize(judge_scores, candidate_answers)
     overall = summary[summary["group"] == OVERALL]
+    usage = summary[summary["group"] == USAGE]
+    cost = usage[usage["metric"] == "cost_usd"]
     headline = {
         f"{row.judge_id}/{row.metric}": float(row.mean)
         for row in overall.itertuples()
@@ -179,7 +221,16 @@ def metric_summary(context: dg.AssetExecutionContext, judge_scores: pd.DataFrame
     }
     context.add_output_metadata(
         {
-            "summary": dg.MetadataValue.md(to_markdown(overall.drop(columns=["group"]))),
+            "summary": dg.MetadataValue.md(
+                to_markdown(
+                    overall[["judge_id", "metric", "mean", "n", "n_cases", "n_failed", "n_judge_errors"]]
+                )
+            ),
+            "usage": dg.MetadataValue.md(
+                to_markdown(usage.pivot(index="judge_id", columns="metric", values="total").reset_index())
+            ),
+            "cost_usd": dg.MetadataValue.float(float(cost["total"].sum(min_count=1))),
+            "judge_errors": int(overall.groupby("judge_id")["n_judge_errors"].max().sum()),
             **{key: dg.MetadataValue.float(value) for key, value in headline.items()},
         }
     )

@@ -4,10 +4,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
+import numpy as np
 import pandas as pd
 from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.answering.run import Retriever
+from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
+from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
+from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.retrieval.embedded import (
     OpenedIndex,
@@ -48,6 +52,13 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
             self._embedders[model] = SentenceTransformerEmbedder(model, self.embedding_batch_size)
         return self._embedders[model]
 
+    def query_embedder(self) -> Callable[[list[str]], np.ndarray] | None:
+        """Embeds texts with the configured model (RAGAS answer relevancy); None when unset."""
+        if not self.embedding_model:
+            return None
+        embedder = self.embedder(self.embedding_model)
+        return lambda texts: embedder.encode(texts)
+
     def build(
         self, passages: pd.DataFrame, on_progress: Callable[[int, int], None] | None = None
     ) -> IndexManifest:
@@ -60,3 +71,63 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
             self._indexes[manifest.location] = open_embedded_index(manifest, self.embedder)
         index = self._indexes[manifest.location].for_mode(mode)
         return lambda queries, k: search_many(index, queries, k)
+
+
+class AnthropicResource(dg.ConfigurableResource):
+    """The Anthropic Messages API for Claude answer models and judges.
+
+    Bind ``api_key`` with ``dg.EnvVar("ANTHROPIC_API_KEY")``. Responses are cached on disk by
+    content (model, parameters, full prompt) under ``<DAGSTER_HOME>/storage/llm_cache``, so a
+    re-materialization with unchanged inputs makes no call and one after failures repeats only
+    the calls that failed.
+    """
+
+    api_key: str | None = Field(default=None, description="Anthropic API key (use EnvVar).")
+    base_url: str | None = Field(default=None, description="Another Messages-API endpoint.")
+    timeout_s: float = 60.0
+    max_retries: int = Field(default=4, description="Retries per call: 429/529 honour retry-after.")
+    concurrency: int = Field(default=8, description="Calls in flight at most.")
+    send_temperature: bool = Field(
+        default=True,
+        description="Send temperature 0 (Haiku 4.5, Sonnet 4.6); turn off for models that reject it.",
+    )
+    cache_responses: bool = True
+    cache_dir: str | None = None
+    prices: dict[str, list[float]] = Field(
+        default_factory=dict,
+        description="USD per million tokens, model -> [input, output, cache write, cache read]; "
+        "extends the defaults for claude-haiku-4-5 and claude-sonnet-4-6.",
+    )
+
+    _cache_root: Path | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        if self.cache_responses:
+            self._cache_root = (
+                Path(self.cache_dir)
+                if self.cache_dir
+                else Path(context.instance.storage_directory()) / "llm_cache"  # type: ignore[union-attr]
+            )
+
+    def price_table(self) -> dict[str, ModelPrice]:
+        table = dict(DEFAULT_PRICES)
+        for model, (input_, output, write, read) in self.prices.items():
+            table[model] = ModelPrice(input_, output, write, read)
+        return table
+
+    def client(self) -> CachedClient:
+        """A fresh client for one batch of calls (one event loop); it counts its real calls."""
+        if not self.api_key:
+            raise MissingApiKeyError(
+                "A Claude answer model or judge needs ANTHROPIC_API_KEY in the environment of "
+                "the Dagster process (the resource binds it with EnvVar)."
+            )
+        inner = AnthropicClient(
+            self.api_key, self.base_url, self.timeout_s, self.max_retries, self.send_temperature
+        )
+        cache = ResponseCache(self._cache_root) if self._cache_root is not None else None
+        return CachedClient(inner, cache)
+
+
+class MissingApiKeyError(RuntimeError):
+    pass

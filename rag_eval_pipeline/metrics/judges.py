@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import pandas as pd
 
+from rag_eval_pipeline.llm.concurrency import map_bounded
 from rag_eval_pipeline.metrics import reference
+from rag_eval_pipeline.metrics.llm_judges import JudgeCase, JudgeOutcome
+from rag_eval_pipeline.retrieval.base import SearchHit
 
 REFERENCE_JUDGE_ID = "reference"
 REFERENCE_METRICS = (
@@ -19,23 +24,42 @@ REFERENCE_METRICS = (
     "context_recall",
     "faithfulness_lexical",
 )
-SCORE_ID_COLUMNS = ["qid", "judge_id", "answer_config", "type", "level", "status", "error"]
+SCORE_ID_COLUMNS = [
+    "qid",
+    "judge_id",
+    "judge_kind",
+    "answer_config",
+    "type",
+    "level",
+    "status",
+    "error",
+    "prompt_version",
+    "rationales",
+    "notes",
+    "input_tokens",
+    "output_tokens",
+    "cache_write_tokens",
+    "cache_read_tokens",
+    "cost_usd",
+]
 
 
 class Judge(Protocol):
-    """Scores one case (a candidate answer joined with its judgement-list row)."""
+    """Scores one case. Reference judges are synchronous (``score``), LLM judges asynchronous
+    (``judge`` on a JudgeCase); both name their metrics."""
 
     judge_id: str
+    kind: str
     metrics: Sequence[str]
-
-    def score(self, case: Mapping[str, Any]) -> dict[str, float | None]: ...
 
 
 class ReferenceJudge:
     """Every reference metric from the ground truth and the gold supporting facts."""
 
     judge_id = REFERENCE_JUDGE_ID
+    kind = "reference"
     metrics = REFERENCE_METRICS
+    prompt_version = None
 
     def score(self, case: Mapping[str, Any]) -> dict[str, float | None]:
         answer, truth = case["answer"], case["ground_truth"]
@@ -61,42 +85,68 @@ def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) ->
     return candidate_answers.merge(labels, on="qid", how="left", validate="one_to_one")
 
 
+def _judge_case(case: Mapping[str, Any]) -> JudgeCase:
+    hits = tuple(
+        SearchHit(pid, title, text, float(score))
+        for pid, title, text, score in zip(
+            case["retrieved_ids"],
+            case["retrieved_titles"],
+            case["retrieved_passages"],
+            case["retrieved_scores"],
+        )
+    )
+    return JudgeCase(case["question"], case["ground_truth"], case["answer"], hits)
+
+
+async def _score_one(judge: Any, case: Mapping[str, Any]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "qid": case["qid"],
+        "judge_id": judge.judge_id,
+        "judge_kind": judge.kind,
+        "answer_config": case["answer_config"],
+        "type": case["type"],
+        "level": case["level"],
+        "prompt_version": judge.prompt_version,
+    }
+    if case["status"] != "ok":
+        row.update(status="answer_failed", error=case["error"])
+        return row
+    if hasattr(judge, "score"):
+        try:
+            row.update(judge.score(case), status="ok", error=None, cost_usd=0.0)
+        except Exception as err:  # one bad case must not sink the run
+            row.update(status="judge_error", error=f"{type(err).__name__}: {err}")
+        return row
+    outcome: JudgeOutcome = await judge.judge(_judge_case(case))
+    row.update(outcome.usage.to_dict(), cost_usd=outcome.cost_usd)
+    if outcome.error is not None:
+        row.update(status="judge_error", error=outcome.error)
+    else:
+        row.update(outcome.scores, status="ok", error=None)
+    row["rationales"] = json.dumps(outcome.rationales) if outcome.rationales else None
+    row["notes"] = "; ".join(outcome.notes) or None
+    return row
+
+
 def score_cases(
     cases: pd.DataFrame,
-    judges: Sequence[Judge],
+    judges: Sequence[Any],
     on_progress: Callable[[int, int], None] | None = None,
+    concurrency: int = 8,
 ) -> pd.DataFrame:
     """A row per case per judge with every metric the judges know (absent metrics are NaN).
 
-    A case whose answer failed is kept with status ``answer_failed`` and no scores, so it is
-    counted as failed rather than scored 0.
+    A case whose answer failed is kept with status ``answer_failed`` and no scores; a judge that
+    fails on a case (an API error after retries, or invalid output twice) gives status
+    ``judge_error``. Both are counted as failed, never scored 0. LLM judges run with at most
+    ``concurrency`` cases in flight.
     """
     metric_names = list(dict.fromkeys(m for judge in judges for m in judge.metrics))
-    rows = []
-    records = cases.to_dict(orient="records")
-    total = len(records) * len(judges)
-    done = 0
-    for judge in judges:
-        for case in records:
-            row: dict[str, Any] = {
-                "qid": case["qid"],
-                "judge_id": judge.judge_id,
-                "answer_config": case["answer_config"],
-                "type": case["type"],
-                "level": case["level"],
-            }
-            if case["status"] != "ok":
-                row.update(status="answer_failed", error=case["error"])
-            else:
-                try:
-                    row.update(judge.score(case))
-                    row.update(status="ok", error=None)
-                except Exception as err:  # one bad case must not sink the run
-                    row.update(status="judge_error", error=f"{type(err).__name__}: {err}")
-            rows.append(row)
-            done += 1
-            if on_progress is not None:
-                on_progress(done, total)
+    pairs = [(judge, case) for judge in judges for case in cases.to_dict(orient="records")]
+    rows = asyncio.run(map_bounded(pairs, lambda pair: _score_one(*pair), concurrency, on_progress))
     frame = pd.DataFrame(rows, columns=SCORE_ID_COLUMNS + metric_names)
     frame[metric_names] = frame[metric_names].astype("float64")
+    tokens = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
+    frame[tokens] = frame[tokens].fillna(0).astype("int64")
+    frame["cost_usd"] = frame["cost_usd"].astype("float64")
     return frame

@@ -7,15 +7,62 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.judges import SCORE_ID_COLUMNS
+from rag_eval_pipeline.metrics.judges import REFERENCE_METRICS, SCORE_ID_COLUMNS
+from rag_eval_pipeline.metrics.llm_judges import RagasLLMJudge, StrictLLMJudge
 
-SUMMARY_COLUMNS = ["judge_id", "metric", "group", "mean", "n", "n_cases", "n_failed", "case_set"]
+JUDGE_KIND_METRICS = {
+    "reference": REFERENCE_METRICS,
+    "strict": StrictLLMJudge.metrics,
+    "ragas": RagasLLMJudge.metrics,
+}
+
+SUMMARY_COLUMNS = [
+    "judge_id",
+    "metric",
+    "group",
+    "mean",
+    "n",
+    "n_cases",
+    "n_failed",
+    "n_judge_errors",
+    "case_set",
+    "total",
+]
 OVERALL = "all"
+USAGE = "usage"  # rows whose ``total`` sums tokens or dollars instead of averaging a metric
+ANSWER_MODEL_ROW = "answer_model"
+USAGE_METRICS = ("cost_usd", "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
 GROUP_BY = ("type", "level")
 
 
 def metric_columns(judge_scores: pd.DataFrame) -> list[str]:
     return [c for c in judge_scores.columns if c not in SCORE_ID_COLUMNS]
+
+
+def usage_rows(who: str, frame: pd.DataFrame) -> list[dict[str, object]]:
+    """Token and dollar totals of one answer model's or judge's calls. A cost is NaN (unknown)
+    when any call's model is missing from the price table."""
+    rows = []
+    for metric in USAGE_METRICS:
+        if metric not in frame:
+            continue
+        values = frame[metric]
+        unknown = metric == "cost_usd" and bool(values[frame["status"] == "ok"].isna().any())
+        rows.append(
+            {
+                "judge_id": who,
+                "metric": metric,
+                "group": USAGE,
+                "mean": float("nan"),
+                "n": int(values.notna().sum()),
+                "n_cases": len(frame),
+                "n_failed": int((frame["status"] != "ok").sum()),
+                "n_judge_errors": 0,
+                "case_set": case_set_id(frame["qid"]),
+                "total": float("nan") if unknown else float(values.fillna(0).sum()),
+            }
+        )
+    return rows
 
 
 def case_set_id(qids: Iterable[str]) -> str:
@@ -29,6 +76,7 @@ def _summarize_group(
 ) -> list[dict[str, object]]:
     case_set = case_set_id(rows["qid"])
     failed = int((rows["status"] != "ok").sum())
+    judge_errors = int((rows["status"] == "judge_error").sum())
     out = []
     for metric in metrics:
         values = rows.loc[rows["status"] == "ok", metric].dropna()
@@ -41,27 +89,44 @@ def _summarize_group(
                 "n": int(len(values)),
                 "n_cases": int(len(rows)),
                 "n_failed": failed,
+                "n_judge_errors": judge_errors,
                 "case_set": case_set,
+                "total": float("nan"),
             }
         )
     return out
 
 
-def summarize(judge_scores: pd.DataFrame) -> pd.DataFrame:
+def summarize(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame | None = None) -> pd.DataFrame:
     """Mean of each metric over the cases where it is present, overall and per type and level.
 
     ``n`` counts cases with a value, ``n_cases`` all cases, ``n_failed`` cases whose answer or
-    judgement failed, ``case_set`` identifies which questions were evaluated. A metric absent
-    on every case has mean NaN and n 0, never 0.0.
+    judgement failed (``n_judge_errors`` of them in the judge), ``case_set`` identifies which
+    questions were evaluated. A metric absent on every case has mean NaN and n 0, never 0.0.
+    Rows of group ``usage`` carry token and dollar totals of the answer model and each judge.
     """
     metrics = metric_columns(judge_scores)
     rows: list[dict[str, object]] = []
+    if candidate_answers is not None:
+        rows += usage_rows(ANSWER_MODEL_ROW, candidate_answers)
     for judge_id, by_judge in judge_scores.groupby("judge_id", sort=True):
-        rows += _summarize_group(by_judge, str(judge_id), OVERALL, metrics)
+        own = judge_metrics(by_judge, metrics)
+        rows += usage_rows(str(judge_id), by_judge)
+        rows += _summarize_group(by_judge, str(judge_id), OVERALL, own)
         for column in GROUP_BY:
             for value, group_rows in by_judge.groupby(column, sort=True):
-                rows += _summarize_group(group_rows, str(judge_id), f"{column}={value}", metrics)
+                rows += _summarize_group(group_rows, str(judge_id), f"{column}={value}", own)
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str]) -> list[str]:
+    """The metrics a judge declares (by its kind), so that another judge's columns do not show
+    up as its n = 0 rows; a metric it declares but never produced stays, with n = 0."""
+    kind = rows["judge_kind"].iloc[0] if "judge_kind" in rows and len(rows) else None
+    declared = JUDGE_KIND_METRICS.get(kind)
+    if declared is None:
+        return [m for m in metrics if rows[m].notna().any()]
+    return [m for m in metrics if m in declared]
 
 
 def compare_models(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -69,6 +134,8 @@ def compare_models(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     frames = []
     for answer_model, summary in sorted(summaries.items()):
         overall = summary[summary["group"] == OVERALL]
+        usage = summary[(summary["group"] == USAGE) & (summary["metric"] == "cost_usd")]
+        costs = dict(zip(usage["judge_id"], usage["total"]))
         for judge_id, rows in overall.groupby("judge_id", sort=True):
             record: dict[str, object] = {
                 "answer_model": answer_model,
@@ -77,6 +144,8 @@ def compare_models(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
                 "n_failed": int(rows["n_failed"].max()),
                 # summaries written before case_set existed lack it
                 "case_set": rows["case_set"].iloc[0] if "case_set" in rows else None,
+                "answer_cost_usd": costs.get(ANSWER_MODEL_ROW, float("nan")),
+                "judge_cost_usd": costs.get(judge_id, float("nan")),
             }
             record.update(dict(zip(rows["metric"], rows["mean"])))
             frames.append(record)

@@ -66,7 +66,9 @@ def test_summary_means_counts_and_groups():
     assert overall.loc["context_relevance", "mean"] == pytest.approx(0.75)
     bridge = summary[(summary["group"] == "type=bridge") & (summary["metric"] == "correctness")]
     assert bridge["mean"].item() == 1.0
-    assert set(summary["group"]) == {"all", "type=bridge", "type=comparison", "level=hard"}
+    assert set(summary["group"]) == {"all", "type=bridge", "type=comparison", "level=hard", "usage"}
+    cost = summary[(summary["group"] == "usage") & (summary["metric"] == "cost_usd")]
+    assert cost["judge_id"].tolist() == ["reference"] and cost["total"].item() == 0.0
 
 
 def test_metric_absent_everywhere_is_nan_with_n_zero():

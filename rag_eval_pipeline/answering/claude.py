@@ -1,0 +1,79 @@
+"""The Claude answerer: the reference article's prompt, temperature 0, versioned."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rag_eval_pipeline.answering.base import AnswerRequest, AnswerResult
+from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
+from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+from rag_eval_pipeline.retrieval.base import SearchHit
+
+ANSWER_PROMPT_VERSION = "answer-v1"
+ANSWER_SYSTEM_PROMPT = (
+    "You are a Wikipedia question-answering assistant. Answer the question using ONLY the "
+    "numbered passages provided, never your own knowledge. Reply with the answer alone, in one "
+    "short line, without explanation. If the passages do not contain the answer, reply exactly: "
+    "unknown"
+)
+ANTHROPIC_PREFIX = "anthropic:"
+
+
+def is_anthropic_model(name: str) -> bool:
+    return name.startswith(ANTHROPIC_PREFIX) or name.startswith("claude-")
+
+
+def anthropic_model_id(name: str) -> str:
+    """``anthropic:<id>`` -> ``<id>``; a bare ``claude-*`` name is the model id itself."""
+    return name[len(ANTHROPIC_PREFIX) :] if name.startswith(ANTHROPIC_PREFIX) else name
+
+
+def format_passages(passages: Sequence[SearchHit]) -> str:
+    if not passages:
+        return "(no passages were retrieved)"
+    return "\n\n".join(f"[{n}] {hit.title}\n{hit.passage.strip()}" for n, hit in enumerate(passages, 1))
+
+
+def render_answer_prompt(model: str, question: str, passages: Sequence[SearchHit]) -> LLMRequest:
+    user = f"Passages:\n\n{format_passages(passages)}\n\nQuestion: {question}"
+    return LLMRequest(
+        model=model,
+        system=ANSWER_SYSTEM_PROMPT,
+        messages=({"role": "user", "content": user},),
+        max_tokens=100,
+        temperature=0.0,
+    )
+
+
+def first_line(text: str) -> str:
+    """The answer is one short line; anything after the first line is dropped."""
+    for line in text.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class ClaudeAnswerer:
+    """Answers through the Messages API; cost from the price table, None for an unpriced model."""
+
+    def __init__(self, name: str, client: LLMClient, prices: Mapping[str, ModelPrice]) -> None:
+        self.name = name
+        self.model_id = anthropic_model_id(name)
+        self._client = client
+        self._prices = prices
+
+    def answer(self, request: AnswerRequest) -> AnswerResult:
+        raise TypeError("ClaudeAnswerer is asynchronous: use answer_async")
+
+    async def answer_async(self, request: AnswerRequest) -> AnswerResult:
+        response = await self._client.complete(
+            render_answer_prompt(self.model_id, request.question, request.passages)
+        )
+        return AnswerResult(
+            answer=first_line(response.text),
+            model_id=response.model or self.model_id,
+            prompt_version=ANSWER_PROMPT_VERSION,
+            usage=response.usage,
+            cost_usd=cost_usd(self.model_id, response.usage, self._prices),
+            from_cache=response.from_cache,
+        )

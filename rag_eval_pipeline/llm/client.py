@@ -1,0 +1,133 @@
+"""The LLM call as plain data: a request that can be hashed and cached, a response with its usage."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens of one call (or a sum of calls), as the Messages API reports them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool the model is forced to call: its input_schema is the output schema the API enforces."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One Messages-API call. ``cached_system`` is a static prefix marked for prompt caching."""
+
+    model: str
+    messages: tuple[dict[str, Any], ...]
+    system: str = ""
+    cached_system: str = ""
+    max_tokens: int = 512
+    temperature: float | None = 0.0
+    tool: Tool | None = None
+
+    def api_kwargs(self) -> dict[str, Any]:
+        """The Messages-API body. Sampling parameters left the SDK's signature in anthropic 1.0;
+        the API still takes ``temperature`` for Haiku 4.5 and Sonnet 4.6, so it rides in the body
+        (``extra_body``); None leaves it out, for models that reject it."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": [dict(m) for m in self.messages],
+        }
+        if self.temperature is not None:
+            kwargs["extra_body"] = {"temperature": self.temperature}
+        blocks = []
+        if self.cached_system:
+            blocks.append(
+                {"type": "text", "text": self.cached_system, "cache_control": {"type": "ephemeral"}}
+            )
+        if self.system:
+            blocks.append({"type": "text", "text": self.system})
+        if blocks:
+            kwargs["system"] = blocks
+        if self.tool is not None:
+            kwargs["tools"] = [
+                {
+                    "name": self.tool.name,
+                    "description": self.tool.description,
+                    "input_schema": self.tool.input_schema,
+                }
+            ]
+            kwargs["tool_choice"] = {"type": "tool", "name": self.tool.name}
+        return kwargs
+
+    def cache_key(self) -> str:
+        """Content address: model, parameters and the full prompt, nothing else."""
+        canonical = json.dumps(self.api_kwargs(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    text: str
+    tool_input: dict[str, Any] | None
+    usage: Usage
+    model: str
+    stop_reason: str | None = None
+    from_cache: bool = False
+    raw_content: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "tool_input": self.tool_input,
+            "usage": self.usage.to_dict(),
+            "model": self.model,
+            "stop_reason": self.stop_reason,
+            "raw_content": self.raw_content,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], from_cache: bool = False) -> LLMResponse:
+        return cls(
+            text=data["text"],
+            tool_input=data.get("tool_input"),
+            usage=Usage(**data["usage"]),
+            model=data["model"],
+            stop_reason=data.get("stop_reason"),
+            from_cache=from_cache,
+            raw_content=list(data.get("raw_content") or []),
+        )
+
+
+class LLMCallError(RuntimeError):
+    """The call failed after the client's retries; recorded on the case, never scored."""
+
+
+class LLMClient(Protocol):
+    async def complete(self, request: LLMRequest) -> LLMResponse: ...

@@ -1,0 +1,257 @@
+"""A small Messages-API server on 127.0.0.1 for testing the real `anthropic` SDK.
+
+Each test scripts it: a queue of replies served first (errors with retry-after, malformed tool
+input, latency), then a responder that simulates a model from the request itself. The default
+responder answers with the best-ranked passage's title and judges with simple lexical rules, so
+scores vary with the inputs and are never hard-coded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from rag_eval_pipeline.metrics import reference
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+def error_reply(status: int, kind: str, retry_after: float | None = None) -> Reply:
+    headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+    return Reply(status, {"type": "error", "error": {"type": kind, "message": f"simulated {kind}"}}, headers)
+
+
+def message(model: str, content: list[dict[str, Any]], usage: dict[str, int]) -> dict[str, Any]:
+    tool = any(block["type"] == "tool_use" for block in content)
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:16]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": "tool_use" if tool else "end_turn",
+        "stop_sequence": None,
+        "usage": usage,
+    }
+
+
+def tool_reply(request: dict[str, Any], tool_input: Any, usage: dict[str, int] | None = None) -> Reply:
+    name = request["tool_choice"]["name"]
+    block = {"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:12]}", "name": name, "input": tool_input}
+    return Reply(200, message(request["model"], [block], usage or {"input_tokens": 10, "output_tokens": 5}))
+
+
+def text_reply(request: dict[str, Any], text: str, usage: dict[str, int] | None = None) -> Reply:
+    return Reply(
+        200,
+        message(
+            request["model"],
+            [{"type": "text", "text": text}],
+            usage or {"input_tokens": 10, "output_tokens": 5},
+        ),
+    )
+
+
+def _tag(text: str, name: str) -> str:
+    match = re.search(rf"<{name}>(.*?)</{name}>", text, re.S)
+    return match.group(1).strip() if match else ""
+
+
+def _passages(text: str) -> list[tuple[str, str]]:
+    body = _tag(text, "passages") or text.split("Question:")[0]
+    return [
+        (m.group(1), m.group(2).strip())
+        for m in re.finditer(r"\[\d+\] ([^\n]*)\n(.*?)(?=\n\n\[\d+\] |\Z)", body, re.S)
+    ]
+
+
+def _user_text(request: dict[str, Any]) -> str:
+    content = request["messages"][0]["content"]
+    return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
+
+
+class SimulatedModel:
+    """Answers and judges from the request alone, with token usage and prompt-cache accounting."""
+
+    def __init__(self) -> None:
+        self._cached_prefixes: set[str] = set()
+        self._lock = threading.Lock()
+
+    def usage(self, request: dict[str, Any], output: str) -> dict[str, int]:
+        cached = [
+            b["text"] for b in request.get("system", []) if isinstance(b, dict) and b.get("cache_control")
+        ]
+        prefix = "".join(cached)
+        with self._lock:
+            hit = prefix in self._cached_prefixes
+            self._cached_prefixes.add(prefix)
+        prefix_tokens = len(prefix) // 4
+        return {
+            "input_tokens": max(
+                1,
+                (len(json.dumps(request["messages"])) + len(json.dumps(request.get("system", "")))) // 4
+                - prefix_tokens,
+            ),
+            "output_tokens": max(1, len(output) // 4),
+            "cache_creation_input_tokens": 0 if hit or not prefix else prefix_tokens,
+            "cache_read_input_tokens": prefix_tokens if hit and prefix else 0,
+        }
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        text = _user_text(request)
+        tool = (request.get("tool_choice") or {}).get("name")
+        if tool is None:
+            passages = _passages(text)
+            answer = passages[0][0] if passages else "unknown"
+            return text_reply(request, answer, self.usage(request, answer))
+        output = self.judge(tool, text)
+        return tool_reply(request, output, self.usage(request, json.dumps(output)))
+
+    def judge(self, tool: str, text: str) -> dict[str, Any]:
+        truth, answer = _tag(text, "ground_truth"), _tag(text, "answer")
+        passages = _passages(text)
+        joined = " ".join(p for _, p in passages)
+        in_context = reference.contains_answer(joined, truth) if truth else False
+        if tool == "record_scores":
+            faithful = reference.faithfulness_lexical(answer, [joined])
+            return {
+                "correctness": reference.correctness(answer, truth),
+                "correctness_rationale": "Compared with the ground truth.",
+                "faithfulness": 1.0
+                if faithful is None or faithful == 1.0
+                else (0.5 if faithful >= 0.5 else 0.0),
+                "faithfulness_rationale": "Checked each word against the passages.",
+                "context_relevance": 1.0 if in_context else 0.0,
+                "context_relevance_rationale": "Looked for the ground truth in the passages.",
+            }
+        if tool == "record_statements":
+            return {"statements": [s for s in re.split(r"(?<=[.!?])\s+", answer) if s]}
+        if tool == "record_verdicts":
+            statements = re.findall(r"^- (.*)$", _tag(text, "statements"), re.M) or [truth]
+            return {
+                "verdicts": [
+                    {
+                        "statement": s,
+                        "verdict": int((reference.faithfulness_lexical(s, [joined]) or 0) == 1.0),
+                        "reason": "lexical",
+                    }
+                    for s in statements
+                ]
+            }
+        if tool == "record_passage_verdicts":
+            return {
+                "verdicts": [
+                    {"passage": n, "useful": int(reference.contains_answer(p, truth)), "reason": "lexical"}
+                    for n, (_, p) in enumerate(passages, start=1)
+                ]
+            }
+        if tool == "record_questions":
+            return {
+                "questions": [f"What is {answer}?", f"Which is {answer}?"],
+                "noncommittal": int(reference.is_abstention(answer)),
+            }
+        raise ValueError(f"the simulated model has no behaviour for tool {tool}")
+
+
+class FakeAnthropic:
+    """``with FakeAnthropic() as server:`` then point the SDK at ``server.url``."""
+
+    def __init__(self, responder: Responder | None = None, latency_s: float = 0.0) -> None:
+        self.responder = responder or SimulatedModel()
+        self.latency_s = latency_s
+        self.script: deque[Reply | Callable[[dict[str, Any]], Reply]] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.replies: list[int] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def queue(self, *replies: Reply | Callable[[dict[str, Any]], Reply]) -> None:
+        """Serve these, in order, before the responder."""
+        self.script.extend(replies)
+
+    def reset_counts(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.replies.clear()
+            self.max_in_flight = 0
+
+    def _handle(self, request: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            scripted = self.script.popleft() if self.script else None
+        try:
+            if scripted is None:
+                reply = self.responder(request)
+            elif callable(scripted):
+                reply = scripted(request)
+            else:
+                reply = scripted
+            time.sleep(self.latency_s + reply.delay_s)  # the simulated model's latency
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+        with self._lock:
+            self.replies.append(reply.status)
+        return reply
+
+    def __enter__(self) -> FakeAnthropic:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.rstrip("/") != "/v1/messages":
+                    reply = error_reply(404, "not_found_error")
+                else:
+                    reply = fake._handle(body)
+                payload = json.dumps(reply.body if reply.body is not None else {}).encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,230 @@
+"""The real `anthropic` SDK against the tests' own Messages-API server on 127.0.0.1."""
+
+import asyncio
+import time
+
+import pandas as pd
+import pytest
+
+from rag_eval_pipeline.answering.base import AnswerConfig
+from rag_eval_pipeline.answering.claude import ANSWER_PROMPT_VERSION, ClaudeAnswerer
+from rag_eval_pipeline.answering.run import answer_cases
+from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
+from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
+from rag_eval_pipeline.llm.client import LLMCallError
+from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES
+from rag_eval_pipeline.metrics.judges import join_cases, score_cases
+from rag_eval_pipeline.metrics.llm_judges import StrictLLMJudge
+from rag_eval_pipeline.metrics.summary import summarize
+from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic, Reply, error_reply, text_reply, tool_reply
+
+HITS = [
+    SearchHit("p1", "Shirley Temple", "Shirley Temple served as Chief of Protocol.", 2.0),
+    SearchHit("p2", "Kiss and Tell (1945 film)", "Kiss and Tell starred Shirley Temple.", 1.0),
+]
+
+
+def _cases(n: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "qid": [f"q{i}" for i in range(n)],
+            "question": [f"Question number {i}?" for i in range(n)],
+            "answer": ["Shirley Temple"] * n,
+            "type": ["bridge"] * n,
+            "level": ["hard"] * n,
+            "gold_titles": [["Shirley Temple"]] * n,
+            "gold_facts": [[{"title": "Shirley Temple", "sent_id": 0}]] * n,
+        }
+    )
+
+
+def _client(server, tmp_path=None, max_retries=2):
+    cache = ResponseCache(tmp_path / "cache") if tmp_path is not None else None
+    return CachedClient(AnthropicClient("test-key", server.url, timeout_s=10, max_retries=max_retries), cache)
+
+
+def _answer(server, cases, concurrency=8, tmp_path=None, max_retries=2):
+    client = _client(server, tmp_path, max_retries)
+    answers = answer_cases(
+        cases,
+        AnswerConfig("claude-haiku-4-5", "bm25", 2),
+        ClaudeAnswerer("claude-haiku-4-5", client, DEFAULT_PRICES),
+        retrieve=lambda queries, k: [HITS[:k] for _ in queries],
+        concurrency=concurrency,
+    )
+    return answers, client
+
+
+def test_answers_through_the_sdk_with_the_versioned_prompt():
+    with FakeAnthropic() as server:
+        answers, client = _answer(server, _cases(3))
+    assert answers["answer"].tolist() == ["Shirley Temple"] * 3  # the top passage's title
+    assert (answers["prompt_version"] == ANSWER_PROMPT_VERSION).all()
+    assert (answers["model_id"] == "claude-haiku-4-5").all()
+    request = server.requests[0]
+    assert request["temperature"] == 0.0 and request["model"] == "claude-haiku-4-5"
+    assert "ONLY the numbered passages" in request["system"][0]["text"]
+    assert "[1] Shirley Temple\nShirley Temple served" in request["messages"][0]["content"]
+    assert client.api_calls == 3
+
+
+def test_requests_overlap_up_to_the_concurrency_bound():
+    with FakeAnthropic(latency_s=0.3) as server:
+        started = time.perf_counter()
+        answers, _ = _answer(server, _cases(20), concurrency=4)
+        elapsed = time.perf_counter() - started
+    assert (answers["status"] == "ok").all()
+    assert server.max_in_flight == 4
+    assert 5 * 0.3 <= elapsed < 5 * 0.3 + 1.5  # 20 calls, 4 at a time
+
+
+def test_429_and_529_wait_for_retry_after_then_succeed():
+    with FakeAnthropic() as server:
+        server.queue(
+            error_reply(429, "rate_limit_error", retry_after=1),
+            error_reply(529, "overloaded_error", retry_after=1),
+        )
+        started = time.perf_counter()
+        answers, _ = _answer(server, _cases(1))
+        elapsed = time.perf_counter() - started
+    assert answers["status"].tolist() == ["ok"]
+    assert server.replies == [429, 529, 200]
+    assert elapsed >= 2.0  # two retry-after waits of 1 s
+
+
+def test_server_errors_back_off_then_the_case_fails_with_its_error():
+    with FakeAnthropic() as server:
+        server.queue(*[error_reply(500, "api_error")] * 3)
+        answers, _ = _answer(server, _cases(1), max_retries=2)
+    assert server.replies == [500, 500, 500]  # one try and two retries, as configured
+    row = answers.iloc[0]
+    assert row["status"] == "failed" and pd.isna(row["answer"])
+    assert "HTTP 500" in row["error"] and pd.isna(row["cost_usd"])
+
+
+def test_a_second_run_sends_zero_requests_and_failed_cases_are_retried(tmp_path):
+    with FakeAnthropic() as server:
+        server.queue(*[error_reply(500, "api_error")] * 3)  # the first case fails for good
+        first, _ = _answer(server, _cases(4), tmp_path=tmp_path, concurrency=1, max_retries=2)
+        assert first["status"].tolist() == ["failed", "ok", "ok", "ok"]
+        server.reset_counts()
+        second, client = _answer(server, _cases(4), tmp_path=tmp_path)
+        assert len(server.requests) == 1  # only the failed case is asked again
+        assert second["status"].tolist() == ["ok"] * 4 and client.cache_hits == 3
+        server.reset_counts()
+        third, client = _answer(server, _cases(4), tmp_path=tmp_path)
+    assert server.requests == [] and client.api_calls == 0
+    assert third["answer"].tolist() == second["answer"].tolist()
+    assert third["from_cache"].all()
+
+
+def test_token_and_cost_sums():
+    usage = {
+        "input_tokens": 1000,
+        "output_tokens": 100,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+    with FakeAnthropic(responder=lambda request: text_reply(request, "Chief of Protocol", usage)) as server:
+        answers, _ = _answer(server, _cases(5))
+    assert answers["input_tokens"].sum() == 5000 and answers["output_tokens"].sum() == 500
+    # Haiku 4.5: $1 / MTok input, $5 / MTok output -> 5 * (1000 * 1 + 100 * 5) / 1e6
+    assert answers["cost_usd"].sum() == pytest.approx(5 * 1500 / 1e6)
+
+
+def _judge(server, answers_text="Shirley Temple", n=1, tmp_path=None):
+    cases = _cases(n)
+    candidates = pd.DataFrame(
+        {
+            "qid": cases["qid"],
+            "question": cases["question"],
+            "answer_config": "claude-haiku-4-5@bm25-k2",
+            "answer": answers_text,
+            "retrieved_ids": [[h.passage_id for h in HITS]] * n,
+            "retrieved_titles": [[h.title for h in HITS]] * n,
+            "retrieved_scores": [[h.score for h in HITS]] * n,
+            "retrieved_passages": [[h.passage for h in HITS]] * n,
+            "status": "ok",
+            "error": None,
+        }
+    )
+    judge = StrictLLMJudge(
+        "claude-sonnet-4-6", "claude-sonnet-4-6", _client(server, tmp_path), DEFAULT_PRICES
+    )
+    return score_cases(join_cases(candidates, cases), [judge])
+
+
+GOOD = {
+    "correctness": 1.0,
+    "correctness_rationale": "Same person.",
+    "faithfulness": 1.0,
+    "faithfulness_rationale": "Stated in passage 1.",
+    "context_relevance": 0.5,
+    "context_relevance_rationale": "One hop only.",
+}
+
+
+def test_strict_judge_uses_a_forced_tool_and_a_cached_rubric():
+    with FakeAnthropic() as server:
+        scores = _judge(server, n=2)
+    request = server.requests[0]
+    assert request["tool_choice"] == {"type": "tool", "name": "record_scores"}
+    assert request["tools"][0]["input_schema"]["properties"]["correctness"]["enum"] == [0.0, 0.5, 1.0]
+    assert request["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert "STRICT" in request["system"][0]["text"]
+    assert scores["correctness"].tolist() == [1.0, 1.0]  # simulated judge: answer == ground truth
+    assert (scores["judge_id"] == "claude-sonnet-4-6").all() and (
+        scores["prompt_version"] == "strict-v1"
+    ).all()
+    assert scores["cache_write_tokens"].iloc[0] + scores["cache_read_tokens"].iloc[0] > 0
+
+
+def test_invalid_judge_output_is_reasked_once():
+    bad = {**GOOD, "correctness": 0.7}
+    with FakeAnthropic() as server:
+        server.queue(lambda r: tool_reply(r, bad), lambda r: tool_reply(r, GOOD))
+        scores = _judge(server)
+    assert len(server.requests) == 2
+    follow_up = server.requests[1]["messages"]
+    assert follow_up[1]["role"] == "assistant" and follow_up[2]["content"][0]["type"] == "tool_result"
+    assert (
+        "0.7" in follow_up[2]["content"][0]["content"]
+        or "not one of" in follow_up[2]["content"][0]["content"]
+    )
+    assert scores["status"].tolist() == ["ok"] and scores["context_relevance"].item() == 0.5
+    assert '"context_relevance": "One hop only."' in scores["rationales"].item()
+
+
+def test_invalid_twice_is_a_counted_judge_error_not_a_zero():
+    missing_key = {k: v for k, v in GOOD.items() if k != "faithfulness"}
+    with FakeAnthropic() as server:
+        server.queue(lambda r: text_reply(r, "I think it is correct."), lambda r: tool_reply(r, missing_key))
+        scores = _judge(server)
+    row = scores.iloc[0]
+    assert row["status"] == "judge_error"
+    assert "no tool call" in row["error"] and "faithfulness" in row["error"]
+    assert pd.isna(row["correctness"]) and pd.isna(row["faithfulness"])
+    summary = summarize(scores)
+    overall = summary[(summary["group"] == "all") & (summary["metric"] == "correctness")]
+    assert overall["n_judge_errors"].item() == 1 and overall["n"].item() == 0
+
+
+def test_judge_api_failure_is_a_judge_error():
+    with FakeAnthropic() as server:
+        server.queue(*[error_reply(400, "invalid_request_error")])
+        scores = _judge(server)
+    assert scores["status"].tolist() == ["judge_error"] and "HTTP 400" in scores["error"].item()
+    assert server.replies == [400]  # a 400 is not retried
+
+
+def test_client_raises_llm_call_error_on_connection_failure():
+    client = AnthropicClient("k", "http://127.0.0.1:9", timeout_s=1, max_retries=0)
+    from rag_eval_pipeline.llm.client import LLMRequest
+
+    with pytest.raises(LLMCallError, match="Connection"):
+        asyncio.run(client.complete(LLMRequest(model="m", messages=({"role": "user", "content": "x"},))))
+
+
+def test_reply_helper_builds_valid_messages():
+    assert Reply().status == 200

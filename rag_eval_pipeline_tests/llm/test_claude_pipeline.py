@@ -1,0 +1,114 @@
+"""The whole graph with claude-haiku-4-5 answering and claude-sonnet-4-6 judging, against the
+tests' Messages-API server, through a real Dagster instance."""
+
+import dagster as dg
+import pytest
+
+from rag_eval_pipeline import cli, runner
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource
+from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
+
+MODELS = ["claude-haiku-4-5", "oracle"]
+JUDGES = ["reference", "claude-sonnet-4-6", "ragas:claude-sonnet-4-6"]
+
+
+@pytest.fixture(scope="module")
+def claude_run(shared_hotpotqa, tmp_path_factory):
+    with FakeAnthropic() as server:
+        anthropic = AnthropicResource(api_key="test-key", base_url=server.url, concurrency=8)
+        defs = build_definitions(KnowledgeBaseResource(), anthropic)
+        with dg.instance_for_test(temp_dir=str(tmp_path_factory.mktemp("home"))) as instance:
+            report = runner.run_evaluation(
+                defs,
+                instance,
+                MODELS,
+                dataset=str(shared_hotpotqa),
+                sample=12,
+                judges=JUDGES,
+                echo=lambda _: None,
+            )
+            first_requests = len(server.requests)
+            server.reset_counts()
+            rerun = runner.run_evaluation(
+                defs,
+                instance,
+                MODELS,
+                dataset=str(shared_hotpotqa),
+                sample=12,
+                judges=JUDGES,
+                echo=lambda _: None,
+            )
+            yield defs, instance, report, rerun, first_requests, list(server.requests)
+
+
+def test_claude_answers_and_judges_every_case(claude_run):
+    defs, instance, report, _, first_requests, _ = claude_run
+    answers = runner.load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
+    assert (answers["status"] == "ok").all() and (answers["prompt_version"] == "answer-v1").all()
+    scores = runner.load_asset(defs, instance, "judge_scores", "claude-haiku-4-5")
+    assert sorted(scores["judge_id"].unique()) == sorted(JUDGES)
+    assert len(scores) == 12 * 3
+    strict = scores[scores["judge_id"] == "claude-sonnet-4-6"]
+    assert strict["correctness"].isin([0.0, 0.5, 1.0]).all()
+    # 12 answers; strict: one call per case per model; ragas: precision and recall calls per
+    # case, plus statement extraction and verdicts when the answer makes a claim (no embedder)
+    assert 12 + 24 + 2 * 24 <= first_requests <= 12 + 24 + 4 * 24
+
+
+def test_calibration_holds_for_the_llm_judge(claude_run):
+    _, _, report, _, _, _ = claude_run
+    comparison = report.comparison.set_index(["answer_model", "judge_id"])
+    assert comparison.loc[("oracle", "claude-sonnet-4-6"), "correctness"] == 1.0
+    assert comparison.loc[("oracle", "reference"), "correctness"] == 1.0
+
+
+def test_second_materialization_sends_zero_requests(claude_run):
+    _, _, report, rerun, _, requests_on_rerun = claude_run
+    assert requests_on_rerun == []
+    assert rerun.comparison.equals(report.comparison)
+
+
+def test_tokens_and_cost_reach_the_summary_and_its_metadata(claude_run):
+    defs, instance, _, _, _, _ = claude_run
+    answers = runner.load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
+    summary = runner.load_asset(defs, instance, "metric_summary", "claude-haiku-4-5")
+    usage = summary[summary["group"] == "usage"].set_index(["judge_id", "metric"])["total"]
+    assert usage[("answer_model", "cost_usd")] == pytest.approx(answers["cost_usd"].sum())
+    assert usage[("answer_model", "input_tokens")] == answers["input_tokens"].sum() > 0
+    assert usage[("claude-sonnet-4-6", "cost_usd")] > 0
+    assert usage[("claude-sonnet-4-6", "cache_read_tokens")] > 0  # the rubric was cached
+    record = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=["claude-haiku-4-5"]),
+        limit=1,
+    ).records[0]
+    assert record.asset_materialization.metadata["cost_usd"].value > 0
+
+
+def test_ragas_judge_notes_answer_relevancy_absent_without_embedder(claude_run):
+    defs, instance, _, _, _, _ = claude_run
+    scores = runner.load_asset(defs, instance, "judge_scores", "claude-haiku-4-5")
+    ragas = scores[scores["judge_id"] == "ragas:claude-sonnet-4-6"]
+    assert ragas["answer_relevancy"].isna().all()
+    assert ragas["notes"].str.contains("no embedder configured").all()
+    assert ragas["context_precision"].notna().any() and ragas["faithfulness"].between(0, 1).any()
+
+
+def test_missing_api_key_is_a_clear_error(shared_hotpotqa, tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    code = cli.main(
+        [
+            "--dagster-home",
+            str(tmp_path),
+            "run",
+            "--dataset",
+            str(shared_hotpotqa),
+            "--sample",
+            "2",
+            "--models",
+            "claude-haiku-4-5",
+        ]
+    )
+    assert code == 1
+    assert "ANTHROPIC_API_KEY" in capsys.readouterr().err

@@ -1,0 +1,94 @@
+"""The pure halves of the LLM judges: prompts, verdict parsing, RAGAS formulas."""
+
+import numpy as np
+import pytest
+
+from rag_eval_pipeline.llm.client import LLMResponse, Usage
+from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, cost_usd, price_for
+from rag_eval_pipeline.metrics.judge_registry import UnknownJudgeError, parse_judge_name
+from rag_eval_pipeline.metrics.llm_judges import (
+    STRICT_PROMPT_VERSION,
+    InvalidJudgeOutput,
+    JudgeCase,
+    answer_relevancy,
+    parse_strict_verdict,
+    rank_weighted_precision,
+    render_strict_prompt,
+    share_supported,
+)
+from rag_eval_pipeline.metrics.reference import context_precision
+from rag_eval_pipeline.retrieval.base import SearchHit
+
+CASE = JudgeCase("Who?", "Shirley Temple", "Shirley Temple", (SearchHit("p", "T", "Text.", 1.0),))
+VALID = {
+    "correctness": 1,
+    "correctness_rationale": "a",
+    "faithfulness": 0.5,
+    "faithfulness_rationale": "b",
+    "context_relevance": 0,
+    "context_relevance_rationale": "c",
+}
+
+
+def _response(tool_input):
+    return LLMResponse(text="", tool_input=tool_input, usage=Usage(), model="m")
+
+
+def test_strict_prompt_is_versioned_and_holds_the_case():
+    request = render_strict_prompt("claude-sonnet-4-6", CASE)
+    assert STRICT_PROMPT_VERSION == "strict-v1"
+    assert "pick the lower one" in request.cached_system
+    body = request.messages[0]["content"]
+    assert "<ground_truth>Shirley Temple</ground_truth>" in body and "[1] T\nText." in body
+    assert request.api_kwargs()["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert request.cache_key() == render_strict_prompt("claude-sonnet-4-6", CASE).cache_key()
+    assert request.cache_key() != render_strict_prompt("claude-haiku-4-5", CASE).cache_key()
+
+
+def test_parse_strict_verdict_accepts_only_the_three_point_scale():
+    verdict = parse_strict_verdict(_response(VALID))
+    assert (verdict.correctness, verdict.faithfulness, verdict.context_relevance) == (1.0, 0.5, 0.0)
+    for broken, problem in [
+        ({**VALID, "correctness": 0.7}, "not one of"),
+        ({k: v for k, v in VALID.items() if k != "faithfulness"}, "faithfulness"),
+        ({**VALID, "extra": 1}, "extra"),
+        ({**VALID, "context_relevance_rationale": ""}, "context_relevance_rationale"),
+    ]:
+        with pytest.raises(InvalidJudgeOutput, match=problem):
+            parse_strict_verdict(_response(broken))
+    with pytest.raises(InvalidJudgeOutput, match="no tool call"):
+        parse_strict_verdict(_response(None))
+
+
+def test_rank_weighted_precision_matches_the_reference_definition():
+    assert rank_weighted_precision([True, False, True, False]) == pytest.approx((1 + 2 / 3) / 2)
+    assert rank_weighted_precision([False, False]) == 0.0
+    assert rank_weighted_precision([]) is None
+    titles, gold = ["A", "x", "B", "y"], ["A", "B"]
+    assert rank_weighted_precision([t in gold for t in titles]) == context_precision(titles, gold)
+
+
+def test_share_supported_and_answer_relevancy_by_hand():
+    assert share_supported([1, 0, 1, 1]) == 0.75 and share_supported([]) is None
+    question = np.array([1.0, 0.0])
+    generated = np.array([[1.0, 0.0], [0.0, 2.0]])  # cosines 1 and 0
+    assert answer_relevancy(question, generated, noncommittal=False) == pytest.approx(0.5)
+    assert answer_relevancy(question, generated, noncommittal=True) == 0.0
+
+
+def test_cost_from_the_price_table():
+    usage = Usage(input_tokens=2_000, output_tokens=1_000, cache_write_tokens=4_000, cache_read_tokens=10_000)
+    # Sonnet 4.6: 3, 15, 3.75, 0.30 $/MTok -> (6000 + 15000 + 15000 + 3000) / 1e6
+    assert cost_usd("claude-sonnet-4-6", usage, DEFAULT_PRICES) == pytest.approx(0.039)
+    assert price_for("claude-haiku-4-5-20251001", DEFAULT_PRICES) == DEFAULT_PRICES["claude-haiku-4-5"]
+    assert cost_usd("some-unpriced-model", usage, DEFAULT_PRICES) is None
+
+
+def test_judge_names():
+    assert parse_judge_name("reference") == ("reference", None)
+    assert parse_judge_name("claude-sonnet-4-6") == ("strict", "claude-sonnet-4-6")
+    assert parse_judge_name("anthropic:claude-opus-4-5") == ("strict", "claude-opus-4-5")
+    assert parse_judge_name("ragas:claude-sonnet-4-6") == ("ragas", "claude-sonnet-4-6")
+    assert parse_judge_name("strict:anthropic:claude-x") == ("strict", "claude-x")
+    with pytest.raises(UnknownJudgeError):
+        parse_judge_name("gpt-judge")
