@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import anthropic
@@ -21,25 +22,35 @@ class AnthropicClient:
         max_retries: int = 4,
         send_temperature: bool = True,
     ) -> None:
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries
-        )
+        self._settings = {
+            "api_key": api_key,
+            "base_url": base_url,
+            "timeout": timeout_s,
+            "max_retries": max_retries,
+        }
         self._send_temperature = send_temperature
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: anthropic.AsyncAnthropic | None = None
+
+    def _client_for_this_loop(self) -> anthropic.AsyncAnthropic:
+        """A new SDK client whenever the event loop changes: its connection pool belongs to the
+        loop that opened it, and each stage runs in its own ``asyncio.run``."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._loop, self._client = loop, anthropic.AsyncAnthropic(**self._settings)
+        return self._client
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         kwargs = request.api_kwargs()
         if not self._send_temperature:
             kwargs.pop("extra_body", None)
         try:
-            message = await self._client.messages.create(**kwargs)
+            message = await self._client_for_this_loop().messages.create(**kwargs)
         except anthropic.APIStatusError as err:
             raise LLMCallError(f"{type(err).__name__} (HTTP {err.status_code}): {err.message}") from err
         except anthropic.APIError as err:  # connection errors and timeouts after retries
             raise LLMCallError(f"{type(err).__name__}: {err}") from err
         return _to_response(message)
-
-    async def close(self) -> None:
-        await self._client.close()
 
 
 def _to_response(message: Any) -> LLMResponse:

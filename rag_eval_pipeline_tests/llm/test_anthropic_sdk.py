@@ -226,5 +226,16 @@ def test_client_raises_llm_call_error_on_connection_failure():
         asyncio.run(client.complete(LLMRequest(model="m", messages=({"role": "user", "content": "x"},))))
 
 
-def test_reply_helper_builds_valid_messages():
-    assert Reply().status == 200
+def test_one_client_serves_successive_event_loops():
+    """Each stage runs in its own asyncio.run; a client reused across them must not fail."""
+    with FakeAnthropic() as server:
+        client = _client(server)
+        for _ in range(3):
+            answers = answer_cases(
+                _cases(4),
+                AnswerConfig("claude-haiku-4-5", "bm25", 2),
+                ClaudeAnswerer("claude-haiku-4-5", client, DEFAULT_PRICES),
+                retrieve=lambda queries, k: [HITS[:k] for _ in queries],
+            )
+            assert (answers["status"] == "ok").all()
+    assert server.replies == [200] * 12 and Reply().status == 200
