@@ -73,6 +73,12 @@ def _parser() -> argparse.ArgumentParser:
         help="sentence-transformers model name or local folder: adds vectors to the embedded index "
         "for the semantic, hybrid and two_hop modes (needs the [semantic] extra)",
     )
+    run.add_argument(
+        "--elasticsearch",
+        metavar="URL",
+        help="build the knowledge base in this Elasticsearch cluster (default: $ELASTICSEARCH_URL "
+        "if set, else the embedded on-disk index)",
+    )
     run.add_argument("--verbose", action="store_true", help="show Dagster's run logs")
 
     models = commands.add_parser("models", help="list, add or remove answer-model partitions")
@@ -114,12 +120,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"removed: {', '.join(removed) or 'nothing'}")
         return 0
 
-    from rag_eval_pipeline.definitions import build_definitions, default_anthropic
-    from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
+    from rag_eval_pipeline.definitions import (
+        build_definitions,
+        default_anthropic,
+        default_knowledge_base,
+    )
+    from rag_eval_pipeline.defs.resources import ElasticsearchResource
 
+    knowledge_base: dict = {"embedding_model": args.embedding_model}
+    if args.elasticsearch:
+        knowledge_base["elasticsearch"] = ElasticsearchResource(url=args.elasticsearch)
     defs = build_definitions(
-        KnowledgeBaseResource(embedding_model=args.embedding_model),
-        default_anthropic(concurrency=args.concurrency),
+        default_knowledge_base(**knowledge_base), default_anthropic(concurrency=args.concurrency)
     )
     print(f"Dagster instance: {instance.root_directory}")
     try:

@@ -16,29 +16,38 @@ from rag_eval_pipeline.defs.assets import (
     model_comparison,
 )
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
+from rag_eval_pipeline.defs.elasticsearch_assets import es_judgement_list, eval_results
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
-from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource
+from rag_eval_pipeline.defs.resources import (
+    AnthropicResource,
+    ElasticsearchResource,
+    KnowledgeBaseResource,
+)
 
 KNOWLEDGE_BASE_ASSETS = [hotpotqa_raw, kb_passages, kb_index, judgement_list]
 EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary]
 
-knowledge_base_job = dg.define_asset_job(
-    "knowledge_base_job",
-    selection=dg.AssetSelection.assets(*KNOWLEDGE_BASE_ASSETS),
-    description="Sample the questions and (re)build the knowledge base and its index.",
-)
-evaluation_job = dg.define_asset_job(
-    "evaluation_job",
-    selection=dg.AssetSelection.assets(*EVALUATION_ASSETS),
-    partitions_def=answer_model_partitions,
-    description="Answer, judge and summarize one answer-model partition.",
-)
-comparison_job = dg.define_asset_job(
-    "comparison_job",
-    selection=dg.AssetSelection.assets(model_comparison),
-    description="Put every answer model's metrics side by side.",
-)
+
+def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
+    return [
+        dg.define_asset_job(
+            "knowledge_base_job",
+            selection=dg.AssetSelection.assets(*knowledge_base_assets),
+            description="Sample the questions and (re)build the knowledge base and its index.",
+        ),
+        dg.define_asset_job(
+            "evaluation_job",
+            selection=dg.AssetSelection.assets(*evaluation_assets),
+            partitions_def=answer_model_partitions,
+            description="Answer, judge and summarize one answer-model partition.",
+        ),
+        dg.define_asset_job(
+            "comparison_job",
+            selection=dg.AssetSelection.assets(model_comparison),
+            description="Put every answer model's metrics side by side.",
+        ),
+    ]
 
 
 def default_anthropic(**settings: Any) -> AnthropicResource:
@@ -49,18 +58,45 @@ def default_anthropic(**settings: Any) -> AnthropicResource:
     return AnthropicResource(**settings)
 
 
+def default_knowledge_base(**settings: Any) -> KnowledgeBaseResource:
+    """The one switch: ELASTICSEARCH_URL (or ELASTICSEARCH_CLOUD_ID) in the environment puts the
+    knowledge base in Elasticsearch, with ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME and
+    ELASTICSEARCH_PASSWORD bound through EnvVar; otherwise the embedded on-disk index."""
+    bound = {
+        field: dg.EnvVar(variable)
+        for field, variable in [
+            ("url", "ELASTICSEARCH_URL"),
+            ("cloud_id", "ELASTICSEARCH_CLOUD_ID"),
+            ("api_key", "ELASTICSEARCH_API_KEY"),
+            ("username", "ELASTICSEARCH_USERNAME"),
+            ("password", "ELASTICSEARCH_PASSWORD"),
+            ("ca_certs", "ELASTICSEARCH_CA_CERTS"),
+        ]
+        if variable in os.environ
+    }
+    if "url" in bound or "cloud_id" in bound:
+        settings.setdefault("elasticsearch", ElasticsearchResource(**bound))
+    return KnowledgeBaseResource(**settings)
+
+
 def build_definitions(
     knowledge_base: KnowledgeBaseResource | None = None,
     anthropic: AnthropicResource | None = None,
 ) -> dg.Definitions:
-    """The code location; the CLI and tests pass their own resource settings."""
+    """The code location; the CLI and tests pass their own resource settings. With an
+    Elasticsearch knowledge base, the judgement list and the scored cases are indexed too."""
+    knowledge_base = knowledge_base or default_knowledge_base()
+    kb_assets, eval_assets = list(KNOWLEDGE_BASE_ASSETS), list(EVALUATION_ASSETS)
+    if knowledge_base.backend == "elasticsearch":
+        kb_assets.append(es_judgement_list)
+        eval_assets.append(eval_results)
     return dg.Definitions(
-        assets=[*KNOWLEDGE_BASE_ASSETS, *EVALUATION_ASSETS, model_comparison],
+        assets=[*kb_assets, *eval_assets, model_comparison],
         asset_checks=ASSET_CHECKS,
-        jobs=[knowledge_base_job, evaluation_job, comparison_job],
+        jobs=_jobs(kb_assets, eval_assets),
         resources={
             "io_manager": ArtifactIOManager(),
-            "knowledge_base": knowledge_base or KnowledgeBaseResource(),
+            "knowledge_base": knowledge_base,
             "anthropic": anthropic or default_anthropic(),
         },
     )

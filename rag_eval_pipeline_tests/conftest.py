@@ -56,3 +56,39 @@ def minilm(minilm_path):
     from rag_eval_pipeline.retrieval.embedder import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder(minilm_path)
+
+
+ES_URL_VARIABLE = "RAG_EVAL_TEST_ES_URL"
+DEFAULT_TEST_ES_URL = "http://127.0.0.1:9250"  # what .ci/elasticsearch.sh starts
+
+
+@pytest.fixture(scope="session")
+def es_url() -> str:
+    """A real Elasticsearch node. Missing is a failure, not a skip: `bash .ci/run` starts one,
+    or `bash .ci/elasticsearch.sh start` for a local run."""
+    from elasticsearch import Elasticsearch
+
+    url = os.environ.get(ES_URL_VARIABLE, DEFAULT_TEST_ES_URL)
+    try:
+        Elasticsearch(url, request_timeout=5).cluster.health()
+    except Exception as err:
+        pytest.fail(
+            f"no Elasticsearch at {url} ({type(err).__name__}); start one with "
+            f"`bash .ci/elasticsearch.sh start` and export {ES_URL_VARIABLE}"
+        )
+    return url
+
+
+@pytest.fixture
+def es_prefix(es_url):
+    """Unique index names for one test; its indices are deleted afterwards."""
+    import uuid
+
+    from elasticsearch import Elasticsearch
+
+    prefix = f"test-{uuid.uuid4().hex[:8]}"
+    yield prefix
+    es = Elasticsearch(es_url)
+    names = list(es.indices.get(index=f"{prefix}-*", allow_no_indices=True))
+    if names:  # wildcard deletes are refused by default: delete by name
+        es.indices.delete(index=",".join(names), ignore_unavailable=True)

@@ -1,18 +1,28 @@
 """Resources: the knowledge-base backend behind the search interface."""
 
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import numpy as np
 import pandas as pd
+from elasticsearch import Elasticsearch
 from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.answering.run import Retriever
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
-from rag_eval_pipeline.retrieval.base import IndexManifest
+from rag_eval_pipeline.retrieval.base import IndexManifest, SearchIndex
+from rag_eval_pipeline.retrieval.elasticsearch_index import (
+    EsFeatures,
+    EsIndexNames,
+    build_es_index,
+    detect_features,
+    open_es_index,
+)
 from rag_eval_pipeline.retrieval.embedded import (
     OpenedIndex,
     build_embedded_index,
@@ -20,6 +30,37 @@ from rag_eval_pipeline.retrieval.embedded import (
 )
 from rag_eval_pipeline.retrieval.embedder import Embedder, SentenceTransformerEmbedder
 from rag_eval_pipeline.retrieval.modes import search_many
+
+
+class ElasticsearchResource(dg.ConfigurableResource):
+    """An Elasticsearch cluster: URL or Cloud ID, API key or basic auth, TLS options. Bind the
+    secrets (and, in deployments, the address) with ``dg.EnvVar``."""
+
+    url: str | None = Field(default=None, description="e.g. https://es.internal:9200")
+    cloud_id: str | None = None
+    api_key: str | None = None
+    username: str | None = None
+    password: str | None = None
+    verify_certs: bool = True
+    ca_certs: str | None = Field(default=None, description="CA bundle path for TLS")
+    request_timeout_s: float = 30.0
+
+    def client(self) -> Elasticsearch:
+        if not self.url and not self.cloud_id:
+            raise ValueError("ElasticsearchResource needs url or cloud_id")
+        auth: dict[str, Any] = {}
+        if self.api_key:
+            auth["api_key"] = self.api_key
+        elif self.username:
+            auth["basic_auth"] = (self.username, self.password or "")
+        return Elasticsearch(
+            hosts=[self.url] if self.url else None,
+            cloud_id=self.cloud_id,
+            verify_certs=self.verify_certs,
+            ca_certs=self.ca_certs,
+            request_timeout=self.request_timeout_s,
+            **auth,
+        )
 
 
 class KnowledgeBaseResource(dg.ConfigurableResource):
@@ -36,8 +77,24 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         description="Sentence-transformers model name or local folder; unset = BM25 only.",
     )
     embedding_batch_size: int = 64
+    elasticsearch: ElasticsearchResource | None = Field(
+        default=None, description="Set: the knowledge base lives in Elasticsearch, not on disk."
+    )
+    es_index_names: dict[str, str] = Field(
+        default_factory=lambda: dict(asdict(EsIndexNames())),
+        description="knowledge_base (an alias), judgement_list and eval_results index names",
+    )
+    es_inference_id: str | None = Field(
+        default=None, description="Inference endpoint for a semantic_text field (Elastic Cloud)."
+    )
+    es_max_error_share: float = Field(
+        default=0.0, description="Share of documents that may fail to index before the build fails."
+    )
 
     _root: Path = PrivateAttr()
+    _es: Elasticsearch | None = PrivateAttr(default=None)
+    _es_features: EsFeatures | None = PrivateAttr(default=None)
+    _es_opened: dict[str, Callable[[str], SearchIndex]] = PrivateAttr(default_factory=dict)
     _embedders: dict[str, Embedder] = PrivateAttr(default_factory=dict)
     _indexes: dict[str, OpenedIndex] = PrivateAttr(default_factory=dict)
 
@@ -59,17 +116,53 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         embedder = self.embedder(self.embedding_model)
         return lambda texts: embedder.encode(texts)
 
+    @property
+    def backend(self) -> str:
+        return "elasticsearch" if self.elasticsearch is not None else "embedded"
+
+    @property
+    def index_names(self) -> EsIndexNames:
+        return EsIndexNames(**self.es_index_names)
+
+    def es(self) -> tuple[Elasticsearch, EsFeatures]:
+        """The cluster client and its detected features (detected once, logged once)."""
+        if self.elasticsearch is None:
+            raise ValueError("no Elasticsearch configured")
+        if self._es is None:
+            self._es = self.elasticsearch.client()
+        if self._es_features is None:
+            self._es_features = detect_features(self._es, self.es_inference_id)
+        return self._es, self._es_features
+
     def build(
         self, passages: pd.DataFrame, on_progress: Callable[[int, int], None] | None = None
     ) -> IndexManifest:
         embedder = self.embedder(self.embedding_model) if self.embedding_model else None
-        return build_embedded_index(passages, self._root, embedder, on_progress)
+        if self.elasticsearch is None:
+            return build_embedded_index(passages, self._root, embedder, on_progress)
+        es, features = self.es()
+        return build_es_index(
+            es,
+            passages,
+            self.index_names.knowledge_base,
+            features,
+            embedder,
+            self.es_max_error_share,
+            on_progress,
+        )
 
     def retriever(self, manifest: IndexManifest, mode: str) -> Retriever:
         """A batch search function for ``mode`` over the index the manifest names."""
-        if manifest.location not in self._indexes:
-            self._indexes[manifest.location] = open_embedded_index(manifest, self.embedder)
-        index = self._indexes[manifest.location].for_mode(mode)
+        if manifest.backend == "elasticsearch":
+            es, features = self.es()
+            key = manifest.details["index"]
+            if key not in self._es_opened:
+                self._es_opened[key] = open_es_index(es, manifest, features, self.embedder)
+            index = self._es_opened[key](mode)
+        else:
+            if manifest.location not in self._indexes:
+                self._indexes[manifest.location] = open_embedded_index(manifest, self.embedder)
+            index = self._indexes[manifest.location].for_mode(mode)
         return lambda queries, k: search_many(index, queries, k)
 
 

@@ -1,0 +1,141 @@
+"""The Elasticsearch backend on a real node (the integ-test distribution: no english analyzer,
+no inference endpoints, no rrf retriever, so their fallbacks run for real)."""
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+from elasticsearch import Elasticsearch
+
+from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
+from rag_eval_pipeline.data.knowledge_base import flatten_passages
+from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
+from rag_eval_pipeline.retrieval.elasticsearch_index import (
+    BulkIndexingError,
+    ElasticsearchUnavailableError,
+    build_es_index,
+    detect_features,
+    open_es_index,
+)
+from rag_eval_pipeline.retrieval.modes import FusedIndex, ModeUnavailableError, TwoHopIndex
+from rag_eval_pipeline_tests.retrieval.test_vector_index import HashingEmbedder
+
+
+@pytest.fixture(scope="module")
+def sample(shared_hotpotqa):
+    questions = read_hotpotqa_file(shared_hotpotqa).head(60)
+    return questions, flatten_passages(questions)
+
+
+def _alias_targets(es, alias):
+    return sorted(es.indices.get_alias(name=alias).keys())
+
+
+def test_features_of_the_integ_test_node(es_url, caplog):
+    es = Elasticsearch(es_url)
+    with caplog.at_level(logging.INFO):
+        features = detect_features(es, inference_id="my-elser-endpoint")
+    assert features.version.startswith("9.")
+    assert features.rrf is False and features.english_analyzer is False
+    assert features.inference_id is None  # the endpoint does not exist here: dense_vector instead
+    assert "client-side reciprocal rank fusion" in caplog.text
+
+
+def test_bm25_hits_match_the_embedded_index(es_url, es_prefix, sample):
+    questions, passages = sample
+    es = Elasticsearch(es_url)
+    features = detect_features(es, None)
+    manifest = build_es_index(es, passages, f"{es_prefix}-kb", features)
+    assert manifest.documents == len(passages) and manifest.details["semantic"] == "none"
+    assert manifest.details["size_bytes"] > 0
+    lexical = open_es_index(es, manifest, features, lambda m: None)("bm25")
+    queries = questions["question"].tolist()
+    es_hits = lexical.search_many(queries, 4)
+    embedded_hits = Bm25Index.build(passages).search_many(queries, 4)
+    overlap = np.mean(
+        [
+            len({h.passage_id for h in a} & {h.passage_id for h in b}) / 4
+            for a, b in zip(es_hits, embedded_hits)
+        ]
+    )
+    print(f"BM25 overlap@4, Elasticsearch vs embedded index: {overlap:.3f}")
+    assert overlap >= 0.75  # the node lacks stemming; bm25s stems
+    assert [h.title for h in es_hits[0]][0] == "Kiss and Tell (1945 film)"
+
+
+def test_dense_vectors_knn_hybrid_fallback_and_two_hop(es_url, es_prefix, sample):
+    questions, passages = sample
+    es = Elasticsearch(es_url)
+    features = detect_features(es, None)
+    embedder = HashingEmbedder()
+    manifest = build_es_index(es, passages, f"{es_prefix}-kb", features, embedder)
+    assert manifest.details["semantic"] == "dense_vector"
+    assert manifest.details["modes"] == ["bm25", "two_hop", "semantic", "hybrid"]
+    for_mode = open_es_index(es, manifest, features, lambda model: embedder)
+    query = questions["question"].iloc[0]
+    semantic = for_mode("semantic").search(query, 5)
+    assert len(semantic) == 5 and semantic[0].score >= semantic[-1].score
+    # kNN on the node agrees with exact cosine on the same vectors for the best hit
+    from rag_eval_pipeline.retrieval.vector_index import DenseIndex
+
+    exact = DenseIndex(
+        embedder.encode([f"{t}\n{p}" for t, p in zip(passages.title, passages.passage)]), passages, embedder
+    )
+    assert semantic[0].passage_id == exact.search(query, 1)[0].passage_id
+    hybrid = for_mode("hybrid")
+    assert isinstance(hybrid, FusedIndex)  # no rrf retriever here: fused client-side
+    assert len(hybrid.search(query, 4)) == 4
+    two_hop = for_mode("two_hop")
+    assert isinstance(two_hop, TwoHopIndex) and len(two_hop.search(query, 4)) == 4
+
+
+def test_semantic_mode_without_vectors_is_a_clear_error(es_url, es_prefix, sample):
+    _, passages = sample
+    es = Elasticsearch(es_url)
+    features = detect_features(es, None)
+    manifest = build_es_index(es, passages.head(20), f"{es_prefix}-kb", features)
+    with pytest.raises(ModeUnavailableError, match="needs a semantic field"):
+        open_es_index(es, manifest, features, lambda m: None)("hybrid")
+
+
+def test_rebuild_swaps_the_alias_and_a_failed_build_never_replaces_the_live_index(es_url, es_prefix, sample):
+    _, passages = sample
+    es = Elasticsearch(es_url)
+    features = detect_features(es, None)
+    alias = f"{es_prefix}-kb"
+    first = build_es_index(es, passages.head(30), alias, features)
+    assert _alias_targets(es, alias) == [first.details["index"]]
+    again = build_es_index(es, passages.head(30), alias, features)
+    assert again.details["index"] == first.details["index"]  # same content: reused, no duplicates
+    assert es.count(index=alias)["count"] == 30
+
+    class ZeroForOne(HashingEmbedder):
+        """A zero vector cannot be indexed under cosine similarity: a real per-document error."""
+
+        def encode(self, texts, on_progress=None):
+            vectors = super().encode(texts, on_progress)
+            vectors[3] = 0.0
+            return vectors
+
+    with pytest.raises(BulkIndexingError, match="1 of 40 documents failed"):
+        build_es_index(es, passages.head(40), alias, features, ZeroForOne())
+    assert _alias_targets(es, alias) == [first.details["index"]]  # the live index is untouched
+    assert sorted(es.indices.get(index=f"{alias}-v*")) == [first.details["index"]]  # no half-built index
+    tolerant = build_es_index(es, passages.head(40), alias, features, ZeroForOne(), max_error_share=0.05)
+    assert _alias_targets(es, alias) == [tolerant.details["index"]] and tolerant.documents == 39
+    assert first.details["index"] in es.indices.get(index=f"{alias}-v*")  # the previous one kept
+
+
+def test_node_down_and_index_missing_are_clear_errors(es_url, es_prefix, sample):
+    _, passages = sample
+    down = Elasticsearch("http://127.0.0.1:9", request_timeout=2, max_retries=0)
+    with pytest.raises(ElasticsearchUnavailableError, match="unreachable"):
+        detect_features(down, None)
+    es = Elasticsearch(es_url)
+    features = detect_features(es, None)
+    manifest = build_es_index(es, passages.head(10), f"{es_prefix}-kb", features)
+    es.indices.delete(index=manifest.details["index"])
+    with pytest.raises(ElasticsearchUnavailableError, match="is missing; materialize kb_index"):
+        open_es_index(es, manifest, features, lambda m: None)
+    assert pd.isna(np.nan)
