@@ -81,6 +81,39 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--verbose", action="store_true", help="show Dagster's run logs")
 
+    explain = commands.add_parser(
+        "explain",
+        help="the lineage of one case's scores",
+        description="The question, ground truth, retrieved passages (gold marked), the answer, "
+        "each judge's scores and rationales, prompt versions, model ids, index version and the "
+        "Dagster runs that produced each step.",
+    )
+    explain.add_argument("qid", help="question id")
+    explain.add_argument("--model", required=True, help="answer-model partition")
+
+    worst = commands.add_parser("worst", help="the lowest-scoring cases of a model")
+    worst.add_argument("--model", required=True, help="answer-model partition")
+    worst.add_argument("--metric", default="correctness")
+    worst.add_argument("--judge", help="judge id (default: the first judge with the metric)")
+    worst.add_argument("-n", type=int, default=10, help="how many cases (default 10)")
+
+    gate = commands.add_parser(
+        "gate",
+        help="fail (exit 1) when a metric is below its threshold: for CI pipelines",
+        description="Reads the model's metric_summary and compares overall means with thresholds. "
+        "Exit 0: all pass; 1: a metric is below its threshold or not measured; 2: no summary.",
+    )
+    gate.add_argument("--model", required=True, help="answer-model partition")
+    gate.add_argument(
+        "--min",
+        dest="thresholds",
+        action="append",
+        required=True,
+        metavar="METRIC=VALUE",
+        help="e.g. faithfulness=0.7, or JUDGE/METRIC=VALUE; repeatable",
+    )
+    gate.add_argument("--judge", help="apply bare metrics to this judge only")
+
     models = commands.add_parser("models", help="list, add or remove answer-model partitions")
     model_commands = models.add_subparsers(dest="models_command", required=True)
     model_commands.add_parser("list", help="the registered answer models")
@@ -101,6 +134,43 @@ def _comparison_table(comparison) -> str:
     return to_markdown(comparison[others + metrics])
 
 
+def _inspect(args: argparse.Namespace, instance) -> int:
+    """explain, worst and gate: read stored assets, compute nothing new."""
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.explain import explain_case, worst_cases
+    from rag_eval_pipeline.gates import check_gates, gate_table, parse_threshold
+    from rag_eval_pipeline.metrics.summary import to_markdown
+
+    defs = build_definitions()
+    if args.model not in runner.registered_models(instance):
+        print(f"error: no answer model '{args.model}' in {instance.root_directory}", file=sys.stderr)
+        return 2
+    try:
+        if args.command == "gate":
+            thresholds = dict(parse_threshold(t) for t in args.thresholds)
+            summary = runner.load_asset(defs, instance, "metric_summary", args.model)
+            results = check_gates(summary, thresholds, args.judge)
+            print(to_markdown(gate_table(results)))
+            failed = [r for r in results if not r.passed]
+            verdict = f"FAILED {len(failed)} gate(s)" if failed else "all gates passed"
+            print(f"\n{args.model}: {verdict}")
+            return 1 if failed else 0
+        answers = runner.load_asset(defs, instance, "candidate_answers", args.model)
+        scores = runner.load_asset(defs, instance, "judge_scores", args.model)
+        cases = runner.load_asset(defs, instance, "judgement_list")
+        if args.command == "explain":
+            manifest = runner.load_asset(defs, instance, "kb_index")
+            run_ids = runner.lineage_run_ids(instance, args.model)
+            print(explain_case(args.qid, args.model, answers, scores, cases, manifest, run_ids))
+        else:
+            print(to_markdown(worst_cases(scores, answers, cases, args.metric, args.judge, args.n)))
+    except (KeyError, ValueError, FileNotFoundError) as err:
+        message = err.args[0] if isinstance(err, KeyError) and err.args else err
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     instance = runner.open_instance(args.dagster_home)
@@ -119,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             removed = runner.remove_models(instance, args.names)
             print(f"removed: {', '.join(removed) or 'nothing'}")
         return 0
+
+    if args.command in ("explain", "worst", "gate"):
+        return _inspect(args, instance)
 
     from rag_eval_pipeline.definitions import (
         build_definitions,

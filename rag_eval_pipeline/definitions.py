@@ -14,6 +14,7 @@ from rag_eval_pipeline.defs.assets import (
     kb_passages,
     metric_summary,
     model_comparison,
+    user_documents,
 )
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.elasticsearch_assets import es_judgement_list, eval_results
@@ -21,11 +22,14 @@ from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
     AnthropicResource,
+    DocumentsResource,
     ElasticsearchResource,
     KnowledgeBaseResource,
+    QualityGatesResource,
 )
+from rag_eval_pipeline.defs.sensors import build_sensors
 
-KNOWLEDGE_BASE_ASSETS = [hotpotqa_raw, kb_passages, kb_index, judgement_list]
+KNOWLEDGE_BASE_ASSETS = [hotpotqa_raw, user_documents, kb_passages, kb_index, judgement_list]
 EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary]
 
 
@@ -82,6 +86,8 @@ def default_knowledge_base(**settings: Any) -> KnowledgeBaseResource:
 def build_definitions(
     knowledge_base: KnowledgeBaseResource | None = None,
     anthropic: AnthropicResource | None = None,
+    quality_gates: QualityGatesResource | None = None,
+    documents: DocumentsResource | None = None,
 ) -> dg.Definitions:
     """The code location; the CLI and tests pass their own resource settings. With an
     Elasticsearch knowledge base, the judgement list and the scored cases are indexed too."""
@@ -90,14 +96,18 @@ def build_definitions(
     if knowledge_base.backend == "elasticsearch":
         kb_assets.append(es_judgement_list)
         eval_assets.append(eval_results)
+    jobs = _jobs(kb_assets, eval_assets)
     return dg.Definitions(
         assets=[*kb_assets, *eval_assets, model_comparison],
         asset_checks=ASSET_CHECKS,
-        jobs=_jobs(kb_assets, eval_assets),
+        jobs=jobs,
+        sensors=build_sensors(jobs[0], jobs[1]),
         resources={
             "io_manager": ArtifactIOManager(),
             "knowledge_base": knowledge_base,
             "anthropic": anthropic or default_anthropic(),
+            "quality_gates": quality_gates or QualityGatesResource(),
+            "documents": documents or DocumentsResource(),
         },
     )
 

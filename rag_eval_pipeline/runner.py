@@ -166,3 +166,20 @@ def run_evaluation(
     stage("[comparison] all answer models", "comparison_job", {})
     comparison = load_asset(defs, instance, "model_comparison")
     return RunReport(comparison, time.perf_counter() - started, steps)
+
+
+LINEAGE_ASSETS = ("hotpotqa_raw", "kb_passages", "kb_index", "judgement_list")
+PARTITIONED_LINEAGE_ASSETS = ("candidate_answers", "judge_scores", "metric_summary")
+
+
+def lineage_run_ids(instance: dg.DagsterInstance, answer_model: str) -> dict[str, str]:
+    """The run that last materialized each step behind one answer model's scores."""
+    run_ids = {}
+    for key in (*LINEAGE_ASSETS, *PARTITIONED_LINEAGE_ASSETS):
+        partitions = [answer_model] if key in PARTITIONED_LINEAGE_ASSETS else None
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=partitions), limit=1
+        ).records
+        if records:
+            run_ids[key] = records[0].run_id
+    return run_ids

@@ -58,3 +58,32 @@ def score_range_problems(judge_scores: pd.DataFrame) -> list[str]:
             if len(off_scale):
                 problems.append(f"{metric}: {len(off_scale)} values not in {{0, 0.5, 1}}")
     return problems
+
+
+def scoring_completeness_problems(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame) -> list[str]:
+    """Every case has a row per judge, each scored or recorded as failed (never silently missing)."""
+    problems = []
+    judges = judge_scores["judge_id"].nunique()
+    expected = len(candidate_answers) * judges
+    if len(judge_scores) != expected:
+        problems.append(
+            f"{len(judge_scores)} score rows for {len(candidate_answers)} cases x {judges} judges"
+        )
+    unknown = set(judge_scores["status"]) - {"ok", "answer_failed", "judge_error"}
+    if unknown:
+        problems.append(f"unknown statuses: {sorted(unknown)}")
+    unscored = judge_scores[
+        (judge_scores["status"] == "ok") & judge_scores[metric_columns(judge_scores)].isna().all(axis=1)
+    ]
+    if len(unscored):
+        problems.append(f"{len(unscored)} rows marked ok without any score")
+    return problems
+
+
+def judge_error_share_problems(judge_scores: pd.DataFrame, max_share: float) -> list[str]:
+    problems = []
+    for judge_id, rows in judge_scores.groupby("judge_id"):
+        share = float((rows["status"] == "judge_error").mean())
+        if share > max_share:
+            problems.append(f"{judge_id}: {share:.1%} judge errors (allowed {max_share:.1%})")
+    return problems

@@ -4,6 +4,7 @@ from rag_eval_pipeline.definitions import defs
 
 EXPECTED_ASSETS = {
     "hotpotqa_raw",
+    "user_documents",
     "kb_passages",
     "kb_index",
     "judgement_list",
@@ -17,6 +18,9 @@ EXPECTED_CHECKS = {
     ("judgement_list", "judgement_list_gold_titles_in_kb"),
     ("candidate_answers", "candidate_answers_complete"),
     ("judge_scores", "judge_scores_in_range"),
+    ("judge_scores", "judge_scores_complete"),
+    ("judge_scores", "judge_scores_judge_error_share"),
+    ("judge_scores", "judge_scores_quality_gates"),
 }
 
 
@@ -28,6 +32,12 @@ def test_definitions_load_with_every_asset_check_and_job():
     assert checks == EXPECTED_CHECKS
     for name in ["knowledge_base_job", "evaluation_job", "comparison_job"]:
         assert defs.resolve_job_def(name) is not None
+    blocking = {key.name for key in graph.asset_check_keys if graph.get(key).blocking}
+    assert blocking == {name for _, name in EXPECTED_CHECKS}
+
+
+def test_sensors():
+    assert {s.name for s in defs.sensors} == {"new_documents_sensor", "knowledge_base_rebuilt_sensor"}
 
 
 def test_model_assets_are_partitioned_by_answer_model():

@@ -12,6 +12,7 @@ from rag_eval_pipeline.answering.base import AnswerConfig
 from rag_eval_pipeline.answering.claude import ClaudeAnswerer, is_anthropic_model
 from rag_eval_pipeline.answering.registry import offline_answer_model
 from rag_eval_pipeline.answering.run import answer_cases
+from rag_eval_pipeline.data.documents import merge_passages
 from rag_eval_pipeline.data.hotpotqa import (
     load_hotpotqa_from_hub,
     read_hotpotqa_file,
@@ -19,7 +20,7 @@ from rag_eval_pipeline.data.hotpotqa import (
 )
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
-from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource
+from rag_eval_pipeline.defs.resources import AnthropicResource, DocumentsResource, KnowledgeBaseResource
 from rag_eval_pipeline.metrics.judge_registry import build_judge, needs_llm
 from rag_eval_pipeline.metrics.judges import join_cases, score_cases
 from rag_eval_pipeline.metrics.summary import OVERALL, USAGE, compare_models, summarize, to_markdown
@@ -74,11 +75,38 @@ def hotpotqa_raw(context: dg.AssetExecutionContext, config: HotpotQASampleConfig
 
 
 @dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
-def kb_passages(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame) -> pd.DataFrame:
-    """Every context paragraph of the sampled questions, one row per title: the knowledge base."""
-    passages = flatten_passages(hotpotqa_raw)
-    paragraphs = int(hotpotqa_raw["context_titles"].map(len).sum())
-    context.add_output_metadata({"paragraphs_seen": paragraphs, "distinct_passages": len(passages)})
+def user_documents(context: dg.AssetExecutionContext, documents: DocumentsResource) -> pd.DataFrame:
+    """The user's own documents from the documents folder; malformed files are reported and skipped."""
+    loaded = documents.load()
+    for problem in loaded.problems:
+        context.log.warning(f"skipped: {problem}")
+    context.add_output_metadata(
+        {
+            "folder": documents.folder,
+            "files": len(loaded.versions),
+            "passages": len(loaded.passages),
+            "skipped": dg.MetadataValue.md("\n".join(f"- {p}" for p in loaded.problems) or "none"),
+        }
+    )
+    return loaded.passages
+
+
+@dg.asset(group_name=KNOWLEDGE_BASE, code_version="2")
+def kb_passages(
+    context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame, user_documents: pd.DataFrame
+) -> pd.DataFrame:
+    """Every context paragraph of the sampled questions, one row per title, plus the user's
+    documents (which replace a paragraph of the same title): the knowledge base."""
+    hotpotqa = flatten_passages(hotpotqa_raw)
+    passages = merge_passages(hotpotqa, user_documents)
+    context.add_output_metadata(
+        {
+            "paragraphs_seen": int(hotpotqa_raw["context_titles"].map(len).sum()),
+            "hotpotqa_passages": len(hotpotqa),
+            "user_documents": len(user_documents),
+            "distinct_passages": len(passages),
+        }
+    )
     return passages
 
 
@@ -241,6 +269,7 @@ def metric_summary(
     group_name=EVALUATION,
     ins={"metric_summary": dg.AssetIn(metadata={"allow_missing_partitions": True})},
     code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
 )
 def model_comparison(
     context: dg.AssetExecutionContext, metric_summary: dict[str, pd.DataFrame]

@@ -12,11 +12,16 @@ from rag_eval_pipeline.defs.assets import (
     kb_passages,
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
+from rag_eval_pipeline.defs.resources import QualityGatesResource
+from rag_eval_pipeline.gates import check_gates, gate_table
+from rag_eval_pipeline.metrics.summary import summarize, to_markdown
 from rag_eval_pipeline.validation import (
     coverage_problems,
     gold_title_problems,
+    judge_error_share_problems,
     passage_problems,
     score_range_problems,
+    scoring_completeness_problems,
 )
 
 # Partitioned asset checks are a Dagster preview feature; they are what lets a check run per
@@ -66,7 +71,43 @@ def judge_scores_in_range(judge_scores: pd.DataFrame) -> dg.AssetCheckResult:
     return _result(score_range_problems(judge_scores))
 
 
+@dg.asset_check(
+    asset=judge_scores,
+    partitions_def=answer_model_partitions,
+    blocking=True,
+    additional_ins={"candidate_answers": dg.AssetIn("candidate_answers")},
+)
+def judge_scores_complete(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame) -> dg.AssetCheckResult:
+    """Every case has a row per judge, scored or recorded as failed: nothing vanishes."""
+    return _result(scoring_completeness_problems(judge_scores, candidate_answers))
+
+
+@dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
+def judge_scores_judge_error_share(
+    judge_scores: pd.DataFrame, quality_gates: QualityGatesResource
+) -> dg.AssetCheckResult:
+    """A judge that fails on too many cases makes its means unrepresentative."""
+    return _result(judge_error_share_problems(judge_scores, quality_gates.max_judge_error_share))
+
+
+@dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
+def judge_scores_quality_gates(
+    judge_scores: pd.DataFrame, quality_gates: QualityGatesResource
+) -> dg.AssetCheckResult:
+    """The configured metric thresholds (none by default); below one, the summary is blocked."""
+    if not quality_gates.thresholds:
+        return dg.AssetCheckResult(passed=True, metadata={"gates": "no thresholds configured"})
+    results = check_gates(summarize(judge_scores), quality_gates.thresholds)
+    return dg.AssetCheckResult(
+        passed=all(r.passed for r in results),
+        metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)))},
+    )
+
+
 ASSET_CHECKS = [
+    judge_scores_complete,
+    judge_scores_judge_error_share,
+    judge_scores_quality_gates,
     kb_passages_unique_ids,
     judgement_list_gold_titles_in_kb,
     candidate_answers_complete,

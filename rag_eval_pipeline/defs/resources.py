@@ -12,6 +12,7 @@ from elasticsearch import Elasticsearch
 from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.answering.run import Retriever
+from rag_eval_pipeline.data.documents import Chunking, LoadedDocuments, load_documents
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
@@ -224,3 +225,26 @@ class AnthropicResource(dg.ConfigurableResource):
 
 class MissingApiKeyError(RuntimeError):
     pass
+
+
+class QualityGatesResource(dg.ConfigurableResource):
+    """Thresholds that block a model's summary when its scores fall below them (as in the
+    article's CI example, faithfulness at least 0.7), and the judge-error share tolerated."""
+
+    thresholds: dict[str, float] = Field(
+        default_factory=dict,
+        description="METRIC or JUDGE/METRIC -> minimum overall mean, e.g. {'faithfulness': 0.7}",
+    )
+    max_judge_error_share: float = 0.1
+
+
+class DocumentsResource(dg.ConfigurableResource):
+    """The folder of the user's documents (.md, .txt, JSONL or parquet of {title, passage})
+    merged into the knowledge base; the new-documents sensor watches it."""
+
+    folder: str = Field(default="data/documents", description="relative to the working directory")
+    chunk_words: int = Field(default=0, description="split longer documents; 0 = never")
+    chunk_overlap: int = 0
+
+    def load(self) -> LoadedDocuments:
+        return load_documents(Path(self.folder), Chunking(self.chunk_words, self.chunk_overlap))

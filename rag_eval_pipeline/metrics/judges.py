@@ -11,6 +11,7 @@ import pandas as pd
 
 from rag_eval_pipeline.llm.concurrency import map_bounded
 from rag_eval_pipeline.metrics import reference
+from rag_eval_pipeline.metrics.diagnosis import diagnose
 from rag_eval_pipeline.metrics.llm_judges import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.retrieval.base import SearchHit
 
@@ -41,6 +42,7 @@ SCORE_ID_COLUMNS = [
     "cache_write_tokens",
     "cache_read_tokens",
     "cost_usd",
+    "diagnosis",
 ]
 
 
@@ -149,4 +151,13 @@ def score_cases(
     tokens = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
     frame[tokens] = frame[tokens].fillna(0).astype("int64")
     frame["cost_usd"] = frame["cost_usd"].astype("float64")
+    frame["diagnosis"] = [diagnose_row(row) for row in frame.to_dict(orient="records")]
     return frame
+
+
+def diagnose_row(row: Mapping[str, Any]) -> str | None:
+    """The judge's own faithfulness where it has one, the lexical proxy otherwise."""
+    faithfulness = row.get("faithfulness")
+    if faithfulness is None or pd.isna(faithfulness):
+        faithfulness = row.get("faithfulness_lexical")
+    return diagnose(row.get("correctness"), faithfulness, row.get("context_relevance"))

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.judges import REFERENCE_METRICS, SCORE_ID_COLUMNS
 from rag_eval_pipeline.metrics.llm_judges import RagasLLMJudge, StrictLLMJudge
 
@@ -30,6 +31,7 @@ SUMMARY_COLUMNS = [
 ]
 OVERALL = "all"
 USAGE = "usage"  # rows whose ``total`` sums tokens or dollars instead of averaging a metric
+DIAGNOSIS = "diagnosis"  # rows whose ``total`` counts the cases of one diagnosis
 ANSWER_MODEL_ROW = "answer_model"
 USAGE_METRICS = ("cost_usd", "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
 GROUP_BY = ("type", "level")
@@ -37,6 +39,28 @@ GROUP_BY = ("type", "level")
 
 def metric_columns(judge_scores: pd.DataFrame) -> list[str]:
     return [c for c in judge_scores.columns if c not in SCORE_ID_COLUMNS]
+
+
+def diagnosis_rows(judge_id: str, rows: pd.DataFrame) -> list[dict[str, object]]:
+    """How many cases got each diagnosis (only for judges that diagnose: correctness needed)."""
+    if "diagnosis" not in rows or rows["diagnosis"].isna().all():
+        return []
+    counts = rows["diagnosis"].value_counts()
+    return [
+        {
+            "judge_id": judge_id,
+            "metric": label,
+            "group": DIAGNOSIS,
+            "mean": float("nan"),
+            "n": int(counts.get(label, 0)),
+            "n_cases": len(rows),
+            "n_failed": int((rows["status"] != "ok").sum()),
+            "n_judge_errors": int((rows["status"] == "judge_error").sum()),
+            "case_set": case_set_id(rows["qid"]),
+            "total": float(counts.get(label, 0)),
+        }
+        for label in DIAGNOSES
+    ]
 
 
 def usage_rows(who: str, frame: pd.DataFrame) -> list[dict[str, object]]:
@@ -112,6 +136,7 @@ def summarize(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame | None
     for judge_id, by_judge in judge_scores.groupby("judge_id", sort=True):
         own = judge_metrics(by_judge, metrics)
         rows += usage_rows(str(judge_id), by_judge)
+        rows += diagnosis_rows(str(judge_id), by_judge)
         rows += _summarize_group(by_judge, str(judge_id), OVERALL, own)
         for column in GROUP_BY:
             for value, group_rows in by_judge.groupby(column, sort=True):

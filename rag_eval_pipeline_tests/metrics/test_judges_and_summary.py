@@ -66,7 +66,22 @@ def test_summary_means_counts_and_groups():
     assert overall.loc["context_relevance", "mean"] == pytest.approx(0.75)
     bridge = summary[(summary["group"] == "type=bridge") & (summary["metric"] == "correctness")]
     assert bridge["mean"].item() == 1.0
-    assert set(summary["group"]) == {"all", "type=bridge", "type=comparison", "level=hard", "usage"}
+    assert set(summary["group"]) == {
+        "all",
+        "type=bridge",
+        "type=comparison",
+        "level=hard",
+        "usage",
+        "diagnosis",
+    }
+    diagnoses = summary[summary["group"] == "diagnosis"].set_index("metric")["total"]
+    assert diagnoses.to_dict() == {
+        "ok": 1.0,
+        "retrieval_miss": 1.0,
+        "reasoning_error": 0.0,
+        "hallucination": 0.0,
+        "parametric_answer": 0.0,
+    }
     cost = summary[(summary["group"] == "usage") & (summary["metric"] == "cost_usd")]
     assert cost["judge_id"].tolist() == ["reference"] and cost["total"].item() == 0.0
 

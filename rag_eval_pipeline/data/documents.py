@@ -1,0 +1,143 @@
+"""The user's own documents as knowledge-base passages: a folder of .md / .txt files and JSONL or
+parquet files of ``{title, passage}`` (optional ``id``), with optional chunking of long texts.
+
+A malformed file is reported by name (and line) and skipped; it never stops the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from rag_eval_pipeline.data.knowledge_base import PASSAGE_COLUMNS, passage_id
+
+TEXT_SUFFIXES = (".md", ".txt")
+TABLE_SUFFIXES = (".jsonl", ".parquet")
+DOCUMENT_COLUMNS = [*PASSAGE_COLUMNS, "source_file"]
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class Chunking:
+    """Split passages longer than ``size`` words into windows of ``size`` words overlapping by
+    ``overlap``; chunk ids are ``<id>#<n>``, stable as long as the text is."""
+
+    size: int = 0  # 0 = no chunking
+    overlap: int = 0
+
+    def __post_init__(self) -> None:
+        if self.size < 0 or self.overlap < 0 or (self.size and self.overlap >= self.size):
+            raise ValueError("chunking needs size > overlap >= 0")
+
+
+@dataclass
+class LoadedDocuments:
+    passages: pd.DataFrame
+    problems: list[str] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)  # file name -> content digest
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def document_files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES + TABLE_SUFFIXES
+    )
+
+
+def chunk_words(text: str, chunking: Chunking) -> list[str]:
+    words = text.split()
+    if not chunking.size or len(words) <= chunking.size:
+        return [text]
+    step = chunking.size - chunking.overlap
+    chunks = []
+    for start in range(0, len(words), step):
+        chunks.append(" ".join(words[start : start + chunking.size]))
+        if start + chunking.size >= len(words):
+            break
+    return chunks
+
+
+def _records(path: Path) -> list[tuple[str, dict]]:
+    """(location, record) of one file; raises ValueError naming the line on bad input."""
+    suffix = path.suffix.lower()
+    if suffix in TEXT_SUFFIXES:
+        text = path.read_text(encoding="utf-8").strip()
+        if not text:
+            raise ValueError("empty document")
+        return [("file", {"title": path.stem, "passage": text})]
+    if suffix == ".parquet":
+        frame = pd.read_parquet(path)
+        return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))]
+    records = []
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((f"line {line_no}", json.loads(line)))
+        except json.JSONDecodeError as err:
+            raise ValueError(f"line {line_no}: invalid JSON ({err.msg})") from err
+    return records
+
+
+def _passages_of(path: Path, chunking: Chunking) -> list[dict]:
+    rows = []
+    for location, record in _records(path):
+        if not isinstance(record, dict):
+            raise ValueError(f"{location}: expected an object with title and passage")
+        title, text = record.get("title"), record.get("passage")
+        if not isinstance(title, str) or not title.strip():
+            raise ValueError(f"{location}: missing or empty 'title'")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{location}: missing or empty 'passage'")
+        base_id = f"doc_{record['id']}" if record.get("id") not in (None, "") else passage_id(title)
+        chunks = chunk_words(text, chunking)
+        for number, chunk in enumerate(chunks):
+            rows.append(
+                {
+                    "passage_id": base_id if len(chunks) == 1 else f"{base_id}#{number}",
+                    "title": title if len(chunks) == 1 else f"{title} ({number + 1}/{len(chunks)})",
+                    "passage": chunk,
+                    "sentences": [s for s in _SENTENCE_END.split(chunk) if s],
+                    "source_file": path.name,
+                }
+            )
+    return rows
+
+
+def load_documents(folder: str | Path, chunking: Chunking = Chunking()) -> LoadedDocuments:
+    """Every readable document of the folder; malformed files are listed in ``problems``."""
+    folder = Path(folder)
+    rows: list[dict] = []
+    problems: list[str] = []
+    versions: dict[str, str] = {}
+    for path in document_files(folder):
+        versions[path.name] = file_digest(path)
+        try:
+            rows += _passages_of(path, chunking)
+        except (ValueError, OSError, UnicodeDecodeError) as err:
+            problems.append(f"{path.name}: {err}")
+    frame = pd.DataFrame(rows, columns=DOCUMENT_COLUMNS)
+    duplicated = frame["passage_id"][frame["passage_id"].duplicated()].unique().tolist()
+    if duplicated:
+        problems.append(f"duplicate document ids (last one kept): {duplicated[:5]}")
+        frame = frame.drop_duplicates("passage_id", keep="last")
+    return LoadedDocuments(frame.reset_index(drop=True), problems, versions)
+
+
+def merge_passages(base: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:
+    """The knowledge base: base passages plus the user's documents; a document replaces a base
+    passage of the same title (newer knowledge wins)."""
+    if documents.empty:
+        return base.reset_index(drop=True)
+    kept = base[~base["title"].isin(set(documents["title"]))]
+    return pd.concat([kept, documents[PASSAGE_COLUMNS]], ignore_index=True)

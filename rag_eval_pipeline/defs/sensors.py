@@ -1,0 +1,83 @@
+"""Sensors: new documents rebuild the knowledge base, and a rebuilt knowledge base re-runs the
+evaluation of every registered answer model (one run per partition)."""
+
+import json
+
+import dagster as dg
+
+from rag_eval_pipeline.data.documents import document_files, file_digest, load_documents
+from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
+from rag_eval_pipeline.defs.resources import DocumentsResource
+
+DOCUMENTS_TAG = "rag_eval/documents"
+TRIGGER_TAG = "rag_eval/trigger"
+NEW_DOCUMENTS = "new_documents"
+REBUILD_SELECTION = [dg.AssetKey("user_documents"), dg.AssetKey("kb_passages"), dg.AssetKey("kb_index")]
+
+
+def changed_files(folder_versions: dict[str, str], cursor: dict[str, str]) -> list[str]:
+    """Files that are new or whose content changed since the cursor (each version once)."""
+    return sorted(name for name, digest in folder_versions.items() if cursor.get(name) != digest)
+
+
+def build_sensors(knowledge_base_job, evaluation_job) -> list:
+    @dg.sensor(
+        job=knowledge_base_job, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING
+    )
+    def new_documents_sensor(context: dg.SensorEvaluationContext, documents: DocumentsResource):
+        """Watches the documents folder; a new or changed file rebuilds the knowledge base index."""
+        from pathlib import Path
+
+        cursor = json.loads(context.cursor) if context.cursor else {}
+        files = document_files(Path(documents.folder))
+        versions = {path.name: file_digest(path) for path in files}
+        changed = changed_files(versions, cursor)
+        if not changed:
+            return dg.SkipReason(f"no new or changed documents in {documents.folder}")
+        problems = load_documents(Path(documents.folder)).problems
+        bad = {p.split(":", 1)[0] for p in problems}
+        for problem in problems:
+            context.log.warning(f"malformed document skipped: {problem}")
+        usable = [name for name in changed if name not in bad]
+        new_cursor = json.dumps(versions, sort_keys=True)
+        if not usable:
+            return dg.SensorResult(
+                skip_reason=f"only malformed documents changed: {', '.join(changed)}", cursor=new_cursor
+            )
+        run_key = "documents:" + ",".join(f"{name}@{versions[name]}" for name in usable)
+        return dg.SensorResult(
+            run_requests=[
+                dg.RunRequest(
+                    run_key=run_key,
+                    asset_selection=REBUILD_SELECTION,
+                    tags={DOCUMENTS_TAG: ", ".join(usable), TRIGGER_TAG: NEW_DOCUMENTS},
+                )
+            ],
+            cursor=new_cursor,
+        )
+
+    @dg.run_status_sensor(
+        run_status=dg.DagsterRunStatus.SUCCESS,
+        monitored_jobs=[knowledge_base_job],
+        request_job=evaluation_job,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+    )
+    def knowledge_base_rebuilt_sensor(context: dg.RunStatusSensorContext):
+        """After a rebuild caused by new documents, re-evaluate every registered answer model."""
+        run = context.dagster_run
+        if run.tags.get(TRIGGER_TAG) != NEW_DOCUMENTS:
+            return dg.SkipReason("knowledge base run not caused by new documents")
+        partitions = context.instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS)
+        return [
+            dg.RunRequest(
+                run_key=f"{run.run_id}:{partition}",
+                partition_key=partition,
+                tags={
+                    DOCUMENTS_TAG: run.tags.get(DOCUMENTS_TAG, ""),
+                    "rag_eval/knowledge_base_run": run.run_id,
+                },
+            )
+            for partition in partitions
+        ]
+
+    return [new_documents_sensor, knowledge_base_rebuilt_sensor]

@@ -1,0 +1,108 @@
+"""The lineage of one score, and the worst cases of a model: plain text and tables for the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import pandas as pd
+
+from rag_eval_pipeline.metrics.summary import metric_columns
+
+
+class CaseNotFoundError(KeyError):
+    pass
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float):
+        return "–" if pd.isna(value) else f"{value:.3f}"
+    return str(value)
+
+
+def explain_case(
+    qid: str,
+    answer_model: str,
+    candidate_answers: pd.DataFrame,
+    judge_scores: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    index_manifest: Mapping[str, object],
+    run_ids: Mapping[str, str],
+) -> str:
+    """Everything that produced this case's scores, from the question to the Dagster runs."""
+    matches = candidate_answers[candidate_answers["qid"] == qid]
+    if matches.empty:
+        raise CaseNotFoundError(f"question {qid} has no candidate answer for {answer_model}")
+    case = matches.iloc[0]
+    truth = judgement_list[judgement_list["qid"] == qid].iloc[0]
+    gold = set(truth["gold_titles"])
+    lines = [
+        f"question {qid} ({truth['type']}, {truth['level']})",
+        f"  {truth['question']}",
+        f"ground truth: {truth['answer']}",
+        f"gold supporting titles: {', '.join(truth['gold_titles'])}",
+        "",
+        f"retrieved ({case['retrieval_mode']}, k={case['top_k']}) from index {index_manifest.get('backend')} "
+        f"version {index_manifest.get('version')}:",
+    ]
+    for rank, (title, score, text) in enumerate(
+        zip(case["retrieved_titles"], case["retrieved_scores"], case["retrieved_passages"]), start=1
+    ):
+        mark = "GOLD" if title in gold else "    "
+        snippet = text if len(text) <= 160 else text[:157] + "..."
+        lines.append(f"  {rank}. [{mark}] {title}  (score {score:.3f})")
+        lines.append(f"       {snippet}")
+    missing = gold - set(case["retrieved_titles"])
+    if missing:
+        lines.append(f"  not retrieved: {', '.join(sorted(missing))}")
+    lines += [
+        "",
+        f"answer by {answer_model} (model {case['model_id']}, prompt {case['prompt_version']}): "
+        f"{case['answer'] if case['status'] == 'ok' else 'FAILED: ' + str(case['error'])}",
+        "",
+        "scores:",
+    ]
+    metrics = metric_columns(judge_scores)
+    for row in judge_scores[judge_scores["qid"] == qid].to_dict(orient="records"):
+        values = ", ".join(f"{m} {_fmt(row[m])}" for m in metrics if not pd.isna(row[m]))
+        lines.append(
+            f"  {row['judge_id']} (prompt {row['prompt_version'] or '–'}): {row['status']}"
+            f"{'; diagnosis ' + row['diagnosis'] if isinstance(row.get('diagnosis'), str) else ''}"
+        )
+        if values:
+            lines.append(f"    {values}")
+        if isinstance(row.get("rationales"), str):
+            for axis, reason in json.loads(row["rationales"]).items():
+                lines.append(f"    {axis}: {reason}")
+        if isinstance(row.get("error"), str) and row["status"] != "ok":
+            lines.append(f"    error: {row['error']}")
+    lines += ["", "lineage (latest Dagster run of each step):"]
+    lines += [f"  {asset}: run {run_id}" for asset, run_id in run_ids.items()]
+    return "\n".join(lines)
+
+
+def worst_cases(
+    judge_scores: pd.DataFrame,
+    candidate_answers: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    metric: str,
+    judge_id: str | None = None,
+    n: int = 10,
+) -> pd.DataFrame:
+    """The ``n`` lowest-scoring cases on ``metric`` (of ``judge_id``, or the first judge that has
+    the metric), with their diagnosis, question, answer and ground truth."""
+    if metric not in judge_scores:
+        raise KeyError(f"no metric '{metric}'; known: {', '.join(metric_columns(judge_scores))}")
+    scored = judge_scores[judge_scores[metric].notna()]
+    if judge_id is None:
+        if scored.empty:
+            raise KeyError(f"no judge measured '{metric}'")
+        judge_id = str(scored["judge_id"].iloc[0])
+    scored = scored[scored["judge_id"] == judge_id]
+    joined = scored.merge(candidate_answers[["qid", "question", "answer"]], on="qid").merge(
+        judgement_list[["qid", "answer"]].rename(columns={"answer": "ground_truth"}), on="qid"
+    )
+    joined = joined.sort_values([metric, "qid"], kind="stable").head(n)
+    return joined[["qid", "judge_id", metric, "diagnosis", "question", "answer", "ground_truth"]].reset_index(
+        drop=True
+    )

@@ -1,0 +1,95 @@
+"""Sensor ticks against a temporary documents folder and a real instance."""
+
+import json
+
+import dagster as dg
+
+from rag_eval_pipeline import runner
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.defs.resources import DocumentsResource
+from rag_eval_pipeline.defs.sensors import DOCUMENTS_TAG, TRIGGER_TAG
+
+
+def _run_success(instance, run_id):
+    return next(
+        e for e in instance.all_logs(run_id, of_type=dg.DagsterEventType.RUN_SUCCESS) if e.dagster_event
+    )
+
+
+def _tick(defs, instance, folder, cursor=None):
+    sensor = defs.get_sensor_def("new_documents_sensor")
+    context = dg.build_sensor_context(
+        instance=instance, cursor=cursor, resources={"documents": DocumentsResource(folder=str(folder))}
+    )
+    return sensor(context)
+
+
+def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpotqa, tmp_path):
+    folder = tmp_path / "documents"
+    folder.mkdir()
+    defs = build_definitions(documents=DocumentsResource(folder=str(folder)))
+    (tmp_path / "home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        runner.run_evaluation(
+            defs, instance, ["oracle", "null"], dataset=str(shared_hotpotqa), sample=5, echo=lambda _: None
+        )
+
+        empty = _tick(defs, instance, folder)
+        assert isinstance(empty, dg.SkipReason)
+
+        (folder / "Company handbook.md").write_text("Our office is in Lyon.")
+        (folder / "broken.jsonl").write_text("{not json\n")
+        result = _tick(defs, instance, folder)
+        assert len(result.run_requests) == 1
+        request = result.run_requests[0]
+        assert request.tags[DOCUMENTS_TAG] == "Company handbook.md"  # the malformed file is skipped
+        assert {k.to_user_string() for k in request.asset_selection} == {
+            "user_documents",
+            "kb_passages",
+            "kb_index",
+        }
+        assert "broken.jsonl" in json.loads(result.cursor)
+
+        same = _tick(defs, instance, folder, cursor=result.cursor)
+        assert same.run_requests in (None, []) if hasattr(same, "run_requests") else True
+        assert isinstance(same, dg.SkipReason)
+
+        (folder / "Company handbook.md").write_text("Our office moved to Paris.")
+        changed = _tick(defs, instance, folder, cursor=result.cursor)
+        assert changed.run_requests[0].run_key != request.run_key
+
+        # the rebuild run, as the daemon would launch it
+        kb = defs.resolve_job_def("knowledge_base_job")
+        run = kb.execute_in_process(
+            instance=instance, asset_selection=list(request.asset_selection), tags=request.tags
+        )
+        passages = runner.load_asset(defs, instance, "kb_passages")
+        assert "Company handbook" in set(passages["title"])
+
+        rebuilt = defs.get_sensor_def("knowledge_base_rebuilt_sensor")
+        dagster_run = instance.get_run_by_id(run.run_id)
+        event = _run_success(instance, run.run_id)
+        context = dg.build_run_status_sensor_context(
+            sensor_name="knowledge_base_rebuilt_sensor",
+            dagster_instance=instance,
+            dagster_run=dagster_run,
+            dagster_event=event.dagster_event,
+        )
+        requests = rebuilt(context)
+        assert sorted(r.partition_key for r in requests) == ["null", "oracle"]
+        assert all(r.tags[DOCUMENTS_TAG] == "Company handbook.md" for r in requests)
+        assert len({r.run_key for r in requests}) == 2
+
+        # a knowledge-base run not caused by documents does not fan out
+        other = kb.execute_in_process(instance=instance, asset_selection=list(request.asset_selection))
+        other_event = _run_success(instance, other.run_id)
+        skipped = rebuilt(
+            dg.build_run_status_sensor_context(
+                sensor_name="knowledge_base_rebuilt_sensor",
+                dagster_instance=instance,
+                dagster_run=instance.get_run_by_id(other.run_id),
+                dagster_event=other_event.dagster_event,
+            )
+        )
+        assert isinstance(skipped, dg.SkipReason)
+        assert TRIGGER_TAG not in instance.get_run_by_id(other.run_id).tags

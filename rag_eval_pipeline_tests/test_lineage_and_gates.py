@@ -1,0 +1,110 @@
+"""explain, worst and gate on a fixture run; asset checks that fail when they should."""
+
+import dagster as dg
+import pytest
+
+from rag_eval_pipeline import cli, runner
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.defs.resources import QualityGatesResource
+
+QID = "5a8c7595554299585d9e36b6"  # the Corliss Archer question, first of the shared file
+
+
+@pytest.fixture(scope="module")
+def home(shared_hotpotqa, tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")
+    assert (
+        cli.main(["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa), "--sample", "12"])
+        == 0
+    )
+    return home
+
+
+def _cli(home, capsys, *args):
+    code = cli.main(["--dagster-home", str(home), *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_explain_shows_the_whole_lineage(home, capsys, monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    code, out, _ = _cli(home, capsys, "explain", QID, "--model", "extractive-baseline")
+    assert code == 0
+    assert "ground truth: Chief of Protocol" in out
+    assert "1. [GOLD] Kiss and Tell (1945 film)" in out
+    assert "not retrieved: Shirley Temple" in out
+    assert "prompt extractive-v1" in out and "diagnosis retrieval_miss" in out
+    assert "index embedded version" in out
+    for step in ["hotpotqa_raw", "kb_index", "candidate_answers", "judge_scores"]:
+        assert f"  {step}: run " in out
+    code, _, err = _cli(home, capsys, "explain", "no-such-question", "--model", "oracle")
+    assert code == 2 and "no-such-question" in err
+
+
+def test_worst_lists_lowest_scores_first(home, capsys, monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    code, out, _ = _cli(home, capsys, "worst", "--model", "extractive-baseline", "--metric", "f1", "-n", "3")
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("| 5")]
+    assert len(rows) == 3
+    scores = [float(r.split("|")[3]) for r in rows]
+    assert scores == sorted(scores)
+    code, _, err = _cli(home, capsys, "worst", "--model", "oracle", "--metric", "nope")
+    assert code == 2 and "no metric 'nope'" in err
+
+
+def test_gate_exit_codes(home, capsys, monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    assert _cli(home, capsys, "gate", "--model", "oracle", "--min", "correctness=0.9")[0] == 0
+    code, out, _ = _cli(home, capsys, "gate", "--model", "null", "--min", "correctness=0.6")
+    assert code == 1 and "FAIL" in out and "FAILED 1 gate(s)" in out
+    code, out, _ = _cli(home, capsys, "gate", "--model", "oracle", "--min", "faithfulness=0.7")
+    assert code == 1 and "not measured" in out
+    assert _cli(home, capsys, "gate", "--model", "unregistered", "--min", "f1=0.1")[0] == 2
+
+
+def test_blocking_quality_gate_stops_the_summary(shared_hotpotqa, tmp_path):
+    defs = build_definitions(quality_gates=QualityGatesResource(thresholds={"correctness": 0.5}))
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        runner.run_evaluation(
+            defs, instance, ["oracle"], dataset=str(shared_hotpotqa), sample=5, echo=lambda _: None
+        )
+        runner.add_models(instance, ["null"])
+        result = defs.resolve_job_def("evaluation_job").execute_in_process(
+            instance=instance, partition_key="null", raise_on_error=False
+        )
+        assert not result.success
+        check = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+            [dg.AssetCheckKey(dg.AssetKey("judge_scores"), "judge_scores_quality_gates")]
+        )
+        evaluation = next(iter(check.values())).event.dagster_event.event_specific_data
+        assert evaluation.passed is False
+        summaries = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=["null"]), limit=1
+        ).records
+        assert summaries == []  # blocked: no summary for a model below the gate
+
+
+def test_validators_fail_when_they_should():
+    import pandas as pd
+
+    from rag_eval_pipeline.validation import (
+        judge_error_share_problems,
+        score_range_problems,
+        scoring_completeness_problems,
+    )
+
+    scores = pd.DataFrame(
+        {
+            "qid": ["a", "b", "c"],
+            "judge_id": ["j"] * 3,
+            "judge_kind": ["strict"] * 3,
+            "status": ["ok", "judge_error", "ok"],
+            "correctness": [1.0, None, 0.7],
+        }
+    )
+    assert score_range_problems(scores) == ["correctness: 1 values not in {0, 0.5, 1}"]
+    assert judge_error_share_problems(scores, 0.2) == ["j: 33.3% judge errors (allowed 20.0%)"]
+    assert judge_error_share_problems(scores, 0.5) == []
+    answers = pd.DataFrame({"qid": ["a", "b", "c", "d"]})
+    assert scoring_completeness_problems(scores, answers) == ["3 score rows for 4 cases x 1 judges"]
