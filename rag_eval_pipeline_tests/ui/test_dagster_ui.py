@@ -1,0 +1,195 @@
+"""The real Dagster UI in headless Chromium: `dagster dev` with the project's workspace.yaml."""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from rag_eval_pipeline import cli
+from rag_eval_pipeline_tests.conftest import REPO_ROOT
+
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+EXPECTED_ASSETS = [
+    "hotpotqa_raw",
+    "user_documents",
+    "kb_passages",
+    "kb_index",
+    "judgement_list",
+    "candidate_answers",
+    "judge_scores",
+    "metric_summary",
+    "model_comparison",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(url: str, process: subprocess.Popen, timeout_s: float = 120) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"dagster dev exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/server_info", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)  # the webserver is still starting: poll again
+    raise TimeoutError(f"no Dagster webserver at {url} after {timeout_s} s")
+
+
+@pytest.fixture(scope="module")
+def dagster_ui(shared_hotpotqa, tmp_path_factory):
+    """An instance with two evaluated models, served by `dagster dev` from the repo root."""
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is required (apt-get install chromium); .ci/run installs it"
+    home = tmp_path_factory.mktemp("ui_home")
+    assert (
+        cli.main(
+            [
+                "--dagster-home",
+                str(home),
+                "run",
+                "--dataset",
+                str(shared_hotpotqa),
+                "--sample",
+                "5",
+                "--models",
+                "oracle,null",
+            ]
+        )
+        == 0
+    )
+    port = _free_port()
+    env = {**os.environ, "DAGSTER_HOME": str(home)}
+    env.pop("ELASTICSEARCH_URL", None)
+    log = open(home / "dagster-dev.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for(url, process)
+        yield url, home, chromium
+    finally:
+        os.killpg(process.pid, 15)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(dagster_ui):
+    from playwright.sync_api import sync_playwright
+
+    _, _, chromium = dagster_ui
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        context = browser.new_context(viewport={"width": 1600, "height": 1000})
+        yield context
+        context.close()
+        browser.close()
+
+
+def _open(page, url: str) -> None:
+    """Go to a page and dismiss the first-visit "Join the Dagster community" dialog if shown."""
+    page.goto(url, wait_until="networkidle")
+    skip = page.get_by_role("button", name="Skip", exact=True)
+    try:
+        skip.first.click(timeout=3_000)
+    except Exception:  # the dialog shows once per browser profile; later pages have none
+        pass
+
+
+def _screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
+
+
+def test_asset_graph_lists_every_asset(dagster_ui, browser):
+    url, _, _ = dagster_ui
+    page = browser.new_page()
+    _open(page, f"{url}/assets")
+    for asset in EXPECTED_ASSETS:
+        page.get_by_text(asset, exact=True).first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-assets")
+    graphs = {"knowledge_base": EXPECTED_ASSETS[:5], "evaluation": EXPECTED_ASSETS[5:]}
+    for group, assets in graphs.items():
+        _open(page, f"{url}/locations/rag_eval_pipeline/asset-groups/{group}")
+        for asset in assets:  # the nodes of the lineage graph
+            page.get_by_text(asset, exact=True).first.wait_for(timeout=30_000)
+        _screenshot(page, f"ui-graph-{group}")
+
+
+def test_answer_model_partitions_appear(dagster_ui, browser):
+    url, _, _ = dagster_ui
+    page = browser.new_page()
+    _open(page, f"{url}/assets/candidate_answers?view=partitions")
+    for partition in ["oracle", "null"]:
+        page.get_by_text(partition, exact=True).first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-partitions")
+
+
+def test_materialization_launched_from_the_ui_succeeds(dagster_ui, browser):
+    url, home, _ = dagster_ui
+    page = browser.new_page()
+    _open(page, f"{url}/assets/model_comparison")
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        before = {r.run_id for r in instance.get_runs()}
+    clicked_at = time.time()
+    page.locator("button").filter(has_text=re.compile(r"^\s*Materialize\s*$")).first.click()
+    deadline = time.monotonic() + 120
+    launched = None
+    while time.monotonic() < deadline:
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            new = [
+                r
+                for r in instance.get_runs()
+                if r.run_id not in before and "model_comparison" in str(r.asset_selection)
+            ]
+            finished = [
+                r for r in new if r.status in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE)
+            ]
+        if finished:
+            launched = finished[0]
+            break
+        page.wait_for_timeout(1000)  # the run executes in its own process; poll the instance
+    assert launched is not None, "no run of model_comparison finished after the click"
+    assert launched.status == dg.DagsterRunStatus.SUCCESS
+    _open(page, f"{url}/runs/{launched.run_id}")
+    page.get_by_text("Success").first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-materialization")
+    assert clicked_at < time.time()
