@@ -1,5 +1,6 @@
 """The real Dagster UI in headless Chromium: `dagster dev` with the project's workspace.yaml."""
 
+import contextlib
 import os
 import re
 import shutil
@@ -76,7 +77,7 @@ def dagster_ui(shared_hotpotqa, tmp_path_factory):
     port = _free_port()
     env = {**os.environ, "DAGSTER_HOME": str(home)}
     env.pop("ELASTICSEARCH_URL", None)
-    log = open(home / "dagster-dev.log", "w")
+    log = open(home / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
     process = subprocess.Popen(
         [sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
         cwd=REPO_ROOT,
@@ -125,10 +126,8 @@ def _open(page, url: str) -> None:
     """Go to a page and dismiss the first-visit "Join the Dagster community" dialog if shown."""
     page.goto(url, wait_until="networkidle")
     skip = page.get_by_role("button", name="Skip", exact=True)
-    try:
+    with contextlib.suppress(Exception):  # the dialog shows once per browser profile
         skip.first.click(timeout=3_000)
-    except Exception:  # the dialog shows once per browser profile; later pages have none
-        pass
 
 
 def _screenshot(page, name: str) -> Path:
