@@ -20,17 +20,26 @@ from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.elasticsearch_assets import es_judgement_list, eval_results
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
+from rag_eval_pipeline.defs.reporting_assets import (
+    eval_report,
+    judge_validation,
+    paired_comparison,
+    prometheus_metrics,
+)
 from rag_eval_pipeline.defs.resources import (
     AnthropicResource,
     DocumentsResource,
     ElasticsearchResource,
+    HistoryResource,
     KnowledgeBaseResource,
+    MonitoringResource,
     QualityGatesResource,
 )
 from rag_eval_pipeline.defs.sensors import build_sensors
 
 KNOWLEDGE_BASE_ASSETS = [hotpotqa_raw, user_documents, kb_passages, kb_index, judgement_list]
 EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary]
+REPORTING_ASSETS = [paired_comparison, judge_validation, eval_report, prometheus_metrics]
 
 
 def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
@@ -48,8 +57,9 @@ def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
         ),
         dg.define_asset_job(
             "comparison_job",
-            selection=dg.AssetSelection.assets(model_comparison),
-            description="Put every answer model's metrics side by side.",
+            selection=dg.AssetSelection.assets(model_comparison, *REPORTING_ASSETS),
+            description="Compare every answer model, validate the judges, write the report and "
+            "the Prometheus metrics.",
         ),
     ]
 
@@ -88,6 +98,7 @@ def build_definitions(
     anthropic: AnthropicResource | None = None,
     quality_gates: QualityGatesResource | None = None,
     documents: DocumentsResource | None = None,
+    monitoring: MonitoringResource | None = None,
 ) -> dg.Definitions:
     """The code location; the CLI and tests pass their own resource settings. With an
     Elasticsearch knowledge base, the judgement list and the scored cases are indexed too."""
@@ -98,7 +109,7 @@ def build_definitions(
         eval_assets.append(eval_results)
     jobs = _jobs(kb_assets, eval_assets)
     return dg.Definitions(
-        assets=[*kb_assets, *eval_assets, model_comparison],
+        assets=[*kb_assets, *eval_assets, model_comparison, *REPORTING_ASSETS],
         asset_checks=ASSET_CHECKS,
         jobs=jobs,
         sensors=build_sensors(jobs[0], jobs[1]),
@@ -108,6 +119,8 @@ def build_definitions(
             "anthropic": anthropic or default_anthropic(),
             "quality_gates": quality_gates or QualityGatesResource(),
             "documents": documents or DocumentsResource(),
+            "history": HistoryResource(),
+            "monitoring": monitoring or MonitoringResource(),
         },
     )
 

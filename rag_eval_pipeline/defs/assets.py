@@ -12,6 +12,7 @@ from rag_eval_pipeline.answering.base import AnswerConfig
 from rag_eval_pipeline.answering.claude import ClaudeAnswerer, is_anthropic_model
 from rag_eval_pipeline.answering.registry import offline_answer_model
 from rag_eval_pipeline.answering.run import answer_cases
+from rag_eval_pipeline.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.data.documents import merge_passages
 from rag_eval_pipeline.data.hotpotqa import (
     load_hotpotqa_from_hub,
@@ -20,10 +21,17 @@ from rag_eval_pipeline.data.hotpotqa import (
 )
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
-from rag_eval_pipeline.defs.resources import AnthropicResource, DocumentsResource, KnowledgeBaseResource
+from rag_eval_pipeline.defs.resources import (
+    AnthropicResource,
+    DocumentsResource,
+    HistoryResource,
+    KnowledgeBaseResource,
+)
 from rag_eval_pipeline.metrics.judge_registry import build_judge, needs_llm
 from rag_eval_pipeline.metrics.judges import join_cases, score_cases
 from rag_eval_pipeline.metrics.summary import OVERALL, USAGE, compare_models, summarize, to_markdown
+from rag_eval_pipeline.monitoring import history_rows
+from rag_eval_pipeline.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 KNOWLEDGE_BASE = "knowledge_base"
@@ -232,14 +240,23 @@ def judge_scores(
     return scores
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="3")
 def metric_summary(
-    context: dg.AssetExecutionContext, judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame
+    context: dg.AssetExecutionContext,
+    judge_scores: pd.DataFrame,
+    candidate_answers: pd.DataFrame,
+    kb_index: dict,
+    history: HistoryResource,
 ) -> pd.DataFrame:
-    """Mean of each metric per judge, overall and per question type and level, with counts,
-    judge errors, and the tokens and dollars the answer model and each judge spent."""
+    """Mean of each metric per judge with a 95% bootstrap interval, overall and per question type
+    and level, with counts, judge errors, diagnoses, and the tokens and dollars spent. Every
+    materialization is also appended to the history behind the report's trend."""
     summary = summarize(judge_scores, candidate_answers)
+    history.append(
+        history_rows(context.partition_key, summary, kb_index["version"], pd.Timestamp.now(tz="UTC"))
+    )
     overall = summary[summary["group"] == OVERALL]
+    chart_rows = overall[overall["metric"].isin(HEADLINE_METRICS)].assign(series=overall["judge_id"])
     usage = summary[summary["group"] == USAGE]
     cost = usage[usage["metric"] == "cost_usd"]
     headline = {
@@ -257,6 +274,7 @@ def metric_summary(
             "usage": dg.MetadataValue.md(
                 to_markdown(usage.pivot(index="judge_id", columns="metric", values="total").reset_index())
             ),
+            "chart": dg.MetadataValue.md(svg_markdown(bar_chart_svg(chart_rows), "mean score per metric")),
             "cost_usd": dg.MetadataValue.float(float(cost["total"].sum(min_count=1))),
             "judge_errors": int(overall.groupby("judge_id")["n_judge_errors"].max().sum()),
             **{key: dg.MetadataValue.float(value) for key, value in headline.items()},

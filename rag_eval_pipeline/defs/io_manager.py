@@ -13,13 +13,19 @@ def _file(path: UPath, extension: str) -> UPath:
     return path.with_name(path.name + extension)
 
 
+class HtmlDocument(str):
+    """A self-contained HTML file; stored as ``<asset>.html`` so it opens in a browser."""
+
+
 class _ArtifactStore(dg.UPathIOManager):
     """Writes ``<base>/<asset>[/<partition>].parquet`` or ``.json`` by the value's type."""
 
     extension = None  # chosen per value: .parquet for DataFrames, .json for dicts
 
     def dump_to_path(self, context: dg.OutputContext, obj: Any, path: UPath) -> None:
-        if isinstance(obj, pd.DataFrame):
+        if isinstance(obj, HtmlDocument):
+            _file(path, ".html").write_text(obj, encoding="utf-8")
+        elif isinstance(obj, pd.DataFrame):
             target = _file(path, ".parquet")
             tmp = _file(target, ".tmp")
             obj.to_parquet(tmp, index=False)
@@ -39,10 +45,12 @@ class _ArtifactStore(dg.UPathIOManager):
             return pd.read_parquet(_file(path, ".parquet"))
         if _file(path, ".json").exists():
             return json.loads(_file(path, ".json").read_text())
+        if _file(path, ".html").exists():
+            return HtmlDocument(_file(path, ".html").read_text(encoding="utf-8"))
         raise FileNotFoundError(f"no stored artifact at {path}.parquet or {path}.json")
 
     def path_exists(self, path: UPath) -> bool:
-        return _file(path, ".parquet").exists() or _file(path, ".json").exists()
+        return any(_file(path, ext).exists() for ext in (".parquet", ".json", ".html"))
 
     def load_input(self, context: dg.InputContext) -> Any:
         """An unpartitioned asset reading a partitioned one always gets {partition: value}.
@@ -64,6 +72,8 @@ class _ArtifactStore(dg.UPathIOManager):
     def get_metadata(self, context: dg.OutputContext, obj: Any) -> dict[str, Any]:
         if isinstance(obj, pd.DataFrame):
             return {"dagster/row_count": len(obj)}
+        if isinstance(obj, HtmlDocument):
+            return {"report": dg.MetadataValue.path(str(_file(self._get_path(context), ".html")))}
         return {}
 
 

@@ -16,6 +16,7 @@ from rag_eval_pipeline.data.documents import Chunking, LoadedDocuments, load_doc
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
+from rag_eval_pipeline.monitoring import HISTORY_COLUMNS
 from rag_eval_pipeline.retrieval.base import IndexManifest, SearchIndex
 from rag_eval_pipeline.retrieval.elasticsearch_index import (
     EsFeatures,
@@ -248,3 +249,63 @@ class DocumentsResource(dg.ConfigurableResource):
 
     def load(self) -> LoadedDocuments:
         return load_documents(Path(self.folder), Chunking(self.chunk_words, self.chunk_overlap))
+
+
+class HistoryResource(dg.ConfigurableResource):
+    """Keeps every metric summary ever materialized, for the trend in the report."""
+
+    path: str | None = Field(
+        default=None, description="default: <DAGSTER_HOME>/storage/history/metric_history.parquet"
+    )
+
+    _file: Path = PrivateAttr()
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        default = Path(context.instance.storage_directory()) / "history" / "metric_history.parquet"  # type: ignore[union-attr]
+        self._file = Path(self.path) if self.path else default
+
+    def read(self) -> pd.DataFrame:
+        return pd.read_parquet(self._file) if self._file.is_file() else pd.DataFrame(columns=HISTORY_COLUMNS)
+
+    def append(self, rows: pd.DataFrame) -> int:
+        """Appends atomically (write aside, then rename); returns the history's length."""
+        history = pd.concat([self.read(), rows], ignore_index=True) if self._file.is_file() else rows
+        self._file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self._file.with_name(self._file.name + ".tmp")
+        history.to_parquet(tmp, index=False)
+        tmp.replace(self._file)
+        return len(history)
+
+
+class MonitoringResource(dg.ConfigurableResource):
+    """Where Prometheus metrics go: a textfile for node-exporter, and a Pushgateway if set."""
+
+    textfile: str | None = Field(
+        default=None, description="default: <DAGSTER_HOME>/storage/metrics/rag_eval.prom"
+    )
+    pushgateway_url: str | None = None
+    job_name: str = "rag_eval"
+
+    _file: Path = PrivateAttr()
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        default = Path(context.instance.storage_directory()) / "metrics" / "rag_eval.prom"  # type: ignore[union-attr]
+        self._file = Path(self.textfile) if self.textfile else default
+
+    def publish(self, exposition: bytes) -> str:
+        """Writes the textfile atomically (the collector never reads half a file); pushes if set."""
+        self._file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self._file.with_name(self._file.name + ".tmp")
+        tmp.write_bytes(exposition)
+        tmp.replace(self._file)
+        if self.pushgateway_url:
+            from prometheus_client.exposition import default_handler
+
+            default_handler(
+                f"{self.pushgateway_url.rstrip('/')}/metrics/job/{self.job_name}",
+                "PUT",
+                10,
+                [("Content-Type", "text/plain; version=0.0.4")],
+                exposition,
+            )()
+        return str(self._file)

@@ -10,6 +10,7 @@ import pandas as pd
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.judges import REFERENCE_METRICS, SCORE_ID_COLUMNS
 from rag_eval_pipeline.metrics.llm_judges import RagasLLMJudge, StrictLLMJudge
+from rag_eval_pipeline.metrics.statistics import bootstrap_mean
 
 JUDGE_KIND_METRICS = {
     "reference": REFERENCE_METRICS,
@@ -22,6 +23,8 @@ SUMMARY_COLUMNS = [
     "metric",
     "group",
     "mean",
+    "ci_low",
+    "ci_high",
     "n",
     "n_cases",
     "n_failed",
@@ -52,6 +55,8 @@ def diagnosis_rows(judge_id: str, rows: pd.DataFrame) -> list[dict[str, object]]
             "metric": label,
             "group": DIAGNOSIS,
             "mean": float("nan"),
+            "ci_low": float("nan"),
+            "ci_high": float("nan"),
             "n": int(counts.get(label, 0)),
             "n_cases": len(rows),
             "n_failed": int((rows["status"] != "ok").sum()),
@@ -78,6 +83,8 @@ def usage_rows(who: str, frame: pd.DataFrame) -> list[dict[str, object]]:
                 "metric": metric,
                 "group": USAGE,
                 "mean": float("nan"),
+                "ci_low": float("nan"),
+                "ci_high": float("nan"),
                 "n": int(values.notna().sum()),
                 "n_cases": len(frame),
                 "n_failed": int((frame["status"] != "ok").sum()),
@@ -104,12 +111,15 @@ def _summarize_group(
     out = []
     for metric in metrics:
         values = rows.loc[rows["status"] == "ok", metric].dropna()
+        interval = bootstrap_mean(values.tolist())
         out.append(
             {
                 "judge_id": judge_id,
                 "metric": metric,
                 "group": group,
-                "mean": float(values.mean()) if len(values) else float("nan"),
+                "mean": interval.estimate,
+                "ci_low": interval.low,
+                "ci_high": interval.high,
                 "n": int(len(values)),
                 "n_cases": int(len(rows)),
                 "n_failed": failed,
@@ -122,7 +132,8 @@ def _summarize_group(
 
 
 def summarize(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Mean of each metric over the cases where it is present, overall and per type and level.
+    """Mean of each metric over the cases where it is present, with a seeded bootstrap 95%
+    interval (``ci_low``, ``ci_high``), overall and per type and level.
 
     ``n`` counts cases with a value, ``n_cases`` all cases, ``n_failed`` cases whose answer or
     judgement failed (``n_judge_errors`` of them in the judge), ``case_set`` identifies which

@@ -1,0 +1,121 @@
+"""Across models: paired comparison, judge validation, the HTML report, Prometheus metrics."""
+
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.defs.io_manager import HtmlDocument
+from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource
+from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
+from rag_eval_pipeline.metrics.comparison import paired_comparisons
+from rag_eval_pipeline.metrics.summary import to_markdown
+from rag_eval_pipeline.monitoring import prometheus_exposition
+from rag_eval_pipeline.report import render_report
+
+REPORTING = "reporting"
+ALL_PARTITIONS = {"allow_missing_partitions": True}
+EAGER = dg.AutomationCondition.eager()
+
+
+@dg.asset(
+    group_name=REPORTING,
+    ins={"judge_scores": dg.AssetIn(metadata=ALL_PARTITIONS)},
+    code_version="1",
+    automation_condition=EAGER,
+)
+def paired_comparison(
+    context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame]
+) -> pd.DataFrame:
+    """Every pair of models on the same cases: mean difference with a paired bootstrap interval,
+    exact McNemar on correctness; "better" only when the interval excludes 0."""
+    comparisons = paired_comparisons(judge_scores)
+    decided = (
+        comparisons[comparisons["verdict"] != "no difference shown"] if len(comparisons) else comparisons
+    )
+    context.add_output_metadata(
+        {
+            "pairs": len(comparisons),
+            "differences_shown": len(decided),
+            "comparisons": dg.MetadataValue.md(to_markdown(comparisons)),
+        }
+    )
+    return comparisons
+
+
+@dg.asset(
+    group_name=REPORTING,
+    ins={"judge_scores": dg.AssetIn(metadata=ALL_PARTITIONS)},
+    code_version="1",
+    automation_condition=EAGER,
+)
+def judge_validation(
+    context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame]
+) -> pd.DataFrame:
+    """Each LLM judge against the reference judge (accuracy, Cohen's kappa, confusion) and on the
+    calibration models: a judge that does not give oracle ~1 and null ~0 is flagged."""
+    agreement, tables = validate_judges(judge_scores)
+    flagged = agreement[agreement["calibration_ok"] == False] if len(agreement) else agreement  # noqa: E712
+    metadata = {
+        "rows": len(agreement),
+        "flagged_judges": ", ".join(sorted(set(flagged["judge_id"]))) if len(flagged) else "none",
+        "agreement": dg.MetadataValue.md(to_markdown(agreement)),
+    }
+    for name, table in list(tables.items())[:10]:
+        metadata[f"confusion: {name}"] = dg.MetadataValue.md(to_markdown(table.reset_index()))
+    for judge_id in sorted(set(flagged["judge_id"])) if len(flagged) else []:
+        context.log.warning(f"judge {judge_id} fails calibration on oracle/null: do not trust its scores")
+    context.add_output_metadata(metadata)
+    return agreement
+
+
+@dg.asset(
+    group_name=REPORTING,
+    ins={
+        "metric_summary": dg.AssetIn(metadata=ALL_PARTITIONS),
+        "judge_scores": dg.AssetIn(metadata=ALL_PARTITIONS),
+        "candidate_answers": dg.AssetIn(metadata=ALL_PARTITIONS),
+    },
+    code_version="1",
+    automation_condition=EAGER,
+)
+def eval_report(
+    context: dg.AssetExecutionContext,
+    metric_summary: dict[str, pd.DataFrame],
+    judge_scores: dict[str, pd.DataFrame],
+    candidate_answers: dict[str, pd.DataFrame],
+    judgement_list: pd.DataFrame,
+    paired_comparison: pd.DataFrame,
+    history: HistoryResource,
+) -> HtmlDocument:
+    """One self-contained HTML report: scores with intervals, distributions, diagnoses, paired
+    comparison, trend over time and a filterable per-case table. Opens without a network."""
+    report = render_report(
+        metric_summary, judge_scores, candidate_answers, judgement_list, history.read(), paired_comparison
+    )
+    context.add_output_metadata(
+        {"models": len(metric_summary), "size_kib": round(len(report.encode()) / 1024)}
+    )
+    return HtmlDocument(report)
+
+
+@dg.asset(
+    group_name=REPORTING,
+    ins={"metric_summary": dg.AssetIn(metadata=ALL_PARTITIONS)},
+    code_version="1",
+    automation_condition=EAGER,
+)
+def prometheus_metrics(
+    context: dg.AssetExecutionContext, metric_summary: dict[str, pd.DataFrame], monitoring: MonitoringResource
+) -> dict:
+    """rag_eval_score{model,metric,judge} and counters of cases, failures and cost, written for
+    node-exporter's textfile collector (and pushed to a Pushgateway when one is configured)."""
+    exposition = prometheus_exposition(metric_summary)
+    path = monitoring.publish(exposition)
+    series = sum(1 for line in exposition.decode().splitlines() if line and not line.startswith("#"))
+    context.add_output_metadata(
+        {
+            "textfile": dg.MetadataValue.path(path),
+            "series": series,
+            "pushgateway": monitoring.pushgateway_url or "not configured",
+        }
+    )
+    return {"textfile": path, "series": series}

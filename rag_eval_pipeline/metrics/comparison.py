@@ -1,0 +1,109 @@
+"""Model comparison on the same cases, and validation of LLM judges against the reference judge."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import combinations
+
+import pandas as pd
+
+from rag_eval_pipeline.metrics.judges import REFERENCE_JUDGE_ID
+from rag_eval_pipeline.metrics.statistics import cohen_kappa, confusion, mcnemar_exact, paired_difference
+from rag_eval_pipeline.metrics.summary import metric_columns
+
+THREE_POINT_AXES = ("correctness", "context_relevance")
+CALIBRATION = {"oracle": 1.0, "null": 0.0}  # expected correctness of the calibration models
+CALIBRATION_TOLERANCE = 0.1
+
+
+def paired_comparisons(scores_by_model: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """For every pair of models, judge and metric, on the cases both have scores for: the mean
+    difference (a - b) with a paired bootstrap interval, and for correctness an exact McNemar
+    test on fully correct answers. A model is marked better only when the interval excludes 0."""
+    rows = []
+    for (name_a, a), (name_b, b) in combinations(sorted(scores_by_model.items()), 2):
+        for judge_id in sorted(set(a["judge_id"]) & set(b["judge_id"])):
+            ja = a[(a["judge_id"] == judge_id) & (a["status"] == "ok")]
+            jb = b[(b["judge_id"] == judge_id) & (b["status"] == "ok")]
+            for metric in sorted(set(metric_columns(ja)) & set(metric_columns(jb))):
+                pairs = (
+                    ja[["qid", metric]].merge(jb[["qid", metric]], on="qid", suffixes=("_a", "_b")).dropna()
+                )
+                if pairs.empty:
+                    continue
+                diff = paired_difference(pairs[f"{metric}_a"], pairs[f"{metric}_b"])
+                verdict = "no difference shown"
+                if diff.excludes_zero():
+                    verdict = f"{name_a} better" if diff.estimate > 0 else f"{name_b} better"
+                row = {
+                    "model_a": name_a,
+                    "model_b": name_b,
+                    "judge_id": judge_id,
+                    "metric": metric,
+                    "n": len(pairs),
+                    "mean_a": float(pairs[f"{metric}_a"].mean()),
+                    "mean_b": float(pairs[f"{metric}_b"].mean()),
+                    "difference": diff.estimate,
+                    "ci_low": diff.low,
+                    "ci_high": diff.high,
+                    "verdict": verdict,
+                    "mcnemar_only_a": None,
+                    "mcnemar_only_b": None,
+                    "mcnemar_p": None,
+                }
+                if metric == "correctness":
+                    only_a, only_b, p = mcnemar_exact(
+                        pairs["correctness_a"] == 1.0, pairs["correctness_b"] == 1.0
+                    )
+                    row.update(mcnemar_only_a=only_a, mcnemar_only_b=only_b, mcnemar_p=p)
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def judge_validation(
+    scores_by_model: Mapping[str, pd.DataFrame],
+) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """Agreement of each LLM judge with the reference judge per axis (accuracy, Cohen's kappa),
+    the confusion tables, and a calibration flag: on ``oracle`` and ``null`` a sound judge gives
+    correctness near 1 and 0."""
+    rows, tables = [], {}
+    for model, scores in sorted(scores_by_model.items()):
+        ok = scores[scores["status"] == "ok"]
+        reference = ok[ok["judge_id"] == REFERENCE_JUDGE_ID]
+        calibration_model = next((c for c in CALIBRATION if model.split("@")[0] == c), None)
+        for judge_id in sorted(set(ok["judge_id"]) - {REFERENCE_JUDGE_ID}):
+            judged = ok[ok["judge_id"] == judge_id]
+            for axis in THREE_POINT_AXES:
+                if axis not in judged or judged[axis].isna().all():
+                    continue
+                row = {
+                    "answer_model": model,
+                    "judge_id": judge_id,
+                    "axis": axis,
+                    "n": 0,
+                    "accuracy": float("nan"),
+                    "kappa": float("nan"),
+                    "judge_mean": float(judged[axis].mean()),
+                }
+                if axis in reference:
+                    pairs = (
+                        reference[["qid", axis]]
+                        .merge(judged[["qid", axis]], on="qid", suffixes=("_ref", "_judge"))
+                        .dropna()
+                    )
+                    if len(pairs):
+                        ref, jud = pairs[f"{axis}_ref"].tolist(), pairs[f"{axis}_judge"].tolist()
+                        row.update(
+                            n=len(pairs),
+                            accuracy=float((pairs[f"{axis}_ref"] == pairs[f"{axis}_judge"]).mean()),
+                            kappa=cohen_kappa(ref, jud),
+                        )
+                        tables[f"{model} / {judge_id} / {axis}"] = confusion(ref, jud, [0.0, 0.5, 1.0])
+                row["calibration_expected"] = None
+                row["calibration_ok"] = None
+                if calibration_model and axis == "correctness":
+                    expected = CALIBRATION[calibration_model]
+                    row["calibration_expected"] = expected
+                    row["calibration_ok"] = abs(row["judge_mean"] - expected) <= CALIBRATION_TOLERANCE
+                rows.append(row)
+    return pd.DataFrame(rows), tables

@@ -1,0 +1,210 @@
+"""The evaluation report: one self-contained HTML file (plotly.js inlined, no network needed)."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
+from rag_eval_pipeline.metrics.summary import DIAGNOSIS, OVERALL
+
+HEADLINE_METRICS = (
+    "correctness",
+    "faithfulness",
+    "context_relevance",
+    "faithfulness_lexical",
+    "f1",
+    "context_recall",
+)
+
+_TABLE_SCRIPT = """
+function filterCases(){const q=document.getElementById('case-filter').value.toLowerCase();
+ let shown=0;document.querySelectorAll('#cases tbody tr').forEach(r=>{const v=r.innerText.toLowerCase().includes(q);
+ r.style.display=v?'':'none';if(v)shown++;});document.getElementById('case-count').innerText=shown;}
+function sortCases(col){const body=document.querySelector('#cases tbody');const rows=[...body.rows];
+ const th=document.querySelectorAll('#cases th')[col];const asc=th.dataset.dir!=='asc';th.dataset.dir=asc?'asc':'desc';
+ rows.sort((a,b)=>{const x=a.cells[col].dataset.v??a.cells[col].innerText,y=b.cells[col].dataset.v??b.cells[col].innerText;
+ const nx=parseFloat(x),ny=parseFloat(y);const c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});
+ rows.forEach(r=>body.appendChild(r));}
+"""
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{margin-bottom:0}
+.note{color:#555;max-width:60rem}table{border-collapse:collapse;font-size:.85rem}
+td,th{border:1px solid #ddd;padding:.3rem .5rem;vertical-align:top}th{background:#f4f4f4;cursor:pointer}
+.gold{color:#1a7f37;font-weight:600}input{padding:.4rem;width:24rem;margin:.5rem 0}
+"""
+
+
+def _figure_html(figure: go.Figure) -> str:
+    return figure.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
+
+
+def score_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
+    """The article's chart: mean score per metric per model, with 95% interval whiskers."""
+    figure = go.Figure()
+    for model, summary in sorted(summaries.items()):
+        overall = summary[(summary["group"] == OVERALL) & summary["metric"].isin(HEADLINE_METRICS)]
+        for judge_id, rows in overall.groupby("judge_id"):
+            rows = rows.dropna(subset=["mean"])
+            figure.add_bar(
+                name=f"{model} ({judge_id})",
+                x=rows["metric"],
+                y=rows["mean"],
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (rows["ci_high"] - rows["mean"]).fillna(0),
+                    "arrayminus": (rows["mean"] - rows["ci_low"]).fillna(0),
+                },
+            )
+    figure.update_layout(
+        barmode="group",
+        yaxis={"range": [0, 1.05], "title": "mean score"},
+        title="Mean score per metric (95% bootstrap interval)",
+    )
+    return figure
+
+
+def distribution_chart(scores_by_model: Mapping[str, pd.DataFrame], metric: str = "correctness") -> go.Figure:
+    figure = go.Figure()
+    for model, scores in sorted(scores_by_model.items()):
+        for judge_id, rows in scores[scores["status"] == "ok"].groupby("judge_id"):
+            if metric in rows and rows[metric].notna().any():
+                figure.add_histogram(
+                    name=f"{model} ({judge_id})", x=rows[metric].dropna(), xbins={"size": 0.25}
+                )
+    figure.update_layout(
+        barmode="group", title=f"Distribution of {metric}", xaxis={"title": metric}, yaxis={"title": "cases"}
+    )
+    return figure
+
+
+def diagnosis_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
+    figure = go.Figure()
+    labels = []
+    counts: dict[str, list[float]] = {d: [] for d in DIAGNOSES}
+    for model, summary in sorted(summaries.items()):
+        rows = summary[summary["group"] == DIAGNOSIS]
+        for judge_id, judge_rows in rows.groupby("judge_id"):
+            labels.append(f"{model} ({judge_id})")
+            totals = dict(zip(judge_rows["metric"], judge_rows["total"]))
+            for d in DIAGNOSES:
+                counts[d].append(totals.get(d, 0))
+    for d in DIAGNOSES:
+        figure.add_bar(name=d, x=labels, y=counts[d])
+    figure.update_layout(
+        barmode="stack", title="Where cases fail: diagnosis per model", yaxis={"title": "cases"}
+    )
+    return figure
+
+
+def trend_chart(history: pd.DataFrame, metric: str = "correctness") -> go.Figure:
+    figure = go.Figure()
+    rows = history[history["metric"] == metric] if not history.empty else history
+    for (model, judge_id), series in rows.groupby(["answer_model", "judge_id"]) if not rows.empty else []:
+        figure.add_scatter(
+            name=f"{model} ({judge_id})", x=series["materialized_at"], y=series["mean"], mode="lines+markers"
+        )
+    figure.update_layout(title=f"{metric} over time", yaxis={"range": [0, 1.05]})
+    return figure
+
+
+def case_table(
+    scores_by_model: Mapping[str, pd.DataFrame],
+    answers_by_model: Mapping[str, pd.DataFrame],
+    judgement_list: pd.DataFrame,
+) -> str:
+    truth = judgement_list.set_index("qid")
+    head = [
+        "model",
+        "judge",
+        "qid",
+        "question",
+        "answer",
+        "ground truth",
+        "correctness",
+        "faithfulness",
+        "context relevance",
+        "diagnosis",
+        "retrieved (gold in green)",
+    ]
+    body = []
+    for model, scores in sorted(scores_by_model.items()):
+        answers = answers_by_model[model].set_index("qid")
+        for row in scores.to_dict(orient="records"):
+            case, gold = answers.loc[row["qid"]], set(truth.loc[row["qid"], "gold_titles"])
+            retrieved = ", ".join(
+                f'<span class="gold">{html.escape(t)}</span>' if t in gold else html.escape(t)
+                for t in case["retrieved_titles"]
+            )
+            faithfulness = row.get("faithfulness")
+            if faithfulness is None or pd.isna(faithfulness):
+                faithfulness = row.get("faithfulness_lexical")
+            cells = [
+                model,
+                row["judge_id"],
+                row["qid"],
+                truth.loc[row["qid"], "question"],
+                case["answer"],
+                truth.loc[row["qid"], "answer"],
+            ]
+            numbers = [row.get("correctness"), faithfulness, row.get("context_relevance")]
+            tds = [f"<td>{html.escape(str(c))}</td>" for c in cells]
+            tds += [
+                f'<td data-v="{"" if n is None or pd.isna(n) else n}">{"–" if n is None or pd.isna(n) else f"{n:.2f}"}</td>'
+                for n in numbers
+            ]
+            tds += [
+                f"<td>{html.escape(str(row.get('diagnosis') or row['status']))}</td>",
+                f"<td>{retrieved}</td>",
+            ]
+            body.append("<tr>" + "".join(tds) + "</tr>")
+    header = "".join(f'<th onclick="sortCases({i})">{h}</th>' for i, h in enumerate(head))
+    return (
+        f'<input id="case-filter" placeholder="filter cases (model, question, diagnosis...)" oninput="filterCases()"> '
+        f'<span><span id="case-count">{len(body)}</span> cases shown</span>'
+        f'<table id="cases"><thead><tr>{header}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    )
+
+
+def render_report(
+    summaries: Mapping[str, pd.DataFrame],
+    scores_by_model: Mapping[str, pd.DataFrame],
+    answers_by_model: Mapping[str, pd.DataFrame],
+    judgement_list: pd.DataFrame,
+    history: pd.DataFrame,
+    comparisons: pd.DataFrame,
+) -> str:
+    """The whole report as one HTML string."""
+    sections = [
+        "<h2>Scores</h2>",
+        '<p class="note">Each bar is a mean over the scored cases; the whisker is a 95% bootstrap '
+        "interval. Two models differ only when the paired interval below excludes 0: on 35 cases an "
+        "interval of about ±0.15 is normal.</p>",
+        _figure_html(score_chart(summaries)),
+        _figure_html(distribution_chart(scores_by_model)),
+        "<h2>Where it fails</h2>",
+        _figure_html(diagnosis_chart(summaries)),
+        "<h2>Paired comparison</h2>",
+        comparisons.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+        if not comparisons.empty
+        else "<p>one model only</p>",
+        "<h2>Trend</h2>",
+        _figure_html(trend_chart(history)),
+        "<h2>Cases</h2>",
+        case_table(scores_by_model, answers_by_model, judgement_list),
+    ]
+    models = json.dumps(sorted(summaries))
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>RAG evaluation report</title>"
+        f"<style>{_STYLE}</style><script>{get_plotlyjs()}</script><script>{_TABLE_SCRIPT}</script></head><body>"
+        f"<h1>RAG evaluation report</h1><p class='note'>answer models: {html.escape(models)}</p>"
+        + "".join(sections)
+        + "</body></html>"
+    )

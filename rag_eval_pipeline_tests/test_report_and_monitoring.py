@@ -1,0 +1,106 @@
+"""The report in headless chromium, the history, and the Prometheus textfile."""
+
+import shutil
+
+import dagster as dg
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from rag_eval_pipeline import runner
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.defs.resources import MonitoringResource
+from rag_eval_pipeline_tests.conftest import REPO_ROOT
+
+
+@pytest.fixture(scope="module")
+def reported(shared_hotpotqa, tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")
+    textfile = home / "textfile" / "rag_eval.prom"
+    defs = build_definitions(monitoring=MonitoringResource(textfile=str(textfile)))
+    with dg.instance_for_test(temp_dir=str(home)) as instance:
+        for _ in range(2):  # two runs: the history grows, the report shows a trend
+            runner.run_evaluation(
+                defs,
+                instance,
+                ["extractive-baseline", "oracle", "null"],
+                dataset=str(shared_hotpotqa),
+                sample=20,
+                echo=lambda _: None,
+            )
+        yield defs, instance, home, textfile
+
+
+def test_history_appends_each_materialization(reported):
+    defs, instance, home, _ = reported
+    history = __import__("pandas").read_parquet(home / "storage" / "history" / "metric_history.parquet")
+    per_run = history[(history["answer_model"] == "oracle") & (history["metric"] == "correctness")]
+    assert len(per_run) == 2 and (per_run["mean"] == 1.0).all()
+    assert per_run["materialized_at"].is_monotonic_increasing
+    assert per_run["kb_version"].nunique() == 1
+
+
+def test_prometheus_textfile_parses(reported):
+    _, _, _, textfile = reported
+    families = {f.name: f for f in text_string_to_metric_families(textfile.read_text())}
+    scores = {
+        (s.labels["model"], s.labels["metric"], s.labels["judge"]): s.value
+        for s in families["rag_eval_score"].samples
+    }
+    assert scores[("oracle", "correctness", "reference")] == 1.0
+    assert scores[("null", "correctness", "reference")] == 0.0
+    cases = {
+        s.labels["model"]: s.value
+        for s in families["rag_eval_cases"].samples
+        if s.name == "rag_eval_cases_total"
+    }
+    assert cases == {"extractive-baseline": 20.0, "null": 20.0, "oracle": 20.0}
+    assert "rag_eval_cost_usd" in families and "rag_eval_failures" in families
+
+
+def test_summary_has_intervals_and_a_chart(reported):
+    defs, instance, _, _ = reported
+    summary = runner.load_asset(defs, instance, "metric_summary", "extractive-baseline")
+    row = summary[(summary["group"] == "all") & (summary["metric"] == "correctness")].iloc[0]
+    assert row["ci_low"] <= row["mean"] <= row["ci_high"] and row["ci_high"] > row["ci_low"]
+    record = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=["oracle"]), limit=1
+    ).records[0]
+    assert record.asset_materialization.metadata["chart"].value.startswith(
+        "![mean score per metric](data:image/svg+xml;base64,"
+    )
+
+
+def test_report_renders_offline_and_the_table_filters(reported):
+    from playwright.sync_api import sync_playwright
+
+    _, _, home, _ = reported
+    report = home / "storage" / "artifacts" / "eval_report.html"
+    text = report.read_text()
+    assert "<script src=" not in text  # self-contained: nothing fetched from a network
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is required; .ci/run installs it"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.route(
+            "**/*",
+            lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_(),
+        )
+        page.goto(report.as_uri())
+        page.wait_for_selector(".main-svg", timeout=30_000)
+        assert page.locator(".plot-container").count() == 4  # scores, distribution, diagnosis, trend
+        assert page.locator("g.point").count() > 0 or page.locator("path.point").count() > 0  # bars drawn
+        rows = page.locator("#cases tbody tr")
+        assert rows.count() == 60
+        page.fill("#case-filter", "oracle")
+        assert page.locator("#case-count").inner_text() == "20"
+        assert rows.filter(has_text="oracle").count() == 20
+        page.fill("#case-filter", "")
+        page.locator("#cases th").nth(6).click()  # sort by correctness
+        first = page.locator("#cases tbody tr").first.locator("td").nth(6).inner_text()
+        assert first == "0.00"
+        artifacts = REPO_ROOT / "test-artifacts"
+        artifacts.mkdir(exist_ok=True)
+        page.screenshot(path=str(artifacts / "report.png"), full_page=False)
+        print(f"screenshot: {artifacts / 'report.png'}")
+        browser.close()
