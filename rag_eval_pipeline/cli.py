@@ -3,8 +3,10 @@
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from rag_eval_pipeline import runner
+from rag_eval_pipeline.config import EXAMPLE_CONFIG, ConfigError, load_settings
 
 _METRIC_ORDER = (
     "correctness",
@@ -37,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
         "--dagster-home",
         help="Dagster instance folder (default: $DAGSTER_HOME, else ./.dagster_home)",
     )
+    parser.add_argument(
+        "--config",
+        help="configuration file (default: $RAG_EVAL_CONFIG, else ./rag_eval.yaml if present)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser(
@@ -48,13 +54,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--models",
         type=_csv,
-        default=list(runner.DEFAULT_MODELS),
-        help="comma-separated answer configurations, MODEL or MODEL@MODE-kK "
-        f"(default: {','.join(runner.DEFAULT_MODELS)})",
+        help="comma-separated answer configurations: names from the configuration file, or "
+        f"MODEL or MODEL@MODE-kK (default: the file's, else {','.join(runner.DEFAULT_MODELS)})",
     )
-    run.add_argument("--sample", type=int, default=35, help="questions to evaluate (default 35; 0 = all)")
-    run.add_argument("--selection", choices=["first", "random"], default="first", help="which N questions")
-    run.add_argument("--seed", type=int, default=0, help="seed for --selection random")
+    run.add_argument("--profile", help="a profile of the configuration file: dev, pr, nightly")
+    run.add_argument(
+        "--sample", type=int, help="questions to evaluate (default: the file's, else 35; 0 = all)"
+    )
+    run.add_argument("--selection", choices=["first", "random"], help="which N questions")
+    run.add_argument("--seed", type=int, help="seed for --selection random")
     run.add_argument(
         "--dataset",
         help="local HotpotQA file (JSON list, JSONL or parquet); default: the Hugging Face hub",
@@ -62,12 +70,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--judges",
         type=_csv,
-        default=["reference"],
         help="comma-separated judges: reference (no LLM), a Claude model such as "
         "claude-sonnet-4-6 (the STRICT rubric), ragas:<model> (RAGAS-style metrics); "
-        "default: reference",
+        "default: the configuration file's, else reference",
     )
-    run.add_argument("--concurrency", type=int, default=8, help="LLM calls in flight at most (default 8)")
+    run.add_argument(
+        "--concurrency", type=int, help="LLM calls in flight at most (default: the file's, else 8)"
+    )
     run.add_argument(
         "--embedding-model",
         help="sentence-transformers model name or local folder: adds vectors to the embedded index "
@@ -108,11 +117,14 @@ def _parser() -> argparse.ArgumentParser:
         "--min",
         dest="thresholds",
         action="append",
-        required=True,
         metavar="METRIC=VALUE",
-        help="e.g. faithfulness=0.7, or JUDGE/METRIC=VALUE; repeatable",
+        help="e.g. faithfulness=0.7, or JUDGE/METRIC=VALUE; repeatable (default: the "
+        "configuration file's thresholds)",
     )
     gate.add_argument("--judge", help="apply bare metrics to this judge only")
+
+    init = commands.add_parser("init", help="write a commented example configuration file")
+    init.add_argument("path", nargs="?", default="rag_eval.yaml")
 
     models = commands.add_parser("models", help="list, add or remove answer-model partitions")
     model_commands = models.add_subparsers(dest="models_command", required=True)
@@ -134,20 +146,37 @@ def _comparison_table(comparison) -> str:
     return to_markdown(comparison[others + metrics])
 
 
-def _inspect(args: argparse.Namespace, instance) -> int:
+def _init(path: str) -> int:
+    target = Path(path)
+    if target.exists():
+        print(f"error: {target} exists; not overwriting it", file=sys.stderr)
+        return 2
+    target.write_text(EXAMPLE_CONFIG)
+    print(f"wrote {target}: edit it, then `rag-eval --config {target} run`")
+    return 0
+
+
+def _inspect(args: argparse.Namespace, instance, settings) -> int:
     """explain, worst and gate: read stored assets, compute nothing new."""
     from rag_eval_pipeline.definitions import build_definitions
     from rag_eval_pipeline.explain import explain_case, worst_cases
     from rag_eval_pipeline.gates import check_gates, gate_table, parse_threshold
     from rag_eval_pipeline.metrics.summary import to_markdown
 
-    defs = build_definitions()
+    defs = build_definitions(settings=settings)
     if args.model not in runner.registered_models(instance):
         print(f"error: no answer model '{args.model}' in {instance.root_directory}", file=sys.stderr)
         return 2
     try:
         if args.command == "gate":
-            thresholds = dict(parse_threshold(t) for t in args.thresholds)
+            thresholds = dict(parse_threshold(t) for t in args.thresholds or [])
+            thresholds = thresholds or dict(settings.thresholds)
+            if not thresholds:
+                print(
+                    "error: no thresholds: pass --min METRIC=VALUE or set thresholds in the file",
+                    file=sys.stderr,
+                )
+                return 2
             summary = runner.load_asset(defs, instance, "metric_summary", args.model)
             results = check_gates(summary, thresholds, args.judge)
             print(to_markdown(gate_table(results)))
@@ -173,6 +202,13 @@ def _inspect(args: argparse.Namespace, instance) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "init":
+        return _init(args.path)
+    try:
+        settings = load_settings(args.config).with_profile(getattr(args, "profile", None))
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     instance = runner.open_instance(args.dagster_home)
     if args.command == "models":
         if args.models_command == "list":
@@ -180,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(key)
         elif args.models_command == "add":
             try:
-                added = runner.add_models(instance, args.names)
+                added = runner.add_models(instance, args.names, [m.name for m in settings.answer_models])
             except ValueError as err:
                 print(f"error: {err}", file=sys.stderr)
                 return 2
@@ -191,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     if args.command in ("explain", "worst", "gate"):
-        return _inspect(args, instance)
+        return _inspect(args, instance, settings)
 
     from rag_eval_pipeline.definitions import (
         build_definitions,
@@ -200,20 +236,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     from rag_eval_pipeline.defs.resources import ElasticsearchResource
 
-    knowledge_base: dict = {"embedding_model": args.embedding_model}
+    overrides: dict = {"embedding_model": args.embedding_model}
     if args.elasticsearch:
-        knowledge_base["elasticsearch"] = ElasticsearchResource(url=args.elasticsearch)
-    defs = build_definitions(
-        default_knowledge_base(**knowledge_base), default_anthropic(concurrency=args.concurrency)
-    )
+        overrides["elasticsearch"] = ElasticsearchResource(url=args.elasticsearch)
+    try:
+        defs = build_definitions(
+            default_knowledge_base(settings, **overrides),
+            default_anthropic(settings, concurrency=args.concurrency),
+            settings=settings,
+        )
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if settings.dataset.kind == "custom" and (args.dataset or args.sample is not None):
+        print(
+            "error: a custom dataset is sampled in the configuration file, not with --dataset/--sample",
+            file=sys.stderr,
+        )
+        return 2
+    models = args.models or [m.name for m in settings.answer_models] or list(runner.DEFAULT_MODELS)
     print(f"Dagster instance: {instance.root_directory}")
     try:
         report = runner.run_evaluation(
             defs,
             instance,
-            args.models,
+            models,
             dataset=args.dataset,
-            sample=args.sample or None,
+            sample=args.sample,
             selection=args.selection,
             seed=args.seed,
             judges=args.judges,
@@ -227,10 +276,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("See the run's logs in the UI: dagster dev (same DAGSTER_HOME)", file=sys.stderr)
         return 1
     comparison = report.comparison
-    this_run = comparison[comparison["answer_model"].isin(args.models)]
+    this_run = comparison[comparison["answer_model"].isin(models)]
     print()
     print(_comparison_table(this_run))
-    others = sorted(set(comparison["answer_model"]) - set(args.models))
+    others = sorted(set(comparison["answer_model"]) - set(models))
     if others:
         print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")
     print(

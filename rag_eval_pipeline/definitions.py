@@ -1,10 +1,15 @@
-"""The one Definitions object: every asset, check, job and resource (workspace.yaml points here)."""
+"""The one Definitions object: every asset, check, job, schedule, sensor and resource.
+
+``workspace.yaml`` points here. Settings come from ``rag_eval.yaml`` (see ``config.py``); the
+Elasticsearch switch and secrets come from the environment, bound with ``dg.EnvVar``.
+"""
 
 import os
 from typing import Any
 
 import dagster as dg
 
+from rag_eval_pipeline.config import Settings, load_settings
 from rag_eval_pipeline.defs.assets import (
     candidate_answers,
     hotpotqa_raw,
@@ -17,6 +22,7 @@ from rag_eval_pipeline.defs.assets import (
     user_documents,
 )
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
+from rag_eval_pipeline.defs.custom_dataset_assets import custom_judgement_list, custom_kb_passages
 from rag_eval_pipeline.defs.elasticsearch_assets import es_judgement_list, eval_results
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
@@ -28,16 +34,17 @@ from rag_eval_pipeline.defs.reporting_assets import (
 )
 from rag_eval_pipeline.defs.resources import (
     AnthropicResource,
+    DatasetResource,
     DocumentsResource,
     ElasticsearchResource,
+    EvaluationResource,
     HistoryResource,
     KnowledgeBaseResource,
     MonitoringResource,
     QualityGatesResource,
 )
-from rag_eval_pipeline.defs.sensors import build_sensors
+from rag_eval_pipeline.defs.sensors import TRIGGER_TAG, build_sensors
 
-KNOWLEDGE_BASE_ASSETS = [hotpotqa_raw, user_documents, kb_passages, kb_index, judgement_list]
 EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary]
 REPORTING_ASSETS = [paired_comparison, judge_validation, eval_report, prometheus_metrics]
 
@@ -64,19 +71,14 @@ def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
     ]
 
 
-def default_anthropic(**settings: Any) -> AnthropicResource:
-    """The API key is bound through EnvVar when the environment has one; without it the
-    definitions still load and offline models run (a Claude model then fails with a clear error)."""
-    if "ANTHROPIC_API_KEY" in os.environ:
-        settings["api_key"] = dg.EnvVar("ANTHROPIC_API_KEY")
-    return AnthropicResource(**settings)
-
-
-def default_knowledge_base(**settings: Any) -> KnowledgeBaseResource:
-    """The one switch: ELASTICSEARCH_URL (or ELASTICSEARCH_CLOUD_ID) in the environment puts the
-    knowledge base in Elasticsearch, with ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME and
+def default_knowledge_base(settings: Settings | None = None, **overrides: Any) -> KnowledgeBaseResource:
+    """The one switch: Elasticsearch when the file says so or ELASTICSEARCH_URL (or
+    ELASTICSEARCH_CLOUD_ID) is set, with ELASTICSEARCH_API_KEY or ELASTICSEARCH_USERNAME and
     ELASTICSEARCH_PASSWORD bound through EnvVar; otherwise the embedded on-disk index."""
-    bound = {
+    settings = settings or Settings()
+    kb = settings.knowledge_base
+    es = kb.elasticsearch
+    bound: dict[str, Any] = {
         field: dg.EnvVar(variable)
         for field, variable in [
             ("url", "ELASTICSEARCH_URL"),
@@ -88,9 +90,62 @@ def default_knowledge_base(**settings: Any) -> KnowledgeBaseResource:
         ]
         if variable in os.environ
     }
-    if "url" in bound or "cloud_id" in bound:
-        settings.setdefault("elasticsearch", ElasticsearchResource(**bound))
-    return KnowledgeBaseResource(**settings)
+    bound.setdefault("url", es.url) if es.url else None
+    bound.setdefault("cloud_id", es.cloud_id) if es.cloud_id else None
+    resource: dict[str, Any] = {
+        "embedding_model": kb.embedding_model,
+        "es_inference_id": es.inference_id,
+        "es_max_error_share": es.max_error_share,
+    }
+    if es.index_names:
+        resource["es_index_names"] = {**KnowledgeBaseResource().es_index_names, **es.index_names}
+    if kb.backend == "elasticsearch" and not (bound.get("url") or bound.get("cloud_id")):
+        raise ValueError(
+            "knowledge_base.backend is elasticsearch but no url: set ELASTICSEARCH_URL or elasticsearch.url"
+        )
+    if bound.get("url") or bound.get("cloud_id"):
+        resource["elasticsearch"] = ElasticsearchResource(
+            verify_certs=es.verify_certs, **({"ca_certs": es.ca_certs} if es.ca_certs else {}), **bound
+        )
+    resource.update({k: v for k, v in overrides.items() if v is not None})
+    return KnowledgeBaseResource(**resource)
+
+
+def default_anthropic(settings: Settings | None = None, **overrides: Any) -> AnthropicResource:
+    """The API key is bound through EnvVar when the environment has one; without it the
+    definitions still load and offline models run (a Claude model then fails with a clear error)."""
+    settings = settings or Settings()
+    values: dict[str, Any] = {"concurrency": settings.concurrency, "prices": settings.prices}
+    if "ANTHROPIC_API_KEY" in os.environ:
+        values["api_key"] = dg.EnvVar("ANTHROPIC_API_KEY")
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return AnthropicResource(**values)
+
+
+def _schedules(settings: Settings, knowledge_base_job: dg.JobDefinition) -> list:
+    """A profile with a cron schedule re-samples and rebuilds on that schedule; the rebuild then
+    re-evaluates every answer model (the knowledge_base_rebuilt sensor)."""
+    schedules = []
+    for name, profile in sorted(settings.profiles.items()):
+        if not profile.schedule:
+            continue
+        run_config: dict[str, Any] = {}
+        if settings.dataset.kind == "hotpotqa":
+            overrides = {"sample_size": profile.sample_size, "selection": profile.selection}
+            run_config = {
+                "ops": {"hotpotqa_raw": {"config": {k: v for k, v in overrides.items() if v is not None}}}
+            }
+        schedules.append(
+            dg.ScheduleDefinition(
+                name=f"{name}_schedule",
+                cron_schedule=profile.schedule,
+                job=knowledge_base_job,
+                run_config=run_config,
+                tags={TRIGGER_TAG: f"schedule:{name}"},
+                description=f"The '{name}' profile: re-sample, rebuild, re-evaluate every model.",
+            )
+        )
+    return schedules
 
 
 def build_definitions(
@@ -99,26 +154,55 @@ def build_definitions(
     quality_gates: QualityGatesResource | None = None,
     documents: DocumentsResource | None = None,
     monitoring: MonitoringResource | None = None,
+    settings: Settings | None = None,
 ) -> dg.Definitions:
-    """The code location; the CLI and tests pass their own resource settings. With an
-    Elasticsearch knowledge base, the judgement list and the scored cases are indexed too."""
-    knowledge_base = knowledge_base or default_knowledge_base()
-    kb_assets, eval_assets = list(KNOWLEDGE_BASE_ASSETS), list(EVALUATION_ASSETS)
+    """The code location from settings (default: the configuration file found as ``config.py``
+    says); the CLI and tests may replace single resources."""
+    settings = settings or load_settings()
+    knowledge_base = knowledge_base or default_knowledge_base(settings)
+    if settings.dataset.kind == "custom":
+        kb_assets = [user_documents, custom_kb_passages, kb_index, custom_judgement_list]
+    else:
+        kb_assets = [hotpotqa_raw, user_documents, kb_passages, kb_index, judgement_list]
+    eval_assets = list(EVALUATION_ASSETS)
     if knowledge_base.backend == "elasticsearch":
         kb_assets.append(es_judgement_list)
         eval_assets.append(eval_results)
     jobs = _jobs(kb_assets, eval_assets)
+    dataset = settings.dataset
     return dg.Definitions(
         assets=[*kb_assets, *eval_assets, model_comparison, *REPORTING_ASSETS],
         asset_checks=ASSET_CHECKS,
         jobs=jobs,
+        schedules=_schedules(settings, jobs[0]),
         sensors=build_sensors(jobs[0], jobs[1]),
         resources={
             "io_manager": ArtifactIOManager(),
             "knowledge_base": knowledge_base,
-            "anthropic": anthropic or default_anthropic(),
-            "quality_gates": quality_gates or QualityGatesResource(),
-            "documents": documents or DocumentsResource(),
+            "anthropic": anthropic or default_anthropic(settings),
+            "quality_gates": quality_gates
+            or QualityGatesResource(
+                thresholds=settings.thresholds, max_judge_error_share=settings.max_judge_error_share
+            ),
+            "documents": documents
+            or DocumentsResource(
+                folder=dataset.documents,
+                chunk_words=dataset.chunking.size,
+                chunk_overlap=dataset.chunking.overlap,
+            ),
+            "dataset": DatasetResource(
+                kind=dataset.kind,
+                source=dataset.source,
+                sample_size=dataset.sample_size,
+                selection=dataset.selection,
+                seed=dataset.seed,
+                questions=dataset.questions,
+            ),
+            "evaluation": EvaluationResource(
+                judges=settings.judges,
+                answer_models=[m.model_dump(exclude_none=True) for m in settings.answer_models],
+                custom_metrics=[m.model_dump(exclude_none=True) for m in settings.custom_metrics],
+            ),
             "history": HistoryResource(),
             "monitoring": monitoring or MonitoringResource(),
         },

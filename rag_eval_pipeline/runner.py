@@ -48,10 +48,12 @@ def registered_models(instance: dg.DagsterInstance) -> list[str]:
     return list(instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS))
 
 
-def add_models(instance: dg.DagsterInstance, keys: Sequence[str]) -> list[str]:
-    """Register answer-model partitions (validated first); returns those that were new."""
+def add_models(instance: dg.DagsterInstance, keys: Sequence[str], named: Sequence[str] = ()) -> list[str]:
+    """Register answer-model partitions (validated first; ``named`` are the configuration
+    file's answer-model names); returns those that were new."""
     for key in keys:
-        validate_answer_model(AnswerConfig.parse(key).model)
+        if key not in named:
+            validate_answer_model(AnswerConfig.parse(key).model)
     existing = set(registered_models(instance))
     new = [k for k in dict.fromkeys(keys) if k not in existing]
     if new:
@@ -82,11 +84,15 @@ class RunReport:
     steps: list[StepTiming] = field(default_factory=list)
 
 
-def sample_run_config(dataset: str | None, sample: int | None, selection: str, seed: int) -> dict:
+def sample_run_config(
+    dataset: str | None, sample: int | None, selection: str | None, seed: int | None
+) -> dict:
+    """Run-config overrides of the configuration file's HotpotQA sample (only what was given)."""
     config: dict = {"sample_size": sample, "selection": selection, "seed": seed}
     if dataset:
         config["source"] = str(Path(dataset).resolve())
-    return {"ops": {"hotpotqa_raw": {"config": config}}}
+    config = {k: v for k, v in config.items() if v is not None}
+    return {"ops": {"hotpotqa_raw": {"config": config}}} if config else {}
 
 
 def _quiet_logs(verbose: bool) -> dict:
@@ -129,17 +135,22 @@ def run_evaluation(
     models: Sequence[str],
     dataset: str | None = None,
     sample: int | None = 35,
-    selection: str = "first",
-    seed: int = 0,
-    judges: Sequence[str] = ("reference",),
+    selection: str | None = None,
+    seed: int | None = None,
+    judges: Sequence[str] | None = ("reference",),
     verbose: bool = False,
     echo: Callable[[str], None] = print,
 ) -> RunReport:
     """Register the models, rebuild the knowledge base, evaluate each model, compare them all."""
-    for judge in judges:
+    for judge in judges or ():
         parse_judge_name(judge)
     started = time.perf_counter()
-    new = add_models(instance, models)
+    named = (
+        [m["name"] for m in defs.resources["evaluation"].answer_models]
+        if "evaluation" in defs.resources
+        else []
+    )
+    new = add_models(instance, models, named)
     if new:
         echo(f"registered answer models: {', '.join(new)}")
     steps: list[StepTiming] = []
@@ -155,7 +166,7 @@ def run_evaluation(
         "knowledge_base_job",
         sample_run_config(dataset, sample, selection, seed),
     )
-    judge_config = {"ops": {"judge_scores": {"config": {"judges": list(judges)}}}}
+    judge_config = {"ops": {"judge_scores": {"config": {"judges": list(judges)}}}} if judges else {}
     for number, model in enumerate(models, start=1):
         stage(
             f"[model {number}/{len(models)}] {model}: answer, judge, summarize",

@@ -12,6 +12,10 @@ EXPECTED_ASSETS = {
     "judge_scores",
     "metric_summary",
     "model_comparison",
+    "paired_comparison",
+    "judge_validation",
+    "eval_report",
+    "prometheus_metrics",
 }
 EXPECTED_CHECKS = {
     ("kb_passages", "kb_passages_unique_ids"),

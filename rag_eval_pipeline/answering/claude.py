@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 
 from rag_eval_pipeline.answering.base import AnswerRequest, AnswerResult
@@ -34,11 +35,13 @@ def format_passages(passages: Sequence[SearchHit]) -> str:
     return "\n\n".join(f"[{n}] {hit.title}\n{hit.passage.strip()}" for n, hit in enumerate(passages, 1))
 
 
-def render_answer_prompt(model: str, question: str, passages: Sequence[SearchHit]) -> LLMRequest:
+def render_answer_prompt(
+    model: str, question: str, passages: Sequence[SearchHit], system_prompt: str | None = None
+) -> LLMRequest:
     user = f"Passages:\n\n{format_passages(passages)}\n\nQuestion: {question}"
     return LLMRequest(
         model=model,
-        system=ANSWER_SYSTEM_PROMPT,
+        system=system_prompt or ANSWER_SYSTEM_PROMPT,
         messages=({"role": "user", "content": user},),
         max_tokens=100,
         temperature=0.0,
@@ -56,23 +59,36 @@ def first_line(text: str) -> str:
 class ClaudeAnswerer:
     """Answers through the Messages API; cost from the price table, None for an unpriced model."""
 
-    def __init__(self, name: str, client: LLMClient, prices: Mapping[str, ModelPrice]) -> None:
+    def __init__(
+        self,
+        name: str,
+        client: LLMClient,
+        prices: Mapping[str, ModelPrice],
+        system_prompt: str | None = None,
+    ) -> None:
         self.name = name
         self.model_id = anthropic_model_id(name)
         self._client = client
         self._prices = prices
+        self._system_prompt = system_prompt
+        # a custom prompt is versioned by its content, so changing it changes the version
+        self.prompt_version = (
+            ANSWER_PROMPT_VERSION
+            if system_prompt is None
+            else f"custom-{hashlib.sha256(system_prompt.encode()).hexdigest()[:8]}"
+        )
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         raise TypeError("ClaudeAnswerer is asynchronous: use answer_async")
 
     async def answer_async(self, request: AnswerRequest) -> AnswerResult:
         response = await self._client.complete(
-            render_answer_prompt(self.model_id, request.question, request.passages)
+            render_answer_prompt(self.model_id, request.question, request.passages, self._system_prompt)
         )
         return AnswerResult(
             answer=first_line(response.text),
             model_id=response.model or self.model_id,
-            prompt_version=ANSWER_PROMPT_VERSION,
+            prompt_version=self.prompt_version,
             usage=response.usage,
             cost_usd=cost_usd(self.model_id, response.usage, self._prices),
             from_cache=response.from_cache,

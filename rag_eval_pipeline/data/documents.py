@@ -25,7 +25,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 @dataclass(frozen=True)
 class Chunking:
     """Split passages longer than ``size`` words into windows of ``size`` words overlapping by
-    ``overlap``; chunk ids are ``<id>#<n>``, stable as long as the text is."""
+    ``overlap``; chunk ids are ``<id>#<n>``, stable as long as the text is, and every chunk keeps
+    its document's title (so a relevant document is found through any of its chunks)."""
 
     size: int = 0  # 0 = no chunking
     overlap: int = 0
@@ -105,7 +106,8 @@ def _passages_of(path: Path, chunking: Chunking) -> list[dict]:
             rows.append(
                 {
                     "passage_id": base_id if len(chunks) == 1 else f"{base_id}#{number}",
-                    "title": title if len(chunks) == 1 else f"{title} ({number + 1}/{len(chunks)})",
+                    # chunks keep their document's title: relevance is judged per document
+                    "title": title,
                     "passage": chunk,
                     "sentences": [s for s in _SENTENCE_END.split(chunk) if s],
                     "source_file": path.name,

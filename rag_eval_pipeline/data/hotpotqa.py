@@ -220,6 +220,8 @@ def sample_questions(
     seed: int = 0,
 ) -> pd.DataFrame:
     """A deterministic sample: the first N questions, or N drawn with a fixed seed (kept in file order)."""
+    if selection not in ("first", "random"):
+        raise ValueError(f"selection must be 'first' or 'random', not {selection!r}")
     if sample_size is None or sample_size >= len(questions):
         return questions.reset_index(drop=True)
     if sample_size < 1:

@@ -2,15 +2,13 @@
 
 import time
 from collections.abc import Callable
-from typing import Literal
 
 import dagster as dg
 import pandas as pd
 from pydantic import Field
 
-from rag_eval_pipeline.answering.base import AnswerConfig
 from rag_eval_pipeline.answering.claude import ClaudeAnswerer, is_anthropic_model
-from rag_eval_pipeline.answering.registry import offline_answer_model
+from rag_eval_pipeline.answering.registry import offline_answer_model, resolve_answer_config
 from rag_eval_pipeline.answering.run import answer_cases
 from rag_eval_pipeline.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.data.documents import merge_passages
@@ -23,11 +21,13 @@ from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
     AnthropicResource,
+    DatasetResource,
     DocumentsResource,
+    EvaluationResource,
     HistoryResource,
     KnowledgeBaseResource,
 )
-from rag_eval_pipeline.metrics.judge_registry import build_judge, needs_llm
+from rag_eval_pipeline.metrics.judge_registry import build_custom_judges, build_judge, needs_llm
 from rag_eval_pipeline.metrics.judges import join_cases, score_cases
 from rag_eval_pipeline.metrics.summary import OVERALL, USAGE, compare_models, summarize, to_markdown
 from rag_eval_pipeline.monitoring import history_rows
@@ -39,18 +39,18 @@ EVALUATION = "evaluation"
 
 
 class HotpotQASampleConfig(dg.Config):
-    """Where the questions come from and which of them are evaluated."""
+    """Overrides of the configuration file's dataset section for one run (unset: the file's)."""
 
-    source: str = Field(
-        default="hub",
+    source: str | None = Field(
+        default=None,
         description="'hub' (Hugging Face hotpotqa/hotpot_qa, distractor, validation) or a path to "
         "a local HotpotQA file: original JSON list, or JSONL/parquet in the hub's row format.",
     )
-    sample_size: int | None = Field(default=35, description="Questions to evaluate; null for all of them.")
-    selection: Literal["first", "random"] = Field(
-        default="first", description="The first N questions, or N drawn with `seed`."
+    sample_size: int | None = Field(default=None, description="Questions to evaluate; 0 for all of them.")
+    selection: str | None = Field(
+        default=None, description="'first' N questions, or 'random' N drawn with `seed`."
     )
-    seed: int = 0
+    seed: int | None = None
 
 
 def progress_logger(
@@ -66,16 +66,22 @@ def progress_logger(
 
 
 @dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
-def hotpotqa_raw(context: dg.AssetExecutionContext, config: HotpotQASampleConfig) -> pd.DataFrame:
+def hotpotqa_raw(
+    context: dg.AssetExecutionContext, config: HotpotQASampleConfig, dataset: DatasetResource
+) -> pd.DataFrame:
     """A deterministic sample of HotpotQA distractor questions, each with its 10 context paragraphs."""
-    questions = load_hotpotqa_from_hub() if config.source == "hub" else read_hotpotqa_file(config.source)
-    sample = sample_questions(questions, config.sample_size, config.selection, config.seed)
+    source = config.source or dataset.source
+    size = dataset.sample_size if config.sample_size is None else (config.sample_size or None)
+    selection = config.selection or dataset.selection
+    seed = dataset.seed if config.seed is None else config.seed
+    questions = load_hotpotqa_from_hub() if source == "hub" else read_hotpotqa_file(source)
+    sample = sample_questions(questions, size, selection, seed)  # type: ignore[arg-type]
     context.add_output_metadata(
         {
-            "source": config.source,
+            "source": source,
             "questions_available": len(questions),
             "questions_sampled": len(sample),
-            "selection": f"{config.selection} (seed {config.seed})",
+            "selection": f"{selection} (seed {seed})",
             "types": dg.MetadataValue.json(sample["type"].value_counts().to_dict()),
         }
     )
@@ -151,10 +157,10 @@ def judgement_list(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame
 class JudgeConfig(dg.Config):
     """Which judges score each case; several judges give a row per case per judge."""
 
-    judges: list[str] = Field(
-        default=["reference"],
+    judges: list[str] | None = Field(
+        default=None,
         description="reference; a Claude model (e.g. claude-sonnet-4-6) for the STRICT rubric; "
-        "ragas:<model> for RAGAS-style metrics.",
+        "ragas:<model> for RAGAS-style metrics. Unset: the configuration file's judges.",
     )
 
 
@@ -169,13 +175,14 @@ def candidate_answers(
     kb_index: dict,
     knowledge_base: KnowledgeBaseResource,
     anthropic: AnthropicResource,
+    evaluation: EvaluationResource,
 ) -> pd.DataFrame:
     """Stage 1: for each question, the top-k retrieved passages and the answer model's answer."""
-    config = AnswerConfig.parse(context.partition_key)
+    config, prompt = resolve_answer_config(context.partition_key, evaluation.named_answer_models())
     manifest = IndexManifest.from_dict(kb_index)
     client = anthropic.client() if is_anthropic_model(config.model) else None
     model = (
-        ClaudeAnswerer(config.model, client, anthropic.price_table())
+        ClaudeAnswerer(config.model, client, anthropic.price_table(), prompt)
         if client is not None
         else offline_answer_model(config.model)
     )
@@ -215,11 +222,18 @@ def judge_scores(
     judgement_list: pd.DataFrame,
     anthropic: AnthropicResource,
     knowledge_base: KnowledgeBaseResource,
+    evaluation: EvaluationResource,
 ) -> pd.DataFrame:
-    """Stage 2: every metric of every judge, a row per case per judge (failed cases kept, unscored)."""
-    client = anthropic.client() if any(needs_llm(j) for j in config.judges) else None
+    """Stage 2: every metric of every judge, and of every custom metric, a row per case per
+    judge (failed cases kept, unscored)."""
+    names = config.judges or evaluation.judges
+    custom = evaluation.custom_metric_settings()
+    llm_needed = any(needs_llm(j) for j in names) or any(getattr(m, "kind", "") == "rubric" for m in custom)
+    client = anthropic.client() if llm_needed else None
     embed = knowledge_base.query_embedder()
-    judges = [build_judge(name, client, anthropic.price_table(), embed) for name in config.judges]
+    prices = anthropic.price_table()
+    judges = [build_judge(name, client, prices, embed) for name in names]
+    judges += build_custom_judges(custom, client, prices)
     scores = score_cases(
         join_cases(candidate_answers, judgement_list),
         judges,

@@ -12,6 +12,7 @@ from elasticsearch import Elasticsearch
 from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.answering.run import Retriever
+from rag_eval_pipeline.config import AnswerModelSettings, PythonMetricSettings, RubricMetricSettings
 from rag_eval_pipeline.data.documents import Chunking, LoadedDocuments, load_documents
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
@@ -309,3 +310,34 @@ class MonitoringResource(dg.ConfigurableResource):
                 exposition,
             )()
         return str(self._file)
+
+
+class DatasetResource(dg.ConfigurableResource):
+    """Where the questions come from (the configuration file's ``dataset`` section)."""
+
+    kind: str = "hotpotqa"
+    source: str = "hub"
+    sample_size: int | None = 35
+    selection: str = "first"
+    seed: int = 0
+    questions: str | None = None
+
+
+class EvaluationResource(dg.ConfigurableResource):
+    """What to evaluate with: named answer models, judges and custom metrics (from the
+    configuration file). A run's ``judge_scores`` config may still override the judges."""
+
+    judges: list[str] = Field(default_factory=lambda: ["reference"])
+    answer_models: list[dict[str, Any]] = Field(default_factory=list)
+    custom_metrics: list[dict[str, Any]] = Field(default_factory=list)
+
+    def named_answer_models(self) -> dict[str, AnswerModelSettings]:
+        return {m["name"]: AnswerModelSettings.model_validate(m) for m in self.answer_models}
+
+    def custom_metric_settings(self) -> list[RubricMetricSettings | PythonMetricSettings]:
+        return [
+            RubricMetricSettings.model_validate(m)
+            if m.get("kind", "rubric") == "rubric"
+            else PythonMetricSettings.model_validate(m)
+            for m in self.custom_metrics
+        ]

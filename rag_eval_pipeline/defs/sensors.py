@@ -63,10 +63,12 @@ def build_sensors(knowledge_base_job, evaluation_job) -> list:
         default_status=dg.DefaultSensorStatus.RUNNING,
     )
     def knowledge_base_rebuilt_sensor(context: dg.RunStatusSensorContext):
-        """After a rebuild caused by new documents, re-evaluate every registered answer model."""
+        """After a rebuild caused by new documents or a profile's schedule, re-evaluate every
+        registered answer model (one run per partition)."""
         run = context.dagster_run
-        if run.tags.get(TRIGGER_TAG) != NEW_DOCUMENTS:
-            return dg.SkipReason("knowledge base run not caused by new documents")
+        trigger = run.tags.get(TRIGGER_TAG, "")
+        if trigger != NEW_DOCUMENTS and not trigger.startswith("schedule:"):
+            return dg.SkipReason("knowledge base run not caused by new documents or a schedule")
         partitions = context.instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS)
         return [
             dg.RunRequest(

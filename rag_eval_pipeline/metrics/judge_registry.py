@@ -52,3 +52,27 @@ def build_judge(
     if kind == "strict":
         return StrictLLMJudge(name, model, client, prices)
     return RagasLLMJudge(name, model, client, prices, embed)
+
+
+def build_custom_judges(metrics, client: LLMClient | None, prices: Mapping[str, ModelPrice]) -> list:
+    """Judges for the configuration file's custom metrics (Python callables and LLM rubrics)."""
+    from rag_eval_pipeline.config import PythonMetricSettings
+    from rag_eval_pipeline.metrics.custom import PythonMetricJudge, RubricMetricJudge, load_callable
+
+    judges: list = []
+    for metric in metrics:
+        if isinstance(metric, PythonMetricSettings):
+            judges.append(PythonMetricJudge(metric.name, load_callable(metric.callable)))
+        else:
+            assert client is not None, "an LLM rubric metric needs the Anthropic client"
+            judges.append(
+                RubricMetricJudge(
+                    metric.name,
+                    metric.instructions,
+                    metric.allowed_scores,
+                    anthropic_model_id(metric.model),
+                    client,
+                    prices,
+                )
+            )
+    return judges

@@ -32,6 +32,7 @@ SCORE_ID_COLUMNS = [
     "answer_config",
     "type",
     "level",
+    "tags",
     "status",
     "error",
     "prompt_version",
@@ -81,9 +82,9 @@ class ReferenceJudge:
 
 def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) -> pd.DataFrame:
     """Candidate answers with the ground truth, gold labels, type and level of their question."""
-    labels = judgement_list[["qid", "answer", "type", "level", "gold_titles", "gold_facts"]].rename(
-        columns={"answer": "ground_truth"}
-    )
+    columns = ["qid", "answer", "type", "level", "gold_titles", "gold_facts"]
+    columns += ["tags"] if "tags" in judgement_list else []
+    labels = judgement_list[columns].rename(columns={"answer": "ground_truth"})
     return candidate_answers.merge(labels, on="qid", how="left", validate="one_to_one")
 
 
@@ -108,6 +109,7 @@ async def _score_one(judge: Any, case: Mapping[str, Any]) -> dict[str, Any]:
         "answer_config": case["answer_config"],
         "type": case["type"],
         "level": case["level"],
+        "tags": list(case["tags"]) if "tags" in case and case["tags"] is not None else [],
         "prompt_version": judge.prompt_version,
     }
     if case["status"] != "ok":

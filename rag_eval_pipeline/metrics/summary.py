@@ -152,6 +152,11 @@ def summarize(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame | None
         for column in GROUP_BY:
             for value, group_rows in by_judge.groupby(column, sort=True):
                 rows += _summarize_group(group_rows, str(judge_id), f"{column}={value}", own)
+        if "tags" in by_judge and by_judge["tags"].map(len).any():
+            for tag, group_rows in (
+                by_judge.explode("tags").dropna(subset=["tags"]).groupby("tags", sort=True)
+            ):
+                rows += _summarize_group(group_rows, str(judge_id), f"tag={tag}", own)
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 

@@ -59,7 +59,7 @@ def test_chunking_is_stable_and_overlapping(tmp_path):
         == again["passage_id"].tolist()
         == [f"{passage_id('long')}#{n}" for n in range(3)]
     )
-    assert first["title"].tolist() == ["long (1/3)", "long (2/3)", "long (3/3)"]
+    assert first["title"].tolist() == ["long", "long", "long"]
 
 
 def test_documents_replace_base_passages_of_the_same_title():

@@ -1,0 +1,232 @@
+"""One configuration file, ``rag_eval.yaml``, read by the CLI, the Dagster definitions and
+``dagster dev`` alike. Validated with pydantic; secrets stay in the environment.
+
+Where it is found: ``--config PATH``, else ``$RAG_EVAL_CONFIG``, else ``./rag_eval.yaml`` if it
+exists, else the built-in defaults (HotpotQA from the hub, offline models, reference judge).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+CONFIG_ENV = "RAG_EVAL_CONFIG"
+DEFAULT_CONFIG_FILE = "rag_eval.yaml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ChunkingSettings(_Strict):
+    size: int = Field(default=0, ge=0, description="words per chunk; 0 = no chunking")
+    overlap: int = Field(default=0, ge=0)
+
+
+class DatasetSettings(_Strict):
+    kind: Literal["hotpotqa", "custom"] = "hotpotqa"
+    source: str = Field(default="hub", description="hotpotqa: 'hub' or a local HotpotQA file")
+    sample_size: int | None = 35
+    selection: Literal["first", "random"] = "first"
+    seed: int = 0
+    questions: str | None = Field(default=None, description="custom: JSONL / CSV / parquet judgement list")
+    documents: str = Field(default="data/documents", description="folder of the user's documents")
+    chunking: ChunkingSettings = ChunkingSettings()
+
+    @model_validator(mode="after")
+    def _custom_needs_questions(self) -> DatasetSettings:
+        if self.kind == "custom" and not self.questions:
+            raise ValueError("dataset.kind custom needs dataset.questions (a judgement list file)")
+        return self
+
+
+class ElasticsearchSettings(_Strict):
+    url: str | None = None
+    cloud_id: str | None = None
+    verify_certs: bool = True
+    ca_certs: str | None = None
+    index_names: dict[str, str] = Field(default_factory=dict)
+    inference_id: str | None = None
+    max_error_share: float = 0.0
+
+
+class KnowledgeBaseSettings(_Strict):
+    backend: Literal["embedded", "elasticsearch"] = "embedded"
+    embedding_model: str | None = None
+    elasticsearch: ElasticsearchSettings = ElasticsearchSettings()
+
+
+class AnswerModelSettings(_Strict):
+    """A named answer configuration: the partition key is its name."""
+
+    name: str
+    provider: Literal["offline", "anthropic"]
+    model: str
+    retrieval_mode: Literal["bm25", "semantic", "hybrid", "two_hop"] = "bm25"
+    top_k: int = Field(default=4, ge=1)
+    prompt: str | None = Field(default=None, description="replaces the answer system prompt")
+
+
+class RubricMetricSettings(_Strict):
+    """An LLM-scored metric declared here (e.g. the RAGAS article's style consistency)."""
+
+    name: str
+    kind: Literal["rubric"] = "rubric"
+    instructions: str
+    allowed_scores: list[float] = Field(default=[0.0, 0.5, 1.0], min_length=2)
+    model: str = "claude-sonnet-4-6"
+
+
+class PythonMetricSettings(_Strict):
+    """A pure Python metric ``(case) -> score | None`` named by ``module:function``."""
+
+    name: str
+    kind: Literal["python"] = "python"
+    callable: str
+
+
+class ProfileSettings(_Strict):
+    """Overrides for one stage of the article's strategy (dev, pr, nightly)."""
+
+    sample_size: int | None = None
+    selection: Literal["first", "random"] | None = None
+    judges: list[str] | None = None
+    schedule: str | None = Field(default=None, description="cron: materialize on a schedule")
+
+
+class Settings(_Strict):
+    dataset: DatasetSettings = DatasetSettings()
+    knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
+    answer_models: list[AnswerModelSettings] = Field(default_factory=list)
+    judges: list[str] = Field(default_factory=lambda: ["reference"])
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    max_judge_error_share: float = 0.1
+    concurrency: int = Field(default=8, ge=1)
+    prices: dict[str, list[float]] = Field(default_factory=dict)
+    custom_metrics: list[RubricMetricSettings | PythonMetricSettings] = Field(default_factory=list)
+    profiles: dict[str, ProfileSettings] = Field(default_factory=dict)
+
+    def answer_model(self, name: str) -> AnswerModelSettings | None:
+        return next((m for m in self.answer_models if m.name == name), None)
+
+    def with_profile(self, profile: str | None) -> Settings:
+        """These settings with one profile's overrides applied."""
+        if not profile:
+            return self
+        if profile not in self.profiles:
+            raise ConfigError(
+                f"unknown profile '{profile}'; defined: {', '.join(sorted(self.profiles)) or 'none'}"
+            )
+        chosen = self.profiles[profile]
+        dataset = self.dataset.model_copy(
+            update={
+                k: v
+                for k, v in {"sample_size": chosen.sample_size, "selection": chosen.selection}.items()
+                if v is not None
+            }
+        )
+        return self.model_copy(update={"dataset": dataset, "judges": chosen.judges or self.judges})
+
+
+class ConfigError(ValueError):
+    """The configuration file is missing or invalid; the message names the file and the field."""
+
+
+def config_path(explicit: str | None = None) -> Path | None:
+    if explicit:
+        return Path(explicit)
+    if os.environ.get(CONFIG_ENV):
+        return Path(os.environ[CONFIG_ENV])
+    default = Path(DEFAULT_CONFIG_FILE)
+    return default if default.is_file() else None
+
+
+def load_settings(path: str | Path | None = None) -> Settings:
+    """The validated settings of the file at ``path`` (or found as described above)."""
+    found = config_path(str(path) if path else None)
+    if found is None:
+        return Settings()
+    if not found.is_file():
+        raise ConfigError(f"configuration file not found: {found}")
+    try:
+        raw: Any = yaml.safe_load(found.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{found}: not valid YAML: {err}") from err
+    try:
+        settings = Settings.model_validate(raw)
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors())
+        raise ConfigError(f"{found}: {problems}") from err
+    base = found.resolve().parent  # relative paths in the file are relative to the file
+    dataset = settings.dataset
+    updates: dict[str, Any] = {}
+    if dataset.source != "hub" and not Path(dataset.source).is_absolute():
+        updates["source"] = str(base / dataset.source)
+    if dataset.questions and not Path(dataset.questions).is_absolute():
+        updates["questions"] = str(base / dataset.questions)
+    if not Path(dataset.documents).is_absolute():
+        updates["documents"] = str(base / dataset.documents)
+    return settings.model_copy(update={"dataset": dataset.model_copy(update=updates)})
+
+
+EXAMPLE_CONFIG = """\
+# rag_eval.yaml: one file for the CLI, the Dagster definitions and `dagster dev`.
+# Secrets stay in the environment: ANTHROPIC_API_KEY, ELASTICSEARCH_API_KEY (or _USERNAME and
+# _PASSWORD). Relative paths are relative to this file.
+
+dataset:
+  kind: hotpotqa            # hotpotqa, or custom (your questions and documents)
+  source: hub               # hotpotqa: 'hub', or a local file such as
+                            # ../shared/data/hotpotqa/dev_distractor_500.jsonl
+  sample_size: 35
+  selection: first          # first N, or random N (with seed)
+  seed: 0
+  # custom datasets:
+  # questions: data/questions.jsonl   # question, answer, optional id, relevant_ids or relevant_titles, tags
+  documents: data/documents # .md / .txt files and JSONL / parquet of {title, passage}
+  chunking: {size: 0, overlap: 0}     # words; 0 = keep documents whole
+
+knowledge_base:
+  backend: embedded         # or elasticsearch (then set ELASTICSEARCH_URL or elasticsearch.url)
+  embedding_model: null     # e.g. sentence-transformers/all-MiniLM-L6-v2 for semantic and hybrid
+  elasticsearch:
+    url: null
+    index_names:
+      knowledge_base: hotpot-knowledge-base
+      judgement_list: hotpot-judgement-list
+      eval_results: eval-results
+    inference_id: null      # an inference endpoint for semantic_text (Elastic Cloud)
+
+# Named answer configurations; each name becomes an answer-model partition.
+answer_models:
+  - {name: baseline, provider: offline, model: extractive-baseline}
+  - {name: oracle, provider: offline, model: oracle}
+  - {name: null-model, provider: offline, model: "null"}
+  # - {name: haiku-hybrid, provider: anthropic, model: claude-haiku-4-5, retrieval_mode: hybrid, top_k: 4}
+
+judges: [reference]         # add claude-sonnet-4-6 (STRICT rubric) or ragas:claude-sonnet-4-6
+thresholds: {}              # e.g. {faithfulness: 0.7}: blocking checks, and `rag-eval gate` defaults
+max_judge_error_share: 0.1
+concurrency: 8
+prices: {}                  # model: [input, output, cache write, cache read] USD per million tokens
+
+custom_metrics: []
+  # - name: style_consistency
+  #   kind: rubric
+  #   instructions: Is the answer one short, plain sentence in the tone of the ground truth?
+  #   allowed_scores: [0, 0.5, 1]
+  #   model: claude-sonnet-4-6
+  # - name: answer_length_ok
+  #   kind: python
+  #   callable: my_package.metrics:answer_length_ok   # (case) -> float | None
+
+# The article's staged strategy: `rag-eval run --profile dev`
+profiles:
+  dev: {sample_size: 30}
+  pr: {sample_size: 150}
+  nightly: {sample_size: 50, selection: random, schedule: "0 3 * * *"}
+"""

@@ -1,0 +1,122 @@
+"""A judgement list of the user's own questions: JSONL, CSV or parquet with ``question``,
+``answer`` and optionally ``id``, ``relevant_ids`` or ``relevant_titles``, and ``tags``.
+
+Every problem is reported with its file and line (or row), all at once, so one pass fixes them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS
+
+CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags"]
+
+
+class JudgementFileError(ValueError):
+    def __init__(self, path: str | Path, problems: list[str]) -> None:
+        self.problems = problems
+        listed = "\n".join(f"  {p}" for p in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        super().__init__(f"{path}: {len(problems)} problem(s)\n{listed}{more}")
+
+
+def _rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        rows = []
+        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                try:
+                    rows.append((f"line {line_no}", json.loads(line)))
+                except json.JSONDecodeError as err:
+                    raise JudgementFileError(path, [f"line {line_no}: invalid JSON ({err.msg})"]) from err
+        return rows
+    if suffix == ".csv":
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        return [(f"line {i + 2}", r) for i, r in enumerate(frame.to_dict(orient="records"))]  # line 1: header
+    if suffix == ".parquet":
+        frame = pd.read_parquet(path)
+        return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))]
+    raise JudgementFileError(path, [f"unsupported file type '{suffix}' (use .jsonl, .csv or .parquet)"])
+
+
+def _list(value: Any) -> list[str]:
+    """A list in JSON/parquet, or ';'-separated text in CSV."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return []
+    if hasattr(value, "tolist") and not isinstance(value, str):
+        value = value.tolist()
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(";") if v.strip()]
+    return [str(v) for v in value]
+
+
+def read_judgement_file(path: str | Path, passages: pd.DataFrame) -> pd.DataFrame:
+    """The judgement list, checked against the knowledge base ``passages`` (passage_id, title,
+    and the user's own ids as ``doc_<id>``). Without relevance labels the gold columns are
+    empty, so the reference retrieval metrics are absent rather than 0."""
+    path = Path(path)
+    if not path.is_file():
+        raise JudgementFileError(path, ["file not found"])
+    rows = _rows(path)
+    if not rows:
+        raise JudgementFileError(path, ["no questions"])
+    columns = set().union(*(r.keys() for _, r in rows))
+    missing = {"question", "answer"} - columns
+    if missing:
+        raise JudgementFileError(
+            path, [f"missing column(s): {', '.join(sorted(missing))} (found: {', '.join(sorted(columns))})"]
+        )
+    by_id = {}
+    titles = set(passages["title"])
+    for pid, title in zip(passages["passage_id"], passages["title"]):
+        by_id[pid] = title
+        if pid.startswith("doc_"):
+            by_id[pid[4:].split("#")[0]] = title  # the user's own id, also for each of its chunks
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    records = []
+    for location, row in rows:
+        question, answer = str(row.get("question") or "").strip(), str(row.get("answer") or "").strip()
+        qid = str(row.get("id") or "").strip() or f"q{len(records) + 1:04d}"
+        if not question:
+            problems.append(f"{location}: empty question")
+        if not answer:
+            problems.append(f"{location}: empty answer")
+        if qid in seen:
+            problems.append(f"{location}: duplicate id '{qid}' (first at {seen[qid]})")
+        seen.setdefault(qid, location)
+        gold: list[str] = []
+        for relevant in _list(row.get("relevant_ids")):
+            if relevant not in by_id:
+                problems.append(f"{location}: relevant id '{relevant}' is not in the knowledge base")
+            else:
+                gold.append(by_id[relevant])
+        for title in _list(row.get("relevant_titles")):
+            if title not in titles:
+                problems.append(f"{location}: relevant title '{title}' is not in the knowledge base")
+            else:
+                gold.append(title)
+        gold = list(dict.fromkeys(gold))
+        tags = _list(row.get("tags"))
+        records.append(
+            {
+                "qid": qid,
+                "question": question,
+                "answer": answer,
+                "type": tags[0] if tags else "custom",
+                "level": "custom",
+                "gold_titles": gold,
+                # a relevant passage stands for all of its sentences (sent_id -1)
+                "gold_facts": [{"title": t, "sent_id": -1} for t in gold],
+                "tags": tags,
+            }
+        )
+    if problems:
+        raise JudgementFileError(path, problems)
+    return pd.DataFrame(records, columns=CUSTOM_JUDGEMENT_COLUMNS)

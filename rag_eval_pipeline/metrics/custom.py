@@ -1,0 +1,159 @@
+"""Custom metrics: a pure Python callable named by import path, or an LLM rubric declared in the
+configuration file and scored with the built-in judge's machinery (forced tool, validation,
+one re-ask, cache, cost)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from rag_eval_pipeline.answering.claude import format_passages
+from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse, Tool
+from rag_eval_pipeline.llm.pricing import ModelPrice
+from rag_eval_pipeline.metrics.llm_judges import (
+    InvalidJudgeOutput,
+    JudgeCase,
+    JudgeOutcome,
+    _Caller,
+    parse_tool_output,
+)
+
+CUSTOM_PROMPT_VERSION = "custom-rubric-v1"
+
+
+def load_callable(path: str) -> Callable[[Mapping[str, Any]], float | None]:
+    """``package.module:function`` -> the function; a clear error when it cannot be imported."""
+    module_name, sep, attribute = path.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"custom metric callable '{path}': expected 'module:function'")
+    try:
+        function = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"custom metric callable '{path}' cannot be loaded: {err}") from err
+    if not callable(function):
+        raise ValueError(f"custom metric '{path}' is not callable")
+    return function
+
+
+class PythonMetricJudge:
+    """Scores each case with ``function(case)``; the case holds question, answer, ground_truth,
+    retrieved_titles, retrieved_passages and tags. None means absent, never 0."""
+
+    kind = "custom"
+    prompt_version = None
+
+    def __init__(self, name: str, function: Callable[[Mapping[str, Any]], float | None]) -> None:
+        self.judge_id = name
+        self.metrics = (name,)
+        self._function = function
+
+    def score(self, case: Mapping[str, Any]) -> dict[str, float | None]:
+        view = {
+            "qid": case["qid"],
+            "question": case["question"],
+            "answer": case["answer"],
+            "ground_truth": case["ground_truth"],
+            "retrieved_titles": list(case["retrieved_titles"]),
+            "retrieved_passages": list(case["retrieved_passages"]),
+            "tags": [] if case.get("tags") is None else list(case["tags"]),
+        }
+        value = self._function(view)
+        if value is not None and not 0.0 <= float(value) <= 1.0:
+            raise ValueError(f"custom metric {self.judge_id} returned {value}, outside [0, 1]")
+        return {self.judge_id: None if value is None else float(value)}
+
+
+def rubric_verdict_model(allowed: Sequence[float]) -> type[BaseModel]:
+    allowed_set = tuple(float(a) for a in allowed)
+
+    class RubricVerdict(BaseModel):
+        score: float
+        rationale: str = Field(min_length=1)
+
+        @field_validator("score")
+        @classmethod
+        def _allowed(cls, value: float) -> float:
+            if float(value) not in allowed_set:
+                raise ValueError(f"{value} is not one of {list(allowed_set)}")
+            return float(value)
+
+    return RubricVerdict
+
+
+def render_rubric_prompt(
+    model: str, name: str, instructions: str, allowed: Sequence[float], case: JudgeCase
+) -> LLMRequest:
+    rubric = (
+        f"You score the metric '{name}' of a retrieval-augmented question-answering system.\n"
+        f"{instructions}\nAllowed scores: {', '.join(f'{a:g}' for a in allowed)}. When in doubt, "
+        "pick the lower score. Report the score and a one-sentence rationale with the tool."
+    )
+    user = (
+        f"<question>{case.question}</question>\n<ground_truth>{case.ground_truth}</ground_truth>\n"
+        f"<passages>\n{format_passages(case.passages)}\n</passages>\n<answer>{case.answer}</answer>"
+    )
+    tool = Tool(
+        name="record_score",
+        description=f"Record the {name} score and its rationale.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "score": {"type": "number", "enum": [float(a) for a in allowed]},
+                "rationale": {"type": "string"},
+            },
+            "required": ["score", "rationale"],
+            "additionalProperties": False,
+        },
+    )
+    return LLMRequest(
+        model=model,
+        cached_system=rubric,
+        messages=({"role": "user", "content": user},),
+        max_tokens=300,
+        tool=tool,
+    )
+
+
+class RubricMetricJudge:
+    kind = "custom"
+    prompt_version = CUSTOM_PROMPT_VERSION
+
+    def __init__(
+        self,
+        name: str,
+        instructions: str,
+        allowed: Sequence[float],
+        model: str,
+        client: LLMClient,
+        prices: Mapping[str, ModelPrice],
+    ) -> None:
+        if any(not 0.0 <= a <= 1.0 for a in allowed):
+            raise ValueError(f"custom metric {name}: allowed scores must lie in [0, 1]")
+        self.judge_id = name
+        self.metrics = (name,)
+        self._instructions = instructions
+        self._allowed = list(allowed)
+        self._model = model
+        self._client = client
+        self._prices = prices
+        self._verdict = rubric_verdict_model(allowed)
+
+    async def judge(self, case: JudgeCase) -> JudgeOutcome:
+        caller = _Caller(self._client, self._model, self._prices)
+        request = render_rubric_prompt(self._model, self.judge_id, self._instructions, self._allowed, case)
+
+        def parse(response: LLMResponse) -> Any:
+            return parse_tool_output(response, self._verdict)
+
+        try:
+            verdict = await caller.ask(request, parse)
+        except (InvalidJudgeOutput, LLMCallError) as err:
+            return JudgeOutcome(
+                {}, usage=caller.usage, cost_usd=caller.cost, error=f"{type(err).__name__}: {err}"
+            )
+        return JudgeOutcome(
+            {self.judge_id: verdict.score}, {self.judge_id: verdict.rationale}, caller.usage, caller.cost
+        )

@@ -1,0 +1,72 @@
+import json
+
+import pandas as pd
+import pytest
+
+from rag_eval_pipeline.data.judgement_file import JudgementFileError, read_judgement_file
+
+PASSAGES = pd.DataFrame(
+    {"passage_id": ["doc_refunds", "doc_refunds#1", "p_abc"], "title": ["Refunds", "Refunds", "Shipping"]}
+)
+
+
+def _jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_reads_labels_tags_and_defaults(tmp_path):
+    path = _jsonl(
+        tmp_path / "q.jsonl",
+        [
+            {
+                "id": "a",
+                "question": "How long do refunds take?",
+                "answer": "14 days",
+                "relevant_ids": ["refunds"],
+                "tags": ["billing"],
+            },
+            {"question": "Do you ship to Peru?", "answer": "Yes", "relevant_titles": ["Shipping"]},
+            {"question": "Who founded you?", "answer": "Ada"},
+        ],
+    )
+    cases = read_judgement_file(path, PASSAGES)
+    assert cases["qid"].tolist() == ["a", "q0002", "q0003"]
+    assert cases["gold_titles"].tolist() == [["Refunds"], ["Shipping"], []]
+    assert cases.iloc[0]["gold_facts"] == [{"title": "Refunds", "sent_id": -1}]
+    assert cases["tags"].tolist() == [["billing"], [], []]
+    assert cases["type"].tolist() == ["billing", "custom", "custom"]
+
+
+def test_csv_with_semicolon_lists(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text("question,answer,relevant_titles,tags\nShip?,Yes,Shipping;Refunds,ops;faq\n")
+    cases = read_judgement_file(path, PASSAGES)
+    assert cases.iloc[0]["gold_titles"] == ["Shipping", "Refunds"] and cases.iloc[0]["tags"] == ["ops", "faq"]
+
+
+def test_every_problem_is_named_with_its_line(tmp_path):
+    path = _jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            {"id": "a", "question": "", "answer": "x"},
+            {"id": "a", "question": "Q?", "answer": "y", "relevant_ids": ["nope"]},
+            {"id": "b", "question": "Q?", "answer": "", "relevant_titles": ["Nowhere"]},
+        ],
+    )
+    with pytest.raises(JudgementFileError) as err:
+        read_judgement_file(path, PASSAGES)
+    assert err.value.problems == [
+        "line 1: empty question",
+        "line 2: duplicate id 'a' (first at line 1)",
+        "line 2: relevant id 'nope' is not in the knowledge base",
+        "line 3: empty answer",
+        "line 3: relevant title 'Nowhere' is not in the knowledge base",
+    ]
+    assert str(path) in str(err.value)
+    (tmp_path / "cols.csv").write_text("prompt,reply\nQ?,A\n")
+    with pytest.raises(JudgementFileError, match="missing column\\(s\\): answer, question"):
+        read_judgement_file(tmp_path / "cols.csv", PASSAGES)
+    (tmp_path / "broken.jsonl").write_text('{"question": "Q", "answer": "A"}\n{oops\n')
+    with pytest.raises(JudgementFileError, match="line 2: invalid JSON"):
+        read_judgement_file(tmp_path / "broken.jsonl", PASSAGES)

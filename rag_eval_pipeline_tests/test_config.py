@@ -1,0 +1,56 @@
+import pytest
+
+from rag_eval_pipeline import cli
+from rag_eval_pipeline.config import EXAMPLE_CONFIG, ConfigError, load_settings
+from rag_eval_pipeline.definitions import build_definitions
+
+
+def test_init_writes_a_valid_commented_example(tmp_path, capsys):
+    target = tmp_path / "rag_eval.yaml"
+    assert cli.main(["init", str(target)]) == 0
+    assert target.read_text() == EXAMPLE_CONFIG and "# " in EXAMPLE_CONFIG
+    settings = load_settings(target)
+    assert [m.name for m in settings.answer_models] == ["baseline", "oracle", "null-model"]
+    assert settings.dataset.documents == str(tmp_path / "data" / "documents")  # relative to the file
+    assert cli.main(["init", str(target)]) == 2  # never overwrites
+    defs = build_definitions(settings=settings)
+    assert [s.name for s in defs.schedules] == ["nightly_schedule"]
+    assert defs.get_schedule_def("nightly_schedule").cron_schedule == "0 3 * * *"
+
+
+def test_profiles_override_the_sample_and_judges(tmp_path):
+    target = tmp_path / "c.yaml"
+    target.write_text(EXAMPLE_CONFIG)
+    settings = load_settings(target)
+    assert settings.with_profile("dev").dataset.sample_size == 30
+    nightly = settings.with_profile("nightly").dataset
+    assert (nightly.sample_size, nightly.selection) == (50, "random")
+    with pytest.raises(ConfigError, match="unknown profile 'prod'; defined: dev, nightly, pr"):
+        settings.with_profile("prod")
+
+
+def test_invalid_files_name_the_file_and_field(tmp_path, monkeypatch):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "dataset:\n  sample_size: many\nconcurrency: 0\nanswer_models: [{name: x, provider: openai, model: y}]\n"
+    )
+    with pytest.raises(ConfigError) as err:
+        load_settings(bad)
+    message = str(err.value)
+    assert str(bad) in message
+    assert (
+        "dataset.sample_size" in message
+        and "concurrency" in message
+        and "answer_models.0.provider" in message
+    )
+    (tmp_path / "typo.yaml").write_text("judgez: [reference]\n")
+    with pytest.raises(ConfigError, match="judgez: Extra inputs are not permitted"):
+        load_settings(tmp_path / "typo.yaml")
+    (tmp_path / "custom.yaml").write_text("dataset: {kind: custom}\n")
+    with pytest.raises(ConfigError, match="needs dataset.questions"):
+        load_settings(tmp_path / "custom.yaml")
+    with pytest.raises(ConfigError, match="not found"):
+        load_settings(tmp_path / "missing.yaml")
+    monkeypatch.setenv("RAG_EVAL_CONFIG", str(tmp_path / "typo.yaml"))
+    with pytest.raises(ConfigError):
+        load_settings()
