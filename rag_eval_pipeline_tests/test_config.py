@@ -32,7 +32,8 @@ def test_profiles_override_the_sample_and_judges(tmp_path):
 def test_invalid_files_name_the_file_and_field(tmp_path, monkeypatch):
     bad = tmp_path / "bad.yaml"
     bad.write_text(
-        "dataset:\n  sample_size: many\nconcurrency: 0\nanswer_models: [{name: x, provider: openai, model: y}]\n"
+        "dataset:\n  sample_size: many\nconcurrency: 0\n"
+        "answer_models: [{name: x, provider: openai, model: y}]\n"
     )
     with pytest.raises(ConfigError) as err:
         load_settings(bad)
