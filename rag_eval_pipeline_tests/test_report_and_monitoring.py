@@ -104,3 +104,17 @@ def test_report_renders_offline_and_the_table_filters(reported):
         page.screenshot(path=str(artifacts / "report.png"), full_page=False)
         print(f"screenshot: {artifacts / 'report.png'}")
         browser.close()
+
+
+def test_grafana_dashboard_queries_the_exported_series(reported):
+    import json
+    import re
+
+    _, _, _, textfile = reported
+    dashboard = json.loads((REPO_ROOT / "rag_eval_pipeline" / "grafana_dashboard.json").read_text())
+    exported = {f.name for f in text_string_to_metric_families(textfile.read_text())}
+    exported |= {f"{name}_total" for name in exported}
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            for series in re.findall(r"\b(rag_eval_[a-z_]+)\b", target["expr"]):
+                assert series in exported, f"panel '{panel['title']}' queries {series}, which is not exported"
