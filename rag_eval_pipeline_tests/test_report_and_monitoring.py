@@ -118,3 +118,53 @@ def test_grafana_dashboard_queries_the_exported_series(reported):
         for target in panel["targets"]:
             for series in re.findall(r"\b(rag_eval_[a-z_]+)\b", target["expr"]):
                 assert series in exported, f"panel '{panel['title']}' queries {series}, which is not exported"
+
+
+def test_metrics_are_pushed_to_a_pushgateway(tmp_path):
+    """A local stand-in for the Pushgateway's HTTP API receives the exposition."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    import pandas as pd
+
+    from rag_eval_pipeline.monitoring import prometheus_exposition
+
+    received = {}
+
+    class Gateway(BaseHTTPRequestHandler):
+        def do_PUT(self):  # noqa: N802
+            received["path"] = self.path
+            received["body"] = self.rfile.read(int(self.headers["content-length"])).decode()
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Gateway)
+    threading.Thread(target=server.handle_request, daemon=True).start()
+    summary = pd.DataFrame(
+        [
+            {
+                "judge_id": "reference",
+                "metric": "correctness",
+                "group": "all",
+                "mean": 0.5,
+                "ci_low": 0.3,
+                "ci_high": 0.7,
+                "n": 4,
+                "n_cases": 4,
+                "n_failed": 0,
+                "total": float("nan"),
+            }
+        ]
+    )
+    resource = MonitoringResource(
+        textfile=str(tmp_path / "m.prom"), pushgateway_url=f"http://127.0.0.1:{server.server_port}"
+    )
+    resource._file = tmp_path / "m.prom"  # what setup_for_execution sets from the instance
+    resource.publish(prometheus_exposition({"m": summary}))
+    server.server_close()
+    assert received["path"] == "/metrics/job/rag_eval"
+    assert 'rag_eval_score{judge="reference",metric="correctness",model="m"} 0.5' in received["body"]
+    assert (tmp_path / "m.prom").read_text() == received["body"]

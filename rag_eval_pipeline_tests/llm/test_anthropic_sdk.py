@@ -3,6 +3,7 @@
 import asyncio
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -239,3 +240,26 @@ def test_one_client_serves_successive_event_loops():
             )
             assert (answers["status"] == "ok").all()
     assert server.replies == [200] * 12 and Reply().status == 200
+
+
+def test_ragas_answer_relevancy_with_an_embedder():
+    from rag_eval_pipeline.metrics.llm_judges import JudgeCase, RagasLLMJudge
+    from rag_eval_pipeline_tests.retrieval.test_vector_index import HashingEmbedder
+
+    embedder = HashingEmbedder()
+    case = JudgeCase("Who served as Chief of Protocol?", "Shirley Temple", "Shirley Temple", tuple(HITS))
+    with FakeAnthropic() as server:
+        judge = RagasLLMJudge(
+            "ragas:claude-sonnet-4-6", "claude-sonnet-4-6", _client(server), DEFAULT_PRICES, embedder.encode
+        )
+        outcome = asyncio.run(judge.judge(case))
+        abstaining = asyncio.run(
+            judge.judge(JudgeCase(case.question, case.ground_truth, "unknown", tuple(HITS)))
+        )
+    # the simulated model asks "What is Shirley Temple?" / "Which is Shirley Temple?"
+    vectors = embedder.encode([case.question, "What is Shirley Temple?", "Which is Shirley Temple?"])
+    expected = float(np.mean(vectors[1:] @ vectors[0]))
+    assert outcome.scores["answer_relevancy"] == pytest.approx(expected)
+    assert outcome.scores["faithfulness"] == 1.0 and outcome.scores["context_precision"] == 1.0
+    assert abstaining.scores["answer_relevancy"] == 0.0  # noncommittal
+    assert abstaining.scores["faithfulness"] is None and "abstains" in abstaining.notes[0]
