@@ -23,6 +23,34 @@ class SearchIndex(Protocol):
     def search(self, query: str, k: int) -> list[SearchHit]: ...
 
 
+class InMemoryIndex:
+    """Passages held in memory and ranked in batches by a subclass's ``_rank``: the shared part
+    of the embedded BM25 and vector indexes."""
+
+    def __init__(self, passage_ids: list[str], titles: list[str], texts: list[str]) -> None:
+        self._ids, self._titles, self._texts = passage_ids, titles, texts
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def hit(self, position: int, score: float) -> SearchHit:
+        return SearchHit(self._ids[position], self._titles[position], self._texts[position], float(score))
+
+    def search(self, query: str, k: int) -> list[SearchHit]:
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+        if not queries:
+            return []
+        k = min(k, len(self._ids))
+        if k < 1:
+            return [[] for _ in queries]
+        return self._rank(queries, k)
+
+    def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+        raise NotImplementedError  # abstract: each index ranks in its own way
+
+
 @dataclass(frozen=True)
 class IndexManifest:
     """What ``kb_index`` materializes: where the live index is and which content it holds.

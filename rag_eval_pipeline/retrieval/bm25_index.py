@@ -9,7 +9,7 @@ import pandas as pd
 import Stemmer
 from bm25s.tokenization import Tokenizer
 
-from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline.retrieval.base import InMemoryIndex, SearchHit
 
 _PASSAGES_FILE = "passages.parquet"
 _COMPLETE_MARKER = "manifest.json"  # written last by the builder: its presence means complete
@@ -27,15 +27,16 @@ def _document_text(title: str, passage: str) -> str:
     return f"{title}\n{passage}"
 
 
-class Bm25Index:
-    """A loaded BM25 index: tokenizer, scores and the passages they point at."""
+class Bm25Index(InMemoryIndex):
+    """A loaded BM25 index: tokenizer, scores and the passages they point at. Passages sharing no
+    term with the query are not returned."""
 
     def __init__(self, retriever: bm25s.BM25, tokenizer: Tokenizer, passages: pd.DataFrame) -> None:
+        super().__init__(
+            passages["passage_id"].tolist(), passages["title"].tolist(), passages["passage"].tolist()
+        )
         self._retriever = retriever
         self._tokenizer = tokenizer
-        self._ids = passages["passage_id"].tolist()
-        self._titles = passages["title"].tolist()
-        self._texts = passages["passage"].tolist()
 
     @classmethod
     def build(cls, passages: pd.DataFrame) -> Bm25Index:
@@ -66,34 +67,16 @@ class Bm25Index:
         tokenizer.load_stopwords(str(folder))
         return cls(retriever, tokenizer, read_passages(folder))
 
-    def __len__(self) -> int:
-        return len(self._ids)
-
     def passages(self) -> list[SearchHit]:
         """Every indexed passage (score 0), e.g. for the title catalog of two-hop retrieval."""
         return [SearchHit(i, t, p, 0.0) for i, t, p in zip(self._ids, self._titles, self._texts)]
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
-        """Top-k passages by BM25; passages sharing no term with the query are not returned."""
-        return self.search_many([query], k)[0]
-
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
-        if not queries:
-            return []
-        k = min(k, len(self._ids))
-        if k < 1:
-            return [[] for _ in queries]
+    def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
         tokens = self._tokenizer.tokenize(queries, update_vocab=False, show_progress=False, return_as="ids")
         docs, scores = self._retriever.retrieve(tokens, k=k, show_progress=False)
         results = []
         for row_docs, row_scores in zip(docs, scores):
-            results.append(
-                [
-                    SearchHit(self._ids[d], self._titles[d], self._texts[d], float(s))
-                    for d, s in zip(row_docs, row_scores)
-                    if s > 0
-                ]
-            )
+            results.append([self.hit(d, s) for d, s in zip(row_docs, row_scores) if s > 0])
         return results
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline.retrieval.base import InMemoryIndex, SearchHit
 from rag_eval_pipeline.retrieval.embedder import Embedder, l2_normalise
 
 _VECTORS_FILE = "vectors.npy"
@@ -24,16 +24,16 @@ def has_vectors(folder: Path) -> bool:
     return (folder / _VECTORS_FILE).is_file()
 
 
-class DenseIndex:
+class DenseIndex(InMemoryIndex):
     """Semantic search: embed the query, rank passages by cosine similarity."""
 
     def __init__(self, vectors: np.ndarray, passages: pd.DataFrame, embedder: Embedder) -> None:
         if len(vectors) != len(passages):
             raise ValueError(f"{len(vectors)} vectors for {len(passages)} passages")
+        super().__init__(
+            passages["passage_id"].tolist(), passages["title"].tolist(), passages["passage"].tolist()
+        )
         self.vectors = l2_normalise(vectors)
-        self._ids = passages["passage_id"].tolist()
-        self._titles = passages["title"].tolist()
-        self._texts = passages["passage"].tolist()
         self._embedder = embedder
 
     def save(self, folder: Path) -> None:
@@ -49,21 +49,11 @@ class DenseIndex:
             raise ValueError(f"the vectors in {folder} were made with {stored}, not {embedder.model_id}")
         return cls(np.load(folder / _VECTORS_FILE), passages, embedder)
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
-        return self.search_many([query], k)[0]
-
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
-        if not queries:
-            return []
-        k = min(k, len(self._ids))
-        if k < 1:
-            return [[] for _ in queries]
+    def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
         scores = self._embedder.encode(queries) @ self.vectors.T
         results = []
         for row in scores:
             top = np.argpartition(-row, k - 1)[:k]
             top = top[np.argsort(-row[top], kind="stable")]
-            results.append(
-                [SearchHit(self._ids[i], self._titles[i], self._texts[i], float(row[i])) for i in top]
-            )
+            results.append([self.hit(i, row[i]) for i in top])
         return results
