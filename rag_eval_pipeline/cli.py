@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
         help="build the knowledge base in this Elasticsearch cluster (default: $ELASTICSEARCH_URL "
         "if set, else the embedded on-disk index)",
     )
-    run.add_argument("--verbose", action="store_true", help="show Dagster's run logs")
+    run.add_argument("--verbose", action="store_true", help="also show Dagster's step events")
 
     explain = commands.add_parser(
         "explain",

@@ -95,8 +95,10 @@ def sample_run_config(
     return {"ops": {"hotpotqa_raw": {"config": config}}} if config else {}
 
 
-def _quiet_logs(verbose: bool) -> dict:
-    return {"loggers": {"console": {"config": {"log_level": "INFO" if verbose else "WARNING"}}}}
+def _console_logs(verbose: bool) -> dict:
+    """INFO shows the assets' own lines (per-case progress counts, skipped files, warnings)
+    and hides Dagster's step events, which --verbose adds back (DEBUG)."""
+    return {"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "INFO"}}}}
 
 
 def _execute(
@@ -110,7 +112,7 @@ def _execute(
     job = defs.resolve_job_def(job_name)
     result = job.execute_in_process(
         instance=instance,
-        run_config={**run_config, **_quiet_logs(verbose)},
+        run_config={**run_config, **_console_logs(verbose)},
         partition_key=partition_key,
         raise_on_error=True,
     )
