@@ -45,7 +45,7 @@ def main() -> None:
             "extractive-baseline,oracle,null",
         ]
         started = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.perf_counter() - started
         peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
