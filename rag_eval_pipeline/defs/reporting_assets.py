@@ -13,15 +13,20 @@ from rag_eval_pipeline.report import render_report
 
 REPORTING = "reporting"
 ALL_PARTITIONS = {"allow_missing_partitions": True}
-EAGER = dg.AutomationCondition.eager()
 
 
-@dg.asset(
-    group_name=REPORTING,
-    ins={"judge_scores": dg.AssetIn(metadata=ALL_PARTITIONS)},
-    code_version="1",
-    automation_condition=EAGER,
-)
+def across_models(*partitioned_inputs: str):
+    """An unpartitioned reporting asset that reads every materialized answer-model partition of
+    ``partitioned_inputs`` and refreshes itself when any of them changes."""
+    return dg.asset(
+        group_name=REPORTING,
+        ins={name: dg.AssetIn(metadata=ALL_PARTITIONS) for name in partitioned_inputs},
+        code_version="1",
+        automation_condition=dg.AutomationCondition.eager(),
+    )
+
+
+@across_models("judge_scores")
 def paired_comparison(
     context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame]
 ) -> pd.DataFrame:
@@ -41,12 +46,7 @@ def paired_comparison(
     return comparisons
 
 
-@dg.asset(
-    group_name=REPORTING,
-    ins={"judge_scores": dg.AssetIn(metadata=ALL_PARTITIONS)},
-    code_version="1",
-    automation_condition=EAGER,
-)
+@across_models("judge_scores")
 def judge_validation(
     context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame]
 ) -> pd.DataFrame:
@@ -67,16 +67,7 @@ def judge_validation(
     return agreement
 
 
-@dg.asset(
-    group_name=REPORTING,
-    ins={
-        "metric_summary": dg.AssetIn(metadata=ALL_PARTITIONS),
-        "judge_scores": dg.AssetIn(metadata=ALL_PARTITIONS),
-        "candidate_answers": dg.AssetIn(metadata=ALL_PARTITIONS),
-    },
-    code_version="1",
-    automation_condition=EAGER,
-)
+@across_models("metric_summary", "judge_scores", "candidate_answers")
 def eval_report(
     context: dg.AssetExecutionContext,
     metric_summary: dict[str, pd.DataFrame],
@@ -97,12 +88,7 @@ def eval_report(
     return HtmlDocument(report)
 
 
-@dg.asset(
-    group_name=REPORTING,
-    ins={"metric_summary": dg.AssetIn(metadata=ALL_PARTITIONS)},
-    code_version="1",
-    automation_condition=EAGER,
-)
+@across_models("metric_summary")
 def prometheus_metrics(
     context: dg.AssetExecutionContext, metric_summary: dict[str, pd.DataFrame], monitoring: MonitoringResource
 ) -> dict:

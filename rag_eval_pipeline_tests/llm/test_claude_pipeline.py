@@ -19,26 +19,22 @@ def claude_run(shared_hotpotqa, tmp_path_factory):
         anthropic = AnthropicResource(api_key="test-key", base_url=server.url, concurrency=8)
         defs = build_definitions(KnowledgeBaseResource(), anthropic)
         with dg.instance_for_test(temp_dir=str(tmp_path_factory.mktemp("home"))) as instance:
-            report = runner.run_evaluation(
-                defs,
-                instance,
-                MODELS,
-                dataset=str(shared_hotpotqa),
-                sample=12,
-                judges=JUDGES,
-                echo=lambda _: None,
-            )
+
+            def evaluate():
+                return runner.run_evaluation(
+                    defs,
+                    instance,
+                    MODELS,
+                    dataset=str(shared_hotpotqa),
+                    sample=12,
+                    judges=JUDGES,
+                    echo=lambda _: None,
+                )
+
+            report = evaluate()
             first_requests = len(server.requests)
             server.reset_counts()
-            rerun = runner.run_evaluation(
-                defs,
-                instance,
-                MODELS,
-                dataset=str(shared_hotpotqa),
-                sample=12,
-                judges=JUDGES,
-                echo=lambda _: None,
-            )
+            rerun = evaluate()
             yield defs, instance, report, rerun, first_requests, list(server.requests)
 
 
