@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,7 +24,7 @@ class SearchIndex(Protocol):
     def search(self, query: str, k: int) -> list[SearchHit]: ...
 
 
-class InMemoryIndex:
+class InMemoryIndex(ABC):
     """Passages held in memory and ranked in batches by a subclass's ``_rank``: the shared part
     of the embedded BM25 and vector indexes."""
 
@@ -47,8 +48,9 @@ class InMemoryIndex:
             return [[] for _ in queries]
         return self._rank(queries, k)
 
+    @abstractmethod
     def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
-        raise NotImplementedError  # abstract: each index ranks in its own way
+        """The top ``k`` (already clamped to 1..len) hits of each query."""
 
 
 @dataclass(frozen=True)
