@@ -183,6 +183,47 @@ class FakeAnthropic:
         self.max_in_flight = 0
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        # Message Batches: id -> {"entries": [(custom_id, params)], "polls": int}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_polls_until_ended = 2
+        self.batch_errored_ids: set[str] = set()
+
+    def _batch_object(self, batch_id: str) -> dict[str, Any]:
+        batch = self.batches[batch_id]
+        ended = batch["polls"] >= self.batch_polls_until_ended
+        total = len(batch["entries"])
+        errored = sum(1 for custom_id, _ in batch["entries"] if custom_id in self.batch_errored_ids)
+        return {
+            "id": batch_id,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
+            "request_counts": {
+                "processing": 0 if ended else total,
+                "succeeded": total - errored if ended else 0,
+                "errored": errored if ended else 0,
+                "canceled": 0,
+                "expired": 0,
+            },
+            "created_at": "2026-11-30T00:00:00Z",
+            "expires_at": "2026-12-01T00:00:00Z",
+            "ended_at": "2026-11-30T00:01:00Z" if ended else None,
+            "archived_at": None,
+            "cancel_initiated_at": None,
+            "results_url": f"{self.url}/v1/messages/batches/{batch_id}/results" if ended else None,
+        }
+
+    def _batch_results(self, batch_id: str) -> str:
+        lines = []
+        for custom_id, params in self.batches[batch_id]["entries"]:
+            if custom_id in self.batch_errored_ids:
+                result = {
+                    "type": "errored",
+                    "error": {"type": "error", "error": {"type": "api_error", "message": "simulated"}},
+                }
+            else:
+                result = {"type": "succeeded", "message": self.responder(params).body}
+            lines.append(json.dumps({"custom_id": custom_id, "result": result}))
+        return "\n".join(lines) + "\n"
 
     @property
     def url(self) -> str:
@@ -230,15 +271,45 @@ class FakeAnthropic:
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if self.path.rstrip("/") != "/v1/messages":
+                path = self.path.split("?")[0].rstrip("/")
+                if path == "/v1/messages/batches":
+                    batch_id = f"msgbatch_{uuid.uuid4().hex[:12]}"
+                    with fake._lock:
+                        fake.batches[batch_id] = {
+                            "entries": [(r["custom_id"], r["params"]) for r in body["requests"]],
+                            "polls": 0,
+                        }
+                    reply = Reply(200, fake._batch_object(batch_id))
+                elif path != "/v1/messages":
                     reply = error_reply(404, "not_found_error")
                 else:
                     reply = fake._handle(body)
-                payload = json.dumps(reply.body if reply.body is not None else {}).encode()
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
+                self._send(
+                    reply.status,
+                    json.dumps(reply.body if reply.body is not None else {}).encode(),
+                    reply.headers,
+                )
+
+            def do_GET(self) -> None:  # noqa: N802
+                parts = self.path.split("?")[0].rstrip("/").split("/")
+                if len(parts) >= 5 and parts[3] == "batches" and parts[4] in fake.batches:
+                    batch_id = parts[4]
+                    if len(parts) == 6 and parts[5] == "results":
+                        self._send(200, fake._batch_results(batch_id).encode(), {}, "application/binary")
+                        return
+                    with fake._lock:
+                        fake.batches[batch_id]["polls"] += 1
+                    self._send(200, json.dumps(fake._batch_object(batch_id)).encode(), {})
+                    return
+                self._send(404, json.dumps(error_reply(404, "not_found_error").body).encode(), {})
+
+            def _send(
+                self, status: int, payload: bytes, headers: dict[str, str], kind: str = "application/json"
+            ) -> None:
+                self.send_response(status)
+                self.send_header("content-type", kind)
                 self.send_header("content-length", str(len(payload)))
-                for key, value in reply.headers.items():
+                for key, value in headers.items():
                     self.send_header(key, value)
                 self.end_headers()
                 self.wfile.write(payload)

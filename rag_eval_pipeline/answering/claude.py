@@ -81,15 +81,17 @@ class ClaudeAnswerer:
     def answer(self, request: AnswerRequest) -> AnswerResult:
         raise TypeError("ClaudeAnswerer is asynchronous: use answer_async")
 
+    def llm_request(self, request: AnswerRequest) -> LLMRequest:
+        """The exact call this answerer makes for ``request`` (what a batch pre-fetches)."""
+        return render_answer_prompt(self.model_id, request.question, request.passages, self._system_prompt)
+
     async def answer_async(self, request: AnswerRequest) -> AnswerResult:
-        response = await self._client.complete(
-            render_answer_prompt(self.model_id, request.question, request.passages, self._system_prompt)
-        )
+        response = await self._client.complete(self.llm_request(request))
         return AnswerResult(
             answer=first_line(response.text),
             model_id=response.model or self.model_id,
             prompt_version=self.prompt_version,
             usage=response.usage,
-            cost_usd=cost_usd(self.model_id, response.usage, self._prices),
+            cost_usd=cost_usd(self.model_id, response.usage, self._prices, response.batch),
             from_cache=response.from_cache,
         )

@@ -56,15 +56,24 @@ def answer_cases(
     retrieve: Retriever,
     on_progress: ProgressCallback | None = None,
     concurrency: int = 8,
+    prefill: Callable[[list[AnswerRequest]], None] | None = None,
 ) -> pd.DataFrame:
     """One row per question: the retrieved passages in rank order, the answer, its tokens and cost.
 
     Asynchronous models run with at most ``concurrency`` calls in flight. A model error on one
     case is recorded on that case (status ``failed`` with the error), never turned into an
-    answer; the other cases go on.
+    answer; the other cases go on. ``prefill`` sees every request before any is answered (the
+    Message Batches API fills the response cache through it).
     """
     cases = judgement_list.to_dict(orient="records")
     hits_per_case = retrieve([c["question"] for c in cases], config.top_k)
+    if prefill is not None:
+        prefill(
+            [
+                AnswerRequest(c["qid"], c["question"], tuple(h), c["answer"])
+                for c, h in zip(cases, hits_per_case)
+            ]
+        )
 
     async def one(pair: tuple[dict[str, Any], list[SearchHit]]) -> dict[str, Any]:
         case, hits = pair

@@ -65,6 +65,23 @@ def progress_logger(
     return report
 
 
+def batch_prefill(
+    context: dg.AssetExecutionContext, anthropic: AnthropicResource, what: str, to_requests: Callable
+) -> Callable:
+    """A prefill hook that sends a stage's calls as one Message Batch and logs what it did."""
+
+    def prefill(items: list) -> None:
+        report = anthropic.batch_prefetcher().prefill(
+            to_requests(items), on_progress=progress_logger(context, f"batch of {what}")
+        )
+        context.log.info(
+            f"batch {report.batch_id or '(none needed)'}{' (resumed)' if report.resumed else ''}: "
+            f"{report.succeeded} succeeded, {report.failed} failed, {report.already_cached} already cached"
+        )
+
+    return prefill
+
+
 @dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
 def hotpotqa_raw(
     context: dg.AssetExecutionContext, config: HotpotQASampleConfig, dataset: DatasetResource
@@ -187,6 +204,11 @@ def candidate_answers(
         else offline_answer_model(config.model)
     )
     started = time.perf_counter()
+    prefill = None
+    if client is not None and anthropic.use_batches:
+        prefill = batch_prefill(
+            context, anthropic, "answers", lambda reqs: [model.llm_request(r) for r in reqs]
+        )
     answers = answer_cases(
         judgement_list,
         config,
@@ -194,6 +216,7 @@ def candidate_answers(
         knowledge_base.retriever(manifest, config.retrieval_mode),
         on_progress=progress_logger(context, f"answered ({config.key})"),
         concurrency=anthropic.concurrency,
+        prefill=prefill,
     )
     context.add_output_metadata(
         {
@@ -234,11 +257,15 @@ def judge_scores(
     prices = anthropic.price_table()
     judges = [build_judge(name, client, prices, embed) for name in names]
     judges += build_custom_judges(custom, client, prices)
+    prefill = (
+        batch_prefill(context, anthropic, "judgements", list) if client and anthropic.use_batches else None
+    )
     scores = score_cases(
         join_cases(candidate_answers, judgement_list),
         judges,
         on_progress=progress_logger(context, "judged"),
         concurrency=anthropic.concurrency,
+        prefill=prefill,
     )
     context.add_output_metadata(
         {

@@ -5,6 +5,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import anthropic as anthropic_sdk
 import dagster as dg
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from rag_eval_pipeline.answering.run import Retriever
 from rag_eval_pipeline.config import AnswerModelSettings, PythonMetricSettings, RubricMetricSettings
 from rag_eval_pipeline.data.documents import Chunking, LoadedDocuments, load_documents
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
+from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
 from rag_eval_pipeline.monitoring import HISTORY_COLUMNS
@@ -189,6 +191,11 @@ class AnthropicResource(dg.ConfigurableResource):
     )
     cache_responses: bool = True
     cache_dir: str | None = None
+    use_batches: bool = Field(
+        default=False,
+        description="Send each stage's uncached calls as one Message Batch (half price, slower).",
+    )
+    batch_poll_interval_s: float = 30.0
     prices: dict[str, list[float]] = Field(
         default_factory=dict,
         description="USD per million tokens, model -> [input, output, cache write, cache read]; "
@@ -223,6 +230,19 @@ class AnthropicResource(dg.ConfigurableResource):
         )
         cache = ResponseCache(self._cache_root) if self._cache_root is not None else None
         return CachedClient(inner, cache)
+
+    def batch_prefetcher(self) -> BatchPrefetcher:
+        """Pre-fills the response cache through the Message Batches API (needs the cache)."""
+        if self._cache_root is None:
+            raise ValueError("use_batches needs cache_responses: the batch results land in the cache")
+        if not self.api_key:
+            raise MissingApiKeyError("the Message Batches API needs ANTHROPIC_API_KEY")
+        client = anthropic_sdk.Anthropic(
+            api_key=self.api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=self.max_retries
+        )
+        return BatchPrefetcher(
+            client, ResponseCache(self._cache_root), self._cache_root / "batches", self.batch_poll_interval_s
+        )
 
 
 class MissingApiKeyError(RuntimeError):

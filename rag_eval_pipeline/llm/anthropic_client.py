@@ -53,7 +53,7 @@ class AnthropicClient:
         return _to_response(message)
 
 
-def _to_response(message: Any) -> LLMResponse:
+def _to_response(message: Any, batch: bool = False) -> LLMResponse:
     texts, tool_input, raw = [], None, []
     for block in message.content:
         raw.append(block.model_dump(mode="json"))
@@ -74,4 +74,5 @@ def _to_response(message: Any) -> LLMResponse:
         model=message.model,
         stop_reason=message.stop_reason,
         raw_content=raw,
+        batch=batch,
     )

@@ -101,6 +101,7 @@ class LLMResponse:
     stop_reason: str | None = None
     from_cache: bool = False
     raw_content: list[dict[str, Any]] = field(default_factory=list)
+    batch: bool = False  # answered through the Message Batches API (half price)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +111,7 @@ class LLMResponse:
             "model": self.model,
             "stop_reason": self.stop_reason,
             "raw_content": self.raw_content,
+            "batch": self.batch,
         }
 
     @classmethod
@@ -122,6 +124,7 @@ class LLMResponse:
             stop_reason=data.get("stop_reason"),
             from_cache=from_cache,
             raw_content=list(data.get("raw_content") or []),
+            batch=bool(data.get("batch", False)),
         )
 
 

@@ -31,14 +31,21 @@ def price_for(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None
     return prices[max(matches, key=len)] if matches else None
 
 
-def cost_usd(model: str, usage: Usage, prices: Mapping[str, ModelPrice]) -> float | None:
+BATCH_DISCOUNT = 0.5  # the Message Batches API bills half of the standard prices
+
+
+def cost_usd(model: str, usage: Usage, prices: Mapping[str, ModelPrice], batch: bool = False) -> float | None:
     """The call's cost; None (unknown, not free) for a model missing from the table."""
     price = price_for(model, prices)
     if price is None:
         return None
     return (
-        usage.input_tokens * price.input
-        + usage.output_tokens * price.output
-        + usage.cache_write_tokens * price.cache_write
-        + usage.cache_read_tokens * price.cache_read
-    ) / 1_000_000
+        (BATCH_DISCOUNT if batch else 1.0)
+        * (
+            usage.input_tokens * price.input
+            + usage.output_tokens * price.output
+            + usage.cache_write_tokens * price.cache_write
+            + usage.cache_read_tokens * price.cache_read
+        )
+        / 1_000_000
+    )

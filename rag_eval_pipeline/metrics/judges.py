@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from rag_eval_pipeline.llm.client import LLMRequest
 from rag_eval_pipeline.llm.concurrency import map_bounded
 from rag_eval_pipeline.metrics import reference
 from rag_eval_pipeline.metrics.diagnosis import diagnose
@@ -137,6 +138,7 @@ def score_cases(
     judges: Sequence[Any],
     on_progress: Callable[[int, int], None] | None = None,
     concurrency: int = 8,
+    prefill: Callable[[list[LLMRequest]], None] | None = None,
 ) -> pd.DataFrame:
     """A row per case per judge with every metric the judges know (absent metrics are NaN).
 
@@ -147,6 +149,14 @@ def score_cases(
     """
     metric_names = list(dict.fromkeys(m for judge in judges for m in judge.metrics))
     pairs = [(judge, case) for judge in judges for case in cases.to_dict(orient="records")]
+    if prefill is not None:  # the first call of each case of judges that can say it in advance
+        prefill(
+            [
+                judge.first_request(_judge_case(case))
+                for judge, case in pairs
+                if hasattr(judge, "first_request") and case["status"] == "ok"
+            ]
+        )
     rows = asyncio.run(map_bounded(pairs, lambda pair: _score_one(*pair), concurrency, on_progress))
     frame = pd.DataFrame(rows, columns=SCORE_ID_COLUMNS + metric_names)
     frame[metric_names] = frame[metric_names].astype("float64")

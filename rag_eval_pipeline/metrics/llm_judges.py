@@ -201,7 +201,7 @@ class _Caller:
 
     def _account(self, response: LLMResponse) -> None:
         self.usage = self.usage + response.usage
-        call_cost = cost_usd(self._model, response.usage, self._prices)
+        call_cost = cost_usd(self._model, response.usage, self._prices, response.batch)
         self.cost = None if call_cost is None or self.cost is None else self.cost + call_cost
 
     async def ask(self, request: LLMRequest, parse: Callable[[LLMResponse], M]) -> M:
@@ -233,10 +233,14 @@ class StrictLLMJudge:
         self._client = client
         self._prices = prices
 
+    def first_request(self, case: JudgeCase) -> LLMRequest:
+        """The call made first for ``case`` (what a batch pre-fetches; re-asks go one by one)."""
+        return render_strict_prompt(self.model, case)
+
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
         caller = _Caller(self._client, self.model, self._prices)
         try:
-            verdict = await caller.ask(render_strict_prompt(self.model, case), parse_strict_verdict)
+            verdict = await caller.ask(self.first_request(case), parse_strict_verdict)
         except (InvalidJudgeOutput, LLMCallError) as err:
             return JudgeOutcome(
                 {}, usage=caller.usage, cost_usd=caller.cost, error=f"{type(err).__name__}: {err}"

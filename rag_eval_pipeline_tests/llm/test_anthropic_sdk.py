@@ -263,3 +263,61 @@ def test_ragas_answer_relevancy_with_an_embedder():
     assert outcome.scores["faithfulness"] == 1.0 and outcome.scores["context_precision"] == 1.0
     assert abstaining.scores["answer_relevancy"] == 0.0  # noncommittal
     assert abstaining.scores["faithfulness"] is None and "abstains" in abstaining.notes[0]
+
+
+def test_message_batches_fill_the_cache_at_half_price_and_resume(tmp_path):
+    import anthropic
+
+    from rag_eval_pipeline.answering.base import AnswerRequest
+    from rag_eval_pipeline.llm.batches import BatchPrefetcher
+
+    usage = {"input_tokens": 1000, "output_tokens": 100}
+    with FakeAnthropic(responder=lambda request: text_reply(request, "Chief of Protocol", usage)) as server:
+        sdk = anthropic.Anthropic(api_key="k", base_url=server.url, max_retries=0)
+        cache = ResponseCache(tmp_path / "cache")
+        answerer = ClaudeAnswerer("claude-haiku-4-5", _client(server, tmp_path), DEFAULT_PRICES)
+        cases = _cases(5)
+        requests = [
+            answerer.llm_request(AnswerRequest(q, text, tuple(HITS[:2]), "x"))
+            for q, text in zip(cases.qid, cases.question)
+        ]
+        server.batch_errored_ids = {requests[4].cache_key()}  # one entry fails inside the batch
+        prefetcher = BatchPrefetcher(sdk, cache, tmp_path / "batches", poll_interval_s=0.01)
+        report = prefetcher.prefill(requests)
+        assert (report.submitted, report.succeeded, report.failed, report.resumed) == (5, 4, 1, False)
+        assert len(server.batches) == 1 and server.requests == []  # one batch, no single calls
+        body = next(iter(server.batches.values()))["entries"][0][1]
+        assert body["temperature"] == 0.0 and body["model"] == "claude-haiku-4-5"
+        answers, client = _answer(server, cases, tmp_path=tmp_path)
+    assert len(server.requests) == 1  # only the errored entry goes through the normal API
+    assert client.cache_hits == 4 and (answers["status"] == "ok").all()
+    batch_cost = answers.loc[answers["from_cache"], "cost_usd"]
+    assert batch_cost.tolist() == pytest.approx([0.5 * 1500 / 1e6] * 4)  # half price
+    assert answers.loc[~answers["from_cache"], "cost_usd"].item() == pytest.approx(1500 / 1e6)
+
+
+def test_an_interrupted_batch_is_resumed_not_paid_twice(tmp_path):
+    import anthropic
+
+    from rag_eval_pipeline.llm.batches import BatchPrefetcher
+    from rag_eval_pipeline.llm.client import LLMRequest
+
+    requests = [
+        LLMRequest(model="claude-haiku-4-5", messages=({"role": "user", "content": f"q{i}"},))
+        for i in range(3)
+    ]
+    with FakeAnthropic() as server:
+        server.batch_polls_until_ended = 10**6  # never ends: the first run gives up
+        sdk = anthropic.Anthropic(api_key="k", base_url=server.url, max_retries=0)
+        first = BatchPrefetcher(
+            sdk, ResponseCache(tmp_path / "c"), tmp_path / "b", poll_interval_s=0.01, timeout_s=0.05
+        )
+        with pytest.raises(TimeoutError, match="re-run to resume"):
+            first.prefill(requests)
+        assert len(server.batches) == 1
+        server.batch_polls_until_ended = 0
+        again = BatchPrefetcher(sdk, ResponseCache(tmp_path / "c"), tmp_path / "b", poll_interval_s=0.01)
+        report = again.prefill(requests)
+    assert report.resumed and report.succeeded == 3
+    assert len(server.batches) == 1  # the same batch, polled again, not a second one
+    assert list((tmp_path / "b").iterdir()) == []  # the resume note is removed when done

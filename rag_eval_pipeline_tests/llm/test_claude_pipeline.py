@@ -108,3 +108,27 @@ def test_missing_api_key_is_a_clear_error(shared_hotpotqa, tmp_path, monkeypatch
     )
     assert code == 1
     assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+def test_batch_mode_through_the_graph(shared_hotpotqa, tmp_path):
+    """use_batches: answers and STRICT judgements each go out as one Message Batch."""
+    with FakeAnthropic() as server:
+        anthropic = AnthropicResource(
+            api_key="test-key", base_url=server.url, use_batches=True, batch_poll_interval_s=0.01
+        )
+        defs = build_definitions(KnowledgeBaseResource(), anthropic)
+        with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+            report = runner.run_evaluation(
+                defs,
+                instance,
+                ["claude-haiku-4-5"],
+                dataset=str(shared_hotpotqa),
+                sample=6,
+                judges=["reference", "claude-sonnet-4-6"],
+                echo=lambda _: None,
+            )
+            answers = runner.load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
+    assert len(server.batches) == 2 and server.requests == []  # no single call at all
+    assert answers["from_cache"].all() and (answers["status"] == "ok").all()
+    comparison = report.comparison.set_index("judge_id")
+    assert comparison.loc["claude-sonnet-4-6", "n_cases"] == 6
