@@ -11,14 +11,14 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from rag_eval_pipeline.answering.claude import format_passages
-from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse, Tool
+from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.metrics.llm_judges import (
-    InvalidJudgeOutput,
     JudgeCase,
     JudgeOutcome,
     _Caller,
     parse_tool_output,
+    single_verdict,
 )
 
 CUSTOM_PROMPT_VERSION = "custom-rubric-v1"
@@ -141,19 +141,13 @@ class RubricMetricJudge:
         self._prices = prices
         self._verdict = rubric_verdict_model(allowed)
 
+    def first_request(self, case: JudgeCase) -> LLMRequest:
+        return render_rubric_prompt(self._model, self.judge_id, self._instructions, self._allowed, case)
+
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        caller = _Caller(self._client, self._model, self._prices)
-        request = render_rubric_prompt(self._model, self.judge_id, self._instructions, self._allowed, case)
-
-        def parse(response: LLMResponse) -> Any:
-            return parse_tool_output(response, self._verdict)
-
-        try:
-            verdict = await caller.ask(request, parse)
-        except (InvalidJudgeOutput, LLMCallError) as err:
-            return JudgeOutcome(
-                {}, usage=caller.usage, cost_usd=caller.cost, error=f"{type(err).__name__}: {err}"
-            )
-        return JudgeOutcome(
-            {self.judge_id: verdict.score}, {self.judge_id: verdict.rationale}, caller.usage, caller.cost
+        return await single_verdict(
+            _Caller(self._client, self._model, self._prices),
+            self.first_request(case),
+            lambda response: parse_tool_output(response, self._verdict),
+            lambda verdict: ({self.judge_id: verdict.score}, {self.judge_id: verdict.rationale}),
         )

@@ -218,6 +218,24 @@ class _Caller:
                 raise InvalidJudgeOutput(f"invalid twice: {first}; then: {second}") from second
 
 
+async def single_verdict(
+    caller: _Caller,
+    request: LLMRequest,
+    parse: Callable[[LLMResponse], M],
+    to_scores: Callable[[M], tuple[dict[str, float | None], dict[str, str]]],
+) -> JudgeOutcome:
+    """A judgement made of one call (re-asked once if invalid): scores and rationales, or a
+    recorded judge error, with the calls' usage and cost either way."""
+    try:
+        verdict = await caller.ask(request, parse)
+    except (InvalidJudgeOutput, LLMCallError) as err:
+        return JudgeOutcome(
+            {}, usage=caller.usage, cost_usd=caller.cost, error=f"{type(err).__name__}: {err}"
+        )
+    scores, rationales = to_scores(verdict)
+    return JudgeOutcome(scores, rationales, caller.usage, caller.cost)
+
+
 class StrictLLMJudge:
     """The article's judge: correctness, faithfulness, context relevance on 0 / 0.5 / 1."""
 
@@ -238,18 +256,14 @@ class StrictLLMJudge:
         return render_strict_prompt(self.model, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        caller = _Caller(self._client, self.model, self._prices)
-        try:
-            verdict = await caller.ask(self.first_request(case), parse_strict_verdict)
-        except (InvalidJudgeOutput, LLMCallError) as err:
-            return JudgeOutcome(
-                {}, usage=caller.usage, cost_usd=caller.cost, error=f"{type(err).__name__}: {err}"
-            )
-        return JudgeOutcome(
-            scores={axis: getattr(verdict, axis) for axis in self.metrics},
-            rationales={axis: getattr(verdict, f"{axis}_rationale") for axis in self.metrics},
-            usage=caller.usage,
-            cost_usd=caller.cost,
+        return await single_verdict(
+            _Caller(self._client, self.model, self._prices),
+            self.first_request(case),
+            parse_strict_verdict,
+            lambda verdict: (
+                {axis: getattr(verdict, axis) for axis in self.metrics},
+                {axis: getattr(verdict, f"{axis}_rationale") for axis in self.metrics},
+            ),
         )
 
 
