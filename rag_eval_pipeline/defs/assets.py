@@ -156,6 +156,8 @@ def kb_index(
             "embedding_model": str(manifest.details.get("embedding_model")),
             "index_version": manifest.version,
             "documents": manifest.documents,
+            "index_size_bytes": int(manifest.details.get("size_bytes", 0)),
+            "semantic_field": str(manifest.details.get("semantic", manifest.details.get("embedding_model"))),
             "build_seconds": manifest.build_seconds,
             "location": dg.MetadataValue.path(manifest.location),
         }

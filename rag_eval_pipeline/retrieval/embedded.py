@@ -71,6 +71,7 @@ def build_embedded_index(
             DenseIndex(vectors, passages, embedder).save(scratch)
             details["modes"] = ["bm25", "semantic", "hybrid", "two_hop"]
             details["dimensions"] = int(vectors.shape[1])
+        details["size_bytes"] = sum(f.stat().st_size for f in scratch.rglob("*") if f.is_file())
         manifest = IndexManifest(
             backend=BACKEND_NAME,
             location=str(final),

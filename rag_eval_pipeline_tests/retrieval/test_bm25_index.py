@@ -48,6 +48,7 @@ def test_persist_and_reload_give_the_same_hits(tmp_path: Path):
         assert reloaded.search(query, 3) == fresh.search(query, 3)
     assert manifest.documents == 3 and manifest.backend == "embedded"
     assert manifest.details["modes"] == ["bm25", "two_hop"]
+    assert manifest.details["size_bytes"] > 0
 
 
 def test_same_content_reuses_the_version_and_new_content_gets_a_new_folder(tmp_path: Path):
