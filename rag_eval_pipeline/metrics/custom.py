@@ -10,13 +10,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from rag_eval_pipeline.answering.claude import format_passages
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.metrics.llm_judges import (
     JudgeCase,
     JudgeOutcome,
     _Caller,
+    case_context,
     parse_tool_output,
     single_verdict,
 )
@@ -91,10 +91,7 @@ def render_rubric_prompt(
         f"{instructions}\nAllowed scores: {', '.join(f'{a:g}' for a in allowed)}. When in doubt, "
         "pick the lower score. Report the score and a one-sentence rationale with the tool."
     )
-    user = (
-        f"<question>{case.question}</question>\n<ground_truth>{case.ground_truth}</ground_truth>\n"
-        f"<passages>\n{format_passages(case.passages)}\n</passages>\n<answer>{case.answer}</answer>"
-    )
+    user = case_context(case.question, case.ground_truth, case.passages, case.answer)
     tool = Tool(
         name="record_score",
         description=f"Record the {name} score and its rationale.",

@@ -104,14 +104,21 @@ class JudgeCase:
     passages: tuple[SearchHit, ...]
 
 
+def case_context(
+    question: str, ground_truth: str, passages: Sequence[SearchHit], answer: str | None = None
+) -> str:
+    """How every judge prompt shows a case: tagged question, ground truth, numbered passages and,
+    when judged, the answer."""
+    text = (
+        f"<question>{question}</question>\n<ground_truth>{ground_truth}</ground_truth>\n"
+        f"<passages>\n{format_passages(passages)}\n</passages>"
+    )
+    return text if answer is None else f"{text}\n<answer>{answer}</answer>"
+
+
 def render_strict_prompt(model: str, case: JudgeCase) -> LLMRequest:
     """The rubric is a static, cached system block; the case goes in the user turn."""
-    user = (
-        f"<question>{case.question}</question>\n"
-        f"<ground_truth>{case.ground_truth}</ground_truth>\n"
-        f"<passages>\n{format_passages(case.passages)}\n</passages>\n"
-        f"<answer>{case.answer}</answer>"
-    )
+    user = case_context(case.question, case.ground_truth, case.passages, case.answer)
     return LLMRequest(
         model=model,
         cached_system=STRICT_RUBRIC,
@@ -354,8 +361,7 @@ def render_passage_usefulness(
         model,
         "For each numbered passage, give useful 1 if it was useful in arriving at the ground-truth "
         "answer to the question, else 0, with a one-sentence reason.",
-        f"<question>{question}</question>\n<ground_truth>{ground_truth}</ground_truth>\n"
-        f"<passages>\n{format_passages(passages)}\n</passages>",
+        case_context(question, ground_truth, passages),
         PASSAGES_TOOL,
     )
 
@@ -367,8 +373,7 @@ def render_ground_truth_attribution(
         model,
         "Break the ground-truth answer (read together with the question) into statements. For each "
         "statement give verdict 1 if it can be attributed to the passages, else 0, with a reason.",
-        f"<question>{question}</question>\n<ground_truth>{ground_truth}</ground_truth>\n"
-        f"<passages>\n{format_passages(passages)}\n</passages>",
+        case_context(question, ground_truth, passages),
         VERDICTS_TOOL,
     )
 
