@@ -122,6 +122,12 @@ def _parser() -> argparse.ArgumentParser:
         "configuration file's thresholds)",
     )
     gate.add_argument("--judge", help="apply bare metrics to this judge only")
+    gate.add_argument(
+        "--min-n",
+        type=int,
+        help="fewest scored cases a gate may pass on; fewer: 'too few cases to conclude', exit 1 "
+        "(default: statistics.min_cases of the configuration file, else 10)",
+    )
 
     init = commands.add_parser("init", help="write a commented example configuration file")
     init.add_argument("path", nargs="?", default="rag_eval.yaml")
@@ -178,7 +184,8 @@ def _inspect(args: argparse.Namespace, instance, settings) -> int:
                 )
                 return 2
             summary = runner.load_asset(defs, instance, "metric_summary", args.model)
-            results = check_gates(summary, thresholds, args.judge)
+            min_cases = args.min_n if args.min_n is not None else settings.statistics.min_cases
+            results = check_gates(summary, thresholds, args.judge, min_cases)
             print(to_markdown(gate_table(results)))
             failed = [r for r in results if not r.passed]
             verdict = f"FAILED {len(failed)} gate(s)" if failed else "all gates passed"

@@ -14,6 +14,13 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from rag_eval_pipeline.metrics.statistics import (
+    MIN_CASES,
+    MONTE_CARLO_DRAWS,
+    SIGNIFICANCE,
+    IntervalMethod,
+)
+
 CONFIG_ENV = "RAG_EVAL_CONFIG"
 DEFAULT_CONFIG_FILE = "rag_eval.yaml"
 
@@ -98,6 +105,15 @@ class ProfileSettings(_Strict):
     schedule: str | None = Field(default=None, description="cron: materialize on a schedule")
 
 
+class StatisticsSettings(_Strict):
+    """How means and comparisons are reported (see "Reading the numbers" in the README)."""
+
+    interval_method: IntervalMethod = IntervalMethod.CLOPPER_PEARSON
+    significance_level: float = Field(default=SIGNIFICANCE, gt=0, lt=1)
+    min_cases: int = Field(default=MIN_CASES, ge=1, description="fewer scored cases: no conclusion")
+    monte_carlo_draws: int = Field(default=MONTE_CARLO_DRAWS, ge=1000)
+
+
 class Settings(_Strict):
     dataset: DatasetSettings = DatasetSettings()
     knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
@@ -109,6 +125,7 @@ class Settings(_Strict):
     prices: dict[str, list[float]] = Field(default_factory=dict)
     custom_metrics: list[RubricMetricSettings | PythonMetricSettings] = Field(default_factory=list)
     profiles: dict[str, ProfileSettings] = Field(default_factory=dict)
+    statistics: StatisticsSettings = StatisticsSettings()
 
     def answer_model(self, name: str) -> AnswerModelSettings | None:
         return next((m for m in self.answer_models if m.name == name), None)
@@ -213,6 +230,11 @@ thresholds: {}              # e.g. {faithfulness: 0.7}: blocking checks, and `ra
 max_judge_error_share: 0.1
 concurrency: 8
 prices: {}                  # model: [input, output, cache write, cache read] USD per million tokens
+
+statistics:
+  interval_method: clopper_pearson   # or wilson, percentile, bca (README: "Reading the numbers")
+  significance_level: 0.05  # paired verdicts: exact sign-flip test below this, interval excludes 0
+  min_cases: 10             # fewer scored cases: "too few cases to conclude", and gates fail
 
 custom_metrics: []
   # - name: style_consistency

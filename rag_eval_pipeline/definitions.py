@@ -42,6 +42,7 @@ from rag_eval_pipeline.defs.resources import (
     KnowledgeBaseResource,
     MonitoringResource,
     QualityGatesResource,
+    StatisticsResource,
 )
 from rag_eval_pipeline.defs.sensors import TRIGGER_TAG, build_sensors
 
@@ -204,6 +205,7 @@ def build_definitions(
                 custom_metrics=[m.model_dump(exclude_none=True) for m in settings.custom_metrics],
             ),
             "history": HistoryResource(),
+            "statistics": StatisticsResource.from_settings(settings.statistics),
             "monitoring": monitoring or MonitoringResource(),
         },
     )

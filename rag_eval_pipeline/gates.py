@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.statistics import MIN_CASES, TOO_FEW_CASES
 from rag_eval_pipeline.metrics.summary import OVERALL
 
 
@@ -33,11 +34,15 @@ def parse_threshold(text: str) -> tuple[str, float]:
 
 
 def check_gates(
-    summary: pd.DataFrame, thresholds: Mapping[str, float], judge: str | None = None
+    summary: pd.DataFrame,
+    thresholds: Mapping[str, float],
+    judge: str | None = None,
+    min_cases: int = MIN_CASES,
 ) -> list[GateResult]:
     """Every (judge, metric) mean at least its threshold. A key ``judge/metric`` names one judge;
     a bare metric applies to every judge that measured it (or to ``judge`` when given). A metric
-    nobody measured fails: a gate must not pass on a number that does not exist."""
+    nobody measured fails: a gate must not pass on a number that does not exist; nor does one
+    measured on fewer than ``min_cases`` cases ("too few cases to conclude")."""
     overall = summary[summary["group"] == OVERALL]
     results = []
     for key, threshold in thresholds.items():
@@ -51,6 +56,10 @@ def check_gates(
             results.append(GateResult(metric, wanted_judge, None, threshold, False, "not measured"))
             continue
         for row in rows.itertuples():
+            if row.n < min_cases:
+                note = f"{TOO_FEW_CASES}: n = {row.n} < {min_cases}"
+                results.append(GateResult(metric, row.judge_id, float(row.mean), threshold, False, note))
+                continue
             results.append(
                 GateResult(metric, row.judge_id, float(row.mean), threshold, bool(row.mean >= threshold))
             )

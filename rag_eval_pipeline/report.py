@@ -66,7 +66,7 @@ def score_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
     figure.update_layout(
         barmode="group",
         yaxis={"range": [0, 1.05], "title": "mean score"},
-        title="Mean score per metric (95% bootstrap interval)",
+        title="Mean score per metric (95% interval)",
     )
     return figure
 
@@ -180,18 +180,20 @@ def render_report(
     judgement_list: pd.DataFrame,
     history: pd.DataFrame,
     comparisons: pd.DataFrame,
+    verdict_rule: str = "",
 ) -> str:
     """The whole report as one HTML string."""
     sections = [
         "<h2>Scores</h2>",
-        '<p class="note">Each bar is a mean over the scored cases; the whisker is a 95% bootstrap '
-        "interval. Two models differ only when the paired interval below excludes 0: on 35 cases an "
-        "interval of about ±0.15 is normal.</p>",
+        '<p class="note">Each bar is a mean over the scored cases; the whisker is its 95% interval '
+        "(method in metric_summary's ci_method; Clopper-Pearson by default, which keeps its width on "
+        "small samples). Overlapping whiskers do not decide a comparison: the paired table does.</p>",
         _figure_html(score_chart(summaries)),
         _figure_html(distribution_chart(scores_by_model)),
         "<h2>Where it fails</h2>",
         _figure_html(diagnosis_chart(summaries)),
         "<h2>Paired comparison</h2>",
+        f'<p class="note" id="verdict-rule">{html.escape(verdict_rule)}</p>' if verdict_rule else "",
         comparisons.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
         if not comparisons.empty
         else "<p>one model only</p>",

@@ -61,13 +61,18 @@ def test_gate_exit_codes(home, capsys, monkeypatch):
     code, out, _ = _cli(home, capsys, "gate", "--model", "oracle", "--min", "faithfulness=0.7")
     assert code == 1 and "not measured" in out
     assert _cli(home, capsys, "gate", "--model", "unregistered", "--min", "f1=0.1")[0] == 2
+    # 12 cases pass the default minimum of 10, not a required 50: no verdict on too few cases
+    code, out, _ = _cli(
+        home, capsys, "gate", "--model", "oracle", "--min", "correctness=0.9", "--min-n", "50"
+    )
+    assert code == 1 and "too few cases to conclude: n = 12 < 50" in out
 
 
 def test_blocking_quality_gate_stops_the_summary(shared_hotpotqa, tmp_path):
     defs = build_definitions(quality_gates=QualityGatesResource(thresholds={"correctness": 0.5}))
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
         runner.run_evaluation(
-            defs, instance, ["oracle"], dataset=str(shared_hotpotqa), sample=5, echo=lambda _: None
+            defs, instance, ["oracle"], dataset=str(shared_hotpotqa), sample=10, echo=lambda _: None
         )
         runner.add_models(instance, ["null"])
         result = defs.resolve_job_def("evaluation_job").execute_in_process(

@@ -92,6 +92,8 @@ def test_report_renders_offline_and_the_table_filters(reported):
         assert page.locator("g.point").count() > 0 or page.locator("path.point").count() > 0  # bars drawn
         rows = page.locator("#cases tbody tr")
         assert rows.count() == 60
+        rule = page.locator("#verdict-rule").inner_text()
+        assert "exact paired sign-flip test" in rule and "below 0.05" in rule
         page.fill("#case-filter", "oracle")
         assert page.locator("#case-count").inner_text() == "20"
         assert rows.filter(has_text="oracle").count() == 20

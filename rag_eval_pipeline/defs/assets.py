@@ -26,6 +26,7 @@ from rag_eval_pipeline.defs.resources import (
     EvaluationResource,
     HistoryResource,
     KnowledgeBaseResource,
+    StatisticsResource,
 )
 from rag_eval_pipeline.metrics.judge_registry import build_custom_judges, build_judge, needs_llm
 from rag_eval_pipeline.metrics.judges import join_cases, score_cases
@@ -290,11 +291,12 @@ def metric_summary(
     candidate_answers: pd.DataFrame,
     kb_index: dict,
     history: HistoryResource,
+    statistics: StatisticsResource,
 ) -> pd.DataFrame:
-    """Mean of each metric per judge with a 95% bootstrap interval, overall and per question type
-    and level, with counts, judge errors, diagnoses, and the tokens and dollars spent. Every
+    """Mean of each metric per judge with a 95% interval, overall and per question type and
+    level, with counts, judge errors, diagnoses, and the tokens and dollars spent. Every
     materialization is also appended to the history behind the report's trend."""
-    summary = summarize(judge_scores, candidate_answers)
+    summary = summarize(judge_scores, candidate_answers, statistics.interval_method, statistics.min_cases)
     history.append(
         history_rows(context.partition_key, summary, kb_index["version"], pd.Timestamp.now(tz="UTC"))
     )

@@ -12,7 +12,7 @@ from rag_eval_pipeline.defs.assets import (
     kb_passages,
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
-from rag_eval_pipeline.defs.resources import QualityGatesResource
+from rag_eval_pipeline.defs.resources import QualityGatesResource, StatisticsResource
 from rag_eval_pipeline.gates import check_gates, gate_table
 from rag_eval_pipeline.metrics.summary import summarize, to_markdown
 from rag_eval_pipeline.validation import (
@@ -92,12 +92,14 @@ def judge_scores_judge_error_share(
 
 @dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
 def judge_scores_quality_gates(
-    judge_scores: pd.DataFrame, quality_gates: QualityGatesResource
+    judge_scores: pd.DataFrame, quality_gates: QualityGatesResource, statistics: StatisticsResource
 ) -> dg.AssetCheckResult:
-    """The configured metric thresholds (none by default); below one, the summary is blocked."""
+    """The configured metric thresholds (none by default); below one, or on too few cases to
+    conclude, the summary is blocked."""
     if not quality_gates.thresholds:
         return dg.AssetCheckResult(passed=True, metadata={"gates": "no thresholds configured"})
-    results = check_gates(summarize(judge_scores), quality_gates.thresholds)
+    summary = summarize(judge_scores, interval_method=statistics.interval_method)
+    results = check_gates(summary, quality_gates.thresholds, min_cases=statistics.min_cases)
     return dg.AssetCheckResult(
         passed=all(r.passed for r in results),
         metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)))},

@@ -4,9 +4,9 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.defs.io_manager import HtmlDocument
-from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource
+from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, StatisticsResource
+from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
-from rag_eval_pipeline.metrics.comparison import paired_comparisons
 from rag_eval_pipeline.metrics.summary import to_markdown
 from rag_eval_pipeline.monitoring import prometheus_exposition
 from rag_eval_pipeline.report import render_report
@@ -28,11 +28,14 @@ def across_models(*partitioned_inputs: str):
 
 @across_models("judge_scores")
 def paired_comparison(
-    context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame]
+    context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame], statistics: StatisticsResource
 ) -> pd.DataFrame:
     """Every pair of models on the same cases: mean difference with a paired bootstrap interval,
-    exact McNemar on correctness; "better" only when the interval excludes 0."""
-    comparisons = paired_comparisons(judge_scores)
+    an exact sign-flip test (and McNemar on correctness); "better" only when the test's p is below
+    the significance level and the interval excludes 0."""
+    comparisons = paired_comparisons(
+        judge_scores, statistics.significance_level, statistics.monte_carlo_draws
+    )
     decided = (
         comparisons[comparisons["verdict"] != "no difference shown"] if len(comparisons) else comparisons
     )
@@ -40,6 +43,7 @@ def paired_comparison(
         {
             "pairs": len(comparisons),
             "differences_shown": len(decided),
+            "verdict_rule": VERDICT_RULE.format(level=statistics.significance_level),
             "comparisons": dg.MetadataValue.md(to_markdown(comparisons)),
         }
     )
@@ -76,11 +80,18 @@ def eval_report(
     judgement_list: pd.DataFrame,
     paired_comparison: pd.DataFrame,
     history: HistoryResource,
+    statistics: StatisticsResource,
 ) -> HtmlDocument:
     """One self-contained HTML report: scores with intervals, distributions, diagnoses, paired
     comparison, trend over time and a filterable per-case table. Opens without a network."""
     report = render_report(
-        metric_summary, judge_scores, candidate_answers, judgement_list, history.read(), paired_comparison
+        metric_summary,
+        judge_scores,
+        candidate_answers,
+        judgement_list,
+        history.read(),
+        paired_comparison,
+        VERDICT_RULE.format(level=statistics.significance_level),
     )
     context.add_output_metadata(
         {"models": len(metric_summary), "size_kib": round(len(report.encode()) / 1024)}

@@ -13,12 +13,18 @@ from elasticsearch import Elasticsearch
 from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.answering.run import Retriever
-from rag_eval_pipeline.config import AnswerModelSettings, PythonMetricSettings, RubricMetricSettings
+from rag_eval_pipeline.config import (
+    AnswerModelSettings,
+    PythonMetricSettings,
+    RubricMetricSettings,
+    StatisticsSettings,
+)
 from rag_eval_pipeline.data.documents import Chunking, LoadedDocuments, load_documents
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
+from rag_eval_pipeline.metrics.statistics import MIN_CASES, MONTE_CARLO_DRAWS, SIGNIFICANCE, IntervalMethod
 from rag_eval_pipeline.monitoring import HISTORY_COLUMNS
 from rag_eval_pipeline.retrieval.base import IndexManifest, SearchIndex
 from rag_eval_pipeline.retrieval.elasticsearch_index import (
@@ -258,6 +264,23 @@ class QualityGatesResource(dg.ConfigurableResource):
         description="METRIC or JUDGE/METRIC -> minimum overall mean, e.g. {'faithfulness': 0.7}",
     )
     max_judge_error_share: float = 0.1
+
+
+class StatisticsResource(dg.ConfigurableResource):
+    """How means and paired comparisons are reported: the interval method, the significance
+    level of paired verdicts, and the fewest scored cases that allow a conclusion."""
+
+    interval_method: str = Field(
+        default=IntervalMethod.CLOPPER_PEARSON.value,
+        description="clopper_pearson (default), wilson, percentile or bca",
+    )
+    significance_level: float = SIGNIFICANCE
+    min_cases: int = MIN_CASES
+    monte_carlo_draws: int = MONTE_CARLO_DRAWS
+
+    @classmethod
+    def from_settings(cls, settings: StatisticsSettings) -> "StatisticsResource":
+        return cls(**settings.model_dump(mode="json"))
 
 
 class DocumentsResource(dg.ConfigurableResource):

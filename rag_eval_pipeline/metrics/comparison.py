@@ -8,7 +8,16 @@ from itertools import combinations
 import pandas as pd
 
 from rag_eval_pipeline.metrics.judges import REFERENCE_JUDGE_ID
-from rag_eval_pipeline.metrics.statistics import cohen_kappa, confusion, mcnemar_exact, paired_difference
+from rag_eval_pipeline.metrics.statistics import (
+    MONTE_CARLO_DRAWS,
+    SIGNIFICANCE,
+    cohen_kappa,
+    confusion,
+    mcnemar_exact,
+    paired_difference,
+    paired_verdict,
+    sign_flip_test,
+)
 from rag_eval_pipeline.metrics.summary import metric_columns
 
 THREE_POINT_AXES = ("correctness", "context_relevance")
@@ -16,10 +25,23 @@ CALIBRATION = {"oracle": 1.0, "null": 0.0}  # expected correctness of the calibr
 CALIBRATION_TOLERANCE = 0.1
 
 
-def paired_comparisons(scores_by_model: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+VERDICT_RULE = (
+    "A model is called better only when the exact paired sign-flip test on the per-case "
+    "differences gives p below {level} and the paired bootstrap interval of the difference "
+    "excludes 0; otherwise: no difference shown."
+)
+
+
+def paired_comparisons(
+    scores_by_model: Mapping[str, pd.DataFrame],
+    significance: float = SIGNIFICANCE,
+    draws: int = MONTE_CARLO_DRAWS,
+) -> pd.DataFrame:
     """For every pair of models, judge and metric, on the cases both have scores for: the mean
-    difference (a - b) with a paired bootstrap interval, and for correctness an exact McNemar
-    test on fully correct answers. A model is marked better only when the interval excludes 0."""
+    difference (a - b) with a paired bootstrap interval, the exact sign-flip test's p-value, and
+    for correctness an exact McNemar test on fully correct answers. The verdict follows
+    ``VERDICT_RULE``: a unanimous small sample has a zero-width bootstrap interval, so the
+    interval alone never decides."""
     rows = []
     for (name_a, a), (name_b, b) in combinations(sorted(scores_by_model.items()), 2):
         for judge_id in sorted(set(a["judge_id"]) & set(b["judge_id"])):
@@ -32,9 +54,7 @@ def paired_comparisons(scores_by_model: Mapping[str, pd.DataFrame]) -> pd.DataFr
                 if pairs.empty:
                     continue
                 diff = paired_difference(pairs[f"{metric}_a"], pairs[f"{metric}_b"])
-                verdict = "no difference shown"
-                if diff.excludes_zero():
-                    verdict = f"{name_a} better" if diff.estimate > 0 else f"{name_b} better"
+                test = sign_flip_test(pairs[f"{metric}_a"] - pairs[f"{metric}_b"], draws=draws)
                 row = {
                     "model_a": name_a,
                     "model_b": name_b,
@@ -46,7 +66,9 @@ def paired_comparisons(scores_by_model: Mapping[str, pd.DataFrame]) -> pd.DataFr
                     "difference": diff.estimate,
                     "ci_low": diff.low,
                     "ci_high": diff.high,
-                    "verdict": verdict,
+                    "test": f"sign-flip {test.method}",
+                    "p_value": test.p_value,
+                    "verdict": paired_verdict(name_a, name_b, diff, test.p_value, significance),
                     "mcnemar_only_a": None,
                     "mcnemar_only_b": None,
                     "mcnemar_p": None,

@@ -10,7 +10,12 @@ import pandas as pd
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.judges import REFERENCE_METRICS, SCORE_ID_COLUMNS
 from rag_eval_pipeline.metrics.llm_judges import RagasLLMJudge, StrictLLMJudge
-from rag_eval_pipeline.metrics.statistics import bootstrap_mean
+from rag_eval_pipeline.metrics.statistics import (
+    MIN_CASES,
+    TOO_FEW_CASES,
+    IntervalMethod,
+    mean_interval,
+)
 
 JUDGE_KIND_METRICS = {
     "reference": REFERENCE_METRICS,
@@ -31,6 +36,8 @@ SUMMARY_COLUMNS = [
     "n_judge_errors",
     "case_set",
     "total",
+    "ci_method",
+    "note",
 ]
 OVERALL = "all"
 USAGE = "usage"  # rows whose ``total`` sums tokens or dollars instead of averaging a metric
@@ -103,7 +110,12 @@ def case_set_id(qids: Iterable[str]) -> str:
 
 
 def _summarize_group(
-    rows: pd.DataFrame, judge_id: str, group: str, metrics: Sequence[str]
+    rows: pd.DataFrame,
+    judge_id: str,
+    group: str,
+    metrics: Sequence[str],
+    method: IntervalMethod | str,
+    min_cases: int,
 ) -> list[dict[str, object]]:
     case_set = case_set_id(rows["qid"])
     failed = int((rows["status"] != "ok").sum())
@@ -111,7 +123,7 @@ def _summarize_group(
     out = []
     for metric in metrics:
         values = rows.loc[rows["status"] == "ok", metric].dropna()
-        interval = bootstrap_mean(values.tolist())
+        interval, used = mean_interval(values.tolist(), method)
         out.append(
             {
                 "judge_id": judge_id,
@@ -126,14 +138,23 @@ def _summarize_group(
                 "n_judge_errors": judge_errors,
                 "case_set": case_set,
                 "total": float("nan"),
+                "ci_method": used.value,
+                "note": TOO_FEW_CASES if 0 < len(values) < min_cases else "",
             }
         )
     return out
 
 
-def summarize(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Mean of each metric over the cases where it is present, with a seeded bootstrap 95%
-    interval (``ci_low``, ``ci_high``), overall and per type and level.
+def summarize(
+    judge_scores: pd.DataFrame,
+    candidate_answers: pd.DataFrame | None = None,
+    interval_method: IntervalMethod | str = IntervalMethod.CLOPPER_PEARSON,
+    min_cases: int = MIN_CASES,
+) -> pd.DataFrame:
+    """Mean of each metric over the cases where it is present, with a 95% interval (``ci_low``,
+    ``ci_high``; Clopper-Pearson by default, the method used in ``ci_method``), overall and per
+    type and level. A mean over fewer than ``min_cases`` scored cases carries the note "too few
+    cases to conclude".
 
     ``n`` counts cases with a value, ``n_cases`` all cases, ``n_failed`` cases whose answer or
     judgement failed (``n_judge_errors`` of them in the judge), ``case_set`` identifies which
@@ -148,15 +169,14 @@ def summarize(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame | None
         own = judge_metrics(by_judge, metrics)
         rows += usage_rows(str(judge_id), by_judge)
         rows += diagnosis_rows(str(judge_id), by_judge)
-        rows += _summarize_group(by_judge, str(judge_id), OVERALL, own)
+        groups = [(OVERALL, by_judge)]
         for column in GROUP_BY:
-            for value, group_rows in by_judge.groupby(column, sort=True):
-                rows += _summarize_group(group_rows, str(judge_id), f"{column}={value}", own)
+            groups += [(f"{column}={value}", g) for value, g in by_judge.groupby(column, sort=True)]
         if "tags" in by_judge and by_judge["tags"].map(len).any():
-            for tag, group_rows in (
-                by_judge.explode("tags").dropna(subset=["tags"]).groupby("tags", sort=True)
-            ):
-                rows += _summarize_group(group_rows, str(judge_id), f"tag={tag}", own)
+            exploded = by_judge.explode("tags").dropna(subset=["tags"])
+            groups += [(f"tag={tag}", g) for tag, g in exploded.groupby("tags", sort=True)]
+        for group, group_rows in groups:
+            rows += _summarize_group(group_rows, str(judge_id), group, own, interval_method, min_cases)
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 

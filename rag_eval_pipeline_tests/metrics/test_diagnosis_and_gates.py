@@ -61,3 +61,9 @@ def test_gates():
     missing = check_gates(SUMMARY, {"faithfulness_lexical": 0.5, "answer_relevancy": 0.5})
     assert all(not r.passed and r.note == "not measured" for r in missing)
     assert "FAIL (not measured)" in gate_table(missing)["result"].tolist()
+
+
+def test_gates_do_not_pass_on_too_few_cases():
+    results = check_gates(SUMMARY, {"reference/correctness": 0.5}, min_cases=20)
+    assert [(r.passed, r.note) for r in results] == [(False, "too few cases to conclude: n = 10 < 20")]
+    assert check_gates(SUMMARY, {"reference/correctness": 0.5}, min_cases=10)[0].passed

@@ -90,3 +90,125 @@ def test_judge_validation_flags_a_miscalibrated_judge():
     assert rows.loc["null", "accuracy"] == pytest.approx(0.2)
     assert not rows.loc["null", "calibration_ok"]  # says 0.8 on a model that is always wrong
     assert "null / lenient / correctness" in tables
+
+
+# --- small samples: exact paired tests and intervals that keep their width ---------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from rag_eval_pipeline.metrics.coverage import SCORE_DISTRIBUTIONS, simulated_coverage  # noqa: E402
+from rag_eval_pipeline.metrics.statistics import (  # noqa: E402
+    IntervalMethod,
+    mean_interval,
+    sign_flip_test,
+)
+from rag_eval_pipeline.metrics.summary import summarize  # noqa: E402
+
+
+def test_three_unanimous_cases_are_no_evidence():
+    """The issue's example: oracle right, baseline wrong on all three questions. The bootstrap
+    interval of identical differences has zero width; the exact test says p = 2 / 2**3."""
+    oracle = _scores("reference", [1.0, 1.0, 1.0])
+    baseline = _scores("reference", [0.0, 0.0, 0.0])
+    table = paired_comparisons({"oracle": oracle, "extractive-baseline": baseline})
+    row = table[table["metric"] == "correctness"].iloc[0]
+    assert row["difference"] == -1.0 and row["ci_low"] == row["ci_high"] == -1.0
+    assert row["p_value"] == pytest.approx(0.25) and row["test"] == "sign-flip exact"
+    assert row["mcnemar_p"] == pytest.approx(0.25)
+    assert row["verdict"] == "no difference shown"
+    # the same unanimous pattern on 10 cases is evidence: p = 2 / 2**10
+    ten = paired_comparisons(
+        {"oracle": _scores("reference", [1.0] * 10), "extractive-baseline": _scores("reference", [0.0] * 10)}
+    )
+    decided = ten[ten["metric"] == "correctness"].iloc[0]
+    assert decided["p_value"] == pytest.approx(2 / 1024) and decided["verdict"] == "oracle better"
+
+
+def test_the_significance_level_is_a_setting():
+    table = paired_comparisons(
+        {"oracle": _scores("reference", [1.0] * 10), "b": _scores("reference", [0.0] * 10)},
+        significance=0.001,
+    )
+    assert table[table["metric"] == "correctness"].iloc[0]["verdict"] == "no difference shown"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=40))
+def test_sign_flip_on_binary_outcomes_is_mcnemar_exact(pairs):
+    a = [x for x, _ in pairs]
+    b = [y for _, y in pairs]
+    differences = [float(x) - float(y) for x, y in pairs]
+    assert sign_flip_test(differences).p_value == pytest.approx(mcnemar_exact(a, b)[2], rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0, 0.25, -0.75]), min_size=1, max_size=10))
+def test_sign_flip_matches_brute_force_enumeration(differences):
+    import itertools
+
+    observed = abs(sum(differences))
+    flips = list(itertools.product([-1, 1], repeat=len(differences)))
+    extreme = sum(abs(sum(s * d for s, d in zip(signs, differences))) >= observed - 1e-9 for signs in flips)
+    assert sign_flip_test(differences).p_value == pytest.approx(extreme / len(flips))
+
+
+def test_sign_flip_monte_carlo_above_the_exact_limit_says_so():
+    rng = np.random.default_rng(3)
+    differences = rng.uniform(-1, 1, size=60) + 0.3  # continuous: too many distinct sums to enumerate
+    result = sign_flip_test(differences, draws=5000)
+    assert result.method == "monte carlo (5000 draws)" and result.n_nonzero == 60
+    assert result.p_value < 0.01
+    assert sign_flip_test([0.0, 0.0]).p_value == 1.0
+
+
+def test_intervals_keep_their_width_on_unanimous_small_samples():
+    interval, method = mean_interval([1.0] * 5)
+    assert method is IntervalMethod.CLOPPER_PEARSON
+    # Clopper-Pearson with 5 of 5: lower bound (0.025) ** (1 / 5) by hand
+    assert interval.estimate == 1.0 and interval.high == 1.0
+    assert interval.low == pytest.approx(0.025**0.2)
+    wilson, _ = mean_interval([1.0] * 5, IntervalMethod.WILSON)
+    # Wilson with p = 1, n = 5, z = 1.96: (1 + z^2/10 - z*sqrt(z^2/100)) / (1 + z^2/5) = 5 / (5 + z^2)
+    assert wilson.low == pytest.approx(5 / (5 + 1.959964**2), abs=1e-6)
+    collapsed, _ = mean_interval([1.0] * 5, IntervalMethod.PERCENTILE)
+    assert collapsed.low == collapsed.high == 1.0  # the old default: no width at all
+    # a cosine similarity below 0 is outside [0, 1]: the bootstrap is used, and said
+    _, used = mean_interval([-0.2, 0.4, 0.9])
+    assert used is IntervalMethod.PERCENTILE
+    assert math.isnan(mean_interval([])[0].estimate)
+
+
+def test_default_interval_covers_at_least_93_percent_from_ten_cases():
+    """Measured coverage at nominal 95% over 0/1 and 0/0.5/1 score distributions, from the
+    bounds to the middle (the README's table comes from the same simulation)."""
+    for n in (10, 35, 150):
+        for name, probabilities in SCORE_DISTRIBUTIONS.items():
+            coverage = simulated_coverage(probabilities, n, IntervalMethod.CLOPPER_PEARSON, seed=n)
+            assert coverage >= 0.93, (n, name, coverage)
+
+
+def test_coverage_simulation_catches_an_interval_that_collapses():
+    """The same measurement fails the percentile bootstrap near the bound: it can fail."""
+    near_one = SCORE_DISTRIBUTIONS["0/1, mean 0.98"]
+    assert simulated_coverage(near_one, 10, IntervalMethod.PERCENTILE) < 0.5
+    assert simulated_coverage(near_one, 10, IntervalMethod.WILSON) >= 0.93
+
+
+def test_summary_marks_too_few_cases_and_names_its_interval_method():
+    scores = pd.DataFrame(
+        {
+            "qid": [f"q{i}" for i in range(12)],
+            "judge_id": "reference",
+            "judge_kind": "reference",
+            "status": "ok",
+            "type": ["bridge"] * 4 + ["comparison"] * 8,
+            "level": "hard",
+            "correctness": [1.0] * 12,
+        }
+    )
+    summary = summarize(scores, min_cases=10).set_index(["group", "metric"])
+    overall = summary.loc[("all", "correctness")]
+    assert overall["note"] == "" and overall["ci_method"] == "clopper_pearson"
+    assert overall["ci_low"] < 1.0 == overall["ci_high"]
+    assert summary.loc[("type=bridge", "correctness"), "note"] == "too few cases to conclude"
