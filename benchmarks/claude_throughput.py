@@ -14,16 +14,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.base import AnswerConfig
 from rag_eval_pipeline.answering.claude import ClaudeAnswerer
-from rag_eval_pipeline.answering.run import answer_cases
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
+from rag_eval_pipeline.judges.llm import StrictLLMJudge
+from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES
-from rag_eval_pipeline.metrics.judges import join_cases, score_cases
-from rag_eval_pipeline.metrics.llm_judges import StrictLLMJudge
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
 
 REPO = Path(__file__).resolve().parents[1]

@@ -165,9 +165,9 @@ def _init(path: str) -> int:
 def _inspect(args: argparse.Namespace, instance, settings) -> int:
     """explain, worst and gate: read stored assets, compute nothing new."""
     from rag_eval_pipeline.definitions import build_definitions
-    from rag_eval_pipeline.explain import explain_case, worst_cases
-    from rag_eval_pipeline.gates import check_gates, gate_table, parse_threshold
+    from rag_eval_pipeline.metrics.gates import check_gates, gate_table, parse_threshold
     from rag_eval_pipeline.metrics.summary import to_markdown
+    from rag_eval_pipeline.reporting.explain import explain_case, worst_cases
 
     defs = build_definitions(settings=settings)
     if args.model not in runner.registered_models(instance):

@@ -17,7 +17,7 @@ import pandas as pd
 from rag_eval_pipeline.answering.base import AnswerConfig
 from rag_eval_pipeline.answering.registry import validate_answer_model
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
-from rag_eval_pipeline.metrics.judge_registry import parse_judge_name
+from rag_eval_pipeline.judges.registry import parse_judge_name
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")

@@ -93,7 +93,7 @@ def test_blocking_quality_gate_stops_the_summary(shared_hotpotqa, tmp_path):
 def test_validators_fail_when_they_should():
     import pandas as pd
 
-    from rag_eval_pipeline.validation import (
+    from rag_eval_pipeline.metrics.validation import (
         judge_error_share_problems,
         score_range_problems,
         scoring_completeness_problems,

@@ -113,7 +113,8 @@ def test_grafana_dashboard_queries_the_exported_series(reported):
     import re
 
     _, _, _, textfile = reported
-    dashboard = json.loads((REPO_ROOT / "rag_eval_pipeline" / "grafana_dashboard.json").read_text())
+    dashboard_file = REPO_ROOT / "rag_eval_pipeline" / "reporting" / "grafana_dashboard.json"
+    dashboard = json.loads(dashboard_file.read_text())
     exported = {f.name for f in text_string_to_metric_families(textfile.read_text())}
     exported |= {f"{name}_total" for name in exported}
     for panel in dashboard["panels"]:
@@ -129,7 +130,7 @@ def test_metrics_are_pushed_to_a_pushgateway(tmp_path):
 
     import pandas as pd
 
-    from rag_eval_pipeline.monitoring import prometheus_exposition
+    from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 
     received = {}
 

@@ -7,10 +7,9 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
+from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.claude import ClaudeAnswerer, is_anthropic_model
 from rag_eval_pipeline.answering.registry import offline_answer_model, resolve_answer_config
-from rag_eval_pipeline.answering.run import answer_cases
-from rag_eval_pipeline.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.data.documents import merge_passages
 from rag_eval_pipeline.data.hotpotqa import (
     load_hotpotqa_from_hub,
@@ -28,11 +27,12 @@ from rag_eval_pipeline.defs.resources import (
     KnowledgeBaseResource,
     StatisticsResource,
 )
-from rag_eval_pipeline.metrics.judge_registry import build_custom_judges, build_judge, needs_llm
-from rag_eval_pipeline.metrics.judges import join_cases, score_cases
+from rag_eval_pipeline.judges.registry import build_custom_judges, build_judge, needs_llm
+from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.metrics.summary import OVERALL, USAGE, compare_models, summarize, to_markdown
-from rag_eval_pipeline.monitoring import history_rows
-from rag_eval_pipeline.report import HEADLINE_METRICS
+from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
+from rag_eval_pipeline.reporting.monitoring import history_rows
+from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 KNOWLEDGE_BASE = "knowledge_base"

@@ -13,9 +13,9 @@ from rag_eval_pipeline.defs.assets import (
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import QualityGatesResource, StatisticsResource
-from rag_eval_pipeline.gates import check_gates, gate_table
+from rag_eval_pipeline.metrics.gates import check_gates, gate_table
 from rag_eval_pipeline.metrics.summary import summarize, to_markdown
-from rag_eval_pipeline.validation import (
+from rag_eval_pipeline.metrics.validation import (
     coverage_problems,
     gold_title_problems,
     judge_error_share_problems,

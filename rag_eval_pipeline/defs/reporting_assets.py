@@ -8,8 +8,8 @@ from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.summary import to_markdown
-from rag_eval_pipeline.monitoring import prometheus_exposition
-from rag_eval_pipeline.report import render_report
+from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
+from rag_eval_pipeline.reporting.report import render_report
 
 REPORTING = "reporting"
 ALL_PARTITIONS = {"allow_missing_partitions": True}

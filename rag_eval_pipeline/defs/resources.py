@@ -12,7 +12,7 @@ import pandas as pd
 from elasticsearch import Elasticsearch
 from pydantic import Field, PrivateAttr
 
-from rag_eval_pipeline.answering.run import Retriever
+from rag_eval_pipeline.answering.answer_cases import Retriever
 from rag_eval_pipeline.config import (
     AnswerModelSettings,
     PythonMetricSettings,
@@ -25,7 +25,7 @@ from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
 from rag_eval_pipeline.metrics.statistics import MIN_CASES, MONTE_CARLO_DRAWS, SIGNIFICANCE, IntervalMethod
-from rag_eval_pipeline.monitoring import HISTORY_COLUMNS
+from rag_eval_pipeline.reporting.monitoring import HISTORY_COLUMNS
 from rag_eval_pipeline.retrieval.base import IndexManifest, SearchIndex
 from rag_eval_pipeline.retrieval.elasticsearch_index import (
     EsFeatures,

@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.judges import REFERENCE_JUDGE_ID
+from rag_eval_pipeline.judges.score_cases import REFERENCE_JUDGE_ID
 from rag_eval_pipeline.metrics.statistics import (
     MONTE_CARLO_DRAWS,
     SIGNIFICANCE,

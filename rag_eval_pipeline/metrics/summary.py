@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from rag_eval_pipeline.judges.llm import RagasLLMJudge, StrictLLMJudge
+from rag_eval_pipeline.judges.score_cases import REFERENCE_METRICS, SCORE_ID_COLUMNS
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
-from rag_eval_pipeline.metrics.judges import REFERENCE_METRICS, SCORE_ID_COLUMNS
-from rag_eval_pipeline.metrics.llm_judges import RagasLLMJudge, StrictLLMJudge
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
     TOO_FEW_CASES,

@@ -1,10 +1,10 @@
 import pandas as pd
 import pytest
 
+from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.base import AnswerConfig, AnswerRequest
 from rag_eval_pipeline.answering.offline import ExtractiveBaseline, NullAnswerer, OracleAnswerer
 from rag_eval_pipeline.answering.registry import UnknownAnswerModelError, offline_answer_model
-from rag_eval_pipeline.answering.run import answer_cases
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 HITS = (

@@ -7,15 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.base import AnswerConfig
 from rag_eval_pipeline.answering.claude import ANSWER_PROMPT_VERSION, ClaudeAnswerer
-from rag_eval_pipeline.answering.run import answer_cases
+from rag_eval_pipeline.judges.llm import StrictLLMJudge
+from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.client import LLMCallError
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES
-from rag_eval_pipeline.metrics.judges import join_cases, score_cases
-from rag_eval_pipeline.metrics.llm_judges import StrictLLMJudge
 from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.retrieval.base import SearchHit
 from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic, Reply, error_reply, text_reply, tool_reply
@@ -243,7 +243,7 @@ def test_one_client_serves_successive_event_loops():
 
 
 def test_ragas_answer_relevancy_with_an_embedder():
-    from rag_eval_pipeline.metrics.llm_judges import JudgeCase, RagasLLMJudge
+    from rag_eval_pipeline.judges.llm import JudgeCase, RagasLLMJudge
     from rag_eval_pipeline_tests.retrieval.test_vector_index import HashingEmbedder
 
     embedder = HashingEmbedder()

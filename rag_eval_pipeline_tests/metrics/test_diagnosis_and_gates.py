@@ -3,8 +3,8 @@ import math
 import pandas as pd
 import pytest
 
-from rag_eval_pipeline.gates import check_gates, gate_table, parse_threshold
 from rag_eval_pipeline.metrics.diagnosis import diagnose
+from rag_eval_pipeline.metrics.gates import check_gates, gate_table, parse_threshold
 
 
 @pytest.mark.parametrize(

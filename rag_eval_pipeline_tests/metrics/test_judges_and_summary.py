@@ -3,7 +3,7 @@ import math
 import pandas as pd
 import pytest
 
-from rag_eval_pipeline.metrics.judges import REFERENCE_METRICS, ReferenceJudge, score_cases
+from rag_eval_pipeline.judges.score_cases import REFERENCE_METRICS, ReferenceJudge, score_cases
 from rag_eval_pipeline.metrics.summary import compare_models, summarize, to_markdown
 
 

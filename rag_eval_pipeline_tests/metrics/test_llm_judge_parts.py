@@ -3,10 +3,7 @@
 import numpy as np
 import pytest
 
-from rag_eval_pipeline.llm.client import LLMResponse, Usage
-from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, cost_usd, price_for
-from rag_eval_pipeline.metrics.judge_registry import UnknownJudgeError, parse_judge_name
-from rag_eval_pipeline.metrics.llm_judges import (
+from rag_eval_pipeline.judges.llm import (
     STRICT_PROMPT_VERSION,
     InvalidJudgeOutput,
     JudgeCase,
@@ -16,6 +13,9 @@ from rag_eval_pipeline.metrics.llm_judges import (
     render_strict_prompt,
     share_supported,
 )
+from rag_eval_pipeline.judges.registry import UnknownJudgeError, parse_judge_name
+from rag_eval_pipeline.llm.client import LLMResponse, Usage
+from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, cost_usd, price_for
 from rag_eval_pipeline.metrics.reference import context_precision
 from rag_eval_pipeline.retrieval.base import SearchHit
 

@@ -10,9 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, Tool
-from rag_eval_pipeline.llm.pricing import ModelPrice
-from rag_eval_pipeline.metrics.llm_judges import (
+from rag_eval_pipeline.judges.llm import (
     JudgeCase,
     JudgeOutcome,
     _Caller,
@@ -20,6 +18,8 @@ from rag_eval_pipeline.metrics.llm_judges import (
     parse_tool_output,
     single_verdict,
 )
+from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, Tool
+from rag_eval_pipeline.llm.pricing import ModelPrice
 
 CUSTOM_PROMPT_VERSION = "custom-rubric-v1"
 

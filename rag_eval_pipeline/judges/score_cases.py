@@ -9,11 +9,11 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from rag_eval_pipeline.judges.llm import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.llm.client import LLMRequest
 from rag_eval_pipeline.llm.concurrency import map_bounded
 from rag_eval_pipeline.metrics import reference
 from rag_eval_pipeline.metrics.diagnosis import diagnose
-from rag_eval_pipeline.metrics.llm_judges import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 REFERENCE_JUDGE_ID = "reference"

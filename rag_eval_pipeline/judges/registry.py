@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from rag_eval_pipeline.answering.claude import anthropic_model_id, is_anthropic_model
+from rag_eval_pipeline.judges.llm import RagasLLMJudge, StrictLLMJudge
+from rag_eval_pipeline.judges.score_cases import REFERENCE_JUDGE_ID, ReferenceJudge
 from rag_eval_pipeline.llm.client import LLMClient
 from rag_eval_pipeline.llm.pricing import ModelPrice
-from rag_eval_pipeline.metrics.judges import REFERENCE_JUDGE_ID, ReferenceJudge
-from rag_eval_pipeline.metrics.llm_judges import RagasLLMJudge, StrictLLMJudge
 
 DEFAULT_LLM_JUDGE = "claude-sonnet-4-6"
 
@@ -57,7 +57,7 @@ def build_judge(
 def build_custom_judges(metrics, client: LLMClient | None, prices: Mapping[str, ModelPrice]) -> list:
     """Judges for the configuration file's custom metrics (Python callables and LLM rubrics)."""
     from rag_eval_pipeline.config import PythonMetricSettings
-    from rag_eval_pipeline.metrics.custom import PythonMetricJudge, RubricMetricJudge, load_callable
+    from rag_eval_pipeline.judges.custom import PythonMetricJudge, RubricMetricJudge, load_callable
 
     judges: list = []
     for metric in metrics:
