@@ -19,14 +19,10 @@ from elasticsearch import Elasticsearch
 
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
+from rag_eval_pipeline.retrieval.base import document_texts
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
-from rag_eval_pipeline.retrieval.elasticsearch_index import (
-    EsDenseIndex,
-    EsLexicalIndex,
-    build_es_index,
-    detect_features,
-)
-from rag_eval_pipeline.retrieval.embedded import document_texts
+from rag_eval_pipeline.retrieval.elasticsearch import build_es_index, detect_features
+from rag_eval_pipeline.retrieval.elasticsearch.search import EsDenseIndex, EsLexicalIndex
 from rag_eval_pipeline.retrieval.embedder import SentenceTransformerEmbedder
 from rag_eval_pipeline.retrieval.vector_index import DenseIndex
 

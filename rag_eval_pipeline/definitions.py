@@ -166,7 +166,7 @@ def build_definitions(
     else:
         kb_assets = [hotpotqa_raw, user_documents, kb_passages, kb_index, judgement_list]
     eval_assets = list(EVALUATION_ASSETS)
-    if knowledge_base.backend == "elasticsearch":
+    if knowledge_base.backend_name == "elasticsearch":
         kb_assets.append(es_judgement_list)
         eval_assets.append(eval_results)
     jobs = _jobs(kb_assets, eval_assets)

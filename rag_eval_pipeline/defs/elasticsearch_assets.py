@@ -7,7 +7,7 @@ import pandas as pd
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
 from rag_eval_pipeline.reporting.results import eval_result_documents
-from rag_eval_pipeline.retrieval.elasticsearch_index import index_documents
+from rag_eval_pipeline.retrieval.elasticsearch import index_documents
 
 ELASTICSEARCH = "elasticsearch"
 

@@ -26,21 +26,16 @@ from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
 from rag_eval_pipeline.metrics.statistics import MIN_CASES, MONTE_CARLO_DRAWS, SIGNIFICANCE, IntervalMethod
 from rag_eval_pipeline.reporting.monitoring import HISTORY_COLUMNS
-from rag_eval_pipeline.retrieval.base import IndexManifest, SearchIndex
-from rag_eval_pipeline.retrieval.elasticsearch_index import (
+from rag_eval_pipeline.retrieval.base import IndexManifest, ProgressCallback, RetrievalMode, SearchBackend
+from rag_eval_pipeline.retrieval.elasticsearch import (
+    ElasticsearchBackend,
     EsFeatures,
     EsIndexNames,
-    build_es_index,
     detect_features,
-    open_es_index,
 )
-from rag_eval_pipeline.retrieval.embedded import (
-    OpenedIndex,
-    build_embedded_index,
-    open_embedded_index,
-)
+from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend
 from rag_eval_pipeline.retrieval.embedder import Embedder, SentenceTransformerEmbedder
-from rag_eval_pipeline.retrieval.modes import search_many
+from rag_eval_pipeline.retrieval.modes import OpenedIndex, search_many
 
 
 class ElasticsearchResource(dg.ConfigurableResource):
@@ -75,11 +70,12 @@ class ElasticsearchResource(dg.ConfigurableResource):
 
 
 class KnowledgeBaseResource(dg.ConfigurableResource):
-    """Builds and opens the knowledge-base index: an embedded on-disk index by default.
+    """Where the knowledge base lives: configuration plus a factory for its ``SearchBackend``.
 
-    The embedded index is BM25, plus vectors when ``embedding_model`` is set (semantic, hybrid
-    modes). ``index_dir`` defaults to ``<DAGSTER_HOME>/storage/kb_index``; every content version
-    gets its own folder there, so a rebuild never overwrites the index that runs are reading.
+    Embedded on disk by default (BM25, plus vectors when ``embedding_model`` is set); in
+    Elasticsearch when ``elasticsearch`` is set. ``index_dir`` defaults to
+    ``<DAGSTER_HOME>/storage/kb_index``; every content version gets its own folder (or index),
+    so a rebuild never overwrites the index that runs are reading.
     """
 
     index_dir: str | None = Field(default=None, description="Where embedded indexes are kept.")
@@ -103,11 +99,9 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
     )
 
     _root: Path = PrivateAttr()
-    _es: Elasticsearch | None = PrivateAttr(default=None)
-    _es_features: EsFeatures | None = PrivateAttr(default=None)
-    _es_opened: dict[str, Callable[[str], SearchIndex]] = PrivateAttr(default_factory=dict)
+    _es: tuple[Elasticsearch, EsFeatures] | None = PrivateAttr(default=None)
     _embedders: dict[str, Embedder] = PrivateAttr(default_factory=dict)
-    _indexes: dict[str, OpenedIndex] = PrivateAttr(default_factory=dict)
+    _opened: dict[str, OpenedIndex] = PrivateAttr(default_factory=dict)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         if self.index_dir:
@@ -128,7 +122,7 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         return lambda texts: embedder.encode(texts)
 
     @property
-    def backend(self) -> str:
+    def backend_name(self) -> str:
         return "elasticsearch" if self.elasticsearch is not None else "embedded"
 
     @property
@@ -140,40 +134,29 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         if self.elasticsearch is None:
             raise ValueError("no Elasticsearch configured")
         if self._es is None:
-            self._es = self.elasticsearch.client()
-        if self._es_features is None:
-            self._es_features = detect_features(self._es, self.es_inference_id)
-        return self._es, self._es_features
+            client = self.elasticsearch.client()
+            self._es = (client, detect_features(client, self.es_inference_id))
+        return self._es
 
-    def build(
-        self, passages: pd.DataFrame, on_progress: Callable[[int, int], None] | None = None
-    ) -> IndexManifest:
+    def backend(self) -> SearchBackend:
+        """The configured backend: the one place that chooses between them."""
         embedder = self.embedder(self.embedding_model) if self.embedding_model else None
         if self.elasticsearch is None:
-            return build_embedded_index(passages, self._root, embedder, on_progress)
+            return EmbeddedBackend(self._root, embedder, self.embedder)
         es, features = self.es()
-        return build_es_index(
-            es,
-            passages,
-            self.index_names.knowledge_base,
-            features,
-            embedder,
-            self.es_max_error_share,
-            on_progress,
+        return ElasticsearchBackend(
+            es, features, self.index_names.knowledge_base, embedder, self.embedder, self.es_max_error_share
         )
 
-    def retriever(self, manifest: IndexManifest, mode: str) -> Retriever:
-        """A batch search function for ``mode`` over the index the manifest names."""
-        if manifest.backend == "elasticsearch":
-            es, features = self.es()
-            key = manifest.details["index"]
-            if key not in self._es_opened:
-                self._es_opened[key] = open_es_index(es, manifest, features, self.embedder)
-            index = self._es_opened[key](mode)
-        else:
-            if manifest.location not in self._indexes:
-                self._indexes[manifest.location] = open_embedded_index(manifest, self.embedder)
-            index = self._indexes[manifest.location].for_mode(mode)
+    def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest:
+        return self.backend().build(passages, on_progress)
+
+    def retriever(self, manifest: IndexManifest, mode: RetrievalMode) -> Retriever:
+        """A batch search function for ``mode`` over the index the manifest names (opened once)."""
+        key = f"{manifest.backend}:{manifest.location}:{manifest.version}"
+        if key not in self._opened:
+            self._opened[key] = self.backend().open(manifest)
+        index = self._opened[key].for_mode(mode)
         return lambda queries, k: search_many(index, queries, k)
 
 

@@ -1,10 +1,67 @@
-"""The search interface every knowledge-base backend implements (embedded index, Elasticsearch)."""
+"""The search interface every knowledge-base backend implements (embedded index, Elasticsearch):
+the retrieval modes, the default k, what a build produces, and the content hash of a knowledge base."""
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from rag_eval_pipeline.retrieval.modes import OpenedIndex
+
+
+class RetrievalMode(str, Enum):
+    """How passages are retrieved. The one list of modes: the configuration schema, the CLI,
+    partition keys and both backends take it from here."""
+
+    BM25 = "bm25"
+    SEMANTIC = "semantic"
+    HYBRID = "hybrid"
+    TWO_HOP = "two_hop"
+
+    @property
+    def needs_vectors(self) -> bool:
+        """Semantic and hybrid search need vectors (or a cluster's semantic field); two_hop runs
+        over hybrid when they exist and over BM25 otherwise."""
+        return self in (RetrievalMode.SEMANTIC, RetrievalMode.HYBRID)
+
+    @classmethod
+    def parse(cls, text: str) -> RetrievalMode:
+        try:
+            return cls(text)
+        except ValueError:
+            known = ", ".join(m.value for m in cls)
+            raise ValueError(f"unknown retrieval mode '{text}' (known: {known})") from None
+
+    @classmethod
+    def available(cls, has_vectors: bool) -> list[str]:
+        """The modes an index can serve, as stored in its manifest."""
+        return [m.value for m in cls if has_vectors or not m.needs_vectors]
+
+
+DEFAULT_RETRIEVAL_MODE = RetrievalMode.BM25
+DEFAULT_TOP_K = 4
+ProgressCallback = Callable[[int, int], None]
+
+
+def content_version(passages: pd.DataFrame, settings: str) -> str:
+    """Hash of the passages and the index ``settings``: equal content -> equal version, so an
+    unchanged knowledge base maps to the same index and a changed one to a new index."""
+    digest = hashlib.sha256(settings.encode())
+    for pid, title, passage in zip(passages["passage_id"], passages["title"], passages["passage"]):
+        digest.update(f"\x1e{pid}\x1f{title}\x1f{passage}".encode())
+    return digest.hexdigest()[:16]
+
+
+def document_texts(passages: pd.DataFrame) -> list[str]:
+    """What is embedded for each passage, by every backend: its title, then its text."""
+    return [f"{t}\n{p}" for t, p in zip(passages["title"], passages["passage"])]
 
 
 @dataclass(frozen=True)
@@ -78,6 +135,10 @@ class IndexManifest:
             "details": dict(self.details),
         }
 
+    @property
+    def modes(self) -> list[str]:
+        return list(self.details.get("modes", []))
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> IndexManifest:
         return cls(
@@ -88,3 +149,15 @@ class IndexManifest:
             build_seconds=float(data["build_seconds"]),
             details=dict(data.get("details") or {}),
         )
+
+
+class SearchBackend(Protocol):
+    """Where the knowledge base lives. ``build`` indexes the passages under a new content version
+    that becomes live only when complete; ``open`` loads the index a manifest names, whose
+    ``for_mode`` gives the search of each retrieval mode."""
+
+    name: str
+
+    def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest: ...
+
+    def open(self, manifest: IndexManifest) -> OpenedIndex: ...

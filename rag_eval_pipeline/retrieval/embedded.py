@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import os
 import shutil
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import bm25s
 import pandas as pd
 
-from rag_eval_pipeline.retrieval.base import IndexManifest, SearchIndex
+from rag_eval_pipeline.retrieval.base import (
+    IndexManifest,
+    ProgressCallback,
+    RetrievalMode,
+    content_version,
+    document_texts,
+)
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index, IndexNotFoundError, read_passages
 from rag_eval_pipeline.retrieval.embedder import Embedder
-from rag_eval_pipeline.retrieval.modes import TitleCatalog, index_for_mode
+from rag_eval_pipeline.retrieval.modes import OpenedIndex, TitleCatalog
 from rag_eval_pipeline.retrieval.vector_index import DenseIndex, has_vectors
 
 BACKEND_NAME = "embedded"
@@ -26,17 +31,8 @@ INDEX_FORMAT_VERSION = "2"  # bump when the on-disk layout or the tokenisation c
 MANIFEST_FILE = "manifest.json"
 
 
-def content_version(passages: pd.DataFrame, embedding_model: str | None) -> str:
-    """Hash of the passages and the index settings: equal content -> equal version."""
-    digest = hashlib.sha256(f"{BACKEND_NAME}/{INDEX_FORMAT_VERSION}/{embedding_model}".encode())
-    for pid, title, passage in zip(passages["passage_id"], passages["title"], passages["passage"]):
-        digest.update(f"\x1e{pid}\x1f{title}\x1f{passage}".encode())
-    return digest.hexdigest()[:16]
-
-
-def document_texts(passages: pd.DataFrame) -> list[str]:
-    """What is embedded for each passage: its title, then its text."""
-    return [f"{t}\n{p}" for t, p in zip(passages["title"], passages["passage"])]
+def embedded_version(passages: pd.DataFrame, embedding_model: str | None) -> str:
+    return content_version(passages, f"{BACKEND_NAME}/{INDEX_FORMAT_VERSION}/{embedding_model}")
 
 
 def build_embedded_index(
@@ -52,7 +48,7 @@ def build_embedded_index(
     """
     root.mkdir(parents=True, exist_ok=True)
     embedding_model = embedder.model_id if embedder is not None else None
-    version = content_version(passages, embedding_model)
+    version = embedded_version(passages, embedding_model)
     final = root / version
     if (final / MANIFEST_FILE).is_file():
         return IndexManifest.from_dict(json.loads((final / MANIFEST_FILE).read_text()))
@@ -64,12 +60,12 @@ def build_embedded_index(
         details = {
             "lexical": f"bm25s {bm25s.__version__}: title + passage, English stop words, stemming",
             "embedding_model": embedding_model,
-            "modes": ["bm25", "two_hop"],
+            "modes": RetrievalMode.available(has_vectors=False),
         }
         if embedder is not None:
             vectors = embedder.encode(document_texts(passages), on_progress=on_progress)
             DenseIndex(vectors, passages, embedder).save(scratch)
-            details["modes"] = ["bm25", "semantic", "hybrid", "two_hop"]
+            details["modes"] = RetrievalMode.available(has_vectors=True)
             details["dimensions"] = int(vectors.shape[1])
         details["size_bytes"] = sum(f.stat().st_size for f in scratch.rglob("*") if f.is_file())
         manifest = IndexManifest(
@@ -90,28 +86,35 @@ def build_embedded_index(
     return manifest
 
 
-@dataclass(frozen=True)
-class OpenedIndex:
-    """A loaded knowledge-base index: what the retrieval modes are built from."""
-
-    lexical: SearchIndex
-    semantic: SearchIndex | None
-    catalog: TitleCatalog
-    backend: str
-
-    def for_mode(self, mode: str) -> SearchIndex:
-        return index_for_mode(mode, self.lexical, self.semantic, self.backend, self.catalog)
-
-
 def open_embedded_index(manifest: IndexManifest, load_embedder: Callable[[str], Embedder]) -> OpenedIndex:
     """The lexical index, the semantic one when the index holds vectors, and the title catalog."""
     folder = Path(manifest.location)
     if not (folder / MANIFEST_FILE).is_file():
         raise IndexNotFoundError(f"No complete embedded index at {folder}; materialize kb_index to build it.")
     lexical = Bm25Index.load(folder)
-    catalog = TitleCatalog(lexical.passages())
     model = manifest.details.get("embedding_model")
     semantic = None
     if model and has_vectors(folder):
         semantic = DenseIndex.load(folder, read_passages(folder), load_embedder(model))
+    catalog = functools.cache(lambda: TitleCatalog(lexical.passages()))
     return OpenedIndex(lexical, semantic, catalog, manifest.backend)
+
+
+class EmbeddedBackend:
+    """The knowledge base on local disk under ``root``: BM25, plus vectors when an embedder is
+    given; one folder per content version."""
+
+    name = BACKEND_NAME
+
+    def __init__(
+        self, root: Path, embedder: Embedder | None, load_embedder: Callable[[str], Embedder]
+    ) -> None:
+        self._root = root
+        self._embedder = embedder
+        self._load_embedder = load_embedder
+
+    def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest:
+        return build_embedded_index(passages, self._root, self._embedder, on_progress)
+
+    def open(self, manifest: IndexManifest) -> OpenedIndex:
+        return open_embedded_index(manifest, self._load_embedder)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
-from rag_eval_pipeline.retrieval.base import SearchHit, SearchIndex
+from rag_eval_pipeline.retrieval.base import RetrievalMode, SearchHit, SearchIndex
 from rag_eval_pipeline.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 
 FUSION_CANDIDATES = 50  # hits taken from each ranking before fusing
@@ -143,32 +144,44 @@ class TwoHopIndex:
         return list(chosen.values())[:k]
 
 
-def index_for_mode(
-    mode: str,
-    lexical: SearchIndex,
-    semantic: SearchIndex | None,
-    backend: str,
-    catalog: TitleCatalog | None = None,
-) -> SearchIndex:
-    """The search to run for ``mode``; semantic modes need ``semantic``, else a clear error.
+Fuse = Callable[[SearchIndex, SearchIndex], SearchIndex]
 
-    ``two_hop`` runs over hybrid retrieval when vectors exist, over BM25 otherwise, and needs
-    the title ``catalog`` of the knowledge base.
+
+@dataclass(frozen=True)
+class OpenedIndex:
+    """A loaded knowledge-base index of any backend: what the retrieval modes are built from.
+
+    ``catalog`` loads the title catalog when two_hop first needs it (Elasticsearch scans every
+    passage for it); ``fuse`` makes the hybrid search (client-side RRF unless the backend has
+    its own, like Elasticsearch's rrf retriever).
     """
-    if mode == "bm25":
-        return lexical
-    if mode == "two_hop":
-        if catalog is None:
-            raise ModeUnavailableError(f"two_hop needs the passage catalog of the {backend} index")
-        return TwoHopIndex(FusedIndex(lexical, semantic) if semantic is not None else lexical, catalog)
-    if semantic is None:
+
+    lexical: SearchIndex
+    semantic: SearchIndex | None
+    catalog: Callable[[], TitleCatalog]
+    backend: str
+    fuse: Fuse = FusedIndex
+
+    def for_mode(self, mode: RetrievalMode | str) -> SearchIndex:
+        return index_for_mode(RetrievalMode(mode), self)
+
+
+def index_for_mode(mode: RetrievalMode, index: OpenedIndex) -> SearchIndex:
+    """The one place that maps a retrieval mode to a search, for every backend. Semantic modes
+    need vectors, else a clear error; ``two_hop`` runs over hybrid retrieval when vectors exist,
+    over BM25 otherwise."""
+    if mode is RetrievalMode.BM25:
+        return index.lexical
+    if mode is RetrievalMode.TWO_HOP:
+        base = index.lexical if index.semantic is None else index_for_mode(RetrievalMode.HYBRID, index)
+        return TwoHopIndex(base, index.catalog())
+    if index.semantic is None:
         raise ModeUnavailableError(
-            f"retrieval mode '{mode}' needs vectors, and the {backend} index has none: build "
-            "kb_index with an embedding model (rag-eval run --embedding-model NAME_OR_PATH, "
-            "which needs pip install 'rag-eval-pipeline[semantic]')"
+            f"retrieval mode '{mode.value}' needs vectors, and the {index.backend} index has none: "
+            "build kb_index with an embedding model (rag-eval run --embedding-model NAME_OR_PATH, "
+            "which needs pip install 'rag-eval-pipeline[semantic]'), or on a cluster with an "
+            "inference endpoint"
         )
-    if mode == "semantic":
-        return semantic
-    if mode == "hybrid":
-        return FusedIndex(lexical, semantic)
-    raise ModeUnavailableError(f"unknown retrieval mode '{mode}'")
+    if mode is RetrievalMode.SEMANTIC:
+        return index.semantic
+    return index.fuse(index.lexical, index.semantic)

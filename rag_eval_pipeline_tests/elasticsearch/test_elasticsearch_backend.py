@@ -11,7 +11,7 @@ from elasticsearch import Elasticsearch
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
-from rag_eval_pipeline.retrieval.elasticsearch_index import (
+from rag_eval_pipeline.retrieval.elasticsearch import (
     BulkIndexingError,
     ElasticsearchUnavailableError,
     build_es_index,
@@ -49,7 +49,7 @@ def test_bm25_hits_match_the_embedded_index(es_url, es_prefix, sample):
     manifest = build_es_index(es, passages, f"{es_prefix}-kb", features)
     assert manifest.documents == len(passages) and manifest.details["semantic"] == "none"
     assert manifest.details["size_bytes"] > 0
-    lexical = open_es_index(es, manifest, features, lambda m: None)("bm25")
+    lexical = open_es_index(es, manifest, features, lambda m: None).for_mode("bm25")
     queries = questions["question"].tolist()
     es_hits = lexical.search_many(queries, 4)
     embedded_hits = Bm25Index.build(passages).search_many(queries, 4)
@@ -71,8 +71,8 @@ def test_dense_vectors_knn_hybrid_fallback_and_two_hop(es_url, es_prefix, sample
     embedder = HashingEmbedder()
     manifest = build_es_index(es, passages, f"{es_prefix}-kb", features, embedder)
     assert manifest.details["semantic"] == "dense_vector"
-    assert manifest.details["modes"] == ["bm25", "two_hop", "semantic", "hybrid"]
-    for_mode = open_es_index(es, manifest, features, lambda model: embedder)
+    assert manifest.modes == ["bm25", "semantic", "hybrid", "two_hop"]  # one order for every backend
+    for_mode = open_es_index(es, manifest, features, lambda model: embedder).for_mode
     query = questions["question"].iloc[0]
     semantic = for_mode("semantic").search(query, 5)
     assert len(semantic) == 5 and semantic[0].score >= semantic[-1].score
@@ -95,8 +95,8 @@ def test_semantic_mode_without_vectors_is_a_clear_error(es_url, es_prefix, sampl
     es = Elasticsearch(es_url)
     features = detect_features(es, None)
     manifest = build_es_index(es, passages.head(20), f"{es_prefix}-kb", features)
-    with pytest.raises(ModeUnavailableError, match="needs a semantic field"):
-        open_es_index(es, manifest, features, lambda m: None)("hybrid")
+    with pytest.raises(ModeUnavailableError, match="needs vectors, and the elasticsearch index has none"):
+        open_es_index(es, manifest, features, lambda m: None).for_mode("hybrid")
 
 
 def test_rebuild_swaps_the_alias_and_a_failed_build_never_replaces_the_live_index(es_url, es_prefix, sample):

@@ -95,5 +95,5 @@ def test_shared_file_retrieval_quality_matches_the_measured_baseline(shared_hotp
     assert both / len(questions) == pytest.approx(0.47, abs=0.03)
     assert any_hop / len(questions) == pytest.approx(0.95, abs=0.02)
     passages = flatten_passages(questions)
-    assert embedded.content_version(passages, None) == embedded.content_version(passages.copy(), None)
-    assert embedded.content_version(passages, None) != embedded.content_version(passages, "m")
+    assert embedded.embedded_version(passages, None) == embedded.embedded_version(passages.copy(), None)
+    assert embedded.embedded_version(passages, None) != embedded.embedded_version(passages, "m")

@@ -5,16 +5,16 @@ import pandas as pd
 import pytest
 
 from rag_eval_pipeline.data.knowledge_base import passage_id
-from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline.retrieval.base import RetrievalMode, SearchHit
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
 from rag_eval_pipeline.retrieval.embedder import SemanticExtraMissingError, SentenceTransformerEmbedder
 from rag_eval_pipeline.retrieval.fusion import reciprocal_rank_fusion
 from rag_eval_pipeline.retrieval.modes import (
     FusedIndex,
     ModeUnavailableError,
+    OpenedIndex,
     TitleCatalog,
     TwoHopIndex,
-    index_for_mode,
 )
 
 
@@ -100,15 +100,21 @@ def test_two_hop_follows_the_bridge_entity():
     assert TwoHopIndex(_Ranked({}), CATALOG).search("nothing", 3) == []
 
 
-def test_semantic_modes_without_vectors_give_a_clear_message():
-    lexical = _Ranked({})
-    assert index_for_mode("bm25", lexical, None, "embedded") is lexical
-    assert isinstance(index_for_mode("two_hop", lexical, None, "embedded", CATALOG), TwoHopIndex)
-    with pytest.raises(ModeUnavailableError, match="catalog"):
-        index_for_mode("two_hop", lexical, None, "embedded")
+def test_one_mapping_of_modes_to_searches():
+    lexical, semantic = _Ranked({}), _Ranked({})
+    without_vectors = OpenedIndex(lexical, None, lambda: CATALOG, "embedded")
+    assert without_vectors.for_mode("bm25") is lexical
+    assert isinstance(without_vectors.for_mode(RetrievalMode.TWO_HOP), TwoHopIndex)
     for mode in ["semantic", "hybrid"]:
         with pytest.raises(ModeUnavailableError, match="needs vectors.*--embedding-model.*\\[semantic\\]"):
-            index_for_mode(mode, lexical, None, "embedded")
+            without_vectors.for_mode(mode)
+    fused: list = []
+    with_vectors = OpenedIndex(lexical, semantic, lambda: CATALOG, "test", lambda a, b: fused.append((a, b)))
+    assert with_vectors.for_mode("semantic") is semantic
+    with_vectors.for_mode("hybrid")
+    assert fused == [(lexical, semantic)]  # the backend's own fusion serves hybrid
+    with pytest.raises(ValueError, match="unknown retrieval mode 'bm52'.*bm25, semantic, hybrid, two_hop"):
+        RetrievalMode.parse("bm52")
 
 
 def test_missing_extra_gives_the_install_hint(monkeypatch):

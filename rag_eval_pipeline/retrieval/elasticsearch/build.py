@@ -1,0 +1,212 @@
+"""Building the knowledge-base index in Elasticsearch: a new versioned index, bulk loaded, then
+the alias swapped to it in one atomic step. A failed or partial build never reaches the alias."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+from elasticsearch import Elasticsearch, NotFoundError, helpers
+
+from rag_eval_pipeline.retrieval.base import IndexManifest, RetrievalMode, content_version, document_texts
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import BACKEND_NAME, EsFeatures, es_call
+from rag_eval_pipeline.retrieval.embedder import Embedder
+
+MAPPING_VERSION = "1"
+VECTOR_FIELD = "passage_vector"
+SEMANTIC_FIELD = "passage_semantic"
+KEEP_OLD_VERSIONS = 1  # the previous version stays for rollback; older ones are deleted
+
+
+class BulkIndexingError(RuntimeError):
+    """Too many documents failed to index; the new index was dropped, the live one untouched."""
+
+
+def index_version(passages: pd.DataFrame, embedding_model: str | None, features: EsFeatures) -> str:
+    settings = [BACKEND_NAME, MAPPING_VERSION, embedding_model, features.analyzer, features.inference_id]
+    return content_version(passages, "/".join(str(part) for part in settings))
+
+
+def kb_mapping(
+    features: EsFeatures, dims: int | None, version: str, embedding_model: str | None
+) -> dict[str, Any]:
+    """The article's layout: title (keyword, with a text subfield), passage (text, copy_to the
+    semantic field), and the semantic field as semantic_text, dense_vector, or absent."""
+    passage: dict[str, Any] = {"type": "text", "analyzer": features.analyzer}
+    properties: dict[str, Any] = {
+        "passage_id": {"type": "keyword"},
+        "title": {"type": "keyword", "fields": {"text": {"type": "text", "analyzer": features.analyzer}}},
+        "passage": passage,
+    }
+    semantic = "none"
+    if features.inference_id:
+        passage["copy_to"] = SEMANTIC_FIELD
+        properties[SEMANTIC_FIELD] = {"type": "semantic_text", "inference_id": features.inference_id}
+        semantic = "semantic_text"
+    elif dims is not None:
+        properties[VECTOR_FIELD] = {
+            "type": "dense_vector",
+            "dims": dims,
+            "similarity": "cosine",
+            "index": True,
+        }
+        semantic = "dense_vector"
+    return {
+        "_meta": {
+            "version": version,
+            "complete": False,
+            "embedding_model": embedding_model,
+            "semantic": semantic,
+        },
+        "properties": properties,
+    }
+
+
+@dataclass
+class BulkReport:
+    indexed: int = 0
+    errors: int = 0
+    first_errors: list[str] = field(default_factory=list)
+
+
+def bulk_index(
+    es: Elasticsearch,
+    index: str,
+    documents: Iterator[tuple[str, dict[str, Any]]],
+    total: int,
+    on_progress: Callable[[int, int], None] | None = None,
+    chunk_size: int = 500,
+) -> BulkReport:
+    """Stream documents through ``helpers.streaming_bulk``; per-document errors are counted."""
+    report = BulkReport()
+    actions = ({"_index": index, "_id": doc_id, "_source": source} for doc_id, source in documents)
+    for ok, item in helpers.streaming_bulk(
+        es, actions, chunk_size=chunk_size, raise_on_error=False, raise_on_exception=False, max_retries=3
+    ):
+        if ok:
+            report.indexed += 1
+        else:
+            report.errors += 1
+            if len(report.first_errors) < 3:
+                report.first_errors.append(str(item)[:300])
+        done = report.indexed + report.errors
+        if on_progress is not None and (done % chunk_size == 0 or done == total):
+            on_progress(done, total)
+    return report
+
+
+def _physical_name(alias: str, version: str) -> str:
+    return f"{alias}-v{version}"
+
+
+def _alias_targets(es: Elasticsearch, alias: str) -> list[str]:
+    try:
+        return sorted(es.indices.get_alias(name=alias).keys())
+    except NotFoundError:
+        return []
+
+
+def build_es_index(
+    es: Elasticsearch,
+    passages: pd.DataFrame,
+    alias: str,
+    features: EsFeatures,
+    embedder: Embedder | None = None,
+    max_error_share: float = 0.0,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> IndexManifest:
+    """Index the passages into a new versioned index, then point the alias at it in one atomic
+    step. A failed or partial build is deleted and never reaches the alias; an index of the same
+    version that is complete is reused."""
+    started = time.perf_counter()
+    embedding_model = None if features.inference_id else (embedder.model_id if embedder else None)
+    version = index_version(passages, embedding_model, features)
+    name = _physical_name(alias, version)
+    if es_call("checking the index", lambda: es.indices.exists(index=name)):
+        meta = es.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
+        if not meta.get("complete"):
+            es.indices.delete(index=name)  # a partial build: never live, start again
+    if not es.indices.exists(index=name):
+        vectors = None
+        if embedding_model is not None and embedder is not None:
+            vectors = embedder.encode(document_texts(passages), on_progress=on_progress)
+        dims = int(vectors.shape[1]) if vectors is not None else None
+        es_call(
+            "creating the index",
+            lambda: es.indices.create(
+                index=name,
+                mappings=kb_mapping(features, dims, version, embedding_model),
+                settings={
+                    "number_of_shards": 1,
+                    "number_of_replicas": 0,
+                    "refresh_interval": "-1",
+                    "analysis": features.analysis_settings(),
+                },
+            ),
+        )
+
+        def documents() -> Iterator[tuple[str, dict[str, Any]]]:
+            for row_number, row in enumerate(passages.itertuples(index=False)):
+                source = {"passage_id": row.passage_id, "title": row.title, "passage": row.passage}
+                if vectors is not None:
+                    source[VECTOR_FIELD] = vectors[row_number].tolist()
+                yield row.passage_id, source
+
+        try:
+            report = bulk_index(es, name, documents(), len(passages), on_progress)
+            share = report.errors / max(1, len(passages))
+            if share > max_error_share:
+                raise BulkIndexingError(
+                    f"{report.errors} of {len(passages)} documents failed to index "
+                    f"({share:.1%} > {max_error_share:.1%} allowed); e.g. {report.first_errors}"
+                )
+            es.indices.put_settings(index=name, settings={"refresh_interval": "1s"})
+            es.indices.refresh(index=name)
+            count = es.count(index=name)["count"]
+            if count != report.indexed:
+                raise BulkIndexingError(f"{count} documents searchable, {report.indexed} indexed")
+            es.indices.put_mapping(
+                index=name,
+                meta={**kb_mapping(features, dims, version, embedding_model)["_meta"], "complete": True},
+            )
+        except BaseException:
+            es.indices.delete(index=name, ignore_unavailable=True)
+            raise
+    _swap_alias(es, alias, name)
+    mapping = es.indices.get_mapping(index=name)[name]["mappings"]
+    stats = es.indices.stats(index=name)["_all"]["primaries"]
+    return IndexManifest(
+        backend=BACKEND_NAME,
+        location=alias,
+        version=version,
+        documents=int(stats["docs"]["count"]),
+        build_seconds=round(time.perf_counter() - started, 3),
+        details={
+            "index": name,
+            "size_bytes": int(stats["store"]["size_in_bytes"]),
+            "analyzer": features.analyzer,
+            "semantic": mapping["_meta"]["semantic"],
+            "embedding_model": mapping["_meta"].get("embedding_model"),
+            "hybrid": "rrf retriever" if features.rrf else "client-side rrf",
+            "modes": RetrievalMode.available(has_vectors=mapping["_meta"]["semantic"] != "none"),
+            "cluster_version": features.version,
+        },
+    )
+
+
+def _swap_alias(es: Elasticsearch, alias: str, name: str) -> None:
+    current = _alias_targets(es, alias)
+    if current == [name]:
+        return
+    actions: list[dict[str, Any]] = [{"remove": {"index": old, "alias": alias}} for old in current]
+    actions.append({"add": {"index": name, "alias": alias, "is_write_index": True}})
+    es.indices.update_aliases(actions=actions)
+    versions = sorted(
+        (i for i in es.indices.get(index=f"{alias}-v*") if i != name),
+        key=lambda i: es.indices.get_settings(index=i)[i]["settings"]["index"]["creation_date"],
+    )
+    for stale in versions[: max(0, len(versions) - KEEP_OLD_VERSIONS)]:
+        es.indices.delete(index=stale, ignore_unavailable=True)

@@ -1,0 +1,103 @@
+"""The Elasticsearch cluster as this project sees it: its errors, its index names, and the
+features it has (detected once: the integ-test distribution lacks the english analyzer,
+inference endpoints and the rrf retriever; Elastic Cloud has all three)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from elasticsearch import ApiError, Elasticsearch, TransportError
+
+log = logging.getLogger(__name__)
+
+BACKEND_NAME = "elasticsearch"
+FALLBACK_ANALYZER = "standard_english_stop"
+
+
+class ElasticsearchUnavailableError(RuntimeError):
+    """The cluster cannot be reached or answered with an error; the message says which."""
+
+
+@dataclass(frozen=True)
+class EsIndexNames:
+    knowledge_base: str = "hotpot-knowledge-base"
+    judgement_list: str = "hotpot-judgement-list"
+    eval_results: str = "eval-results"
+
+
+@dataclass(frozen=True)
+class EsFeatures:
+    """What this cluster can do, detected once: the integ-test distribution lacks the english
+    analyzer, inference endpoints and the rrf retriever; Elastic Cloud has all three."""
+
+    version: str
+    english_analyzer: bool
+    inference_id: str | None
+    rrf: bool
+
+    @property
+    def analyzer(self) -> str:
+        return "english" if self.english_analyzer else FALLBACK_ANALYZER
+
+    def analysis_settings(self) -> dict[str, Any]:
+        if self.english_analyzer:
+            return {}
+        # core Elasticsearch only: the standard tokenizer with English stop words, no stemming
+        return {"analyzer": {FALLBACK_ANALYZER: {"type": "standard", "stopwords": "_english_"}}}
+
+
+def es_call(what: str, fn: Callable[[], Any]) -> Any:
+    """Run one cluster call; an unreachable cluster becomes one clear error saying what failed."""
+    try:
+        return fn()
+    except (TransportError, ConnectionError) as err:
+        raise ElasticsearchUnavailableError(f"Elasticsearch unreachable while {what}: {err}") from err
+
+
+def detect_features(es: Elasticsearch, inference_id: str | None) -> EsFeatures:
+    # GET / is not served by every distribution (the integ-test one lacks it): ask the nodes
+    nodes = es_call(
+        "reading cluster info", lambda: es.nodes.info(node_id="_local", filter_path="nodes.*.version")
+    )
+    version = next(iter(nodes["nodes"].values()))["version"]
+    try:
+        es.indices.analyze(analyzer="english", text="probe")
+        english = True
+    except ApiError:
+        english = False
+    has_inference = False
+    if inference_id:
+        try:
+            es.perform_request("GET", f"/_inference/{inference_id}", headers={"accept": "application/json"})
+            has_inference = True
+        except ApiError:
+            has_inference = False
+    rrf = _supports_rrf(es)
+    features = EsFeatures(version, english, inference_id if has_inference else None, rrf)
+    log.info(
+        "Elasticsearch %s: analyzer %s, semantic field %s, hybrid %s",
+        features.version,
+        features.analyzer,
+        f"semantic_text ({features.inference_id})"
+        if features.inference_id
+        else "dense_vector (client-side embeddings) or none",
+        "rrf retriever" if rrf else "client-side reciprocal rank fusion",
+    )
+    return features
+
+
+def _supports_rrf(es: Elasticsearch) -> bool:
+    """An rrf search on no index: unknown retriever -> 400 parsing error; known -> any other answer."""
+    try:
+        es.search(
+            index="rag-eval-feature-probe-*",
+            retriever={"rrf": {"retrievers": [{"standard": {"query": {"match_all": {}}}}] * 2}},
+            allow_no_indices=True,
+            size=0,
+        )
+        return True
+    except ApiError as err:
+        return "unknown retriever" not in str(err)
