@@ -15,12 +15,12 @@ import time
 from pathlib import Path
 
 from rag_eval_pipeline.answering.answer_cases import answer_cases
-from rag_eval_pipeline.answering.base import AnswerConfig
 from rag_eval_pipeline.answering.claude import ClaudeAnswerer
+from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
-from rag_eval_pipeline.judges.llm import StrictLLMJudge
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
+from rag_eval_pipeline.judges.strict import StrictLLMJudge
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES
@@ -40,7 +40,7 @@ def run_stages(server_url: str, cache_dir: Path, cases, index, concurrency: int)
     started = time.perf_counter()
     answers = answer_cases(
         cases,
-        AnswerConfig("claude-haiku-4-5", "bm25", 4),
+        AnswerRegistry().resolve("claude-haiku-4-5@bm25-k4"),
         ClaudeAnswerer("claude-haiku-4-5", client, DEFAULT_PRICES),
         retrieve=lambda queries, k: index.search_many(list(queries), k),
         concurrency=concurrency,

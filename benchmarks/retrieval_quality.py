@@ -19,12 +19,13 @@ import numpy as np
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
 from rag_eval_pipeline.metrics.reference import context_precision, context_recall
+from rag_eval_pipeline.retrieval.base import RetrievalMode
 from rag_eval_pipeline.retrieval.embedded import build_embedded_index, open_embedded_index
 from rag_eval_pipeline.retrieval.embedder import SentenceTransformerEmbedder
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
-MODES = ("bm25", "semantic", "hybrid", "two_hop")
+MODES = tuple(mode.value for mode in RetrievalMode)
 K = 4
 MRR_DEPTH = 10
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rag_eval_pipeline import runner
+from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import EXAMPLE_CONFIG, ConfigError, load_settings
 
 _METRIC_ORDER = (
@@ -223,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(key)
         elif args.models_command == "add":
             try:
-                added = runner.add_models(instance, args.names, [m.name for m in settings.answer_models])
+                added = runner.add_models(instance, args.names, AnswerRegistry(settings.answer_models))
             except ValueError as err:
                 print(f"error: {err}", file=sys.stderr)
                 return 2

@@ -12,14 +12,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from rag_eval_pipeline.answering.spec import check_name
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
     MONTE_CARLO_DRAWS,
     SIGNIFICANCE,
     IntervalMethod,
 )
+from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
 
 CONFIG_ENV = "RAG_EVAL_CONFIG"
 DEFAULT_CONFIG_FILE = "rag_eval.yaml"
@@ -71,11 +73,25 @@ class AnswerModelSettings(_Strict):
     """A named answer configuration: the partition key is its name."""
 
     name: str
-    provider: Literal["offline", "anthropic"]
+    provider: str = Field(description="a registered answer provider: offline, anthropic")
     model: str
-    retrieval_mode: Literal["bm25", "semantic", "hybrid", "two_hop"] = "bm25"
-    top_k: int = Field(default=4, ge=1)
+    retrieval_mode: RetrievalMode = DEFAULT_RETRIEVAL_MODE
+    top_k: int = Field(default=DEFAULT_TOP_K, ge=1)
     prompt: str | None = Field(default=None, description="replaces the answer system prompt")
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, name: str) -> str:
+        return check_name(name)
+
+    @field_validator("provider")
+    @classmethod
+    def _registered_provider(cls, provider: str) -> str:
+        from rag_eval_pipeline.answering.registry import provider_names  # the registry imports this module
+
+        if provider not in provider_names():
+            raise ValueError(f"unknown provider '{provider}' (registered: {', '.join(provider_names())})")
+        return provider
 
 
 class RubricMetricSettings(_Strict):
@@ -97,7 +113,8 @@ class PythonMetricSettings(_Strict):
 
 
 class ProfileSettings(_Strict):
-    """Overrides for one stage of the article's strategy (dev, pr, nightly)."""
+    """Overrides for one stage (dev, pr, nightly) of the Elastic LLM-as-a-judge article's staged
+    strategy."""
 
     sample_size: int | None = None
     selection: Literal["first", "random"] | None = None
@@ -246,7 +263,7 @@ custom_metrics: []
   #   kind: python
   #   callable: my_package.metrics:answer_length_ok   # (case) -> float | None
 
-# The article's staged strategy: `rag-eval run --profile dev`
+# The Elastic LLM-as-a-judge article's staged strategy: `rag-eval run --profile dev`
 profiles:
   dev: {sample_size: 30}
   pr: {sample_size: 150}

@@ -17,6 +17,7 @@ from rag_eval_pipeline.defs.assets import (
     judgement_list,
     kb_index,
     kb_passages,
+    metric_history,
     metric_summary,
     model_comparison,
     user_documents,
@@ -34,19 +35,17 @@ from rag_eval_pipeline.defs.reporting_assets import (
 )
 from rag_eval_pipeline.defs.resources import (
     AnthropicResource,
-    DatasetResource,
     DocumentsResource,
     ElasticsearchResource,
-    EvaluationResource,
     HistoryResource,
     KnowledgeBaseResource,
     MonitoringResource,
-    QualityGatesResource,
-    StatisticsResource,
+    SettingsResource,
 )
-from rag_eval_pipeline.defs.sensors import TRIGGER_TAG, build_sensors
+from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
+from rag_eval_pipeline.defs.sensors import PROFILE_TAG, TRIGGER_TAG, build_sensors
 
-EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary]
+EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary, metric_history]
 REPORTING_ASSETS = [paired_comparison, judge_validation, eval_report, prometheus_metrics]
 
 
@@ -125,24 +124,24 @@ def default_anthropic(settings: Settings | None = None, **overrides: Any) -> Ant
 
 def _schedules(settings: Settings, knowledge_base_job: dg.JobDefinition) -> list:
     """A profile with a cron schedule re-samples and rebuilds on that schedule; the rebuild then
-    re-evaluates every answer model (the knowledge_base_rebuilt sensor)."""
+    re-evaluates every answer model with the profile's judges (the knowledge_base_rebuilt sensor
+    reads the profile tag)."""
     schedules = []
     for name, profile in sorted(settings.profiles.items()):
         if not profile.schedule:
             continue
         run_config: dict[str, Any] = {}
         if settings.dataset.kind == "hotpotqa":
-            overrides = {"sample_size": profile.sample_size, "selection": profile.selection}
-            run_config = {
-                "ops": {"hotpotqa_raw": {"config": {k: v for k, v in overrides.items() if v is not None}}}
-            }
+            run_config = knowledge_base_run_config(
+                sample_size=profile.sample_size, selection=profile.selection
+            )
         schedules.append(
             dg.ScheduleDefinition(
                 name=f"{name}_schedule",
                 cron_schedule=profile.schedule,
                 job=knowledge_base_job,
                 run_config=run_config,
-                tags={TRIGGER_TAG: f"schedule:{name}"},
+                tags={TRIGGER_TAG: f"schedule:{name}", PROFILE_TAG: name},
                 description=f"The '{name}' profile: re-sample, rebuild, re-evaluate every model.",
             )
         )
@@ -152,7 +151,6 @@ def _schedules(settings: Settings, knowledge_base_job: dg.JobDefinition) -> list
 def build_definitions(
     knowledge_base: KnowledgeBaseResource | None = None,
     anthropic: AnthropicResource | None = None,
-    quality_gates: QualityGatesResource | None = None,
     documents: DocumentsResource | None = None,
     monitoring: MonitoringResource | None = None,
     settings: Settings | None = None,
@@ -176,36 +174,19 @@ def build_definitions(
         asset_checks=ASSET_CHECKS,
         jobs=jobs,
         schedules=_schedules(settings, jobs[0]),
-        sensors=build_sensors(jobs[0], jobs[1]),
+        sensors=build_sensors(jobs[0], jobs[1], settings),
         resources={
             "io_manager": ArtifactIOManager(),
             "knowledge_base": knowledge_base,
             "anthropic": anthropic or default_anthropic(settings),
-            "quality_gates": quality_gates
-            or QualityGatesResource(
-                thresholds=settings.thresholds, max_judge_error_share=settings.max_judge_error_share
-            ),
             "documents": documents
             or DocumentsResource(
                 folder=dataset.documents,
                 chunk_words=dataset.chunking.size,
                 chunk_overlap=dataset.chunking.overlap,
             ),
-            "dataset": DatasetResource(
-                kind=dataset.kind,
-                source=dataset.source,
-                sample_size=dataset.sample_size,
-                selection=dataset.selection,
-                seed=dataset.seed,
-                questions=dataset.questions,
-            ),
-            "evaluation": EvaluationResource(
-                judges=settings.judges,
-                answer_models=[m.model_dump(exclude_none=True) for m in settings.answer_models],
-                custom_metrics=[m.model_dump(exclude_none=True) for m in settings.custom_metrics],
-            ),
+            "settings": SettingsResource.from_settings(settings),
             "history": HistoryResource(),
-            "statistics": StatisticsResource.from_settings(settings.statistics),
             "monitoring": monitoring or MonitoringResource(),
         },
     )

@@ -14,10 +14,10 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from rag_eval_pipeline.answering.base import AnswerConfig
-from rag_eval_pipeline.answering.registry import validate_answer_model
+from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
-from rag_eval_pipeline.judges.registry import parse_judge_name
+from rag_eval_pipeline.defs.resources import SettingsResource
+from rag_eval_pipeline.defs.run_config import evaluation_run_config, knowledge_base_run_config
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
@@ -48,12 +48,11 @@ def registered_models(instance: dg.DagsterInstance) -> list[str]:
     return list(instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS))
 
 
-def add_models(instance: dg.DagsterInstance, keys: Sequence[str], named: Sequence[str] = ()) -> list[str]:
-    """Register answer-model partitions (validated first; ``named`` are the configuration
-    file's answer-model names); returns those that were new."""
+def add_models(instance: dg.DagsterInstance, keys: Sequence[str], registry: AnswerRegistry) -> list[str]:
+    """Register answer-model partitions, each resolved by the registry first (an invalid or
+    unknown name is refused before anything is written); returns those that were new."""
     for key in keys:
-        if key not in named:
-            validate_answer_model(AnswerConfig.parse(key).model)
+        registry.resolve(key)
     existing = set(registered_models(instance))
     new = [k for k in dict.fromkeys(keys) if k not in existing]
     if new:
@@ -82,17 +81,6 @@ class RunReport:
     comparison: pd.DataFrame
     wall_seconds: float
     steps: list[StepTiming] = field(default_factory=list)
-
-
-def sample_run_config(
-    dataset: str | None, sample: int | None, selection: str | None, seed: int | None
-) -> dict:
-    """Run-config overrides of the configuration file's HotpotQA sample (only what was given)."""
-    config: dict = {"sample_size": sample, "selection": selection, "seed": seed}
-    if dataset:
-        config["source"] = str(Path(dataset).resolve())
-    config = {k: v for k, v in config.items() if v is not None}
-    return {"ops": {"hotpotqa_raw": {"config": config}}} if config else {}
 
 
 def _console_logs(verbose: bool) -> dict:
@@ -144,15 +132,11 @@ def run_evaluation(
     echo: Callable[[str], None] = print,
 ) -> RunReport:
     """Register the models, rebuild the knowledge base, evaluate each model, compare them all."""
+    settings: SettingsResource = defs.resources["settings"]  # type: ignore[assignment]
     for judge in judges or ():
-        parse_judge_name(judge)
+        settings.judge_registry().resolve(judge)  # an unknown judge fails before any work
     started = time.perf_counter()
-    named = (
-        [m["name"] for m in defs.resources["evaluation"].answer_models]
-        if "evaluation" in defs.resources
-        else []
-    )
-    new = add_models(instance, models, named)
+    new = add_models(instance, models, settings.answer_registry())
     if new:
         echo(f"registered answer models: {', '.join(new)}")
     steps: list[StepTiming] = []
@@ -166,9 +150,9 @@ def run_evaluation(
     stage(
         "[knowledge base] sample, passages, index, judgement list",
         "knowledge_base_job",
-        sample_run_config(dataset, sample, selection, seed),
+        knowledge_base_run_config(str(Path(dataset).resolve()) if dataset else None, sample, selection, seed),
     )
-    judge_config = {"ops": {"judge_scores": {"config": {"judges": list(judges)}}}} if judges else {}
+    judge_config = evaluation_run_config(judges)
     for number, model in enumerate(models, start=1):
         stage(
             f"[model {number}/{len(models)}] {model}: answer, judge, summarize",

@@ -1,9 +1,11 @@
-"""Shared fixtures: the shared HotpotQA sample and temporary Dagster instances."""
+"""Shared fixtures: the shared HotpotQA sample, an evaluated Dagster instance, the services."""
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 # Tests never reach a model hub: the embedding model is loaded from the installed package's folder.
@@ -92,3 +94,31 @@ def es_prefix(es_url):
     names = list(es.indices.get(index=f"{prefix}-*", allow_no_indices=True))
     if names:  # wildcard deletes are refused by default: delete by name
         es.indices.delete(index=",".join(names), ignore_unavailable=True)
+
+
+EVALUATED_MODELS = ("extractive-baseline", "oracle", "null")
+EVALUATED_SAMPLE = 40
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """A Dagster instance evaluated through the CLI, as a user's would be."""
+
+    home: Path
+    instance: dg.DagsterInstance
+    defs: dg.Definitions
+
+
+@pytest.fixture(scope="session")
+def evaluated(shared_hotpotqa, tmp_path_factory) -> Evaluated:
+    """One evaluated instance for every integration test that only reads it: `rag-eval run` on
+    the first 40 shared questions with the three offline models, twice (the history and the
+    report's trend need two materializations)."""
+    from rag_eval_pipeline import cli, runner
+    from rag_eval_pipeline.definitions import build_definitions
+
+    home = tmp_path_factory.mktemp("evaluated")
+    for _ in range(2):
+        arguments = ["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa)]
+        assert cli.main([*arguments, "--sample", str(EVALUATED_SAMPLE)]) == 0
+    return Evaluated(home, runner.open_instance(str(home)), build_definitions())

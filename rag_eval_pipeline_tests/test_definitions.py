@@ -11,6 +11,7 @@ EXPECTED_ASSETS = {
     "candidate_answers",
     "judge_scores",
     "metric_summary",
+    "metric_history",
     "model_comparison",
     "paired_comparison",
     "judge_validation",
@@ -46,7 +47,7 @@ def test_sensors():
 
 def test_model_assets_are_partitioned_by_answer_model():
     graph = defs.get_repository_def().asset_graph
-    for key in ["candidate_answers", "judge_scores", "metric_summary"]:
+    for key in ["candidate_answers", "judge_scores", "metric_summary", "metric_history"]:
         partitions = graph.get(dg.AssetKey(key)).partitions_def
         assert isinstance(partitions, dg.DynamicPartitionsDefinition)
         assert partitions.name == "answer_model"
@@ -60,3 +61,10 @@ def test_every_asset_has_a_description_and_code_version():
         node = graph.get(key)
         assert node.description, key
         assert node.code_version, key
+
+
+def test_every_asset_receives_typed_settings_not_loose_strings():
+    """Configuration flows one way: the settings resource, no per-asset dict round-trip."""
+    resources = defs.resources
+    assert "settings" in resources and not {"evaluation", "dataset", "quality_gates"} & set(resources)
+    assert resources["settings"].settings.statistics.min_cases == 10

@@ -1,28 +1,27 @@
-"""The whole graph through a real, temporary Dagster instance, as `rag-eval run` drives it."""
+"""The whole graph through a real Dagster instance, as `rag-eval run` drives it (the session's
+shared evaluated instance: 40 questions, three offline models)."""
 
 import dagster as dg
 import pytest
 
-from rag_eval_pipeline import cli, runner
-from rag_eval_pipeline.definitions import defs
+from rag_eval_pipeline import runner
+from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline_tests.conftest import EVALUATED_MODELS as MODELS
 
-MODELS = ["extractive-baseline", "oracle", "null"]
-
-
-@pytest.fixture(scope="module")
-def evaluated(shared_hotpotqa, tmp_path_factory):
-    """40 questions of the shared file, three offline answer models, one persistent instance."""
-    home = tmp_path_factory.mktemp("dagster_home")
-    with dg.instance_for_test(temp_dir=str(home)) as instance:
-        report = runner.run_evaluation(
-            defs, instance, MODELS, dataset=str(shared_hotpotqa), sample=40, echo=lambda _: None
-        )
-        yield instance, report
+CHECKS = {
+    "candidate_answers": ["candidate_answers_complete"],
+    "judge_scores": [
+        "judge_scores_in_range",
+        "judge_scores_complete",
+        "judge_scores_judge_error_share",
+        "judge_scores_quality_gates",
+    ],
+}
 
 
 def test_calibration_models_bound_the_baseline(evaluated):
-    _, report = evaluated
-    comparison = report.comparison.set_index("answer_model")
+    comparison = runner.load_asset(evaluated.defs, evaluated.instance, "model_comparison")
+    comparison = comparison.set_index("answer_model")
     assert len(comparison) == 3
     correctness = comparison["correctness"]
     assert correctness["oracle"] == 1.0
@@ -35,11 +34,14 @@ def test_calibration_models_bound_the_baseline(evaluated):
 
 
 def test_runs_partitions_and_lineage_are_recorded_in_the_instance(evaluated):
-    instance, _ = evaluated
+    instance = evaluated.instance
     assert sorted(instance.get_dynamic_partitions("answer_model")) == sorted(MODELS)
     for model in MODELS:
-        event = instance.get_latest_materialization_event(dg.AssetKey("judge_scores"))
-        assert event is not None
+        for key in ("candidate_answers", "judge_scores", "metric_summary", "metric_history"):
+            records = instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[model]), limit=1
+            ).records
+            assert records, f"{key} of {model} was never materialized"
         record = instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey("candidate_answers"), asset_partitions=[model]),
             limit=1,
@@ -47,14 +49,30 @@ def test_runs_partitions_and_lineage_are_recorded_in_the_instance(evaluated):
         metadata = record.asset_materialization.metadata
         assert metadata["answer_config"].value == f"{model}@bm25-k4"
         assert metadata["cases"].value == 40
-    checks = instance.event_log_storage.get_latest_asset_check_execution_by_key(
-        [dg.AssetCheckKey(dg.AssetKey("judge_scores"), "judge_scores_in_range")]
-    )
-    assert checks
+        assert metadata["provider"].value == "offline"
+
+
+def test_every_check_of_every_partition_ran_and_passed(evaluated):
+    instance = evaluated.instance
+    for model in MODELS:
+        run_id = (
+            instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey("judge_scores"), asset_partitions=[model]),
+                limit=1,
+            )
+            .records[0]
+            .run_id
+        )
+        results = {
+            event.dagster_event.event_specific_data.check_name: event.dagster_event.event_specific_data.passed
+            for event in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION)
+        }
+        expected = [name for names in CHECKS.values() for name in names]
+        assert results == dict.fromkeys(expected, True), model
 
 
 def test_stored_artifacts_hold_per_case_detail(evaluated):
-    instance, _ = evaluated
+    defs, instance = evaluated.defs, evaluated.instance
     answers = runner.load_asset(defs, instance, "candidate_answers", partition="extractive-baseline")
     assert len(answers) == 40
     first = answers.iloc[0]
@@ -69,9 +87,9 @@ def test_stored_artifacts_hold_per_case_detail(evaluated):
 def test_candidate_answers_asset_directly(evaluated):
     """The asset body on its own, with a partition key, outside a run."""
     from rag_eval_pipeline.defs.assets import candidate_answers
-    from rag_eval_pipeline.defs.resources import AnthropicResource, EvaluationResource, KnowledgeBaseResource
+    from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource, SettingsResource
 
-    instance, _ = evaluated
+    defs, instance = evaluated.defs, evaluated.instance
     cases = runner.load_asset(defs, instance, "judgement_list").head(5)
     manifest = runner.load_asset(defs, instance, "kb_index")
     context = dg.build_asset_context(partition_key="oracle", instance=instance)
@@ -81,48 +99,16 @@ def test_candidate_answers_asset_directly(evaluated):
         kb_index=manifest,
         knowledge_base=KnowledgeBaseResource(),
         anthropic=AnthropicResource(),
-        evaluation=EvaluationResource(),
+        settings=SettingsResource(),
     )
     assert answers["answer"].tolist() == cases["answer"].tolist()
-
-
-def test_cli_run_prints_the_comparison_and_models_list(shared_hotpotqa, tmp_path, monkeypatch, capsys):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
-    home = tmp_path / "home"
-    args = ["--dagster-home", str(home)]
-    code = cli.main(
-        args + ["run", "--dataset", str(shared_hotpotqa), "--sample", "6", "--models", "oracle,null"]
-    )
-    out = capsys.readouterr().out
-    assert code == 0
-    assert "| oracle | reference | 6 | 0 |" in out and "| null | reference | 6 | 0 |" in out
-    assert "[model 2/2] null" in out
-    assert cli.main(args + ["models", "list"]) == 0
-    assert capsys.readouterr().out.split() == ["oracle", "null"]
-    assert cli.main(args + ["models", "remove", "null"]) == 0
-    assert cli.main(args + ["models", "add", "baseline@bm25-k2"]) == 0
-    assert cli.main(args + ["models", "add", "baseline@nope"]) == 2
-    capsys.readouterr()
-    assert cli.main(args + ["models", "list"]) == 0
-    assert capsys.readouterr().out.split() == ["oracle", "baseline@bm25-k2"]
-    assert (home / "storage" / "artifacts" / "model_comparison.parquet").is_file()
-
-
-def test_cli_reports_a_malformed_dataset_by_file_and_line(tmp_path, monkeypatch, capsys):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "x"}\n')
-    code = cli.main(["--dagster-home", str(tmp_path / "h"), "run", "--dataset", str(bad), "--models", "null"])
-    err = capsys.readouterr().err
-    assert code != 0
-    assert f"{bad}, line 1" in err
 
 
 def test_semantic_partition_on_a_lexical_index_fails_with_the_remedy(evaluated):
     from rag_eval_pipeline.retrieval.modes import ModeUnavailableError
 
-    instance, _ = evaluated
-    runner.add_models(instance, ["null@semantic-k4"])
+    defs, instance = evaluated.defs, evaluated.instance
+    runner.add_models(instance, ["null@semantic-k4"], AnswerRegistry())
     with pytest.raises(ModeUnavailableError, match="--embedding-model"):
         defs.resolve_job_def("evaluation_job").execute_in_process(
             instance=instance, partition_key="null@semantic-k4"

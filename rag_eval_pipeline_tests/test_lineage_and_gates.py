@@ -4,20 +4,17 @@ import dagster as dg
 import pytest
 
 from rag_eval_pipeline import cli, runner
+from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions
-from rag_eval_pipeline.defs.resources import QualityGatesResource
 
 QID = "5a8c7595554299585d9e36b6"  # the Corliss Archer question, first of the shared file
 
 
 @pytest.fixture(scope="module")
-def home(shared_hotpotqa, tmp_path_factory):
-    home = tmp_path_factory.mktemp("home")
-    assert (
-        cli.main(["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa), "--sample", "12"])
-        == 0
-    )
-    return home
+def home(evaluated):
+    """The session's instance evaluated through the CLI (40 questions, three offline models)."""
+    return evaluated.home
 
 
 def _cli(home, capsys, *args):
@@ -61,20 +58,20 @@ def test_gate_exit_codes(home, capsys, monkeypatch):
     code, out, _ = _cli(home, capsys, "gate", "--model", "oracle", "--min", "faithfulness=0.7")
     assert code == 1 and "not measured" in out
     assert _cli(home, capsys, "gate", "--model", "unregistered", "--min", "f1=0.1")[0] == 2
-    # 12 cases pass the default minimum of 10, not a required 50: no verdict on too few cases
+    # 40 cases pass the default minimum of 10, not a required 50: no verdict on too few cases
     code, out, _ = _cli(
         home, capsys, "gate", "--model", "oracle", "--min", "correctness=0.9", "--min-n", "50"
     )
-    assert code == 1 and "too few cases to conclude: n = 12 < 50" in out
+    assert code == 1 and "too few cases to conclude: n = 40 < 50" in out
 
 
 def test_blocking_quality_gate_stops_the_summary(shared_hotpotqa, tmp_path):
-    defs = build_definitions(quality_gates=QualityGatesResource(thresholds={"correctness": 0.5}))
+    defs = build_definitions(settings=Settings(thresholds={"correctness": 0.5}))
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
         runner.run_evaluation(
             defs, instance, ["oracle"], dataset=str(shared_hotpotqa), sample=10, echo=lambda _: None
         )
-        runner.add_models(instance, ["null"])
+        runner.add_models(instance, ["null"], AnswerRegistry())
         result = defs.resolve_job_def("evaluation_job").execute_in_process(
             instance=instance, partition_key="null", raise_on_error=False
         )
@@ -108,7 +105,10 @@ def test_validators_fail_when_they_should():
             "correctness": [1.0, None, 0.7],
         }
     )
-    assert score_range_problems(scores) == ["correctness: 1 values not in {0, 0.5, 1}"]
+    assert score_range_problems(scores, {"j": ("correctness",)}) == [
+        "correctness: 1 values not in {0, 0.5, 1}"
+    ]
+    assert score_range_problems(scores, {"j": ()}) == []  # a judge whose scores are shares
     assert judge_error_share_problems(scores, 0.2) == ["j: 33.3% judge errors (allowed 20.0%)"]
     assert judge_error_share_problems(scores, 0.5) == []
     answers = pd.DataFrame({"qid": ["a", "b", "c", "d"]})

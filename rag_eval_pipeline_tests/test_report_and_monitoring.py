@@ -7,27 +7,16 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from rag_eval_pipeline import runner
-from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.resources import MonitoringResource
 from rag_eval_pipeline_tests.conftest import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
-def reported(shared_hotpotqa, tmp_path_factory):
-    home = tmp_path_factory.mktemp("home")
-    textfile = home / "textfile" / "rag_eval.prom"
-    defs = build_definitions(monitoring=MonitoringResource(textfile=str(textfile)))
-    with dg.instance_for_test(temp_dir=str(home)) as instance:
-        for _ in range(2):  # two runs: the history grows, the report shows a trend
-            runner.run_evaluation(
-                defs,
-                instance,
-                ["extractive-baseline", "oracle", "null"],
-                dataset=str(shared_hotpotqa),
-                sample=20,
-                echo=lambda _: None,
-            )
-        yield defs, instance, home, textfile
+def reported(evaluated):
+    """The session's instance, evaluated twice through the CLI: the history grows, the report
+    shows a trend, the textfile is where the CLI's default writes it."""
+    textfile = evaluated.home / "storage" / "metrics" / "rag_eval.prom"
+    return evaluated.defs, evaluated.instance, evaluated.home, textfile
 
 
 def test_history_appends_each_materialization(reported):
@@ -36,7 +25,25 @@ def test_history_appends_each_materialization(reported):
     per_run = history[(history["answer_model"] == "oracle") & (history["metric"] == "correctness")]
     assert len(per_run) == 2 and (per_run["mean"] == 1.0).all()
     assert per_run["materialized_at"].is_monotonic_increasing
-    assert per_run["kb_version"].nunique() == 1
+    assert per_run["kb_version"].nunique() == 1 and per_run["summary_run_id"].nunique() == 2
+
+
+def test_history_records_a_summary_once_however_often_it_is_recorded(reported):
+    """Re-materializing metric_history for the same summary replaces its rows, never adds copies."""
+    import pandas as pd
+
+    defs, instance, home, _ = reported
+    history_file = home / "storage" / "history" / "metric_history.parquet"
+    before = pd.read_parquet(history_file)
+    job = defs.resolve_job_def("evaluation_job")
+    history_only = job.get_subset(asset_selection={dg.AssetKey("metric_history")})
+    for _ in range(2):
+        assert history_only.execute_in_process(instance=instance, partition_key="oracle").success
+    after = pd.read_parquet(history_file)
+    assert len(after) == len(before)
+    assert set(map(tuple, after[["answer_model", "summary_run_id"]].to_numpy())) == set(
+        map(tuple, before[["answer_model", "summary_run_id"]].to_numpy())
+    )
 
 
 def test_prometheus_textfile_parses(reported):
@@ -53,7 +60,7 @@ def test_prometheus_textfile_parses(reported):
         for s in families["rag_eval_cases"].samples
         if s.name == "rag_eval_cases_total"
     }
-    assert cases == {"extractive-baseline": 20.0, "null": 20.0, "oracle": 20.0}
+    assert cases == {"extractive-baseline": 40.0, "null": 40.0, "oracle": 40.0}
     assert "rag_eval_cost_usd" in families and "rag_eval_failures" in families
 
 
@@ -91,12 +98,12 @@ def test_report_renders_offline_and_the_table_filters(reported):
         assert page.locator(".plot-container").count() == 4  # scores, distribution, diagnosis, trend
         assert page.locator("g.point").count() > 0 or page.locator("path.point").count() > 0  # bars drawn
         rows = page.locator("#cases tbody tr")
-        assert rows.count() == 60
+        assert rows.count() == 120
         rule = page.locator("#verdict-rule").inner_text()
         assert "exact paired sign-flip test" in rule and "below 0.05" in rule
         page.fill("#case-filter", "oracle")
-        assert page.locator("#case-count").inner_text() == "20"
-        assert rows.filter(has_text="oracle").count() == 20
+        assert page.locator("#case-count").inner_text() == "40"
+        assert rows.filter(has_text="oracle").count() == 40
         page.fill("#case-filter", "")
         page.locator("#cases th").nth(6).click()  # sort by correctness
         first = page.locator("#cases tbody tr").first.locator("td").nth(6).inner_text()

@@ -44,5 +44,5 @@ def test_modes_rank_differently_and_k_is_honoured(semantic_run):
     oracle = runner.load_asset(defs, instance, "candidate_answers", "oracle@hybrid-k2")
     assert oracle["retrieved_ids"].map(len).eq(2).all()
     manifest = runner.load_asset(defs, instance, "kb_index")
-    assert manifest["details"]["modes"] == MODES
+    assert manifest.modes == MODES
     assert len(report.comparison) == 5

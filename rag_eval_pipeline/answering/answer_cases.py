@@ -10,7 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.answering.base import AnswerConfig, AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.llm.concurrency import map_bounded
 from rag_eval_pipeline.retrieval.base import SearchHit
 
@@ -51,7 +52,7 @@ async def _call(model: AnswerModel, request: AnswerRequest) -> AnswerResult:
 
 def answer_cases(
     judgement_list: pd.DataFrame,
-    config: AnswerConfig,
+    spec: AnswerSpec,
     model: AnswerModel,
     retrieve: Retriever,
     on_progress: ProgressCallback | None = None,
@@ -66,7 +67,7 @@ def answer_cases(
     Message Batches API fills the response cache through it).
     """
     cases = judgement_list.to_dict(orient="records")
-    hits_per_case = retrieve([c["question"] for c in cases], config.top_k)
+    hits_per_case = retrieve([c["question"] for c in cases], spec.top_k)
     if prefill is not None:
         prefill(
             [
@@ -82,9 +83,9 @@ def answer_cases(
         row: dict[str, Any] = {
             "qid": case["qid"],
             "question": case["question"],
-            "answer_config": config.key,
-            "retrieval_mode": config.retrieval_mode,
-            "top_k": config.top_k,
+            "answer_config": spec.answer_config,
+            "retrieval_mode": spec.retrieval_mode.value,
+            "top_k": spec.top_k,
             "retrieved_ids": [h.passage_id for h in hits],
             "retrieved_titles": [h.title for h in hits],
             "retrieved_scores": [h.score for h in hits],

@@ -1,13 +1,15 @@
-"""The Claude answerer: the reference article's prompt, temperature 0, versioned."""
+"""The Claude answerer: the Elastic LLM-as-a-judge article's prompt, temperature 0, versioned."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
 
-from rag_eval_pipeline.answering.base import AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 ANSWER_PROMPT_VERSION = "answer-v1"
@@ -21,12 +23,21 @@ ANTHROPIC_PREFIX = "anthropic:"
 
 
 def is_anthropic_model(name: str) -> bool:
-    return name.startswith(ANTHROPIC_PREFIX) or name.startswith("claude-")
+    return (name.startswith(ANTHROPIC_PREFIX) and len(name) > len(ANTHROPIC_PREFIX)) or name.startswith(
+        "claude-"
+    )
 
 
 def anthropic_model_id(name: str) -> str:
     """``anthropic:<id>`` -> ``<id>``; a bare ``claude-*`` name is the model id itself."""
     return name[len(ANTHROPIC_PREFIX) :] if name.startswith(ANTHROPIC_PREFIX) else name
+
+
+def answer_prompt_version(system_prompt: str | None) -> str:
+    """A custom prompt is versioned by its content, so changing it changes the version."""
+    if system_prompt is None:
+        return ANSWER_PROMPT_VERSION
+    return f"custom-{hashlib.sha256(system_prompt.encode()).hexdigest()[:8]}"
 
 
 def format_passages(passages: Sequence[SearchHit]) -> str:
@@ -71,12 +82,7 @@ class ClaudeAnswerer:
         self._client = client
         self._prices = prices
         self._system_prompt = system_prompt
-        # a custom prompt is versioned by its content, so changing it changes the version
-        self.prompt_version = (
-            ANSWER_PROMPT_VERSION
-            if system_prompt is None
-            else f"custom-{hashlib.sha256(system_prompt.encode()).hexdigest()[:8]}"
-        )
+        self.prompt_version = answer_prompt_version(system_prompt)
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         raise TypeError("ClaudeAnswerer is asynchronous: use answer_async")
@@ -95,3 +101,24 @@ class ClaudeAnswerer:
             cost_usd=cost_usd(self.model_id, response.usage, self._prices, response.batch),
             from_cache=response.from_cache,
         )
+
+
+class AnthropicProvider:
+    """Claude through the Messages API: ``claude-*`` and ``anthropic:<model id>``."""
+
+    name = "anthropic"
+
+    def claims(self, model: str) -> bool:
+        return is_anthropic_model(model)
+
+    def model_id(self, model: str) -> str:
+        return anthropic_model_id(model)
+
+    def prompt_version(self, model: str, system_prompt: str | None) -> str:
+        return answer_prompt_version(system_prompt)
+
+    def calibration(self, model: str) -> CalibrationRole:
+        return CalibrationRole.MEASURED
+
+    def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
+        return ClaudeAnswerer(spec.model, services.client(self.name), services.prices, spec.system_prompt)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
+from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.reference import content_tokens
 
 UNKNOWN = "unknown"
@@ -23,6 +24,9 @@ class ExtractiveBaseline:
     """
 
     name = "extractive-baseline"
+    prompt_version = "extractive-v1"
+    calibration = CalibrationRole.MEASURED
+    generative = False  # copies a retrieved sentence: it has no memory to answer from
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         question_tokens = set(content_tokens(request.question))
@@ -32,13 +36,16 @@ class ExtractiveBaseline:
                 overlap = len(question_tokens & set(content_tokens(sentence)))
                 if overlap > best_overlap:
                     best, best_overlap = sentence, overlap
-        return AnswerResult(answer=best, model_id=self.name, prompt_version="extractive-v1")
+        return AnswerResult(answer=best, model_id=self.name, prompt_version=self.prompt_version)
 
 
 class OracleAnswerer:
     """Returns the ground truth: the upper bound a sound judge scores 1.0 on correctness."""
 
     name = "oracle"
+    prompt_version = "none"
+    calibration = CalibrationRole.UPPER_BOUND
+    generative = False
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         return AnswerResult(answer=request.reference_answer, model_id=self.name, prompt_version="none")
@@ -48,14 +55,38 @@ class NullAnswerer:
     """Always abstains: the lower bound a sound judge scores 0.0 on correctness."""
 
     name = "null"
+    prompt_version = "none"
+    calibration = CalibrationRole.LOWER_BOUND
+    generative = False
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         return AnswerResult(answer=UNKNOWN, model_id=self.name, prompt_version="none")
 
 
-OFFLINE_ANSWER_MODELS: dict[str, Callable[[], AnswerModel]] = {
+OFFLINE_ANSWER_MODELS: dict[str, type[ExtractiveBaseline | OracleAnswerer | NullAnswerer]] = {
     "extractive-baseline": ExtractiveBaseline,
     "baseline": ExtractiveBaseline,
     "oracle": OracleAnswerer,
     "null": NullAnswerer,
 }
+
+
+class OfflineProvider:
+    """Answer models that need no network: the extractive baseline and the calibration bounds."""
+
+    name = "offline"
+
+    def claims(self, model: str) -> bool:
+        return model in OFFLINE_ANSWER_MODELS
+
+    def model_id(self, model: str) -> str:
+        return OFFLINE_ANSWER_MODELS[model].name
+
+    def prompt_version(self, model: str, system_prompt: str | None) -> str:
+        return OFFLINE_ANSWER_MODELS[model].prompt_version
+
+    def calibration(self, model: str) -> CalibrationRole:
+        return OFFLINE_ANSWER_MODELS[model].calibration
+
+    def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
+        return OFFLINE_ANSWER_MODELS[spec.model]()

@@ -1,54 +1,110 @@
-"""Resolve an answer-model name to an answer model."""
+"""The one place a partition key becomes an ``AnswerSpec``, and a spec an answer model.
+
+A key is a name from the configuration file, or ``MODEL`` / ``MODEL@MODE-kK`` where MODEL is
+claimed by one registered provider (``oracle``, ``claude-haiku-4-5``, ``anthropic:<id>``).
+Adding a provider is one entry in ``PROVIDERS`` plus its own module.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from rag_eval_pipeline.answering.base import AnswerConfig, AnswerModel
-from rag_eval_pipeline.answering.claude import ANTHROPIC_PREFIX, is_anthropic_model
-from rag_eval_pipeline.answering.offline import OFFLINE_ANSWER_MODELS
-from rag_eval_pipeline.config import AnswerModelSettings
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerProvider
+from rag_eval_pipeline.answering.claude import AnthropicProvider
+from rag_eval_pipeline.answering.offline import OFFLINE_ANSWER_MODELS, OfflineProvider
+from rag_eval_pipeline.answering.spec import AnswerSpec, InvalidNameError, check_name
+from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
+
+if TYPE_CHECKING:
+    from rag_eval_pipeline.config import AnswerModelSettings
+
+PROVIDERS: dict[str, AnswerProvider] = {
+    provider.name: provider for provider in (OfflineProvider(), AnthropicProvider())
+}
+_SUFFIX = re.compile(r"^(?P<mode>[a-z0-9_]+)-k(?P<k>[0-9]+)$")
 
 
 class UnknownAnswerModelError(ValueError):
     pass
 
 
-def known_answer_models() -> list[str]:
-    return sorted(OFFLINE_ANSWER_MODELS)
+def provider_names() -> list[str]:
+    return sorted(PROVIDERS)
 
 
-def validate_answer_model(name: str) -> None:
-    """Offline names, ``claude-*`` and ``anthropic:<model id>`` are answer models."""
-    if name in OFFLINE_ANSWER_MODELS or is_anthropic_model(name):
-        if name == ANTHROPIC_PREFIX:
-            raise UnknownAnswerModelError("'anthropic:' needs a model id, e.g. anthropic:claude-haiku-4-5")
-        return
-    raise UnknownAnswerModelError(
-        f"unknown answer model '{name}'; known: {', '.join(known_answer_models())}, "
-        "claude-* and anthropic:<model id>"
-    )
-
-
-def offline_answer_model(name: str) -> AnswerModel:
-    """The offline model registered under ``name``; an unknown name lists the known ones."""
+def _split_key(key: str) -> tuple[str, RetrievalMode, int]:
+    """``MODEL`` or ``MODEL@MODE-kK`` -> (model, mode, k); a bare model means bm25 and k = 4."""
+    model, sep, suffix = key.partition("@")
+    if not model:
+        raise InvalidNameError(f"answer configuration '{key}' names no model")
+    if not sep:
+        return model, DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K
+    match = _SUFFIX.match(suffix)
+    if not match:
+        raise InvalidNameError(f"answer configuration '{key}': expected MODEL@MODE-kK, e.g. {model}@bm25-k4")
     try:
-        return OFFLINE_ANSWER_MODELS[name]()
-    except KeyError:
+        mode = RetrievalMode.parse(match["mode"])
+    except ValueError as err:
+        raise InvalidNameError(f"answer configuration '{key}': {err}") from None
+    k = int(match["k"])
+    if k < 1:
+        raise InvalidNameError(f"answer configuration '{key}': top-k must be at least 1")
+    return model, mode, k
+
+
+class AnswerRegistry:
+    """Resolves partition keys (and the configuration file's named answer models) to specs."""
+
+    def __init__(self, named: Sequence[AnswerModelSettings] = ()) -> None:
+        self._named = {m.name: m for m in named}
+
+    @property
+    def named(self) -> list[str]:
+        return list(self._named)
+
+    def resolve(self, key: str) -> AnswerSpec:
+        """The spec of ``key``; an invalid or unknown key raises a ValueError that says why."""
+        check_name(key)
+        if key in self._named:
+            chosen = self._named[key]
+            provider = PROVIDERS[chosen.provider]
+            model = chosen.model if provider.claims(chosen.model) else f"{provider.name}:{chosen.model}"
+            mode, k, prompt = RetrievalMode(chosen.retrieval_mode), chosen.top_k, chosen.prompt
+        else:
+            model, mode, k = _split_key(key)
+            provider = self._provider_of(model)
+            prompt = None
+        return AnswerSpec(
+            partition_key=key,
+            provider=provider.name,
+            model=model,
+            model_id=provider.model_id(model),
+            retrieval_mode=mode,
+            top_k=k,
+            prompt_version=provider.prompt_version(model, prompt),
+            system_prompt=prompt,
+            calibration=provider.calibration(model),
+        )
+
+    def try_resolve(self, key: str) -> AnswerSpec | None:
+        """The spec, or None for a stored partition that no longer resolves (a removed entry)."""
+        try:
+            return self.resolve(key)
+        except ValueError:
+            return None
+
+    def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
+        return PROVIDERS[spec.provider].build(spec, services)
+
+    def _provider_of(self, model: str) -> AnswerProvider:
+        for provider in PROVIDERS.values():
+            if provider.claims(model):
+                return provider
+        named = f"; named in the configuration file: {', '.join(self._named)}" if self._named else ""
         raise UnknownAnswerModelError(
-            f"unknown answer model '{name}'; known: {', '.join(known_answer_models())}"
-        ) from None
-
-
-def resolve_answer_config(
-    key: str, named: Mapping[str, AnswerModelSettings]
-) -> tuple[AnswerConfig, str | None]:
-    """A partition key -> (answer configuration, system prompt override). Names from the
-    configuration file come first; otherwise the key is read as MODEL or MODEL@MODE-kK."""
-    if key in named:
-        chosen = named[key]
-        model = chosen.model
-        if chosen.provider == "anthropic" and not is_anthropic_model(model):
-            model = f"{ANTHROPIC_PREFIX}{model}"
-        return AnswerConfig(model, chosen.retrieval_mode, chosen.top_k), chosen.prompt
-    return AnswerConfig.parse(key), None
+            f"unknown answer model '{model}'; known: {', '.join(sorted(OFFLINE_ANSWER_MODELS))}, "
+            f"claude-* and anthropic:<model id>{named}"
+        )

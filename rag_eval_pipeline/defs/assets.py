@@ -1,4 +1,8 @@
-"""The asset graph: HotpotQA sample -> knowledge base -> judgement list -> answers -> scores -> summaries."""
+"""The asset graph: HotpotQA sample -> knowledge base -> judgement list -> answers -> scores -> summaries.
+
+Each body loads its inputs, resolves its choices through the registries, calls pure functions
+and resources, and returns data with metadata (shaped in ``defs/metadata.py``).
+"""
 
 import time
 from collections.abc import Callable
@@ -8,31 +12,26 @@ import pandas as pd
 from pydantic import Field
 
 from rag_eval_pipeline.answering.answer_cases import answer_cases
-from rag_eval_pipeline.answering.claude import ClaudeAnswerer, is_anthropic_model
-from rag_eval_pipeline.answering.registry import offline_answer_model, resolve_answer_config
 from rag_eval_pipeline.data.documents import merge_passages
-from rag_eval_pipeline.data.hotpotqa import (
-    load_hotpotqa_from_hub,
-    read_hotpotqa_file,
-    sample_questions,
-)
+from rag_eval_pipeline.data.hotpotqa import load_hotpotqa_from_hub, read_hotpotqa_file, sample_questions
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
+from rag_eval_pipeline.defs.metadata import (
+    answers_metadata,
+    index_metadata,
+    scores_metadata,
+    summary_metadata,
+)
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
     AnthropicResource,
-    DatasetResource,
     DocumentsResource,
-    EvaluationResource,
     HistoryResource,
     KnowledgeBaseResource,
-    StatisticsResource,
+    SettingsResource,
 )
-from rag_eval_pipeline.judges.registry import build_custom_judges, build_judge, needs_llm
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
-from rag_eval_pipeline.metrics.summary import OVERALL, USAGE, compare_models, summarize, to_markdown
-from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
+from rag_eval_pipeline.metrics.summary import compare_models, summarize, to_markdown
 from rag_eval_pipeline.reporting.monitoring import history_rows
-from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 KNOWLEDGE_BASE = "knowledge_base"
@@ -68,8 +67,11 @@ def progress_logger(
 
 def batch_prefill(
     context: dg.AssetExecutionContext, anthropic: AnthropicResource, what: str, to_requests: Callable
-) -> Callable:
-    """A prefill hook that sends a stage's calls as one Message Batch and logs what it did."""
+) -> Callable | None:
+    """A prefill hook that sends a stage's calls as one Message Batch and logs what it did
+    (None unless the resource asks for batches)."""
+    if not anthropic.use_batches:
+        return None
 
     def prefill(items: list) -> None:
         report = anthropic.batch_prefetcher().prefill(
@@ -85,9 +87,10 @@ def batch_prefill(
 
 @dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
 def hotpotqa_raw(
-    context: dg.AssetExecutionContext, config: HotpotQASampleConfig, dataset: DatasetResource
+    context: dg.AssetExecutionContext, config: HotpotQASampleConfig, settings: SettingsResource
 ) -> pd.DataFrame:
     """A deterministic sample of HotpotQA distractor questions, each with its 10 context paragraphs."""
+    dataset = settings.settings.dataset
     source = config.source or dataset.source
     size = dataset.sample_size if config.sample_size is None else (config.sample_size or None)
     selection = config.selection or dataset.selection
@@ -144,26 +147,12 @@ def kb_passages(
 
 @dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
 def kb_index(
-    context: dg.AssetExecutionContext,
-    kb_passages: pd.DataFrame,
-    knowledge_base: KnowledgeBaseResource,
-) -> dict:
+    context: dg.AssetExecutionContext, kb_passages: pd.DataFrame, knowledge_base: KnowledgeBaseResource
+) -> IndexManifest:
     """The searchable knowledge-base index; its manifest says where it lives and which version it is."""
     manifest = knowledge_base.build(kb_passages, on_progress=progress_logger(context, "embedded"))
-    context.add_output_metadata(
-        {
-            "backend": manifest.backend,
-            "retrieval_modes": ", ".join(manifest.details.get("modes", [])),
-            "embedding_model": str(manifest.details.get("embedding_model")),
-            "index_version": manifest.version,
-            "documents": manifest.documents,
-            "index_size_bytes": int(manifest.details.get("size_bytes", 0)),
-            "semantic_field": str(manifest.details.get("semantic", manifest.details.get("embedding_model"))),
-            "build_seconds": manifest.build_seconds,
-            "location": dg.MetadataValue.path(manifest.location),
-        }
-    )
-    return manifest.to_dict()
+    context.add_output_metadata(index_metadata(manifest))
+    return manifest
 
 
 @dg.asset(group_name=KNOWLEDGE_BASE, code_version="1")
@@ -184,58 +173,36 @@ class JudgeConfig(dg.Config):
     )
 
 
-@dg.asset(
-    group_name=EVALUATION,
-    partitions_def=answer_model_partitions,
-    code_version="2",
-)
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
 def candidate_answers(
     context: dg.AssetExecutionContext,
     judgement_list: pd.DataFrame,
-    kb_index: dict,
+    kb_index: IndexManifest,
     knowledge_base: KnowledgeBaseResource,
     anthropic: AnthropicResource,
-    evaluation: EvaluationResource,
+    settings: SettingsResource,
 ) -> pd.DataFrame:
     """Stage 1: for each question, the top-k retrieved passages and the answer model's answer."""
-    config, prompt = resolve_answer_config(context.partition_key, evaluation.named_answer_models())
-    manifest = IndexManifest.from_dict(kb_index)
-    client = anthropic.client() if is_anthropic_model(config.model) else None
-    model = (
-        ClaudeAnswerer(config.model, client, anthropic.price_table(), prompt)
-        if client is not None
-        else offline_answer_model(config.model)
-    )
+    registry = settings.answer_registry()
+    spec = registry.resolve(context.partition_key)
+    services = anthropic.services()
+    model = registry.build(spec, services)
     started = time.perf_counter()
-    prefill = None
-    if client is not None and anthropic.use_batches:
-        prefill = batch_prefill(
-            context, anthropic, "answers", lambda reqs: [model.llm_request(r) for r in reqs]
-        )
     answers = answer_cases(
         judgement_list,
-        config,
+        spec,
         model,
-        knowledge_base.retriever(manifest, config.retrieval_mode),
-        on_progress=progress_logger(context, f"answered ({config.key})"),
-        concurrency=anthropic.concurrency,
-        prefill=prefill,
+        knowledge_base.retriever(kb_index, spec.retrieval_mode),
+        on_progress=progress_logger(context, f"answered ({spec.answer_config})"),
+        concurrency=services.concurrency,
+        prefill=batch_prefill(
+            context, anthropic, "answers", lambda reqs: [model.llm_request(r) for r in reqs]
+        )
+        if hasattr(model, "llm_request")
+        else None,
     )
     context.add_output_metadata(
-        {
-            "answer_config": config.key,
-            "model_id": getattr(model, "model_id", model.name),
-            "prompt_version": str(answers["prompt_version"].dropna().iloc[0])
-            if answers["status"].eq("ok").any()
-            else "none",
-            "cases": len(answers),
-            "failed_cases": int((answers["status"] != "ok").sum()),
-            "api_calls": client.api_calls if client else 0,
-            "cache_hits": client.cache_hits if client else 0,
-            "cost_usd": float(answers["cost_usd"].sum()),
-            "index_version": manifest.version,
-            "seconds": round(time.perf_counter() - started, 3),
-        }
+        answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started)
     )
     return answers
 
@@ -248,84 +215,60 @@ def judge_scores(
     judgement_list: pd.DataFrame,
     anthropic: AnthropicResource,
     knowledge_base: KnowledgeBaseResource,
-    evaluation: EvaluationResource,
+    settings: SettingsResource,
 ) -> pd.DataFrame:
     """Stage 2: every metric of every judge, and of every custom metric, a row per case per
     judge (failed cases kept, unscored)."""
-    names = config.judges or evaluation.judges
-    custom = evaluation.custom_metric_settings()
-    llm_needed = any(needs_llm(j) for j in names) or any(getattr(m, "kind", "") == "rubric" for m in custom)
-    client = anthropic.client() if llm_needed else None
-    embed = knowledge_base.query_embedder()
-    prices = anthropic.price_table()
-    judges = [build_judge(name, client, prices, embed) for name in names]
-    judges += build_custom_judges(custom, client, prices)
-    prefill = (
-        batch_prefill(context, anthropic, "judgements", list) if client and anthropic.use_batches else None
-    )
+    registry = settings.judge_registry()
+    specs = registry.for_run(config.judges or settings.settings.judges)
+    services = anthropic.services()
+    judges = [registry.build(spec, services, knowledge_base.query_embedder()) for spec in specs]
     scores = score_cases(
         join_cases(candidate_answers, judgement_list),
         judges,
         on_progress=progress_logger(context, "judged"),
-        concurrency=anthropic.concurrency,
-        prefill=prefill,
+        concurrency=services.concurrency,
+        prefill=batch_prefill(context, anthropic, "judgements", list)
+        if any(spec.needs_llm for spec in specs)
+        else None,
     )
-    context.add_output_metadata(
-        {
-            "judges": ", ".join(j.judge_id for j in judges),
-            "rows": len(scores),
-            "answer_failed": int((scores["status"] == "answer_failed").sum()),
-            "judge_errors": int((scores["status"] == "judge_error").sum()),
-            "api_calls": client.api_calls if client else 0,
-            "cache_hits": client.cache_hits if client else 0,
-            "cost_usd": float(scores["cost_usd"].sum()),
-        }
-    )
+    context.add_output_metadata(scores_metadata([s.judge_id for s in specs], scores, services))
     return scores
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="3")
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="4")
 def metric_summary(
     context: dg.AssetExecutionContext,
     judge_scores: pd.DataFrame,
     candidate_answers: pd.DataFrame,
-    kb_index: dict,
-    history: HistoryResource,
-    statistics: StatisticsResource,
+    settings: SettingsResource,
 ) -> pd.DataFrame:
     """Mean of each metric per judge with a 95% interval, overall and per question type and
-    level, with counts, judge errors, diagnoses, and the tokens and dollars spent. Every
-    materialization is also appended to the history behind the report's trend."""
-    summary = summarize(judge_scores, candidate_answers, statistics.interval_method, statistics.min_cases)
-    history.append(
-        history_rows(context.partition_key, summary, kb_index["version"], pd.Timestamp.now(tz="UTC"))
+    level, with counts, judge errors, diagnoses, and the tokens and dollars spent."""
+    statistics = settings.settings.statistics
+    declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
+    summary = summarize(
+        judge_scores, candidate_answers, statistics.interval_method, statistics.min_cases, declared
     )
-    overall = summary[summary["group"] == OVERALL]
-    chart_rows = overall[overall["metric"].isin(HEADLINE_METRICS)].assign(series=overall["judge_id"])
-    usage = summary[summary["group"] == USAGE]
-    cost = usage[usage["metric"] == "cost_usd"]
-    headline = {
-        f"{row.judge_id}/{row.metric}": float(row.mean)
-        for row in overall.itertuples()
-        if not pd.isna(row.mean)
-    }
-    context.add_output_metadata(
-        {
-            "summary": dg.MetadataValue.md(
-                to_markdown(
-                    overall[["judge_id", "metric", "mean", "n", "n_cases", "n_failed", "n_judge_errors"]]
-                )
-            ),
-            "usage": dg.MetadataValue.md(
-                to_markdown(usage.pivot(index="judge_id", columns="metric", values="total").reset_index())
-            ),
-            "chart": dg.MetadataValue.md(svg_markdown(bar_chart_svg(chart_rows), "mean score per metric")),
-            "cost_usd": dg.MetadataValue.float(float(cost["total"].sum(min_count=1))),
-            "judge_errors": int(overall.groupby("judge_id")["n_judge_errors"].max().sum()),
-            **{key: dg.MetadataValue.float(value) for key, value in headline.items()},
-        }
+    context.add_output_metadata(summary_metadata(summary))
+    return summary.assign(summary_run_id=context.run_id)
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def metric_history(
+    context: dg.AssetExecutionContext,
+    metric_summary: pd.DataFrame,
+    kb_index: IndexManifest,
+    history: HistoryResource,
+) -> pd.DataFrame:
+    """This summary's overall means, recorded once per summary materialization in the history
+    behind the report's trend (recording the same summary again replaces, never duplicates)."""
+    run_id = str(metric_summary["summary_run_id"].iloc[0]) if len(metric_summary) else context.run_id
+    rows = history_rows(
+        context.partition_key, metric_summary, kb_index.version, pd.Timestamp.now(tz="UTC"), run_id
     )
-    return summary
+    context.add_output_metadata({"history_rows": history.record(rows), "summary_run_id": run_id})
+    return rows
 
 
 @dg.asset(

@@ -12,7 +12,7 @@ from rag_eval_pipeline.defs.assets import (
     kb_passages,
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
-from rag_eval_pipeline.defs.resources import QualityGatesResource, StatisticsResource
+from rag_eval_pipeline.defs.resources import SettingsResource
 from rag_eval_pipeline.metrics.gates import check_gates, gate_table
 from rag_eval_pipeline.metrics.summary import summarize, to_markdown
 from rag_eval_pipeline.metrics.validation import (
@@ -66,9 +66,11 @@ def candidate_answers_complete(
 
 
 @dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
-def judge_scores_in_range(judge_scores: pd.DataFrame) -> dg.AssetCheckResult:
-    """Scores lie in [0, 1], and the three judge axes take exactly 0, 0.5 or 1."""
-    return _result(score_range_problems(judge_scores))
+def judge_scores_in_range(judge_scores: pd.DataFrame, settings: SettingsResource) -> dg.AssetCheckResult:
+    """Scores lie in [0, 1], and the metrics a judge declares on the three-point scale take
+    exactly 0, 0.5 or 1."""
+    scales = settings.judge_registry().three_point_metrics(judge_scores["judge_id"].unique())
+    return _result(score_range_problems(judge_scores, scales))
 
 
 @dg.asset_check(
@@ -84,22 +86,22 @@ def judge_scores_complete(judge_scores: pd.DataFrame, candidate_answers: pd.Data
 
 @dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
 def judge_scores_judge_error_share(
-    judge_scores: pd.DataFrame, quality_gates: QualityGatesResource
+    judge_scores: pd.DataFrame, settings: SettingsResource
 ) -> dg.AssetCheckResult:
     """A judge that fails on too many cases makes its means unrepresentative."""
-    return _result(judge_error_share_problems(judge_scores, quality_gates.max_judge_error_share))
+    return _result(judge_error_share_problems(judge_scores, settings.settings.max_judge_error_share))
 
 
 @dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
-def judge_scores_quality_gates(
-    judge_scores: pd.DataFrame, quality_gates: QualityGatesResource, statistics: StatisticsResource
-) -> dg.AssetCheckResult:
+def judge_scores_quality_gates(judge_scores: pd.DataFrame, settings: SettingsResource) -> dg.AssetCheckResult:
     """The configured metric thresholds (none by default); below one, or on too few cases to
     conclude, the summary is blocked."""
-    if not quality_gates.thresholds:
+    thresholds, statistics = settings.settings.thresholds, settings.settings.statistics
+    if not thresholds:
         return dg.AssetCheckResult(passed=True, metadata={"gates": "no thresholds configured"})
-    summary = summarize(judge_scores, interval_method=statistics.interval_method)
-    results = check_gates(summary, quality_gates.thresholds, min_cases=statistics.min_cases)
+    declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
+    summary = summarize(judge_scores, None, statistics.interval_method, statistics.min_cases, declared)
+    results = check_gates(summary, thresholds, min_cases=statistics.min_cases)
     return dg.AssetCheckResult(
         passed=all(r.passed for r in results),
         metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)))},

@@ -7,7 +7,7 @@ import pandas as pd
 from rag_eval_pipeline.data.hotpotqa import sample_questions
 from rag_eval_pipeline.data.judgement_file import read_judgement_file
 from rag_eval_pipeline.data.knowledge_base import PASSAGE_COLUMNS
-from rag_eval_pipeline.defs.resources import DatasetResource, DocumentsResource
+from rag_eval_pipeline.defs.resources import DocumentsResource, SettingsResource
 
 KNOWLEDGE_BASE = "knowledge_base"
 
@@ -27,10 +27,11 @@ def custom_kb_passages(
 
 @dg.asset(name="judgement_list", group_name=KNOWLEDGE_BASE, code_version="custom-1")
 def custom_judgement_list(
-    context: dg.AssetExecutionContext, kb_passages: pd.DataFrame, dataset: DatasetResource
+    context: dg.AssetExecutionContext, kb_passages: pd.DataFrame, settings: SettingsResource
 ) -> pd.DataFrame:
     """The user's questions, validated against the knowledge base (every problem named with its
     file and line). Without relevance labels the reference retrieval metrics are absent."""
+    dataset = settings.settings.dataset
     cases = read_judgement_file(dataset.questions or "", kb_passages)
     sample = sample_questions(cases, dataset.sample_size, dataset.selection, dataset.seed)  # type: ignore[arg-type]
     labelled = int(sample["gold_titles"].map(len).gt(0).sum())

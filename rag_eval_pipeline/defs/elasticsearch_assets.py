@@ -1,5 +1,5 @@
 """Assets that exist when the knowledge base lives in Elasticsearch: the judgement list and every
-scored case as indices, for Kibana dashboards as in the reference article."""
+scored case as indices, for Kibana dashboards as in the Elastic LLM-as-a-judge article."""
 
 import dagster as dg
 import pandas as pd
@@ -7,6 +7,7 @@ import pandas as pd
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
 from rag_eval_pipeline.reporting.results import eval_result_documents
+from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.retrieval.elasticsearch import index_documents
 
 ELASTICSEARCH = "elasticsearch"
@@ -44,7 +45,7 @@ def eval_results(
     candidate_answers: pd.DataFrame,
     judge_scores: pd.DataFrame,
     judgement_list: pd.DataFrame,
-    kb_index: dict,
+    kb_index: IndexManifest,
     knowledge_base: KnowledgeBaseResource,
 ) -> dict:
     """Every scored case of this answer model in the ``eval-results`` index; ids are
@@ -52,7 +53,7 @@ def eval_results(
     es, _ = knowledge_base.es()
     index = knowledge_base.index_names.eval_results
     documents = eval_result_documents(
-        context.partition_key, candidate_answers, judge_scores, judgement_list, kb_index["version"]
+        context.partition_key, candidate_answers, judge_scores, judgement_list, kb_index.version
     )
     report = index_documents(es, index, documents, id_fields=["answer_model", "judge_id", "qid"])
     in_index = es.count(index=index, query={"term": {"answer_model": context.partition_key}})["count"]

@@ -7,6 +7,11 @@ import dagster as dg
 import pandas as pd
 from upath import UPath
 
+from rag_eval_pipeline.retrieval.base import IndexManifest
+
+RECORD_TYPE = "__record__"  # marks a typed record in its JSON file, so it loads as that type again
+RECORDS = {"IndexManifest": IndexManifest}
+
 
 def _file(path: UPath, extension: str) -> UPath:
     """Append the extension: partition keys may hold dots (model ids), so never use with_suffix."""
@@ -31,20 +36,26 @@ class _ArtifactStore(dg.UPathIOManager):
             obj.to_parquet(tmp, index=False)
             tmp.rename(target)  # readers never see half a file
             _file(path, ".json").unlink(missing_ok=True)
-        elif isinstance(obj, dict):
-            _file(path, ".json").write_text(json.dumps(obj, indent=2, sort_keys=True))
+        elif isinstance(obj, dict | IndexManifest):
+            data = obj if isinstance(obj, dict) else {RECORD_TYPE: type(obj).__name__, **obj.to_dict()}
+            target = _file(path, ".json")
+            tmp = _file(target, ".tmp")
+            tmp.write_text(json.dumps(data, indent=2, sort_keys=True))
+            tmp.rename(target)
             _file(path, ".parquet").unlink(missing_ok=True)
         else:
             raise TypeError(
                 f"{context.asset_key.to_user_string()}: cannot store a {type(obj).__name__}; "
-                "assets return a pandas DataFrame or a dict"
+                "assets return a pandas DataFrame, a dict or an IndexManifest"
             )
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         if _file(path, ".parquet").exists():
             return pd.read_parquet(_file(path, ".parquet"))
         if _file(path, ".json").exists():
-            return json.loads(_file(path, ".json").read_text())
+            data = json.loads(_file(path, ".json").read_text())
+            record = RECORDS.get(data.pop(RECORD_TYPE, None)) if isinstance(data, dict) else None
+            return record.from_dict(data) if record is not None else data
         if _file(path, ".html").exists():
             return HtmlDocument(_file(path, ".html").read_text(encoding="utf-8"))
         raise FileNotFoundError(f"no stored artifact at {path}.parquet or {path}.json")

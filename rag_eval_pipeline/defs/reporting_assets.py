@@ -4,7 +4,7 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.defs.io_manager import HtmlDocument
-from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, StatisticsResource
+from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.summary import to_markdown
@@ -28,11 +28,12 @@ def across_models(*partitioned_inputs: str):
 
 @across_models("judge_scores")
 def paired_comparison(
-    context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame], statistics: StatisticsResource
+    context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame], settings: SettingsResource
 ) -> pd.DataFrame:
     """Every pair of models on the same cases: mean difference with a paired bootstrap interval,
     an exact sign-flip test (and McNemar on correctness); "better" only when the test's p is below
     the significance level and the interval excludes 0."""
+    statistics = settings.settings.statistics
     comparisons = paired_comparisons(
         judge_scores, statistics.significance_level, statistics.monte_carlo_draws
     )
@@ -52,11 +53,13 @@ def paired_comparison(
 
 @across_models("judge_scores")
 def judge_validation(
-    context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame]
+    context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame], settings: SettingsResource
 ) -> pd.DataFrame:
     """Each LLM judge against the reference judge (accuracy, Cohen's kappa, confusion) and on the
     calibration models: a judge that does not give oracle ~1 and null ~0 is flagged."""
-    agreement, tables = validate_judges(judge_scores)
+    specs = {key: settings.answer_registry().try_resolve(key) for key in judge_scores}
+    expected = {key: spec.calibration.expected_correctness if spec else None for key, spec in specs.items()}
+    agreement, tables = validate_judges(judge_scores, expected)
     flagged = agreement[agreement["calibration_ok"] == False] if len(agreement) else agreement  # noqa: E712
     metadata = {
         "rows": len(agreement),
@@ -80,7 +83,7 @@ def eval_report(
     judgement_list: pd.DataFrame,
     paired_comparison: pd.DataFrame,
     history: HistoryResource,
-    statistics: StatisticsResource,
+    settings: SettingsResource,
 ) -> HtmlDocument:
     """One self-contained HTML report: scores with intervals, distributions, diagnoses, paired
     comparison, trend over time and a filterable per-case table. Opens without a network."""
@@ -91,7 +94,7 @@ def eval_report(
         judgement_list,
         history.read(),
         paired_comparison,
-        VERDICT_RULE.format(level=statistics.significance_level),
+        VERDICT_RULE.format(level=settings.settings.statistics.significance_level),
     )
     context.add_output_metadata(
         {"models": len(metric_summary), "size_kib": round(len(report.encode()) / 1024)}

@@ -13,19 +13,16 @@ from elasticsearch import Elasticsearch
 from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.answering.answer_cases import Retriever
-from rag_eval_pipeline.config import (
-    AnswerModelSettings,
-    PythonMetricSettings,
-    RubricMetricSettings,
-    StatisticsSettings,
-)
+from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.documents import Chunking, LoadedDocuments, load_documents
+from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
-from rag_eval_pipeline.metrics.statistics import MIN_CASES, MONTE_CARLO_DRAWS, SIGNIFICANCE, IntervalMethod
-from rag_eval_pipeline.reporting.monitoring import HISTORY_COLUMNS
+from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.reporting.monitoring import HISTORY_COLUMNS, upsert_history
 from rag_eval_pipeline.retrieval.base import IndexManifest, ProgressCallback, RetrievalMode, SearchBackend
 from rag_eval_pipeline.retrieval.elasticsearch import (
     ElasticsearchBackend,
@@ -115,11 +112,12 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         return self._embedders[model]
 
     def query_embedder(self) -> Callable[[list[str]], np.ndarray] | None:
-        """Embeds texts with the configured model (RAGAS answer relevancy); None when unset."""
-        if not self.embedding_model:
+        """Embeds texts with the configured model (RAGAS answer relevancy), loaded on first use;
+        None when unset."""
+        model = self.embedding_model
+        if not model:
             return None
-        embedder = self.embedder(self.embedding_model)
-        return lambda texts: embedder.encode(texts)
+        return lambda texts: self.embedder(model).encode(texts)
 
     @property
     def backend_name(self) -> str:
@@ -207,6 +205,10 @@ class AnthropicResource(dg.ConfigurableResource):
             table[model] = ModelPrice(input_, output, write, read)
         return table
 
+    def services(self) -> LLMServices:
+        """The LLM clients (made on first use: offline runs need no key) and prices for one step."""
+        return LLMServices({"anthropic": self.client}, self.price_table(), self.concurrency)
+
     def client(self) -> CachedClient:
         """A fresh client for one batch of calls (one event loop); it counts its real calls."""
         if not self.api_key:
@@ -238,34 +240,6 @@ class MissingApiKeyError(RuntimeError):
     pass
 
 
-class QualityGatesResource(dg.ConfigurableResource):
-    """Thresholds that block a model's summary when its scores fall below them (as in the
-    article's CI example, faithfulness at least 0.7), and the judge-error share tolerated."""
-
-    thresholds: dict[str, float] = Field(
-        default_factory=dict,
-        description="METRIC or JUDGE/METRIC -> minimum overall mean, e.g. {'faithfulness': 0.7}",
-    )
-    max_judge_error_share: float = 0.1
-
-
-class StatisticsResource(dg.ConfigurableResource):
-    """How means and paired comparisons are reported: the interval method, the significance
-    level of paired verdicts, and the fewest scored cases that allow a conclusion."""
-
-    interval_method: str = Field(
-        default=IntervalMethod.CLOPPER_PEARSON.value,
-        description="clopper_pearson (default), wilson, percentile or bca",
-    )
-    significance_level: float = SIGNIFICANCE
-    min_cases: int = MIN_CASES
-    monte_carlo_draws: int = MONTE_CARLO_DRAWS
-
-    @classmethod
-    def from_settings(cls, settings: StatisticsSettings) -> "StatisticsResource":
-        return cls(**settings.model_dump(mode="json"))
-
-
 class DocumentsResource(dg.ConfigurableResource):
     """The folder of the user's documents (.md, .txt, JSONL or parquet of {title, passage})
     merged into the knowledge base; the new-documents sensor watches it."""
@@ -294,9 +268,10 @@ class HistoryResource(dg.ConfigurableResource):
     def read(self) -> pd.DataFrame:
         return pd.read_parquet(self._file) if self._file.is_file() else pd.DataFrame(columns=HISTORY_COLUMNS)
 
-    def append(self, rows: pd.DataFrame) -> int:
-        """Appends atomically (write aside, then rename); returns the history's length."""
-        history = pd.concat([self.read(), rows], ignore_index=True) if self._file.is_file() else rows
+    def record(self, rows: pd.DataFrame) -> int:
+        """Records one summary's rows, replacing an earlier record of the same summary run
+        (idempotent), atomically (write aside, then rename); returns the history's length."""
+        history = upsert_history(self.read(), rows)
         self._file.parent.mkdir(parents=True, exist_ok=True)
         tmp = self._file.with_name(self._file.name + ".tmp")
         history.to_parquet(tmp, index=False)
@@ -338,32 +313,30 @@ class MonitoringResource(dg.ConfigurableResource):
         return str(self._file)
 
 
-class DatasetResource(dg.ConfigurableResource):
-    """Where the questions come from (the configuration file's ``dataset`` section)."""
+class SettingsResource(dg.ConfigurableResource):
+    """The configuration file's settings (``rag_eval.yaml``), validated once by pydantic and
+    handed to every asset, check and sensor typed: the dataset, named answer models, judges,
+    thresholds and statistics. The registries that turn names into specs are built from it."""
 
-    kind: str = "hotpotqa"
-    source: str = "hub"
-    sample_size: int | None = 35
-    selection: str = "first"
-    seed: int = 0
-    questions: str | None = None
+    settings_json: str = Field(
+        default_factory=lambda: Settings().model_dump_json(),
+        description="The validated settings; edit rag_eval.yaml, not this value.",
+    )
 
+    _settings: Settings | None = PrivateAttr(default=None)
 
-class EvaluationResource(dg.ConfigurableResource):
-    """What to evaluate with: named answer models, judges and custom metrics (from the
-    configuration file). A run's ``judge_scores`` config may still override the judges."""
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "SettingsResource":
+        return cls(settings_json=settings.model_dump_json())
 
-    judges: list[str] = Field(default_factory=lambda: ["reference"])
-    answer_models: list[dict[str, Any]] = Field(default_factory=list)
-    custom_metrics: list[dict[str, Any]] = Field(default_factory=list)
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = Settings.model_validate_json(self.settings_json)
+        return self._settings
 
-    def named_answer_models(self) -> dict[str, AnswerModelSettings]:
-        return {m["name"]: AnswerModelSettings.model_validate(m) for m in self.answer_models}
+    def answer_registry(self) -> AnswerRegistry:
+        return AnswerRegistry(self.settings.answer_models)
 
-    def custom_metric_settings(self) -> list[RubricMetricSettings | PythonMetricSettings]:
-        return [
-            RubricMetricSettings.model_validate(m)
-            if m.get("kind", "rubric") == "rubric"
-            else PythonMetricSettings.model_validate(m)
-            for m in self.custom_metrics
-        ]
+    def judge_registry(self) -> JudgeRegistry:
+        return JudgeRegistry(self.settings.custom_metrics)

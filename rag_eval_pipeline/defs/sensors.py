@@ -5,12 +5,15 @@ import json
 
 import dagster as dg
 
+from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.documents import document_files, file_digest, load_documents
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
 from rag_eval_pipeline.defs.resources import DocumentsResource
+from rag_eval_pipeline.defs.run_config import evaluation_run_config
 
 DOCUMENTS_TAG = "rag_eval/documents"
 TRIGGER_TAG = "rag_eval/trigger"
+PROFILE_TAG = "rag_eval/profile"  # a scheduled profile's rebuild: its evaluations use its judges
 NEW_DOCUMENTS = "new_documents"
 REBUILD_SELECTION = [dg.AssetKey("user_documents"), dg.AssetKey("kb_passages"), dg.AssetKey("kb_index")]
 
@@ -20,7 +23,7 @@ def changed_files(folder_versions: dict[str, str], cursor: dict[str, str]) -> li
     return sorted(name for name, digest in folder_versions.items() if cursor.get(name) != digest)
 
 
-def build_sensors(knowledge_base_job, evaluation_job) -> list:
+def build_sensors(knowledge_base_job, evaluation_job, settings: Settings) -> list:
     @dg.sensor(
         job=knowledge_base_job, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING
     )
@@ -64,16 +67,19 @@ def build_sensors(knowledge_base_job, evaluation_job) -> list:
     )
     def knowledge_base_rebuilt_sensor(context: dg.RunStatusSensorContext):
         """After a rebuild caused by new documents or a profile's schedule, re-evaluate every
-        registered answer model (one run per partition)."""
+        registered answer model (one run per partition), with the profile's judges if any."""
         run = context.dagster_run
         trigger = run.tags.get(TRIGGER_TAG, "")
         if trigger != NEW_DOCUMENTS and not trigger.startswith("schedule:"):
             return dg.SkipReason("knowledge base run not caused by new documents or a schedule")
         partitions = context.instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS)
+        profile = run.tags.get(PROFILE_TAG)
+        run_config = evaluation_run_config(settings.with_profile(profile).judges if profile else None)
         return [
             dg.RunRequest(
                 run_key=f"{run.run_id}:{partition}",
                 partition_key=partition,
+                run_config=run_config,
                 tags={
                     DOCUMENTS_TAG: run.tags.get(DOCUMENTS_TAG, ""),
                     "rag_eval/knowledge_base_run": run.run_id,

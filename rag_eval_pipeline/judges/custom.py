@@ -10,14 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from rag_eval_pipeline.judges.llm import (
-    JudgeCase,
-    JudgeOutcome,
-    _Caller,
-    case_context,
-    parse_tool_output,
-    single_verdict,
-)
+from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
+from rag_eval_pipeline.judges.engine import JudgeCaller, parse_tool_output, single_verdict
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.pricing import ModelPrice
 
@@ -39,10 +33,10 @@ def load_callable(path: str) -> Callable[[Mapping[str, Any]], float | None]:
 
 
 class PythonMetricJudge:
-    """Scores each case with ``function(case)``; the case holds question, answer, ground_truth,
-    retrieved_titles, retrieved_passages and tags. None means absent, never 0."""
+    """Scores each case with ``function(case)``; the case holds qid, question, answer,
+    ground_truth, retrieved_titles, retrieved_passages and tags. None means absent, never 0."""
 
-    kind = "custom"
+    kind = "python"
     prompt_version = None
 
     def __init__(self, name: str, function: Callable[[Mapping[str, Any]], float | None]) -> None:
@@ -50,20 +44,20 @@ class PythonMetricJudge:
         self.metrics = (name,)
         self._function = function
 
-    def score(self, case: Mapping[str, Any]) -> dict[str, float | None]:
+    async def judge(self, case: JudgeCase) -> JudgeOutcome:
         view = {
-            "qid": case["qid"],
-            "question": case["question"],
-            "answer": case["answer"],
-            "ground_truth": case["ground_truth"],
-            "retrieved_titles": list(case["retrieved_titles"]),
-            "retrieved_passages": list(case["retrieved_passages"]),
-            "tags": [] if case.get("tags") is None else list(case["tags"]),
+            "qid": case.qid,
+            "question": case.question,
+            "answer": case.answer,
+            "ground_truth": case.ground_truth,
+            "retrieved_titles": case.retrieved_titles,
+            "retrieved_passages": case.retrieved_passages,
+            "tags": list(case.tags),
         }
         value = self._function(view)
         if value is not None and not 0.0 <= float(value) <= 1.0:
             raise ValueError(f"custom metric {self.judge_id} returned {value}, outside [0, 1]")
-        return {self.judge_id: None if value is None else float(value)}
+        return JudgeOutcome({self.judge_id: None if value is None else float(value)})
 
 
 def rubric_verdict_model(allowed: Sequence[float]) -> type[BaseModel]:
@@ -115,7 +109,9 @@ def render_rubric_prompt(
 
 
 class RubricMetricJudge:
-    kind = "custom"
+    """An LLM rubric from the configuration file, scored like the STRICT judge."""
+
+    kind = "rubric"
     prompt_version = CUSTOM_PROMPT_VERSION
 
     def __init__(
@@ -143,7 +139,7 @@ class RubricMetricJudge:
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
         return await single_verdict(
-            _Caller(self._client, self._model, self._prices),
+            JudgeCaller(self._client, self._model, self._prices),
             self.first_request(case),
             lambda response: parse_tool_output(response, self._verdict),
             lambda verdict: ({self.judge_id: verdict.score}, {self.judge_id: verdict.rationale}),

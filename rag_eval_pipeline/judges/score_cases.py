@@ -1,31 +1,20 @@
-"""Stage 2: judges score each answered case. The reference judge uses HotpotQA's labels, no LLM."""
+"""Stage 2: every judge scores every answered case; a row per case per judge."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.judges.llm import JudgeCase, JudgeOutcome
+from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
 from rag_eval_pipeline.llm.client import LLMRequest
 from rag_eval_pipeline.llm.concurrency import map_bounded
-from rag_eval_pipeline.metrics import reference
 from rag_eval_pipeline.metrics.diagnosis import diagnose
 from rag_eval_pipeline.retrieval.base import SearchHit
 
-REFERENCE_JUDGE_ID = "reference"
-REFERENCE_METRICS = (
-    "exact_match",
-    "f1",
-    "correctness",
-    "context_relevance",
-    "context_precision",
-    "context_recall",
-    "faithfulness_lexical",
-)
 SCORE_ID_COLUMNS = [
     "qid",
     "judge_id",
@@ -46,39 +35,7 @@ SCORE_ID_COLUMNS = [
     "cost_usd",
     "diagnosis",
 ]
-
-
-class Judge(Protocol):
-    """Scores one case. Reference judges are synchronous (``score``), LLM judges asynchronous
-    (``judge`` on a JudgeCase); both name their metrics."""
-
-    judge_id: str
-    kind: str
-    metrics: Sequence[str]
-
-
-class ReferenceJudge:
-    """Every reference metric from the ground truth and the gold supporting facts."""
-
-    judge_id = REFERENCE_JUDGE_ID
-    kind = "reference"
-    metrics = REFERENCE_METRICS
-    prompt_version = None
-
-    def score(self, case: Mapping[str, Any]) -> dict[str, float | None]:
-        answer, truth = case["answer"], case["ground_truth"]
-        titles = list(case["retrieved_titles"])
-        gold_titles = list(case["gold_titles"])
-        gold_facts = [(f["title"], int(f["sent_id"])) for f in case["gold_facts"]]
-        return {
-            "exact_match": reference.exact_match(answer, truth),
-            "f1": reference.f1(answer, truth),
-            "correctness": reference.correctness(answer, truth),
-            "context_relevance": reference.context_relevance(titles, gold_titles),
-            "context_precision": reference.context_precision(titles, gold_titles),
-            "context_recall": reference.context_recall(titles, gold_facts),
-            "faithfulness_lexical": reference.faithfulness_lexical(answer, list(case["retrieved_passages"])),
-        }
+TOKEN_COLUMNS = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
 
 
 def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) -> pd.DataFrame:
@@ -89,7 +46,8 @@ def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) ->
     return candidate_answers.merge(labels, on="qid", how="left", validate="one_to_one")
 
 
-def _judge_case(case: Mapping[str, Any]) -> JudgeCase:
+def judge_case(case: Mapping[str, Any]) -> JudgeCase:
+    """A joined case row as what every judge sees."""
     hits = tuple(
         SearchHit(pid, title, text, float(score))
         for pid, title, text, score in zip(
@@ -99,10 +57,20 @@ def _judge_case(case: Mapping[str, Any]) -> JudgeCase:
             case["retrieved_scores"],
         )
     )
-    return JudgeCase(case["question"], case["ground_truth"], case["answer"], hits)
+    tags = case.get("tags")
+    return JudgeCase(
+        case["question"],
+        case["ground_truth"],
+        case["answer"],
+        hits,
+        qid=case["qid"],
+        gold_titles=tuple(case["gold_titles"]),
+        gold_facts=tuple((f["title"], int(f["sent_id"])) for f in case["gold_facts"]),
+        tags=() if tags is None else tuple(tags),
+    )
 
 
-async def _score_one(judge: Any, case: Mapping[str, Any]) -> dict[str, Any]:
+async def _score_one(judge: Judge, case: Mapping[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {
         "qid": case["qid"],
         "judge_id": judge.judge_id,
@@ -116,13 +84,11 @@ async def _score_one(judge: Any, case: Mapping[str, Any]) -> dict[str, Any]:
     if case["status"] != "ok":
         row.update(status="answer_failed", error=case["error"])
         return row
-    if hasattr(judge, "score"):
-        try:
-            row.update(judge.score(case), status="ok", error=None, cost_usd=0.0)
-        except Exception as err:  # one bad case must not sink the run
-            row.update(status="judge_error", error=f"{type(err).__name__}: {err}")
+    try:
+        outcome: JudgeOutcome = await judge.judge(judge_case(case))
+    except Exception as err:  # one bad case must not sink the run; LLM judges return their errors
+        row.update(status="judge_error", error=f"{type(err).__name__}: {err}")
         return row
-    outcome: JudgeOutcome = await judge.judge(_judge_case(case))
     row.update(outcome.usage.to_dict(), cost_usd=outcome.cost_usd)
     if outcome.error is not None:
         row.update(status="judge_error", error=outcome.error)
@@ -135,33 +101,32 @@ async def _score_one(judge: Any, case: Mapping[str, Any]) -> dict[str, Any]:
 
 def score_cases(
     cases: pd.DataFrame,
-    judges: Sequence[Any],
+    judges: Sequence[Judge],
     on_progress: Callable[[int, int], None] | None = None,
     concurrency: int = 8,
     prefill: Callable[[list[LLMRequest]], None] | None = None,
 ) -> pd.DataFrame:
-    """A row per case per judge with every metric the judges know (absent metrics are NaN).
+    """A row per case per judge with every metric the judges declare (absent metrics are NaN).
 
     A case whose answer failed is kept with status ``answer_failed`` and no scores; a judge that
     fails on a case (an API error after retries, or invalid output twice) gives status
-    ``judge_error``. Both are counted as failed, never scored 0. LLM judges run with at most
-    ``concurrency`` cases in flight.
+    ``judge_error``. Both are counted as failed, never scored 0. At most ``concurrency`` cases
+    are judged at once.
     """
     metric_names = list(dict.fromkeys(m for judge in judges for m in judge.metrics))
     pairs = [(judge, case) for judge in judges for case in cases.to_dict(orient="records")]
     if prefill is not None:  # the first call of each case of judges that can say it in advance
         prefill(
             [
-                judge.first_request(_judge_case(case))
+                judge.first_request(judge_case(case))
                 for judge, case in pairs
-                if hasattr(judge, "first_request") and case["status"] == "ok"
+                if isinstance(judge, BatchableJudge) and case["status"] == "ok"
             ]
         )
     rows = asyncio.run(map_bounded(pairs, lambda pair: _score_one(*pair), concurrency, on_progress))
     frame = pd.DataFrame(rows, columns=SCORE_ID_COLUMNS + metric_names)
     frame[metric_names] = frame[metric_names].astype("float64")
-    tokens = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
-    frame[tokens] = frame[tokens].fillna(0).astype("int64")
+    frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")
     frame["cost_usd"] = frame["cost_usd"].astype("float64")
     frame["diagnosis"] = [diagnose_row(row) for row in frame.to_dict(orient="records")]
     return frame

@@ -7,7 +7,7 @@ from itertools import combinations
 
 import pandas as pd
 
-from rag_eval_pipeline.judges.score_cases import REFERENCE_JUDGE_ID
+from rag_eval_pipeline.judges.reference import REFERENCE_JUDGE_ID
 from rag_eval_pipeline.metrics.statistics import (
     MONTE_CARLO_DRAWS,
     SIGNIFICANCE,
@@ -21,7 +21,6 @@ from rag_eval_pipeline.metrics.statistics import (
 from rag_eval_pipeline.metrics.summary import metric_columns
 
 THREE_POINT_AXES = ("correctness", "context_relevance")
-CALIBRATION = {"oracle": 1.0, "null": 0.0}  # expected correctness of the calibration models
 CALIBRATION_TOLERANCE = 0.1
 
 
@@ -84,15 +83,17 @@ def paired_comparisons(
 
 def judge_validation(
     scores_by_model: Mapping[str, pd.DataFrame],
+    expected_correctness: Mapping[str, float | None],
 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     """Agreement of each LLM judge with the reference judge per axis (accuracy, Cohen's kappa),
-    the confusion tables, and a calibration flag: on ``oracle`` and ``null`` a sound judge gives
-    correctness near 1 and 0."""
+    the confusion tables, and a calibration flag: on the calibration models (their
+    ``expected_correctness``, from each partition's AnswerSpec: oracle 1, null 0) a sound judge
+    gives correctness within 0.1 of it."""
     rows, tables = [], {}
     for model, scores in sorted(scores_by_model.items()):
         ok = scores[scores["status"] == "ok"]
         reference = ok[ok["judge_id"] == REFERENCE_JUDGE_ID]
-        calibration_model = next((c for c in CALIBRATION if model.split("@")[0] == c), None)
+        expected = expected_correctness.get(model)
         for judge_id in sorted(set(ok["judge_id"]) - {REFERENCE_JUDGE_ID}):
             judged = ok[ok["judge_id"] == judge_id]
             for axis in THREE_POINT_AXES:
@@ -123,8 +124,7 @@ def judge_validation(
                         tables[f"{model} / {judge_id} / {axis}"] = confusion(ref, jud, [0.0, 0.5, 1.0])
                 row["calibration_expected"] = None
                 row["calibration_ok"] = None
-                if calibration_model and axis == "correctness":
-                    expected = CALIBRATION[calibration_model]
+                if expected is not None and axis == "correctness":
                     row["calibration_expected"] = expected
                     row["calibration_ok"] = abs(row["judge_mean"] - expected) <= CALIBRATION_TOLERANCE
                 rows.append(row)

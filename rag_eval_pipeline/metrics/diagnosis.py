@@ -17,7 +17,7 @@ def diagnose(
     """One label per scored case, checked in this order:
 
     - ``parametric_answer``: correct (>= 0.5) although the context was irrelevant (0): the
-      model answered from memory, the article's red flag;
+      model answered from memory, the red flag of the Elastic LLM-as-a-judge article;
     - ``hallucination``: the answer is unfaithful to the passages (faithfulness < 0.5);
     - ``ok``: correct (>= 0.5) and not unfaithful;
     - ``retrieval_miss``: wrong, and the gold passages were not all retrieved (relevance < 1);

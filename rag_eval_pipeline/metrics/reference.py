@@ -181,7 +181,7 @@ def contains_answer(prediction: str, ground_truth: str) -> bool:
 
 
 def correctness(prediction: str, ground_truth: str) -> float:
-    """The article's 0 / 0.5 / 1 scale from reference labels.
+    """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels.
 
     Rule: 1.0 on exact match; 0.5 when the prediction contains the whole normalised ground truth
     (a right answer buried in extra words) or HotpotQA F1 >= 0.5 (a partly right answer);

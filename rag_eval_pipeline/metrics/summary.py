@@ -7,8 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from rag_eval_pipeline.judges.llm import RagasLLMJudge, StrictLLMJudge
-from rag_eval_pipeline.judges.score_cases import REFERENCE_METRICS, SCORE_ID_COLUMNS
+from rag_eval_pipeline.judges.score_cases import SCORE_ID_COLUMNS
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
@@ -16,12 +15,6 @@ from rag_eval_pipeline.metrics.statistics import (
     IntervalMethod,
     mean_interval,
 )
-
-JUDGE_KIND_METRICS = {
-    "reference": REFERENCE_METRICS,
-    "strict": StrictLLMJudge.metrics,
-    "ragas": RagasLLMJudge.metrics,
-}
 
 SUMMARY_COLUMNS = [
     "judge_id",
@@ -150,6 +143,7 @@ def summarize(
     candidate_answers: pd.DataFrame | None = None,
     interval_method: IntervalMethod | str = IntervalMethod.CLOPPER_PEARSON,
     min_cases: int = MIN_CASES,
+    declared_metrics: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
     """Mean of each metric over the cases where it is present, with a 95% interval (``ci_low``,
     ``ci_high``; Clopper-Pearson by default, the method used in ``ci_method``), overall and per
@@ -160,13 +154,15 @@ def summarize(
     judgement failed (``n_judge_errors`` of them in the judge), ``case_set`` identifies which
     questions were evaluated. A metric absent on every case has mean NaN and n 0, never 0.0.
     Rows of group ``usage`` carry token and dollar totals of the answer model and each judge.
+    ``declared_metrics`` (judge id -> metrics, from the judge registry) keeps another judge's
+    columns out of a judge's rows; a judge missing from it shows the metrics it has values for.
     """
     metrics = metric_columns(judge_scores)
     rows: list[dict[str, object]] = []
     if candidate_answers is not None:
         rows += usage_rows(ANSWER_MODEL_ROW, candidate_answers)
     for judge_id, by_judge in judge_scores.groupby("judge_id", sort=True):
-        own = judge_metrics(by_judge, metrics)
+        own = judge_metrics(by_judge, metrics, (declared_metrics or {}).get(str(judge_id)))
         rows += usage_rows(str(judge_id), by_judge)
         rows += diagnosis_rows(str(judge_id), by_judge)
         groups = [(OVERALL, by_judge)]
@@ -180,11 +176,9 @@ def summarize(
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
-def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str]) -> list[str]:
-    """The metrics a judge declares (by its kind), so that another judge's columns do not show
-    up as its n = 0 rows; a metric it declares but never produced stays, with n = 0."""
-    kind = rows["judge_kind"].iloc[0] if "judge_kind" in rows and len(rows) else None
-    declared = JUDGE_KIND_METRICS.get(kind)
+def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence[str] | None) -> list[str]:
+    """The metrics a judge declares, so that another judge's columns do not show up as its n = 0
+    rows; a metric it declares but never produced stays, with n = 0. Undeclared: those with values."""
     if declared is None:
         return [m for m in metrics if rows[m].notna().any()]
     return [m for m in metrics if m in declared]

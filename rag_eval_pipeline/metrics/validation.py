@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pandas as pd
 
 from rag_eval_pipeline.metrics.summary import metric_columns
 
-THREE_POINT_METRICS = ("correctness", "context_relevance", "faithfulness")
 _THREE_POINT_SCALE = {0.0, 0.5, 1.0}
 
 
@@ -41,22 +42,23 @@ def coverage_problems(judgement_list: pd.DataFrame, candidate_answers: pd.DataFr
     return problems
 
 
-def score_range_problems(judge_scores: pd.DataFrame) -> list[str]:
-    """Scores lie in [0, 1]; the article's three axes take exactly 0, 0.5 or 1 (except RAGAS's
-    statement-level faithfulness, a share)."""
+def score_range_problems(
+    judge_scores: pd.DataFrame, three_point_metrics: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """Scores lie in [0, 1]; the metrics a judge declares on the three-point scale (the Elastic
+    LLM-as-a-judge article's axes) take exactly 0, 0.5 or 1. ``three_point_metrics`` maps judge
+    id -> those metrics, as the judge registry declares them."""
     problems = []
-    # RAGAS-style scores are shares of statements or passages, not on the three-point scale
-    three_point_rows = judge_scores.get("judge_kind", pd.Series("", index=judge_scores.index)) != "ragas"
     for metric in metric_columns(judge_scores):
         values = judge_scores[metric].dropna()
         out_of_range = values[(values < 0) | (values > 1)]
         if len(out_of_range):
             problems.append(f"{metric}: {len(out_of_range)} values outside [0, 1]")
-        if metric in THREE_POINT_METRICS:
-            values = judge_scores.loc[three_point_rows, metric].dropna()
-            off_scale = values[~values.isin(_THREE_POINT_SCALE)]
-            if len(off_scale):
-                problems.append(f"{metric}: {len(off_scale)} values not in {{0, 0.5, 1}}")
+        on_scale = judge_scores["judge_id"].map(lambda j, m=metric: m in three_point_metrics.get(j, ()))
+        scaled = judge_scores.loc[on_scale, metric].dropna()
+        off_scale = scaled[~scaled.isin(_THREE_POINT_SCALE)]
+        if len(off_scale):
+            problems.append(f"{metric}: {len(off_scale)} values not in {{0, 0.5, 1}}")
     return problems
 
 

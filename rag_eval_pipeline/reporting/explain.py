@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from rag_eval_pipeline.metrics.summary import metric_columns
+from rag_eval_pipeline.retrieval.base import IndexManifest
 
 
 class CaseNotFoundError(KeyError):
@@ -26,7 +27,7 @@ def explain_case(
     candidate_answers: pd.DataFrame,
     judge_scores: pd.DataFrame,
     judgement_list: pd.DataFrame,
-    index_manifest: Mapping[str, object],
+    index_manifest: IndexManifest,
     run_ids: Mapping[str, str],
 ) -> str:
     """Everything that produced this case's scores, from the question to the Dagster runs."""
@@ -42,8 +43,8 @@ def explain_case(
         f"ground truth: {truth['answer']}",
         f"gold supporting titles: {', '.join(truth['gold_titles'])}",
         "",
-        f"retrieved ({case['retrieval_mode']}, k={case['top_k']}) from index {index_manifest.get('backend')} "
-        f"version {index_manifest.get('version')}:",
+        f"retrieved ({case['retrieval_mode']}, k={case['top_k']}) from index {index_manifest.backend} "
+        f"version {index_manifest.version}:",
     ]
     for rank, (title, score, text) in enumerate(
         zip(case["retrieved_titles"], case["retrieved_scores"], case["retrieved_passages"]), start=1

@@ -20,17 +20,39 @@ HISTORY_COLUMNS = [
     "n",
     "kb_version",
     "cost_usd",
+    "summary_run_id",
 ]
+HISTORY_KEY = ["answer_model", "summary_run_id"]  # one summary materialization
 
 
-def history_rows(answer_model: str, summary: pd.DataFrame, kb_version: str, at: pd.Timestamp) -> pd.DataFrame:
+def history_rows(
+    answer_model: str, summary: pd.DataFrame, kb_version: str, at: pd.Timestamp, summary_run_id: str
+) -> pd.DataFrame:
     """One history row per judge and overall metric of one summary, stamped with time, index
-    version and the partition's total cost (answers and judges)."""
+    version, the partition's total cost (answers and judges) and the run that made the summary."""
     overall = summary[summary["group"] == OVERALL]
     usage = summary[(summary["group"] == USAGE) & (summary["metric"] == "cost_usd")]
     cost = float(usage["total"].sum(min_count=1)) if len(usage) else float("nan")
-    rows = overall.assign(materialized_at=at, answer_model=answer_model, kb_version=kb_version, cost_usd=cost)
+    rows = overall.assign(
+        materialized_at=at,
+        answer_model=answer_model,
+        kb_version=kb_version,
+        cost_usd=cost,
+        summary_run_id=summary_run_id,
+    )
     return rows[HISTORY_COLUMNS].reset_index(drop=True)
+
+
+def upsert_history(history: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
+    """The history with ``rows`` replacing any earlier rows of the same summary materialization,
+    so recording the same summary twice leaves one copy."""
+    if history.empty:
+        return rows.reset_index(drop=True)
+    if "summary_run_id" not in history:  # written before summaries carried their run
+        history = history.assign(summary_run_id=None)
+    keys = set(map(tuple, rows[HISTORY_KEY].to_numpy()))
+    keep = [tuple(k) not in keys for k in history[HISTORY_KEY].to_numpy()]
+    return pd.concat([history[keep], rows], ignore_index=True)
 
 
 def prometheus_exposition(summaries: Mapping[str, pd.DataFrame]) -> bytes:

@@ -46,7 +46,7 @@ def _figure_html(figure: go.Figure) -> str:
 
 
 def score_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
-    """The article's chart: mean score per metric per model, with 95% interval whiskers."""
+    """The Elastic LLM-as-a-judge article's chart: mean score per metric per model, with 95% interval whiskers."""
     figure = go.Figure()
     for model, summary in sorted(summaries.items()):
         overall = summary[(summary["group"] == OVERALL) & summary["metric"].isin(HEADLINE_METRICS)]

@@ -2,10 +2,13 @@ import pandas as pd
 import pytest
 
 from rag_eval_pipeline.answering.answer_cases import answer_cases
-from rag_eval_pipeline.answering.base import AnswerConfig, AnswerRequest
+from rag_eval_pipeline.answering.base import AnswerRequest
 from rag_eval_pipeline.answering.offline import ExtractiveBaseline, NullAnswerer, OracleAnswerer
-from rag_eval_pipeline.answering.registry import UnknownAnswerModelError, offline_answer_model
-from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline.answering.registry import AnswerRegistry, UnknownAnswerModelError
+from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole, InvalidNameError
+from rag_eval_pipeline.config import AnswerModelSettings
+from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.retrieval.base import RetrievalMode, SearchHit
 
 HITS = (
     SearchHit("p1", "Kiss and Tell", "Kiss and Tell is a 1945 film. It starred Shirley Temple.", 3.0),
@@ -20,13 +23,69 @@ REQUEST = AnswerRequest("q1", "Who served as Chief of Protocol?", HITS, "Chief o
 
 
 def test_partition_key_grammar():
-    assert AnswerConfig.parse("oracle") == AnswerConfig("oracle", "bm25", 4)
-    assert AnswerConfig.parse("baseline@hybrid-k8") == AnswerConfig("baseline", "hybrid", 8)
-    assert AnswerConfig.parse("anthropic:claude-x-1.5@bm25-k4").model == "anthropic:claude-x-1.5"
-    assert AnswerConfig.parse("oracle").key == "oracle@bm25-k4"
-    for bad in ["", "@bm25-k4", "oracle@bm25", "oracle@fuzzy-k4", "oracle@bm25-k0"]:
+    registry = AnswerRegistry()
+    oracle = registry.resolve("oracle")
+    assert (oracle.model, oracle.retrieval_mode, oracle.top_k) == ("oracle", RetrievalMode.BM25, 4)
+    assert oracle.answer_config == "oracle@bm25-k4" and oracle.provider == "offline"
+    hybrid = registry.resolve("baseline@hybrid-k8")
+    assert (hybrid.model_id, hybrid.retrieval_mode, hybrid.top_k) == (
+        "extractive-baseline",
+        RetrievalMode.HYBRID,
+        8,
+    )
+    claude = registry.resolve("anthropic:claude-x-1.5@bm25-k4")
+    assert (claude.provider, claude.model, claude.model_id) == (
+        "anthropic",
+        "anthropic:claude-x-1.5",
+        "claude-x-1.5",
+    )
+    assert claude.prompt_version == "answer-v1"
+    for bad in ["", "@bm25-k4", "oracle@bm25", "oracle@fuzzy-k4", "oracle@bm25-k0", "anthropic:"]:
         with pytest.raises(ValueError):
-            AnswerConfig.parse(bad)
+            registry.resolve(bad)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "anthropic:../../../../tmp/x/PWNED",
+        "claude-x/../../y",
+        "../oracle",
+        "a\\b",
+        "a b",
+        "x" * 121,
+        "tab\tname",
+    ],
+)
+def test_names_that_could_leave_storage_are_refused(name):
+    with pytest.raises(InvalidNameError, match="letters, digits"):
+        AnswerRegistry().resolve(name)
+    with pytest.raises(ValueError, match="letters, digits"):
+        AnswerModelSettings(name=name, provider="offline", model="oracle")
+
+
+def test_named_models_keep_their_calibration_role():
+    """The configuration `rag-eval init` writes names the calibration models: their roles must
+    follow the model, not the name."""
+    registry = AnswerRegistry(
+        [
+            AnswerModelSettings(name="null-model", provider="offline", model="null"),
+            AnswerModelSettings(name="truth", provider="offline", model="oracle", top_k=2),
+            AnswerModelSettings(
+                name="haiku", provider="anthropic", model="claude-haiku-4-5", retrieval_mode="hybrid"
+            ),
+        ]
+    )
+    assert registry.resolve("null-model").calibration is CalibrationRole.LOWER_BOUND
+    assert registry.resolve("null-model").calibration.expected_correctness == 0.0
+    assert registry.resolve("truth").calibration.expected_correctness == 1.0
+    assert registry.resolve("truth").answer_config == "oracle@bm25-k2"
+    haiku = registry.resolve("haiku")
+    assert (
+        haiku.calibration is CalibrationRole.MEASURED and haiku.answer_config == "claude-haiku-4-5@hybrid-k4"
+    )
+    with pytest.raises(ValueError, match="unknown provider 'openai'"):
+        AnswerModelSettings(name="gpt", provider="openai", model="gpt-4o")
 
 
 def test_extractive_baseline_picks_the_best_matching_sentence():
@@ -50,9 +109,10 @@ def test_calibration_models():
 
 
 def test_registry():
-    assert offline_answer_model("baseline").name == "extractive-baseline"
+    registry = AnswerRegistry()
+    assert registry.build(registry.resolve("baseline"), LLMServices({}, {})).name == "extractive-baseline"
     with pytest.raises(UnknownAnswerModelError, match="known: baseline, extractive-baseline"):
-        offline_answer_model("gpt-17")
+        registry.resolve("gpt-17")
 
 
 class _FlakyModel:
@@ -71,7 +131,7 @@ def test_answer_cases_records_failures_per_case_and_reports_progress():
     seen = []
     answers = answer_cases(
         cases,
-        AnswerConfig("flaky", "bm25", 2),
+        AnswerSpec("flaky", "test", "flaky", "flaky", RetrievalMode.BM25, 2, "none"),
         _FlakyModel(),
         retrieve=lambda queries, k: [list(HITS[:k]) for _ in queries],
         on_progress=lambda done, total: seen.append((done, total)),

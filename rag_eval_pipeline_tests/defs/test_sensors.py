@@ -5,9 +5,12 @@ import json
 import dagster as dg
 
 from rag_eval_pipeline import runner
+from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.config import ProfileSettings, Settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.resources import DocumentsResource
-from rag_eval_pipeline.defs.sensors import DOCUMENTS_TAG, TRIGGER_TAG
+from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
+from rag_eval_pipeline.defs.sensors import DOCUMENTS_TAG, PROFILE_TAG, TRIGGER_TAG
 
 
 def _run_success(instance, run_id):
@@ -51,8 +54,7 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpo
         assert "broken.jsonl" in json.loads(result.cursor)
 
         same = _tick(defs, instance, folder, cursor=result.cursor)
-        assert same.run_requests in (None, []) if hasattr(same, "run_requests") else True
-        assert isinstance(same, dg.SkipReason)
+        assert isinstance(same, dg.SkipReason)  # unchanged files: no second rebuild
 
         (folder / "Company handbook.md").write_text("Our office moved to Paris.")
         changed = _tick(defs, instance, folder, cursor=result.cursor)
@@ -93,3 +95,34 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpo
         )
         assert isinstance(skipped, dg.SkipReason)
         assert TRIGGER_TAG not in instance.get_run_by_id(other.run_id).tags
+        assert all("judge_scores" not in r.run_config.get("ops", {}) for r in requests)  # the file's judges
+
+
+def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, tmp_path):
+    """The nightly schedule's rebuild carries its profile, and the evaluations it fans out to
+    use that profile's judges rather than the file's."""
+    settings = Settings(
+        profiles={
+            "nightly": ProfileSettings(sample_size=5, judges=["reference", "ragas:m"], schedule="0 3 * * *")
+        }
+    )
+    defs = build_definitions(settings=settings, documents=DocumentsResource(folder=str(tmp_path / "none")))
+    schedule = defs.get_schedule_def("nightly_schedule")
+    assert schedule.tags == {TRIGGER_TAG: "schedule:nightly", PROFILE_TAG: "nightly"}
+    (tmp_path / "home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        runner.add_models(instance, ["oracle"], AnswerRegistry())
+        kb = defs.resolve_job_def("knowledge_base_job")
+        run_config = knowledge_base_run_config(source=str(shared_hotpotqa), sample_size=5)
+        run = kb.execute_in_process(instance=instance, run_config=run_config, tags=schedule.tags)
+        context = dg.build_run_status_sensor_context(
+            sensor_name="knowledge_base_rebuilt_sensor",
+            dagster_instance=instance,
+            dagster_run=instance.get_run_by_id(run.run_id),
+            dagster_event=_run_success(instance, run.run_id).dagster_event,
+        )
+        requests = defs.get_sensor_def("knowledge_base_rebuilt_sensor")(context)
+    assert [r.partition_key for r in requests] == ["oracle"]
+    assert requests[0].run_config == {
+        "ops": {"judge_scores": {"config": {"judges": ["reference", "ragas:m"]}}}
+    }

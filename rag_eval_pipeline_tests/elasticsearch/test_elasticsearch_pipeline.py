@@ -43,7 +43,7 @@ def test_graph_on_elasticsearch_writes_queryable_results_idempotently(
         )
         second = counts()
         manifest = runner.load_asset(defs, instance, "kb_index")
-    assert manifest["backend"] == "elasticsearch" and manifest["location"] == names["knowledge_base"]
+    assert manifest.backend == "elasticsearch" and manifest.location == names["knowledge_base"]
     assert first == second == (150, 15, 15 * len(MODELS))  # 15 questions x 10 paragraphs, all distinct
     comparison = report.comparison.set_index("answer_model")
     assert comparison.loc["oracle", "correctness"] == 1.0 and comparison.loc["null", "correctness"] == 0.0

@@ -1,25 +1,26 @@
 """The real `anthropic` SDK against the tests' own Messages-API server on 127.0.0.1."""
 
 import asyncio
-import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from rag_eval_pipeline.answering.answer_cases import answer_cases
-from rag_eval_pipeline.answering.base import AnswerConfig
 from rag_eval_pipeline.answering.claude import ANSWER_PROMPT_VERSION, ClaudeAnswerer
-from rag_eval_pipeline.judges.llm import StrictLLMJudge
+from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
+from rag_eval_pipeline.judges.strict import StrictLLMJudge
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.client import LLMCallError
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES
 from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.retrieval.base import SearchHit
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic, Reply, error_reply, text_reply, tool_reply
+from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic, error_reply, text_reply, tool_reply
 
+HAIKU_K2 = AnswerRegistry().resolve("claude-haiku-4-5@bm25-k2")
 HITS = [
     SearchHit("p1", "Shirley Temple", "Shirley Temple served as Chief of Protocol.", 2.0),
     SearchHit("p2", "Kiss and Tell (1945 film)", "Kiss and Tell starred Shirley Temple.", 1.0),
@@ -49,7 +50,7 @@ def _answer(server, cases, concurrency=8, tmp_path=None, max_retries=2):
     client = _client(server, tmp_path, max_retries)
     answers = answer_cases(
         cases,
-        AnswerConfig("claude-haiku-4-5", "bm25", 2),
+        HAIKU_K2,
         ClaudeAnswerer("claude-haiku-4-5", client, DEFAULT_PRICES),
         retrieve=lambda queries, k: [HITS[:k] for _ in queries],
         concurrency=concurrency,
@@ -71,13 +72,12 @@ def test_answers_through_the_sdk_with_the_versioned_prompt():
 
 
 def test_requests_overlap_up_to_the_concurrency_bound():
+    """Counted by the server: 4 requests in flight at once, never more (the speed-up itself is
+    measured in benchmarks/claude_throughput.py)."""
     with FakeAnthropic(latency_s=0.3) as server:
-        started = time.perf_counter()
         answers, _ = _answer(server, _cases(20), concurrency=4)
-        elapsed = time.perf_counter() - started
     assert (answers["status"] == "ok").all()
-    assert server.max_in_flight == 4
-    assert 5 * 0.3 <= elapsed < 5 * 0.3 + 1.5  # 20 calls, 4 at a time
+    assert server.max_in_flight == 4 and len(server.replies) == 20
 
 
 def test_429_and_529_wait_for_retry_after_then_succeed():
@@ -86,12 +86,9 @@ def test_429_and_529_wait_for_retry_after_then_succeed():
             error_reply(429, "rate_limit_error", retry_after=1),
             error_reply(529, "overloaded_error", retry_after=1),
         )
-        started = time.perf_counter()
         answers, _ = _answer(server, _cases(1))
-        elapsed = time.perf_counter() - started
     assert answers["status"].tolist() == ["ok"]
-    assert server.replies == [429, 529, 200]
-    assert elapsed >= 2.0  # two retry-after waits of 1 s
+    assert server.replies == [429, 529, 200]  # retried through both, then answered
 
 
 def test_server_errors_back_off_then_the_case_fails_with_its_error():
@@ -206,7 +203,8 @@ def test_invalid_twice_is_a_counted_judge_error_not_a_zero():
     assert row["status"] == "judge_error"
     assert "no tool call" in row["error"] and "faithfulness" in row["error"]
     assert pd.isna(row["correctness"]) and pd.isna(row["faithfulness"])
-    summary = summarize(scores)
+    declared = JudgeRegistry().declared_metrics(scores["judge_id"].unique())
+    summary = summarize(scores, declared_metrics=declared)
     overall = summary[(summary["group"] == "all") & (summary["metric"] == "correctness")]
     assert overall["n_judge_errors"].item() == 1 and overall["n"].item() == 0
 
@@ -234,16 +232,17 @@ def test_one_client_serves_successive_event_loops():
         for _ in range(3):
             answers = answer_cases(
                 _cases(4),
-                AnswerConfig("claude-haiku-4-5", "bm25", 2),
+                HAIKU_K2,
                 ClaudeAnswerer("claude-haiku-4-5", client, DEFAULT_PRICES),
                 retrieve=lambda queries, k: [HITS[:k] for _ in queries],
             )
             assert (answers["status"] == "ok").all()
-    assert server.replies == [200] * 12 and Reply().status == 200
+    assert server.replies == [200] * 12
 
 
 def test_ragas_answer_relevancy_with_an_embedder():
-    from rag_eval_pipeline.judges.llm import JudgeCase, RagasLLMJudge
+    from rag_eval_pipeline.judges.base import JudgeCase
+    from rag_eval_pipeline.judges.ragas import RagasLLMJudge
     from rag_eval_pipeline_tests.retrieval.test_vector_index import HashingEmbedder
 
     embedder = HashingEmbedder()

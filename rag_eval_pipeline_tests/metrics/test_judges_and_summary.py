@@ -3,16 +3,21 @@ import math
 import pandas as pd
 import pytest
 
-from rag_eval_pipeline.judges.score_cases import REFERENCE_METRICS, ReferenceJudge, score_cases
+from rag_eval_pipeline.judges.reference import REFERENCE_METRICS, ReferenceJudge
+from rag_eval_pipeline.judges.registry import JudgeRegistry
+from rag_eval_pipeline.judges.score_cases import judge_case, score_cases
 from rag_eval_pipeline.metrics.summary import compare_models, summarize, to_markdown
 
 
 def _case(qid, answer, titles, status="ok", type_="bridge"):
     return {
         "qid": qid,
+        "question": "Who was Chief of Protocol?",
         "answer_config": "m@bm25-k4",
         "answer": answer,
         "ground_truth": "Chief of Protocol",
+        "retrieved_ids": [f"id-{t}" for t in titles],
+        "retrieved_scores": [1.0] * len(titles),
         "retrieved_titles": titles,
         "retrieved_passages": ["Temple was Chief of Protocol."] * len(titles),
         "gold_titles": ["A", "B"],
@@ -34,7 +39,7 @@ CASES = pd.DataFrame(
 
 
 def test_reference_judge_scores_one_case():
-    scores = ReferenceJudge().score(CASES.iloc[0].to_dict())
+    scores = ReferenceJudge().score(judge_case(CASES.iloc[0].to_dict()))
     assert scores == {
         "exact_match": 1.0,
         "f1": 1.0,
@@ -87,10 +92,13 @@ def test_summary_means_counts_and_groups():
 
 
 def test_metric_absent_everywhere_is_nan_with_n_zero():
+    """A metric the judge declares (asked of the registry) but never produced keeps its row."""
     scores = score_cases(CASES.iloc[[1]], [ReferenceJudge()])
-    summary = summarize(scores)
+    summary = summarize(scores, declared_metrics=JudgeRegistry().declared_metrics(["reference"]))
     row = summary[(summary["group"] == "all") & (summary["metric"] == "faithfulness_lexical")]
     assert math.isnan(row["mean"].item()) and row["n"].item() == 0
+    undeclared = summarize(scores)  # a judge nobody knows any more: only what it has values for
+    assert "faithfulness_lexical" not in set(undeclared["metric"])
 
 
 def test_compare_models_side_by_side_with_case_set():

@@ -3,17 +3,12 @@
 import numpy as np
 import pytest
 
-from rag_eval_pipeline.judges.llm import (
-    STRICT_PROMPT_VERSION,
-    InvalidJudgeOutput,
-    JudgeCase,
-    answer_relevancy,
-    parse_strict_verdict,
-    rank_weighted_precision,
-    render_strict_prompt,
-    share_supported,
-)
-from rag_eval_pipeline.judges.registry import UnknownJudgeError, parse_judge_name
+from rag_eval_pipeline.config import PythonMetricSettings, RubricMetricSettings
+from rag_eval_pipeline.judges.base import JudgeCase
+from rag_eval_pipeline.judges.engine import InvalidJudgeOutput
+from rag_eval_pipeline.judges.ragas import answer_relevancy, rank_weighted_precision, share_supported
+from rag_eval_pipeline.judges.registry import JudgeRegistry, UnknownJudgeError
+from rag_eval_pipeline.judges.strict import STRICT_PROMPT_VERSION, parse_strict_verdict, render_strict_prompt
 from rag_eval_pipeline.llm.client import LLMResponse, Usage
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, cost_usd, price_for
 from rag_eval_pipeline.metrics.reference import context_precision
@@ -84,11 +79,31 @@ def test_cost_from_the_price_table():
     assert cost_usd("some-unpriced-model", usage, DEFAULT_PRICES) is None
 
 
-def test_judge_names():
-    assert parse_judge_name("reference") == ("reference", None)
-    assert parse_judge_name("claude-sonnet-4-6") == ("strict", "claude-sonnet-4-6")
-    assert parse_judge_name("anthropic:claude-opus-4-5") == ("strict", "claude-opus-4-5")
-    assert parse_judge_name("ragas:claude-sonnet-4-6") == ("ragas", "claude-sonnet-4-6")
-    assert parse_judge_name("strict:anthropic:claude-x") == ("strict", "claude-x")
+def test_judge_names_resolve_once_to_specs_that_declare_their_metrics():
+    registry = JudgeRegistry(
+        [
+            PythonMetricSettings(name="short", callable="os.path:exists"),
+            RubricMetricSettings(name="tone", instructions="Plain?"),
+        ]
+    )
+
+    def kind_and_model(judge_id):
+        spec = registry.resolve(judge_id)
+        return spec.kind, spec.model_id
+
+    assert kind_and_model("reference") == ("reference", None)
+    assert kind_and_model("claude-sonnet-4-6") == ("strict", "claude-sonnet-4-6")
+    assert kind_and_model("anthropic:claude-opus-4-5") == ("strict", "claude-opus-4-5")
+    assert kind_and_model("ragas:claude-sonnet-4-6") == ("ragas", "claude-sonnet-4-6")
+    assert kind_and_model("strict:anthropic:claude-x") == ("strict", "claude-x")
+    assert kind_and_model("tone") == ("rubric", "claude-sonnet-4-6")
     with pytest.raises(UnknownJudgeError):
-        parse_judge_name("gpt-judge")
+        registry.resolve("gpt-judge")
+    declared = registry.declared_metrics(["reference", "ragas:m", "tone", "gone"])
+    assert declared["ragas:m"] == ("faithfulness", "context_precision", "context_recall", "answer_relevancy")
+    assert declared["tone"] == ("tone",) and "gone" not in declared
+    scales = registry.three_point_metrics(["reference", "claude-sonnet-4-6", "ragas:m"])
+    assert scales["claude-sonnet-4-6"] == ("correctness", "faithfulness", "context_relevance")
+    assert scales["ragas:m"] == () and "faithfulness_lexical" not in scales["reference"]
+    # the custom metrics of the file are scored in every run, after the named judges
+    assert [s.judge_id for s in registry.for_run(["reference"])] == ["reference", "short", "tone"]

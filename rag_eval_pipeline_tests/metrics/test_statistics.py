@@ -84,7 +84,7 @@ def test_judge_validation_flags_a_miscalibrated_judge():
     lenient = _scores("lenient", [1.0] * 10)
     oracle = pd.concat([reference, lenient])
     null = pd.concat([_scores("reference", [0.0] * 10), _scores("lenient", [1.0] * 8 + [0.0] * 2)])
-    agreement, tables = judge_validation({"oracle": oracle, "null": null})
+    agreement, tables = judge_validation({"oracle": oracle, "null": null}, {"oracle": 1.0, "null": 0.0})
     rows = agreement[agreement["axis"] == "correctness"].set_index("answer_model")
     assert rows.loc["oracle", "accuracy"] == 1.0 and rows.loc["oracle", "calibration_ok"]
     assert rows.loc["null", "accuracy"] == pytest.approx(0.2)

@@ -33,8 +33,9 @@ def index_version(passages: pd.DataFrame, embedding_model: str | None, features:
 def kb_mapping(
     features: EsFeatures, dims: int | None, version: str, embedding_model: str | None
 ) -> dict[str, Any]:
-    """The article's layout: title (keyword, with a text subfield), passage (text, copy_to the
-    semantic field), and the semantic field as semantic_text, dense_vector, or absent."""
+    """The Elastic LLM-as-a-judge article's layout: title (keyword, with a text subfield),
+    passage (text, copy_to the semantic field), and the semantic field as semantic_text,
+    dense_vector, or absent."""
     passage: dict[str, Any] = {"type": "text", "analyzer": features.analyzer}
     properties: dict[str, Any] = {
         "passage_id": {"type": "keyword"},

@@ -1,0 +1,88 @@
+"""What each asset reports in the UI, shaped from its output by pure functions, so asset bodies
+stay a few lines of loading, calling and returning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.answering.spec import AnswerSpec
+from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.metrics.summary import OVERALL, USAGE, to_markdown
+from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
+from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
+from rag_eval_pipeline.retrieval.base import IndexManifest
+
+
+def index_metadata(manifest: IndexManifest) -> dict[str, Any]:
+    details = manifest.details
+    return {
+        "backend": manifest.backend,
+        "retrieval_modes": ", ".join(manifest.modes),
+        "embedding_model": str(details.get("embedding_model")),
+        "index_version": manifest.version,
+        "documents": manifest.documents,
+        "index_size_bytes": int(details.get("size_bytes", 0)),
+        "semantic_field": str(details.get("semantic", details.get("embedding_model"))),
+        "build_seconds": manifest.build_seconds,
+        "location": dg.MetadataValue.path(manifest.location),
+    }
+
+
+def answers_metadata(
+    spec: AnswerSpec, answers: pd.DataFrame, services: LLMServices, manifest: IndexManifest, seconds: float
+) -> dict[str, Any]:
+    ok = answers["status"].eq("ok")
+    return {
+        "answer_config": spec.answer_config,
+        "provider": spec.provider,
+        "model_id": spec.model_id,
+        "prompt_version": spec.prompt_version,
+        "calibration": spec.calibration.name.lower(),
+        "cases": len(answers),
+        "failed_cases": int((~ok).sum()),
+        "api_calls": services.api_calls,
+        "cache_hits": services.cache_hits,
+        "cost_usd": float(answers["cost_usd"].sum()),
+        "index_version": manifest.version,
+        "seconds": round(seconds, 3),
+    }
+
+
+def scores_metadata(judge_ids: list[str], scores: pd.DataFrame, services: LLMServices) -> dict[str, Any]:
+    return {
+        "judges": ", ".join(judge_ids),
+        "rows": len(scores),
+        "answer_failed": int((scores["status"] == "answer_failed").sum()),
+        "judge_errors": int((scores["status"] == "judge_error").sum()),
+        "api_calls": services.api_calls,
+        "cache_hits": services.cache_hits,
+        "cost_usd": float(scores["cost_usd"].sum()),
+    }
+
+
+def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
+    """The overall table, token and dollar totals, a chart, and every headline mean."""
+    overall = summary[summary["group"] == OVERALL]
+    chart_rows = overall[overall["metric"].isin(HEADLINE_METRICS)].assign(series=overall["judge_id"])
+    usage = summary[summary["group"] == USAGE]
+    cost = usage[usage["metric"] == "cost_usd"]
+    table = overall[
+        ["judge_id", "metric", "mean", "ci_low", "ci_high", "n", "n_failed", "n_judge_errors", "note"]
+    ]
+    return {
+        "summary": dg.MetadataValue.md(to_markdown(table)),
+        "usage": dg.MetadataValue.md(
+            to_markdown(usage.pivot(index="judge_id", columns="metric", values="total").reset_index())
+        ),
+        "chart": dg.MetadataValue.md(svg_markdown(bar_chart_svg(chart_rows), "mean score per metric")),
+        "cost_usd": dg.MetadataValue.float(float(cost["total"].sum(min_count=1))),
+        "judge_errors": int(overall.groupby("judge_id")["n_judge_errors"].max().sum()),
+        **{
+            f"{row.judge_id}/{row.metric}": dg.MetadataValue.float(round(float(row.mean), 4))
+            for row in overall.itertuples()
+            if not pd.isna(row.mean)
+        },
+    }

@@ -1,0 +1,24 @@
+"""Run configs, built in one place for the CLI, the schedules and the sensors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def knowledge_base_run_config(
+    source: str | None = None,
+    sample_size: int | None = None,
+    selection: str | None = None,
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """Overrides of the configuration file's HotpotQA sample for one knowledge-base run (only
+    what was given; nothing given: the file's sample)."""
+    config = {"source": source, "sample_size": sample_size, "selection": selection, "seed": seed}
+    config = {k: v for k, v in config.items() if v is not None}
+    return {"ops": {"hotpotqa_raw": {"config": config}}} if config else {}
+
+
+def evaluation_run_config(judges: Sequence[str] | None) -> dict[str, Any]:
+    """The judges of one evaluation run (None: the configuration file's)."""
+    return {"ops": {"judge_scores": {"config": {"judges": list(judges)}}}} if judges else {}

@@ -1,0 +1,80 @@
+"""What a judge is: one case in, scored metrics out. Every judge (reference, STRICT, RAGAS-style,
+rubric, Python callable) implements ``Judge`` and declares its metrics once; summaries,
+validation and comparison ask the registry for them instead of switching on a judge's kind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from rag_eval_pipeline.answering.claude import format_passages
+from rag_eval_pipeline.llm.client import LLMRequest, Usage
+from rag_eval_pipeline.retrieval.base import SearchHit
+
+
+@dataclass(frozen=True)
+class JudgeCase:
+    """What a judge sees of one case: the question, ground truth, answer and retrieved passages,
+    and the labels reference metrics need (gold titles and supporting facts)."""
+
+    question: str
+    ground_truth: str
+    answer: str
+    passages: tuple[SearchHit, ...]
+    qid: str = ""
+    gold_titles: tuple[str, ...] = ()
+    gold_facts: tuple[tuple[str, int], ...] = ()
+    tags: tuple[str, ...] = ()
+
+    @property
+    def retrieved_titles(self) -> list[str]:
+        return [h.title for h in self.passages]
+
+    @property
+    def retrieved_passages(self) -> list[str]:
+        return [h.passage for h in self.passages]
+
+
+@dataclass
+class JudgeOutcome:
+    """A judge's scores for one case, with rationales, tokens and cost of the calls it made."""
+
+    scores: dict[str, float | None]
+    rationales: dict[str, str] = field(default_factory=dict)
+    usage: Usage = Usage()
+    cost_usd: float | None = 0.0
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Scores one case. ``metrics`` is every metric it may produce (a metric it could not
+    compute on a case is None, never 0); an error becomes the case's ``judge_error``."""
+
+    judge_id: str
+    kind: str
+    metrics: tuple[str, ...]
+    prompt_version: str | None
+
+    async def judge(self, case: JudgeCase) -> JudgeOutcome: ...
+
+
+@runtime_checkable
+class BatchableJudge(Judge, Protocol):
+    """A judge that can say its first call in advance (what a Message Batch pre-fetches)."""
+
+    def first_request(self, case: JudgeCase) -> LLMRequest: ...
+
+
+def case_context(
+    question: str, ground_truth: str, passages: Sequence[SearchHit], answer: str | None = None
+) -> str:
+    """How every judge prompt shows a case: tagged question, ground truth, numbered passages and,
+    when judged, the answer."""
+    text = (
+        f"<question>{question}</question>\n<ground_truth>{ground_truth}</ground_truth>\n"
+        f"<passages>\n{format_passages(passages)}\n</passages>"
+    )
+    return text if answer is None else f"{text}\n<answer>{answer}</answer>"

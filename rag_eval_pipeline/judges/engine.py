@@ -1,0 +1,113 @@
+"""The call/re-ask engine every LLM judge uses: one call, the output validated against a pydantic
+model, one re-ask with the validation error when it is invalid, then a counted judge error.
+Usage and dollars of every call (re-asks included) are added up per case."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from rag_eval_pipeline.judges.base import JudgeOutcome
+from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse, Usage
+from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+
+
+class InvalidJudgeOutput(ValueError):
+    """The judge's output did not match the schema (no tool call, missing key, bad value)."""
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_tool_output(response: LLMResponse, model: type[M]) -> M:
+    if response.tool_input is None:
+        raise InvalidJudgeOutput("no tool call in the response")
+    try:
+        return model.model_validate(response.tool_input)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'output'}: {e['msg']}" for e in err.errors()
+        )
+        raise InvalidJudgeOutput(problems) from err
+
+
+def reask_request(request: LLMRequest, response: LLMResponse, problem: str) -> LLMRequest:
+    """The same conversation plus the invalid output and what was wrong with it."""
+    tool_use = next((b for b in response.raw_content if b.get("type") == "tool_use"), None)
+    instruction = (
+        f"That output was invalid: {problem}. Call {request.tool.name if request.tool else 'the tool'} "
+        "again with every required field, each score exactly 0, 0.5 or 1."
+    )
+    if tool_use is not None:
+        follow_up = {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": tool_use["id"],
+                    "is_error": True,
+                    "content": instruction,
+                }
+            ],
+        }
+    else:
+        follow_up = {"role": "user", "content": instruction}
+    assistant = {"role": "assistant", "content": response.raw_content or response.text or "(empty)"}
+    return LLMRequest(
+        model=request.model,
+        messages=(*request.messages, assistant, follow_up),
+        system=request.system,
+        cached_system=request.cached_system,
+        max_tokens=request.max_tokens,
+        temperature=request.temperature,
+        tool=request.tool,
+    )
+
+
+class JudgeCaller:
+    """Makes a judge's calls for one case, re-asking once on invalid output, and adds up usage."""
+
+    def __init__(self, client: LLMClient, model: str, prices: Mapping[str, ModelPrice]) -> None:
+        self._client = client
+        self._model = model
+        self._prices = prices
+        self.usage = Usage()
+        self.cost: float | None = 0.0
+
+    def _account(self, response: LLMResponse) -> None:
+        self.usage = self.usage + response.usage
+        call_cost = cost_usd(self._model, response.usage, self._prices, response.batch)
+        self.cost = None if call_cost is None or self.cost is None else self.cost + call_cost
+
+    async def ask(self, request: LLMRequest, parse: Callable[[LLMResponse], M]) -> M:
+        response = await self._client.complete(request)
+        self._account(response)
+        try:
+            return parse(response)
+        except InvalidJudgeOutput as first:
+            retry = await self._client.complete(reask_request(request, response, str(first)))
+            self._account(retry)
+            try:
+                return parse(retry)
+            except InvalidJudgeOutput as second:
+                raise InvalidJudgeOutput(f"invalid twice: {first}; then: {second}") from second
+
+
+async def single_verdict(
+    caller: JudgeCaller,
+    request: LLMRequest,
+    parse: Callable[[LLMResponse], M],
+    to_scores: Callable[[M], tuple[dict[str, float | None], dict[str, str]]],
+) -> JudgeOutcome:
+    """A judgement made of one call (re-asked once if invalid): scores and rationales, or a
+    recorded judge error, with the calls' usage and cost either way."""
+    try:
+        verdict = await caller.ask(request, parse)
+    except (InvalidJudgeOutput, LLMCallError) as err:
+        return JudgeOutcome(
+            {}, usage=caller.usage, cost_usd=caller.cost, error=f"{type(err).__name__}: {err}"
+        )
+    scores, rationales = to_scores(verdict)
+    return JudgeOutcome(scores, rationales, caller.usage, caller.cost)

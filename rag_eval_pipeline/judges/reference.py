@@ -1,0 +1,43 @@
+"""The reference judge: every reference metric from HotpotQA's labels, no LLM. The formulas
+live in ``metrics/reference.py``; this is their judge."""
+
+from __future__ import annotations
+
+from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
+from rag_eval_pipeline.metrics import reference
+
+REFERENCE_JUDGE_ID = "reference"
+REFERENCE_METRICS = (
+    "exact_match",
+    "f1",
+    "correctness",
+    "context_relevance",
+    "context_precision",
+    "context_recall",
+    "faithfulness_lexical",
+)
+
+
+class ReferenceJudge:
+    """Exact match, F1 and correctness against the ground truth; retrieval metrics against the
+    gold supporting titles and facts; lexical faithfulness against the retrieved passages."""
+
+    judge_id = REFERENCE_JUDGE_ID
+    kind = "reference"
+    metrics = REFERENCE_METRICS
+    prompt_version = None
+
+    async def judge(self, case: JudgeCase) -> JudgeOutcome:
+        return JudgeOutcome(self.score(case))
+
+    def score(self, case: JudgeCase) -> dict[str, float | None]:
+        answer, truth, titles = case.answer, case.ground_truth, case.retrieved_titles
+        return {
+            "exact_match": reference.exact_match(answer, truth),
+            "f1": reference.f1(answer, truth),
+            "correctness": reference.correctness(answer, truth),
+            "context_relevance": reference.context_relevance(titles, list(case.gold_titles)),
+            "context_precision": reference.context_precision(titles, list(case.gold_titles)),
+            "context_recall": reference.context_recall(titles, list(case.gold_facts)),
+            "faithfulness_lexical": reference.faithfulness_lexical(answer, case.retrieved_passages),
+        }

@@ -1,0 +1,114 @@
+"""The `rag-eval` entry point as a user runs it: exit codes, the printed table, the one-line
+errors, and the configuration `rag-eval init` writes."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from rag_eval_pipeline import cli, runner
+from rag_eval_pipeline.config import load_settings
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
+
+RAG_EVAL = str(Path(sys.executable).with_name("rag-eval"))
+
+
+def rag_eval(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """The installed console script, in a fresh process, as a user's shell runs it."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RAG_EVAL_CONFIG")}
+    environment.update(env or {})
+    return subprocess.run(
+        [RAG_EVAL, *args], capture_output=True, text=True, cwd=cwd, env=environment, timeout=600
+    )
+
+
+def in_process(capsys, *args: str) -> tuple[int, str, str]:
+    """The same entry point's function in this process (no interpreter start-up per call)."""
+    code = cli.main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_run_prints_the_comparison_then_models_are_managed(shared_hotpotqa, tmp_path, capsys):
+    home = ["--dagster-home", str(tmp_path / "home")]
+    run = rag_eval(
+        *home, "run", "--dataset", str(shared_hotpotqa), "--sample", "6", "--models", "oracle,null"
+    )
+    assert run.returncode == 0, run.stderr
+    assert "| oracle | reference | 6 | 0 |" in run.stdout and "| null | reference | 6 | 0 |" in run.stdout
+    assert "[model 2/2] null" in run.stdout
+    assert in_process(capsys, *home, "models", "list")[1].split() == ["oracle", "null"]
+    assert in_process(capsys, *home, "models", "remove", "null")[0] == 0
+    assert in_process(capsys, *home, "models", "add", "baseline@bm25-k2")[0] == 0
+    code, _, err = in_process(capsys, *home, "models", "add", "baseline@nope")
+    assert code == 2 and err.startswith("error: ") and "expected MODEL@MODE-kK" in err
+    assert in_process(capsys, *home, "models", "list")[1].split() == ["oracle", "baseline@bm25-k2"]
+    assert (tmp_path / "home" / "storage" / "artifacts" / "model_comparison.parquet").is_file()
+
+
+def test_a_malformed_dataset_is_one_line_naming_file_and_line(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x"}\n')
+    code, _, err = in_process(
+        capsys, "--dagster-home", str(tmp_path / "h"), "run", "--dataset", str(bad), "--models", "null"
+    )
+    assert code != 0
+    assert f"{bad}, line 1" in err
+
+
+def test_names_that_could_escape_storage_are_refused_before_anything_is_written(tmp_path):
+    home = tmp_path / "home"
+    for args in (
+        ["models", "add", "claude-x/../../y"],
+        ["run", "--models", "anthropic:../../../../tmp/x/PWNED"],
+    ):
+        result = rag_eval("--dagster-home", str(home), *args)
+        assert result.returncode == 2, result.stderr
+        assert (
+            result.stderr.startswith("error: invalid answer model name") and "Traceback" not in result.stderr
+        )
+    assert not (home / "storage" / "artifacts").exists()
+    config = tmp_path / "rag_eval.yaml"
+    config.write_text("answer_models:\n  - {name: '../../x/PWNED', provider: offline, model: oracle}\n")
+    result = rag_eval("--config", str(config), "--dagster-home", str(home), "models", "list")
+    assert result.returncode == 2 and "answer_models.0.name" in result.stderr
+
+
+def test_an_unknown_judge_or_model_is_refused_with_the_known_ones(shared_hotpotqa, tmp_path, capsys):
+    home = ["--dagster-home", str(tmp_path / "home")]
+    code, _, err = in_process(
+        capsys, *home, "run", "--dataset", str(shared_hotpotqa), "--judges", "gpt-judge"
+    )
+    assert code == 2 and err.startswith("error: unknown judge 'gpt-judge'")
+    code, _, err = in_process(capsys, *home, "run", "--dataset", str(shared_hotpotqa), "--models", "gpt-17")
+    assert code == 2 and "known: baseline, extractive-baseline, null, oracle" in err
+
+
+def test_the_init_configuration_keeps_its_calibration_models(shared_hotpotqa, tmp_path, monkeypatch, capsys):
+    """The file `rag-eval init` writes names its models (a named null model among them): the
+    judge validation must still expect correctness 0 of it and 1 of the oracle."""
+    monkeypatch.chdir(tmp_path)  # as a user runs it: init, then run, in one folder
+    assert in_process(capsys, "init", "rag_eval.yaml")[0] == 0
+    settings = load_settings(tmp_path / "rag_eval.yaml")
+    named = {m.name: m.model for m in settings.answer_models}
+    null_like = next(name for name, model in named.items() if model == "null")
+    oracle_like = next(name for name, model in named.items() if model == "oracle")
+    with FakeAnthropic() as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        arguments = ["--dagster-home", str(tmp_path / "home"), "run", "--dataset", str(shared_hotpotqa)]
+        code, _, err = in_process(
+            capsys, *arguments, "--sample", "10", "--judges", "reference,claude-sonnet-4-6"
+        )
+    assert code == 0, err
+    instance = runner.open_instance(str(tmp_path / "home"))
+    validation: pd.DataFrame = runner.load_asset(
+        build_definitions(settings=settings), instance, "judge_validation"
+    )
+    correctness = validation[validation["axis"] == "correctness"].set_index("answer_model")
+    assert correctness.loc[null_like, "calibration_expected"] == 0.0
+    assert correctness.loc[oracle_like, "calibration_expected"] == 1.0
+    assert correctness.loc[null_like, "calibration_ok"] and correctness.loc[oracle_like, "calibration_ok"]
