@@ -107,3 +107,30 @@ def test_judge_names_resolve_once_to_specs_that_declare_their_metrics():
     assert scales["ragas:m"] == () and "faithfulness_lexical" not in scales["reference"]
     # the custom metrics of the file are scored in every run, after the named judges
     assert [s.judge_id for s in registry.for_run(["reference"])] == ["reference", "short", "tone"]
+
+
+def test_cache_keys_of_existing_calls_do_not_change():
+    """The response cache is addressed by the full request; these keys were computed by the code
+    before the judges moved into judges/. A changed prompt must change its version, not slip in."""
+    from rag_eval_pipeline.answering.claude import render_answer_prompt
+    from rag_eval_pipeline.judges.custom import render_rubric_prompt
+    from rag_eval_pipeline.judges.ragas import render_passage_usefulness
+
+    hits = (
+        SearchHit("p1", "Shirley Temple", "Shirley Temple served as Chief of Protocol.", 2.0),
+        SearchHit("p2", "Kiss and Tell (1945 film)", "Kiss and Tell starred Shirley Temple.", 1.0),
+    )
+    question = "What government position was held by the woman who portrayed Corliss Archer?"
+    case = JudgeCase(question, "Chief of Protocol", "Chief of Protocol", hits)
+    keys = [
+        render_answer_prompt("claude-haiku-4-5", question, hits).cache_key(),
+        render_strict_prompt("claude-sonnet-4-6", case).cache_key(),
+        render_passage_usefulness("claude-sonnet-4-6", question, case.ground_truth, hits).cache_key(),
+        render_rubric_prompt("claude-sonnet-4-6", "tone", "Plain?", [0, 0.5, 1], case).cache_key(),
+    ]
+    assert keys == [
+        "fd58097015ee3e6a3d34f2acad5a2db77f15d4b9286ef8d3e4bf6529ca5c35b5",
+        "d640970c98c6cb351a49d9a28d49e0cb6a5e61aada0722a8e3b9d44d2fc6220d",
+        "c551ccf30ea47a3cd116acfda04317f3eb623dc82ca058ce714f0c2674d0bd0f",
+        "9452adae167033149c481a0c25f8e1578143627524e2e9d951487b947f26bca2",
+    ]
