@@ -1,13 +1,33 @@
 """`rag-eval`: a thin command line over the Dagster definitions and the persistent instance."""
 
 import argparse
+import os
 import sys
+import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
+
+from dagster import DagsterError
 
 from rag_eval_pipeline import runner
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import EXAMPLE_CONFIG, ConfigError, load_settings
+from rag_eval_pipeline.data.hotpotqa import DatasetUnavailableError
+from rag_eval_pipeline.defs.resources import MissingApiKeyError
+from rag_eval_pipeline.retrieval.elasticsearch import ElasticsearchUnavailableError
+from rag_eval_pipeline.retrieval.embedder import SemanticExtraMissingError
+
+_IMPORTED_AT = time.perf_counter()
+# what a user can fix in their input, configuration or environment: exit 2, one line each
+BAD_INPUT = (
+    ValueError,  # malformed rows, unknown names, invalid configuration, modes without vectors
+    FileNotFoundError,
+    MissingApiKeyError,
+    DatasetUnavailableError,
+    ElasticsearchUnavailableError,
+    SemanticExtraMissingError,
+)
 
 _METRIC_ORDER = (
     "correctness",
@@ -29,6 +49,13 @@ def _csv(value: str) -> list[str]:
     if not items:
         raise argparse.ArgumentTypeError("expected a comma-separated list of answer models")
     return items
+
+
+def _positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
+    return number
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -66,7 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="seed for --selection random")
     run.add_argument(
         "--dataset",
-        help="local HotpotQA file (JSON list, JSONL or parquet); default: the Hugging Face hub",
+        help="'bundled' (the default: 500 HotpotQA questions shipped in the package, no network), "
+        "'hub' (the full split from the Hugging Face hub), or a local HotpotQA file (JSON list, "
+        "JSONL or parquet)",
     )
     run.add_argument(
         "--judges",
@@ -105,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     worst.add_argument("--model", required=True, help="answer-model partition")
     worst.add_argument("--metric", default="correctness")
     worst.add_argument("--judge", help="judge id (default: the first judge with the metric)")
-    worst.add_argument("-n", type=int, default=10, help="how many cases (default 10)")
+    worst.add_argument("-n", type=_positive, default=10, help="how many cases (default 10)")
 
     gate = commands.add_parser(
         "gate",
@@ -158,6 +187,7 @@ def _init(path: str) -> int:
     if target.exists():
         print(f"error: {target} exists; not overwriting it", file=sys.stderr)
         return 2
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(EXAMPLE_CONFIG)
     print(f"wrote {target}: edit it, then `rag-eval --config {target} run`")
     return 0
@@ -230,8 +260,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
             print(f"added: {', '.join(added) or 'nothing new'}")
         else:
+            unknown = sorted(set(args.names) - set(runner.registered_models(instance)))
+            if unknown:
+                registered = ", ".join(runner.registered_models(instance)) or "none"
+                print(
+                    f"error: not registered: {', '.join(unknown)} (registered: {registered})", file=sys.stderr
+                )
+                return 2
             removed = runner.remove_models(instance, args.names)
-            print(f"removed: {', '.join(removed) or 'nothing'}")
+            print(f"removed: {', '.join(removed)}")
         return 0
 
     if args.command in ("explain", "worst", "gate"):
@@ -276,13 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             judges=args.judges,
             verbose=args.verbose,
         )
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except Exception as err:  # a failed run: say which and where to look
-        print(f"error: the run failed: {err}", file=sys.stderr)
-        print("See the run's logs in the UI: dagster dev (same DAGSTER_HOME)", file=sys.stderr)
-        return 1
+    except Exception as err:
+        return _report_failure(err, args.verbose, instance.root_directory)
     comparison = report.comparison
     this_run = comparison[comparison["answer_model"].isin(models)]
     print()
@@ -291,10 +323,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     if others:
         print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")
     print(
-        f"\nwall time {report.wall_seconds:.1f}s; open the UI with: "
-        f"DAGSTER_HOME={instance.root_directory} dagster dev"
+        f"\nwall time {_seconds_since_start():.1f}s; open the UI with: {_ui_command(instance.root_directory)}"
     )
     return 0
+
+
+def _ui_command(home: str) -> str:
+    """The command that opens this instance in the UI, with the dagster of this environment."""
+    return f"DAGSTER_HOME={home} {Path(sys.executable).with_name('dagster')} dev"
+
+
+def _seconds_since_start() -> float:
+    """Wall time since this process started, imports included (what the user waited): from
+    /proc on Linux, else from when this module was imported."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return uptime - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return time.perf_counter() - _IMPORTED_AT
+
+
+def _root_cause(err: BaseException) -> BaseException:
+    """The user's exception inside Dagster's wrappers (a failed step re-raised by the run)."""
+    while True:
+        inner = getattr(err, "user_exception", None) or (
+            err.__cause__ if isinstance(err, DagsterError) and err.__cause__ is not None else None
+        )
+        if inner is None:
+            return err
+        err = inner
+
+
+def _report_failure(err: BaseException, verbose: bool, home: str) -> int:
+    """One ``error:`` line per problem (the traceback only with --verbose); exit 2 for bad input
+    or configuration, 1 for a run that failed for another reason."""
+    cause = _root_cause(err)
+    if verbose:
+        traceback.print_exception(cause)
+    text = str(cause).strip()
+    problems = getattr(cause, "problems", None) or [text.splitlines()[0] if text else type(cause).__name__]
+    if isinstance(cause, BAD_INPUT):
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 2
+    print(f"error: the run failed: {type(cause).__name__}: {problems[0]}", file=sys.stderr)
+    print(f"error: its logs are in the UI: {_ui_command(home)}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

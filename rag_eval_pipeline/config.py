@@ -2,7 +2,7 @@
 ``dagster dev`` alike. Validated with pydantic; secrets stay in the environment.
 
 Where it is found: ``--config PATH``, else ``$RAG_EVAL_CONFIG``, else ``./rag_eval.yaml`` if it
-exists, else the built-in defaults (HotpotQA from the hub, offline models, reference judge).
+exists, else the built-in defaults (the bundled HotpotQA sample, offline models, reference judge).
 """
 
 from __future__ import annotations
@@ -38,7 +38,10 @@ class ChunkingSettings(_Strict):
 
 class DatasetSettings(_Strict):
     kind: Literal["hotpotqa", "custom"] = "hotpotqa"
-    source: str = Field(default="hub", description="hotpotqa: 'hub' or a local HotpotQA file")
+    source: str = Field(
+        default="bundled",
+        description="hotpotqa: 'bundled' (500 questions shipped in the package), 'hub', or a local file",
+    )
     sample_size: int | None = 35
     selection: Literal["first", "random"] = "first"
     seed: int = 0
@@ -122,6 +125,13 @@ class ProfileSettings(_Strict):
     schedule: str | None = Field(default=None, description="cron: materialize on a schedule")
 
 
+BUILTIN_PROFILES = {
+    "dev": {"sample_size": 30},
+    "pr": {"sample_size": 150},
+    "nightly": {"sample_size": 50, "selection": "random", "schedule": "0 3 * * *"},
+}
+
+
 class StatisticsSettings(_Strict):
     """How means and comparisons are reported (see "Reading the numbers" in the README)."""
 
@@ -141,8 +151,18 @@ class Settings(_Strict):
     concurrency: int = Field(default=8, ge=1)
     prices: dict[str, list[float]] = Field(default_factory=dict)
     custom_metrics: list[RubricMetricSettings | PythonMetricSettings] = Field(default_factory=list)
-    profiles: dict[str, ProfileSettings] = Field(default_factory=dict)
+    profiles: dict[str, ProfileSettings] = Field(
+        default_factory=dict, description="dev, pr and nightly are built in; a profile here overrides one"
+    )
     statistics: StatisticsSettings = StatisticsSettings()
+
+    @field_validator("profiles", mode="before")
+    @classmethod
+    def _builtin_profiles(cls, profiles: Any) -> Any:
+        """The built-in profiles, each replaced by a profile of the same name in the file."""
+        if not isinstance(profiles, dict):
+            return profiles
+        return {**BUILTIN_PROFILES, **profiles}
 
     def answer_model(self, name: str) -> AnswerModelSettings | None:
         return next((m for m in self.answer_models if m.name == name), None)
@@ -198,7 +218,7 @@ def load_settings(path: str | Path | None = None) -> Settings:
     base = found.resolve().parent  # relative paths in the file are relative to the file
     dataset = settings.dataset
     updates: dict[str, Any] = {}
-    if dataset.source != "hub" and not Path(dataset.source).is_absolute():
+    if dataset.source not in ("hub", "bundled") and not Path(dataset.source).is_absolute():
         updates["source"] = str(base / dataset.source)
     if dataset.questions and not Path(dataset.questions).is_absolute():
         updates["questions"] = str(base / dataset.questions)
@@ -214,8 +234,8 @@ EXAMPLE_CONFIG = """\
 
 dataset:
   kind: hotpotqa            # hotpotqa, or custom (your questions and documents)
-  source: hub               # hotpotqa: 'hub', or a local file such as
-                            # ../shared/data/hotpotqa/dev_distractor_500.jsonl
+  source: bundled           # hotpotqa: 'bundled' (500 questions shipped in the package, no
+                            # network), 'hub' (the full split), or a local file
   sample_size: 35
   selection: first          # first N, or random N (with seed)
   seed: 0
@@ -237,9 +257,9 @@ knowledge_base:
 
 # Named answer configurations; each name becomes an answer-model partition.
 answer_models:
-  - {name: baseline, provider: offline, model: extractive-baseline}
+  - {name: extractive-baseline, provider: offline, model: extractive-baseline}
   - {name: oracle, provider: offline, model: oracle}
-  - {name: null-model, provider: offline, model: "null"}
+  - {name: "null", provider: offline, model: "null"}
   # - {name: haiku-hybrid, provider: anthropic, model: claude-haiku-4-5, retrieval_mode: hybrid, top_k: 4}
 
 judges: [reference]         # add claude-sonnet-4-6 (STRICT rubric) or ragas:claude-sonnet-4-6
@@ -263,7 +283,8 @@ custom_metrics: []
   #   kind: python
   #   callable: my_package.metrics:answer_length_ok   # (case) -> float | None
 
-# The Elastic LLM-as-a-judge article's staged strategy: `rag-eval run --profile dev`
+# The Elastic LLM-as-a-judge article's staged strategy: `rag-eval run --profile dev`. These three
+# are built in (same values); a profile here replaces the built-in one of its name.
 profiles:
   dev: {sample_size: 30}
   pr: {sample_size: 150}

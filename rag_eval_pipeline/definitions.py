@@ -26,6 +26,7 @@ from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.custom_dataset_assets import custom_judgement_list, custom_kb_passages
 from rag_eval_pipeline.defs.elasticsearch_assets import es_judgement_list, eval_results
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
+from rag_eval_pipeline.defs.loggers import LOGGERS
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.reporting_assets import (
     eval_report,
@@ -175,6 +176,7 @@ def build_definitions(
         jobs=jobs,
         schedules=_schedules(settings, jobs[0]),
         sensors=build_sensors(jobs[0], jobs[1], settings),
+        loggers=LOGGERS,
         resources={
             "io_manager": ArtifactIOManager(),
             "knowledge_base": knowledge_base,

@@ -15,9 +15,14 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.answering.spec import AnswerSpec
+from rag_eval_pipeline.config import Settings
+from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
+from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
-from rag_eval_pipeline.defs.resources import SettingsResource
+from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource, SettingsResource
 from rag_eval_pipeline.defs.run_config import evaluation_run_config, knowledge_base_run_config
+from rag_eval_pipeline.judges.registry import JudgeSpec
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
@@ -83,10 +88,20 @@ class RunReport:
     steps: list[StepTiming] = field(default_factory=list)
 
 
+def dataset_source(dataset: str | None) -> str | None:
+    """A --dataset value as the asset's source: the named sources as they are, a path absolute
+    (runs may start elsewhere)."""
+    if dataset is None or dataset in (BUNDLED, HUB):
+        return dataset
+    return str(Path(dataset).resolve())
+
+
 def _console_logs(verbose: bool) -> dict:
-    """INFO shows the assets' own lines (per-case progress counts, skipped files, warnings)
-    and hides Dagster's step events, which --verbose adds back (DEBUG)."""
-    return {"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "INFO"}}}}
+    """A progress line per stage (and warnings) by default; --verbose shows Dagster's own
+    console log with every step event and stack trace instead."""
+    if verbose:
+        return {"loggers": {"console": {"config": {"log_level": "DEBUG"}}}}
+    return {"loggers": {PROGRESS_LOGGER: {}}}
 
 
 def _execute(
@@ -119,6 +134,63 @@ def load_asset(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, par
         logging.disable(logging.NOTSET)
 
 
+class PreflightError(ValueError):
+    """What is wrong before any work starts, one problem per line, each with its remedy."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
+
+
+def preflight_problems(
+    settings: Settings,
+    dataset: str | None,
+    answer_specs: Sequence[AnswerSpec],
+    judge_specs: Sequence[JudgeSpec],
+    has_api_key: Callable[[str], bool],
+    has_vectors: bool,
+) -> list[str]:
+    """What can be known before the knowledge base is built: the dataset file exists and is
+    not empty, an API key is there for every provider asked for, vectors exist for semantic
+    modes. Pure: the caller says which keys and vectors it has."""
+    problems = []
+    source = dataset or settings.dataset.source
+    files = [settings.dataset.questions] if settings.dataset.kind == "custom" else []
+    if settings.dataset.kind == "hotpotqa" and source not in (BUNDLED, HUB):
+        files.append(source)
+    for file in files:
+        path = Path(file or "")
+        if not path.is_file():
+            problems.append(f"dataset file not found: {path} (give an existing file, or --dataset bundled)")
+        elif path.stat().st_size == 0:
+            problems.append(f"no questions in {path}: the file is empty")
+    providers: dict[str, list[str]] = {}
+    for spec in answer_specs:
+        providers.setdefault(spec.provider, []).append(spec.partition_key)
+    for judge in judge_specs:
+        if judge.provider:
+            providers.setdefault(judge.provider, []).append(f"judge {judge.judge_id}")
+    for provider, users in providers.items():
+        if not has_api_key(provider):
+            variable = API_KEY_VARIABLES.get(provider)
+            if variable:
+                problems.append(
+                    f"{', '.join(users)} need{'s' if len(users) == 1 else ''} {variable}: export it, "
+                    "or evaluate offline models only"
+                )
+    semantic = [s.partition_key for s in answer_specs if s.retrieval_mode.needs_vectors]
+    if semantic and not has_vectors:
+        problems.append(
+            f"{', '.join(semantic)} retrieve{'s' if len(semantic) == 1 else ''} by meaning, and the "
+            "knowledge base would have no vectors: pass --embedding-model NAME_OR_PATH (needs pip "
+            "install 'rag-eval-pipeline[semantic]')"
+        )
+    return problems
+
+
+API_KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY"}
+
+
 def run_evaluation(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
@@ -131,12 +203,26 @@ def run_evaluation(
     verbose: bool = False,
     echo: Callable[[str], None] = print,
 ) -> RunReport:
-    """Register the models, rebuild the knowledge base, evaluate each model, compare them all."""
-    settings: SettingsResource = defs.resources["settings"]  # type: ignore[assignment]
-    for judge in judges or ():
-        settings.judge_registry().resolve(judge)  # an unknown judge fails before any work
+    """Check what can be checked, register the models, rebuild the knowledge base, evaluate each
+    model, compare them all. Bad input raises before any run starts (PreflightError, or the
+    registries' errors for unknown names)."""
+    resource: SettingsResource = defs.resources["settings"]  # type: ignore[assignment]
+    answer_specs = [resource.answer_registry().resolve(model) for model in models]
+    judge_specs = resource.judge_registry().for_run(judges or resource.settings.judges)
+    knowledge_base: KnowledgeBaseResource = defs.resources["knowledge_base"]  # type: ignore[assignment]
+    anthropic: AnthropicResource = defs.resources["anthropic"]  # type: ignore[assignment]
+    problems = preflight_problems(
+        resource.settings,
+        dataset,
+        answer_specs,
+        judge_specs,
+        has_api_key=lambda provider: provider != "anthropic" or anthropic.has_api_key(),
+        has_vectors=bool(knowledge_base.embedding_model or knowledge_base.es_inference_id),
+    )
+    if problems:
+        raise PreflightError(problems)
     started = time.perf_counter()
-    new = add_models(instance, models, settings.answer_registry())
+    new = add_models(instance, models, resource.answer_registry())
     if new:
         echo(f"registered answer models: {', '.join(new)}")
     steps: list[StepTiming] = []
@@ -150,7 +236,7 @@ def run_evaluation(
     stage(
         "[knowledge base] sample, passages, index, judgement list",
         "knowledge_base_job",
-        knowledge_base_run_config(str(Path(dataset).resolve()) if dataset else None, sample, selection, seed),
+        knowledge_base_run_config(dataset_source(dataset), sample, selection, seed),
     )
     judge_config = evaluation_run_config(judges)
     for number, model in enumerate(models, start=1):

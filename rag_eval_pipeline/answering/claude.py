@@ -20,17 +20,20 @@ ANSWER_SYSTEM_PROMPT = (
     "unknown"
 )
 ANTHROPIC_PREFIX = "anthropic:"
+# Short names a person types; each resolves to the current model id of its family.
+ANTHROPIC_ALIASES = {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-6"}
 
 
 def is_anthropic_model(name: str) -> bool:
-    return (name.startswith(ANTHROPIC_PREFIX) and len(name) > len(ANTHROPIC_PREFIX)) or name.startswith(
-        "claude-"
-    )
+    prefixed = name.startswith(ANTHROPIC_PREFIX) and len(name) > len(ANTHROPIC_PREFIX)
+    return prefixed or name.startswith("claude-") or name in ANTHROPIC_ALIASES
 
 
 def anthropic_model_id(name: str) -> str:
-    """``anthropic:<id>`` -> ``<id>``; a bare ``claude-*`` name is the model id itself."""
-    return name[len(ANTHROPIC_PREFIX) :] if name.startswith(ANTHROPIC_PREFIX) else name
+    """``anthropic:<id>`` -> ``<id>``; an alias (``haiku``) -> its model id; a bare ``claude-*``
+    name is the model id itself."""
+    model = name[len(ANTHROPIC_PREFIX) :] if name.startswith(ANTHROPIC_PREFIX) else name
+    return ANTHROPIC_ALIASES.get(model, model)
 
 
 def answer_prompt_version(system_prompt: str | None) -> str:
@@ -119,6 +122,9 @@ class AnthropicProvider:
 
     def calibration(self, model: str) -> CalibrationRole:
         return CalibrationRole.MEASURED
+
+    def generative(self, model: str) -> bool:
+        return True
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         return ClaudeAnswerer(spec.model, services.client(self.name), services.prices, spec.system_prompt)

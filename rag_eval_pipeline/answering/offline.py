@@ -88,5 +88,8 @@ class OfflineProvider:
     def calibration(self, model: str) -> CalibrationRole:
         return OFFLINE_ANSWER_MODELS[model].calibration
 
+    def generative(self, model: str) -> bool:
+        return OFFLINE_ANSWER_MODELS[model].generative
+
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         return OFFLINE_ANSWER_MODELS[spec.model]()

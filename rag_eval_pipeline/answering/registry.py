@@ -87,6 +87,7 @@ class AnswerRegistry:
             prompt_version=provider.prompt_version(model, prompt),
             system_prompt=prompt,
             calibration=provider.calibration(model),
+            generative=provider.generative(model),
         )
 
     def try_resolve(self, key: str) -> AnswerSpec | None:
@@ -106,5 +107,5 @@ class AnswerRegistry:
         named = f"; named in the configuration file: {', '.join(self._named)}" if self._named else ""
         raise UnknownAnswerModelError(
             f"unknown answer model '{model}'; known: {', '.join(sorted(OFFLINE_ANSWER_MODELS))}, "
-            f"claude-* and anthropic:<model id>{named}"
+            f"claude-*, haiku, sonnet and anthropic:<model id>{named}"
         )

@@ -55,6 +55,7 @@ class AnswerSpec:
     prompt_version: str
     system_prompt: str | None = None
     calibration: CalibrationRole = CalibrationRole.MEASURED
+    generative: bool = True  # could answer from memory (an LLM), unlike a sentence extractor
 
     @property
     def answer_config(self) -> str:

@@ -41,6 +41,11 @@ class MalformedRowError(ValueError):
         super().__init__(f"{self.path}, {location}: {reason}")
 
 
+BUNDLED = "bundled"  # the 500-question sample shipped in the package: works with no network
+HUB = "hub"
+BUNDLED_FILE = Path(__file__).resolve().parent / "samples" / "hotpotqa_dev_distractor_500.jsonl"
+
+
 class DatasetUnavailableError(RuntimeError):
     """The Hugging Face hub could not be reached; the message says how to use a local file."""
 
@@ -206,11 +211,20 @@ def load_hotpotqa_from_hub(
     except Exception as err:  # network, auth and cache errors all mean "not available here"
         raise DatasetUnavailableError(
             f"Could not load {dataset} ({config}, {split}) from the Hugging Face hub: {err}.\n"
-            "Use a local file instead: `rag-eval run --dataset PATH` or, in the Dagster launchpad, "
+            "Use the bundled 500-question sample (`--dataset bundled`, the default) or a local file: "
+            "`rag-eval run --dataset PATH` or, in the Dagster launchpad, "
             "ops.hotpotqa_raw.config.source: PATH. PATH may be the original HotpotQA JSON "
             "(hotpot_dev_distractor_v1.json) or JSONL/parquet in the hub's row format."
         ) from err
     return pd.DataFrame([normalize_row(row) for row in rows], columns=QUESTION_COLUMNS)
+
+
+def load_questions(source: str) -> pd.DataFrame:
+    """The question table of a source: ``bundled`` (the default, shipped in the package),
+    ``hub`` (the full split from the Hugging Face hub), or a local file's path."""
+    if source == HUB:
+        return load_hotpotqa_from_hub()
+    return read_hotpotqa_file(BUNDLED_FILE if source == BUNDLED else source)
 
 
 def sample_questions(

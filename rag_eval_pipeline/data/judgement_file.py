@@ -18,30 +18,42 @@ CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags"]
 
 
 class JudgementFileError(ValueError):
+    """Every problem of a judgement file, each naming the file and the line or row."""
+
     def __init__(self, path: str | Path, problems: list[str]) -> None:
-        self.problems = problems
+        self.problems = [f"{path}, {problem}" for problem in problems]
         listed = "\n".join(f"  {p}" for p in problems[:20])
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
         super().__init__(f"{path}: {len(problems)} problem(s)\n{listed}{more}")
 
 
-def _rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
+def _rows(path: Path) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """The rows with their location, and the problems of rows that could not be read at all
+    (checking goes on past them, so every problem of the file is reported at once)."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        rows = []
+        rows, problems = [], []
         for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append((f"line {line_no}", json.loads(line)))
-                except json.JSONDecodeError as err:
-                    raise JudgementFileError(path, [f"line {line_no}: invalid JSON ({err.msg})"]) from err
-        return rows
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                problems.append(f"line {line_no}: invalid JSON ({err.msg})")
+                continue
+            if not isinstance(row, dict):
+                problems.append(
+                    f"line {line_no}: expected an object with question and answer, got {type(row).__name__}"
+                )
+                continue
+            rows.append((f"line {line_no}", row))
+        return rows, problems
     if suffix == ".csv":
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        return [(f"line {i + 2}", r) for i, r in enumerate(frame.to_dict(orient="records"))]  # line 1: header
+        return [(f"line {i + 2}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []  # 1: header
     if suffix == ".parquet":
         frame = pd.read_parquet(path)
-        return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))]
+        return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []
     raise JudgementFileError(path, [f"unsupported file type '{suffix}' (use .jsonl, .csv or .parquet)"])
 
 
@@ -63,14 +75,15 @@ def read_judgement_file(path: str | Path, passages: pd.DataFrame) -> pd.DataFram
     path = Path(path)
     if not path.is_file():
         raise JudgementFileError(path, ["file not found"])
-    rows = _rows(path)
+    rows, problems = _rows(path)
     if not rows:
-        raise JudgementFileError(path, ["no questions"])
+        raise JudgementFileError(path, problems or ["no questions"])
     columns = set().union(*(r.keys() for _, r in rows))
     missing = {"question", "answer"} - columns
     if missing:
+        found = ", ".join(sorted(columns))
         raise JudgementFileError(
-            path, [f"missing column(s): {', '.join(sorted(missing))} (found: {', '.join(sorted(columns))})"]
+            path, [*problems, f"missing column(s): {', '.join(sorted(missing))} (found: {found})"]
         )
     by_id = {}
     titles = set(passages["title"])
@@ -78,7 +91,6 @@ def read_judgement_file(path: str | Path, passages: pd.DataFrame) -> pd.DataFram
         by_id[pid] = title
         if pid.startswith("doc_"):
             by_id[pid[4:].split("#")[0]] = title  # the user's own id, also for each of its chunks
-    problems: list[str] = []
     seen: dict[str, str] = {}
     records = []
     for location, row in rows:

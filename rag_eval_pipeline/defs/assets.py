@@ -13,7 +13,7 @@ from pydantic import Field
 
 from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.data.documents import merge_passages
-from rag_eval_pipeline.data.hotpotqa import load_hotpotqa_from_hub, read_hotpotqa_file, sample_questions
+from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
@@ -43,8 +43,9 @@ class HotpotQASampleConfig(dg.Config):
 
     source: str | None = Field(
         default=None,
-        description="'hub' (Hugging Face hotpotqa/hotpot_qa, distractor, validation) or a path to "
-        "a local HotpotQA file: original JSON list, or JSONL/parquet in the hub's row format.",
+        description="'bundled' (the 500-question sample shipped in the package), 'hub' (Hugging "
+        "Face hotpotqa/hotpot_qa, distractor, validation) or a path to a local HotpotQA file: "
+        "original JSON list, or JSONL/parquet in the hub's row format.",
     )
     sample_size: int | None = Field(default=None, description="Questions to evaluate; 0 for all of them.")
     selection: str | None = Field(
@@ -95,7 +96,7 @@ def hotpotqa_raw(
     size = dataset.sample_size if config.sample_size is None else (config.sample_size or None)
     selection = config.selection or dataset.selection
     seed = dataset.seed if config.seed is None else config.seed
-    questions = load_hotpotqa_from_hub() if source == "hub" else read_hotpotqa_file(source)
+    questions = load_questions(source)
     sample = sample_questions(questions, size, selection, seed)  # type: ignore[arg-type]
     context.add_output_metadata(
         {
@@ -221,6 +222,7 @@ def judge_scores(
     judge (failed cases kept, unscored)."""
     registry = settings.judge_registry()
     specs = registry.for_run(config.judges or settings.settings.judges)
+    answer_spec = settings.answer_registry().try_resolve(context.partition_key)
     services = anthropic.services()
     judges = [registry.build(spec, services, knowledge_base.query_embedder()) for spec in specs]
     scores = score_cases(
@@ -231,6 +233,7 @@ def judge_scores(
         prefill=batch_prefill(context, anthropic, "judgements", list)
         if any(spec.needs_llm for spec in specs)
         else None,
+        generative=answer_spec.generative if answer_spec else True,
     )
     context.add_output_metadata(scores_metadata([s.judge_id for s in specs], scores, services))
     return scores

@@ -205,6 +205,14 @@ class AnthropicResource(dg.ConfigurableResource):
             table[model] = ModelPrice(input_, output, write, read)
         return table
 
+    def has_api_key(self) -> bool:
+        """Whether a key is configured, bound through EnvVar or given directly (checked before a
+        run, so a missing key is one line, not a failed run)."""
+        try:
+            return bool(self.api_key)
+        except Exception:  # an EnvVar whose variable is unset
+            return False
+
     def services(self) -> LLMServices:
         """The LLM clients (made on first use: offline runs need no key) and prices for one step."""
         return LLMServices({"anthropic": self.client}, self.price_table(), self.concurrency)

@@ -105,13 +105,15 @@ def score_cases(
     on_progress: Callable[[int, int], None] | None = None,
     concurrency: int = 8,
     prefill: Callable[[list[LLMRequest]], None] | None = None,
+    generative: bool = True,
 ) -> pd.DataFrame:
     """A row per case per judge with every metric the judges declare (absent metrics are NaN).
 
     A case whose answer failed is kept with status ``answer_failed`` and no scores; a judge that
     fails on a case (an API error after retries, or invalid output twice) gives status
     ``judge_error``. Both are counted as failed, never scored 0. At most ``concurrency`` cases
-    are judged at once.
+    are judged at once. ``generative`` says whether the answer model could answer from memory
+    (it decides between the diagnoses parametric_answer and correct_from_non_gold).
     """
     metric_names = list(dict.fromkeys(m for judge in judges for m in judge.metrics))
     pairs = [(judge, case) for judge in judges for case in cases.to_dict(orient="records")]
@@ -128,13 +130,13 @@ def score_cases(
     frame[metric_names] = frame[metric_names].astype("float64")
     frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")
     frame["cost_usd"] = frame["cost_usd"].astype("float64")
-    frame["diagnosis"] = [diagnose_row(row) for row in frame.to_dict(orient="records")]
+    frame["diagnosis"] = [diagnose_row(row, generative) for row in frame.to_dict(orient="records")]
     return frame
 
 
-def diagnose_row(row: Mapping[str, Any]) -> str | None:
+def diagnose_row(row: Mapping[str, Any], generative: bool = True) -> str | None:
     """The judge's own faithfulness where it has one, the lexical proxy otherwise."""
     faithfulness = row.get("faithfulness")
     if faithfulness is None or pd.isna(faithfulness):
         faithfulness = row.get("faithfulness_lexical")
-    return diagnose(row.get("correctness"), faithfulness, row.get("context_relevance"))
+    return diagnose(row.get("correctness"), faithfulness, row.get("context_relevance"), generative)

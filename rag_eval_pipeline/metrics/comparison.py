@@ -21,6 +21,12 @@ from rag_eval_pipeline.metrics.statistics import (
 from rag_eval_pipeline.metrics.summary import metric_columns
 
 THREE_POINT_AXES = ("correctness", "context_relevance")
+# The judge and the reference judge define each axis differently: the agreement figures measure
+# how often two definitions coincide, not how often the judge is right.
+DEFINITIONS_COMPARED = {
+    "correctness": "judge's rubric vs reference rule (exact match, contained answer or F1 >= 0.5)",
+    "context_relevance": "judge's 'passages hold what is needed' vs reference 'gold titles retrieved'",
+}
 CALIBRATION_TOLERANCE = 0.1
 
 
@@ -85,7 +91,8 @@ def judge_validation(
     scores_by_model: Mapping[str, pd.DataFrame],
     expected_correctness: Mapping[str, float | None],
 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Agreement of each LLM judge with the reference judge per axis (accuracy, Cohen's kappa),
+    """Agreement of each LLM judge with the reference judge per axis (accuracy, Cohen's kappa;
+    between two definitions of the axis, named in ``definitions_compared``),
     the confusion tables, and a calibration flag: on the calibration models (their
     ``expected_correctness``, from each partition's AnswerSpec: oracle 1, null 0) a sound judge
     gives correctness within 0.1 of it."""
@@ -103,6 +110,7 @@ def judge_validation(
                     "answer_model": model,
                     "judge_id": judge_id,
                     "axis": axis,
+                    "definitions_compared": DEFINITIONS_COMPARED[axis],
                     "n": 0,
                     "accuracy": float("nan"),
                     "kappa": float("nan"),

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import math
 
-DIAGNOSES = ("ok", "retrieval_miss", "reasoning_error", "hallucination", "parametric_answer")
+DIAGNOSES = (
+    "ok",
+    "retrieval_miss",
+    "reasoning_error",
+    "hallucination",
+    "parametric_answer",
+    "correct_from_non_gold",
+)
 
 
 def _present(value: float | None) -> bool:
@@ -12,12 +19,17 @@ def _present(value: float | None) -> bool:
 
 
 def diagnose(
-    correctness: float | None, faithfulness: float | None, context_relevance: float | None
+    correctness: float | None,
+    faithfulness: float | None,
+    context_relevance: float | None,
+    generative: bool = True,
 ) -> str | None:
     """One label per scored case, checked in this order:
 
-    - ``parametric_answer``: correct (>= 0.5) although the context was irrelevant (0): the
-      model answered from memory, the red flag of the Elastic LLM-as-a-judge article;
+    - correct (>= 0.5) although the context was irrelevant (0): for a generative model
+      ``parametric_answer``, it answered from memory, the red flag of the Elastic
+      LLM-as-a-judge article; for a model with no memory (the extractive baseline copies a
+      retrieved sentence) ``correct_from_non_gold``, the answer stood in a non-gold passage;
     - ``hallucination``: the answer is unfaithful to the passages (faithfulness < 0.5);
     - ``ok``: correct (>= 0.5) and not unfaithful;
     - ``retrieval_miss``: wrong, and the gold passages were not all retrieved (relevance < 1);
@@ -31,7 +43,7 @@ def diagnose(
     relevance = context_relevance if _present(context_relevance) else 1.0
     correct = correctness >= 0.5  # type: ignore[operator]
     if correct and relevance == 0.0:
-        return "parametric_answer"
+        return "parametric_answer" if generative else "correct_from_non_gold"
     if _present(faithfulness) and faithfulness < 0.5:  # type: ignore[operator]
         return "hallucination"
     if correct:

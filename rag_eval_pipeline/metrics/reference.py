@@ -185,8 +185,12 @@ def correctness(prediction: str, ground_truth: str) -> float:
 
     Rule: 1.0 on exact match; 0.5 when the prediction contains the whole normalised ground truth
     (a right answer buried in extra words) or HotpotQA F1 >= 0.5 (a partly right answer);
-    else 0.0. An empty prediction or an abstention ("unknown") scores 0.0.
+    else 0.0. An empty prediction or an abstention ("unknown") scores 0.0, whatever the ground
+    truth says: abstaining is never a correct answer (exact_match, HotpotQA's own definition,
+    still gives ("unknown", "Unknown") 1.0).
     """
+    if is_abstention(prediction):
+        return 0.0
     if exact_match(prediction, ground_truth):
         return 1.0
     if contains_answer(prediction, ground_truth) or f1(prediction, ground_truth) >= 0.5:

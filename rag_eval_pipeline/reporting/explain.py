@@ -99,6 +99,9 @@ def worst_cases(
         if scored.empty:
             raise KeyError(f"no judge measured '{metric}'")
         judge_id = str(scored["judge_id"].iloc[0])
+    if judge_id not in set(judge_scores["judge_id"]):
+        known = ", ".join(sorted(set(judge_scores["judge_id"])))
+        raise KeyError(f"judge '{judge_id}' did not score this model; judges that did: {known}")
     scored = scored[scored["judge_id"] == judge_id]
     joined = scored.merge(candidate_answers[["qid", "question", "answer"]], on="qid").merge(
         judgement_list[["qid", "answer"]].rename(columns={"answer": "ground_truth"}), on="qid"

@@ -57,16 +57,29 @@ def test_every_problem_is_named_with_its_line(tmp_path):
     with pytest.raises(JudgementFileError) as err:
         read_judgement_file(path, PASSAGES)
     assert err.value.problems == [
-        "line 1: empty question",
-        "line 2: duplicate id 'a' (first at line 1)",
-        "line 2: relevant id 'nope' is not in the knowledge base",
-        "line 3: empty answer",
-        "line 3: relevant title 'Nowhere' is not in the knowledge base",
+        f"{path}, {problem}"
+        for problem in [
+            "line 1: empty question",
+            "line 2: duplicate id 'a' (first at line 1)",
+            "line 2: relevant id 'nope' is not in the knowledge base",
+            "line 3: empty answer",
+            "line 3: relevant title 'Nowhere' is not in the knowledge base",
+        ]
     ]
     assert str(path) in str(err.value)
     (tmp_path / "cols.csv").write_text("prompt,reply\nQ?,A\n")
     with pytest.raises(JudgementFileError, match="missing column\\(s\\): answer, question"):
         read_judgement_file(tmp_path / "cols.csv", PASSAGES)
-    (tmp_path / "broken.jsonl").write_text('{"question": "Q", "answer": "A"}\n{oops\n')
-    with pytest.raises(JudgementFileError, match="line 2: invalid JSON"):
-        read_judgement_file(tmp_path / "broken.jsonl", PASSAGES)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(
+        '{"question": "Q", "answer": "A"}\n{oops\n["a list"]\n"a string"\n{"question": "", "answer": "B"}\n'
+    )
+    with pytest.raises(JudgementFileError) as err:
+        read_judgement_file(broken, PASSAGES)
+    # checking goes on past a line it cannot read: every problem, each with file and line
+    assert err.value.problems == [
+        f"{broken}, line 2: invalid JSON (Expecting property name enclosed in double quotes)",
+        f"{broken}, line 3: expected an object with question and answer, got list",
+        f"{broken}, line 4: expected an object with question and answer, got str",
+        f"{broken}, line 5: empty question",
+    ]

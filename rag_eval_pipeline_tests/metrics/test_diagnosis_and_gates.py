@@ -67,3 +67,11 @@ def test_gates_do_not_pass_on_too_few_cases():
     results = check_gates(SUMMARY, {"reference/correctness": 0.5}, min_cases=20)
     assert [(r.passed, r.note) for r in results] == [(False, "too few cases to conclude: n = 10 < 20")]
     assert check_gates(SUMMARY, {"reference/correctness": 0.5}, min_cases=10)[0].passed
+
+
+def test_a_model_without_memory_is_never_said_to_answer_from_memory():
+    from rag_eval_pipeline.metrics.diagnosis import diagnose
+
+    assert diagnose(1.0, 1.0, 0.0) == "parametric_answer"
+    assert diagnose(1.0, 1.0, 0.0, generative=False) == "correct_from_non_gold"
+    assert diagnose(0.0, 1.0, 0.0, generative=False) == "retrieval_miss"

@@ -86,6 +86,7 @@ def test_summary_means_counts_and_groups():
         "reasoning_error": 0.0,
         "hallucination": 0.0,
         "parametric_answer": 0.0,
+        "correct_from_non_gold": 0.0,
     }
     cost = summary[(summary["group"] == "usage") & (summary["metric"] == "cost_usd")]
     assert cost["judge_id"].tolist() == ["reference"] and cost["total"].item() == 0.0

@@ -100,6 +100,10 @@ def test_correctness_rule_by_hand():
     assert m.correctness("Chief Justice", "Chief of Protocol") == 0.0
     assert m.correctness("unknown", "Chief of Protocol") == 0.0
     assert m.correctness("", "Chief of Protocol") == 0.0
+    # abstaining is never correct, even against an empty or "unknown" ground truth (what the
+    # docstring says); HotpotQA's exact match keeps its own definition
+    assert m.correctness("", "") == 0.0 and m.correctness("unknown", "Unknown") == 0.0
+    assert m.exact_match("unknown", "Unknown") == 1.0
     # yes/no: a sentence containing "no" is not the answer "no"
     assert m.correctness("There is no doubt.", "no") == 0.0
 
@@ -179,7 +183,9 @@ def test_f1_and_em_equal_official(prediction, truth):
 def test_correctness_is_on_the_three_point_scale_and_consistent(prediction, truth):
     score = m.correctness(prediction, truth)
     assert score in (0.0, 0.5, 1.0)
-    if m.exact_match(prediction, truth):
+    if m.is_abstention(prediction):
+        assert score == 0.0
+    elif m.exact_match(prediction, truth):
         assert score == 1.0
     elif m.f1(prediction, truth) == 0.0 and not m.contains_answer(prediction, truth):
         assert score == 0.0
