@@ -68,6 +68,12 @@ class ElasticsearchSettings(_Strict):
 
 class KnowledgeBaseSettings(_Strict):
     backend: Literal["embedded", "elasticsearch"] = "embedded"
+    scope: Literal["sample", "all"] = Field(
+        default="sample",
+        description="sample: the paragraphs of the evaluated questions (as in the Elastic "
+        "LLM-as-a-judge article); all: of every question of the file (harder, and the same "
+        "knowledge base whatever the sample size)",
+    )
     embedding_model: str | None = None
     elasticsearch: ElasticsearchSettings = ElasticsearchSettings()
 
@@ -152,7 +158,9 @@ class Settings(_Strict):
     prices: dict[str, list[float]] = Field(default_factory=dict)
     custom_metrics: list[RubricMetricSettings | PythonMetricSettings] = Field(default_factory=list)
     profiles: dict[str, ProfileSettings] = Field(
-        default_factory=dict, description="dev, pr and nightly are built in; a profile here overrides one"
+        default_factory=dict,
+        validate_default=True,
+        description="dev, pr and nightly are built in; a profile here overrides one",
     )
     statistics: StatisticsSettings = StatisticsSettings()
 
@@ -246,6 +254,7 @@ dataset:
 
 knowledge_base:
   backend: embedded         # or elasticsearch (then set ELASTICSEARCH_URL or elasticsearch.url)
+  scope: sample             # sample: passages of the evaluated questions; all: of the whole file
   embedding_model: null     # e.g. sentence-transformers/all-MiniLM-L6-v2 for semantic and hybrid
   elasticsearch:
     url: null

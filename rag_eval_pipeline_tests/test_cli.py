@@ -112,3 +112,55 @@ def test_the_init_configuration_keeps_its_calibration_models(shared_hotpotqa, tm
     assert correctness.loc[null_like, "calibration_expected"] == 0.0
     assert correctness.loc[oracle_like, "calibration_expected"] == 1.0
     assert correctness.loc[null_like, "calibration_ok"] and correctness.loc[oracle_like, "calibration_ok"]
+
+
+def test_knowledge_base_scope_all_keeps_the_index_whatever_the_sample(tmp_path, capsys):
+    """scope all: the knowledge base holds every question's paragraphs (4,943 distinct in the
+    bundled file), so retrieval scores do not move with the sample size; only the sample is
+    evaluated."""
+    config = tmp_path / "rag_eval.yaml"
+    config.write_text("knowledge_base: {scope: all}\n")
+    sizes = {}
+    for sample in ("5", "10"):
+        home = tmp_path / f"home-{sample}"
+        arguments = ["--config", str(config), "--dagster-home", str(home), "run", "--models", "oracle"]
+        code, _, err = in_process(capsys, *arguments, "--sample", sample)
+        assert code == 0, err
+        defs = build_definitions(settings=load_settings(config))
+        instance = runner.open_instance(str(home))
+        manifest = runner.load_asset(defs, instance, "kb_index")
+        cases = runner.load_asset(defs, instance, "judgement_list")
+        sizes[sample] = (manifest.documents, len(cases))
+    assert sizes == {"5": (4943, 5), "10": (4943, 10)}
+
+
+def test_the_readme_ci_example_runs_as_written(tmp_path, monkeypatch, capsys):
+    """The GitHub Actions example of the README, command for command, with no configuration file:
+    the pr profile is built in and `haiku` is an alias, against the tests' Messages-API server."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    commands = [
+        line.split("run: .venv/bin/rag-eval ", 1)[1].split()
+        for line in readme.splitlines()
+        if "run: .venv/bin/rag-eval " in line
+    ]
+    assert [c[0] for c in commands] == ["run", "gate"]
+    monkeypatch.chdir(tmp_path)
+    home = ["--dagster-home", str(tmp_path / "home")]
+    with FakeAnthropic() as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        code, out, err = in_process(capsys, *home, *commands[0])
+        assert code == 0, err
+        assert "| haiku | claude-sonnet-4-6 | 150 |" in out  # the pr profile's 150 cases
+        code, out, err = in_process(capsys, *home, *commands[1])
+    assert code in (0, 1) and "faithfulness" in out and "correctness" in out, err
+    assert ("all gates passed" in out) == (code == 0)
+
+
+def test_built_in_profiles_need_no_configuration_file(tmp_path, capsys):
+    home = ["--dagster-home", str(tmp_path / "home")]
+    code, out, err = in_process(capsys, *home, "run", "--profile", "dev", "--models", "oracle")
+    assert code == 0, err
+    assert "| oracle | reference | 30 |" in out
+    code, _, err = in_process(capsys, *home, "run", "--profile", "weekly")
+    assert code == 2 and "unknown profile 'weekly'; defined: dev, nightly, pr" in err

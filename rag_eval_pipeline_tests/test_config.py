@@ -10,7 +10,8 @@ def test_init_writes_a_valid_commented_example(tmp_path, capsys):
     assert cli.main(["init", str(target)]) == 0
     assert target.read_text() == EXAMPLE_CONFIG and "# " in EXAMPLE_CONFIG
     settings = load_settings(target)
-    assert [m.name for m in settings.answer_models] == ["baseline", "oracle", "null-model"]
+    # the same names as the CLI's defaults, so the file and `rag-eval run` evaluate one set
+    assert [m.name for m in settings.answer_models] == ["extractive-baseline", "oracle", "null"]
     assert settings.dataset.documents == str(tmp_path / "data" / "documents")  # relative to the file
     assert cli.main(["init", str(target)]) == 2  # never overwrites
     defs = build_definitions(settings=settings)

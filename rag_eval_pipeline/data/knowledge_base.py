@@ -16,7 +16,7 @@ def passage_id(title: str) -> str:
 
 
 def flatten_passages(questions: pd.DataFrame) -> pd.DataFrame:
-    """Every context paragraph of the sampled questions, one row per distinct title (first seen wins)."""
+    """Every context paragraph of the questions, one row per distinct title (first seen wins)."""
     rows: dict[str, dict[str, object]] = {}
     for titles, paragraphs in zip(questions["context_titles"], questions["context_sentences"]):
         for title, sentences in zip(titles, paragraphs):
@@ -32,10 +32,22 @@ def flatten_passages(questions: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(list(rows.values()), columns=PASSAGE_COLUMNS)
 
 
+IN_SAMPLE = "in_sample"  # hotpotqa_raw with knowledge_base.scope all: the questions to evaluate
+
+
+def sampled(questions: pd.DataFrame) -> pd.DataFrame:
+    """The questions to evaluate: all of them, or those marked ``in_sample`` when the knowledge
+    base was built from every question of the file."""
+    if IN_SAMPLE not in questions:
+        return questions
+    return questions[questions[IN_SAMPLE]].drop(columns=[IN_SAMPLE]).reset_index(drop=True)
+
+
 def build_judgement_list(questions: pd.DataFrame) -> pd.DataFrame:
-    """One row per question with the ground truth and its gold supporting titles and facts."""
+    """One row per question to evaluate with the ground truth and its gold supporting titles and
+    facts."""
     rows = []
-    for record in questions.to_dict(orient="records"):
+    for record in sampled(questions).to_dict(orient="records"):
         fact_titles = list(record["supporting_titles"])
         fact_ids = [int(i) for i in record["supporting_sent_ids"]]
         facts = list(dict.fromkeys(zip(fact_titles, fact_ids)))  # dedupe, keep order

@@ -14,7 +14,7 @@ from pydantic import Field
 from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.data.documents import merge_passages
 from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
-from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
+from rag_eval_pipeline.data.knowledge_base import IN_SAMPLE, build_judgement_list, flatten_passages
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
     index_metadata,
@@ -90,7 +90,8 @@ def batch_prefill(
 def hotpotqa_raw(
     context: dg.AssetExecutionContext, config: HotpotQASampleConfig, settings: SettingsResource
 ) -> pd.DataFrame:
-    """A deterministic sample of HotpotQA distractor questions, each with its 10 context paragraphs."""
+    """A deterministic sample of HotpotQA distractor questions, each with its 10 context paragraphs
+    (with knowledge_base.scope all: every question of the file, the sample marked in_sample)."""
     dataset = settings.settings.dataset
     source = config.source or dataset.source
     size = dataset.sample_size if config.sample_size is None else (config.sample_size or None)
@@ -98,15 +99,19 @@ def hotpotqa_raw(
     seed = dataset.seed if config.seed is None else config.seed
     questions = load_questions(source)
     sample = sample_questions(questions, size, selection, seed)  # type: ignore[arg-type]
+    scope = settings.settings.knowledge_base.scope
     context.add_output_metadata(
         {
             "source": source,
             "questions_available": len(questions),
             "questions_sampled": len(sample),
             "selection": f"{selection} (seed {seed})",
+            "knowledge_base_scope": scope,
             "types": dg.MetadataValue.json(sample["type"].value_counts().to_dict()),
         }
     )
+    if scope == "all":  # every question's paragraphs build the knowledge base; the sample is marked
+        return questions.assign(**{IN_SAMPLE: questions["qid"].isin(set(sample["qid"]))})
     return sample
 
 
