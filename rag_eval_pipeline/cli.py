@@ -8,8 +8,6 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from dagster import DagsterError
-
 from rag_eval_pipeline import runner
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import EXAMPLE_CONFIG, ConfigError, load_settings
@@ -118,7 +116,12 @@ def _parser() -> argparse.ArgumentParser:
         help="build the knowledge base in this Elasticsearch cluster (default: $ELASTICSEARCH_URL "
         "if set, else the embedded on-disk index)",
     )
-    run.add_argument("--verbose", action="store_true", help="also show Dagster's step events")
+    run.add_argument(
+        "--refresh",
+        action="store_true",
+        help="ask every LLM call again this run instead of answering from the response cache",
+    )
+    run.add_argument("--verbose", action="store_true", help="show Dagster's log and tracebacks")
 
     explain = commands.add_parser(
         "explain",
@@ -287,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         defs = build_definitions(
             default_knowledge_base(settings, **overrides),
-            default_anthropic(settings, concurrency=args.concurrency),
+            default_anthropic(settings, concurrency=args.concurrency, refresh_cache=args.refresh or None),
             settings=settings,
         )
     except ValueError as err:
@@ -316,7 +319,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         return _report_failure(err, args.verbose, instance.root_directory)
     comparison = report.comparison
-    this_run = comparison[comparison["answer_model"].isin(models)]
+    this_run = comparison[comparison["answer_model"].isin(set(models) - set(report.failed))]
     print()
     print(_comparison_table(this_run))
     others = sorted(set(comparison["answer_model"]) - set(models))
@@ -325,7 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"\nwall time {_seconds_since_start():.1f}s; open the UI with: {_ui_command(instance.root_directory)}"
     )
-    return 0
+    for model, reason in report.failed.items():
+        print(f"error: {model} failed: {reason}", file=sys.stderr)
+    return 1 if report.failed else 0
 
 
 def _ui_command(home: str) -> str:
@@ -344,21 +349,10 @@ def _seconds_since_start() -> float:
         return time.perf_counter() - _IMPORTED_AT
 
 
-def _root_cause(err: BaseException) -> BaseException:
-    """The user's exception inside Dagster's wrappers (a failed step re-raised by the run)."""
-    while True:
-        inner = getattr(err, "user_exception", None) or (
-            err.__cause__ if isinstance(err, DagsterError) and err.__cause__ is not None else None
-        )
-        if inner is None:
-            return err
-        err = inner
-
-
 def _report_failure(err: BaseException, verbose: bool, home: str) -> int:
     """One ``error:`` line per problem (the traceback only with --verbose); exit 2 for bad input
     or configuration, 1 for a run that failed for another reason."""
-    cause = _root_cause(err)
+    cause = runner.root_cause(err)
     if verbose:
         traceback.print_exception(cause)
     text = str(cause).strip()

@@ -42,7 +42,7 @@ class DatasetSettings(_Strict):
         default="bundled",
         description="hotpotqa: 'bundled' (500 questions shipped in the package), 'hub', or a local file",
     )
-    sample_size: int | None = 35
+    sample_size: int | None = Field(default=35, ge=0, description="questions to evaluate; 0 = all")
     selection: Literal["first", "random"] = "first"
     seed: int = 0
     questions: str | None = Field(default=None, description="custom: JSONL / CSV / parquet judgement list")
@@ -63,7 +63,7 @@ class ElasticsearchSettings(_Strict):
     ca_certs: str | None = None
     index_names: dict[str, str] = Field(default_factory=dict)
     inference_id: str | None = None
-    max_error_share: float = 0.0
+    max_error_share: float = Field(default=0.0, ge=0, le=1)
 
 
 class KnowledgeBaseSettings(_Strict):
@@ -153,7 +153,7 @@ class Settings(_Strict):
     answer_models: list[AnswerModelSettings] = Field(default_factory=list)
     judges: list[str] = Field(default_factory=lambda: ["reference"])
     thresholds: dict[str, float] = Field(default_factory=dict)
-    max_judge_error_share: float = 0.1
+    max_judge_error_share: float = Field(default=0.1, ge=0, le=1)
     concurrency: int = Field(default=8, ge=1)
     prices: dict[str, list[float]] = Field(default_factory=dict)
     custom_metrics: list[RubricMetricSettings | PythonMetricSettings] = Field(default_factory=list)
@@ -163,6 +163,14 @@ class Settings(_Strict):
         description="dev, pr and nightly are built in; a profile here overrides one",
     )
     statistics: StatisticsSettings = StatisticsSettings()
+
+    @field_validator("thresholds")
+    @classmethod
+    def _scores_are_shares(cls, thresholds: dict[str, float]) -> dict[str, float]:
+        wrong = {k: v for k, v in thresholds.items() if not 0 <= v <= 1}
+        if wrong:
+            raise ValueError(f"thresholds are scores between 0 and 1, got {wrong}")
+        return thresholds
 
     @field_validator("profiles", mode="before")
     @classmethod

@@ -86,6 +86,23 @@ class RunReport:
     comparison: pd.DataFrame
     wall_seconds: float
     steps: list[StepTiming] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # answer model -> its one-line reason
+
+
+def root_cause(err: BaseException) -> BaseException:
+    """The user's exception inside Dagster's wrappers (a failed step re-raised by the run)."""
+    while True:
+        inner = getattr(err, "user_exception", None) or (
+            err.__cause__ if isinstance(err, dg.DagsterError) and err.__cause__ is not None else None
+        )
+        if inner is None:
+            return err
+        err = inner
+
+
+def one_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
 
 
 def dataset_source(dataset: str | None) -> str | None:
@@ -239,16 +256,18 @@ def run_evaluation(
         knowledge_base_run_config(dataset_source(dataset), sample, selection, seed),
     )
     judge_config = evaluation_run_config(judges)
+    failed: dict[str, str] = {}
     for number, model in enumerate(models, start=1):
-        stage(
-            f"[model {number}/{len(models)}] {model}: answer, judge, summarize",
-            "evaluation_job",
-            judge_config,
-            partition=model,
-        )
+        label = f"[model {number}/{len(models)}] {model}: answer, judge, summarize"
+        try:
+            stage(label, "evaluation_job", judge_config, partition=model)
+        except Exception as err:  # one model's failure must not cost the others their evaluation
+            cause = root_cause(err)
+            failed[model] = f"{type(cause).__name__}: {one_line(cause)}"
+            echo(f"{label}: FAILED ({failed[model]})")
     stage("[comparison] all answer models", "comparison_job", {})
     comparison = load_asset(defs, instance, "model_comparison")
-    return RunReport(comparison, time.perf_counter() - started, steps)
+    return RunReport(comparison, time.perf_counter() - started, steps, failed)
 
 
 LINEAGE_ASSETS = ("hotpotqa_raw", "kb_passages", "kb_index", "judgement_list")

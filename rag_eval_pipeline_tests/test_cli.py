@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from rag_eval_pipeline import cli, runner
 from rag_eval_pipeline.config import load_settings
@@ -164,3 +165,124 @@ def test_built_in_profiles_need_no_configuration_file(tmp_path, capsys):
     assert "| oracle | reference | 30 |" in out
     code, _, err = in_process(capsys, *home, "run", "--profile", "weekly")
     assert code == 2 and "unknown profile 'weekly'; defined: dev, nightly, pr" in err
+
+
+def test_the_quickstart_runs_offline_and_prints_the_readme_table(tmp_path):
+    """`rag-eval run` with nothing else, the hub unreachable: the bundled sample, and the table
+    the README shows, row for row."""
+    result = rag_eval("run", cwd=tmp_path, env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    assert result.returncode == 0, result.stderr
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    quickstart = readme.split("## Quickstart", 1)[1].split("## The asset graph", 1)[0]
+    expected = [line for line in quickstart.splitlines() if line.startswith("| ")]
+    printed = [line for line in result.stdout.splitlines() if line.startswith("| ")]
+    assert printed == expected and len(expected) == 4
+    assert " - dagster - " not in result.stdout + result.stderr  # progress lines, not Dagster's log
+    assert "  answered (oracle@bm25-k4): 35/35" in result.stdout
+    assert "wall time" in result.stdout and "/dagster dev" in result.stdout
+    assert (tmp_path / ".dagster_home" / "storage" / "artifacts" / "eval_report.html").is_file()
+
+
+def test_what_can_be_checked_first_is_one_line_before_any_work(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    home = ["--dagster-home", str(tmp_path / "home")]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    cases = {
+        (
+            "--dataset",
+            str(tmp_path / "missing.jsonl"),
+        ): f"dataset file not found: {tmp_path / 'missing.jsonl'}",
+        ("--dataset", str(empty)): f"no questions in {empty}: the file is empty",
+        ("--models", "haiku"): "haiku needs ANTHROPIC_API_KEY: export it",
+        ("--judges", "reference,sonnet"): "judge sonnet needs ANTHROPIC_API_KEY",
+        ("--models", "oracle@semantic-k4"): "oracle@semantic-k4 retrieves by meaning",
+    }
+    for arguments, message in cases.items():
+        code, _, err = in_process(capsys, *home, "run", *arguments)
+        assert code == 2 and len(err.splitlines()) == 1 and err.startswith(f"error: {message}"), err
+    assert not (tmp_path / "home" / "storage" / "artifacts").exists()  # nothing ran
+
+
+def test_a_failed_run_is_one_line_and_verbose_shows_the_trace(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('["not", "an", "object"]\n')
+    home = ["--dagster-home", str(tmp_path / "home")]
+    code, _, err = in_process(capsys, *home, "run", "--dataset", str(bad), "--models", "oracle")
+    assert code == 2 and err.splitlines() == [f"error: {bad}, line 1: expected a JSON object, got list"]
+    code, out, err = in_process(
+        capsys, *home, "run", "--dataset", str(bad), "--models", "oracle", "--verbose"
+    )
+    assert code == 2 and "Traceback (most recent call last)" in err and "MalformedRowError" in err
+
+
+def test_small_mistakes_get_a_clear_line(tmp_path, capsys, evaluated):
+    assert in_process(capsys, "init", str(tmp_path / "sub" / "dir" / "custom.yaml"))[0] == 0
+    assert (tmp_path / "sub" / "dir" / "custom.yaml").is_file()
+    home = ["--dagster-home", str(evaluated.home)]
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([*home, "worst", "--model", "oracle", "-n", "-3"])
+    assert exit_.value.code == 2 and "expected a positive number, got -3" in capsys.readouterr().err
+    code, _, err = in_process(capsys, *home, "worst", "--model", "oracle", "--judge", "claude-sonnet-4-6")
+    assert (
+        code == 2 and "judge 'claude-sonnet-4-6' did not score this model; judges that did: reference" in err
+    )
+    code, _, err = in_process(capsys, *home, "models", "remove", "never-registered")
+    assert code == 2 and err.startswith("error: not registered: never-registered (registered: ")
+
+
+def test_every_rag_eval_command_of_the_readme_is_valid():
+    """Each `rag-eval` line of the README parses with the real parser (the ones that run against
+    services are run by the tests above and in test_lineage_and_gates.py)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = readme.split("```")[1::2]  # the fenced code blocks
+    lines = [line.strip() for block in blocks for line in block.splitlines() if ".venv/bin/rag-eval " in line]
+    assert len(lines) >= 8
+    parser = cli._parser()
+    for line in lines:
+        words = line.split(".venv/bin/rag-eval ", 1)[1].replace("\\", "").split()
+        parser.parse_args([w for w in words if not w.startswith("$")])
+
+
+def test_out_of_range_configuration_is_refused_with_the_field_named(tmp_path, capsys):
+    for text, field in [
+        ("max_judge_error_share: 5\n", "max_judge_error_share: Input should be less than or equal to 1"),
+        ("thresholds: {correctness: 7}\n", "thresholds: Value error, thresholds are scores between 0 and 1"),
+        ("dataset: {sample_size: -3}\n", "dataset.sample_size: Input should be greater than or equal to 0"),
+        (
+            "statistics: {significance_level: 2}\n",
+            "statistics.significance_level: Input should be less than 1",
+        ),
+    ]:
+        config = tmp_path / "rag_eval.yaml"
+        config.write_text(text)
+        code, _, err = in_process(capsys, "--config", str(config), "run")
+        assert code == 2 and err.startswith(f"error: {config}: {field}"), err
+
+
+def test_a_failing_model_does_not_stop_the_others(tmp_path, monkeypatch, capsys):
+    """A model whose key is refused (401) fails at its first calls, not after 35 futile ones; one
+    whose every case fails is a failed model too; the others are evaluated and compared; exit 1."""
+    from rag_eval_pipeline_tests.fake_anthropic import error_reply
+
+    def refuse(request):
+        if request.get("model") == "claude-haiku-4-5":
+            return error_reply(401, "authentication_error")
+        return error_reply(500, "api_error")  # sonnet: every call fails, after its retries
+
+    home = ["--dagster-home", str(tmp_path / "home")]
+    with FakeAnthropic(responder=refuse) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        code, out, err = in_process(
+            capsys, *home, "run", "--sample", "12", "--models", "haiku,oracle,sonnet,null"
+        )
+        refused = sum(1 for r in server.requests if r.get("model") == "claude-haiku-4-5")
+    assert code == 1
+    assert "| oracle | reference | 12 |" in out and "| null | reference | 12 |" in out
+    assert "| haiku |" not in out and "| sonnet |" not in out
+    assert refused <= 8  # at most the calls already in flight (concurrency 8), never all 12
+    lines = [line for line in err.splitlines() if line.startswith("error:")]  # not the server's noise
+    assert len(lines) == 2
+    assert lines[0].startswith("error: haiku failed: FatalLLMError: AuthenticationError (HTTP 401)")
+    assert lines[1].startswith("error: sonnet failed: AllCasesFailedError: all 12 cases failed; the first: ")

@@ -114,3 +114,20 @@ def test_semantic_partition_on_a_lexical_index_fails_with_the_remedy(evaluated):
             instance=instance, partition_key="null@semantic-k4"
         )
     runner.remove_models(instance, ["null@semantic-k4"])
+
+
+def test_a_partition_added_around_the_cli_is_refused_at_asset_start(evaluated, tmp_path):
+    """A key added straight to the instance (as the UI's 'add partition' can) never resolves:
+    the run fails at its first asset with the grammar's message, and nothing lands outside."""
+    from rag_eval_pipeline.answering.spec import InvalidNameError
+
+    defs, instance = evaluated.defs, evaluated.instance
+    key = "anthropic:../../../../tmp/x/PWNED"
+    instance.add_dynamic_partitions("answer_model", [key])
+    try:
+        with pytest.raises(InvalidNameError, match="invalid answer model name"):
+            defs.resolve_job_def("evaluation_job").execute_in_process(instance=instance, partition_key=key)
+    finally:
+        instance.delete_dynamic_partition("answer_model", key)
+    artifacts = evaluated.home / "storage" / "artifacts"
+    assert not list(artifacts.rglob("*PWNED*")) and not list((artifacts.parent.parent.parent).glob("x"))

@@ -12,6 +12,7 @@ import pandas as pd
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
 from rag_eval_pipeline.answering.spec import AnswerSpec
+from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.concurrency import map_bounded
 from rag_eval_pipeline.retrieval.base import SearchHit
 
@@ -39,6 +40,11 @@ CANDIDATE_COLUMNS = [
     "from_cache",
 ]
 
+
+class AllCasesFailedError(RuntimeError):
+    """Not one case was answered: the partition failed (its rows would only be dashes)."""
+
+
 Retriever = Callable[[Sequence[str], int], list[list[SearchHit]]]
 ProgressCallback = Callable[[int, int], None]
 
@@ -63,8 +69,11 @@ def answer_cases(
 
     Asynchronous models run with at most ``concurrency`` calls in flight. A model error on one
     case is recorded on that case (status ``failed`` with the error), never turned into an
-    answer; the other cases go on. ``prefill`` sees every request before any is answered (the
-    Message Batches API fills the response cache through it).
+    answer; the other cases go on. An error no retry can fix (FatalLLMError: bad key, unknown
+    model) is raised at once, and a run in which every case failed raises AllCasesFailedError:
+    either way the partition fails instead of storing a table of failures. ``prefill`` sees
+    every request before any is answered (the Message Batches API fills the response cache
+    through it).
     """
     cases = judgement_list.to_dict(orient="records")
     hits_per_case = retrieve([c["question"] for c in cases], spec.top_k)
@@ -93,6 +102,8 @@ def answer_cases(
         }
         try:
             result = await _call(model, request)
+        except FatalLLMError:
+            raise  # the same for every case: the partition fails now
         except Exception as err:  # recorded on the case; the run goes on
             row.update(
                 model_id=getattr(model, "model_id", model.name),
@@ -118,6 +129,8 @@ def answer_cases(
         return row
 
     rows = asyncio.run(map_bounded(list(zip(cases, hits_per_case)), one, concurrency, on_progress))
+    if rows and all(row["status"] != "ok" for row in rows):
+        raise AllCasesFailedError(f"all {len(rows)} cases failed; the first: {rows[0]['error']}")
     frame = pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
     token_columns = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
     frame[token_columns] = frame[token_columns].fillna(0).astype("int64")

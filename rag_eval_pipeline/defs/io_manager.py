@@ -13,6 +13,20 @@ RECORD_TYPE = "__record__"  # marks a typed record in its JSON file, so it loads
 RECORDS = {"IndexManifest": IndexManifest}
 
 
+class PathOutsideStorageError(ValueError):
+    """An artifact path that would leave the storage folder (a crafted partition key)."""
+
+
+def contained(base: UPath, path: UPath) -> UPath:
+    """``path`` if it lies inside ``base`` once resolved ('..' and links followed), else an error:
+    whatever a partition key holds, nothing is read or written outside the storage folder."""
+    root = base.resolve()
+    target = path.resolve()
+    if target != root and root not in target.parents:
+        raise PathOutsideStorageError(f"refusing to store outside {root}: {path}")
+    return path
+
+
 def _file(path: UPath, extension: str) -> UPath:
     """Append the extension: partition keys may hold dots (model ids), so never use with_suffix."""
     return path.with_name(path.name + extension)
@@ -27,7 +41,13 @@ class _ArtifactStore(dg.UPathIOManager):
 
     extension = None  # chosen per value: .parquet for DataFrames, .json for dicts
 
+    def get_path_for_partition(
+        self, context: dg.InputContext | dg.OutputContext, path: UPath, partition: str
+    ) -> UPath:
+        return contained(self._base_path, super().get_path_for_partition(context, path, partition))
+
     def dump_to_path(self, context: dg.OutputContext, obj: Any, path: UPath) -> None:
+        contained(self._base_path, path)
         if isinstance(obj, HtmlDocument):
             _file(path, ".html").write_text(obj, encoding="utf-8")
         elif isinstance(obj, pd.DataFrame):
@@ -50,6 +70,7 @@ class _ArtifactStore(dg.UPathIOManager):
             )
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
+        contained(self._base_path, path)
         if _file(path, ".parquet").exists():
             return pd.read_parquet(_file(path, ".parquet"))
         if _file(path, ".json").exists():

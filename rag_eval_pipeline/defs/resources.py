@@ -177,6 +177,9 @@ class AnthropicResource(dg.ConfigurableResource):
         description="Send temperature 0 (Haiku 4.5, Sonnet 4.6); turn off for models that reject it.",
     )
     cache_responses: bool = True
+    refresh_cache: bool = Field(
+        default=False, description="Ask every call again this run (new answers still enter the cache)."
+    )
     cache_dir: str | None = None
     use_batches: bool = Field(
         default=False,
@@ -228,7 +231,7 @@ class AnthropicResource(dg.ConfigurableResource):
             self.api_key, self.base_url, self.timeout_s, self.max_retries, self.send_temperature
         )
         cache = ResponseCache(self._cache_root) if self._cache_root is not None else None
-        return CachedClient(inner, cache)
+        return CachedClient(inner, cache, refresh=self.refresh_cache)
 
     def batch_prefetcher(self) -> BatchPrefetcher:
         """Pre-fills the response cache through the Message Batches API (needs the cache)."""

@@ -4,13 +4,21 @@ Usage and dollars of every call (re-asks included) are added up per case."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from rag_eval_pipeline.judges.base import JudgeOutcome
-from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse, Usage
+from rag_eval_pipeline.llm.client import (
+    FatalLLMError,
+    LLMCallError,
+    LLMClient,
+    LLMRequest,
+    LLMResponse,
+    Usage,
+)
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
 
 
@@ -66,6 +74,14 @@ def reask_request(request: LLMRequest, response: LLMResponse, problem: str) -> L
     )
 
 
+def _parses(parse: Callable[[LLMResponse], object], response: LLMResponse) -> bool:
+    try:
+        parse(response)
+    except InvalidJudgeOutput:
+        return False
+    return True
+
+
 class JudgeCaller:
     """Makes a judge's calls for one case, re-asking once on invalid output, and adds up usage."""
 
@@ -76,18 +92,25 @@ class JudgeCaller:
         self.usage = Usage()
         self.cost: float | None = 0.0
 
+    async def _complete(self, request: LLMRequest, parse: Callable[[LLMResponse], M]) -> LLMResponse:
+        """One call; a cache (CachedClient) keeps the response only if ``parse`` accepts it."""
+        complete = self._client.complete
+        if "accept" in inspect.signature(complete).parameters:
+            return await complete(request, accept=lambda r: _parses(parse, r))  # type: ignore[call-arg]
+        return await complete(request)
+
     def _account(self, response: LLMResponse) -> None:
         self.usage = self.usage + response.usage
         call_cost = cost_usd(self._model, response.usage, self._prices, response.batch)
         self.cost = None if call_cost is None or self.cost is None else self.cost + call_cost
 
     async def ask(self, request: LLMRequest, parse: Callable[[LLMResponse], M]) -> M:
-        response = await self._client.complete(request)
+        response = await self._complete(request, parse)
         self._account(response)
         try:
             return parse(response)
         except InvalidJudgeOutput as first:
-            retry = await self._client.complete(reask_request(request, response, str(first)))
+            retry = await self._complete(reask_request(request, response, str(first)), parse)
             self._account(retry)
             try:
                 return parse(retry)
@@ -105,6 +128,8 @@ async def single_verdict(
     recorded judge error, with the calls' usage and cost either way."""
     try:
         verdict = await caller.ask(request, parse)
+    except FatalLLMError:
+        raise
     except (InvalidJudgeOutput, LLMCallError) as err:
         return JudgeOutcome(
             {}, usage=caller.usage, cost_usd=caller.cost, error=f"{type(err).__name__}: {err}"

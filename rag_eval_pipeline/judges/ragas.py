@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from rag_eval_pipeline.answering.claude import format_passages
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
 from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, JudgeCaller, parse_tool_output
-from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, Tool
+from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.metrics.reference import is_abstention
 from rag_eval_pipeline.retrieval.base import SearchHit
@@ -236,6 +236,8 @@ class RagasLLMJudge:
                 scores["answer_relevancy"] = answer_relevancy(
                     vectors[0], vectors[1:], bool(generated.noncommittal)
                 )
+        except FatalLLMError:
+            raise
         except (InvalidJudgeOutput, LLMCallError) as err:
             return JudgeOutcome(
                 {}, usage=caller.usage, cost_usd=caller.cost, error=f"{type(err).__name__}: {err}"

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
-from rag_eval_pipeline.llm.client import LLMRequest
+from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.llm.concurrency import map_bounded
 from rag_eval_pipeline.metrics.diagnosis import diagnose
 from rag_eval_pipeline.retrieval.base import SearchHit
@@ -86,6 +86,8 @@ async def _score_one(judge: Judge, case: Mapping[str, Any]) -> dict[str, Any]:
         return row
     try:
         outcome: JudgeOutcome = await judge.judge(judge_case(case))
+    except FatalLLMError:
+        raise  # a bad key or unknown judge model: every case would fail the same way
     except Exception as err:  # one bad case must not sink the run; LLM judges return their errors
         row.update(status="judge_error", error=f"{type(err).__name__}: {err}")
         return row

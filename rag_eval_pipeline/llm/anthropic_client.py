@@ -7,7 +7,14 @@ from typing import Any
 
 import anthropic
 
-from rag_eval_pipeline.llm.client import LLMCallError, LLMRequest, LLMResponse, Usage
+from rag_eval_pipeline.llm.client import (
+    FATAL_HTTP_STATUSES,
+    FatalLLMError,
+    LLMCallError,
+    LLMRequest,
+    LLMResponse,
+    Usage,
+)
 
 
 class AnthropicClient:
@@ -47,7 +54,8 @@ class AnthropicClient:
         try:
             message = await self._client_for_this_loop().messages.create(**kwargs)
         except anthropic.APIStatusError as err:
-            raise LLMCallError(f"{type(err).__name__} (HTTP {err.status_code}): {err.message}") from err
+            error = FatalLLMError if err.status_code in FATAL_HTTP_STATUSES else LLMCallError
+            raise error(f"{type(err).__name__} (HTTP {err.status_code}): {err.message}") from err
         except anthropic.APIError as err:  # connection errors and timeouts after retries
             raise LLMCallError(f"{type(err).__name__}: {err}") from err
         return _to_response(message)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, LLMResponse
@@ -36,24 +37,39 @@ class ResponseCache:
         os.replace(tmp, path)
 
 
-class CachedClient:
-    """Serves repeated requests from the cache and counts the calls it really makes."""
+def is_complete(response: LLMResponse) -> bool:
+    """A response the model finished (not cut off at max_tokens)."""
+    return response.stop_reason != "max_tokens"
 
-    def __init__(self, inner: LLMClient, cache: ResponseCache | None) -> None:
+
+class CachedClient:
+    """Serves repeated requests from the cache and counts the calls it really makes.
+
+    Only responses that are complete and that ``accept`` takes (a judge passes its validation)
+    enter the cache, and a cached response ``accept`` refuses is asked again: a re-run repeats
+    exactly the calls that did not give a usable answer. ``refresh`` asks every call again (and
+    stores the new answers) for one run.
+    """
+
+    def __init__(self, inner: LLMClient, cache: ResponseCache | None, refresh: bool = False) -> None:
         self._inner = inner
         self._cache = cache
+        self._refresh = refresh
         self.api_calls = 0
         self.cache_hits = 0
 
-    async def complete(self, request: LLMRequest) -> LLMResponse:
+    async def complete(
+        self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
+    ) -> LLMResponse:
+        usable = (lambda r: is_complete(r) and accept(r)) if accept is not None else is_complete
         key = request.cache_key()
-        if self._cache is not None:
+        if self._cache is not None and not self._refresh:
             cached = self._cache.get(key)
-            if cached is not None:
+            if cached is not None and usable(cached):
                 self.cache_hits += 1
                 return cached
         self.api_calls += 1
         response = await self._inner.complete(request)
-        if self._cache is not None:
+        if self._cache is not None and usable(response):
             self._cache.put(key, response)
         return response

@@ -132,5 +132,13 @@ class LLMCallError(RuntimeError):
     """The call failed after the client's retries; recorded on the case, never scored."""
 
 
+class FatalLLMError(LLMCallError):
+    """A call that no retry and no other case can fix (bad key, no permission, unknown model):
+    the partition fails at once instead of making the same futile call for every case."""
+
+
+FATAL_HTTP_STATUSES = (401, 403, 404)
+
+
 class LLMClient(Protocol):
     async def complete(self, request: LLMRequest) -> LLMResponse: ...

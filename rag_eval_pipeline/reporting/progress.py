@@ -11,6 +11,7 @@ from typing import IO, Any
 from tqdm import tqdm
 
 PROGRESS = re.compile(r"^(?P<what>.+): (?P<done>\d+)/(?P<total>\d+)$")
+MISSING_PARTITION = "Couldn't load partition"  # Dagster's note when a fan-in skips a failed model
 
 
 class ProgressHandler(logging.Handler):
@@ -27,7 +28,8 @@ class ProgressHandler(logging.Handler):
         if record.levelno >= logging.ERROR:
             return  # the command line prints the one error line itself
         if record.levelno >= logging.WARNING:
-            self._write(f"warning: {message}")
+            if not message.startswith(MISSING_PARTITION):  # a failed model, reported once by the CLI
+                self._write(f"warning: {message}")
             return
         match = PROGRESS.match(message)
         if match:

@@ -1,5 +1,6 @@
 import dagster as dg
 import pandas as pd
+from upath import UPath
 
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
 
@@ -38,3 +39,21 @@ def test_frames_and_dicts_round_trip_with_dotted_partition_keys(tmp_path):
     assert list(combined["values"].iloc[0]) == [1.0, 0.5]
     assert (tmp_path / "artifacts" / "table" / f"{key}.parquet").is_file()
     assert (tmp_path / "artifacts" / "manifest.json").is_file()
+
+
+def test_no_partition_key_can_store_outside_the_storage_folder(tmp_path):
+    """Even a key that slipped past the name grammar (added straight to the instance, as the
+    UI's 'add partition' can) never reads or writes outside the storage folder."""
+    import pytest
+
+    from rag_eval_pipeline.defs.io_manager import PathOutsideStorageError, contained
+
+    base = tmp_path / "artifacts"
+    base.mkdir()
+    assert (
+        contained(UPath(base), UPath(base) / "judge_scores" / "oracle")
+        == UPath(base) / "judge_scores" / "oracle"
+    )
+    for escape in ["../../x/PWNED", "a/../../../y", "/etc/passwd"]:
+        with pytest.raises(PathOutsideStorageError, match="refusing to store outside"):
+            contained(UPath(base), UPath(base) / "judge_scores" / escape)

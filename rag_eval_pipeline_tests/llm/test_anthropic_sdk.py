@@ -18,7 +18,14 @@ from rag_eval_pipeline.llm.client import LLMCallError
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES
 from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.retrieval.base import SearchHit
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic, error_reply, text_reply, tool_reply
+from rag_eval_pipeline_tests.fake_anthropic import (
+    FakeAnthropic,
+    Reply,
+    SimulatedModel,
+    error_reply,
+    text_reply,
+    tool_reply,
+)
 
 HAIKU_K2 = AnswerRegistry().resolve("claude-haiku-4-5@bm25-k2")
 HITS = [
@@ -94,8 +101,9 @@ def test_429_and_529_wait_for_retry_after_then_succeed():
 def test_server_errors_back_off_then_the_case_fails_with_its_error():
     with FakeAnthropic() as server:
         server.queue(*[error_reply(500, "api_error")] * 3)
-        answers, _ = _answer(server, _cases(1), max_retries=2)
-    assert server.replies == [500, 500, 500]  # one try and two retries, as configured
+        answers, _ = _answer(server, _cases(2), max_retries=2, concurrency=1)
+    assert server.replies == [500, 500, 500, 200]  # one try and two retries, as configured
+    assert answers["status"].tolist() == ["failed", "ok"]
     row = answers.iloc[0]
     assert row["status"] == "failed" and pd.isna(row["answer"])
     assert "HTTP 500" in row["error"] and pd.isna(row["cost_usd"])
@@ -320,3 +328,49 @@ def test_an_interrupted_batch_is_resumed_not_paid_twice(tmp_path):
     assert report.resumed and report.succeeded == 3
     assert len(server.batches) == 1  # the same batch, polled again, not a second one
     assert list((tmp_path / "b").iterdir()) == []  # the resume note is removed when done
+
+
+def test_invalid_judge_output_is_not_cached_so_a_rerun_repeats_it(tmp_path):
+    """Malformed output twice is a judge error; it never enters the cache, so a re-run against a
+    healthy API asks that case again (and only that case) and scores it."""
+    healthy = SimulatedModel()
+
+    def broken_on_the_first_case(request):
+        if "Question number 0?" in str(request["messages"][0]["content"]):
+            return text_reply(request, "no tool call")
+        return healthy(request)
+
+    with FakeAnthropic(responder=broken_on_the_first_case) as server:
+        first = _judge(server, n=3, tmp_path=tmp_path)
+        assert first["status"].tolist() == ["judge_error", "ok", "ok"]
+        server.responder = healthy
+        server.reset_counts()
+        second = _judge(server, n=3, tmp_path=tmp_path)
+        assert second["status"].tolist() == ["ok"] * 3
+        assert len(server.requests) == 1  # the two valid verdicts came from the cache
+        server.reset_counts()
+        third = _judge(server, n=3, tmp_path=tmp_path)
+    assert server.requests == [] and third["status"].tolist() == ["ok"] * 3
+
+
+def test_a_truncated_answer_is_not_cached_and_refresh_asks_again(tmp_path):
+    cut = {"stop_reason": "max_tokens"}
+    with FakeAnthropic() as server:
+        server.queue(lambda r: Reply(200, {**text_reply(r, "Shirley Tem").body, **cut}))
+        _answer(server, _cases(1), tmp_path=tmp_path)
+        server.reset_counts()
+        _answer(server, _cases(1), tmp_path=tmp_path)
+        assert len(server.requests) == 1  # the cut-off answer was not kept
+        server.reset_counts()
+        refreshed = CachedClient(
+            AnthropicClient("test-key", server.url, timeout_s=10, max_retries=0),
+            ResponseCache(tmp_path / "cache"),
+            refresh=True,
+        )
+        answer_cases(
+            _cases(1),
+            HAIKU_K2,
+            ClaudeAnswerer("claude-haiku-4-5", refreshed, DEFAULT_PRICES),
+            retrieve=lambda queries, k: [HITS[:k] for _ in queries],
+        )
+    assert len(server.requests) == 1 and refreshed.cache_hits == 0

@@ -106,8 +106,10 @@ def test_missing_api_key_is_a_clear_error(shared_hotpotqa, tmp_path, monkeypatch
             "claude-haiku-4-5",
         ]
     )
-    assert code == 1
-    assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
+    assert code == 2  # bad configuration, found before any work
+    assert capsys.readouterr().err.splitlines() == [
+        "error: claude-haiku-4-5 needs ANTHROPIC_API_KEY: export it, or evaluate offline models only"
+    ]
 
 
 def test_batch_mode_through_the_graph(shared_hotpotqa, tmp_path):
