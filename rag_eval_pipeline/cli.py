@@ -180,6 +180,8 @@ def _comparison_table(comparison) -> str:
 
     if comparison.empty:
         return "_no models evaluated_"
+    if "stale" in comparison and not comparison["stale"].any():
+        comparison = comparison.drop(columns="stale")  # a column only when something is stale
     metrics = [m for m in _METRIC_ORDER if m in comparison.columns]
     others = [c for c in comparison.columns if c not in metrics]
     return to_markdown(comparison[others + metrics])
@@ -221,13 +223,21 @@ def _inspect(args: argparse.Namespace, instance, settings) -> int:
             min_cases = args.min_n if args.min_n is not None else settings.statistics.min_cases
             results = check_gates(summary, thresholds, args.judge, min_cases)
             print(to_markdown(gate_table(results)))
+            stale = runner.stale_reasons(defs, instance, args.model, summary)
+            for reason in stale:
+                print(f"stale: {reason}")
             failed = [r for r in results if not r.passed]
             verdict = f"FAILED {len(failed)} gate(s)" if failed else "all gates passed"
+            if stale:  # numbers that do not describe the current evaluation never pass
+                verdict = f"FAILED: stale results ({verdict} on them)"
             print(f"\n{args.model}: {verdict}")
-            return 1 if failed else 0
+            return 1 if failed or stale else 0
         answers = runner.load_asset(defs, instance, "candidate_answers", args.model)
         scores = runner.load_asset(defs, instance, "judge_scores", args.model)
         cases = runner.load_asset(defs, instance, "judgement_list")
+        summary = runner.load_asset(defs, instance, "metric_summary", args.model)
+        for reason in runner.stale_reasons(defs, instance, args.model, summary):
+            print(f"note: stale results: {reason}")
         if args.command == "explain":
             manifest = runner.load_asset(defs, instance, "kb_index")
             run_ids = runner.lineage_run_ids(instance, args.model)

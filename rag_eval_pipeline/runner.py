@@ -6,6 +6,7 @@ UI afterwards (`dagster dev` with the same DAGSTER_HOME).
 
 import logging
 import os
+import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,30 +24,77 @@ from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
 from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource, SettingsResource
 from rag_eval_pipeline.defs.run_config import evaluation_run_config, knowledge_base_run_config
 from rag_eval_pipeline.judges.registry import JudgeSpec
+from rag_eval_pipeline.metrics.freshness import current_provenance, staleness, summary_provenance
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
 
 
+INSTANCE_HEADER = "# Dagster instance settings (https://docs.dagster.io/deployment/oss/dagster-yaml).\n"
+RUN_MONITORING = (
+    "# Run monitoring: the daemon (dagster dev, or a deployment's) fails runs whose worker died\n"
+    "# instead of leaving them STARTED forever. Runs of a killed `rag-eval` are marked failed by\n"
+    "# the next `rag-eval` command.\n"
+    "run_monitoring:\n  enabled: true\n  start_timeout_seconds: 180\n  max_resume_run_attempts: 0\n"
+    "  poll_interval_seconds: 30\n"
+)
+CLI_PID_TAG = "rag_eval/cli_pid"
+CLI_HOST_TAG = "rag_eval/cli_host"
+
+
 def resolve_dagster_home(explicit: str | None = None) -> Path:
-    """DAGSTER_HOME from the argument, then the environment, then ./.dagster_home (created)."""
+    """DAGSTER_HOME from the argument, then the environment, then ./.dagster_home (created, with
+    instance settings that enable run monitoring; a file written earlier by us gains it)."""
     home = Path(explicit or os.environ.get("DAGSTER_HOME") or DEFAULT_DAGSTER_HOME).resolve()
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():  # defaults: SQLite run, event and schedule storage inside the home
         config.write_text(
-            "# Dagster instance settings (https://docs.dagster.io/deployment/oss/dagster-yaml).\n"
-            "# Defaults: SQLite run, event and schedule storage inside this folder.\n"
+            INSTANCE_HEADER + "# Defaults: SQLite run, event and schedule storage inside this folder.\n"
             "# Telemetry is off because evaluations often run offline; set true to help Dagster.\n"
-            "telemetry:\n  enabled: false\n"
+            "telemetry:\n  enabled: false\n" + RUN_MONITORING
         )
+    elif config.read_text().startswith(INSTANCE_HEADER) and "run_monitoring" not in config.read_text():
+        config.write_text(config.read_text() + RUN_MONITORING)
     return home
 
 
 def open_instance(dagster_home: str | None = None) -> dg.DagsterInstance:
     home = resolve_dagster_home(dagster_home)
     os.environ["DAGSTER_HOME"] = str(home)  # so runs launched from here and the UI share it
-    return dg.DagsterInstance.get()
+    instance = dg.DagsterInstance.get()
+    fail_runs_of_dead_cli_processes(instance)
+    return instance
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, someone else's
+        return True
+    return True
+
+
+def fail_runs_of_dead_cli_processes(instance: dg.DagsterInstance) -> list[str]:
+    """Runs this machine's `rag-eval` started in-process and left unfinished because its
+    process died (kill -9, a closed terminal): marked failed, so the UI and `gate` stop
+    treating them as running. Returns their run ids."""
+    host = socket.gethostname()
+    unfinished = instance.get_runs(
+        dg.RunsFilter(
+            statuses=[dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING],
+            tags={CLI_HOST_TAG: host},
+        )
+    )
+    failed = []
+    for run in unfinished:
+        pid = int(run.tags.get(CLI_PID_TAG, "0") or 0)
+        if pid and pid != os.getpid() and not _alive(pid):
+            instance.report_run_failed(run, f"the rag-eval process {pid} that ran it is gone (killed)")
+            failed.append(run.run_id)
+    return failed
 
 
 def registered_models(instance: dg.DagsterInstance) -> list[str]:
@@ -135,6 +183,7 @@ def _execute(
         run_config={**run_config, **_console_logs(verbose)},
         partition_key=partition_key,
         raise_on_error=True,
+        tags={CLI_PID_TAG: str(os.getpid()), CLI_HOST_TAG: socket.gethostname()},
     )
     return [
         StepTiming(job_name, partition_key, s.step_key, (s.end_time or 0) - (s.start_time or 0))
@@ -285,3 +334,28 @@ def lineage_run_ids(instance: dg.DagsterInstance, answer_model: str) -> dict[str
         if records:
             run_ids[key] = records[0].run_id
     return run_ids
+
+
+def latest_evaluation_run(instance: dg.DagsterInstance, answer_model: str) -> dg.DagsterRun | None:
+    """The newest run of any job that evaluated this partition (CLI, UI or sensor)."""
+    runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": answer_model}), limit=1)
+    return runs[0] if runs else None
+
+
+def stale_reasons(
+    defs: dg.Definitions, instance: dg.DagsterInstance, answer_model: str, summary
+) -> list[str]:
+    """Why this model's stored summary may not be trusted now: its latest evaluation run did not
+    succeed (so what is stored is older than it), or it was computed on another case set or
+    index version than the current judgement list and index."""
+    reasons = []
+    run = latest_evaluation_run(instance, answer_model)
+    if run is not None and run.status != dg.DagsterRunStatus.SUCCESS:
+        reasons.append(
+            f"the latest evaluation run of {answer_model} ({run.run_id[:8]}) is {run.status.value}: "
+            "the stored results are from an earlier run"
+        )
+    cases = load_asset(defs, instance, "judgement_list")
+    manifest = load_asset(defs, instance, "kb_index")
+    reasons += staleness(summary_provenance(summary), current_provenance(cases["qid"], manifest.version))
+    return reasons

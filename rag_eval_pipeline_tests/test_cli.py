@@ -286,3 +286,31 @@ def test_a_failing_model_does_not_stop_the_others(tmp_path, monkeypatch, capsys)
     assert len(lines) == 2
     assert lines[0].startswith("error: haiku failed: FatalLLMError: AuthenticationError (HTTP 401)")
     assert lines[1].startswith("error: sonnet failed: AllCasesFailedError: all 12 cases failed; the first: ")
+
+
+def test_stale_results_never_pass_the_gate(tmp_path, monkeypatch, capsys):
+    """A good 35-case run, then a 40-case run whose judge fails on every case (the blocking
+    judge-error check stops its summary): the 35-case summary stays stored, but the gate fails
+    saying why, explain and worst mark it, and model_comparison marks it stale."""
+    from rag_eval_pipeline_tests.fake_anthropic import SimulatedModel, text_reply
+
+    healthy = SimulatedModel()
+    home = ["--dagster-home", str(tmp_path / "home")]
+    judged = ["--models", "oracle", "--judges", "reference,claude-sonnet-4-6"]
+    with FakeAnthropic(responder=healthy) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        assert in_process(capsys, *home, "run", "--sample", "35", *judged)[0] == 0
+        assert in_process(capsys, *home, "gate", "--model", "oracle", "--min", "correctness=0.3")[0] == 0
+        server.responder = lambda request: text_reply(request, "no verdict")  # the judge breaks
+        code, _, err = in_process(capsys, *home, "run", "--sample", "40", *judged)
+    assert code == 1 and "error: oracle failed: DagsterAssetCheckFailedError" in err
+    code, out, _ = in_process(capsys, *home, "gate", "--model", "oracle", "--min", "correctness=0.3")
+    assert code == 1 and "oracle: FAILED: stale results" in out
+    assert "stale: the latest evaluation run of oracle" in out and "is FAILURE" in out
+    assert "stale: computed on case set" in out and "stale: computed on index version" in out
+    code, out, _ = in_process(capsys, *home, "worst", "--model", "oracle")
+    assert code == 0 and out.startswith("note: stale results: the latest evaluation run of oracle")
+    instance = runner.open_instance(str(tmp_path / "home"))
+    comparison = runner.load_asset(build_definitions(), instance, "model_comparison")
+    assert comparison.set_index("judge_id").loc["reference", "stale"]

@@ -30,6 +30,7 @@ from rag_eval_pipeline.defs.resources import (
     SettingsResource,
 )
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
+from rag_eval_pipeline.metrics.freshness import current_provenance
 from rag_eval_pipeline.metrics.summary import compare_models, summarize, to_markdown
 from rag_eval_pipeline.reporting.monitoring import history_rows
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -244,22 +245,24 @@ def judge_scores(
     return scores
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="4")
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="5")
 def metric_summary(
     context: dg.AssetExecutionContext,
     judge_scores: pd.DataFrame,
     candidate_answers: pd.DataFrame,
+    kb_index: IndexManifest,
     settings: SettingsResource,
 ) -> pd.DataFrame:
     """Mean of each metric per judge with a 95% interval, overall and per question type and
-    level, with counts, judge errors, diagnoses, and the tokens and dollars spent."""
+    level, with counts, judge errors, diagnoses, and the tokens and dollars spent; each row
+    records the case set and index version it was computed on."""
     statistics = settings.settings.statistics
     declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
     summary = summarize(
         judge_scores, candidate_answers, statistics.interval_method, statistics.min_cases, declared
     )
     context.add_output_metadata(summary_metadata(summary))
-    return summary.assign(summary_run_id=context.run_id)
+    return summary.assign(kb_version=kb_index.version, summary_run_id=context.run_id)
 
 
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
@@ -286,10 +289,14 @@ def metric_history(
     automation_condition=dg.AutomationCondition.eager(),
 )
 def model_comparison(
-    context: dg.AssetExecutionContext, metric_summary: dict[str, pd.DataFrame]
+    context: dg.AssetExecutionContext,
+    metric_summary: dict[str, pd.DataFrame],
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
 ) -> pd.DataFrame:
-    """Every answer model's overall metrics side by side (reads every materialized partition)."""
-    comparison = compare_models(metric_summary)
+    """Every answer model's overall metrics side by side (reads every materialized partition);
+    ``stale`` marks a model whose summary was computed on other questions or another index."""
+    comparison = compare_models(metric_summary, current_provenance(judgement_list["qid"], kb_index.version))
     context.add_output_metadata(
         {"models": len(metric_summary), "comparison": dg.MetadataValue.md(to_markdown(comparison))}
     )

@@ -7,9 +7,11 @@ from rag_eval_pipeline.defs.io_manager import HtmlDocument
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
+from rag_eval_pipeline.metrics.freshness import current_provenance, stale_models
 from rag_eval_pipeline.metrics.summary import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import render_report
+from rag_eval_pipeline.retrieval.base import IndexManifest
 
 REPORTING = "reporting"
 ALL_PARTITIONS = {"allow_missing_partitions": True}
@@ -81,6 +83,7 @@ def eval_report(
     judge_scores: dict[str, pd.DataFrame],
     candidate_answers: dict[str, pd.DataFrame],
     judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
     paired_comparison: pd.DataFrame,
     history: HistoryResource,
     settings: SettingsResource,
@@ -95,6 +98,7 @@ def eval_report(
         history.read(),
         paired_comparison,
         VERDICT_RULE.format(level=settings.settings.statistics.significance_level),
+        stale_models(metric_summary, current_provenance(judgement_list["qid"], kb_index.version)),
     )
     context.add_output_metadata(
         {"models": len(metric_summary), "size_kib": round(len(report.encode()) / 1024)}

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from rag_eval_pipeline.judges.score_cases import SCORE_ID_COLUMNS
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
+
+if TYPE_CHECKING:
+    from rag_eval_pipeline.metrics.freshness import Provenance
+
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
     TOO_FEW_CASES,
@@ -184,10 +189,15 @@ def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence
     return [m for m in metrics if m in declared]
 
 
-def compare_models(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """One row per answer model and judge, the overall mean of every metric side by side."""
+def compare_models(summaries: Mapping[str, pd.DataFrame], current: Provenance | None = None) -> pd.DataFrame:
+    """One row per answer model and judge, the overall mean of every metric side by side; with
+    the ``current`` provenance, ``stale`` marks summaries computed on other questions or another
+    index (they are kept, and marked, never mixed in silently)."""
+    from rag_eval_pipeline.metrics.freshness import staleness, summary_provenance
+
     frames = []
     for answer_model, summary in sorted(summaries.items()):
+        stale = bool(staleness(summary_provenance(summary), current)) if current is not None else None
         overall = summary[summary["group"] == OVERALL]
         usage = summary[(summary["group"] == USAGE) & (summary["metric"] == "cost_usd")]
         costs = dict(zip(usage["judge_id"], usage["total"]))
@@ -202,6 +212,8 @@ def compare_models(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
                 "answer_cost_usd": costs.get(ANSWER_MODEL_ROW, float("nan")),
                 "judge_cost_usd": costs.get(judge_id, float("nan")),
             }
+            if stale is not None:
+                record["stale"] = stale
             record.update(dict(zip(rows["metric"], rows["mean"])))
             frames.append(record)
     return pd.DataFrame(frames)

@@ -173,6 +173,14 @@ def case_table(
     )
 
 
+def _stale_html(stale: Mapping[str, list[str]]) -> str:
+    items = "".join(
+        f"<li><b>{html.escape(model)}</b>: {html.escape('; '.join(reasons))}</li>"
+        for model, reasons in sorted(stale.items())
+    )
+    return f'<div id="stale" class="note"><h2>Stale results</h2><ul>{items}</ul></div>'
+
+
 def render_report(
     summaries: Mapping[str, pd.DataFrame],
     scores_by_model: Mapping[str, pd.DataFrame],
@@ -181,9 +189,12 @@ def render_report(
     history: pd.DataFrame,
     comparisons: pd.DataFrame,
     verdict_rule: str = "",
+    stale: Mapping[str, list[str]] | None = None,
 ) -> str:
-    """The whole report as one HTML string."""
-    sections = [
+    """The whole report as one HTML string; ``stale`` (model -> reasons) is shown first, so
+    numbers computed on other questions or another index are never read as current."""
+    sections = [_stale_html(stale or {})] if stale else []
+    sections += [
         "<h2>Scores</h2>",
         '<p class="note">Each bar is a mean over the scored cases; the whisker is its 95% interval '
         "(method in metric_summary's ci_method; Clopper-Pearson by default, which keeps its width on "
