@@ -32,8 +32,8 @@ class _Strict(BaseModel):
 
 
 class ChunkingSettings(_Strict):
-    size: int = Field(default=0, ge=0, description="words per chunk; 0 = no chunking")
-    overlap: int = Field(default=0, ge=0)
+    size: int = Field(default=200, ge=0, description="words per chunk of a longer document; 0 = never")
+    overlap: int = Field(default=40, ge=0)
 
 
 class DatasetSettings(_Strict):
@@ -48,6 +48,7 @@ class DatasetSettings(_Strict):
     questions: str | None = Field(default=None, description="custom: JSONL / CSV / parquet judgement list")
     documents: str = Field(default="data/documents", description="folder of the user's documents")
     chunking: ChunkingSettings = ChunkingSettings()
+    max_file_mb: float = Field(default=5.0, gt=0, description="larger document files are skipped, named")
 
     @model_validator(mode="after")
     def _custom_needs_questions(self) -> DatasetSettings:
@@ -258,7 +259,8 @@ dataset:
   # custom datasets:
   # questions: data/questions.jsonl   # question, answer, optional id, relevant_ids or relevant_titles, tags
   documents: data/documents # .md / .txt files and JSONL / parquet of {title, passage}
-  chunking: {size: 0, overlap: 0}     # words; 0 = keep documents whole
+  chunking: {size: 200, overlap: 40}  # words; longer documents are split (0 = keep them whole)
+  max_file_mb: 5            # larger document files are skipped and named
 
 knowledge_base:
   backend: embedded         # or elasticsearch (then set ELASTICSEARCH_URL or elasticsearch.url)

@@ -22,6 +22,7 @@ from rag_eval_pipeline.defs.assets import (
     model_comparison,
     user_documents,
 )
+from rag_eval_pipeline.defs.assets import knowledge_base as published_knowledge_base
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.custom_dataset_assets import custom_judgement_list, custom_kb_passages
 from rag_eval_pipeline.defs.elasticsearch_assets import es_judgement_list, eval_results
@@ -161,9 +162,22 @@ def build_definitions(
     settings = settings or load_settings()
     knowledge_base = knowledge_base or default_knowledge_base(settings)
     if settings.dataset.kind == "custom":
-        kb_assets = [user_documents, custom_kb_passages, kb_index, custom_judgement_list]
+        kb_assets = [
+            user_documents,
+            custom_kb_passages,
+            kb_index,
+            custom_judgement_list,
+            published_knowledge_base,
+        ]
     else:
-        kb_assets = [hotpotqa_raw, user_documents, kb_passages, kb_index, judgement_list]
+        kb_assets = [
+            hotpotqa_raw,
+            user_documents,
+            kb_passages,
+            kb_index,
+            judgement_list,
+            published_knowledge_base,
+        ]
     eval_assets = list(EVALUATION_ASSETS)
     if knowledge_base.backend_name == "elasticsearch":
         kb_assets.append(es_judgement_list)
@@ -186,6 +200,7 @@ def build_definitions(
                 folder=dataset.documents,
                 chunk_words=dataset.chunking.size,
                 chunk_overlap=dataset.chunking.overlap,
+                max_file_bytes=int(dataset.max_file_mb * 1e6),
             ),
             "settings": SettingsResource.from_settings(settings),
             "history": HistoryResource(),

@@ -314,3 +314,37 @@ def test_stale_results_never_pass_the_gate(tmp_path, monkeypatch, capsys):
     instance = runner.open_instance(str(tmp_path / "home"))
     comparison = runner.load_asset(build_definitions(), instance, "model_comparison")
     assert comparison.set_index("judge_id").loc["reference", "stale"]
+    broken = runner.load_asset(build_definitions(), instance, "judge_scores", "oracle")
+    judge_errors = int((broken["status"] == "judge_error").sum())
+    assert judge_errors > 4  # over the 10% the blocking check allows
+    # the broken judge's outputs were never cached: against a healthy API the same run now
+    # judges every case, the blocking check passes, and the gate trusts the new summary
+    with FakeAnthropic(responder=healthy) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        assert in_process(capsys, *home, "run", "--sample", "40", *judged)[0] == 0
+        judged_again = sum("tools" in r for r in server.requests)
+    assert judged_again == judge_errors  # exactly the failed judgements, none served from a cached failure
+    code, out, _ = in_process(capsys, *home, "gate", "--model", "oracle", "--min", "correctness=0.3")
+    assert code == 0 and "stale" not in out
+
+
+def test_huge_and_unsupported_documents_are_skipped_by_name_and_the_run_goes_on(tmp_path, capsys):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "huge.txt").write_text("filler " * 200_000)  # 1.4 MB, over the 1 MB set below
+    (docs / "slides.pptx").write_bytes(b"PK")
+    (docs / "handbook.md").write_text(" ".join(f"rule{i}." for i in range(450)))
+    config = tmp_path / "rag_eval.yaml"
+    config.write_text("dataset: {documents: docs, max_file_mb: 1}\n")
+    home = ["--config", str(config), "--dagster-home", str(tmp_path / "home")]
+    code, out, err = in_process(capsys, *home, "run", "--sample", "5", "--models", "oracle")
+    assert code == 0, err
+    assert "warning: skipped: huge.txt: 1.4 MB is over the 1.0 MB limit" in out
+    assert "warning: skipped: slides.pptx: unsupported file type '.pptx'" in out
+    passages = runner.load_asset(
+        build_definitions(settings=load_settings(config)),
+        runner.open_instance(str(tmp_path / "home")),
+        "kb_passages",
+    )
+    handbook = passages[passages["title"] == "handbook"]
+    assert len(handbook) == 3 and "huge" not in set(passages["title"])  # chunked; the huge file left out

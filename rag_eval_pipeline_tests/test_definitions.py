@@ -8,6 +8,7 @@ EXPECTED_ASSETS = {
     "kb_passages",
     "kb_index",
     "judgement_list",
+    "knowledge_base",
     "candidate_answers",
     "judge_scores",
     "metric_summary",

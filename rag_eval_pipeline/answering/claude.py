@@ -43,10 +43,20 @@ def answer_prompt_version(system_prompt: str | None) -> str:
     return f"custom-{hashlib.sha256(system_prompt.encode()).hexdigest()[:8]}"
 
 
+MAX_PASSAGE_CHARS = 4000  # per passage in one prompt: a huge document must not fill the context
+
+
 def format_passages(passages: Sequence[SearchHit]) -> str:
+    """The numbered passages every prompt shows; each is cut at ``MAX_PASSAGE_CHARS`` (marked)."""
     if not passages:
         return "(no passages were retrieved)"
-    return "\n\n".join(f"[{n}] {hit.title}\n{hit.passage.strip()}" for n, hit in enumerate(passages, 1))
+    return "\n\n".join(
+        f"[{n}] {hit.title}\n{_capped(hit.passage.strip())}" for n, hit in enumerate(passages, 1)
+    )
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= MAX_PASSAGE_CHARS else text[:MAX_PASSAGE_CHARS] + " [...cut]"
 
 
 def render_answer_prompt(

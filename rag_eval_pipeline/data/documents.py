@@ -18,6 +18,9 @@ from rag_eval_pipeline.data.knowledge_base import PASSAGE_COLUMNS, passage_id
 
 TEXT_SUFFIXES = (".md", ".txt")
 TABLE_SUFFIXES = (".jsonl", ".parquet")
+DEFAULT_MAX_FILE_BYTES = 5_000_000  # one larger file would become a passage in every prompt
+DEFAULT_CHUNK_WORDS = 200
+DEFAULT_CHUNK_OVERLAP = 40
 DOCUMENT_COLUMNS = [*PASSAGE_COLUMNS, "source_file"]
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -28,8 +31,8 @@ class Chunking:
     ``overlap``; chunk ids are ``<id>#<n>``, stable as long as the text is, and every chunk keeps
     its document's title (so a relevant document is found through any of its chunks)."""
 
-    size: int = 0  # 0 = no chunking
-    overlap: int = 0
+    size: int = DEFAULT_CHUNK_WORDS  # 0 = no chunking
+    overlap: int = DEFAULT_CHUNK_OVERLAP
 
     def __post_init__(self) -> None:
         if self.size < 0 or self.overlap < 0 or (self.size and self.overlap >= self.size):
@@ -55,6 +58,29 @@ def document_files(folder: Path) -> list[Path]:
     )
 
 
+def unsupported_files(folder: Path) -> list[Path]:
+    """Files of the folder that are not documents we read: listed as skipped, never ignored."""
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file()
+        and not p.name.startswith(".")
+        and p.suffix.lower() not in TEXT_SUFFIXES + TABLE_SUFFIXES
+    )
+
+
+def read_utf8(path: Path) -> str:
+    """The file's text; invalid UTF-8 is a ValueError naming its line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise ValueError(f"line {line}: not valid UTF-8 ({err.reason})") from None
+
+
 def chunk_words(text: str, chunking: Chunking) -> list[str]:
     words = text.split()
     if not chunking.size or len(words) <= chunking.size:
@@ -72,7 +98,7 @@ def _records(path: Path) -> list[tuple[str, dict]]:
     """(location, record) of one file; raises ValueError naming the line on bad input."""
     suffix = path.suffix.lower()
     if suffix in TEXT_SUFFIXES:
-        text = path.read_text(encoding="utf-8").strip()
+        text = read_utf8(path).strip()
         if not text:
             raise ValueError("empty document")
         return [("file", {"title": path.stem, "passage": text})]
@@ -80,7 +106,7 @@ def _records(path: Path) -> list[tuple[str, dict]]:
         frame = pd.read_parquet(path)
         return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))]
     records = []
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for line_no, line in enumerate(read_utf8(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -116,14 +142,28 @@ def _passages_of(path: Path, chunking: Chunking) -> list[dict]:
     return rows
 
 
-def load_documents(folder: str | Path, chunking: Chunking = Chunking()) -> LoadedDocuments:
-    """Every readable document of the folder; malformed files are listed in ``problems``."""
+def load_documents(
+    folder: str | Path, chunking: Chunking = Chunking(), max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> LoadedDocuments:
+    """Every readable document of the folder, long ones chunked; files that are malformed, larger
+    than ``max_file_bytes`` or of an unsupported type are listed in ``problems`` and skipped."""
     folder = Path(folder)
     rows: list[dict] = []
-    problems: list[str] = []
+    supported = ", ".join(TEXT_SUFFIXES + TABLE_SUFFIXES)
+    problems: list[str] = [
+        f"{p.name}: unsupported file type '{p.suffix or p.name}' (use {supported})"
+        for p in unsupported_files(folder)
+    ]
     versions: dict[str, str] = {}
     for path in document_files(folder):
         versions[path.name] = file_digest(path)
+        size = path.stat().st_size
+        if size > max_file_bytes:
+            problems.append(
+                f"{path.name}: {size / 1e6:.1f} MB is over the {max_file_bytes / 1e6:.1f} MB limit "
+                "(dataset.max_file_mb); split it or raise the limit"
+            )
+            continue
         try:
             rows += _passages_of(path, chunking)
         except (ValueError, OSError, UnicodeDecodeError) as err:

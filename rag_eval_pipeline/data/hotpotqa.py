@@ -46,6 +46,10 @@ HUB = "hub"
 BUNDLED_FILE = Path(__file__).resolve().parent / "samples" / "hotpotqa_dev_distractor_500.jsonl"
 
 
+class EmptyDatasetError(ValueError):
+    """A dataset file without a single question: refused before anything is written."""
+
+
 class DatasetUnavailableError(RuntimeError):
     """The Hugging Face hub could not be reached; the message says how to use a local file."""
 
@@ -197,6 +201,8 @@ def read_hotpotqa_file(path: str | Path) -> pd.DataFrame:
             )
         seen[row["qid"]] = location
         rows.append(row)
+    if not rows:
+        raise EmptyDatasetError(f"no questions in {path}")
     return pd.DataFrame(rows, columns=QUESTION_COLUMNS)
 
 

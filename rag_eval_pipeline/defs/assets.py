@@ -15,6 +15,7 @@ from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.data.documents import merge_passages
 from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
 from rag_eval_pipeline.data.knowledge_base import IN_SAMPLE, build_judgement_list, flatten_passages
+from rag_eval_pipeline.defs.io_manager import PublishSnapshot
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
     index_metadata,
@@ -168,6 +169,19 @@ def judgement_list(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame
     cases = build_judgement_list(hotpotqa_raw)
     context.add_output_metadata({"cases": len(cases)})
     return cases
+
+
+@dg.asset(
+    group_name=KNOWLEDGE_BASE,
+    code_version="1",
+    deps=["kb_passages", "kb_index", "judgement_list"],
+)
+def knowledge_base(context: dg.AssetExecutionContext) -> PublishSnapshot:
+    """The published knowledge base. It runs only when every knowledge-base asset of its run
+    (and their blocking checks) succeeded, and then makes them live together; a rebuild that
+    fails half-way leaves the previous snapshot live and readable."""
+    context.add_output_metadata({"published_by_run": context.run_id})
+    return PublishSnapshot()
 
 
 class JudgeConfig(dg.Config):

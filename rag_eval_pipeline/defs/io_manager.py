@@ -1,6 +1,7 @@
 """One partition-aware IO manager: DataFrames as parquet, small records (manifests) as JSON."""
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import dagster as dg
@@ -11,6 +12,66 @@ from rag_eval_pipeline.retrieval.base import IndexManifest
 
 RECORD_TYPE = "__record__"  # marks a typed record in its JSON file, so it loads as that type again
 RECORDS = {"IndexManifest": IndexManifest}
+
+# The knowledge base is rebuilt as one snapshot: these assets are written into their run's own
+# folder and become live together, when the knowledge_base asset publishes that run.
+SNAPSHOT_ASSETS = ("hotpotqa_raw", "user_documents", "kb_passages", "kb_index", "judgement_list")
+SNAPSHOTS = "knowledge_base"
+LIVE_POINTER = "LIVE.json"
+KEEP_SNAPSHOTS = 3  # runs whose files are kept besides the live ones (inspection, rollback)
+
+
+@dataclass(frozen=True)
+class KnowledgeBaseSnapshot:
+    """Which run's version of each knowledge-base asset is live."""
+
+    live: dict[str, str]
+    published_by: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"live": dict(self.live), "published_by": self.published_by}
+
+
+class PublishSnapshot:
+    """What the knowledge_base asset returns: publish this run's knowledge-base assets."""
+
+
+class SnapshotStore:
+    """The knowledge-base snapshots under ``<base>/knowledge_base``: ``<run id>/<asset>.*`` files
+    and ``LIVE.json``, the pointer switched (write aside, rename) only when a rebuild completed."""
+
+    def __init__(self, base: UPath) -> None:
+        self.root = base / SNAPSHOTS
+
+    def live(self) -> dict[str, str]:
+        pointer = self.root / LIVE_POINTER
+        return json.loads(pointer.read_text())["live"] if pointer.exists() else {}
+
+    def path(self, asset: str, run_id: str) -> UPath:
+        return self.root / run_id / asset
+
+    def staged(self, run_id: str) -> list[str]:
+        folder = self.root / run_id
+        return sorted({f.name.split(".")[0] for f in folder.iterdir()}) if folder.exists() else []
+
+    def publish(self, run_id: str) -> KnowledgeBaseSnapshot:
+        snapshot = KnowledgeBaseSnapshot(
+            {**self.live(), **dict.fromkeys(self.staged(run_id), run_id)}, run_id
+        )
+        target = self.root / LIVE_POINTER
+        tmp = _file(target, ".tmp")
+        tmp.write_text(json.dumps(snapshot.to_dict(), indent=2, sort_keys=True))
+        tmp.rename(target)
+        self._forget_old(set(snapshot.live.values()))
+        return snapshot
+
+    def _forget_old(self, live_runs: set[str]) -> None:
+        runs = [f for f in self.root.iterdir() if f.is_dir() and f.name not in live_runs]
+        runs.sort(key=lambda f: max((x.stat().st_mtime for x in f.iterdir()), default=0), reverse=True)
+        for old in runs[KEEP_SNAPSHOTS:]:
+            for file in old.iterdir():
+                file.unlink()
+            old.rmdir()
 
 
 class PathOutsideStorageError(ValueError):
@@ -41,6 +102,28 @@ class _ArtifactStore(dg.UPathIOManager):
 
     extension = None  # chosen per value: .parquet for DataFrames, .json for dicts
 
+    @property
+    def snapshots(self) -> SnapshotStore:
+        return SnapshotStore(self._base_path)
+
+    def get_asset_relative_path(self, context: dg.InputContext | dg.OutputContext) -> UPath:
+        """Knowledge-base assets live in snapshots: written into their run's folder; read from
+        the same run's folder while that run rebuilds, else from the live snapshot."""
+        asset = context.asset_key.to_user_string()
+        if asset not in SNAPSHOT_ASSETS:
+            return super().get_asset_relative_path(context)
+        if isinstance(context, dg.OutputContext):
+            return UPath(SNAPSHOTS) / context.run_id / asset
+        step = getattr(context, "_step_context", None)
+        if step is not None and self.path_exists(self.snapshots.path(asset, step.run_id)):
+            return UPath(SNAPSHOTS) / step.run_id / asset
+        live_run = self.snapshots.live().get(asset)
+        if live_run is None:
+            raise FileNotFoundError(
+                f"no published knowledge base holds {asset} yet: materialize knowledge_base_job"
+            )
+        return UPath(SNAPSHOTS) / live_run / asset
+
     def get_path_for_partition(
         self, context: dg.InputContext | dg.OutputContext, path: UPath, partition: str
     ) -> UPath:
@@ -48,6 +131,8 @@ class _ArtifactStore(dg.UPathIOManager):
 
     def dump_to_path(self, context: dg.OutputContext, obj: Any, path: UPath) -> None:
         contained(self._base_path, path)
+        if isinstance(obj, PublishSnapshot):  # every knowledge-base asset of this run succeeded
+            obj = self.snapshots.publish(context.run_id).to_dict()
         if isinstance(obj, HtmlDocument):
             _file(path, ".html").write_text(obj, encoding="utf-8")
         elif isinstance(obj, pd.DataFrame):

@@ -15,7 +15,14 @@ from pydantic import Field, PrivateAttr
 from rag_eval_pipeline.answering.answer_cases import Retriever
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.documents import Chunking, LoadedDocuments, load_documents
+from rag_eval_pipeline.data.documents import (
+    DEFAULT_CHUNK_OVERLAP,
+    DEFAULT_CHUNK_WORDS,
+    DEFAULT_MAX_FILE_BYTES,
+    Chunking,
+    LoadedDocuments,
+    load_documents,
+)
 from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
@@ -256,11 +263,14 @@ class DocumentsResource(dg.ConfigurableResource):
     merged into the knowledge base; the new-documents sensor watches it."""
 
     folder: str = Field(default="data/documents", description="relative to the working directory")
-    chunk_words: int = Field(default=0, description="split longer documents; 0 = never")
-    chunk_overlap: int = 0
+    chunk_words: int = Field(default=DEFAULT_CHUNK_WORDS, description="split longer documents; 0 = never")
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
+    max_file_bytes: int = Field(default=DEFAULT_MAX_FILE_BYTES, description="larger files are skipped, named")
 
     def load(self) -> LoadedDocuments:
-        return load_documents(Path(self.folder), Chunking(self.chunk_words, self.chunk_overlap))
+        return load_documents(
+            Path(self.folder), Chunking(self.chunk_words, self.chunk_overlap), self.max_file_bytes
+        )
 
 
 class HistoryResource(dg.ConfigurableResource):

@@ -15,7 +15,13 @@ DOCUMENTS_TAG = "rag_eval/documents"
 TRIGGER_TAG = "rag_eval/trigger"
 PROFILE_TAG = "rag_eval/profile"  # a scheduled profile's rebuild: its evaluations use its judges
 NEW_DOCUMENTS = "new_documents"
-REBUILD_SELECTION = [dg.AssetKey("user_documents"), dg.AssetKey("kb_passages"), dg.AssetKey("kb_index")]
+# the documents' part of the knowledge base, and the asset that publishes it when all succeeded
+REBUILD_SELECTION = [
+    dg.AssetKey("user_documents"),
+    dg.AssetKey("kb_passages"),
+    dg.AssetKey("kb_index"),
+    dg.AssetKey("knowledge_base"),
+]
 
 
 def changed_files(folder_versions: dict[str, str], cursor: dict[str, str]) -> list[str]:

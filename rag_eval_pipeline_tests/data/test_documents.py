@@ -17,9 +17,10 @@ def test_folder_of_markdown_text_jsonl_and_parquet(tmp_path):
         + "\n"
     )
     pd.DataFrame([{"title": "Warranty", "passage": "Two years."}]).to_parquet(tmp_path / "more.parquet")
-    (tmp_path / "ignored.csv").write_text("not,a,document")
+    (tmp_path / "skipped.csv").write_text("not,a,document")
     loaded = load_documents(tmp_path)
-    assert loaded.problems == []
+    # a file of another type is listed as skipped, never ignored silently
+    assert loaded.problems == ["skipped.csv: unsupported file type '.csv' (use .md, .txt, .jsonl, .parquet)"]
     by_title = loaded.passages.set_index("title")
     assert sorted(by_title.index) == ["Refund policy", "Returns", "Shipping", "Warranty", "notes"]
     assert by_title.loc["Shipping", "passage_id"] == "doc_7"
@@ -75,3 +76,29 @@ def test_documents_replace_base_passages_of_the_same_title():
     merged = merge_passages(base, documents)
     assert merged.set_index("title")["passage"].to_dict() == {"B": "b", "A": "new"}
     assert merge_passages(base, documents.iloc[0:0]).equals(base)
+
+
+def test_huge_unsupported_and_undecodable_files_are_named_and_skipped(tmp_path):
+    from rag_eval_pipeline.answering.claude import MAX_PASSAGE_CHARS, format_passages
+    from rag_eval_pipeline.data.documents import Chunking, load_documents
+    from rag_eval_pipeline.retrieval.base import SearchHit
+
+    (tmp_path / "huge.txt").write_text("word " * 300_000)  # 1.5 MB
+    (tmp_path / "notes.pdf").write_bytes(b"%PDF-1.4")
+    (tmp_path / "latin1.txt").write_bytes("ok\nstill ok\ncaf\xe9\n".encode("latin-1"))
+    (tmp_path / "long.md").write_text(" ".join(f"w{i}" for i in range(500)))
+    loaded = load_documents(tmp_path, Chunking(), max_file_bytes=1_000_000)
+    assert sorted(loaded.problems) == [
+        "huge.txt: 1.5 MB is over the 1.0 MB limit (dataset.max_file_mb); split it or raise the limit",
+        "latin1.txt: line 3: not valid UTF-8 (invalid continuation byte)",
+        "notes.pdf: unsupported file type '.pdf' (use .md, .txt, .jsonl, .parquet)",
+    ]
+    # long documents are chunked by default: 200 words, 40 overlapping, stable ids, same title
+    chunks = loaded.passages[loaded.passages["title"] == "long"]
+    assert chunks["passage_id"].tolist() == [
+        f"{chunks['passage_id'].iloc[0].split('#')[0]}#{n}" for n in range(3)
+    ]
+    assert [len(p.split()) for p in chunks["passage"]] == [200, 200, 180]
+    # and whatever a passage holds, one prompt carries at most MAX_PASSAGE_CHARS of it
+    prompt = format_passages([SearchHit("p", "huge", "x" * 50_000, 1.0)])
+    assert len(prompt) < MAX_PASSAGE_CHARS + 100 and prompt.endswith("[...cut]")

@@ -50,6 +50,7 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpo
             "user_documents",
             "kb_passages",
             "kb_index",
+            "knowledge_base",  # publishes the rebuilt part only when all of it succeeded
         }
         assert "broken.jsonl" in json.loads(result.cursor)
 
