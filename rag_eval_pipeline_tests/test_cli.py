@@ -268,7 +268,7 @@ def test_a_failing_model_does_not_stop_the_others(tmp_path, monkeypatch, capsys)
     def refuse(request):
         if request.get("model") == "claude-haiku-4-5":
             return error_reply(401, "authentication_error")
-        return error_reply(500, "api_error")  # sonnet: every call fails, after its retries
+        return error_reply(400, "invalid_request_error")  # sonnet: every call fails (not retried)
 
     home = ["--dagster-home", str(tmp_path / "home")]
     with FakeAnthropic(responder=refuse) as server:

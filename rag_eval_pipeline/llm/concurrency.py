@@ -16,19 +16,34 @@ async def map_bounded(
     concurrency: int,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> list[R]:
-    """``work`` over ``items`` with at most ``concurrency`` running; results keep item order."""
+    """``work`` over ``items`` with at most ``concurrency`` running; results keep item order.
+
+    ``work`` records its own per-item failures; an exception it raises is fatal for all items
+    (a bad key, an unknown model): nothing further starts, so at most the calls already in
+    flight are spent on it."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     semaphore = asyncio.Semaphore(concurrency)
+    failed = asyncio.Event()
     done = 0
 
     async def run(item: T) -> R:
         nonlocal done
         async with semaphore:
-            result = await work(item)
+            if failed.is_set():
+                raise _NotStarted
+            try:
+                result = await work(item)
+            except BaseException:
+                failed.set()
+                raise
         done += 1
         if on_progress is not None:
             on_progress(done, len(items))
         return result
 
     return list(await asyncio.gather(*(run(item) for item in items)))
+
+
+class _NotStarted(Exception):
+    """An item skipped because an earlier one failed fatally (never the error gather reports)."""

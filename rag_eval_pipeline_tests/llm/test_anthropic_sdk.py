@@ -374,3 +374,21 @@ def test_a_truncated_answer_is_not_cached_and_refresh_asks_again(tmp_path):
             retrieve=lambda queries, k: [HITS[:k] for _ in queries],
         )
     assert len(server.requests) == 1 and refreshed.cache_hits == 0
+
+
+def test_after_a_fatal_error_nothing_new_starts():
+    """map_bounded: once one item raises, the items still waiting never start."""
+    from rag_eval_pipeline.llm.concurrency import map_bounded
+
+    started = []
+
+    async def work(item):
+        started.append(item)
+        await asyncio.sleep(0)  # let the other workers in flight reach this point
+        if item == 0:
+            raise PermissionError("bad key")
+        return item
+
+    with pytest.raises(PermissionError, match="bad key"):
+        asyncio.run(map_bounded(list(range(50)), work, concurrency=4))
+    assert sorted(started) == [0, 1, 2, 3]
