@@ -84,6 +84,7 @@ def test_kill_9_while_answering_and_judging_then_resume(tmp_path):
     assert "| haiku | sonnet | 16 | 0 |" in finished.stdout
     with dg.DagsterInstance.from_config(str(home)) as instance:
         statuses = [run.status for run in instance.get_runs()]
+        assert instance.run_monitoring_enabled  # the generated dagster.yaml turns it on
     assert dg.DagsterRunStatus.STARTED not in statuses
     assert statuses.count(dg.DagsterRunStatus.FAILURE) == 2  # the two killed evaluation runs
     for table in (home / "storage" / "artifacts").rglob("*.parquet"):
