@@ -365,8 +365,7 @@ def _report_failure(err: BaseException, verbose: bool, home: str) -> int:
     cause = runner.root_cause(err)
     if verbose:
         traceback.print_exception(cause)
-    text = str(cause).strip()
-    problems = getattr(cause, "problems", None) or [text.splitlines()[0] if text else type(cause).__name__]
+    problems = getattr(cause, "problems", None) or [runner.one_line(cause)]
     if isinstance(cause, BAD_INPUT):
         for problem in problems:
             print(f"error: {problem}", file=sys.stderr)

@@ -97,6 +97,14 @@ class HtmlDocument(str):
     """A self-contained HTML file; stored as ``<asset>.html`` so it opens in a browser."""
 
 
+def _current_run_id(context: dg.InputContext) -> str | None:
+    """The run loading this input, or None outside a run (a value read for the CLI or a test)."""
+    try:
+        return context.step_context.run_id
+    except dg.DagsterInvariantViolationError:
+        return None
+
+
 class _ArtifactStore(dg.UPathIOManager):
     """Writes ``<base>/<asset>[/<partition>].parquet`` or ``.json`` by the value's type."""
 
@@ -114,9 +122,9 @@ class _ArtifactStore(dg.UPathIOManager):
             return super().get_asset_relative_path(context)
         if isinstance(context, dg.OutputContext):
             return UPath(SNAPSHOTS) / context.run_id / asset
-        step = getattr(context, "_step_context", None)
-        if step is not None and self.path_exists(self.snapshots.path(asset, step.run_id)):
-            return UPath(SNAPSHOTS) / step.run_id / asset
+        run_id = _current_run_id(context)
+        if run_id is not None and self.path_exists(self.snapshots.path(asset, run_id)):
+            return UPath(SNAPSHOTS) / run_id / asset
         live_run = self.snapshots.live().get(asset)
         if live_run is None:
             raise FileNotFoundError(

@@ -4,7 +4,6 @@ Usage and dollars of every call (re-asks included) are added up per case."""
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -93,11 +92,8 @@ class JudgeCaller:
         self.cost: float | None = 0.0
 
     async def _complete(self, request: LLMRequest, parse: Callable[[LLMResponse], M]) -> LLMResponse:
-        """One call; a cache (CachedClient) keeps the response only if ``parse`` accepts it."""
-        complete = self._client.complete
-        if "accept" in inspect.signature(complete).parameters:
-            return await complete(request, accept=lambda r: _parses(parse, r))  # type: ignore[call-arg]
-        return await complete(request)
+        """One call; a cache keeps the response only if ``parse`` accepts it."""
+        return await self._client.complete(request, accept=lambda r: _parses(parse, r))
 
     def _account(self, response: LLMResponse) -> None:
         self.usage = self.usage + response.usage

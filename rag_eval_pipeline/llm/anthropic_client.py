@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import anthropic
@@ -47,7 +48,10 @@ class AnthropicClient:
             self._loop, self._client = loop, anthropic.AsyncAnthropic(**self._settings)
         return self._client
 
-    async def complete(self, request: LLMRequest) -> LLMResponse:
+    async def complete(
+        self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
+    ) -> LLMResponse:
+        """One Messages-API call (``accept`` concerns caches; this client keeps nothing)."""
         kwargs = request.api_kwargs()
         if not self._send_temperature:
             kwargs.pop("extra_body", None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -141,4 +142,9 @@ FATAL_HTTP_STATUSES = (401, 403, 404)
 
 
 class LLMClient(Protocol):
-    async def complete(self, request: LLMRequest) -> LLMResponse: ...
+    async def complete(
+        self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
+    ) -> LLMResponse:
+        """One call. ``accept`` says whether a response is usable (a judge's validation): a
+        client that keeps responses (the cache) keeps only those; others may ignore it."""
+        ...
