@@ -131,3 +131,29 @@ def test_a_partition_added_around_the_cli_is_refused_at_asset_start(evaluated, t
         instance.delete_dynamic_partition("answer_model", key)
     artifacts = evaluated.home / "storage" / "artifacts"
     assert not list(artifacts.rglob("*PWNED*")) and not list((artifacts.parent.parent.parent).glob("x"))
+
+
+def test_a_bad_score_is_traced_from_the_asset_page(evaluated):
+    """judge_scores carries the partition's worst cases as a table (question, answer, truth,
+    scores, diagnosis, retrieved titles with gold starred, the explain command); every stored
+    asset's path metadata names the file as written."""
+    instance = evaluated.instance
+
+    def metadata(key, partition=None):
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(
+                asset_key=dg.AssetKey(key), asset_partitions=[partition] if partition else None
+            ),
+            limit=1,
+        ).records
+        return records[0].asset_materialization.metadata
+
+    worst = metadata("judge_scores", "extractive-baseline")["worst_cases"].value
+    rows = [record.data for record in worst.records]
+    assert 0 < len(rows) <= 10 and rows[0]["correctness"] == 0.0
+    assert [c.name for c in worst.schema.columns][:4] == ["qid", "question", "answer", "truth"]
+    assert rows[0]["explain"] == f"rag-eval explain {rows[0]['qid']} --model extractive-baseline"
+    assert any(" *" in row["retrieved (* gold)"] for row in rows)
+    assert metadata("judge_scores", "oracle")["path"].value.endswith("/judge_scores/oracle.parquet")
+    assert metadata("kb_index")["path"].value.endswith("/kb_index.json")
+    assert metadata("eval_report")["path"].value.endswith("/eval_report.html")

@@ -21,6 +21,7 @@ from rag_eval_pipeline.defs.metadata import (
     index_metadata,
     scores_metadata,
     summary_metadata,
+    worst_cases_table,
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
@@ -255,7 +256,9 @@ def judge_scores(
         else None,
         generative=answer_spec.generative if answer_spec else True,
     )
-    context.add_output_metadata(scores_metadata([s.judge_id for s in specs], scores, services))
+    metadata = scores_metadata([s.judge_id for s in specs], scores, services)
+    worst = worst_cases_table(context.partition_key, scores, candidate_answers, judgement_list)
+    context.add_output_metadata({**metadata, **({"worst_cases": worst} if worst else {})})
     return scores
 
 

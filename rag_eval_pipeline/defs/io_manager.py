@@ -195,11 +195,21 @@ class _ArtifactStore(dg.UPathIOManager):
         return loaded
 
     def get_metadata(self, context: dg.OutputContext, obj: Any) -> dict[str, Any]:
+        """The file as written, extension included (it replaces the extension-less default)."""
+        base = (
+            next(iter(self._get_paths_for_partitions(context).values()))
+            if context.has_asset_partitions
+            else self._get_path(context)
+        )
         if isinstance(obj, pd.DataFrame):
-            return {"dagster/row_count": len(obj)}
+            return {
+                "path": dg.MetadataValue.path(str(_file(base, ".parquet"))),
+                "dagster/row_count": len(obj),
+            }
         if isinstance(obj, HtmlDocument):
-            return {"report": dg.MetadataValue.path(str(_file(self._get_path(context), ".html")))}
-        return {}
+            report = str(_file(base, ".html"))
+            return {"path": dg.MetadataValue.path(report), "report": dg.MetadataValue.url(f"file://{report}")}
+        return {"path": dg.MetadataValue.path(str(_file(base, ".json")))}
 
 
 class ArtifactIOManager(dg.ConfigurableIOManagerFactory):

@@ -63,6 +63,57 @@ def scores_metadata(judge_ids: list[str], scores: pd.DataFrame, services: LLMSer
     }
 
 
+WORST_CASES = 10
+
+
+def worst_cases_table(
+    partition: str, scores: pd.DataFrame, answers: pd.DataFrame, cases: pd.DataFrame
+) -> dg.TableMetadataValue | None:
+    """The lowest-correctness cases of this partition, each with its answer, truth, scores,
+    diagnosis, retrieved titles (gold starred) and the command that explains it: a bad score is
+    traced from the asset page."""
+    scored = (
+        scores[scores["status"] == "ok"].dropna(subset=["correctness"])
+        if "correctness" in scores
+        else scores[:0]
+    )
+    if scored.empty:
+        return None
+    worst = scored.sort_values(["correctness", "qid"], kind="stable").drop_duplicates("qid").head(WORST_CASES)
+    by_qid = answers.set_index("qid")
+    truth = cases.set_index("qid")
+    records = []
+    for row in worst.itertuples():
+        gold = set(truth.loc[row.qid, "gold_titles"])
+        titles = [f"{t} *" if t in gold else t for t in by_qid.loc[row.qid, "retrieved_titles"]]
+        records.append(
+            dg.TableRecord(
+                {
+                    "qid": row.qid,
+                    "question": str(truth.loc[row.qid, "question"]),
+                    "answer": str(by_qid.loc[row.qid, "answer"]),
+                    "truth": str(truth.loc[row.qid, "answer"]),
+                    "judge": row.judge_id,
+                    "correctness": float(row.correctness),
+                    "faithfulness": _number(getattr(row, "faithfulness", None)),
+                    "context_relevance": _number(getattr(row, "context_relevance", None)),
+                    "diagnosis": str(row.diagnosis),
+                    "retrieved (* gold)": "; ".join(titles),
+                    "explain": f"rag-eval explain {row.qid} --model {partition}",
+                }
+            )
+        )
+    columns = [dg.TableColumn(name, "float" if name in _SCORES else "string") for name in records[0].data]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns))
+
+
+_SCORES = ("correctness", "faithfulness", "context_relevance")
+
+
+def _number(value: object) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]
+
+
 def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     """The overall table, token and dollar totals, a chart, and every headline mean."""
     overall = summary[summary["group"] == OVERALL]

@@ -31,7 +31,11 @@ def changed_files(folder_versions: dict[str, str], cursor: dict[str, str]) -> li
 
 def build_sensors(knowledge_base_job, evaluation_job, settings: Settings) -> list:
     @dg.sensor(
-        job=knowledge_base_job, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING
+        job=knowledge_base_job,
+        minimum_interval_seconds=30,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Rebuilds the knowledge base once per new or changed file of the documents "
+        "folder (malformed files are reported and skipped).",
     )
     def new_documents_sensor(context: dg.SensorEvaluationContext, documents: DocumentsResource):
         """Watches the documents folder; a new or changed file rebuilds the knowledge base index."""
@@ -70,6 +74,8 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings) -> lis
         monitored_jobs=[knowledge_base_job],
         request_job=evaluation_job,
         default_status=dg.DefaultSensorStatus.RUNNING,
+        description="After a rebuild caused by new documents or a profile's schedule, evaluates "
+        "every registered answer model again (one run per partition).",
     )
     def knowledge_base_rebuilt_sensor(context: dg.RunStatusSensorContext):
         """After a rebuild caused by new documents or a profile's schedule, re-evaluate every
