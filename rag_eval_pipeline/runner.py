@@ -22,7 +22,12 @@ from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
 from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
 from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource, SettingsResource
-from rag_eval_pipeline.defs.run_config import evaluation_run_config, knowledge_base_run_config
+from rag_eval_pipeline.defs.run_config import (
+    CLI_HOST_TAG,
+    CLI_PID_TAG,
+    evaluation_run_config,
+    knowledge_base_run_config,
+)
 from rag_eval_pipeline.judges.registry import JudgeSpec
 from rag_eval_pipeline.metrics.freshness import current_provenance, staleness, summary_provenance
 
@@ -38,8 +43,6 @@ RUN_MONITORING = (
     "run_monitoring:\n  enabled: true\n  start_timeout_seconds: 180\n  max_resume_run_attempts: 0\n"
     "  poll_interval_seconds: 30\n"
 )
-CLI_PID_TAG = "rag_eval/cli_pid"
-CLI_HOST_TAG = "rag_eval/cli_host"
 
 
 def resolve_dagster_home(explicit: str | None = None) -> Path:

@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+# runs that `rag-eval` executes in its own process carry its pid and host: it evaluates the models
+# of its rebuild itself, and the next command can tell when such a run was killed
+CLI_PID_TAG = "rag_eval/cli_pid"
+CLI_HOST_TAG = "rag_eval/cli_host"
+
 
 def knowledge_base_run_config(
     source: str | None = None,

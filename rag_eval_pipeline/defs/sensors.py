@@ -1,5 +1,5 @@
-"""Sensors: new documents rebuild the knowledge base, and a rebuilt knowledge base re-runs the
-evaluation of every registered answer model (one run per partition)."""
+"""Sensors: new documents rebuild the knowledge base, and a published knowledge base (whatever
+launched its rebuild) re-runs the evaluation of every registered answer model."""
 
 import json
 
@@ -9,7 +9,7 @@ from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.documents import document_files, file_digest, load_documents
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
 from rag_eval_pipeline.defs.resources import DocumentsResource
-from rag_eval_pipeline.defs.run_config import evaluation_run_config
+from rag_eval_pipeline.defs.run_config import CLI_PID_TAG, evaluation_run_config
 
 DOCUMENTS_TAG = "rag_eval/documents"
 TRIGGER_TAG = "rag_eval/trigger"
@@ -27,6 +27,29 @@ REBUILD_SELECTION = [
 def changed_files(folder_versions: dict[str, str], cursor: dict[str, str]) -> list[str]:
     """Files that are new or whose content changed since the cursor (each version once)."""
     return sorted(name for name, digest in folder_versions.items() if cursor.get(name) != digest)
+
+
+def evaluations_after_publish(
+    instance: dg.DagsterInstance, published_by: str, settings: Settings
+) -> list[dg.RunRequest] | dg.SkipReason:
+    """One evaluation run per registered model after the run ``published_by`` made a rebuilt
+    knowledge base live (the profile's judges after a profile's schedule); none when rag-eval
+    published it, since it evaluates its models itself."""
+    run = instance.get_run_by_id(published_by)
+    tags = run.tags if run is not None else {}
+    if CLI_PID_TAG in tags:
+        return dg.SkipReason("published by rag-eval, which evaluates its models itself")
+    profile = tags.get(PROFILE_TAG)
+    run_config = evaluation_run_config(settings.with_profile(profile).judges if profile else None)
+    return [
+        dg.RunRequest(
+            run_key=f"{published_by}:{partition}",
+            partition_key=partition,
+            run_config=run_config,
+            tags={DOCUMENTS_TAG: tags.get(DOCUMENTS_TAG, ""), "rag_eval/knowledge_base_run": published_by},
+        )
+        for partition in instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS)
+    ]
 
 
 def build_sensors(knowledge_base_job, evaluation_job, settings: Settings) -> list:
@@ -69,35 +92,15 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings) -> lis
             cursor=new_cursor,
         )
 
-    @dg.run_status_sensor(
-        run_status=dg.DagsterRunStatus.SUCCESS,
-        monitored_jobs=[knowledge_base_job],
-        request_job=evaluation_job,
+    @dg.asset_sensor(
+        asset_key=dg.AssetKey("knowledge_base"),
+        job=evaluation_job,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="After a rebuild caused by new documents or a profile's schedule, evaluates "
-        "every registered answer model again (one run per partition).",
+        description="When a rebuilt knowledge base is published, from any launch (documents sensor, "
+        "schedule, the UI's catalog), evaluates every registered answer model again (one run per "
+        "partition), with the profile's judges after a profile's schedule.",
     )
-    def knowledge_base_rebuilt_sensor(context: dg.RunStatusSensorContext):
-        """After a rebuild caused by new documents or a profile's schedule, re-evaluate every
-        registered answer model (one run per partition), with the profile's judges if any."""
-        run = context.dagster_run
-        trigger = run.tags.get(TRIGGER_TAG, "")
-        if trigger != NEW_DOCUMENTS and not trigger.startswith("schedule:"):
-            return dg.SkipReason("knowledge base run not caused by new documents or a schedule")
-        partitions = context.instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS)
-        profile = run.tags.get(PROFILE_TAG)
-        run_config = evaluation_run_config(settings.with_profile(profile).judges if profile else None)
-        return [
-            dg.RunRequest(
-                run_key=f"{run.run_id}:{partition}",
-                partition_key=partition,
-                run_config=run_config,
-                tags={
-                    DOCUMENTS_TAG: run.tags.get(DOCUMENTS_TAG, ""),
-                    "rag_eval/knowledge_base_run": run.run_id,
-                },
-            )
-            for partition in partitions
-        ]
+    def knowledge_base_rebuilt_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
+        return evaluations_after_publish(context.instance, asset_event.run_id, settings)
 
     return [new_documents_sensor, knowledge_base_rebuilt_sensor]

@@ -9,14 +9,8 @@ from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import ProfileSettings, Settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.resources import DocumentsResource
-from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
-from rag_eval_pipeline.defs.sensors import DOCUMENTS_TAG, PROFILE_TAG, TRIGGER_TAG
-
-
-def _run_success(instance, run_id):
-    return next(
-        e for e in instance.all_logs(run_id, of_type=dg.DagsterEventType.RUN_SUCCESS) if e.dagster_event
-    )
+from rag_eval_pipeline.defs.run_config import CLI_PID_TAG, knowledge_base_run_config
+from rag_eval_pipeline.defs.sensors import DOCUMENTS_TAG, PROFILE_TAG, TRIGGER_TAG, evaluations_after_publish
 
 
 def _tick(defs, instance, folder, cursor=None):
@@ -63,40 +57,34 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpo
 
         # the rebuild run, as the daemon would launch it
         kb = defs.resolve_job_def("knowledge_base_job")
-        run = kb.execute_in_process(
+        rebuild = kb.execute_in_process(
             instance=instance, asset_selection=list(request.asset_selection), tags=request.tags
         )
         passages = runner.load_asset(defs, instance, "kb_passages")
         assert "Company handbook" in set(passages["title"])
 
-        rebuilt = defs.get_sensor_def("knowledge_base_rebuilt_sensor")
-        dagster_run = instance.get_run_by_id(run.run_id)
-        event = _run_success(instance, run.run_id)
-        context = dg.build_run_status_sensor_context(
-            sensor_name="knowledge_base_rebuilt_sensor",
-            dagster_instance=instance,
-            dagster_run=dagster_run,
-            dagster_event=event.dagster_event,
-        )
-        requests = rebuilt(context)
+        # the rebuild published the knowledge base: every registered model is evaluated again
+        sensor = defs.get_sensor_def("knowledge_base_rebuilt_sensor")
+        assert sensor.asset_key == dg.AssetKey("knowledge_base")  # fires on a publish, from any launch
+        requests = evaluations_after_publish(instance, rebuild.run_id, Settings())
         assert sorted(r.partition_key for r in requests) == ["null", "oracle"]
         assert all(r.tags[DOCUMENTS_TAG] == "Company handbook.md" for r in requests)
         assert len({r.run_key for r in requests}) == 2
-
-        # a knowledge-base run not caused by documents does not fan out
-        other = kb.execute_in_process(instance=instance, asset_selection=list(request.asset_selection))
-        other_event = _run_success(instance, other.run_id)
-        skipped = rebuilt(
-            dg.build_run_status_sensor_context(
-                sensor_name="knowledge_base_rebuilt_sensor",
-                dagster_instance=instance,
-                dagster_run=instance.get_run_by_id(other.run_id),
-                dagster_event=other_event.dagster_event,
-            )
-        )
-        assert isinstance(skipped, dg.SkipReason)
-        assert TRIGGER_TAG not in instance.get_run_by_id(other.run_id).tags
         assert all("judge_scores" not in r.run_config.get("ops", {}) for r in requests)  # the file's judges
+
+        # a rebuild launched from the UI's catalog (no tag of ours at all) re-evaluates too
+        ui = kb.execute_in_process(instance=instance, asset_selection=list(request.asset_selection))
+        assert TRIGGER_TAG not in instance.get_run_by_id(ui.run_id).tags
+        requests = evaluations_after_publish(instance, ui.run_id, Settings())
+        assert sorted(r.partition_key for r in requests) == ["null", "oracle"]
+        assert {r.run_key.split(":")[0] for r in requests} == {ui.run_id}
+
+        # one published by rag-eval is not: the command evaluates its models itself
+        cli_run = kb.execute_in_process(
+            instance=instance, asset_selection=list(request.asset_selection), tags={CLI_PID_TAG: "1"}
+        )
+        skipped = evaluations_after_publish(instance, cli_run.run_id, Settings())
+        assert isinstance(skipped, dg.SkipReason) and "evaluates its models itself" in skipped.skip_message
 
 
 def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, tmp_path):
@@ -115,14 +103,8 @@ def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, t
         runner.add_models(instance, ["oracle"], AnswerRegistry())
         kb = defs.resolve_job_def("knowledge_base_job")
         run_config = knowledge_base_run_config(source=str(shared_hotpotqa), sample_size=5)
-        run = kb.execute_in_process(instance=instance, run_config=run_config, tags=schedule.tags)
-        context = dg.build_run_status_sensor_context(
-            sensor_name="knowledge_base_rebuilt_sensor",
-            dagster_instance=instance,
-            dagster_run=instance.get_run_by_id(run.run_id),
-            dagster_event=_run_success(instance, run.run_id).dagster_event,
-        )
-        requests = defs.get_sensor_def("knowledge_base_rebuilt_sensor")(context)
+        published = kb.execute_in_process(instance=instance, run_config=run_config, tags=schedule.tags)
+        requests = evaluations_after_publish(instance, published.run_id, settings)
     assert [r.partition_key for r in requests] == ["oracle"]
     assert requests[0].run_config == {
         "ops": {"judge_scores": {"config": {"judges": ["reference", "ragas:m"]}}}
