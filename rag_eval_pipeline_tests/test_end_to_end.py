@@ -157,3 +157,13 @@ def test_a_bad_score_is_traced_from_the_asset_page(evaluated):
     assert metadata("judge_scores", "oracle")["path"].value.endswith("/judge_scores/oracle.parquet")
     assert metadata("kb_index")["path"].value.endswith("/kb_index.json")
     assert metadata("eval_report")["path"].value.endswith("/eval_report.html")
+
+
+def test_summary_metadata_reads_well(evaluated):
+    record = evaluated.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=["oracle"]), limit=1
+    ).records[0]
+    metadata = record.asset_materialization.metadata
+    assert "| ci_low | ci_high |" in metadata["summary"].value  # the intervals, in the table
+    assert "| 0 | 0 |" in metadata["usage"].value and "0.000 | 0.000 | 0.000" not in metadata["usage"].value
+    assert metadata["reference/correctness"].value == 1.0

@@ -66,6 +66,14 @@ def scores_metadata(judge_ids: list[str], scores: pd.DataFrame, services: LLMSer
 WORST_CASES = 10
 
 
+def _usage_table(usage: pd.DataFrame) -> pd.DataFrame:
+    """Tokens as whole numbers, dollars as dollars (the markdown renders floats to 3 places)."""
+    table = usage.pivot(index="judge_id", columns="metric", values="total").reset_index()
+    for column in [c for c in table.columns if c.endswith("_tokens")]:
+        table[column] = table[column].map(lambda v: "–" if pd.isna(v) else f"{int(v):,}")
+    return table
+
+
 def worst_cases_table(
     partition: str, scores: pd.DataFrame, answers: pd.DataFrame, cases: pd.DataFrame
 ) -> dg.TableMetadataValue | None:
@@ -125,9 +133,7 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     ]
     return {
         "summary": dg.MetadataValue.md(to_markdown(table)),
-        "usage": dg.MetadataValue.md(
-            to_markdown(usage.pivot(index="judge_id", columns="metric", values="total").reset_index())
-        ),
+        "usage": dg.MetadataValue.md(to_markdown(_usage_table(usage))),
         "chart": dg.MetadataValue.md(svg_markdown(bar_chart_svg(chart_rows), "mean score per metric")),
         "cost_usd": dg.MetadataValue.float(float(cost["total"].sum(min_count=1))),
         "judge_errors": int(overall.groupby("judge_id")["n_judge_errors"].max().sum()),
