@@ -250,7 +250,7 @@ def judge_scores(
         join_cases(candidate_answers, judgement_list),
         judges,
         on_progress=progress_logger(context, "judged"),
-        concurrency=services.concurrency,
+        concurrency=None,  # the provider's client bounds the calls in flight across all cases
         prefill=batch_prefill(context, anthropic, "judgements", list)
         if any(spec.needs_llm for spec in specs)
         else None,

@@ -238,7 +238,7 @@ class AnthropicResource(dg.ConfigurableResource):
             self.api_key, self.base_url, self.timeout_s, self.max_retries, self.send_temperature
         )
         cache = ResponseCache(self._cache_root) if self._cache_root is not None else None
-        return CachedClient(inner, cache, refresh=self.refresh_cache)
+        return CachedClient(inner, cache, refresh=self.refresh_cache, max_in_flight=self.concurrency)
 
     def batch_prefetcher(self) -> BatchPrefetcher:
         """Pre-fills the response cache through the Message Batches API (needs the cache)."""

@@ -105,7 +105,7 @@ def score_cases(
     cases: pd.DataFrame,
     judges: Sequence[Judge],
     on_progress: Callable[[int, int], None] | None = None,
-    concurrency: int = 8,
+    concurrency: int | None = 8,
     prefill: Callable[[list[LLMRequest]], None] | None = None,
     generative: bool = True,
 ) -> pd.DataFrame:
@@ -114,8 +114,11 @@ def score_cases(
     A case whose answer failed is kept with status ``answer_failed`` and no scores; a judge that
     fails on a case (an API error after retries, or invalid output twice) gives status
     ``judge_error``. Both are counted as failed, never scored 0. At most ``concurrency`` cases
-    are judged at once. ``generative`` says whether the answer model could answer from memory
-    (it decides between the diagnoses parametric_answer and correct_from_non_gold).
+    are judged at once; None judges every case at once and leaves the bound to the LLM client's
+    calls in flight, so a judge that makes several dependent calls per case (RAGAS-style) keeps
+    every slot busy instead of finishing its last cases' chains alone. ``generative`` says
+    whether the answer model could answer from memory (it decides between the diagnoses
+    parametric_answer and correct_from_non_gold).
     """
     metric_names = list(dict.fromkeys(m for judge in judges for m in judge.metrics))
     pairs = [(judge, case) for judge in judges for case in cases.to_dict(orient="records")]
@@ -127,7 +130,8 @@ def score_cases(
                 if isinstance(judge, BatchableJudge) and case["status"] == "ok"
             ]
         )
-    rows = asyncio.run(map_bounded(pairs, lambda pair: _score_one(*pair), concurrency, on_progress))
+    bound = concurrency if concurrency is not None else max(1, len(pairs))
+    rows = asyncio.run(map_bounded(pairs, lambda pair: _score_one(*pair), bound, on_progress))
     frame = pd.DataFrame(rows, columns=SCORE_ID_COLUMNS + metric_names)
     frame[metric_names] = frame[metric_names].astype("float64")
     frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")

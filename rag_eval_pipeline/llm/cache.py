@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import uuid
@@ -51,12 +52,30 @@ class CachedClient:
     stores the new answers) for one run.
     """
 
-    def __init__(self, inner: LLMClient, cache: ResponseCache | None, refresh: bool = False) -> None:
+    def __init__(
+        self,
+        inner: LLMClient,
+        cache: ResponseCache | None,
+        refresh: bool = False,
+        max_in_flight: int | None = None,
+    ) -> None:
         self._inner = inner
         self._cache = cache
         self._refresh = refresh
+        self._max_in_flight = max_in_flight
+        self._limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self.api_calls = 0
         self.cache_hits = 0
+
+    def _limit(self) -> asyncio.Semaphore | None:
+        """At most ``max_in_flight`` real calls at once across every judge and case of a stage
+        (cache hits take no slot); one semaphore per event loop, as each stage runs its own."""
+        if self._max_in_flight is None:
+            return None
+        loop = asyncio.get_running_loop()
+        if loop not in self._limits:
+            self._limits = {loop: asyncio.Semaphore(self._max_in_flight)}
+        return self._limits[loop]
 
     async def complete(
         self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
@@ -69,7 +88,12 @@ class CachedClient:
                 self.cache_hits += 1
                 return cached
         self.api_calls += 1
-        response = await self._inner.complete(request)
+        limit = self._limit()
+        if limit is None:
+            response = await self._inner.complete(request)
+        else:
+            async with limit:
+                response = await self._inner.complete(request)
         if self._cache is not None and usable(response):
             self._cache.put(key, response)
         return response

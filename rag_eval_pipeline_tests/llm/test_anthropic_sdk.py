@@ -392,3 +392,34 @@ def test_after_a_fatal_error_nothing_new_starts():
     with pytest.raises(PermissionError, match="bad key"):
         asyncio.run(map_bounded(list(range(50)), work, concurrency=4))
     assert sorted(started) == [0, 1, 2, 3]
+
+
+def test_a_multi_call_judge_is_bounded_by_calls_in_flight_not_cases():
+    """RAGAS-style judgements (several dependent calls per case) with every case started at once:
+    the client keeps exactly its bound of calls in flight, and every chain completes in order."""
+    from rag_eval_pipeline.judges.ragas import RagasLLMJudge
+
+    n = 6
+    cases = _cases(n)
+    candidates = pd.DataFrame(
+        {
+            "qid": cases["qid"],
+            "question": cases["question"],
+            "answer_config": "claude-haiku-4-5@bm25-k2",
+            "answer": "Shirley Temple",
+            "retrieved_ids": [[h.passage_id for h in HITS]] * n,
+            "retrieved_titles": [[h.title for h in HITS]] * n,
+            "retrieved_scores": [[h.score for h in HITS]] * n,
+            "retrieved_passages": [[h.passage for h in HITS]] * n,
+            "status": "ok",
+            "error": None,
+        }
+    )
+    with FakeAnthropic(latency_s=0.1) as server:
+        client = CachedClient(
+            AnthropicClient("k", server.url, timeout_s=10, max_retries=0), None, max_in_flight=3
+        )
+        judge = RagasLLMJudge("ragas:claude-sonnet-4-6", "claude-sonnet-4-6", client, DEFAULT_PRICES)
+        scores = score_cases(join_cases(candidates, cases), [judge], concurrency=None)
+    assert (scores["status"] == "ok").all() and scores["faithfulness"].notna().all()
+    assert server.max_in_flight == 3 and len(server.requests) >= 3 * n
