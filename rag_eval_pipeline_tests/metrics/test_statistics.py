@@ -89,6 +89,10 @@ def test_judge_validation_flags_a_miscalibrated_judge():
     assert rows.loc["oracle", "accuracy"] == 1.0 and rows.loc["oracle", "calibration_ok"]
     assert rows.loc["null", "accuracy"] == pytest.approx(0.2)
     assert not rows.loc["null", "calibration_ok"]  # says 0.8 on a model that is always wrong
+    # the agreement is between two definitions of the axis, and the table says which
+    relevance = agreement[agreement["axis"] == "context_relevance"].iloc[0]
+    assert "gold titles retrieved" in relevance["definitions_compared"]
+    assert "reference rule" in rows.loc["oracle", "definitions_compared"]
     assert "null / lenient / correctness" in tables
 
 
