@@ -139,9 +139,10 @@ def test_token_and_cost_sums():
     assert answers["cost_usd"].sum() == pytest.approx(5 * 1500 / 1e6)
 
 
-def _judge(server, answers_text="Shirley Temple", n=1, tmp_path=None):
-    cases = _cases(n)
-    candidates = pd.DataFrame(
+def _candidates(cases: pd.DataFrame, answers_text: str = "Shirley Temple") -> pd.DataFrame:
+    """Answered cases (every one retrieving HITS) for the judges to score."""
+    n = len(cases)
+    return pd.DataFrame(
         {
             "qid": cases["qid"],
             "question": cases["question"],
@@ -155,6 +156,11 @@ def _judge(server, answers_text="Shirley Temple", n=1, tmp_path=None):
             "error": None,
         }
     )
+
+
+def _judge(server, answers_text="Shirley Temple", n=1, tmp_path=None):
+    cases = _cases(n)
+    candidates = _candidates(cases, answers_text)
     judge = StrictLLMJudge(
         "claude-sonnet-4-6", "claude-sonnet-4-6", _client(server, tmp_path), DEFAULT_PRICES
     )
@@ -401,20 +407,7 @@ def test_a_multi_call_judge_is_bounded_by_calls_in_flight_not_cases():
 
     n = 6
     cases = _cases(n)
-    candidates = pd.DataFrame(
-        {
-            "qid": cases["qid"],
-            "question": cases["question"],
-            "answer_config": "claude-haiku-4-5@bm25-k2",
-            "answer": "Shirley Temple",
-            "retrieved_ids": [[h.passage_id for h in HITS]] * n,
-            "retrieved_titles": [[h.title for h in HITS]] * n,
-            "retrieved_scores": [[h.score for h in HITS]] * n,
-            "retrieved_passages": [[h.passage for h in HITS]] * n,
-            "status": "ok",
-            "error": None,
-        }
-    )
+    candidates = _candidates(cases)
     with FakeAnthropic(latency_s=0.1) as server:
         client = CachedClient(
             AnthropicClient("k", server.url, timeout_s=10, max_retries=0), None, max_in_flight=3
