@@ -291,6 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_definitions,
         default_anthropic,
         default_knowledge_base,
+        default_openai_compatible,
     )
     from rag_eval_pipeline.defs.resources import ElasticsearchResource
 
@@ -301,6 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         defs = build_definitions(
             default_knowledge_base(settings, **overrides),
             default_anthropic(settings, concurrency=args.concurrency, refresh_cache=args.refresh or None),
+            default_openai_compatible(
+                settings, concurrency=args.concurrency, refresh_cache=args.refresh or None
+            ),
             settings=settings,
         )
     except ValueError as err:

@@ -83,8 +83,15 @@ class AnswerModelSettings(_Strict):
     """A named answer configuration: the partition key is its name."""
 
     name: str
-    provider: str = Field(description="a registered answer provider: offline, anthropic")
+    provider: str = Field(description="a registered answer provider: offline, anthropic, openai, local")
     model: str
+    base_url: str | None = Field(
+        default=None, description="openai: the server's API root, e.g. http://localhost:8000/v1"
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        description="openai: the variable holding its key (default OPENAI_API_KEY; none for local servers)",
+    )
     retrieval_mode: RetrievalMode = DEFAULT_RETRIEVAL_MODE
     top_k: int = Field(default=DEFAULT_TOP_K, ge=1)
     prompt: str | None = Field(default=None, description="replaces the answer system prompt")
@@ -102,6 +109,12 @@ class AnswerModelSettings(_Strict):
         if provider not in provider_names():
             raise ValueError(f"unknown provider '{provider}' (registered: {', '.join(provider_names())})")
         return provider
+
+    @model_validator(mode="after")
+    def _endpoint_only_for_openai(self) -> AnswerModelSettings:
+        if (self.base_url or self.api_key_env) and self.provider != "openai":
+            raise ValueError(f"answer model '{self.name}': base_url and api_key_env are for provider openai")
+        return self
 
 
 class RubricMetricSettings(_Strict):
@@ -148,6 +161,28 @@ class StatisticsSettings(_Strict):
     monte_carlo_draws: int = Field(default=MONTE_CARLO_DRAWS, ge=1000)
 
 
+class OpenAISettings(_Strict):
+    """Defaults of ``openai:<model>`` answer models and judges (a named answer model may point
+    at another server)."""
+
+    base_url: str | None = Field(default=None, description="None: OPENAI_BASE_URL, else api.openai.com")
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="the variable holding the key")
+    structured_output: Literal["auto", "json_schema", "tools", "text"] = Field(
+        default="auto",
+        description="how judges get JSON: auto tries json_schema, then tools, then text",
+    )
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+
+
+class LocalLLMSettings(_Strict):
+    """The llama.cpp server a run starts for ``local:<model>`` (the ``[local]`` extra)."""
+
+    n_ctx: int = Field(default=8192, ge=512, description="context tokens, shared by the slots")
+    n_parallel: int = Field(default=2, ge=1, description="requests decoded side by side")
+    threads: int | None = Field(default=None, ge=1, description="None: every core")
+
+
 class Settings(_Strict):
     dataset: DatasetSettings = DatasetSettings()
     knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
@@ -164,6 +199,8 @@ class Settings(_Strict):
         description="dev, pr and nightly are built in; a profile here overrides one",
     )
     statistics: StatisticsSettings = StatisticsSettings()
+    openai: OpenAISettings = OpenAISettings()
+    local: LocalLLMSettings = LocalLLMSettings()
 
     @field_validator("thresholds")
     @classmethod
@@ -246,8 +283,8 @@ def load_settings(path: str | Path | None = None) -> Settings:
 
 EXAMPLE_CONFIG = """\
 # rag_eval.yaml: one file for the CLI, the Dagster definitions and `dagster dev`.
-# Secrets stay in the environment: ANTHROPIC_API_KEY, ELASTICSEARCH_API_KEY (or _USERNAME and
-# _PASSWORD). Relative paths are relative to this file.
+# Secrets stay in the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, ELASTICSEARCH_API_KEY (or
+# _USERNAME and _PASSWORD). Relative paths are relative to this file.
 
 dataset:
   kind: hotpotqa            # hotpotqa, or custom (your questions and documents)
@@ -280,12 +317,26 @@ answer_models:
   - {name: oracle, provider: offline, model: oracle}
   - {name: "null", provider: offline, model: "null"}
   # - {name: haiku-hybrid, provider: anthropic, model: claude-haiku-4-5, retrieval_mode: hybrid, top_k: 4}
+  # - {name: gpt-4o-mini, provider: openai, model: gpt-4o-mini}
+  # - {name: my-vllm, provider: openai, model: Qwen/Qwen2.5-7B-Instruct, base_url: "http://localhost:8000/v1"}
+  # - {name: smollm2, provider: local, model: smollm2}   # pip install 'rag-eval-pipeline[local]'
 
-judges: [reference]         # add claude-sonnet-4-6 (STRICT rubric) or ragas:claude-sonnet-4-6
+judges: [reference]         # add claude-sonnet-4-6 (STRICT rubric), ragas:claude-sonnet-4-6,
+                            # openai:gpt-4o, strict:local:smollm2 ...
 thresholds: {}              # e.g. {faithfulness: 0.7}: blocking checks, and `rag-eval gate` defaults
 max_judge_error_share: 0.1
 concurrency: 8
 prices: {}                  # model: [input, output, cache write, cache read] USD per million tokens
+
+openai:                     # openai:<model> answer models and judges
+  base_url: null            # null: OPENAI_BASE_URL, else api.openai.com; any compatible server
+  api_key_env: OPENAI_API_KEY   # not needed by local servers
+  structured_output: auto   # judges' JSON: json_schema, else tools, else text (auto tries in order)
+
+local:                      # local:<model>: a llama.cpp server the run starts on 127.0.0.1
+  n_ctx: 8192
+  n_parallel: 2             # requests decoded side by side
+  threads: null             # null: every core
 
 statistics:
   interval_method: clopper_pearson   # or wilson, percentile, bca (README: "Reading the numbers")

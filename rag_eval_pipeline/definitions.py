@@ -42,6 +42,7 @@ from rag_eval_pipeline.defs.resources import (
     HistoryResource,
     KnowledgeBaseResource,
     MonitoringResource,
+    OpenAICompatibleResource,
     SettingsResource,
 )
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
@@ -124,6 +125,28 @@ def default_anthropic(settings: Settings | None = None, **overrides: Any) -> Ant
     return AnthropicResource(**values)
 
 
+def default_openai_compatible(settings: Settings | None = None, **overrides: Any) -> OpenAICompatibleResource:
+    """OpenAI-compatible and local models from the configuration file's ``openai`` and ``local``
+    sections; the default key variable is bound through EnvVar when the environment has it."""
+    settings = settings or Settings()
+    openai, local = settings.openai, settings.local
+    values: dict[str, Any] = {
+        "base_url": openai.base_url,
+        "api_key_env": openai.api_key_env,
+        "structured_output": openai.structured_output,
+        "timeout_s": openai.timeout_s,
+        "max_retries": openai.max_retries,
+        "concurrency": settings.concurrency,
+        "local_n_ctx": local.n_ctx,
+        "local_n_parallel": local.n_parallel,
+        "local_threads": local.threads,
+    }
+    if openai.api_key_env in os.environ:
+        values["api_key"] = dg.EnvVar(openai.api_key_env)
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return OpenAICompatibleResource(**values)
+
+
 def _schedules(settings: Settings, knowledge_base_job: dg.JobDefinition) -> list:
     """A profile with a cron schedule re-samples and rebuilds on that schedule; the rebuild then
     re-evaluates every answer model with the profile's judges (the knowledge_base_rebuilt sensor
@@ -153,6 +176,7 @@ def _schedules(settings: Settings, knowledge_base_job: dg.JobDefinition) -> list
 def build_definitions(
     knowledge_base: KnowledgeBaseResource | None = None,
     anthropic: AnthropicResource | None = None,
+    openai_compatible: OpenAICompatibleResource | None = None,
     documents: DocumentsResource | None = None,
     monitoring: MonitoringResource | None = None,
     settings: Settings | None = None,
@@ -198,6 +222,7 @@ def build_definitions(
             "io_manager": ArtifactIOManager(),
             "knowledge_base": knowledge_base,
             "anthropic": anthropic or default_anthropic(settings),
+            "openai_compatible": openai_compatible or default_openai_compatible(settings),
             "documents": documents
             or DocumentsResource(
                 folder=dataset.documents,

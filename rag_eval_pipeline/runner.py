@@ -4,6 +4,7 @@ Every materialization is a real run in the instance, so runs, partitions and lin
 UI afterwards (`dagster dev` with the same DAGSTER_HOME).
 """
 
+import importlib.util
 import logging
 import os
 import socket
@@ -21,7 +22,12 @@ from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
 from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
-from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource, SettingsResource
+from rag_eval_pipeline.defs.resources import (
+    AnthropicResource,
+    KnowledgeBaseResource,
+    OpenAICompatibleResource,
+    SettingsResource,
+)
 from rag_eval_pipeline.defs.run_config import (
     CLI_HOST_TAG,
     CLI_PID_TAG,
@@ -29,6 +35,14 @@ from rag_eval_pipeline.defs.run_config import (
     knowledge_base_run_config,
 )
 from rag_eval_pipeline.judges.registry import JudgeSpec
+from rag_eval_pipeline.llm.targets import (
+    ANTHROPIC,
+    LOCAL,
+    OPENAI,
+    LLMEndpoint,
+    LocalModelNotFoundError,
+    local_model_path,
+)
 from rag_eval_pipeline.metrics.freshness import current_provenance, staleness, summary_provenance
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
@@ -216,12 +230,12 @@ def preflight_problems(
     dataset: str | None,
     answer_specs: Sequence[AnswerSpec],
     judge_specs: Sequence[JudgeSpec],
-    has_api_key: Callable[[str], bool],
+    llm_unavailable: Callable[[LLMEndpoint], str | None],
     has_vectors: bool,
 ) -> list[str]:
     """What can be known before the knowledge base is built: the dataset file exists and is
-    not empty, an API key is there for every provider asked for, vectors exist for semantic
-    modes. Pure: the caller says which keys and vectors it has."""
+    not empty, every LLM endpoint asked for can be reached (its key, or a local model and
+    llama.cpp), vectors exist for semantic modes. Pure: the caller says what is missing."""
     problems = []
     source = dataset or settings.dataset.source
     files = [settings.dataset.questions] if settings.dataset.kind == "custom" else []
@@ -233,20 +247,17 @@ def preflight_problems(
             problems.append(f"dataset file not found: {path} (give an existing file, or --dataset bundled)")
         elif path.stat().st_size == 0:
             problems.append(f"no questions in {path}: the file is empty")
-    providers: dict[str, list[str]] = {}
+    users: dict[LLMEndpoint, list[str]] = {}
     for spec in answer_specs:
-        providers.setdefault(spec.provider, []).append(spec.partition_key)
+        if spec.endpoint is not None:
+            users.setdefault(spec.endpoint, []).append(spec.partition_key)
     for judge in judge_specs:
-        if judge.provider:
-            providers.setdefault(judge.provider, []).append(f"judge {judge.judge_id}")
-    for provider, users in providers.items():
-        if not has_api_key(provider):
-            variable = API_KEY_VARIABLES.get(provider)
-            if variable:
-                problems.append(
-                    f"{', '.join(users)} need{'s' if len(users) == 1 else ''} {variable}: export it, "
-                    "or evaluate offline models only"
-                )
+        if judge.endpoint is not None:
+            users.setdefault(judge.endpoint, []).append(f"judge {judge.judge_id}")
+    for endpoint, names in users.items():
+        missing = llm_unavailable(endpoint)
+        if missing:
+            problems.append(f"{', '.join(names)} need{'s' if len(names) == 1 else ''} {missing}")
     semantic = [s.partition_key for s in answer_specs if s.retrieval_mode.needs_vectors]
     if semantic and not has_vectors:
         problems.append(
@@ -257,7 +268,27 @@ def preflight_problems(
     return problems
 
 
-API_KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY"}
+def llm_unavailable(
+    anthropic: AnthropicResource, compatible: OpenAICompatibleResource
+) -> Callable[[LLMEndpoint], str | None]:
+    """What an endpoint lacks, as the end of a sentence with its remedy; None if nothing."""
+
+    def missing(endpoint: LLMEndpoint) -> str | None:
+        if endpoint.provider == ANTHROPIC and not anthropic.has_api_key():
+            return "ANTHROPIC_API_KEY: export it, or evaluate offline models only"
+        if endpoint.provider == OPENAI and not compatible.has_api_key(endpoint):
+            variable = endpoint.api_key_env or compatible.api_key_env
+            return f"{variable}: export it, or give the server's base_url"
+        if endpoint.provider == LOCAL:
+            if importlib.util.find_spec("xllamacpp") is None:
+                return "llama.cpp: pip install 'rag-eval-pipeline[local]'"
+            try:
+                local_model_path(endpoint.model_file or "")
+            except LocalModelNotFoundError as err:
+                return f"its model file: {err}"
+        return None
+
+    return missing
 
 
 def run_evaluation(
@@ -280,12 +311,13 @@ def run_evaluation(
     judge_specs = resource.judge_registry().for_run(judges or resource.settings.judges)
     knowledge_base: KnowledgeBaseResource = defs.resources["knowledge_base"]  # type: ignore[assignment]
     anthropic: AnthropicResource = defs.resources["anthropic"]  # type: ignore[assignment]
+    compatible: OpenAICompatibleResource = defs.resources["openai_compatible"]  # type: ignore[assignment]
     problems = preflight_problems(
         resource.settings,
         dataset,
         answer_specs,
         judge_specs,
-        has_api_key=lambda provider: provider != "anthropic" or anthropic.has_api_key(),
+        llm_unavailable=llm_unavailable(anthropic, compatible),
         has_vectors=bool(knowledge_base.embedding_model or knowledge_base.es_inference_id),
     )
     if problems:

@@ -34,7 +34,7 @@ def test_invalid_files_name_the_file_and_field(tmp_path, monkeypatch):
     bad = tmp_path / "bad.yaml"
     bad.write_text(
         "dataset:\n  sample_size: many\nconcurrency: 0\n"
-        "answer_models: [{name: x, provider: openai, model: y}]\n"
+        "answer_models: [{name: x, provider: mistral, model: y}]\n"
     )
     with pytest.raises(ConfigError) as err:
         load_settings(bad)

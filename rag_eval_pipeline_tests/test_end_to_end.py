@@ -87,7 +87,12 @@ def test_stored_artifacts_hold_per_case_detail(evaluated):
 def test_candidate_answers_asset_directly(evaluated):
     """The asset body on its own, with a partition key, outside a run."""
     from rag_eval_pipeline.defs.assets import candidate_answers
-    from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource, SettingsResource
+    from rag_eval_pipeline.defs.resources import (
+        AnthropicResource,
+        KnowledgeBaseResource,
+        OpenAICompatibleResource,
+        SettingsResource,
+    )
 
     defs, instance = evaluated.defs, evaluated.instance
     cases = runner.load_asset(defs, instance, "judgement_list").head(5)
@@ -99,6 +104,7 @@ def test_candidate_answers_asset_directly(evaluated):
         kb_index=manifest,
         knowledge_base=KnowledgeBaseResource(),
         anthropic=AnthropicResource(),
+        openai_compatible=OpenAICompatibleResource(),
         settings=SettingsResource(),
     )
     assert answers["answer"].tolist() == cases["answer"].tolist()

@@ -11,6 +11,7 @@ from rag_eval_pipeline.retrieval.base import SearchHit
 if TYPE_CHECKING:
     from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
     from rag_eval_pipeline.llm.services import LLMServices
+    from rag_eval_pipeline.llm.targets import LLMEndpoint
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,11 @@ class AnswerProvider(Protocol):
 
     def generative(self, model: str) -> bool:
         """Whether the model writes its answers (and so could answer from memory)."""
+        ...
+
+    def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> LLMEndpoint | None:
+        """Where the model's calls go (None: it makes none); ``base_url`` and ``api_key_env``
+        come from a named entry of the configuration file."""
         ...
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel: ...

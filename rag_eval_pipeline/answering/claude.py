@@ -1,87 +1,25 @@
-"""The Claude answerer: the Elastic LLM-as-a-judge article's prompt, temperature 0, versioned."""
+"""Claude answer models through the Anthropic Messages API."""
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.base import AnswerModel
+from rag_eval_pipeline.answering.chat import ChatAnswerer, answer_prompt_version
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
-from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
-from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+from rag_eval_pipeline.llm.client import LLMClient
+from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.retrieval.base import SearchHit
-
-ANSWER_PROMPT_VERSION = "answer-v1"
-ANSWER_SYSTEM_PROMPT = (
-    "You are a Wikipedia question-answering assistant. Answer the question using ONLY the "
-    "numbered passages provided, never your own knowledge. Reply with the answer alone, in one "
-    "short line, without explanation. If the passages do not contain the answer, reply exactly: "
-    "unknown"
+from rag_eval_pipeline.llm.targets import (
+    ANTHROPIC_ENDPOINT,
+    LLMEndpoint,
+    anthropic_model_id,
+    is_anthropic_model,
 )
-ANTHROPIC_PREFIX = "anthropic:"
-# Short names a person types; each resolves to the current model id of its family.
-ANTHROPIC_ALIASES = {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-6"}
 
 
-def is_anthropic_model(name: str) -> bool:
-    prefixed = name.startswith(ANTHROPIC_PREFIX) and len(name) > len(ANTHROPIC_PREFIX)
-    return prefixed or name.startswith("claude-") or name in ANTHROPIC_ALIASES
-
-
-def anthropic_model_id(name: str) -> str:
-    """``anthropic:<id>`` -> ``<id>``; an alias (``haiku``) -> its model id; a bare ``claude-*``
-    name is the model id itself."""
-    model = name[len(ANTHROPIC_PREFIX) :] if name.startswith(ANTHROPIC_PREFIX) else name
-    return ANTHROPIC_ALIASES.get(model, model)
-
-
-def answer_prompt_version(system_prompt: str | None) -> str:
-    """A custom prompt is versioned by its content, so changing it changes the version."""
-    if system_prompt is None:
-        return ANSWER_PROMPT_VERSION
-    return f"custom-{hashlib.sha256(system_prompt.encode()).hexdigest()[:8]}"
-
-
-MAX_PASSAGE_CHARS = 4000  # per passage in one prompt: a huge document must not fill the context
-
-
-def format_passages(passages: Sequence[SearchHit]) -> str:
-    """The numbered passages every prompt shows; each is cut at ``MAX_PASSAGE_CHARS`` (marked)."""
-    if not passages:
-        return "(no passages were retrieved)"
-    return "\n\n".join(
-        f"[{n}] {hit.title}\n{_capped(hit.passage.strip())}" for n, hit in enumerate(passages, 1)
-    )
-
-
-def _capped(text: str) -> str:
-    return text if len(text) <= MAX_PASSAGE_CHARS else text[:MAX_PASSAGE_CHARS] + " [...cut]"
-
-
-def render_answer_prompt(
-    model: str, question: str, passages: Sequence[SearchHit], system_prompt: str | None = None
-) -> LLMRequest:
-    user = f"Passages:\n\n{format_passages(passages)}\n\nQuestion: {question}"
-    return LLMRequest(
-        model=model,
-        system=system_prompt or ANSWER_SYSTEM_PROMPT,
-        messages=({"role": "user", "content": user},),
-        max_tokens=100,
-        temperature=0.0,
-    )
-
-
-def first_line(text: str) -> str:
-    """The answer is one short line; anything after the first line is dropped."""
-    for line in text.strip().splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-class ClaudeAnswerer:
-    """Answers through the Messages API; cost from the price table, None for an unpriced model."""
+class ClaudeAnswerer(ChatAnswerer):
+    """A chat answerer whose model id is the Claude name's (``haiku`` -> ``claude-haiku-4-5``)."""
 
     def __init__(
         self,
@@ -90,30 +28,7 @@ class ClaudeAnswerer:
         prices: Mapping[str, ModelPrice],
         system_prompt: str | None = None,
     ) -> None:
-        self.name = name
-        self.model_id = anthropic_model_id(name)
-        self._client = client
-        self._prices = prices
-        self._system_prompt = system_prompt
-        self.prompt_version = answer_prompt_version(system_prompt)
-
-    def answer(self, request: AnswerRequest) -> AnswerResult:
-        raise TypeError("ClaudeAnswerer is asynchronous: use answer_async")
-
-    def llm_request(self, request: AnswerRequest) -> LLMRequest:
-        """The exact call this answerer makes for ``request`` (what a batch pre-fetches)."""
-        return render_answer_prompt(self.model_id, request.question, request.passages, self._system_prompt)
-
-    async def answer_async(self, request: AnswerRequest) -> AnswerResult:
-        response = await self._client.complete(self.llm_request(request))
-        return AnswerResult(
-            answer=first_line(response.text),
-            model_id=response.model or self.model_id,
-            prompt_version=self.prompt_version,
-            usage=response.usage,
-            cost_usd=cost_usd(self.model_id, response.usage, self._prices, response.batch),
-            from_cache=response.from_cache,
-        )
+        super().__init__(name, anthropic_model_id(name), client, prices, system_prompt)
 
 
 class AnthropicProvider:
@@ -136,5 +51,10 @@ class AnthropicProvider:
     def generative(self, model: str) -> bool:
         return True
 
+    def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> LLMEndpoint:
+        return ANTHROPIC_ENDPOINT
+
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
-        return ClaudeAnswerer(spec.model, services.client(self.name), services.prices, spec.system_prompt)
+        return ClaudeAnswerer(
+            spec.model, services.client(ANTHROPIC_ENDPOINT), services.prices, spec.system_prompt
+        )

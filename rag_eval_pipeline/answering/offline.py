@@ -91,5 +91,8 @@ class OfflineProvider:
     def generative(self, model: str) -> bool:
         return OFFLINE_ANSWER_MODELS[model].generative
 
+    def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> None:
+        return None
+
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         return OFFLINE_ANSWER_MODELS[spec.model]()

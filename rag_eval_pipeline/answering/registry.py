@@ -1,7 +1,8 @@
 """The one place a partition key becomes an ``AnswerSpec``, and a spec an answer model.
 
 A key is a name from the configuration file, or ``MODEL`` / ``MODEL@MODE-kK`` where MODEL is
-claimed by one registered provider (``oracle``, ``claude-haiku-4-5``, ``anthropic:<id>``).
+claimed by one registered provider (``oracle``, ``claude-haiku-4-5``, ``anthropic:<id>``,
+``openai:<model>``, ``local:smollm2``).
 Adding a provider is one entry in ``PROVIDERS`` plus its own module.
 """
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerProvider
 from rag_eval_pipeline.answering.claude import AnthropicProvider
 from rag_eval_pipeline.answering.offline import OFFLINE_ANSWER_MODELS, OfflineProvider
+from rag_eval_pipeline.answering.openai_compatible import LocalProvider, OpenAICompatibleProvider
 from rag_eval_pipeline.answering.spec import AnswerSpec, InvalidNameError, check_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
@@ -22,7 +24,8 @@ if TYPE_CHECKING:
     from rag_eval_pipeline.config import AnswerModelSettings
 
 PROVIDERS: dict[str, AnswerProvider] = {
-    provider.name: provider for provider in (OfflineProvider(), AnthropicProvider())
+    provider.name: provider
+    for provider in (OfflineProvider(), AnthropicProvider(), OpenAICompatibleProvider(), LocalProvider())
 }
 _SUFFIX = re.compile(r"^(?P<mode>[a-z0-9_]+)-k(?P<k>[0-9]+)$")
 
@@ -73,10 +76,12 @@ class AnswerRegistry:
             provider = PROVIDERS[chosen.provider]
             model = chosen.model if provider.claims(chosen.model) else f"{provider.name}:{chosen.model}"
             mode, k, prompt = RetrievalMode(chosen.retrieval_mode), chosen.top_k, chosen.prompt
+            endpoint = provider.endpoint(model, chosen.base_url, chosen.api_key_env)
         else:
             model, mode, k = _split_key(key)
             provider = self._provider_of(model)
             prompt = None
+            endpoint = provider.endpoint(model, None, None)
         return AnswerSpec(
             partition_key=key,
             provider=provider.name,
@@ -88,6 +93,7 @@ class AnswerRegistry:
             system_prompt=prompt,
             calibration=provider.calibration(model),
             generative=provider.generative(model),
+            endpoint=endpoint,
         )
 
     def try_resolve(self, key: str) -> AnswerSpec | None:
@@ -107,5 +113,5 @@ class AnswerRegistry:
         named = f"; named in the configuration file: {', '.join(self._named)}" if self._named else ""
         raise UnknownAnswerModelError(
             f"unknown answer model '{model}'; known: {', '.join(sorted(OFFLINE_ANSWER_MODELS))}, "
-            f"claude-*, haiku, sonnet and anthropic:<model id>{named}"
+            f"claude-*, haiku, sonnet, anthropic:<model id>, openai:<model> and local:<model>{named}"
         )

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.retrieval.base import RetrievalMode
 
 MAX_NAME_LENGTH = 120
@@ -56,6 +57,7 @@ class AnswerSpec:
     system_prompt: str | None = None
     calibration: CalibrationRole = CalibrationRole.MEASURED
     generative: bool = True  # could answer from memory (an LLM), unlike a sentence extractor
+    endpoint: LLMEndpoint | None = None  # where an LLM's calls go; None for offline models
 
     @property
     def answer_config(self) -> str:

@@ -29,9 +29,11 @@ from rag_eval_pipeline.defs.resources import (
     DocumentsResource,
     HistoryResource,
     KnowledgeBaseResource,
+    OpenAICompatibleResource,
     SettingsResource,
 )
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
+from rag_eval_pipeline.llm.targets import ANTHROPIC
 from rag_eval_pipeline.metrics.freshness import current_provenance
 from rag_eval_pipeline.metrics.summary import compare_models, summarize, to_markdown
 from rag_eval_pipeline.reporting.monitoring import history_rows
@@ -202,12 +204,13 @@ def candidate_answers(
     kb_index: IndexManifest,
     knowledge_base: KnowledgeBaseResource,
     anthropic: AnthropicResource,
+    openai_compatible: OpenAICompatibleResource,
     settings: SettingsResource,
 ) -> pd.DataFrame:
     """Stage 1: for each question, the top-k retrieved passages and the answer model's answer."""
     registry = settings.answer_registry()
     spec = registry.resolve(context.partition_key)
-    services = anthropic.services()
+    services = anthropic.services(openai_compatible)
     model = registry.build(spec, services)
     started = time.perf_counter()
     answers = answer_cases(
@@ -220,7 +223,7 @@ def candidate_answers(
         prefill=batch_prefill(
             context, anthropic, "answers", lambda reqs: [model.llm_request(r) for r in reqs]
         )
-        if hasattr(model, "llm_request")
+        if spec.provider == ANTHROPIC
         else None,
     )
     context.add_output_metadata(
@@ -236,6 +239,7 @@ def judge_scores(
     candidate_answers: pd.DataFrame,
     judgement_list: pd.DataFrame,
     anthropic: AnthropicResource,
+    openai_compatible: OpenAICompatibleResource,
     knowledge_base: KnowledgeBaseResource,
     settings: SettingsResource,
 ) -> pd.DataFrame:
@@ -244,7 +248,7 @@ def judge_scores(
     registry = settings.judge_registry()
     specs = registry.for_run(config.judges or settings.settings.judges)
     answer_spec = settings.answer_registry().try_resolve(context.partition_key)
-    services = anthropic.services()
+    services = anthropic.services(openai_compatible)
     judges = [registry.build(spec, services, knowledge_base.query_embedder()) for spec in specs]
     scores = score_cases(
         join_cases(candidate_answers, judgement_list),
@@ -252,8 +256,8 @@ def judge_scores(
         on_progress=progress_logger(context, "judged"),
         concurrency=None,  # the provider's client bounds the calls in flight across all cases
         prefill=batch_prefill(context, anthropic, "judgements", list)
-        if any(spec.needs_llm for spec in specs)
-        else None,
+        if any(spec.needs_llm for spec in specs) and all(s.provider in (None, ANTHROPIC) for s in specs)
+        else None,  # a Message Batch carries Claude calls only
         generative=answer_spec.generative if answer_spec else True,
     )
     metadata = scores_metadata([s.judge_id for s in specs], scores, services)

@@ -1,5 +1,7 @@
-"""Resources: the knowledge-base backend behind the search interface."""
+"""Resources: the knowledge-base backend behind the search interface, the LLM providers, the
+user's documents, the metric history."""
 
+import os
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -27,8 +29,18 @@ from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
+from rag_eval_pipeline.llm.llamacpp_server import LocalServers, LocalServerSettings
+from rag_eval_pipeline.llm.openai_client import OpenAICompatibleClient, StructuredOutput
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.llm.targets import (
+    ANTHROPIC,
+    DEFAULT_OPENAI_KEY_ENV,
+    LOCAL,
+    OPENAI,
+    LLMEndpoint,
+    local_model_path,
+)
 from rag_eval_pipeline.reporting.monitoring import HISTORY_COLUMNS, upsert_history
 from rag_eval_pipeline.retrieval.base import IndexManifest, ProgressCallback, RetrievalMode, SearchBackend
 from rag_eval_pipeline.retrieval.elasticsearch import (
@@ -223,9 +235,16 @@ class AnthropicResource(dg.ConfigurableResource):
         except Exception:  # an EnvVar whose variable is unset
             return False
 
-    def services(self) -> LLMServices:
-        """The LLM clients (made on first use: offline runs need no key) and prices for one step."""
-        return LLMServices({"anthropic": self.client}, self.price_table(), self.concurrency)
+    def services(self, compatible: "OpenAICompatibleResource | None" = None) -> LLMServices:
+        """The LLM clients (made on first use: offline runs need no key) and prices for one step;
+        with ``compatible``, OpenAI-compatible and local models too."""
+        factories: dict[str, Callable[[LLMEndpoint], CachedClient]] = {ANTHROPIC: lambda _: self.client()}
+        if compatible is not None:
+            factories.update(compatible.factories())
+        return LLMServices(factories, self.price_table(), self.concurrency)
+
+    def cache_root(self) -> Path | None:
+        return self._cache_root
 
     def client(self) -> CachedClient:
         """A fresh client for one batch of calls (one event loop); it counts its real calls."""
@@ -256,6 +275,103 @@ class AnthropicResource(dg.ConfigurableResource):
 
 class MissingApiKeyError(RuntimeError):
     pass
+
+
+class OpenAICompatibleResource(dg.ConfigurableResource):
+    """Answer models and judges behind any OpenAI-compatible API (``openai:<model>``), and local
+    GGUF models (``local:<model>``) served by a llama.cpp server this resource starts on
+    127.0.0.1 at first use and stops when the run ends.
+
+    Bind ``api_key`` with ``dg.EnvVar("OPENAI_API_KEY")``; a named answer model with its own
+    ``api_key_env`` reads that variable when its client is made. Responses share the Anthropic
+    resource's content-addressed cache (provider and endpoint are part of the key)."""
+
+    api_key: str | None = Field(default=None, description="the default endpoint's key (use EnvVar)")
+    base_url: str | None = Field(default=None, description="None: OPENAI_BASE_URL, else api.openai.com")
+    api_key_env: str = DEFAULT_OPENAI_KEY_ENV
+    structured_output: str = Field(default="auto", description="auto, json_schema, tools or text")
+    timeout_s: float = 60.0
+    max_retries: int = Field(default=4, description="Retries per call: 429 honours retry-after.")
+    concurrency: int = Field(default=8, description="Calls in flight at most, per endpoint.")
+    cache_responses: bool = True
+    refresh_cache: bool = False
+    cache_dir: str | None = None
+    local_n_ctx: int = 8192
+    local_n_parallel: int = 2
+    local_threads: int | None = None
+
+    _cache_root: Path | None = PrivateAttr(default=None)
+    _servers: LocalServers = PrivateAttr(default_factory=LocalServers)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        if self.cache_responses:
+            self._cache_root = (
+                Path(self.cache_dir)
+                if self.cache_dir
+                else Path(context.instance.storage_directory()) / "llm_cache"  # type: ignore[union-attr]
+            )
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        self._servers.stop_all()  # a local model's server lives as long as the run
+
+    def has_api_key(self, endpoint: LLMEndpoint) -> bool:
+        """Whether the endpoint's calls can be made: a local model or a server of one's own
+        (a base URL) needs no key; OpenAI's own API does."""
+        if endpoint.provider == LOCAL or endpoint.base_url or self.base_url:
+            return True
+        return bool(self._key(endpoint))
+
+    def _key(self, endpoint: LLMEndpoint) -> str | None:
+        variable = endpoint.api_key_env or self.api_key_env
+        if variable == DEFAULT_OPENAI_KEY_ENV:
+            try:
+                return self.api_key or os.environ.get(variable)
+            except Exception:  # an EnvVar whose variable is unset
+                return None
+        return os.environ.get(variable)
+
+    def factories(self) -> dict[str, Callable[[LLMEndpoint], CachedClient]]:
+        return {OPENAI: self.openai_client, LOCAL: self.local_client}
+
+    def _cached(self, inner: OpenAICompatibleClient) -> CachedClient:
+        cache = ResponseCache(self._cache_root) if self._cache_root is not None else None
+        return CachedClient(inner, cache, refresh=self.refresh_cache, max_in_flight=self.concurrency)
+
+    def openai_client(self, endpoint: LLMEndpoint) -> CachedClient:
+        base_url = endpoint.base_url or self.base_url or os.environ.get("OPENAI_BASE_URL")
+        key = self._key(endpoint)
+        if not key and not base_url:
+            raise MissingApiKeyError(
+                f"An openai: answer model or judge needs {endpoint.api_key_env or self.api_key_env} "
+                "in the environment of the Dagster process (or a base_url of a server that takes no key)."
+            )
+        return self._cached(
+            OpenAICompatibleClient(
+                key,
+                base_url,
+                self.timeout_s,
+                self.max_retries,
+                StructuredOutput(self.structured_output),
+                cache_identity=f"openai|{base_url or 'https://api.openai.com/v1'}",
+            )
+        )
+
+    def local_client(self, endpoint: LLMEndpoint) -> CachedClient:
+        """Starts (once) the llama.cpp server of the endpoint's model file and talks to it."""
+        model_file = local_model_path(endpoint.model_file or "")
+        settings = LocalServerSettings(self.local_n_ctx, self.local_n_parallel, self.local_threads)
+        base_url = self._servers.base_url(model_file, settings)
+        return self._cached(
+            OpenAICompatibleClient(
+                None,
+                base_url,
+                self.timeout_s,
+                self.max_retries,
+                StructuredOutput.JSON_SCHEMA,  # llama.cpp turns the schema into a grammar
+                # the file, not the server's port (new every run), is what the answers depend on
+                cache_identity=f"local|{model_file.name}|{model_file.stat().st_size}",
+            )
+        )
 
 
 class DocumentsResource(dg.ConfigurableResource):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from rag_eval_pipeline.answering.claude import format_passages
+from rag_eval_pipeline.answering.chat import format_passages
 from rag_eval_pipeline.llm.client import LLMRequest, Usage
 from rag_eval_pipeline.retrieval.base import SearchHit
 

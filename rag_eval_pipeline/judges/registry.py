@@ -1,8 +1,9 @@
 """The one place a judge id becomes a ``JudgeSpec``, and a spec a judge.
 
-Judge ids: ``reference``; a Claude model (``claude-sonnet-4-6``, ``anthropic:<id>``) or
-``strict:<model>`` for the STRICT rubric; ``ragas:<model>`` for RAGAS-style metrics; and the
-configuration file's custom metrics by name. Adding a judge kind is one entry in
+Judge ids: ``reference``; an LLM name (``claude-sonnet-4-6``, ``anthropic:<id>``,
+``openai:<model>``, ``local:smollm2``) or ``strict:<LLM name>`` for the STRICT rubric;
+``ragas:<LLM name>`` for RAGAS-style metrics; and the configuration file's custom metrics by name.
+LLM names are resolved by ``llm/targets.py``, the same as answer models'. Adding a judge kind is one entry in
 ``JUDGE_KINDS`` plus its own module.
 """
 
@@ -14,13 +15,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag_eval_pipeline.answering.claude import anthropic_model_id, is_anthropic_model
 from rag_eval_pipeline.judges.base import Judge
 from rag_eval_pipeline.judges.custom import PythonMetricJudge, RubricMetricJudge, load_callable
 from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RagasLLMJudge
 from rag_eval_pipeline.judges.reference import REFERENCE_JUDGE_ID, REFERENCE_METRICS, ReferenceJudge
 from rag_eval_pipeline.judges.strict import STRICT_METRICS, StrictLLMJudge
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.llm.targets import (
+    ANTHROPIC,
+    ANTHROPIC_ENDPOINT,
+    LLMEndpoint,
+    LLMTarget,
+    parse_llm_name,
+)
 
 if TYPE_CHECKING:
     from rag_eval_pipeline.config import PythonMetricSettings, RubricMetricSettings
@@ -44,6 +51,7 @@ class JudgeSpec:
     three_point_metrics: tuple[str, ...] = ()
     provider: str | None = None
     model_id: str | None = None
+    endpoint: LLMEndpoint | None = None
 
     @property
     def needs_llm(self) -> bool:
@@ -60,10 +68,13 @@ class JudgeKind:
     build: Callable[[JudgeSpec, LLMServices, Embed | None], Judge]
 
 
-def _llm_model(name: str, prefix: str) -> str | None:
-    """``<prefix>:<model>`` -> the Anthropic model id, else None."""
+def _llm_target(name: str, prefix: str) -> LLMTarget | None:
+    """``<prefix>:<LLM name>`` -> the LLM it names, else None; a bare model after the prefix is
+    a Claude model id, as it always was (``ragas:claude-opus-4-5``)."""
     kind, sep, model = name.partition(":")
-    return anthropic_model_id(model) if sep and kind == prefix and model else None
+    if not (sep and kind == prefix and model):
+        return None
+    return parse_llm_name(model) or LLMTarget(ANTHROPIC, model, ANTHROPIC_ENDPOINT)
 
 
 def _parse_reference(name: str) -> JudgeSpec | None:
@@ -73,15 +84,19 @@ def _parse_reference(name: str) -> JudgeSpec | None:
 
 
 def _parse_strict(name: str) -> JudgeSpec | None:
-    model = _llm_model(name, "strict") or (anthropic_model_id(name) if is_anthropic_model(name) else None)
-    if model is None:
+    target = _llm_target(name, "strict") or parse_llm_name(name)
+    if target is None:
         return None
-    return JudgeSpec(name, "strict", STRICT_METRICS, STRICT_METRICS, "anthropic", model)
+    return JudgeSpec(
+        name, "strict", STRICT_METRICS, STRICT_METRICS, target.provider, target.model_id, target.endpoint
+    )
 
 
 def _parse_ragas(name: str) -> JudgeSpec | None:
-    model = _llm_model(name, "ragas")
-    return None if model is None else JudgeSpec(name, "ragas", RAGAS_METRICS, (), "anthropic", model)
+    target = _llm_target(name, "ragas")
+    if target is None:
+        return None
+    return JudgeSpec(name, "ragas", RAGAS_METRICS, (), target.provider, target.model_id, target.endpoint)
 
 
 JUDGE_KINDS: tuple[JudgeKind, ...] = (
@@ -90,14 +105,21 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
         "strict",
         _parse_strict,
         lambda spec, services, embed: StrictLLMJudge(
-            spec.judge_id, spec.model_id or "", services.client("anthropic"), services.prices
+            spec.judge_id,
+            spec.model_id or "",
+            services.client(spec.endpoint),
+            services.prices_for(spec.endpoint),
         ),
     ),
     JudgeKind(
         "ragas",
         _parse_ragas,
         lambda spec, services, embed: RagasLLMJudge(
-            spec.judge_id, spec.model_id or "", services.client("anthropic"), services.prices, embed
+            spec.judge_id,
+            spec.model_id or "",
+            services.client(spec.endpoint),
+            services.prices_for(spec.endpoint),
+            embed,
         ),
     ),
 )
@@ -118,8 +140,8 @@ class JudgeRegistry:
         if judge_id in self._custom:
             return self._custom_spec(judge_id)
         raise UnknownJudgeError(
-            f"unknown judge '{judge_id}': use reference, a Claude model (claude-sonnet-4-6, "
-            "anthropic:<id>) for the STRICT rubric, or ragas:<model> for RAGAS-style metrics"
+            f"unknown judge '{judge_id}': use reference, an LLM (claude-sonnet-4-6, anthropic:<id>, "
+            "openai:<model>, local:<model>) for the STRICT rubric, or ragas:<LLM> for RAGAS-style metrics"
         )
 
     def for_run(self, judge_ids: Iterable[str]) -> list[JudgeSpec]:
@@ -144,8 +166,8 @@ class JudgeRegistry:
                 rubric.instructions,  # type: ignore[union-attr]
                 rubric.allowed_scores,  # type: ignore[union-attr]
                 spec.model_id or "",
-                services.client("anthropic"),
-                services.prices,
+                services.client(spec.endpoint),
+                services.prices_for(spec.endpoint),
             )
         return next(k for k in JUDGE_KINDS if k.name == spec.kind).build(spec, services, embed)
 
@@ -159,4 +181,7 @@ class JudgeRegistry:
         metric = self._custom[name]
         if metric.kind == "python":
             return JudgeSpec(name, "python", (name,))
-        return JudgeSpec(name, "rubric", (name,), (), "anthropic", anthropic_model_id(metric.model))
+        target = parse_llm_name(metric.model)
+        if target is None:
+            raise UnknownJudgeError(f"custom metric '{name}': unknown model '{metric.model}'")
+        return JudgeSpec(name, "rubric", (name,), (), target.provider, target.model_id, target.endpoint)

@@ -67,6 +67,12 @@ class CachedClient:
         self.api_calls = 0
         self.cache_hits = 0
 
+    def cache_key(self, request: LLMRequest) -> str:
+        """The inner client's key where it has one (an endpoint that must be part of it), else the
+        request's own content address (Anthropic's keys, unchanged since the first version)."""
+        key_of = getattr(self._inner, "cache_key", None)
+        return key_of(request) if key_of is not None else request.cache_key()
+
     def _limit(self) -> asyncio.Semaphore | None:
         """At most ``max_in_flight`` real calls at once across every judge and case of a stage
         (cache hits take no slot); one semaphore per event loop, as each stage runs its own."""
@@ -81,7 +87,7 @@ class CachedClient:
         self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
     ) -> LLMResponse:
         usable = (lambda r: is_complete(r) and accept(r)) if accept is not None else is_complete
-        key = request.cache_key()
+        key = self.cache_key(request)
         if self._cache is not None and not self._refresh:
             cached = self._cache.get(key)
             if cached is not None and usable(cached):

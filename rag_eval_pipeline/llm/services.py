@@ -1,35 +1,59 @@
 """What answer models and judges need from LLM providers, handed over as one value: a client per
-provider (made on first use, so offline runs never need a key) and the price table."""
+endpoint (made on first use, so offline runs never need a key) and the prices."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from rag_eval_pipeline.llm.cache import CachedClient
 from rag_eval_pipeline.llm.pricing import ModelPrice
+from rag_eval_pipeline.llm.targets import ANTHROPIC_ENDPOINT, LOCAL, LLMEndpoint
+
+FREE = ModelPrice(0.0, 0.0, 0.0, 0.0)
+
+
+class FreeOfCharge(Mapping[str, ModelPrice]):
+    """The price table of models that run here: every model costs 0 (tokens are still counted)."""
+
+    def __getitem__(self, model: str) -> ModelPrice:
+        return FREE
+
+    def __contains__(self, model: object) -> bool:
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
 
 
 class LLMServices:
-    """Clients by provider name and the prices; counts the real calls and cache hits of every
-    client it made, for the assets' metadata."""
+    """Clients by endpoint, from a factory per provider, and the prices; counts the real calls
+    and cache hits of every client it made, for the assets' metadata."""
 
     def __init__(
         self,
-        factories: Mapping[str, Callable[[], CachedClient]],
+        factories: Mapping[str, Callable[[LLMEndpoint], CachedClient]],
         prices: Mapping[str, ModelPrice],
         concurrency: int = 8,
     ) -> None:
         self._factories = dict(factories)
-        self._clients: dict[str, CachedClient] = {}
+        self._clients: dict[LLMEndpoint, CachedClient] = {}
         self.prices = prices
         self.concurrency = concurrency
 
-    def client(self, provider: str) -> CachedClient:
-        if provider not in self._clients:
-            if provider not in self._factories:
-                raise ValueError(f"no client configured for provider '{provider}'")
-            self._clients[provider] = self._factories[provider]()
-        return self._clients[provider]
+    def client(self, endpoint: LLMEndpoint = ANTHROPIC_ENDPOINT) -> CachedClient:
+        if endpoint not in self._clients:
+            if endpoint.provider not in self._factories:
+                raise ValueError(f"no client configured for provider '{endpoint.provider}'")
+            self._clients[endpoint] = self._factories[endpoint.provider](endpoint)
+        return self._clients[endpoint]
+
+    def prices_for(self, endpoint: LLMEndpoint) -> Mapping[str, ModelPrice]:
+        """Local models cost nothing; every other provider's models cost what the table says
+        (a model missing from it: unknown, not free)."""
+        return FreeOfCharge() if endpoint.provider == LOCAL else self.prices
 
     @property
     def api_calls(self) -> int:

@@ -8,6 +8,7 @@ from rag_eval_pipeline.answering.registry import AnswerRegistry, UnknownAnswerMo
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole, InvalidNameError
 from rag_eval_pipeline.config import AnswerModelSettings
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.retrieval.base import RetrievalMode, SearchHit
 
 HITS = (
@@ -84,8 +85,44 @@ def test_named_models_keep_their_calibration_role():
     assert (
         haiku.calibration is CalibrationRole.MEASURED and haiku.answer_config == "claude-haiku-4-5@hybrid-k4"
     )
-    with pytest.raises(ValueError, match="unknown provider 'openai'"):
-        AnswerModelSettings(name="gpt", provider="openai", model="gpt-4o")
+    with pytest.raises(ValueError, match="unknown provider 'mistral'"):
+        AnswerModelSettings(name="le-chat", provider="mistral", model="mistral-large")
+    with pytest.raises(ValueError, match="base_url and api_key_env are for provider openai"):
+        AnswerModelSettings(name="h", provider="anthropic", model="claude-haiku-4-5", base_url="http://x")
+
+
+def test_openai_compatible_and_local_models_resolve_to_their_endpoints():
+    registry = AnswerRegistry(
+        [
+            AnswerModelSettings(
+                name="my-vllm",
+                provider="openai",
+                model="Qwen/Qwen2.5-7B-Instruct",
+                base_url="http://127.0.0.1:8000/v1",
+                api_key_env="VLLM_KEY",
+            )
+        ]
+    )
+    gpt = registry.resolve("openai:gpt-4o-mini@hybrid-k3")
+    assert (gpt.provider, gpt.model_id, gpt.answer_config) == (
+        "openai",
+        "gpt-4o-mini",
+        "openai:gpt-4o-mini@hybrid-k3",
+    )
+    assert gpt.endpoint == LLMEndpoint("openai") and gpt.generative
+    vllm = registry.resolve("my-vllm")
+    assert vllm.model_id == "Qwen/Qwen2.5-7B-Instruct"
+    assert vllm.endpoint == LLMEndpoint("openai", "http://127.0.0.1:8000/v1", "VLLM_KEY")
+    local = registry.resolve("local:smollm2")
+    assert (local.provider, local.model_id, local.endpoint) == (
+        "local",
+        "smollm2",
+        LLMEndpoint("local", model_file="smollm2"),
+    )
+    assert registry.resolve("oracle").endpoint is None
+    assert registry.resolve("claude-haiku-4-5").endpoint == LLMEndpoint("anthropic")
+    with pytest.raises(ValueError, match="openai:<model> and local:<model>"):
+        registry.resolve("gpt-4o")
 
 
 def test_extractive_baseline_picks_the_best_matching_sentence():

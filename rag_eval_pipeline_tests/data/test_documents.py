@@ -79,7 +79,7 @@ def test_documents_replace_base_passages_of_the_same_title():
 
 
 def test_huge_unsupported_and_undecodable_files_are_named_and_skipped(tmp_path):
-    from rag_eval_pipeline.answering.claude import MAX_PASSAGE_CHARS, format_passages
+    from rag_eval_pipeline.answering.chat import MAX_PASSAGE_CHARS, format_passages
     from rag_eval_pipeline.data.documents import Chunking, load_documents
     from rag_eval_pipeline.retrieval.base import SearchHit
 

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from rag_eval_pipeline.answering.answer_cases import answer_cases
-from rag_eval_pipeline.answering.claude import ANSWER_PROMPT_VERSION, ClaudeAnswerer
+from rag_eval_pipeline.answering.chat import ANSWER_PROMPT_VERSION
+from rag_eval_pipeline.answering.claude import ClaudeAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases

@@ -112,7 +112,7 @@ def test_judge_names_resolve_once_to_specs_that_declare_their_metrics():
 def test_cache_keys_of_existing_calls_do_not_change():
     """The response cache is addressed by the full request; these keys were computed by the code
     before the judges moved into judges/. A changed prompt must change its version, not slip in."""
-    from rag_eval_pipeline.answering.claude import render_answer_prompt
+    from rag_eval_pipeline.answering.chat import render_answer_prompt
     from rag_eval_pipeline.judges.custom import render_rubric_prompt
     from rag_eval_pipeline.judges.ragas import render_passage_usefulness
 

@@ -1,0 +1,104 @@
+"""Answers from any chat LLM (Claude, an OpenAI-compatible server, a local model): the Elastic
+LLM-as-a-judge article's prompt, temperature 0, versioned."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+
+from rag_eval_pipeline.answering.base import AnswerRequest, AnswerResult
+from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
+from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+from rag_eval_pipeline.retrieval.base import SearchHit
+
+ANSWER_PROMPT_VERSION = "answer-v1"
+ANSWER_SYSTEM_PROMPT = (
+    "You are a Wikipedia question-answering assistant. Answer the question using ONLY the "
+    "numbered passages provided, never your own knowledge. Reply with the answer alone, in one "
+    "short line, without explanation. If the passages do not contain the answer, reply exactly: "
+    "unknown"
+)
+
+
+def answer_prompt_version(system_prompt: str | None) -> str:
+    """A custom prompt is versioned by its content, so changing it changes the version."""
+    if system_prompt is None:
+        return ANSWER_PROMPT_VERSION
+    return f"custom-{hashlib.sha256(system_prompt.encode()).hexdigest()[:8]}"
+
+
+MAX_PASSAGE_CHARS = 4000  # per passage in one prompt: a huge document must not fill the context
+
+
+def format_passages(passages: Sequence[SearchHit]) -> str:
+    """The numbered passages every prompt shows; each is cut at ``MAX_PASSAGE_CHARS`` (marked)."""
+    if not passages:
+        return "(no passages were retrieved)"
+    return "\n\n".join(
+        f"[{n}] {hit.title}\n{_capped(hit.passage.strip())}" for n, hit in enumerate(passages, 1)
+    )
+
+
+def _capped(text: str) -> str:
+    return text if len(text) <= MAX_PASSAGE_CHARS else text[:MAX_PASSAGE_CHARS] + " [...cut]"
+
+
+def render_answer_prompt(
+    model: str, question: str, passages: Sequence[SearchHit], system_prompt: str | None = None
+) -> LLMRequest:
+    user = f"Passages:\n\n{format_passages(passages)}\n\nQuestion: {question}"
+    return LLMRequest(
+        model=model,
+        system=system_prompt or ANSWER_SYSTEM_PROMPT,
+        messages=({"role": "user", "content": user},),
+        max_tokens=100,
+        temperature=0.0,
+    )
+
+
+def first_line(text: str) -> str:
+    """The answer is one short line; anything after the first line is dropped."""
+    for line in text.strip().splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class ChatAnswerer:
+    """Answers through an LLM client; cost from the price table, None for an unpriced model."""
+
+    def __init__(
+        self,
+        name: str,
+        model_id: str,
+        client: LLMClient,
+        prices: Mapping[str, ModelPrice],
+        system_prompt: str | None = None,
+        record_served_model: bool = True,
+    ) -> None:
+        self.name = name
+        self.model_id = model_id
+        # the id the server reports (a dated snapshot) unless it is meaningless (a local file path)
+        self._record_served_model = record_served_model
+        self._client = client
+        self._prices = prices
+        self._system_prompt = system_prompt
+        self.prompt_version = answer_prompt_version(system_prompt)
+
+    def answer(self, request: AnswerRequest) -> AnswerResult:
+        raise TypeError(f"{type(self).__name__} is asynchronous: use answer_async")
+
+    def llm_request(self, request: AnswerRequest) -> LLMRequest:
+        """The exact call this answerer makes for ``request`` (what a batch pre-fetches)."""
+        return render_answer_prompt(self.model_id, request.question, request.passages, self._system_prompt)
+
+    async def answer_async(self, request: AnswerRequest) -> AnswerResult:
+        response = await self._client.complete(self.llm_request(request))
+        return AnswerResult(
+            answer=first_line(response.text),
+            model_id=(response.model if self._record_served_model else "") or self.model_id,
+            prompt_version=self.prompt_version,
+            usage=response.usage,
+            cost_usd=cost_usd(self.model_id, response.usage, self._prices, response.batch),
+            from_cache=response.from_cache,
+        )

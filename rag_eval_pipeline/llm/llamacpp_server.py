@@ -1,0 +1,82 @@
+"""A real llama.cpp server in this process for a local GGUF model (the ``xllamacpp`` wheel: a
+prebuilt CPU build), listening on 127.0.0.1 at a free port for as long as a run needs it. The
+run talks to it through the OpenAI-compatible client like to any other server."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class LocalServerUnavailableError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class LocalServerSettings:
+    """``n_parallel`` slots decode side by side (each gets ``n_ctx / n_parallel`` tokens of
+    context); ``threads`` None: every core."""
+
+    n_ctx: int = 8192
+    n_parallel: int = 2
+    threads: int | None = None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class LlamaCppServer:
+    """One started server: its base URL for OpenAI-compatible clients; ``stop`` ends it."""
+
+    def __init__(self, model_file: Path, settings: LocalServerSettings) -> None:
+        try:
+            import xllamacpp
+        except ImportError as err:
+            raise LocalServerUnavailableError(
+                "a local model needs llama.cpp: pip install 'rag-eval-pipeline[local]'"
+            ) from err
+        params = xllamacpp.CommonParams()
+        params.model.path = str(model_file)
+        params.n_ctx = settings.n_ctx
+        params.n_parallel = settings.n_parallel
+        threads = settings.threads or os.cpu_count() or 1
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.verbosity = -1  # llama.cpp logs every slot's timings to stderr otherwise
+        params.port = _free_port()
+        self.model_file = model_file
+        self.settings = settings
+        self._server: Any = xllamacpp.Server(params)
+        self.base_url = f"{self._server.listening_address.rstrip('/')}/v1"
+
+    def stop(self) -> None:
+        self._server = None  # the server's destructor ends its loop and frees the model
+
+
+class LocalServers:
+    """The local servers of one resource, started on first use and reused by every step of the
+    run (one per model file and settings); ``stop_all`` when the run ends."""
+
+    def __init__(self) -> None:
+        self._servers: dict[tuple[Path, LocalServerSettings], LlamaCppServer] = {}
+        self._lock = threading.Lock()
+
+    def base_url(self, model_file: Path, settings: LocalServerSettings) -> str:
+        key = (model_file.resolve(), settings)
+        with self._lock:
+            if key not in self._servers:
+                self._servers[key] = LlamaCppServer(model_file, settings)
+            return self._servers[key].base_url
+
+    def stop_all(self) -> None:
+        with self._lock:
+            for server in self._servers.values():
+                server.stop()
+            self._servers.clear()
