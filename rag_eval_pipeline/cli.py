@@ -8,6 +8,8 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from rag_eval_pipeline import runner
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import EXAMPLE_CONFIG, ConfigError, load_settings
@@ -187,6 +189,19 @@ def _comparison_table(comparison) -> str:
     return to_markdown(comparison[others + metrics])
 
 
+def _paired_table(paired: pd.DataFrame, models: set[str]) -> str:
+    """The paired verdicts on correctness between this run's models, one row per pair and judge."""
+    from rag_eval_pipeline.metrics.summary import to_markdown
+
+    if paired.empty or "metric" not in paired:
+        return ""
+    rows = paired[
+        (paired["metric"] == "correctness") & paired["model_a"].isin(models) & paired["model_b"].isin(models)
+    ]
+    columns = ["model_a", "model_b", "judge_id", "n", "difference", "ci_low", "ci_high", "p_value", "verdict"]
+    return to_markdown(rows[columns]) if len(rows) else ""
+
+
 def _init(path: str) -> int:
     target = Path(path)
     if target.exists():
@@ -333,9 +348,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         return _report_failure(err, args.verbose, instance.root_directory)
     comparison = report.comparison
+    if "answer_model" not in comparison.columns:  # no model produced a summary
+        comparison = pd.DataFrame({"answer_model": pd.Series(dtype=str)})
     this_run = comparison[comparison["answer_model"].isin(set(models) - set(report.failed))]
     print()
-    print(_comparison_table(this_run))
+    print(_comparison_table(this_run) if len(this_run) else "(no model of this run has a summary)")
+    paired = _paired_table(report.paired, set(models) - set(report.failed))
+    if paired:
+        level = settings.statistics.significance_level
+        print(
+            f"\nPaired on correctness (the same cases; 'better' needs sign-flip p < {level} and "
+            f"an interval that excludes 0):\n{paired}"
+        )
     others = sorted(set(comparison["answer_model"]) - set(models))
     if others:
         print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")

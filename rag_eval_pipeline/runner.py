@@ -152,6 +152,7 @@ class RunReport:
     wall_seconds: float
     steps: list[StepTiming] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)  # answer model -> its one-line reason
+    paired: pd.DataFrame = field(default_factory=pd.DataFrame)  # every pair of models, per metric
 
 
 def root_cause(err: BaseException) -> BaseException:
@@ -166,8 +167,12 @@ def root_cause(err: BaseException) -> BaseException:
 
 
 def one_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
+    """The error's first line, and the lines it introduces when it ends with a colon (Dagster's
+    failed checks name the asset and check there)."""
+    lines = [line.strip() for line in str(err).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(err).__name__
+    return " ".join(lines[:4]) if lines[0].endswith(":") else lines[0]
 
 
 def dataset_source(dataset: str | None) -> str | None:
@@ -351,7 +356,8 @@ def run_evaluation(
             echo(f"{label}: FAILED ({failed[model]})")
     stage("[comparison] all answer models", "comparison_job", {})
     comparison = load_asset(defs, instance, "model_comparison")
-    return RunReport(comparison, time.perf_counter() - started, steps, failed)
+    paired = load_asset(defs, instance, "paired_comparison")
+    return RunReport(comparison, time.perf_counter() - started, steps, failed, paired)
 
 
 LINEAGE_ASSETS = ("hotpotqa_raw", "kb_passages", "kb_index", "judgement_list")

@@ -1,5 +1,6 @@
 """The report in headless chromium, the history, and the Prometheus textfile."""
 
+import re
 import shutil
 
 import dagster as dg
@@ -103,8 +104,14 @@ def test_report_renders_offline_and_the_table_filters(reported):
         assert "exact paired sign-flip test" in rule and "below 0.05" in rule
         page.fill("#case-filter", "oracle")
         assert page.locator("#case-count").inner_text() == "40"
-        assert rows.filter(has_text="oracle").count() == 40
+        shown = page.locator("#cases tbody tr:visible td:first-child").all_inner_texts()
+        assert shown == ["oracle"] * 40
         page.fill("#case-filter", "")
+        first_row = rows.first
+        first_row.locator("summary").click()  # the passages the model read, unfolded
+        passages = first_row.locator("details p")
+        assert passages.count() >= 1 and passages.first.is_visible() and len(passages.first.inner_text()) > 40
+        assert re.fullmatch(r"run [0-9a-f]{8} · index \S+", first_row.locator("td").nth(11).inner_text())
         page.locator("#cases th").nth(6).click()  # sort by correctness
         first = page.locator("#cases tbody tr").first.locator("td").nth(6).inner_text()
         assert first == "0.00"
@@ -178,3 +185,31 @@ def test_metrics_are_pushed_to_a_pushgateway(tmp_path):
     assert received["path"] == "/metrics/job/rag_eval"
     assert 'rag_eval_score{judge="reference",metric="correctness",model="m"} 0.5' in received["body"]
     assert (tmp_path / "m.prom").read_text() == received["body"]
+
+
+def test_the_case_table_keeps_cases_the_judgement_list_no_longer_has():
+    """A stale partition (evaluated on another sample) is still shown, as it was answered."""
+    import pandas as pd
+
+    from rag_eval_pipeline.reporting.report import case_table
+
+    answers = pd.DataFrame(
+        {
+            "qid": ["kept", "gone"],
+            "question": ["Who kept it?", "Who lost it?"],
+            "answer": ["Ann", "Bob"],
+            "retrieved_titles": [["A"], ["B"]],
+            "retrieved_passages": [["Ann kept it."], ["Bob lost it."]],
+        }
+    )
+    scores = pd.DataFrame(
+        {"qid": ["kept", "gone"], "judge_id": "reference", "status": "ok", "correctness": [1.0, 0.0]}
+    )
+    truth = pd.DataFrame(
+        {"qid": ["kept"], "question": ["Who kept it?"], "answer": ["Ann"], "gold_titles": [["A"]]}
+    )
+    summary = pd.DataFrame({"summary_run_id": ["0123456789abcdef"], "kb_version": ["v1"]})
+    table = case_table({"m": scores}, {"m": answers}, truth, {"m": summary})
+    assert "Who lost it?" in table and "(not in the current judgement list)" in table
+    assert '<span class="gold">A</span>' in table and "Bob lost it." in table
+    assert "run 01234567 · index v1" in table

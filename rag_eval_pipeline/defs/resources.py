@@ -277,6 +277,11 @@ class MissingApiKeyError(RuntimeError):
     pass
 
 
+# one sentence of rationale (the rubric asks for one); a small model under a grammar otherwise
+# rambles inside a string until max_tokens and never closes the JSON
+LOCAL_MAX_STRING_CHARS = 160
+
+
 class OpenAICompatibleResource(dg.ConfigurableResource):
     """Answer models and judges behind any OpenAI-compatible API (``openai:<model>``), and local
     GGUF models (``local:<model>``) served by a llama.cpp server this resource starts on
@@ -370,6 +375,7 @@ class OpenAICompatibleResource(dg.ConfigurableResource):
                 StructuredOutput.JSON_SCHEMA,  # llama.cpp turns the schema into a grammar
                 # the file, not the server's port (new every run), is what the answers depend on
                 cache_identity=f"local|{model_file.name}|{model_file.stat().st_size}",
+                max_string_chars=LOCAL_MAX_STRING_CHARS,
             )
         )
 

@@ -63,6 +63,21 @@ def is_strict_schema(schema: dict[str, Any]) -> bool:
     return all(is_strict_schema(d) for d in schema.get("$defs", {}).values())
 
 
+def bounded_strings(schema: Any, max_chars: int) -> Any:
+    """The schema with every string between 1 and ``max_chars`` characters (where it says
+    nothing else). Under a grammar a small model can ramble inside a string until max_tokens;
+    a bound makes it close the string and finish the JSON."""
+    if isinstance(schema, list):
+        return [bounded_strings(item, max_chars) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    bounded = {key: bounded_strings(value, max_chars) for key, value in schema.items()}
+    if schema.get("type") == "string" and "enum" not in schema:
+        bounded.setdefault("minLength", 1)
+        bounded.setdefault("maxLength", max_chars)
+    return bounded
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -113,8 +128,11 @@ def chat_messages(request: LLMRequest, mode: StructuredOutput) -> list[dict[str,
     return messages
 
 
-def chat_kwargs(request: LLMRequest, mode: StructuredOutput) -> dict[str, Any]:
-    """The Chat Completions body of ``request`` when structured output goes ``mode``'s way."""
+def chat_kwargs(
+    request: LLMRequest, mode: StructuredOutput, max_string_chars: int | None = None
+) -> dict[str, Any]:
+    """The Chat Completions body of ``request`` when structured output goes ``mode``'s way
+    (``max_string_chars``: bound the schema's strings, for servers that decode under a grammar)."""
     kwargs: dict[str, Any] = {
         "model": request.model,
         "messages": chat_messages(request, mode),
@@ -124,13 +142,14 @@ def chat_kwargs(request: LLMRequest, mode: StructuredOutput) -> dict[str, Any]:
         kwargs["temperature"] = request.temperature
     tool = request.tool
     if tool is not None and mode is StructuredOutput.JSON_SCHEMA:
+        schema = tool.input_schema
         kwargs["response_format"] = {
             "type": "json_schema",
             "json_schema": {
                 "name": tool.name,
                 "description": tool.description,
-                "schema": tool.input_schema,
-                "strict": is_strict_schema(tool.input_schema),
+                "schema": bounded_strings(schema, max_string_chars) if max_string_chars else schema,
+                "strict": is_strict_schema(schema),
             },
         }
     elif tool is not None and mode is StructuredOutput.TOOLS:
@@ -207,6 +226,7 @@ class OpenAICompatibleClient:
         max_retries: int = 4,
         structured_output: StructuredOutput = StructuredOutput.AUTO,
         cache_identity: str | None = None,
+        max_string_chars: int | None = None,
     ) -> None:
         # the SDK wants a key even where the server takes none (a local llama.cpp, vLLM, Ollama)
         self._settings = {
@@ -217,6 +237,7 @@ class OpenAICompatibleClient:
         }
         self._modes = list(_FALLBACKS) if structured_output is StructuredOutput.AUTO else [structured_output]
         self._identity = cache_identity or f"openai|{base_url or 'default'}"
+        self._max_string_chars = max_string_chars
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: openai.AsyncOpenAI | None = None
 
@@ -228,9 +249,10 @@ class OpenAICompatibleClient:
     def cache_key(self, request: LLMRequest) -> str:
         """Provider, endpoint and the Messages-shaped request: the same prompt sent to another
         server (or another local model file) is another call."""
-        canonical = json.dumps(
-            {"endpoint": self._identity, "request": request.api_kwargs()}, sort_keys=True, ensure_ascii=False
-        )
+        key: dict[str, Any] = {"endpoint": self._identity, "request": request.api_kwargs()}
+        if request.tool is not None and self._max_string_chars:  # another schema, another request
+            key["max_string_chars"] = self._max_string_chars
+        canonical = json.dumps(key, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     def _client_for_this_loop(self) -> openai.AsyncOpenAI:
@@ -249,7 +271,7 @@ class OpenAICompatibleClient:
             mode = self._modes[0] if request.tool is not None else StructuredOutput.TEXT
             try:
                 completion = await self._client_for_this_loop().chat.completions.create(
-                    **chat_kwargs(request, mode)
+                    **chat_kwargs(request, mode, self._max_string_chars)
                 )
             except openai.BadRequestError as err:
                 if request.tool is not None:

@@ -115,11 +115,38 @@ def trend_chart(history: pd.DataFrame, metric: str = "correctness") -> go.Figure
     return figure
 
 
+def _provenance(summary: pd.DataFrame) -> str:
+    """The Dagster run that summarized a model and the index version it read, short."""
+    run = str(summary["summary_run_id"].iloc[0])[:8] if "summary_run_id" in summary and len(summary) else "–"
+    index = str(summary["kb_version"].iloc[0])[:12] if "kb_version" in summary and len(summary) else "–"
+    return f"run {run} · index {index}"
+
+
+def _passages_html(case: pd.Series, gold: set[str]) -> str:
+    """The retrieved titles (gold in green) and, folded, the passages the model read."""
+    titles = ", ".join(
+        f'<span class="gold">{html.escape(t)}</span>' if t in gold else html.escape(t)
+        for t in case["retrieved_titles"]
+    )
+    passages = "".join(
+        f"<p><b>[{n}] {html.escape(str(t))}</b> {html.escape(str(p)[:PASSAGE_PREVIEW_CHARS])}</p>"
+        for n, (t, p) in enumerate(zip(case["retrieved_titles"], case["retrieved_passages"]), start=1)
+    )
+    return f"{titles}<details><summary>passages</summary>{passages}</details>" if passages else titles
+
+
+PASSAGE_PREVIEW_CHARS = 600
+
+
 def case_table(
     scores_by_model: Mapping[str, pd.DataFrame],
     answers_by_model: Mapping[str, pd.DataFrame],
     judgement_list: pd.DataFrame,
+    summaries: Mapping[str, pd.DataFrame] | None = None,
 ) -> str:
+    """Every judged case: its question and answer as they were asked and answered (a stale
+    partition may hold cases the current judgement list no longer has), the scores, and where
+    they came from (run and index version)."""
     truth = judgement_list.set_index("qid")
     head = [
         "model",
@@ -133,16 +160,18 @@ def case_table(
         "context relevance",
         "diagnosis",
         "retrieved (gold in green)",
+        "run · index",
     ]
     body = []
     for model, scores in sorted(scores_by_model.items()):
         answers = answers_by_model[model].set_index("qid")
+        provenance = _provenance((summaries or {}).get(model, pd.DataFrame()))
         for row in scores.to_dict(orient="records"):
-            case, gold = answers.loc[row["qid"]], set(truth.loc[row["qid"], "gold_titles"])
-            retrieved = ", ".join(
-                f'<span class="gold">{html.escape(t)}</span>' if t in gold else html.escape(t)
-                for t in case["retrieved_titles"]
-            )
+            if row["qid"] not in answers.index:
+                continue
+            case = answers.loc[row["qid"]]
+            known = row["qid"] in truth.index
+            gold = set(truth.loc[row["qid"], "gold_titles"]) if known else set()
             faithfulness = row.get("faithfulness")
             if faithfulness is None or pd.isna(faithfulness):
                 faithfulness = row.get("faithfulness_lexical")
@@ -150,9 +179,9 @@ def case_table(
                 model,
                 row["judge_id"],
                 row["qid"],
-                truth.loc[row["qid"], "question"],
+                case["question"],
                 case["answer"],
-                truth.loc[row["qid"], "answer"],
+                truth.loc[row["qid"], "answer"] if known else "(not in the current judgement list)",
             ]
             numbers = [row.get("correctness"), faithfulness, row.get("context_relevance")]
             tds = [f"<td>{html.escape(str(c))}</td>" for c in cells]
@@ -162,7 +191,8 @@ def case_table(
             ]
             tds += [
                 f"<td>{html.escape(str(row.get('diagnosis') or row['status']))}</td>",
-                f"<td>{retrieved}</td>",
+                f"<td>{_passages_html(case, gold)}</td>",
+                f"<td>{html.escape(provenance)}</td>",
             ]
             body.append("<tr>" + "".join(tds) + "</tr>")
     header = "".join(f'<th onclick="sortCases({i})">{h}</th>' for i, h in enumerate(head))
@@ -211,7 +241,7 @@ def render_report(
         "<h2>Trend</h2>",
         _figure_html(trend_chart(history)),
         "<h2>Cases</h2>",
-        case_table(scores_by_model, answers_by_model, judgement_list),
+        case_table(scores_by_model, answers_by_model, judgement_list, summaries),
     ]
     models = json.dumps(sorted(summaries))
     return (
