@@ -240,6 +240,7 @@ class OpenAICompatibleClient:
         self._max_string_chars = max_string_chars
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: openai.AsyncOpenAI | None = None
+        self._retired: list[openai.AsyncOpenAI] = []
 
     @property
     def structured_output(self) -> StructuredOutput:
@@ -260,6 +261,10 @@ class OpenAICompatibleClient:
         loop that opened it, and each stage runs in its own ``asyncio.run``."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
+            if self._client is not None:
+                # kept, not dropped: collected now, the SDK would schedule closing its pool on
+                # this new loop, and that pool belongs to the old, closed one
+                self._retired.append(self._client)
             self._loop, self._client = loop, openai.AsyncOpenAI(**self._settings)
         return self._client
 
