@@ -134,6 +134,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("qid", help="question id")
     explain.add_argument("--model", required=True, help="answer-model partition")
+    explain.add_argument(
+        "--run",
+        metavar="RUN_ID",
+        help="the case as this Dagster run scored it (each materialization's files are kept), "
+        "not as the latest did",
+    )
 
     worst = commands.add_parser("worst", help="the lowest-scoring cases of a model")
     worst.add_argument("--model", required=True, help="answer-model partition")
@@ -256,6 +262,16 @@ def _inspect(args: argparse.Namespace, instance, settings) -> int:
         if args.command == "explain":
             manifest = runner.load_asset(defs, instance, "kb_index")
             run_ids = runner.lineage_run_ids(instance, args.model)
+            if getattr(args, "run", None):
+                scores = runner.load_materialization(instance, "judge_scores", args.model, args.run)
+                run_ids["judge_scores"] = args.run
+                try:  # the answers of the same run, when it answered too
+                    answers = runner.load_materialization(instance, "candidate_answers", args.model, args.run)
+                    run_ids["candidate_answers"] = args.run
+                except FileNotFoundError:
+                    print(
+                        f"note: run {args.run} judged the answers of run {run_ids.get('candidate_answers')}"
+                    )
             print(explain_case(args.qid, args.model, answers, scores, cases, manifest, run_ids))
         else:
             print(to_markdown(worst_cases(scores, answers, cases, args.metric, args.judge, args.n)))

@@ -213,7 +213,7 @@ def build_definitions(
         asset_checks=ASSET_CHECKS,
         jobs=jobs,
         schedules=_schedules(settings, jobs[0]),
-        sensors=build_sensors(jobs[0], jobs[1], settings),
+        sensors=build_sensors(jobs[0], jobs[1], settings, jobs[2]),
         loggers=LOGGERS,
         # a run's steps in one process: a partition run from the UI costs its compute plus a
         # few seconds instead of a process start per step (runs still get a process each)

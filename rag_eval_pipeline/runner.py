@@ -15,11 +15,13 @@ from pathlib import Path
 
 import dagster as dg
 import pandas as pd
+from upath import UPath
 
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
+from rag_eval_pipeline.defs.io_manager import kept_runs, materialization_file
 from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
 from rag_eval_pipeline.defs.resources import (
@@ -375,6 +377,18 @@ def lineage_run_ids(instance: dg.DagsterInstance, answer_model: str) -> dict[str
         if records:
             run_ids[key] = records[0].run_id
     return run_ids
+
+
+def load_materialization(
+    instance: dg.DagsterInstance, asset: str, partition: str, run_id: str
+) -> pd.DataFrame:
+    """An asset partition as one run wrote it (kept under the artifacts' history), not the latest."""
+    base = UPath(instance.storage_directory()) / "artifacts"
+    kept = materialization_file(base, asset, partition, run_id)
+    if kept is None:
+        runs = ", ".join(kept_runs(base, asset, partition)[:5]) or "none"
+        raise FileNotFoundError(f"no {asset} of {partition} from run {run_id} is kept (newest kept: {runs})")
+    return pd.read_parquet(kept)
 
 
 def latest_evaluation_run(instance: dg.DagsterInstance, answer_model: str) -> dg.DagsterRun | None:

@@ -43,7 +43,11 @@ def test_definitions_load_with_every_asset_check_and_job():
 
 
 def test_sensors():
-    assert {s.name for s in defs.sensors} == {"new_documents_sensor", "knowledge_base_rebuilt_sensor"}
+    assert {s.name for s in defs.sensors} == {
+        "new_documents_sensor",
+        "knowledge_base_rebuilt_sensor",
+        "reports_refresh_sensor",
+    }
 
 
 def test_model_assets_are_partitioned_by_answer_model():

@@ -1,6 +1,8 @@
 """The whole graph through a real Dagster instance, as `rag-eval run` drives it (the session's
 shared evaluated instance: 40 questions, three offline models)."""
 
+from pathlib import Path
+
 import dagster as dg
 import pytest
 
@@ -154,15 +156,23 @@ def test_a_bad_score_is_traced_from_the_asset_page(evaluated):
         ).records
         return records[0].asset_materialization.metadata
 
-    worst = metadata("judge_scores", "extractive-baseline")["worst_cases"].value
+    scored = metadata("judge_scores", "extractive-baseline")
+    worst = scored["worst_cases"].value
     rows = [record.data for record in worst.records]
     assert 0 < len(rows) <= 10 and rows[0]["correctness"] == 0.0
     assert [c.name for c in worst.schema.columns][:4] == ["qid", "question", "answer", "truth"]
-    assert rows[0]["explain"] == f"rag-eval explain {rows[0]['qid']} --model extractive-baseline"
+    run_id = scored["path"].value.rsplit("/", 1)[1].removesuffix(".parquet")
+    assert (
+        rows[0]["explain"] == f"rag-eval explain {rows[0]['qid']} --model extractive-baseline --run {run_id}"
+    )
     assert any(" *" in row["retrieved (* gold)"] for row in rows)
-    assert metadata("judge_scores", "oracle")["path"].value.endswith("/judge_scores/oracle.parquet")
+    assert rows[0]["passages"].startswith("[1] ") and len(rows[0]["passages"]) > 100  # what the model read
+    oracle = metadata("judge_scores", "oracle")
+    assert "/history/judge_scores/oracle/" in oracle["path"].value  # this materialization's own file
+    assert Path(oracle["path"].value).is_file() and oracle["path"].value.endswith(".parquet")
+    assert oracle["latest_path"].value.endswith("/judge_scores/oracle.parquet")
     assert metadata("kb_index")["path"].value.endswith("/kb_index.json")
-    assert metadata("eval_report")["path"].value.endswith("/eval_report.html")
+    assert metadata("eval_report")["latest_path"].value.endswith("/eval_report.html")
 
 
 def test_summary_metadata_reads_well(evaluated):

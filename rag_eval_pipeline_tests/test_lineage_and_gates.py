@@ -1,5 +1,7 @@
 """explain, worst and gate on a fixture run; asset checks that fail when they should."""
 
+from pathlib import Path
+
 import dagster as dg
 import pytest
 
@@ -113,3 +115,64 @@ def test_validators_fail_when_they_should():
     assert judge_error_share_problems(scores, 0.5) == []
     answers = pd.DataFrame({"qid": ["a", "b", "c", "d"]})
     assert scoring_completeness_problems(scores, answers) == ["3 score rows for 4 cases x 1 judges"]
+
+
+def test_explain_shows_a_case_as_an_earlier_run_scored_it(home, capsys, evaluated):
+    """The session's instance was evaluated twice: the first run's files are still kept."""
+    records = evaluated.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("judge_scores"), asset_partitions=["oracle"]), limit=2
+    ).records
+    latest_run, earlier_run = (r.run_id for r in records)
+    code, out, _ = _cli(home, capsys, "explain", QID, "--model", "oracle", "--run", earlier_run)
+    assert (
+        code == 0 and f"  judge_scores: run {earlier_run}" in out and "ground truth: Chief of Protocol" in out
+    )
+    code, out, _ = _cli(home, capsys, "explain", QID, "--model", "oracle")
+    assert f"  judge_scores: run {latest_run}" in out
+    code, _, err = _cli(home, capsys, "explain", QID, "--model", "oracle", "--run", "0" * 36)
+    assert (
+        code == 2 and err.startswith("error: no judge_scores of oracle from run 000") and earlier_run in err
+    )
+
+
+def test_a_failed_gate_leaves_the_reports_as_they_were(shared_hotpotqa, tmp_path):
+    """null passes, then is judged again with one more metric under a gate it fails: that run's
+    judge_scores are stored (and kept), but no summary follows, so the comparison, judge
+    validation and report built afterwards still read what null's last accepted summary saw."""
+    from rag_eval_pipeline.config import PythonMetricSettings
+
+    defs = build_definitions(settings=Settings())
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        runner.run_evaluation(
+            defs, instance, ["oracle", "null"], dataset=str(shared_hotpotqa), sample=10, echo=lambda _: None
+        )
+        paired_before = runner.load_asset(defs, instance, "paired_comparison")
+        gated = build_definitions(
+            settings=Settings(
+                thresholds={"correctness": 0.5},
+                custom_metrics=[
+                    PythonMetricSettings(
+                        name="short_answer", callable="rag_eval_pipeline_tests.custom_metrics:answer_is_short"
+                    )
+                ],
+            )
+        )
+        failed = gated.resolve_job_def("evaluation_job").execute_in_process(
+            instance=instance, partition_key="null", raise_on_error=False
+        )
+        assert not failed.success
+        stored = runner.load_asset(gated, instance, "judge_scores", "null")
+        assert "short_answer" in set(stored["judge_id"])  # the failed run's scores are stored
+
+        gated.resolve_job_def("comparison_job").execute_in_process(instance=instance)
+        comparison = runner.load_asset(gated, instance, "model_comparison").set_index("answer_model")
+        paired_after = runner.load_asset(gated, instance, "paired_comparison")
+        validation = runner.load_asset(gated, instance, "judge_validation")
+        report = (Path(instance.storage_directory()) / "artifacts" / "eval_report.html").read_text()
+    # null keeps its last good values, marked: the failed run is named in the note
+    assert bool(comparison.loc["null", "stale"]) and not bool(comparison.loc["oracle", "stale"])
+    assert comparison.loc["null", "note"].startswith(f"evaluation run {failed.run_id[:8]} failed")
+    assert "short_answer" not in set(paired_after["judge_id"])
+    assert paired_after.drop(columns=["p_value"]).equals(paired_before.drop(columns=["p_value"]))
+    assert "short_answer" not in set(validation.get("judge_id", []))
+    assert "short_answer" not in report  # the failing run's metric never reached the report

@@ -34,7 +34,7 @@ from rag_eval_pipeline.defs.resources import (
 )
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.targets import ANTHROPIC
-from rag_eval_pipeline.metrics.freshness import current_provenance
+from rag_eval_pipeline.metrics.freshness import current_provenance, judgement_list_version
 from rag_eval_pipeline.metrics.summary import compare_models, summarize, to_markdown
 from rag_eval_pipeline.reporting.monitoring import history_rows
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -163,6 +163,8 @@ def kb_index(
     """The searchable knowledge-base index; its manifest says where it lives and which version it is."""
     manifest = knowledge_base.build(kb_passages, on_progress=progress_logger(context, "embedded"))
     context.add_output_metadata(index_metadata(manifest))
+    # the content, not the run: a rebuild of the same passages leaves the evaluations fresh
+    context.set_data_version(context.asset_key, dg.DataVersion(manifest.version))
     return manifest
 
 
@@ -171,6 +173,7 @@ def judgement_list(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame
     """The questions to evaluate, with ground-truth answers and gold supporting titles and facts."""
     cases = build_judgement_list(hotpotqa_raw)
     context.add_output_metadata({"cases": len(cases)})
+    context.set_data_version(context.asset_key, dg.DataVersion(judgement_list_version(cases)))
     return cases
 
 
@@ -261,7 +264,9 @@ def judge_scores(
         generative=answer_spec.generative if answer_spec else True,
     )
     metadata = scores_metadata([s.judge_id for s in specs], scores, services)
-    worst = worst_cases_table(context.partition_key, scores, candidate_answers, judgement_list)
+    worst = worst_cases_table(
+        context.partition_key, scores, candidate_answers, judgement_list, context.run_id
+    )
     context.add_output_metadata({**metadata, **({"worst_cases": worst} if worst else {})})
     return scores
 
@@ -303,11 +308,24 @@ def metric_history(
     return rows
 
 
+def failed_after_summary(instance: dg.DagsterInstance, partition: str, summary: pd.DataFrame) -> str | None:
+    """Why a partition's stored summary is no longer its latest word: the newest run that
+    evaluated it failed (a blocking check, an error) after the run that wrote the summary."""
+    runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": partition}), limit=1)
+    summary_run = (
+        str(summary["summary_run_id"].iloc[0]) if "summary_run_id" in summary and len(summary) else None
+    )
+    if not runs or runs[0].status != dg.DagsterRunStatus.FAILURE or runs[0].run_id == summary_run:
+        return None
+    return (
+        f"evaluation run {runs[0].run_id[:8]} failed; these are the values of run {(summary_run or '?')[:8]}"
+    )
+
+
 @dg.asset(
     group_name=EVALUATION,
     ins={"metric_summary": dg.AssetIn(metadata={"allow_missing_partitions": True})},
     code_version="1",
-    automation_condition=dg.AutomationCondition.eager(),
 )
 def model_comparison(
     context: dg.AssetExecutionContext,
@@ -316,8 +334,14 @@ def model_comparison(
     kb_index: IndexManifest,
 ) -> pd.DataFrame:
     """Every answer model's overall metrics side by side (reads every materialized partition);
-    ``stale`` marks a model whose summary was computed on other questions or another index."""
-    comparison = compare_models(metric_summary, current_provenance(judgement_list["qid"], kb_index.version))
+    ``stale`` marks a model whose summary was computed on other questions or another index, or
+    whose later evaluation failed (its last good values stay, with the reason in ``note``)."""
+    failed = {
+        p: r for p in metric_summary if (r := failed_after_summary(context.instance, p, metric_summary[p]))
+    }
+    comparison = compare_models(
+        metric_summary, current_provenance(judgement_list["qid"], kb_index.version), failed
+    )
     context.add_output_metadata(
         {"models": len(metric_summary), "comparison": dg.MetadataValue.md(to_markdown(comparison))}
     )

@@ -8,6 +8,7 @@ from rag_eval_pipeline.data.hotpotqa import sample_questions
 from rag_eval_pipeline.data.judgement_file import read_judgement_file
 from rag_eval_pipeline.data.knowledge_base import PASSAGE_COLUMNS
 from rag_eval_pipeline.defs.resources import DocumentsResource, SettingsResource
+from rag_eval_pipeline.metrics.freshness import judgement_list_version
 
 KNOWLEDGE_BASE = "knowledge_base"
 
@@ -43,4 +44,5 @@ def custom_judgement_list(
             "tags": dg.MetadataValue.json(sample["tags"].explode().value_counts().to_dict()),
         }
     )
+    context.set_data_version(context.asset_key, dg.DataVersion(judgement_list_version(sample)))
     return sample

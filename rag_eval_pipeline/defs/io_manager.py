@@ -1,6 +1,8 @@
 """One partition-aware IO manager: DataFrames as parquet, small records (manifests) as JSON."""
 
 import json
+import os
+import shutil
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +76,52 @@ class SnapshotStore:
             old.rmdir()
 
 
+# Every materialization of the other assets also keeps its own file, under
+# ``history/<asset>[/<partition>]/<run id>.<ext>`` (a hard link to the file it wrote: no copy),
+# so an older score can still be inspected after a re-run replaced the latest.
+HISTORY = "history"
+# input metadata of a fan-in: read each partition as of the run that last materialized this asset
+PINNED_BY = "rag_eval/pinned_by"
+KEEP_MATERIALIZATIONS = 10
+
+
+def history_folder(base: UPath, asset: str, partition: str | None = None) -> UPath:
+    folder = base / HISTORY / asset
+    return contained(base, folder / partition) if partition else folder
+
+
+def materialization_file(base: UPath, asset: str, partition: str | None, run_id: str) -> UPath | None:
+    """The file one run wrote for an asset (partition), if it is still kept."""
+    folder = history_folder(base, asset, partition)
+    if not folder.exists():
+        return None
+    return next((f for f in folder.iterdir() if f.name.split(".")[0] == run_id), None)
+
+
+def kept_runs(base: UPath, asset: str, partition: str | None = None) -> list[str]:
+    """The runs whose file of this asset (partition) is kept, newest first."""
+    folder = history_folder(base, asset, partition)
+    if not folder.exists():
+        return []
+    files = sorted(folder.iterdir(), key=lambda f: f.stat().st_mtime, reverse=True)
+    return [f.name.split(".")[0] for f in files]
+
+
+def _keep_as_materialization(written: UPath, folder: UPath, run_id: str, keep: int) -> UPath:
+    """``written`` also under its run id; only the newest ``keep`` such files stay."""
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = folder / f"{run_id}{''.join(written.suffixes[-1:])}"
+    kept.unlink(missing_ok=True)
+    try:
+        os.link(str(written), str(kept))
+    except OSError:  # another filesystem, or links not allowed: a copy
+        shutil.copyfile(str(written), str(kept))
+    files = sorted(folder.iterdir(), key=lambda f: f.stat().st_mtime, reverse=True)
+    for old in files[keep:]:
+        old.unlink()
+    return kept
+
+
 class PathOutsideStorageError(ValueError):
     """An artifact path that would leave the storage folder (a crafted partition key)."""
 
@@ -109,6 +157,7 @@ class _ArtifactStore(dg.UPathIOManager):
     """Writes ``<base>/<asset>[/<partition>].parquet`` or ``.json`` by the value's type."""
 
     extension = None  # chosen per value: .parquet for DataFrames, .json for dicts
+    keep_materializations = KEEP_MATERIALIZATIONS
 
     @property
     def snapshots(self) -> SnapshotStore:
@@ -142,7 +191,10 @@ class _ArtifactStore(dg.UPathIOManager):
         if isinstance(obj, PublishSnapshot):  # every knowledge-base asset of this run succeeded
             obj = self.snapshots.publish(context.run_id).to_dict()
         if isinstance(obj, HtmlDocument):
-            _file(path, ".html").write_text(obj, encoding="utf-8")
+            target = _file(path, ".html")
+            tmp = _file(target, ".tmp")
+            tmp.write_text(obj, encoding="utf-8")
+            tmp.rename(target)
         elif isinstance(obj, pd.DataFrame):
             target = _file(path, ".parquet")
             tmp = _file(target, ".tmp")
@@ -161,6 +213,11 @@ class _ArtifactStore(dg.UPathIOManager):
                 f"{context.asset_key.to_user_string()}: cannot store a {type(obj).__name__}; "
                 "assets return a pandas DataFrame, a dict or an IndexManifest"
             )
+        asset = context.asset_key.to_user_string()
+        if asset not in SNAPSHOT_ASSETS:  # (knowledge-base snapshots are per run already)
+            partition = context.partition_key if context.has_asset_partitions else None
+            folder = history_folder(self._base_path, asset, partition)
+            _keep_as_materialization(target, folder, context.run_id, self.keep_materializations)
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         contained(self._base_path, path)
@@ -187,6 +244,9 @@ class _ArtifactStore(dg.UPathIOManager):
         if not fan_in:
             return super().load_input(context)
         keys = context.asset_partition_keys
+        pinned_by = (context.definition_metadata or {}).get(PINNED_BY)
+        if pinned_by:
+            return self._load_pinned(context, keys, pinned_by)
         if len(keys) == 0:
             return {}
         loaded = super().load_input(context)
@@ -194,29 +254,74 @@ class _ArtifactStore(dg.UPathIOManager):
             return {} if loaded is None else {keys[0]: loaded}
         return loaded
 
+    def _load_pinned(self, context: dg.InputContext, keys: list[str], pinned_by: str) -> dict[str, Any]:
+        """Each partition as it was when ``pinned_by`` was last materialized for it (its newest
+        materialization before that one); a partition ``pinned_by`` never accepted is left out.
+        A judge_scores partition whose blocking check failed (so no metric_summary followed)
+        thus never reaches the reports: they read what the last accepted summary was made from."""
+        asset = context.asset_key.to_user_string()
+        values = {}
+        for key in keys:
+            pins = context.instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey(pinned_by), asset_partitions=[key]), limit=1
+            ).records
+            if not pins:
+                continue
+            # this asset's newest materialization up to the pin (in its run, or before it)
+            own = context.instance.fetch_materializations(
+                dg.AssetRecordsFilter(
+                    asset_key=context.asset_key, asset_partitions=[key], before_storage_id=pins[0].storage_id
+                ),
+                limit=1,
+            ).records
+            if not own:
+                continue
+            kept = materialization_file(self._base_path, asset, key, own[0].run_id)
+            if kept is not None:
+                values[key] = self.load_from_path(context, kept.with_name(kept.name.split(".")[0]))
+            else:  # written before files were kept per run: the latest is all there is
+                path = self.get_path_for_partition(context, self._get_path_without_extension(context), key)
+                values[key] = self.load_from_path(context, path)
+        return values
+
     def get_metadata(self, context: dg.OutputContext, obj: Any) -> dict[str, Any]:
-        """The file as written, extension included (it replaces the extension-less default)."""
+        """The file this materialization wrote and keeps (``path``, extension included), and the
+        latest, which downstream assets read (``latest_path``)."""
         base = (
             next(iter(self._get_paths_for_partitions(context).values()))
             if context.has_asset_partitions
             else self._get_path(context)
         )
+        extension = (
+            ".parquet"
+            if isinstance(obj, pd.DataFrame)
+            else ".html"
+            if isinstance(obj, HtmlDocument)
+            else ".json"
+        )
+        latest = str(_file(base, extension))
+        asset = context.asset_key.to_user_string()
+        metadata: dict[str, Any] = {"path": dg.MetadataValue.path(latest)}
+        if asset not in SNAPSHOT_ASSETS:
+            partition = context.partition_key if context.has_asset_partitions else None
+            own = history_folder(self._base_path, asset, partition) / f"{context.run_id}{extension}"
+            metadata = {"path": dg.MetadataValue.path(str(own)), "latest_path": dg.MetadataValue.path(latest)}
         if isinstance(obj, pd.DataFrame):
-            return {
-                "path": dg.MetadataValue.path(str(_file(base, ".parquet"))),
-                "dagster/row_count": len(obj),
-            }
+            metadata["dagster/row_count"] = len(obj)
         if isinstance(obj, HtmlDocument):
-            report = str(_file(base, ".html"))
-            return {"path": dg.MetadataValue.path(report), "report": dg.MetadataValue.url(f"file://{report}")}
-        return {"path": dg.MetadataValue.path(str(_file(base, ".json")))}
+            metadata["report"] = dg.MetadataValue.url(f"file://{latest}")
+        return metadata
 
 
 class ArtifactIOManager(dg.ConfigurableIOManagerFactory):
-    """Stores every asset under ``base_dir`` (default: the Dagster instance's storage folder)."""
+    """Stores every asset under ``base_dir`` (default: the Dagster instance's storage folder),
+    keeping each materialization's own file for the newest ``keep_materializations`` runs."""
 
     base_dir: str | None = None
+    keep_materializations: int = KEEP_MATERIALIZATIONS
 
     def create_io_manager(self, context: dg.InitResourceContext) -> dg.UPathIOManager:
         base = self.base_dir or str(context.instance.storage_directory())  # type: ignore[union-attr]
-        return _ArtifactStore(base_path=UPath(base) / "artifacts")
+        store = _ArtifactStore(base_path=UPath(base) / "artifacts")
+        store.keep_materializations = self.keep_materializations
+        return store

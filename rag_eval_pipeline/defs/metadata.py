@@ -75,11 +75,15 @@ def _usage_table(usage: pd.DataFrame) -> pd.DataFrame:
 
 
 def worst_cases_table(
-    partition: str, scores: pd.DataFrame, answers: pd.DataFrame, cases: pd.DataFrame
+    partition: str,
+    scores: pd.DataFrame,
+    answers: pd.DataFrame,
+    cases: pd.DataFrame,
+    run_id: str | None = None,
 ) -> dg.TableMetadataValue | None:
     """The lowest-correctness cases of this partition, each with its answer, truth, scores,
-    diagnosis, retrieved titles (gold starred) and the command that explains it: a bad score is
-    traced from the asset page."""
+    diagnosis, retrieved titles (gold starred), the passages the model read and the command that
+    explains it as this run scored it: a bad score is traced from the asset page."""
     scored = (
         scores[scores["status"] == "ok"].dropna(subset=["correctness"])
         if "correctness" in scores
@@ -94,6 +98,8 @@ def worst_cases_table(
     for row in worst.itertuples():
         gold = set(truth.loc[row.qid, "gold_titles"])
         titles = [f"{t} *" if t in gold else t for t in by_qid.loc[row.qid, "retrieved_titles"]]
+        read = zip(by_qid.loc[row.qid, "retrieved_titles"], by_qid.loc[row.qid, "retrieved_passages"])
+        passages = " | ".join(f"[{n}] {t}: {_clip(str(p))}" for n, (t, p) in enumerate(read, start=1))
         records.append(
             dg.TableRecord(
                 {
@@ -107,7 +113,9 @@ def worst_cases_table(
                     "context_relevance": _number(getattr(row, "context_relevance", None)),
                     "diagnosis": str(row.diagnosis),
                     "retrieved (* gold)": "; ".join(titles),
-                    "explain": f"rag-eval explain {row.qid} --model {partition}",
+                    "passages": passages,
+                    "explain": f"rag-eval explain {row.qid} --model {partition}"
+                    + (f" --run {run_id}" if run_id else ""),
                 }
             )
         )
@@ -116,6 +124,11 @@ def worst_cases_table(
 
 
 _SCORES = ("correctness", "faithfulness", "context_relevance")
+PASSAGE_CLIP = 160  # characters of each passage in the table (the explain command shows more)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= PASSAGE_CLIP else text[: PASSAGE_CLIP - 1] + "…"
 
 
 def _number(value: object) -> float | None:

@@ -3,7 +3,7 @@
 import dagster as dg
 import pandas as pd
 
-from rag_eval_pipeline.defs.io_manager import HtmlDocument
+from rag_eval_pipeline.defs.io_manager import PINNED_BY, HtmlDocument
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
@@ -19,12 +19,19 @@ ALL_PARTITIONS = {"allow_missing_partitions": True}
 
 def across_models(*partitioned_inputs: str):
     """An unpartitioned reporting asset that reads every materialized answer-model partition of
-    ``partitioned_inputs`` and refreshes itself when any of them changes."""
+    ``partitioned_inputs``; reports_refresh_sensor refreshes it after new summaries.
+
+    Scores and answers are read as the partition's last accepted metric summary saw them: a run
+    whose blocking check failed stored its judge_scores, but no summary, and leaves the reports
+    as they were."""
+    pinned = {**ALL_PARTITIONS, PINNED_BY: "metric_summary"}
     return dg.asset(
         group_name=REPORTING,
-        ins={name: dg.AssetIn(metadata=ALL_PARTITIONS) for name in partitioned_inputs},
+        ins={
+            name: dg.AssetIn(metadata=ALL_PARTITIONS if name == "metric_summary" else pinned)
+            for name in partitioned_inputs
+        },
         code_version="1",
-        automation_condition=dg.AutomationCondition.eager(),
     )
 
 

@@ -1,5 +1,6 @@
-"""Sensors: new documents rebuild the knowledge base, and a published knowledge base (whatever
-launched its rebuild) re-runs the evaluation of every registered answer model."""
+"""Sensors: new documents rebuild the knowledge base, a published knowledge base (whatever
+launched its rebuild) re-runs the evaluation of every registered answer model, and new metric
+summaries refresh the comparison and the reports."""
 
 import json
 
@@ -52,7 +53,32 @@ def evaluations_after_publish(
     ]
 
 
-def build_sensors(knowledge_base_job, evaluation_job, settings: Settings) -> list:
+REPORTS_INPUT = dg.AssetKey("metric_summary")  # written last in a partition's run, after its checks
+REPORTS_OUTPUT = dg.AssetKey("model_comparison")
+
+
+def reports_refresh(
+    latest_summary: int | None, latest_comparison: int | None, busy_runs: int
+) -> dg.RunRequest | dg.SkipReason:
+    """A comparison run when a metric summary was stored after the comparison last was (storage
+    ids are the event log's order), once no evaluation or comparison run is in flight, so a
+    backfill of many partitions gets one refresh at its end. It compares stored history, so it
+    catches up with whatever was materialized while it was off."""
+    if latest_summary is None:
+        return dg.SkipReason("no metric summary yet")
+    if latest_comparison is not None and latest_comparison > latest_summary:
+        return dg.SkipReason("the comparison and the reports are current")
+    if busy_runs:
+        return dg.SkipReason(f"waiting for {busy_runs} evaluation or comparison run(s) to finish")
+    return dg.RunRequest(run_key=f"summaries-up-to-{latest_summary}", tags={TRIGGER_TAG: "new_summaries"})
+
+
+def _latest_storage_id(instance: dg.DagsterInstance, key: dg.AssetKey) -> int | None:
+    records = instance.fetch_materializations(key, limit=1).records
+    return records[0].storage_id if records else None
+
+
+def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, comparison_job=None) -> list:
     @dg.sensor(
         job=knowledge_base_job,
         minimum_interval_seconds=30,
@@ -103,4 +129,34 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings) -> lis
     def knowledge_base_rebuilt_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
         return evaluations_after_publish(context.instance, asset_event.run_id, settings)
 
-    return [new_documents_sensor, knowledge_base_rebuilt_sensor]
+    sensors = [new_documents_sensor, knowledge_base_rebuilt_sensor]
+    if comparison_job is None:
+        return sensors
+
+    @dg.sensor(
+        job=comparison_job,
+        minimum_interval_seconds=30,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Refreshes model_comparison, the paired comparison, judge validation, the report "
+        "and the Prometheus metrics after new metric summaries (one run after a backfill ends); it "
+        "compares stored history, so it catches up after being off.",
+    )
+    def reports_refresh_sensor(context: dg.SensorEvaluationContext):
+        """Keeps the cross-model assets current with the partitions' summaries."""
+        instance = context.instance
+        busy = instance.get_runs_count(
+            dg.RunsFilter(
+                job_name=None,
+                statuses=[
+                    dg.DagsterRunStatus.QUEUED,
+                    dg.DagsterRunStatus.NOT_STARTED,
+                    dg.DagsterRunStatus.STARTING,
+                    dg.DagsterRunStatus.STARTED,
+                ],
+            )
+        )
+        return reports_refresh(
+            _latest_storage_id(instance, REPORTS_INPUT), _latest_storage_id(instance, REPORTS_OUTPUT), busy
+        )
+
+    return [*sensors, reports_refresh_sensor]

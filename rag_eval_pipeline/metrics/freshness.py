@@ -4,6 +4,8 @@ and index. Stale numbers are marked, and never pass a gate."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -18,6 +20,13 @@ class Provenance:
 
     case_set: str | None
     kb_version: str | None
+
+
+def judgement_list_version(cases: pd.DataFrame) -> str:
+    """A content hash of the questions and their ground truths (the judgement list's Dagster data
+    version): a changed sample or a corrected answer makes every evaluation downstream stale."""
+    rows = sorted(zip(cases["qid"].astype(str), cases["question"].astype(str), cases["answer"].astype(str)))
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
 def current_provenance(judgement_qids: Iterable[str], kb_version: str) -> Provenance:

@@ -189,10 +189,16 @@ def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence
     return [m for m in metrics if m in declared]
 
 
-def compare_models(summaries: Mapping[str, pd.DataFrame], current: Provenance | None = None) -> pd.DataFrame:
+def compare_models(
+    summaries: Mapping[str, pd.DataFrame],
+    current: Provenance | None = None,
+    failed_since: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """One row per answer model and judge, the overall mean of every metric side by side; with
     the ``current`` provenance, ``stale`` marks summaries computed on other questions or another
-    index (they are kept, and marked, never mixed in silently)."""
+    index (they are kept, and marked, never mixed in silently). ``failed_since`` names models
+    whose evaluation failed after their summary (a blocking check): their last good values stay,
+    marked stale, with the reason in ``note``."""
     from rag_eval_pipeline.metrics.freshness import staleness, summary_provenance
 
     frames = []
@@ -214,6 +220,9 @@ def compare_models(summaries: Mapping[str, pd.DataFrame], current: Provenance | 
             }
             if stale is not None:
                 record["stale"] = stale
+            if failed_since:
+                record["stale"] = bool(record.get("stale")) or answer_model in failed_since
+                record["note"] = failed_since.get(answer_model, "")
             record.update(dict(zip(rows["metric"], rows["mean"])))
             frames.append(record)
     return pd.DataFrame(frames)

@@ -35,7 +35,19 @@ def explain_case(
     if matches.empty:
         raise CaseNotFoundError(f"question {qid} has no candidate answer for {answer_model}")
     case = matches.iloc[0]
-    truth = judgement_list[judgement_list["qid"] == qid].iloc[0]
+    known = judgement_list[judgement_list["qid"] == qid]
+    if known.empty:  # an older run's case that the current sample no longer holds
+        truth = pd.Series(
+            {
+                "type": "?",
+                "level": "?",
+                "question": case["question"],
+                "answer": "(not in the current judgement list)",
+                "gold_titles": [],
+            }
+        )
+    else:
+        truth = known.iloc[0]
     gold = set(truth["gold_titles"])
     lines = [
         f"question {qid} ({truth['type']}, {truth['level']})",
@@ -77,7 +89,7 @@ def explain_case(
                 lines.append(f"    {axis}: {reason}")
         if isinstance(row.get("error"), str) and row["status"] != "ok":
             lines.append(f"    error: {row['error']}")
-    lines += ["", "lineage (latest Dagster run of each step):"]
+    lines += ["", "lineage (the Dagster run of each step):"]
     lines += [f"  {asset}: run {run_id}" for asset, run_id in run_ids.items()]
     return "\n".join(lines)
 

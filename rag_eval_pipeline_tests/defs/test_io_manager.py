@@ -57,3 +57,35 @@ def test_no_partition_key_can_store_outside_the_storage_folder(tmp_path):
     for escape in ["../../x/PWNED", "a/../../../y", "/etc/passwd"]:
         with pytest.raises(PathOutsideStorageError, match="refusing to store outside"):
             contained(UPath(base), UPath(base) / "judge_scores" / escape)
+
+
+def test_each_materialization_keeps_its_own_file_and_says_where(tmp_path):
+    """A re-run replaces the latest file (what downstream reads) but not the earlier run's own
+    file, whose path its materialization recorded; only the newest few are kept."""
+    from rag_eval_pipeline.defs.io_manager import kept_runs, materialization_file
+
+    partitions = dg.DynamicPartitionsDefinition(name="m")
+
+    @dg.asset(partitions_def=partitions)
+    def judge_scores(context: dg.AssetExecutionContext) -> pd.DataFrame:
+        return pd.DataFrame({"run": [context.run_id]})
+
+    resources = {"io_manager": ArtifactIOManager(base_dir=str(tmp_path), keep_materializations=2)}
+    base = UPath(tmp_path) / "artifacts"
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("m", ["oracle"])
+        runs = [
+            dg.materialize(
+                [judge_scores], instance=instance, resources=resources, partition_key="oracle"
+            ).run_id
+            for _ in range(3)
+        ]
+        records = instance.fetch_materializations(dg.AssetKey("judge_scores"), limit=3).records
+        paths = [r.asset_materialization.metadata["path"].value for r in records]
+        latest = records[0].asset_materialization.metadata["latest_path"].value
+    assert latest == str(base / "judge_scores" / "oracle.parquet")
+    assert paths[0] == str(base / "history" / "judge_scores" / "oracle" / f"{runs[2]}.parquet")
+    assert pd.read_parquet(latest)["run"].item() == runs[2]
+    assert pd.read_parquet(paths[1])["run"].item() == runs[1]  # the earlier result, as it was
+    assert kept_runs(base, "judge_scores", "oracle") == [runs[2], runs[1]]  # the oldest pruned
+    assert materialization_file(base, "judge_scores", "oracle", runs[0]) is None

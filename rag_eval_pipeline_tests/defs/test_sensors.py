@@ -109,3 +109,40 @@ def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, t
     assert requests[0].run_config == {
         "ops": {"judge_scores": {"config": {"judges": ["reference", "ragas:m"]}}}
     }
+
+
+def test_new_summaries_refresh_the_reports_once_and_catch_up(shared_hotpotqa, tmp_path):
+    """The refresh sensor is on by default and reads stored history: a partition evaluated while
+    nothing watched (as a backfill's runs, or before the daemon started) is caught up at the
+    first tick, with one comparison run, and nothing more once that ran."""
+    defs = build_definitions()
+    sensor = defs.get_sensor_def("reports_refresh_sensor")
+    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
+    assert sensor.job_name == "comparison_job"
+    (tmp_path / "home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        assert isinstance(sensor(dg.build_sensor_context(instance=instance)), dg.SkipReason)  # nothing yet
+        runner.run_evaluation(
+            defs, instance, ["oracle", "null"], dataset=str(shared_hotpotqa), sample=5, echo=lambda _: None
+        )
+        current = sensor(dg.build_sensor_context(instance=instance))
+        assert isinstance(current, dg.SkipReason) and "current" in current.skip_message  # rag-eval compared
+
+        defs.resolve_job_def("evaluation_job").execute_in_process(instance=instance, partition_key="null")
+        behind = sensor(dg.build_sensor_context(instance=instance))  # a fresh sensor: no cursor at all
+        assert isinstance(behind, dg.RunRequest) and behind.run_key.startswith("summaries-up-to-")
+        again = sensor(dg.build_sensor_context(instance=instance))
+        assert again.run_key == behind.run_key  # the same state asks for the same run (deduplicated)
+
+        defs.resolve_job_def("comparison_job").execute_in_process(instance=instance, tags=behind.tags)
+        done = sensor(dg.build_sensor_context(instance=instance))
+        assert isinstance(done, dg.SkipReason) and "current" in done.skip_message
+
+
+def test_the_refresh_waits_for_runs_in_flight():
+    from rag_eval_pipeline.defs.sensors import reports_refresh
+
+    assert isinstance(reports_refresh(10, 5, busy_runs=2), dg.SkipReason)  # a backfill still running
+    assert isinstance(reports_refresh(10, 5, busy_runs=0), dg.RunRequest)
+    assert isinstance(reports_refresh(10, 12, busy_runs=0), dg.SkipReason)
+    assert isinstance(reports_refresh(None, None, busy_runs=0), dg.SkipReason)

@@ -193,3 +193,122 @@ def test_materialization_launched_from_the_ui_succeeds(dagster_ui, browser):
     page.get_by_text("Success").first.wait_for(timeout=30_000)
     _screenshot(page, "ui-materialization")
     assert clicked_at < time.time()
+
+
+def _graphql(url: str, query: str, variables: dict | None = None) -> dict:
+    """The webserver's GraphQL API, as the UI itself calls it."""
+    import json
+    import urllib.request
+
+    body = json.dumps({"query": query, "variables": variables or {}}).encode()
+    request = urllib.request.Request(f"{url}/graphql", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        answer = json.loads(response.read())
+    assert "errors" not in answer, answer["errors"]
+    return answer["data"]
+
+
+def _wait_until(condition, timeout_s: float, what: str):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(2)  # the daemon ticks sensors and launches runs on its own schedule
+    raise AssertionError(f"{what}: not within {timeout_s} s")
+
+
+def test_a_bad_case_is_traced_from_the_asset_page(dagster_ui, browser):
+    """null's worst cases, on judge_scores' page: question, answer, truth, the passages read,
+    the explain command; and the path entry names the file with its extension."""
+    url, home, _ = dagster_ui
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        record = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("judge_scores"), asset_partitions=["null"]), limit=1
+        ).records[0]
+        worst = record.asset_materialization.metadata["worst_cases"].value.records[0].data
+    page = browser.new_page()
+    _open(page, f"{url}/assets/judge_scores?view=partitions&partition=null")
+    page.get_by_text("worst_cases", exact=True).first.wait_for(timeout=30_000)
+    for text in (worst["question"], worst["truth"], worst["explain"], worst["passages"][:40]):
+        page.get_by_text(text, exact=False).first.wait_for(timeout=30_000)
+    page.get_by_text(re.compile(r"/history/judge_scores/null/[0-9a-f-]+\.parquet")).first.wait_for(
+        timeout=30_000
+    )
+    question = page.get_by_text(worst["question"], exact=False).first
+    question.scroll_into_view_if_needed()
+    assert question.is_visible()
+    page.wait_for_timeout(1000)  # the table draws its rows after scrolling
+    _screenshot(page, "ui-worst-cases")
+
+
+def test_the_reports_refresh_after_a_backfill_by_themselves(dagster_ui, browser):
+    """A backfill of both partitions, launched as the UI launches it; the refresh sensor (on by
+    default) then rebuilds model_comparison and the report once, with no manual step."""
+    url, home, _ = dagster_ui
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        before = (
+            instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1).records[0].storage_id
+        )
+    assets = [
+        {"path": [a]} for a in ("candidate_answers", "judge_scores", "metric_summary", "metric_history")
+    ]
+    launched = _graphql(
+        url,
+        """mutation($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
+             __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message } } }""",
+        {"params": {"partitionNames": ["oracle", "null"], "assetSelection": assets}},
+    )["launchPartitionBackfill"]
+    assert launched["__typename"] == "LaunchBackfillSuccess", launched
+
+    def refreshed():
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            records = instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1).records
+            return records[0] if records[0].storage_id != before else None
+
+    record = _wait_until(refreshed, 300, "model_comparison refreshed after the backfill")
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        run = instance.get_run_by_id(record.run_id)
+        summaries = instance.fetch_materializations(dg.AssetKey("metric_summary"), limit=2).records
+    assert run.tags.get("dagster/sensor_name") == "reports_refresh_sensor"
+    assert all(s.storage_id < record.storage_id for s in summaries)  # after both partitions
+    page = browser.new_page()
+    _open(page, f"{url}/assets/model_comparison")
+    page.get_by_text(record.run_id[:8]).first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-refreshed-comparison")
+
+
+def test_a_rebuilt_knowledge_base_marks_the_evaluations_stale(dagster_ui, browser):
+    """A rebuild on another sample: every evaluation partition and the comparison are STALE
+    through GraphQL, and the asset page says so. (Tagged as rag-eval's own rebuild, so the
+    rebuilt sensor leaves the re-evaluation to the command and the stale state stays visible.)"""
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.defs.run_config import CLI_PID_TAG, knowledge_base_run_config
+
+    url, home, _ = dagster_ui
+    query = """query($keys: [AssetKeyInput!], $p: String) {
+                 assetNodes(assetKeys: $keys) { assetKey { path } staleStatus(partition: $p) } }"""
+
+    def statuses(partition, assets=("candidate_answers", "judge_scores")):
+        keys = [{"path": [a]} for a in assets]
+        nodes = _graphql(url, query, {"keys": keys, "p": partition})["assetNodes"]
+        return {n["assetKey"]["path"][0]: n["staleStatus"] for n in nodes}
+
+    assert statuses("oracle")["candidate_answers"] == "FRESH"
+    defs = build_definitions()
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        defs.resolve_job_def("knowledge_base_job").execute_in_process(
+            instance=instance,
+            run_config=knowledge_base_run_config(sample_size=6),
+            tags={CLI_PID_TAG: str(os.getpid())},
+        )
+    for partition in ("oracle", "null"):
+        current = statuses(partition)
+        assert current["candidate_answers"] == "STALE" and current["judge_scores"] == "STALE", current
+    assert statuses(None, ("model_comparison",))["model_comparison"] == "STALE"
+    page = browser.new_page()  # the UI badges the unpartitioned comparison (per partition: GraphQL)
+    _open(page, f"{url}/assets/model_comparison")
+    page.get_by_text(re.compile(r"^Unsynced")).first.wait_for(timeout=30_000)
+    _open(page, f"{url}/locations/rag_eval_pipeline/asset-groups/evaluation")
+    page.get_by_text(re.compile(r"^Unsynced")).first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-stale")
