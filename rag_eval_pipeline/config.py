@@ -183,6 +183,25 @@ class LocalLLMSettings(_Strict):
     threads: int | None = Field(default=None, ge=1, description="None: every core")
 
 
+class TracingSettings(_Strict):
+    """One trace per case and answer model over OTLP/HTTP (off by default; no cost when off)."""
+
+    enabled: bool = False
+    preset: Literal["otlp", "phoenix", "langfuse"] = Field(
+        default="otlp",
+        description="otlp: endpoint or OTEL_EXPORTER_OTLP_ENDPOINT; phoenix: 127.0.0.1:6006; "
+        "langfuse: LANGFUSE_HOST with Basic auth from LANGFUSE_PUBLIC_KEY / LANGFUSE_SECRET_KEY",
+    )
+    endpoint: str | None = Field(default=None, description="the OTLP/HTTP traces URL, e.g. .../v1/traces")
+    headers_env: dict[str, str] = Field(
+        default_factory=dict, description="header name -> the environment variable holding its value"
+    )
+    service_name: str = "rag-eval-pipeline"
+    project: str = Field(default="rag-eval", description="Phoenix project (openinference.project.name)")
+    sample: float = Field(default=1.0, gt=0, le=1, description="share of cases traced")
+    flush_timeout_s: float = Field(default=5.0, gt=0, description="at most this long waiting for a collector")
+
+
 class Settings(_Strict):
     dataset: DatasetSettings = DatasetSettings()
     knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
@@ -191,6 +210,11 @@ class Settings(_Strict):
     thresholds: dict[str, float] = Field(default_factory=dict)
     max_judge_error_share: float = Field(default=0.1, ge=0, le=1)
     concurrency: int = Field(default=8, ge=1)
+    executor: Literal["in_process", "multiprocess"] = Field(
+        default="in_process",
+        description="how a run executes its steps: in one process (a partition run costs its compute "
+        "plus a few seconds), or a process per step (Dagster's default; isolates steps)",
+    )
     prices: dict[str, list[float]] = Field(default_factory=dict)
     custom_metrics: list[RubricMetricSettings | PythonMetricSettings] = Field(default_factory=list)
     profiles: dict[str, ProfileSettings] = Field(
@@ -201,6 +225,7 @@ class Settings(_Strict):
     statistics: StatisticsSettings = StatisticsSettings()
     openai: OpenAISettings = OpenAISettings()
     local: LocalLLMSettings = LocalLLMSettings()
+    tracing: TracingSettings = TracingSettings()
 
     @field_validator("thresholds")
     @classmethod
@@ -326,6 +351,7 @@ judges: [reference]         # add claude-sonnet-4-6 (STRICT rubric), ragas:claud
 thresholds: {}              # e.g. {faithfulness: 0.7}: blocking checks, and `rag-eval gate` defaults
 max_judge_error_share: 0.1
 concurrency: 8
+executor: in_process        # a run's steps in one process; multiprocess: a process per step
 prices: {}                  # model: [input, output, cache write, cache read] USD per million tokens
 
 openai:                     # openai:<model> answer models and judges
@@ -337,6 +363,15 @@ local:                      # local:<model>: a llama.cpp server the run starts o
   n_ctx: 8192
   n_parallel: 2             # requests decoded side by side
   threads: null             # null: every core
+
+tracing:                    # one trace per case to Phoenix, Langfuse or any OTLP collector
+  enabled: false            # pip install 'rag-eval-pipeline[tracing]'
+  preset: otlp              # otlp (endpoint or OTEL_EXPORTER_OTLP_ENDPOINT), phoenix, langfuse
+  endpoint: null
+  headers_env: {}           # e.g. {x-api-key: MY_COLLECTOR_KEY}
+  project: rag-eval
+  sample: 1.0
+  flush_timeout_s: 5
 
 statistics:
   interval_method: clopper_pearson   # or wilson, percentile, bca (README: "Reading the numbers")

@@ -12,6 +12,7 @@ import dagster as dg
 from rag_eval_pipeline.config import Settings, load_settings
 from rag_eval_pipeline.defs.assets import (
     candidate_answers,
+    case_traces,
     hotpotqa_raw,
     judge_scores,
     judgement_list,
@@ -44,6 +45,7 @@ from rag_eval_pipeline.defs.resources import (
     MonitoringResource,
     OpenAICompatibleResource,
     SettingsResource,
+    TracingResource,
 )
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 from rag_eval_pipeline.defs.sensors import PROFILE_TAG, TRIGGER_TAG, build_sensors
@@ -206,6 +208,19 @@ def build_definitions(
     if knowledge_base.backend_name == "elasticsearch":
         kb_assets.append(es_judgement_list)
         eval_assets.append(eval_results)
+    resources: dict[str, Any] = {}
+    if settings.tracing.enabled:  # off: no asset, no import of the SDK, no cost
+        eval_assets.append(case_traces)
+        tracing = settings.tracing
+        resources["tracing"] = TracingResource(
+            preset=tracing.preset,
+            endpoint=tracing.endpoint,
+            headers_env=tracing.headers_env,
+            service_name=tracing.service_name,
+            project=tracing.project,
+            sample=tracing.sample,
+            flush_timeout_s=tracing.flush_timeout_s,
+        )
     jobs = _jobs(kb_assets, eval_assets)
     dataset = settings.dataset
     return dg.Definitions(
@@ -217,7 +232,7 @@ def build_definitions(
         loggers=LOGGERS,
         # a run's steps in one process: a partition run from the UI costs its compute plus a
         # few seconds instead of a process start per step (runs still get a process each)
-        executor=dg.in_process_executor,
+        executor=dg.in_process_executor if settings.executor == "in_process" else dg.multiprocess_executor,
         resources={
             "io_manager": ArtifactIOManager(),
             "knowledge_base": knowledge_base,
@@ -233,6 +248,7 @@ def build_definitions(
             "settings": SettingsResource.from_settings(settings),
             "history": HistoryResource(),
             "monitoring": monitoring or MonitoringResource(),
+            **resources,
         },
     )
 

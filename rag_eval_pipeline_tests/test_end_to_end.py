@@ -183,3 +183,14 @@ def test_summary_metadata_reads_well(evaluated):
     assert "| ci_low | ci_high |" in metadata["summary"].value  # the intervals, in the table
     assert "| 0 | 0 |" in metadata["usage"].value and "0.000 | 0.000 | 0.000" not in metadata["usage"].value
     assert metadata["reference/correctness"].value == 1.0
+    comparison = (
+        evaluated.instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1)
+        .records[0]
+        .asset_materialization.metadata
+    )
+    header = comparison["comparison"].value.splitlines()[0]
+    assert (
+        header.startswith("| answer_model | judge_id | n_cases | n_failed |")
+        and "context_precision" not in header
+    )
+    assert "context_precision" in comparison["all_metrics"].value.splitlines()[0]  # nothing lost

@@ -18,6 +18,7 @@ from rag_eval_pipeline.data.knowledge_base import IN_SAMPLE, build_judgement_lis
 from rag_eval_pipeline.defs.io_manager import PublishSnapshot
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
+    comparison_metadata,
     index_metadata,
     scores_metadata,
     summary_metadata,
@@ -31,13 +32,15 @@ from rag_eval_pipeline.defs.resources import (
     KnowledgeBaseResource,
     OpenAICompatibleResource,
     SettingsResource,
+    TracingResource,
 )
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.targets import ANTHROPIC
 from rag_eval_pipeline.metrics.freshness import current_provenance, judgement_list_version
-from rag_eval_pipeline.metrics.summary import compare_models, summarize, to_markdown
+from rag_eval_pipeline.metrics.summary import case_set_id, compare_models, summarize
 from rag_eval_pipeline.reporting.monitoring import history_rows
 from rag_eval_pipeline.retrieval.base import IndexManifest
+from rag_eval_pipeline.tracing import TraceContext, build_case_traces
 
 KNOWLEDGE_BASE = "knowledge_base"
 EVALUATION = "evaluation"
@@ -342,7 +345,45 @@ def model_comparison(
     comparison = compare_models(
         metric_summary, current_provenance(judgement_list["qid"], kb_index.version), failed
     )
-    context.add_output_metadata(
-        {"models": len(metric_summary), "comparison": dg.MetadataValue.md(to_markdown(comparison))}
-    )
+    context.add_output_metadata(comparison_metadata(comparison))
     return comparison
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def case_traces(
+    context: dg.AssetExecutionContext,
+    candidate_answers: pd.DataFrame,
+    judge_scores: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    settings: SettingsResource,
+    tracing: TracingResource,
+) -> pd.DataFrame:
+    """One trace per case in Phoenix, Langfuse or any OTLP collector (retrieval, answer and judge
+    spans, every score), cached cases included; stored: each case's trace id. A collector that
+    is down costs one bounded flush and is counted here, never a failed evaluation."""
+    spec = settings.answer_registry().resolve(context.partition_key)
+    trace_context = TraceContext(
+        spec.partition_key,
+        spec.provider,
+        spec.model_id,
+        context.run_id,
+        kb_index.version,
+        case_set_id(judgement_list["qid"]),
+        spec.prompt_version,
+    )
+    traces = build_case_traces(candidate_answers, judge_scores, trace_context)
+    report = tracing.export(traces, candidate_answers["qid"].tolist())
+    if report.spans_dropped:
+        context.log.warning(
+            f"traces: {report.spans_dropped} spans dropped ({report.error}); the evaluation is unaffected"
+        )
+    context.add_output_metadata(
+        {
+            "cases": report.cases,
+            "spans_exported": report.spans_exported,
+            "spans_dropped": report.spans_dropped,
+            "endpoint": tracing.endpoint or tracing.preset,
+        }
+    )
+    return pd.DataFrame({"qid": list(report.trace_ids), "trace_id": list(report.trace_ids.values())})

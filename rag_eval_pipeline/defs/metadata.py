@@ -156,3 +156,27 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
             if not pd.isna(row.mean)
         },
     }
+
+
+HEADLINE_COLUMNS = (
+    "answer_model",
+    "judge_id",
+    "n_cases",
+    "n_failed",
+    "stale",
+    "correctness",
+    "faithfulness",
+    "context_relevance",
+    "f1",
+)
+
+
+def comparison_metadata(comparison: pd.DataFrame) -> dict[str, Any]:
+    """The comparison as two tables: the headline columns, narrow enough for the asset page, and
+    every metric (wide: scroll the stored table, or read it with the CLI)."""
+    headline = [c for c in HEADLINE_COLUMNS if c in comparison.columns]
+    return {
+        "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
+        "comparison": dg.MetadataValue.md(to_markdown(comparison[headline] if headline else comparison)),
+        "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
+    }

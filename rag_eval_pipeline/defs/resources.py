@@ -483,3 +483,30 @@ class SettingsResource(dg.ConfigurableResource):
 
     def judge_registry(self) -> JudgeRegistry:
         return JudgeRegistry(self.settings.custom_metrics)
+
+
+class TracingResource(dg.ConfigurableResource):
+    """Where case traces go (the configuration file's ``tracing`` section). Needs the
+    ``[tracing]`` extra (the OpenTelemetry SDK and its OTLP/HTTP exporter)."""
+
+    preset: str = "otlp"
+    endpoint: str | None = None
+    headers_env: dict[str, str] = Field(default_factory=dict)
+    service_name: str = "rag-eval-pipeline"
+    project: str = "rag-eval"
+    sample: float = 1.0
+    flush_timeout_s: float = 5.0
+
+    def export(self, traces: list, qids: list[str]):
+        from rag_eval_pipeline.tracing.otlp import export_traces, resolve_target  # the optional extra
+
+        target = resolve_target(
+            self.preset,
+            self.endpoint,
+            self.headers_env,
+            self.service_name,
+            self.project,
+            self.sample,
+            self.flush_timeout_s,
+        )
+        return export_traces(traces, qids, target)

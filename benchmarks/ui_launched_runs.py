@@ -1,0 +1,154 @@
+"""Benchmark: evaluation runs launched as the UI launches them, through `dagster dev`'s webserver
+and daemon, with a run's steps in one process (the default) and, as the baseline in the same
+run, a process per step (`executor: multiprocess`).
+
+For each executor: an instance evaluated by `rag-eval run` (35 questions, three offline models),
+`dagster dev` on a free port, then through GraphQL (the UI's own API) a one-partition backfill
+and a three-partition backfill of the evaluation assets. Prints the wall time from launch to the
+last run's success, the runs' own durations, and the compute of the steps inside them.
+
+    python benchmarks/ui_launched_runs.py
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import dagster as dg
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
+EVALUATION_ASSETS = ["candidate_answers", "judge_scores", "metric_summary", "metric_history"]
+MODELS = ["extractive-baseline", "oracle", "null"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def graphql(url: str, query: str, variables: dict) -> dict:
+    body = json.dumps({"query": query, "variables": variables}).encode()
+    request = urllib.request.Request(f"{url}/graphql", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())["data"]
+
+
+def wait_for_webserver(url: str, timeout_s: float = 180) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}/server_info", timeout=2)
+            return
+        except OSError:
+            time.sleep(0.5)  # still starting
+    raise TimeoutError(url)
+
+
+def backfill(url: str, home: Path, partitions: list[str]) -> tuple[float, list[float], float]:
+    """Launch, then wait for one successful run per partition: (wall s, run durations s, step
+    compute s summed)."""
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        before = {r.run_id for r in instance.get_runs()}
+    started = time.monotonic()
+    launched = graphql(
+        url,
+        """mutation($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
+             __typename ... on PythonError { message } } }""",
+        {
+            "params": {
+                "partitionNames": partitions,
+                "assetSelection": [{"path": [a]} for a in EVALUATION_ASSETS],
+            }
+        },
+    )["launchPartitionBackfill"]
+    assert launched["__typename"] == "LaunchBackfillSuccess", launched
+    while True:
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            runs = [
+                r for r in instance.get_runs() if r.run_id not in before and r.tags.get("dagster/backfill")
+            ]
+            done = [r for r in runs if r.status == dg.DagsterRunStatus.SUCCESS]
+            failed = [r for r in runs if r.status == dg.DagsterRunStatus.FAILURE]
+            assert not failed, f"run {failed[0].run_id} failed"
+            if len(done) == len(partitions):
+                wall = time.monotonic() - started
+                stats = [instance.get_run_stats(r.run_id) for r in done]
+                compute = sum(
+                    (s.end_time or 0) - (s.start_time or 0)
+                    for r in done
+                    for s in instance.get_run_step_stats(r.run_id)
+                )
+                return wall, [s.end_time - s.start_time for s in stats], compute
+        time.sleep(0.5)
+
+
+def measure(executor: str) -> dict:
+    root = Path(tempfile.mkdtemp(prefix=f"ui-bench-{executor}-"))
+    config = root / "rag_eval.yaml"
+    config.write_text(f"executor: {executor}\n")
+    env = {**os.environ, "RAG_EVAL_CONFIG": str(config), "DAGSTER_HOME": str(root / "home")}
+    rag_eval = Path(sys.executable).with_name("rag-eval")
+    subprocess.run(
+        [
+            str(rag_eval),
+            "--dagster-home",
+            str(root / "home"),
+            "run",
+            "--dataset",
+            str(DATASET),
+            "--models",
+            ",".join(MODELS),
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for_webserver(url)
+        time.sleep(5)  # the daemon's first ticks
+        one = backfill(url, root / "home", ["oracle"])
+        three = backfill(url, root / "home", MODELS)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # a sensor's run still finishing: stop it all
+            os.killpg(server.pid, signal.SIGKILL)
+    for label, (wall, durations, compute) in (("1 partition", one), ("3 partitions", three)):
+        runs = ", ".join(f"{d:.1f}" for d in durations)
+        print(f"| {executor} | {label} | {wall:.1f} | {runs} | {compute:.1f} |", flush=True)
+    return {"one": one, "three": three}
+
+
+def main() -> None:
+    print("| executor | backfill | wall s (launch to last success) | run durations s | step compute s |")
+    print("|---|---|---|---|---|", flush=True)
+    results = {executor: measure(executor) for executor in ("multiprocess", "in_process")}
+    base, new = results["multiprocess"], results["in_process"]
+    print(
+        f"\nratio in_process / multiprocess: 1 partition {new['one'][0] / base['one'][0]:.2f}, "
+        f"3 partitions {new['three'][0] / base['three'][0]:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
