@@ -17,7 +17,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from rag_eval_pipeline_tests.fake_anthropic import Reply, SimulatedModel
+from rag_eval_pipeline.metrics import reference
+from rag_eval_pipeline_tests.fake_anthropic import Reply, SimulatedModel, _tag
 
 
 def openai_error(status: int, message: str = "simulated", retry_after: float | None = None) -> Reply:
@@ -63,7 +64,13 @@ def _schema_name(request: dict[str, Any]) -> str | None:
         return request["tool_choice"]["function"]["name"]
     system = next((m["content"] for m in request["messages"] if m["role"] == "system"), "")
     if "matching this JSON schema" in system:  # text mode: the judge's tool names appear in it
-        for name in ("record_scores", "record_statements", "record_verdicts", "record_passage_verdicts"):
+        for name in (
+            "record_scores",
+            "record_statements",
+            "record_verdicts",
+            "record_passage_verdicts",
+            "record_score",
+        ):
             if name in system or f'"{name}"' in system:
                 return name
         return "record_scores"
@@ -84,7 +91,12 @@ class SimulatedChatModel:
             answer = self._model({"messages": [{"role": "user", "content": user}], "model": request["model"]})
             text = answer.body["content"][0]["text"]  # type: ignore[index]
             return completion(request["model"], text, usage=(tokens[0], max(1, len(text) // 4)))
-        output = json.dumps(self._model.judge(name, user))
+        if name == "record_score":  # a rubric metric: 1 when the answer is the ground truth
+            truth, answer = _tag(user, "ground_truth"), _tag(user, "answer")
+            verdict = {"score": reference.correctness(answer, truth), "rationale": "Compared with the truth."}
+        else:
+            verdict = self._model.judge(name, user)
+        output = json.dumps(verdict)
         usage = (tokens[0], max(1, len(output) // 4))
         if "tools" in request:
             call = {

@@ -211,7 +211,7 @@ def test_the_quickstart_runs_offline_and_prints_the_readme_table(tmp_path):
     quickstart = readme.split("## Quickstart", 1)[1].split("## The asset graph", 1)[0]
     expected = [line for line in quickstart.splitlines() if line.startswith("| ")]
     printed = [line for line in result.stdout.splitlines() if line.startswith("| ")]
-    assert printed == expected and len(expected) == 4
+    assert printed == expected and len(expected) == 8  # the comparison, then the paired verdicts
     assert " - dagster - " not in result.stdout + result.stderr  # progress lines, not Dagster's log
     assert "  answered (oracle@bm25-k4): 35/35" in result.stdout
     assert "wall time" in result.stdout and "/dagster dev" in result.stdout

@@ -6,9 +6,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 
-from rag_eval_pipeline.answering.base import AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.llm.targets import LOCAL, LLMEndpoint, parse_llm_name
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 ANSWER_PROMPT_VERSION = "answer-v1"
@@ -101,4 +104,48 @@ class ChatAnswerer:
             usage=response.usage,
             cost_usd=cost_usd(self.model_id, response.usage, self._prices, response.batch),
             from_cache=response.from_cache,
+        )
+
+
+class ChatProvider:
+    """An LLM provider of answer models: Claude (``anthropic``), any OpenAI-compatible server
+    (``openai``) or a local GGUF model (``local``). Which names it claims, their model ids and
+    endpoints all come from ``llm/targets.py``; every one answers with the chat prompt above."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def claims(self, model: str) -> bool:
+        target = parse_llm_name(model)
+        return target is not None and target.provider == self.name
+
+    def model_id(self, model: str) -> str:
+        target = parse_llm_name(model)
+        assert target is not None, model
+        return target.model_id
+
+    def prompt_version(self, model: str, system_prompt: str | None) -> str:
+        return answer_prompt_version(system_prompt)
+
+    def calibration(self, model: str) -> CalibrationRole:
+        return CalibrationRole.MEASURED
+
+    def generative(self, model: str) -> bool:
+        return True
+
+    def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> LLMEndpoint:
+        target = parse_llm_name(model, base_url, api_key_env)
+        assert target is not None and target.provider == self.name, model
+        return target.endpoint
+
+    def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
+        assert spec.endpoint is not None, spec
+        return ChatAnswerer(
+            spec.model,
+            spec.model_id,
+            services.client(spec.endpoint),
+            services.prices_for(spec.endpoint),
+            spec.system_prompt,
+            # the id the server reports (a dated snapshot), not a local server's file path
+            record_served_model=spec.endpoint.provider != LOCAL,
         )

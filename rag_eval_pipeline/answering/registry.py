@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerProvider
-from rag_eval_pipeline.answering.claude import AnthropicProvider
+from rag_eval_pipeline.answering.chat import ChatProvider
 from rag_eval_pipeline.answering.offline import OFFLINE_ANSWER_MODELS, OfflineProvider
-from rag_eval_pipeline.answering.openai_compatible import LocalProvider, OpenAICompatibleProvider
 from rag_eval_pipeline.answering.spec import AnswerSpec, InvalidNameError, check_name
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.llm.targets import LLM_PROVIDERS
 from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 PROVIDERS: dict[str, AnswerProvider] = {
     provider.name: provider
-    for provider in (OfflineProvider(), AnthropicProvider(), OpenAICompatibleProvider(), LocalProvider())
+    for provider in (OfflineProvider(), *(ChatProvider(name) for name in LLM_PROVIDERS))
 }
 _SUFFIX = re.compile(r"^(?P<mode>[a-z0-9_]+)-k(?P<k>[0-9]+)$")
 

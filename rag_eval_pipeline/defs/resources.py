@@ -177,6 +177,13 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         return lambda queries, k: search_many(index, queries, k)
 
 
+def llm_cache_root(context: dg.InitResourceContext, enabled: bool, folder: str | None) -> Path | None:
+    """The one response cache every LLM resource shares (None: caching off)."""
+    if not enabled:
+        return None
+    return Path(folder) if folder else Path(context.instance.storage_directory()) / "llm_cache"  # type: ignore[union-attr]
+
+
 class AnthropicResource(dg.ConfigurableResource):
     """The Anthropic Messages API for Claude answer models and judges.
 
@@ -214,12 +221,7 @@ class AnthropicResource(dg.ConfigurableResource):
     _cache_root: Path | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        if self.cache_responses:
-            self._cache_root = (
-                Path(self.cache_dir)
-                if self.cache_dir
-                else Path(context.instance.storage_directory()) / "llm_cache"  # type: ignore[union-attr]
-            )
+        self._cache_root = llm_cache_root(context, self.cache_responses, self.cache_dir)
 
     def price_table(self) -> dict[str, ModelPrice]:
         table = dict(DEFAULT_PRICES)
@@ -309,12 +311,7 @@ class OpenAICompatibleResource(dg.ConfigurableResource):
     _servers: LocalServers = PrivateAttr(default_factory=LocalServers)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        if self.cache_responses:
-            self._cache_root = (
-                Path(self.cache_dir)
-                if self.cache_dir
-                else Path(context.instance.storage_directory()) / "llm_cache"  # type: ignore[union-attr]
-            )
+        self._cache_root = llm_cache_root(context, self.cache_responses, self.cache_dir)
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         self._servers.stop_all()  # a local model's server lives as long as the run

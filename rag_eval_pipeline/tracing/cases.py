@@ -159,10 +159,12 @@ def build_case_traces(
     of every judge also on the root (``rag_eval.score.<judge>.<metric>``), where dashboards and
     Langfuse's scores read them."""
     metrics = metric_columns(judge_scores)
-    by_case = {qid: rows for qid, rows in judge_scores.groupby("qid", sort=False)}
+    by_case: dict[str, list[dict[str, Any]]] = {}
+    for row in judge_scores.to_dict(orient="records"):  # one pass: no frame per case
+        by_case.setdefault(row["qid"], []).append(row)
     traces = []
     for answer in candidate_answers.to_dict(orient="records"):
-        rows = by_case.get(answer["qid"], judge_scores[:0]).to_dict(orient="records")
+        rows = by_case.get(answer["qid"], [])
         judges = tuple(judge_span(row, metrics) for row in rows)
         scores = {
             f"rag_eval.score.{row['judge_id']}.{m}": float(row[m])

@@ -185,3 +185,32 @@ def test_strict_mode_only_for_closed_schemas():
     assert is_strict_schema(closed)
     assert not is_strict_schema({**closed, "required": []})
     assert not is_strict_schema({k: v for k, v in closed.items() if k != "additionalProperties"})
+
+
+def test_every_llm_judge_kind_runs_on_an_openai_compatible_endpoint():
+    """STRICT, RAGAS-style and a rubric metric, resolved by name through the registry and built
+    on the endpoint's client, as the judge_scores asset builds them."""
+    from rag_eval_pipeline.config import RubricMetricSettings
+    from rag_eval_pipeline.llm.services import LLMServices
+
+    registry = JudgeRegistry(
+        [RubricMetricSettings(name="tone", instructions="Plain?", model="openai:gpt-4o-mini")]
+    )
+    cases = _cases(2)
+    with FakeOpenAI() as server:
+        services = LLMServices({"openai": lambda endpoint: _client(server)}, PRICES)
+        specs = registry.for_run(["openai:gpt-4o", "ragas:openai:gpt-4o"])
+        assert [(s.kind, s.provider, s.model_id) for s in specs] == [
+            ("strict", "openai", "gpt-4o"),
+            ("ragas", "openai", "gpt-4o"),
+            ("rubric", "openai", "gpt-4o-mini"),
+        ]
+        judges = [registry.build(spec, services, embed=None) for spec in specs]
+        scores = score_cases(join_cases(_candidates(cases), cases), judges)
+    assert (scores["status"] == "ok").all(), scores["error"].dropna().tolist()
+    by_judge = scores.set_index(["judge_id", "qid"])
+    assert by_judge.loc[("openai:gpt-4o", "q0"), "correctness"] == 1.0
+    assert by_judge.loc[("tone", "q0"), "tone"] == 1.0
+    assert not pd.isna(by_judge.loc[("ragas:openai:gpt-4o", "q0"), "faithfulness"])
+    assert {r["model"] for r in server.requests} == {"gpt-4o", "gpt-4o-mini"}
+    assert all("response_format" in r for r in server.requests)  # every kind by JSON schema
