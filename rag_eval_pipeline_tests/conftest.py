@@ -122,3 +122,24 @@ def evaluated(shared_hotpotqa, tmp_path_factory) -> Evaluated:
         arguments = ["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa)]
         assert cli.main([*arguments, "--sample", str(EVALUATED_SAMPLE)]) == 0
     return Evaluated(home, runner.open_instance(str(home)), build_definitions())
+
+
+def free_port() -> int:
+    """A port nothing listens on now, on 127.0.0.1 (each service of a test gets its own)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def stop_process_group(process, timeout_s: float = 30) -> None:
+    """SIGTERM to a server started with start_new_session, SIGKILL if it lingers."""
+    import signal
+    import subprocess
+
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)

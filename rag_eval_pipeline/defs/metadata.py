@@ -168,6 +168,7 @@ HEADLINE_COLUMNS = (
     "faithfulness",
     "context_relevance",
     "f1",
+    "note",
 )
 
 
@@ -175,7 +176,15 @@ def comparison_metadata(comparison: pd.DataFrame) -> dict[str, Any]:
     """The comparison as two tables: the headline columns, narrow enough for the asset page, and
     every metric (wide: scroll the stored table, or read it with the CLI)."""
     headline = [c for c in HEADLINE_COLUMNS if c in comparison.columns]
+    stale = comparison[comparison["stale"].astype(bool)] if "stale" in comparison else comparison[:0]
+    reasons = {
+        model: (
+            rows["note"].iloc[0] if "note" in rows and rows["note"].iloc[0] else "other questions or index"
+        )
+        for model, rows in stale.groupby("answer_model")
+    }
     return {
+        "stale_models": "; ".join(f"{m}: {r}" for m, r in reasons.items()) or "none",
         "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
         "comparison": dg.MetadataValue.md(to_markdown(comparison[headline] if headline else comparison)),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),

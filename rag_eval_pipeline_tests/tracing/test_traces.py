@@ -6,7 +6,6 @@ import base64
 import json
 import os
 import shutil
-import socket
 import subprocess
 import threading
 import time
@@ -18,15 +17,9 @@ import dagster as dg
 import pytest
 
 from rag_eval_pipeline import cli
-from rag_eval_pipeline_tests.conftest import REPO_ROOT
+from rag_eval_pipeline_tests.conftest import REPO_ROOT, free_port, stop_process_group
 
 PHOENIX_VARIABLE = "RAG_EVAL_TEST_PHOENIX"  # the `phoenix` executable (.ci/run installs one)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class OtlpReceiver:
@@ -152,7 +145,7 @@ def test_traces_carry_the_attributes_langfuse_reads_on_its_otlp_path(shared_hotp
 
 
 def test_a_collector_that_is_down_never_fails_the_evaluation(shared_hotpotqa, tmp_path, capsys):
-    down = f"http://127.0.0.1:{_free_port()}/v1/traces"  # nothing listens there
+    down = f"http://127.0.0.1:{free_port()}/v1/traces"  # nothing listens there
     code = _run(tmp_path, shared_hotpotqa, {"endpoint": down, "flush_timeout_s": 1}, models="oracle")
     out = capsys.readouterr()
     assert code == 0 and "| oracle | reference | 10 | 0 |" in out.out
@@ -171,13 +164,13 @@ def phoenix(tmp_path_factory):
     if not executable:
         pytest.fail(f"no Phoenix: install arize-phoenix (bash .ci/phoenix.sh) and export {PHOENIX_VARIABLE}")
     folder = tmp_path_factory.mktemp("phoenix")
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "PHOENIX_WORKING_DIR": str(folder),
         "PHOENIX_PORT": str(port),
         "PHOENIX_HOST": "127.0.0.1",
-        "PHOENIX_GRPC_PORT": str(_free_port()),
+        "PHOENIX_GRPC_PORT": str(free_port()),
         "PHOENIX_TELEMETRY_ENABLED": "false",
     }
     log = open(folder / "phoenix.log", "w")  # noqa: SIM115 (open for the server's lifetime)
@@ -196,11 +189,7 @@ def phoenix(tmp_path_factory):
     else:
         pytest.fail(f"Phoenix did not start: {(folder / 'phoenix.log').read_text()[-2000:]}")
     yield url
-    os.killpg(process.pid, 15)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, 9)
+    stop_process_group(process)
     log.close()
 
 

@@ -4,7 +4,6 @@ import contextlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -14,7 +13,7 @@ import dagster as dg
 import pytest
 
 from rag_eval_pipeline import cli
-from rag_eval_pipeline_tests.conftest import REPO_ROOT
+from rag_eval_pipeline_tests.conftest import REPO_ROOT, free_port, stop_process_group
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 
@@ -28,12 +27,6 @@ def _assets_by_group() -> dict[str, list[str]]:
     for key in graph.get_all_asset_keys():
         groups.setdefault(graph.get(key).group_name, []).append(key.to_user_string())
     return groups
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_for(url: str, process: subprocess.Popen, timeout_s: float = 120) -> None:
@@ -74,7 +67,7 @@ def dagster_ui(shared_hotpotqa, tmp_path_factory):
         )
         == 0
     )
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "DAGSTER_HOME": str(home)}
     env.pop("ELASTICSEARCH_URL", None)
     log = open(home / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
@@ -91,11 +84,7 @@ def dagster_ui(shared_hotpotqa, tmp_path_factory):
         _wait_for(url, process)
         yield url, home, chromium
     finally:
-        os.killpg(process.pid, 15)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
+        stop_process_group(process)
         log.close()
 
 
@@ -312,3 +301,38 @@ def test_a_rebuilt_knowledge_base_marks_the_evaluations_stale(dagster_ui, browse
     _open(page, f"{url}/locations/rag_eval_pipeline/asset-groups/evaluation")
     page.get_by_text(re.compile(r"^Unsynced")).first.wait_for(timeout=30_000)
     _screenshot(page, "ui-stale")
+
+
+def test_a_failed_gate_leaves_the_report_as_it_was(dagster_ui, browser):
+    """null judged again with one more metric under a gate it fails: the report opened in the
+    browser still holds null's last accepted cases and not the failed run's metric, and the
+    comparison page names the failed run."""
+    from rag_eval_pipeline.config import PythonMetricSettings, Settings
+    from rag_eval_pipeline.definitions import build_definitions
+
+    url, home, chromium = dagster_ui
+    gated = build_definitions(
+        settings=Settings(
+            thresholds={"correctness": 0.5},
+            custom_metrics=[
+                PythonMetricSettings(
+                    name="short_answer", callable="rag_eval_pipeline_tests.custom_metrics:answer_is_short"
+                )
+            ],
+        )
+    )
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        failed = gated.resolve_job_def("evaluation_job").execute_in_process(
+            instance=instance, partition_key="null", raise_on_error=False
+        )
+        assert not failed.success
+        gated.resolve_job_def("comparison_job").execute_in_process(instance=instance)
+    report = home / "storage" / "artifacts" / "eval_report.html"
+    page = browser.new_page()
+    page.goto(report.as_uri())
+    page.wait_for_selector("#cases tbody tr", timeout=30_000)
+    models = set(page.locator("#cases tbody tr td:first-child").all_inner_texts())
+    assert models == {"oracle", "null"} and "short_answer" not in page.content()
+    _screenshot(page, "ui-report-after-failed-gate")
+    _open(page, f"{url}/assets/model_comparison")
+    page.get_by_text(re.compile(rf"evaluation run {failed.run_id[:8]} failed")).first.wait_for(timeout=30_000)
