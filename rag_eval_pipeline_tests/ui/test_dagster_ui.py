@@ -227,7 +227,8 @@ def test_a_bad_case_is_traced_from_the_asset_page(dagster_ui, browser):
     question = page.get_by_text(worst["question"], exact=False).first
     question.scroll_into_view_if_needed()
     assert question.is_visible()
-    page.wait_for_timeout(1000)  # the table draws its rows after scrolling
+    # the table draws its rows after scrolling: wait until the row's truth cell is drawn too
+    page.get_by_text(worst["truth"], exact=False).first.wait_for(state="visible", timeout=30_000)
     _screenshot(page, "ui-worst-cases")
 
 
