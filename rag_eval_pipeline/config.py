@@ -183,6 +183,19 @@ class LocalLLMSettings(_Strict):
     threads: int | None = Field(default=None, ge=1, description="None: every core")
 
 
+class PhoenixExperimentSettings(_Strict):
+    """The judgement list as a Phoenix dataset, each answer model as an experiment over it
+    (opt-in; needs the ``[phoenix]`` extra)."""
+
+    experiments: bool = False
+    url: str | None = Field(
+        default=None,
+        description="Phoenix's base URL; None: the tracing endpoint's host with preset phoenix, "
+        "else http://127.0.0.1:6006",
+    )
+    api_key_env: str = Field(default="PHOENIX_API_KEY", description="variable holding the API key, if any")
+
+
 class TracingSettings(_Strict):
     """One trace per case and answer model over OTLP/HTTP (off by default; no cost when off)."""
 
@@ -200,6 +213,16 @@ class TracingSettings(_Strict):
     project: str = Field(default="rag-eval", description="Phoenix project (openinference.project.name)")
     sample: float = Field(default=1.0, gt=0, le=1, description="share of cases traced")
     flush_timeout_s: float = Field(default=5.0, gt=0, description="at most this long waiting for a collector")
+    phoenix: PhoenixExperimentSettings = PhoenixExperimentSettings()
+
+    def phoenix_url(self) -> str:
+        """Where datasets and experiments go: said outright, else where the traces go when
+        that is Phoenix, else Phoenix's local default."""
+        if self.phoenix.url:
+            return self.phoenix.url.rstrip("/")
+        if self.preset == "phoenix" and self.endpoint:
+            return self.endpoint.removesuffix("/v1/traces").rstrip("/")
+        return "http://127.0.0.1:6006"
 
 
 class Settings(_Strict):
@@ -372,6 +395,10 @@ tracing:                    # one trace per case to Phoenix, Langfuse or any OTL
   project: rag-eval
   sample: 1.0
   flush_timeout_s: 5
+  phoenix:                  # pip install 'rag-eval-pipeline[phoenix]'
+    experiments: false      # the judgement list as a dataset, each answer model an experiment
+    url: null               # null: the endpoint's host with preset phoenix, else 127.0.0.1:6006
+    api_key_env: PHOENIX_API_KEY
 
 statistics:
   interval_method: clopper_pearson   # or wilson, percentile, bca (README: "Reading the numbers")

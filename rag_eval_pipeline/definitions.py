@@ -21,6 +21,7 @@ from rag_eval_pipeline.defs.assets import (
     metric_history,
     metric_summary,
     model_comparison,
+    phoenix_experiment,
     user_documents,
 )
 from rag_eval_pipeline.defs.assets import knowledge_base as published_knowledge_base
@@ -44,6 +45,7 @@ from rag_eval_pipeline.defs.resources import (
     KnowledgeBaseResource,
     MonitoringResource,
     OpenAICompatibleResource,
+    PhoenixResource,
     SettingsResource,
     TracingResource,
 )
@@ -220,6 +222,13 @@ def build_definitions(
             project=tracing.project,
             sample=tracing.sample,
             flush_timeout_s=tracing.flush_timeout_s,
+        )
+    if settings.tracing.phoenix.experiments:  # opt-in, like the traces
+        eval_assets.append(phoenix_experiment)
+        resources["phoenix"] = PhoenixResource(
+            url=settings.tracing.phoenix_url(),
+            api_key_env=settings.tracing.phoenix.api_key_env,
+            project=settings.tracing.project,
         )
     jobs = _jobs(kb_assets, eval_assets)
     dataset = settings.dataset

@@ -31,6 +31,7 @@ from rag_eval_pipeline.defs.resources import (
     HistoryResource,
     KnowledgeBaseResource,
     OpenAICompatibleResource,
+    PhoenixResource,
     SettingsResource,
     TracingResource,
 )
@@ -41,6 +42,7 @@ from rag_eval_pipeline.metrics.summary import case_set_id, compare_models, summa
 from rag_eval_pipeline.reporting.monitoring import history_rows
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.tracing import TraceContext, build_case_traces
+from rag_eval_pipeline.tracing.phoenix_experiments import experiment_cases
 
 KNOWLEDGE_BASE = "knowledge_base"
 EVALUATION = "evaluation"
@@ -354,7 +356,6 @@ def case_traces(
     context: dg.AssetExecutionContext,
     candidate_answers: pd.DataFrame,
     judge_scores: pd.DataFrame,
-    judgement_list: pd.DataFrame,
     kb_index: IndexManifest,
     settings: SettingsResource,
     tracing: TracingResource,
@@ -369,8 +370,13 @@ def case_traces(
         spec.model_id,
         context.run_id,
         kb_index.version,
-        case_set_id(judgement_list["qid"]),
+        case_set_id(candidate_answers["qid"]),  # the judgement list's: answered in the same run
         spec.prompt_version,
+        judge_models={
+            judge_id: (judge.provider, judge.model_id)
+            for judge_id in judge_scores["judge_id"].unique()
+            if (judge := settings.judge_registry().resolve(judge_id)).provider and judge.model_id
+        },
     )
     traces = build_case_traces(candidate_answers, judge_scores, trace_context)
     report = tracing.export(traces, candidate_answers["qid"].tolist())
@@ -387,3 +393,52 @@ def case_traces(
         }
     )
     return pd.DataFrame({"qid": list(report.trace_ids), "trace_id": list(report.trace_ids.values())})
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def phoenix_experiment(
+    context: dg.AssetExecutionContext,
+    candidate_answers: pd.DataFrame,
+    judge_scores: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    settings: SettingsResource,
+    phoenix: PhoenixResource,
+) -> dict:
+    """The judgement list as a Phoenix dataset (one per case set) and this answer model as an
+    experiment over it: the stored answers and every judge's scores, replayed without a model
+    call; failures stay failures. A Phoenix that cannot be reached is said once and recorded
+    here, never a failed evaluation."""
+    spec = settings.answer_registry().resolve(context.partition_key)
+    case_set = case_set_id(judgement_list["qid"])
+    metadata = {
+        "answer_model": spec.partition_key,
+        "provider": spec.provider,
+        "model_id": spec.model_id,
+        "dagster_run_id": context.run_id,
+        "index_version": kb_index.version,
+        "prompt_version": spec.prompt_version,
+        "case_set": case_set,
+    }
+    name = f"{spec.partition_key} {context.run_id[:8]}"
+    cases = experiment_cases(candidate_answers, judge_scores)
+    try:
+        report = phoenix.upload(judgement_list, cases, case_set, name, metadata, context.log.debug)
+    except Exception as err:  # Phoenix down or refusing: the evaluation stands without it
+        reason = f"{type(err).__name__}: {err}"[:300]
+        context.log.warning(f"phoenix experiment not uploaded ({reason}); the evaluation is unaffected")
+        context.add_output_metadata({"uploaded": False, "error": reason, "phoenix": phoenix.url})
+        return {"uploaded": False, "error": reason}
+    context.add_output_metadata(
+        {
+            "uploaded": True,
+            "dataset": report.dataset_name,
+            "experiment_id": report.experiment_id,
+            "experiment": dg.MetadataValue.url(report.url),
+            "runs": report.runs,
+            "failed_runs": report.failed_runs,
+            "evaluations": report.evaluations,
+            "failed_evaluations": report.failed_evaluations,
+        }
+    )
+    return {"uploaded": True, **report.__dict__}

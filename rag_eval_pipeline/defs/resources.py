@@ -507,3 +507,30 @@ class TracingResource(dg.ConfigurableResource):
             self.flush_timeout_s,
         )
         return export_traces(traces, qids, target)
+
+
+class PhoenixResource(dg.ConfigurableResource):
+    """Where the judgement list goes as a dataset and each answer model as an experiment (the
+    ``tracing.phoenix`` section). Needs the ``[phoenix]`` extra (Phoenix's client library)."""
+
+    url: str = "http://127.0.0.1:6006"
+    api_key_env: str = "PHOENIX_API_KEY"
+    project: str = "rag-eval"
+
+    def upload(self, judgement_list, cases, case_set: str, experiment_name: str, metadata: dict, log):
+        from rag_eval_pipeline.tracing.phoenix_experiments import (  # the optional extra
+            dataset_examples,
+            dataset_name,
+            upload_experiment,
+        )
+
+        return upload_experiment(
+            self.url,
+            os.environ.get(self.api_key_env) or None,
+            dataset_name(self.project, case_set),
+            dataset_examples(judgement_list),
+            cases,
+            experiment_name,
+            metadata,
+            log,
+        )

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from rag_eval_pipeline.judges.score_cases import TOKEN_COLUMNS
 from rag_eval_pipeline.metrics.summary import metric_columns
 
 AttributeValue = str | bool | int | float | list[str] | list[float] | list[int]
@@ -46,6 +47,7 @@ class TraceContext:
     index_version: str
     case_set: str
     prompt_version: str
+    judge_models: dict[str, tuple[str, str]] = field(default_factory=dict)  # judge id -> provider, model
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -64,19 +66,23 @@ def _clean(attributes: Mapping[str, Any]) -> dict[str, AttributeValue]:
 
 
 def _tokens(row: Mapping[str, Any]) -> dict[str, Any]:
-    prompt = int(row.get("input_tokens") or 0) + int(row.get("cache_read_tokens") or 0)
-    prompt += int(row.get("cache_write_tokens") or 0)
+    """Token counts in both conventions, cost, and the cache's share where there was one."""
+    cache_read = int(row.get("cache_read_tokens") or 0)
+    cache_write = int(row.get("cache_write_tokens") or 0)
+    prompt = int(row.get("input_tokens") or 0) + cache_read + cache_write
     completion = int(row.get("output_tokens") or 0)
-    return {
+    tokens = {
         "gen_ai.usage.input_tokens": prompt,
         "gen_ai.usage.output_tokens": completion,
         "llm.token_count.prompt": prompt,
         "llm.token_count.completion": completion,
         "llm.token_count.total": prompt + completion,
-        "llm.token_count.prompt_details.cache_read": int(row.get("cache_read_tokens") or 0),
-        "llm.token_count.prompt_details.cache_write": int(row.get("cache_write_tokens") or 0),
         "rag_eval.cost_usd": row.get("cost_usd"),
     }
+    if cache_read or cache_write:  # left out at 0: every attribute costs encoding time
+        tokens["llm.token_count.prompt_details.cache_read"] = cache_read
+        tokens["llm.token_count.prompt_details.cache_write"] = cache_write
+    return tokens
 
 
 def retrieval_span(answer: Mapping[str, Any]) -> SpanSpec:
@@ -86,9 +92,7 @@ def retrieval_span(answer: Mapping[str, Any]) -> SpanSpec:
         "input.value": answer["question"],
         "rag_eval.retrieval.mode": answer.get("retrieval_mode"),
         "rag_eval.retrieval.top_k": answer.get("top_k"),
-        "rag_eval.retrieval.ids": list(answer["retrieved_ids"]),
-        "rag_eval.retrieval.titles": list(answer["retrieved_titles"]),
-        "rag_eval.retrieval.scores": [float(s) for s in answer["retrieved_scores"]],
+        "rag_eval.retrieval.titles": list(answer["retrieved_titles"]),  # ids, scores: in the documents
     }
     for n, (pid, title, score, text) in enumerate(
         zip(
@@ -121,7 +125,8 @@ def answer_span(answer: Mapping[str, Any], context: TraceContext) -> SpanSpec:
         "output.value": None if failed else answer["answer"],
         "rag_eval.prompt_version": answer.get("prompt_version"),
         "rag_eval.cached": bool(answer.get("from_cache", False)),
-        **_tokens(answer),
+        # an answer model that called no LLM (offline ones) has no usage to report
+        **(_tokens(answer) if _called(answer) else {}),
     }
     return SpanSpec(
         "answer",
@@ -131,7 +136,13 @@ def answer_span(answer: Mapping[str, Any], context: TraceContext) -> SpanSpec:
     )
 
 
-def judge_span(score: Mapping[str, Any], metrics: list[str]) -> SpanSpec:
+def _called(row: Mapping[str, Any]) -> bool:
+    return any(row.get(column) for column in TOKEN_COLUMNS)
+
+
+def judge_span(
+    score: Mapping[str, Any], metrics: list[str], model: tuple[str, str] | None = None
+) -> SpanSpec:
     values = {m: score[m] for m in metrics if m in score and not pd.isna(score[m])}
     failed = score["status"] != "ok"
     attributes = {
@@ -145,8 +156,20 @@ def judge_span(score: Mapping[str, Any], metrics: list[str]) -> SpanSpec:
         "output.value": json.dumps(values),
         "rag_eval.rationales": score.get("rationales") if isinstance(score.get("rationales"), str) else None,
         **{f"rag_eval.score.{m}": float(v) for m, v in values.items()},
-        **_tokens(score),
+        # a judge that called no model (the reference metrics) has no usage to report
+        **(_tokens(score) if _called(score) else {}),
     }
+    if model is not None:
+        provider, model_id = model
+        attributes.update(
+            {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.system": provider,
+                "gen_ai.request.model": model_id,
+                "llm.provider": provider,
+                "llm.model_name": model_id,
+            }
+        )
     return SpanSpec(
         f"judge {score['judge_id']}", _clean(attributes), error=score.get("error") if failed else None
     )
@@ -165,7 +188,7 @@ def build_case_traces(
     traces = []
     for answer in candidate_answers.to_dict(orient="records"):
         rows = by_case.get(answer["qid"], [])
-        judges = tuple(judge_span(row, metrics) for row in rows)
+        judges = tuple(judge_span(row, metrics, context.judge_models.get(row["judge_id"])) for row in rows)
         scores = {
             f"rag_eval.score.{row['judge_id']}.{m}": float(row[m])
             for row in rows
