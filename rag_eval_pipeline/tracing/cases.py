@@ -2,7 +2,7 @@
 
 A case's trace is a root span (the case: question, answer model, run, index, prompt, case set,
 and every metric of every judge as attributes), a retrieval span (ids, titles and scores in rank
-order), the answer model's LLM span and one span per judge. Attribute names follow three
+order), the answer model's LLM span and one span per judge that called a model. Attribute names follow three
 conventions at once, each read by a different backend: OpenTelemetry's GenAI semantic conventions
 (``gen_ai.*``), OpenInference (``openinference.span.kind``, ``input.value``, ``llm.token_count.*``,
 ``retrieval.documents.*``: Phoenix renders LLM, retriever and evaluation spans from them) and
@@ -178,9 +178,9 @@ def judge_span(
 def build_case_traces(
     candidate_answers: pd.DataFrame, judge_scores: pd.DataFrame, context: TraceContext
 ) -> list[SpanSpec]:
-    """One root span per answered case, with its retrieval, answer and judge spans; every metric
-    of every judge also on the root (``rag_eval.score.<judge>.<metric>``), where dashboards and
-    Langfuse's scores read them."""
+    """One root span per answered case, with its retrieval span, answer span and a span per LLM
+    judge; every metric of every judge (the reference metrics too) on the root
+    (``rag_eval.score.<judge>.<metric>``), where dashboards and Langfuse's scores read them."""
     metrics = metric_columns(judge_scores)
     by_case: dict[str, list[dict[str, Any]]] = {}
     for row in judge_scores.to_dict(orient="records"):  # one pass: no frame per case
@@ -188,7 +188,12 @@ def build_case_traces(
     traces = []
     for answer in candidate_answers.to_dict(orient="records"):
         rows = by_case.get(answer["qid"], [])
-        judges = tuple(judge_span(row, metrics, context.judge_models.get(row["judge_id"])) for row in rows)
+        # a span per judge that called a model; the reference metrics (no model) are on the root
+        judges = tuple(
+            judge_span(row, metrics, context.judge_models[row["judge_id"]])
+            for row in rows
+            if row["judge_id"] in context.judge_models
+        )
         scores = {
             f"rag_eval.score.{row['judge_id']}.{m}": float(row[m])
             for row in rows
