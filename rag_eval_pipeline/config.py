@@ -350,7 +350,7 @@ dataset:
 knowledge_base:
   backend: embedded         # or elasticsearch (then set ELASTICSEARCH_URL or elasticsearch.url)
   scope: sample             # sample: passages of the evaluated questions; all: of the whole file
-  embedding_model: null     # e.g. sentence-transformers/all-MiniLM-L6-v2 for semantic and hybrid
+  embedding_model: null     # minilm (ONNX, the [semantic] extra) for the semantic and hybrid modes
   elasticsearch:
     url: null
     index_names:

@@ -12,6 +12,14 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 
+
+@pytest.fixture(scope="session", autouse=True)
+def fresh_cache_dir(tmp_path_factory):
+    """Derived files (the int8-compute ONNX model) go to a folder of this session, not the
+    user's cache: every run of the suite prepares them as a fresh install would."""
+    os.environ["RAG_EVAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_HOTPOTQA = REPO_ROOT.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
 

@@ -11,8 +11,8 @@ MODES = ["bm25", "semantic", "hybrid", "two_hop"]
 
 
 @pytest.fixture(scope="module")
-def semantic_run(shared_hotpotqa, minilm_path, tmp_path_factory):
-    defs = build_definitions(KnowledgeBaseResource(embedding_model=minilm_path))
+def semantic_run(shared_hotpotqa, tmp_path_factory):
+    defs = build_definitions(KnowledgeBaseResource(embedding_model="minilm"))  # ONNX, the [semantic] default
     models = [f"extractive-baseline@{mode}-k4" for mode in MODES] + ["oracle@hybrid-k2"]
     with dg.instance_for_test(temp_dir=str(tmp_path_factory.mktemp("home"))) as instance:
         report = runner.run_evaluation(
