@@ -73,57 +73,74 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    run = commands.add_parser(
-        "run",
-        help="register models and materialize the whole graph, then print the comparison",
-        description="Register the answer-model partitions, materialize every asset through the "
-        "Dagster instance (the runs show in the UI), and print the model comparison.",
-    )
-    run.add_argument(
+    run_options = argparse.ArgumentParser(add_help=False)
+    run_options.add_argument(
         "--models",
         type=_csv,
         help="comma-separated answer configurations: names from the configuration file, or "
         f"MODEL or MODEL@MODE-kK (default: the file's, else {','.join(runner.DEFAULT_MODELS)})",
     )
-    run.add_argument("--profile", help="a profile of the configuration file: dev, pr, nightly")
-    run.add_argument(
+    run_options.add_argument("--profile", help="a profile of the configuration file: dev, pr, nightly")
+    run_options.add_argument(
         "--sample", type=int, help="questions to evaluate (default: the file's, else 35; 0 = all)"
     )
-    run.add_argument("--selection", choices=["first", "random"], help="which N questions")
-    run.add_argument("--seed", type=int, help="seed for --selection random")
-    run.add_argument(
+    run_options.add_argument("--selection", choices=["first", "random"], help="which N questions")
+    run_options.add_argument("--seed", type=int, help="seed for --selection random")
+    run_options.add_argument(
         "--dataset",
         help="'bundled' (the default: 500 HotpotQA questions shipped in the package, no network), "
         "'hub' (the full split from the Hugging Face hub), or a local HotpotQA file (JSON list, "
         "JSONL or parquet)",
     )
-    run.add_argument(
+    run_options.add_argument(
         "--judges",
         type=_csv,
         help="comma-separated judges: reference (no LLM), a Claude model such as "
         "claude-sonnet-4-6 (the STRICT rubric), ragas:<model> (RAGAS-style metrics); "
         "default: the configuration file's, else reference",
     )
-    run.add_argument(
+    run_options.add_argument(
         "--concurrency", type=int, help="LLM calls in flight at most (default: the file's, else 8)"
     )
-    run.add_argument(
+    run_options.add_argument(
         "--embedding-model",
-        help="sentence-transformers model name or local folder: adds vectors to the embedded index "
-        "for the semantic, hybrid and two_hop modes (needs the [semantic] extra)",
+        help="adds vectors to the knowledge base for the semantic, hybrid and two_hop modes: minilm "
+        "(all-MiniLM-L6-v2 on ONNX Runtime, the [semantic] extra, no PyTorch), an .onnx file or "
+        "folder, or a sentence-transformers name or folder (the [semantic-torch] extra)",
     )
-    run.add_argument(
+    run_options.add_argument(
         "--elasticsearch",
         metavar="URL",
         help="build the knowledge base in this Elasticsearch cluster (default: $ELASTICSEARCH_URL "
         "if set, else the embedded on-disk index)",
     )
-    run.add_argument(
+    run_options.add_argument(
         "--refresh",
         action="store_true",
         help="ask every LLM call again this run instead of answering from the response cache",
     )
-    run.add_argument("--verbose", action="store_true", help="show Dagster's log and tracebacks")
+    run_options.add_argument("--verbose", action="store_true", help="show Dagster's log and tracebacks")
+    run = commands.add_parser(
+        "run",
+        parents=[run_options],
+        help="register models and materialize the whole graph, then print the comparison",
+        description="Register the answer-model partitions, materialize every asset through the "
+        "Dagster instance (the runs show in the UI), and print the model comparison.",
+    )
+    run.add_argument(
+        "--backfill",
+        action="store_true",
+        help="submit the models' partitions as one Dagster backfill for the instance's daemon "
+        "(runs in parallel, shown in the UI's backfill view); in this process when no daemon runs",
+    )
+    commands.add_parser(
+        "backfill",
+        parents=[run_options],
+        help="the same as run --backfill",
+        description="Rebuild the knowledge base here, submit the answer-model partitions as one "
+        "Dagster backfill for the daemon of `dagster dev` or a deployment, follow it, then print "
+        "the comparison.",
+    )
 
     explain = commands.add_parser(
         "explain",
@@ -326,6 +343,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     from rag_eval_pipeline.defs.resources import ElasticsearchResource
 
+    as_backfill = args.command == "backfill" or args.backfill
+    process_only = [
+        flag
+        for flag, value in (
+            ("--embedding-model", args.embedding_model),
+            ("--elasticsearch", args.elasticsearch),
+            ("--concurrency", args.concurrency),
+            ("--refresh", args.refresh),
+        )
+        if value
+    ]
+    if as_backfill and process_only:
+        print(
+            f"error: {', '.join(process_only)} set{'s' if len(process_only) == 1 else ''} this process's "
+            "resources; a backfill's runs are launched by the daemon from the configuration file: "
+            "set it there (knowledge_base, concurrency) and submit again",
+            file=sys.stderr,
+        )
+        return 2
     overrides: dict = {"embedding_model": args.embedding_model}
     if args.elasticsearch:
         overrides["elasticsearch"] = ElasticsearchResource(url=args.elasticsearch)
@@ -360,6 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             judges=args.judges,
             verbose=args.verbose,
+            as_backfill=as_backfill,
         )
     except Exception as err:
         return _report_failure(err, args.verbose, instance.root_directory)

@@ -17,6 +17,7 @@ import dagster as dg
 import pandas as pd
 from upath import UPath
 
+from rag_eval_pipeline import backfill
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.config import Settings
@@ -269,7 +270,7 @@ def preflight_problems(
     if semantic and not has_vectors:
         problems.append(
             f"{', '.join(semantic)} retrieve{'s' if len(semantic) == 1 else ''} by meaning, and the "
-            "knowledge base would have no vectors: pass --embedding-model NAME_OR_PATH (needs pip "
+            "knowledge base would have no vectors: pass --embedding-model minilm (needs pip "
             "install 'rag-eval-pipeline[semantic]')"
         )
     return problems
@@ -309,10 +310,12 @@ def run_evaluation(
     judges: Sequence[str] | None = ("reference",),
     verbose: bool = False,
     echo: Callable[[str], None] = print,
+    as_backfill: bool = False,
 ) -> RunReport:
     """Check what can be checked, register the models, rebuild the knowledge base, evaluate each
     model, compare them all. Bad input raises before any run starts (PreflightError, or the
-    registries' errors for unknown names)."""
+    registries' errors for unknown names). ``as_backfill``: the models' partitions go to the
+    instance's daemon as one backfill (in this process when no daemon is running, said once)."""
     resource: SettingsResource = defs.resources["settings"]  # type: ignore[assignment]
     answer_specs = [resource.answer_registry().resolve(model) for model in models]
     judge_specs = resource.judge_registry().for_run(judges or resource.settings.judges)
@@ -348,7 +351,23 @@ def run_evaluation(
     )
     judge_config = evaluation_run_config(judges)
     failed: dict[str, str] = {}
-    for number, model in enumerate(models, start=1):
+    if as_backfill and not backfill.daemon_running(instance):
+        echo(
+            "no Dagster daemon is running for this instance (start `dagster dev` with this "
+            "DAGSTER_HOME, or a deployment's daemon): evaluating in this process"
+        )
+        as_backfill = False
+    if as_backfill:
+        t0 = time.perf_counter()
+        assets = sorted(defs.resolve_job_def("evaluation_job").asset_layer.selected_asset_keys)
+        backfill_id = backfill.submit(
+            defs, instance, assets, models, judge_config, f"rag-eval: {', '.join(models)}"
+        )
+        echo(f"[backfill {backfill_id}] {len(models)} partitions submitted; the daemon launches their runs")
+        outcomes = backfill.follow(instance, backfill_id, models, echo)
+        failed.update({m: f"backfill run {o.status}" for m, o in outcomes.items() if o.status != "SUCCESS"})
+        echo(f"[backfill {backfill_id}]: done in {time.perf_counter() - t0:.1f}s")
+    for number, model in enumerate([] if as_backfill else models, start=1):
         label = f"[model {number}/{len(models)}] {model}: answer, judge, summarize"
         try:
             stage(label, "evaluation_job", judge_config, partition=model)

@@ -167,6 +167,7 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
         "gate",
         "run",
         "run",
+        "backfill",  # no daemon here: said, then evaluated in this process
     ]
     monkeypatch.chdir(tmp_path)
     home = ["--dagster-home", str(tmp_path / "home")]
@@ -188,6 +189,8 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
             if "local:smollm2,extractive-baseline,oracle,null" in words:  # a real model, offline
                 assert "| local:smollm2 | reference | 35 | 0 |" in out
                 assert "| extractive-baseline | local:smollm2 | reference | 35 |" in out  # paired
+            if words[0] == "backfill":
+                assert "no Dagster daemon is running" in out and "| sonnet | reference | 35 | 0 |" in out
             if "reference,local:smollm2" in words:  # the real small model judges, and is flagged
                 assert "| oracle | local:smollm2 | 10 |" in out
                 assert "judge local:smollm2 fails calibration on oracle/null" in out + err

@@ -1,6 +1,7 @@
 """Resources: the knowledge-base backend behind the search interface, the LLM providers, the
 user's documents, the metric history."""
 
+import hashlib
 import os
 from collections.abc import Callable
 from dataclasses import asdict
@@ -33,6 +34,7 @@ from rag_eval_pipeline.llm.llamacpp_server import LocalServers, LocalServerSetti
 from rag_eval_pipeline.llm.openai_client import OpenAICompatibleClient, StructuredOutput
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.llm.shared_slots import SharedSlots
 from rag_eval_pipeline.llm.targets import (
     ANTHROPIC,
     DEFAULT_OPENAI_KEY_ENV,
@@ -50,7 +52,7 @@ from rag_eval_pipeline.retrieval.elasticsearch import (
     detect_features,
 )
 from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend
-from rag_eval_pipeline.retrieval.embedder import Embedder, SentenceTransformerEmbedder
+from rag_eval_pipeline.retrieval.embedder import Embedder, make_embedder, resolve_embedding_model
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, search_many
 
 
@@ -97,7 +99,8 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
     index_dir: str | None = Field(default=None, description="Where embedded indexes are kept.")
     embedding_model: str | None = Field(
         default=None,
-        description="Sentence-transformers model name or local folder; unset = BM25 only.",
+        description="minilm (ONNX, no PyTorch), an .onnx file or folder, or a sentence-transformers "
+        "model name or folder; unset = BM25 only.",
     )
     embedding_batch_size: int = 64
     elasticsearch: ElasticsearchResource | None = Field(
@@ -127,7 +130,7 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
 
     def embedder(self, model: str) -> Embedder:
         if model not in self._embedders:
-            self._embedders[model] = SentenceTransformerEmbedder(model, self.embedding_batch_size)
+            self._embedders[model] = make_embedder(resolve_embedding_model(model), self.embedding_batch_size)
         return self._embedders[model]
 
     def query_embedder(self) -> Callable[[list[str]], np.ndarray] | None:
@@ -184,6 +187,13 @@ def llm_cache_root(context: dg.InitResourceContext, enabled: bool, folder: str |
     return Path(folder) if folder else Path(context.instance.storage_directory()) / "llm_cache"  # type: ignore[union-attr]
 
 
+def llm_slots_root(context: dg.InitResourceContext) -> Path | None:
+    """Where the per-provider limits shared by the runs of this instance keep their slots."""
+    if context.instance is None:
+        return None
+    return Path(context.instance.storage_directory()) / "llm_slots"
+
+
 class AnthropicResource(dg.ConfigurableResource):
     """The Anthropic Messages API for Claude answer models and judges.
 
@@ -219,9 +229,11 @@ class AnthropicResource(dg.ConfigurableResource):
     )
 
     _cache_root: Path | None = PrivateAttr(default=None)
+    _slots_root: Path | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._cache_root = llm_cache_root(context, self.cache_responses, self.cache_dir)
+        self._slots_root = llm_slots_root(context)
 
     def price_table(self) -> dict[str, ModelPrice]:
         table = dict(DEFAULT_PRICES)
@@ -259,7 +271,11 @@ class AnthropicResource(dg.ConfigurableResource):
             self.api_key, self.base_url, self.timeout_s, self.max_retries, self.send_temperature
         )
         cache = ResponseCache(self._cache_root) if self._cache_root is not None else None
-        return CachedClient(inner, cache, refresh=self.refresh_cache, max_in_flight=self.concurrency)
+        # ``concurrency`` is the account's limit: every run of the instance shares it
+        shared = SharedSlots(self._slots_root / ANTHROPIC, self.concurrency) if self._slots_root else None
+        return CachedClient(
+            inner, cache, refresh=self.refresh_cache, max_in_flight=self.concurrency, shared=shared
+        )
 
     def batch_prefetcher(self) -> BatchPrefetcher:
         """Pre-fills the response cache through the Message Batches API (needs the cache)."""
@@ -308,10 +324,12 @@ class OpenAICompatibleResource(dg.ConfigurableResource):
     local_threads: int | None = None
 
     _cache_root: Path | None = PrivateAttr(default=None)
+    _slots_root: Path | None = PrivateAttr(default=None)
     _servers: LocalServers = PrivateAttr(default_factory=LocalServers)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         self._cache_root = llm_cache_root(context, self.cache_responses, self.cache_dir)
+        self._slots_root = llm_slots_root(context)
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         self._servers.stop_all()  # a local model's server lives as long as the run
@@ -335,9 +353,17 @@ class OpenAICompatibleResource(dg.ConfigurableResource):
     def factories(self) -> dict[str, Callable[[LLMEndpoint], CachedClient]]:
         return {OPENAI: self.openai_client, LOCAL: self.local_client}
 
-    def _cached(self, inner: OpenAICompatibleClient) -> CachedClient:
+    def _cached(self, inner: OpenAICompatibleClient, shared_by: str | None = None) -> CachedClient:
+        """``shared_by``: the server whose limit every run of the instance shares (None for a
+        local model: each run starts its own server)."""
         cache = ResponseCache(self._cache_root) if self._cache_root is not None else None
-        return CachedClient(inner, cache, refresh=self.refresh_cache, max_in_flight=self.concurrency)
+        shared = None
+        if shared_by is not None and self._slots_root is not None:
+            server = hashlib.sha256(shared_by.encode()).hexdigest()[:12]
+            shared = SharedSlots(self._slots_root / f"{OPENAI}-{server}", self.concurrency)
+        return CachedClient(
+            inner, cache, refresh=self.refresh_cache, max_in_flight=self.concurrency, shared=shared
+        )
 
     def openai_client(self, endpoint: LLMEndpoint) -> CachedClient:
         base_url = endpoint.base_url or self.base_url or os.environ.get("OPENAI_BASE_URL")
@@ -355,7 +381,8 @@ class OpenAICompatibleResource(dg.ConfigurableResource):
                 self.max_retries,
                 StructuredOutput(self.structured_output),
                 cache_identity=f"openai|{base_url or 'https://api.openai.com/v1'}",
-            )
+            ),
+            shared_by=base_url or "https://api.openai.com/v1",
         )
 
     def local_client(self, endpoint: LLMEndpoint) -> CachedClient:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import uuid
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, LLMResponse
+from rag_eval_pipeline.llm.shared_slots import SharedSlots
 
 
 class ResponseCache:
@@ -58,8 +60,10 @@ class CachedClient:
         cache: ResponseCache | None,
         refresh: bool = False,
         max_in_flight: int | None = None,
+        shared: SharedSlots | None = None,
     ) -> None:
         self._inner = inner
+        self._shared = shared
         self._cache = cache
         self._refresh = refresh
         self._max_in_flight = max_in_flight
@@ -83,6 +87,11 @@ class CachedClient:
             self._limits = {loop: asyncio.Semaphore(self._max_in_flight)}
         return self._limits[loop]
 
+    def _shared_slot(self) -> contextlib.AbstractAsyncContextManager:
+        """A slot of the provider's limit shared with the other runs on this machine (a
+        backfill's partitions run side by side), if there is one."""
+        return self._shared.hold() if self._shared is not None else contextlib.nullcontext()
+
     async def complete(
         self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
     ) -> LLMResponse:
@@ -94,12 +103,8 @@ class CachedClient:
                 self.cache_hits += 1
                 return cached
         self.api_calls += 1
-        limit = self._limit()
-        if limit is None:
+        async with self._limit() or contextlib.nullcontext(), self._shared_slot():
             response = await self._inner.complete(request)
-        else:
-            async with limit:
-                response = await self._inner.complete(request)
         if self._cache is not None and usable(response):
             self._cache.put(key, response)
         return response

@@ -1,0 +1,117 @@
+"""A model comparison as one Dagster backfill: `rag-eval backfill` against `dagster dev`
+(webserver and daemon) started here, two Claude partitions and an offline one against the tests'
+Messages-API server. Without a daemon the same command says so and evaluates in its own process;
+both paths print the same comparison."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+import dagster as dg
+
+from rag_eval_pipeline_tests.conftest import free_port, stop_process_group
+from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
+
+MODELS = "haiku,haiku@bm25-k2,oracle"
+LIMIT = 2  # Anthropic calls in flight at most, for every run of the instance together
+
+
+def _rag_eval(home, project, env, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "rag_eval_pipeline.cli", "--dagster-home", str(home), *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def _tables(output: str) -> str:
+    """The comparison and paired tables: what both paths must agree on."""
+    return "\n".join(line for line in output.splitlines() if line.startswith("|"))
+
+
+def _wait_for_daemon(home, process, timeout_s: float = 180) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert process.poll() is None, (home / "dagster-dev.log").read_text()[-3000:]
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            beat = instance.get_daemon_heartbeats().get("BACKFILL")
+            if beat is not None and time.time() - beat.timestamp < 30:
+                return
+        time.sleep(1.0)  # the daemon is still starting
+    raise TimeoutError("the Dagster daemon did not start")
+
+
+def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_hotpotqa, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "rag_eval.yaml").write_text(f"concurrency: {LIMIT}\n")
+    arguments = ["--dataset", str(shared_hotpotqa), "--sample", "20", "--models", MODELS]
+    with FakeAnthropic(latency_s=0.4) as claude:
+        env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "ELASTICSEARCH_URL")}
+        env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=claude.url)
+        env["RAG_EVAL_CONFIG"] = str(project / "rag_eval.yaml")
+
+        alone = _rag_eval(tmp_path / "alone", project, env, "backfill", *arguments)
+        assert alone.returncode == 0, alone.stderr[-3000:]
+        assert "no Dagster daemon is running for this instance" in alone.stdout
+        claude.reset_counts()
+
+        home = tmp_path / "home"
+        _rag_eval(home, project, env, "models", "list")  # creates the instance's folder and settings
+        port = free_port()
+        log = open(home / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
+        dev = subprocess.Popen(
+            [sys.executable, "-m", "dagster", "dev", "-m", "rag_eval_pipeline.definitions"]
+            + ["-h", "127.0.0.1", "-p", str(port)],
+            cwd=project,
+            env={**env, "DAGSTER_HOME": str(home)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            _wait_for_daemon(home, dev)
+            daemon = _rag_eval(home, project, env, "backfill", *arguments)
+            assert daemon.returncode == 0, (
+                daemon.stderr[-3000:] + (home / "dagster-dev.log").read_text()[-3000:]
+            )
+            backfill_id = re.search(r"\[backfill (\w+)\] 3 partitions submitted", daemon.stdout)[1]
+            query = (
+                f'{{ partitionBackfillOrError(backfillId: "{backfill_id}") '
+                "{ ... on PartitionBackfill { id status numPartitions } } }"
+            )
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/graphql",
+                data=json.dumps({"query": query}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                shown = json.loads(response.read())["data"]["partitionBackfillOrError"]
+        finally:
+            stop_process_group(dev)
+            log.close()
+        calls_through_the_daemon = len(claude.requests)
+
+    # the UI's backfill view has it, with every partition
+    assert shown == {"id": backfill_id, "status": "COMPLETED_SUCCESS", "numPartitions": 3}
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        records = instance.get_run_records(filters=dg.RunsFilter(tags={"dagster/backfill": backfill_id}))
+    runs = {r.dagster_run.tags["dagster/partition"]: (r.start_time, r.end_time) for r in records}
+    assert set(runs) == {"haiku", "haiku@bm25-k2", "oracle"}  # one run per partition
+    assert all(r.dagster_run.status == dg.DagsterRunStatus.SUCCESS for r in records)
+    claude_runs = [runs["haiku"], runs["haiku@bm25-k2"]]
+    assert max(start for start, _ in claude_runs) < min(end for _, end in claude_runs)  # side by side
+    # two Claude partitions at once, and still at most LIMIT calls in flight between them
+    assert calls_through_the_daemon == 40 and claude.max_in_flight <= LIMIT
+    for partition in runs:
+        assert f"[backfill] {partition}: SUCCESS" in daemon.stdout
+    assert (
+        _tables(daemon.stdout) == _tables(alone.stdout) and "| oracle | reference | 20 | 0 |" in daemon.stdout
+    )
