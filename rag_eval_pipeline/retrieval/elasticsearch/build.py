@@ -3,8 +3,10 @@ the alias swapped to it in one atomic step. A failed or partial build never reac
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +75,9 @@ class BulkReport:
     first_errors: list[str] = field(default_factory=list)
 
 
+BULK_THREADS = 2  # bulk requests in flight: the cluster indexes one chunk while the next is sent
+
+
 def bulk_index(
     es: Elasticsearch,
     index: str,
@@ -80,22 +85,50 @@ def bulk_index(
     total: int,
     on_progress: Callable[[int, int], None] | None = None,
     chunk_size: int = 500,
+    threads: int | None = None,
 ) -> BulkReport:
-    """Stream documents through ``helpers.streaming_bulk``; per-document errors are counted."""
+    """Bulk requests from ``threads`` threads drawing on one stream of documents, each through
+    ``helpers.streaming_bulk`` (retries with backoff on 429); per-document errors are counted.
+    Progress is reported from the calling thread."""
+    threads = threads or BULK_THREADS
     report = BulkReport()
-    actions = ({"_index": index, "_id": doc_id, "_source": source} for doc_id, source in documents)
-    for ok, item in helpers.streaming_bulk(
-        es, actions, chunk_size=chunk_size, raise_on_error=False, raise_on_exception=False, max_retries=3
-    ):
-        if ok:
-            report.indexed += 1
-        else:
-            report.errors += 1
-            if len(report.first_errors) < 3:
-                report.first_errors.append(str(item)[:300])
-        done = report.indexed + report.errors
-        if on_progress is not None and (done % chunk_size == 0 or done == total):
-            on_progress(done, total)
+    source = iter(documents)
+    source_lock, report_lock = threading.Lock(), threading.Lock()
+
+    def shared_actions() -> Iterator[dict[str, Any]]:
+        while True:
+            with source_lock:
+                try:
+                    doc_id, body = next(source)
+                except StopIteration:
+                    return
+            yield {"_index": index, "_id": doc_id, "_source": body}
+
+    def send() -> None:
+        for ok, item in helpers.streaming_bulk(
+            es,
+            shared_actions(),
+            chunk_size=chunk_size,
+            raise_on_error=False,
+            raise_on_exception=False,
+            max_retries=3,
+        ):
+            with report_lock:
+                if ok:
+                    report.indexed += 1
+                else:
+                    report.errors += 1
+                    if len(report.first_errors) < 3:
+                        report.first_errors.append(str(item)[:300])
+
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="bulk") as pool:
+        pending = {pool.submit(send) for _ in range(threads)}
+        while pending:
+            done, pending = wait(pending, timeout=0.5)
+            for future in done:
+                future.result()  # a connection error ends the build (nothing goes live)
+            if on_progress is not None:
+                on_progress(report.indexed + report.errors, total)
     return report
 
 
