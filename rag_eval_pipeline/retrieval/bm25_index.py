@@ -13,6 +13,7 @@ from rag_eval_pipeline.retrieval.base import InMemoryIndex, SearchHit
 
 _PASSAGES_FILE = "passages.parquet"
 _COMPLETE_MARKER = "manifest.json"  # written last by the builder: its presence means complete
+BUILD_CHUNK = 50_000
 
 
 class IndexNotFoundError(FileNotFoundError):
@@ -39,10 +40,15 @@ class Bm25Index(InMemoryIndex):
         self._tokenizer = tokenizer
 
     @classmethod
-    def build(cls, passages: pd.DataFrame) -> Bm25Index:
+    def build(cls, passages: pd.DataFrame, chunk: int = BUILD_CHUNK) -> Bm25Index:
+        """Tokenizes ``chunk`` passages at a time (one vocabulary across chunks), so the texts
+        to tokenize never exist twice in full beside the frame."""
         tokenizer = _new_tokenizer()
-        texts = [_document_text(t, p) for t, p in zip(passages["title"], passages["passage"])]
-        tokens = tokenizer.tokenize(texts, show_progress=False, return_as="ids")
+        tokens: list[list[int]] = []
+        for start in range(0, len(passages), chunk):
+            part = passages.iloc[start : start + chunk]
+            texts = [_document_text(t, p) for t, p in zip(part["title"], part["passage"])]
+            tokens.extend(tokenizer.tokenize(texts, update_vocab=True, show_progress=False, return_as="ids"))
         retriever = bm25s.BM25()
         retriever.index(tokens, show_progress=False)
         return cls(retriever, tokenizer, passages[["passage_id", "title", "passage"]])
