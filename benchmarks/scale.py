@@ -16,7 +16,7 @@ runs in a fresh process, whose peak memory above its start is reported (per pass
   refresh off during the load) with and without vectors, and BM25 query p50/p95.
 
     HF_HUB_OFFLINE=1 python benchmarks/scale.py [--sizes 10000,100000,1000000] [--es-url URL]
-        [--es-vectors-up-to 100000]
+        [--es-vectors-up-to 100000] [--parts bm25,vectors,es]
 """
 
 import argparse
@@ -37,6 +37,7 @@ DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jso
 CHUNK = 50_000
 QUERIES = 500
 NOISE = 0.02
+EXPANSIONS = (64, 512)  # usearch's default expansion_search, and a wider one
 
 
 def source_passages() -> tuple[pd.DataFrame, list[str]]:
@@ -147,12 +148,16 @@ def vector_measure(size: int, base_vectors: np.ndarray, query_vectors: np.ndarra
     ann.add(np.arange(size), matrix, threads=2)
     ann_build_s = time.perf_counter() - started
     ann_peak = peak_mb_since(start_kb)
-    timings, recall = [], []
-    for query, truth in zip(query_vectors, exact_ids):
-        started = time.perf_counter()
-        found = ann.search(query, 10).keys
-        timings.append(1000 * (time.perf_counter() - started))
-        recall.append(len(truth & set(found.tolist())) / 10)
+    by_ef = {}
+    for ef in EXPANSIONS:  # candidates kept while searching: recall bought with latency
+        ann.expansion_search = ef
+        timings, recall = [], []
+        for query, truth in zip(query_vectors, exact_ids):
+            started = time.perf_counter()
+            found = ann.search(query, 10).keys
+            timings.append(1000 * (time.perf_counter() - started))
+            recall.append(len(truth & set(found.tolist())) / 10)
+        by_ef[ef] = (statistics.median(timings), float(np.percentile(timings, 95)), float(np.mean(recall)))
     return {
         "exact_p50": exact[0],
         "exact_p95": exact[1],
@@ -160,9 +165,7 @@ def vector_measure(size: int, base_vectors: np.ndarray, query_vectors: np.ndarra
         "exact_peak_mb": exact_peak,
         "ann_build_s": ann_build_s,
         "ann_peak_mb": ann_peak,
-        "ann_p50": statistics.median(timings),
-        "ann_p95": float(np.percentile(timings, 95)),
-        "ann_recall10": float(np.mean(recall)),
+        "by_ef": by_ef,
     }
 
 
@@ -222,8 +225,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--es-url")
     parser.add_argument("--es-vectors-up-to", type=int, default=100_000)
+    parser.add_argument("--parts", default="bm25,vectors,es", help="which tables to measure")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    parts = set(args.parts.split(","))
 
     from rag_eval_pipeline.retrieval.base import document_texts
     from rag_eval_pipeline.retrieval.embedder import MINILM, make_embedder, resolve_embedding_model
@@ -237,7 +242,7 @@ def main() -> None:
 
     print("\n| passages | BM25 build s | peak MB (per passage KB) | on disk MB | query p50 / p95 ms |")
     print("|---|---|---|---|---|", flush=True)
-    for size in sizes:
+    for size in sizes if "bm25" in parts else []:
         m = in_fresh_process(bm25_measure, size)
         print(
             f"| {size:,} | {m['build_s']:.1f} | {m['peak_mb']:,.0f} ({1024 * m['peak_mb'] / size:.1f}) "
@@ -247,19 +252,21 @@ def main() -> None:
 
     print(
         "\n| passages | exact: matrix MB | exact p50 / p95 ms | HNSW build s | HNSW peak MB "
-        "| HNSW p50 / p95 ms | HNSW recall@10 |"
+        + "".join(f"| HNSW ef {ef}: p50 / p95 ms, recall@10 " for ef in EXPANSIONS)
+        + "|"
     )
-    print("|---|---|---|---|---|---|---|", flush=True)
-    for size in sizes:
+    print("|---|---|---|---|---|" + "---|" * len(EXPANSIONS), flush=True)
+    for size in sizes if "vectors" in parts else []:
         m = in_fresh_process(vector_measure, size, base_vectors, query_vectors)
         print(
             f"| {size:,} | {m['matrix_mb']:,.0f} | {m['exact_p50']:.1f} / {m['exact_p95']:.1f} "
-            f"| {m['ann_build_s']:.1f} | {m['ann_peak_mb']:,.0f} | {m['ann_p50']:.2f} / {m['ann_p95']:.2f} "
-            f"| {m['ann_recall10']:.3f} |",
+            f"| {m['ann_build_s']:.1f} | {m['ann_peak_mb']:,.0f} "
+            + "".join(f"| {p50:.2f} / {p95:.2f}, {recall:.3f} " for p50, p95, recall in m["by_ef"].values())
+            + "|",
             flush=True,
         )
 
-    if args.es_url:
+    if args.es_url and "es" in parts:
         print(
             "\n| passages | Elasticsearch bulk, no vectors docs/s | with 384-d vectors docs/s "
             "| BM25 p50 / p95 ms |"
