@@ -351,6 +351,29 @@ def model_comparison(
     return comparison
 
 
+def _trace_context(
+    context: dg.AssetExecutionContext,
+    settings: SettingsResource,
+    kb_index: IndexManifest,
+    qids: pd.Series,
+    judge_scores: pd.DataFrame,
+) -> TraceContext:
+    """What every case of this partition's materialization shares, for traces and experiments."""
+    spec = settings.answer_registry().resolve(context.partition_key)
+    judges = settings.judge_registry()
+    specs = [judges.resolve(judge_id) for judge_id in judge_scores["judge_id"].unique()]
+    return TraceContext(
+        spec.partition_key,
+        spec.provider,
+        spec.model_id,
+        context.run_id,
+        kb_index.version,
+        case_set_id(qids),
+        spec.prompt_version,
+        judge_models={j.judge_id: (j.provider, j.model_id) for j in specs if j.provider and j.model_id},
+    )
+
+
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
 def case_traces(
     context: dg.AssetExecutionContext,
@@ -363,21 +386,7 @@ def case_traces(
     """One trace per case in Phoenix, Langfuse or any OTLP collector (retrieval, answer and judge
     spans, every score), cached cases included; stored: each case's trace id. A collector that
     is down costs one bounded flush and is counted here, never a failed evaluation."""
-    spec = settings.answer_registry().resolve(context.partition_key)
-    trace_context = TraceContext(
-        spec.partition_key,
-        spec.provider,
-        spec.model_id,
-        context.run_id,
-        kb_index.version,
-        case_set_id(candidate_answers["qid"]),  # the judgement list's: answered in the same run
-        spec.prompt_version,
-        judge_models={
-            judge_id: (judge.provider, judge.model_id)
-            for judge_id in judge_scores["judge_id"].unique()
-            if (judge := settings.judge_registry().resolve(judge_id)).provider and judge.model_id
-        },
-    )
+    trace_context = _trace_context(context, settings, kb_index, candidate_answers["qid"], judge_scores)
     traces = build_case_traces(candidate_answers, judge_scores, trace_context)
     report = tracing.export(traces, candidate_answers["qid"].tolist())
     if report.spans_dropped:
@@ -409,21 +418,14 @@ def phoenix_experiment(
     experiment over it: the stored answers and every judge's scores, replayed without a model
     call; failures stay failures. A Phoenix that cannot be reached is said once and recorded
     here, never a failed evaluation."""
-    spec = settings.answer_registry().resolve(context.partition_key)
-    case_set = case_set_id(judgement_list["qid"])
-    metadata = {
-        "answer_model": spec.partition_key,
-        "provider": spec.provider,
-        "model_id": spec.model_id,
-        "dagster_run_id": context.run_id,
-        "index_version": kb_index.version,
-        "prompt_version": spec.prompt_version,
-        "case_set": case_set,
-    }
-    name = f"{spec.partition_key} {context.run_id[:8]}"
+    trace_context = _trace_context(context, settings, kb_index, judgement_list["qid"], judge_scores)
+    metadata = trace_context.as_metadata()
+    name = f"{trace_context.answer_model} {context.run_id[:8]}"
     cases = experiment_cases(candidate_answers, judge_scores)
     try:
-        report = phoenix.upload(judgement_list, cases, case_set, name, metadata, context.log.debug)
+        report = phoenix.upload(
+            judgement_list, cases, trace_context.case_set, name, metadata, context.log.debug
+        )
     except Exception as err:  # Phoenix down or refusing: the evaluation stands without it
         reason = f"{type(err).__name__}: {err}"[:300]
         context.log.warning(f"phoenix experiment not uploaded ({reason}); the evaluation is unaffected")

@@ -50,6 +50,18 @@ class TraceContext:
     judge_models: dict[str, tuple[str, str]] = field(default_factory=dict)  # judge id -> provider, model
     extra: dict[str, str] = field(default_factory=dict)
 
+    def as_metadata(self) -> dict[str, str]:
+        """The provenance an experiment records (the names the case spans use, unprefixed)."""
+        return {
+            "answer_model": self.answer_model,
+            "provider": self.provider,
+            "model_id": self.model_id,
+            "dagster_run_id": self.run_id,
+            "index_version": self.index_version,
+            "prompt_version": self.prompt_version,
+            "case_set": self.case_set,
+        }
+
 
 def _clean(attributes: Mapping[str, Any]) -> dict[str, AttributeValue]:
     """OpenTelemetry takes scalars and homogeneous lists; None and NaN are left out."""
