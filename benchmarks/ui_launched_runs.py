@@ -23,6 +23,8 @@ from pathlib import Path
 
 import dagster as dg
 
+from rag_eval_pipeline.backfill import daemon_running
+
 REPO = Path(__file__).resolve().parents[1]
 DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
 EVALUATION_ASSETS = ["candidate_answers", "judge_scores", "metric_summary", "metric_history"]
@@ -91,6 +93,17 @@ def backfill(url: str, home: Path, partitions: list[str]) -> tuple[float, list[f
         time.sleep(0.5)
 
 
+def wait_for_daemon(home: Path, timeout_s: float = 120) -> None:
+    """Until the daemon that launches backfill runs has beaten for this instance."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            if daemon_running(instance):
+                return
+        time.sleep(0.5)  # not beating yet: poll again
+    raise TimeoutError("the Dagster daemon did not start")
+
+
 def measure(executor: str) -> dict:
     root = Path(tempfile.mkdtemp(prefix=f"ui-bench-{executor}-"))
     config = root / "rag_eval.yaml"
@@ -124,7 +137,7 @@ def measure(executor: str) -> dict:
     )
     try:
         wait_for_webserver(url)
-        time.sleep(5)  # the daemon's first ticks
+        wait_for_daemon(root / "home")
         one = backfill(url, root / "home", ["oracle"])
         three = backfill(url, root / "home", MODELS)
     finally:

@@ -13,6 +13,7 @@ import urllib.request
 
 import dagster as dg
 
+from rag_eval_pipeline import backfill
 from rag_eval_pipeline_tests.conftest import free_port, stop_process_group
 from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
 
@@ -41,8 +42,7 @@ def _wait_for_daemon(home, process, timeout_s: float = 180) -> None:
     while time.monotonic() < deadline:
         assert process.poll() is None, (home / "dagster-dev.log").read_text()[-3000:]
         with dg.DagsterInstance.from_config(str(home)) as instance:
-            beat = instance.get_daemon_heartbeats().get("BACKFILL")
-            if beat is not None and time.time() - beat.timestamp < 30:
+            if backfill.daemon_running(instance):  # what the CLI checks before submitting
                 return
         time.sleep(1.0)  # the daemon is still starting
     raise TimeoutError("the Dagster daemon did not start")
