@@ -68,18 +68,20 @@ def derived_chunks(base: pd.DataFrame, size: int):
         yield start, pd.DataFrame(rows)
 
 
+def _status_kb(field: str) -> int:
+    status = Path("/proc/self/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith(f"{field}:")))
+
+
 def memory_mark() -> int:
     """Resets this process's peak (Linux: clear_refs 5) and returns its resident KB now."""
     Path("/proc/self/clear_refs").write_text("5")
-    status = Path("/proc/self/status").read_text()
-    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
+    return _status_kb("VmRSS")
 
 
 def peak_mb_since(mark_kb: int) -> float:
-    """How far the resident memory rose above the mark at its peak."""
-    status = Path("/proc/self/status").read_text()
-    peak = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
-    return (peak - mark_kb) / 1024
+    """How far the resident memory rose above the mark at its peak (VmHWM)."""
+    return (_status_kb("VmHWM") - mark_kb) / 1024
 
 
 def latency_ms(search, queries) -> tuple[float, float]:
