@@ -7,6 +7,8 @@
 #
 # Several runs may share a machine: every start gets a fresh state folder and free ports, and
 # this checkout remembers its own node in .ci/elasticsearch/state, so a stop ends only that node.
+# The disk watermarks are off: on a shared machine whose disk is over 90% full the node would
+# otherwise refuse to place any new shard, and the tests would time out for a neighbour's files.
 # The node's logs are copied into .ci/elasticsearch/logs (ignored by git) when it stops.
 set -euo pipefail
 
@@ -53,6 +55,7 @@ start() {
     "$es_home/bin/elasticsearch" -d -p "$es_home/es.pid" \
     -E discovery.type=single-node -E xpack.security.enabled=false \
     -E network.host=127.0.0.1 -E http.port="$http_port" -E transport.port="$transport_port" \
+    -E cluster.routing.allocation.disk.threshold_enabled=false \
     -E path.data="$es_home/data" -E path.logs="$es_home/logs" >&2
   for _ in $(seq 1 90); do
     if curl -fsS "http://127.0.0.1:$http_port/_cluster/health?wait_for_status=yellow&timeout=1s" >/dev/null 2>&1; then

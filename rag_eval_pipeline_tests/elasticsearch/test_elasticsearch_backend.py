@@ -2,9 +2,9 @@
 no inference endpoints, no rrf retriever, so their fallbacks run for real)."""
 
 import logging
+from contextlib import contextmanager
 
 import numpy as np
-import pandas as pd
 import pytest
 from elasticsearch import Elasticsearch
 
@@ -138,4 +138,34 @@ def test_node_down_and_index_missing_are_clear_errors(es_url, es_prefix, sample)
     es.indices.delete(index=manifest.details["index"])
     with pytest.raises(ElasticsearchUnavailableError, match="is missing; materialize kb_index"):
         open_es_index(es, manifest, features, lambda m: None)
-    assert pd.isna(np.nan)
+
+
+@contextmanager
+def _disk_full(es_url):
+    """The node as if its disk were full: every watermark below today's use (the test node runs
+    with the disk decider off, so it is switched on here), restored afterwards."""
+    es = Elasticsearch(es_url)
+    keys = ("low", "high", "flood_stage")
+    watermarks = {f"cluster.routing.allocation.disk.watermark.{k}": f"{1 + i}%" for i, k in enumerate(keys)}
+    full = {"cluster.routing.allocation.disk.threshold_enabled": True, **watermarks}
+    es.cluster.put_settings(persistent=full)
+    try:
+        yield
+    finally:
+        es.cluster.put_settings(persistent=dict.fromkeys(full))
+
+
+def test_a_shard_the_cluster_will_not_place_is_a_clear_error_and_the_live_index_stays(
+    es_url, es_prefix, sample
+):
+    _, passages = sample
+    es = Elasticsearch(es_url)
+    features = detect_features(es, None)
+    alias = f"{es_prefix}-kb"
+    live = build_es_index(es, passages.head(20), alias, features)
+    refused = "disk_threshold: the node is above"
+    with _disk_full(es_url), pytest.raises(ElasticsearchUnavailableError, match=refused):
+        build_es_index(es, passages.head(25), alias, features, shard_wait_s=2)
+    assert _alias_targets(es, alias) == [live.details["index"]]
+    assert sorted(es.indices.get(index=f"{alias}-v*")) == [live.details["index"]]  # nothing half-built
+    assert build_es_index(es, passages.head(25), alias, features).documents == 25  # disk back: builds

@@ -14,7 +14,13 @@ import pandas as pd
 from elasticsearch import Elasticsearch, NotFoundError, helpers
 
 from rag_eval_pipeline.retrieval.base import IndexManifest, RetrievalMode, content_version, document_texts
-from rag_eval_pipeline.retrieval.elasticsearch.cluster import BACKEND_NAME, EsFeatures, es_call
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import (
+    BACKEND_NAME,
+    SHARD_WAIT_S,
+    EsFeatures,
+    create_index,
+    es_call,
+)
 from rag_eval_pipeline.retrieval.embedder import Embedder
 
 MAPPING_VERSION = "1"
@@ -151,6 +157,7 @@ def build_es_index(
     embedder: Embedder | None = None,
     max_error_share: float = 0.0,
     on_progress: Callable[[int, int], None] | None = None,
+    shard_wait_s: float = SHARD_WAIT_S,
 ) -> IndexManifest:
     """Index the passages into a new versioned index, then point the alias at it in one atomic
     step. A failed or partial build is deleted and never reaches the alias; an index of the same
@@ -168,18 +175,17 @@ def build_es_index(
         if embedding_model is not None and embedder is not None:
             vectors = embedder.encode(document_texts(passages), on_progress=on_progress)
         dims = int(vectors.shape[1]) if vectors is not None else None
-        es_call(
-            "creating the index",
-            lambda: es.indices.create(
-                index=name,
-                mappings=kb_mapping(features, dims, version, embedding_model),
-                settings={
-                    "number_of_shards": 1,
-                    "number_of_replicas": 0,
-                    "refresh_interval": "-1",
-                    "analysis": features.analysis_settings(),
-                },
-            ),
+        create_index(
+            es,
+            name,
+            mappings=kb_mapping(features, dims, version, embedding_model),
+            settings={
+                "number_of_shards": 1,
+                "number_of_replicas": 0,
+                "refresh_interval": "-1",
+                "analysis": features.analysis_settings(),
+            },
+            shard_wait_s=shard_wait_s,
         )
 
         def documents() -> Iterator[tuple[str, dict[str, Any]]]:

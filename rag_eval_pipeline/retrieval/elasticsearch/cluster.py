@@ -57,6 +57,55 @@ def es_call(what: str, fn: Callable[[], Any]) -> Any:
         raise ElasticsearchUnavailableError(f"Elasticsearch unreachable while {what}: {err}") from err
 
 
+SHARD_WAIT_S = 30.0
+
+
+def create_index(
+    es: Elasticsearch,
+    name: str,
+    *,
+    mappings: dict[str, Any],
+    settings: dict[str, Any],
+    shard_wait_s: float = SHARD_WAIT_S,
+) -> None:
+    """Create an index and wait for its primary shard. A shard the cluster will not place (a disk
+    above its watermark, a node filter) is one clear error naming the cluster's own reason, and
+    the empty index is removed; without this the client only sees a timed-out request."""
+    response = es_call(
+        "creating the index",
+        lambda: es.options(request_timeout=shard_wait_s + 30).indices.create(
+            index=name,
+            mappings=mappings,
+            settings=settings,
+            wait_for_active_shards="1",
+            timeout=f"{max(1, round(shard_wait_s))}s",
+        ),
+    )
+    if response.get("shards_acknowledged", True):
+        return
+    reason = _unassigned_reason(es, name)
+    es.indices.delete(index=name, ignore_unavailable=True)
+    raise ElasticsearchUnavailableError(
+        f"Elasticsearch created index {name} but placed none of its shards within {shard_wait_s:g} s: "
+        f"{reason}. Free what the reason names (often disk space) or change the setting it quotes; "
+        "GET _cluster/allocation/explain has the details"
+    )
+
+
+def _unassigned_reason(es: Elasticsearch, name: str) -> str:
+    """The first 'no' of the cluster's allocation deciders for the index's primary shard."""
+    try:
+        explain = es.cluster.allocation_explain(index=name, shard=0, primary=True)
+    except (ApiError, TransportError) as err:
+        return f"the cluster did not explain why ({err})"
+    for node in explain.get("node_allocation_decisions", []):
+        for decider in node.get("deciders", []):
+            if decider.get("decision") == "NO":
+                return f"{decider.get('decider')}: {decider.get('explanation')}"
+    unassigned = explain.get("unassigned_info", {}).get("reason", "unknown")
+    return str(explain.get("allocate_explanation") or unassigned)
+
+
 def detect_features(es: Elasticsearch, inference_id: str | None) -> EsFeatures:
     # GET / is not served by every distribution (the integ-test one lacks it): ask the nodes
     nodes = es_call(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from elasticsearch import Elasticsearch
+from elasticsearch import BadRequestError, Elasticsearch
 
 from rag_eval_pipeline.retrieval.elasticsearch.build import BulkReport, bulk_index
-from rag_eval_pipeline.retrieval.elasticsearch.cluster import es_call
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import create_index, es_call
 
 TEXT_FIELDS = ("question", "answer", "ground_truth", "error")
 RECORD_MAPPING: dict[str, Any] = {
@@ -35,7 +35,11 @@ def index_documents(
     """Upsert rows (judgement list, eval results) with ids derived from ``id_fields``: re-running
     overwrites the same documents instead of adding copies."""
     if not es_call("checking the index", lambda: es.indices.exists(index=index)):
-        es.indices.create(index=index, mappings=RECORD_MAPPING, settings={"number_of_replicas": 0})
+        try:
+            create_index(es, index, mappings=RECORD_MAPPING, settings={"number_of_replicas": 0})
+        except BadRequestError as err:
+            if err.error != "resource_already_exists_exception":
+                raise  # another partition of a parallel backfill created it first: fine
 
     def documents() -> Iterator[tuple[str, dict[str, Any]]]:
         for row in rows:
