@@ -3,6 +3,7 @@ no inference endpoints, no rrf retriever, so their fallbacks run for real)."""
 
 import logging
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -39,6 +40,8 @@ def test_features_of_the_integ_test_node(es_url, caplog):
     assert features.version.startswith("9.")
     assert features.rrf is False and features.english_analyzer is False
     assert features.inference_id is None  # the endpoint does not exist here: dense_vector instead
+    assert features.base64_vectors  # 9.3+: vectors travel as base64; older clusters get float arrays
+    assert not replace(features, version="8.19.3").base64_vectors
     assert "client-side reciprocal rank fusion" in caplog.text
 
 
@@ -82,7 +85,10 @@ def test_dense_vectors_knn_hybrid_fallback_and_two_hop(es_url, es_prefix, sample
     exact = DenseIndex(
         embedder.encode([f"{t}\n{p}" for t, p in zip(passages.title, passages.passage)]), passages, embedder
     )
+    # the same five (the node's int8 quantization may swap near-ties): the vectors went as base64
+    # float32, and a wrong byte order would scramble them
     assert semantic[0].passage_id == exact.search(query, 1)[0].passage_id
+    assert {h.passage_id for h in semantic} == {h.passage_id for h in exact.search(query, 5)}
     hybrid = for_mode("hybrid")
     assert isinstance(hybrid, FusedIndex)  # no rrf retriever here: fused client-side
     assert len(hybrid.search(query, 4)) == 4

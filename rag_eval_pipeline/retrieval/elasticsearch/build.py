@@ -3,6 +3,7 @@ the alias swapped to it in one atomic step. A failed or partial build never reac
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -10,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from elasticsearch import Elasticsearch, NotFoundError, helpers
 
@@ -36,6 +38,12 @@ class BulkIndexingError(RuntimeError):
 def index_version(passages: pd.DataFrame, embedding_model: str | None, features: EsFeatures) -> str:
     settings = [BACKEND_NAME, MAPPING_VERSION, embedding_model, features.analyzer, features.inference_id]
     return content_version(passages, "/".join(str(part) for part in settings))
+
+
+def vector_value(vector: np.ndarray, features: EsFeatures) -> str | list[float]:
+    if features.base64_vectors:
+        return base64.b64encode(vector.astype(">f4").tobytes()).decode("ascii")
+    return vector.tolist()
 
 
 def kb_mapping(
@@ -192,7 +200,7 @@ def build_es_index(
             for row_number, row in enumerate(passages.itertuples(index=False)):
                 source = {"passage_id": row.passage_id, "title": row.title, "passage": row.passage}
                 if vectors is not None:
-                    source[VECTOR_FIELD] = vectors[row_number].tolist()
+                    source[VECTOR_FIELD] = vector_value(vectors[row_number], features)
                 yield row.passage_id, source
 
         try:

@@ -5,6 +5,7 @@ inference endpoints and the rrf retriever; Elastic Cloud has all three)."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,13 @@ class EsFeatures:
     english_analyzer: bool
     inference_id: str | None
     rrf: bool
+
+    @property
+    def base64_vectors(self) -> bool:
+        """Elasticsearch 9.3+ takes a dense vector as base64 of big-endian float32: a third of
+        the JSON, and no float formatting on either side of a bulk load."""
+        major, minor = (int(part) for part in re.findall(r"\d+", self.version)[:2])
+        return (major, minor) >= (9, 3)
 
     @property
     def analyzer(self) -> str:
