@@ -22,6 +22,7 @@ from rag_eval_pipeline.metrics.statistics import (
     IntervalMethod,
 )
 from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
+from rag_eval_pipeline.retrieval.vector_index import VectorSearch
 
 CONFIG_ENV = "RAG_EVAL_CONFIG"
 DEFAULT_CONFIG_FILE = "rag_eval.yaml"
@@ -76,7 +77,18 @@ class KnowledgeBaseSettings(_Strict):
         "knowledge base whatever the sample size)",
     )
     embedding_model: str | None = None
+    vector_search: VectorSearch = Field(
+        default=VectorSearch.EXACT,
+        description="embedded vectors: exact, or hnsw (approximate, the [ann] extra) past a few "
+        "hundred thousand passages",
+    )
     elasticsearch: ElasticsearchSettings = ElasticsearchSettings()
+
+    @model_validator(mode="after")
+    def _vectors_to_search(self) -> KnowledgeBaseSettings:
+        if self.vector_search is not VectorSearch.EXACT and not self.embedding_model:
+            raise ValueError(f"vector_search: {self.vector_search} needs an embedding_model (e.g. minilm)")
+        return self
 
 
 class AnswerModelSettings(_Strict):
@@ -351,6 +363,7 @@ knowledge_base:
   backend: embedded         # or elasticsearch (then set ELASTICSEARCH_URL or elasticsearch.url)
   scope: sample             # sample: passages of the evaluated questions; all: of the whole file
   embedding_model: null     # minilm (ONNX, the [semantic] extra) for the semantic and hybrid modes
+  vector_search: exact      # or hnsw: an approximate graph (the [ann] extra), for 100k+ passages
   elasticsearch:
     url: null
     index_names:

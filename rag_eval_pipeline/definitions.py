@@ -101,6 +101,7 @@ def default_knowledge_base(settings: Settings | None = None, **overrides: Any) -
     bound.setdefault("cloud_id", es.cloud_id) if es.cloud_id else None
     resource: dict[str, Any] = {
         "embedding_model": kb.embedding_model,
+        "vector_search": kb.vector_search,
         "es_inference_id": es.inference_id,
         "es_max_error_share": es.max_error_share,
     }

@@ -51,6 +51,12 @@ def test_invalid_files_name_the_file_and_field(tmp_path, monkeypatch):
     (tmp_path / "custom.yaml").write_text("dataset: {kind: custom}\n")
     with pytest.raises(ConfigError, match="needs dataset.questions"):
         load_settings(tmp_path / "custom.yaml")
+    (tmp_path / "graph.yaml").write_text("knowledge_base: {vector_search: hnsw}\n")
+    with pytest.raises(ConfigError, match="vector_search: hnsw needs an embedding_model"):
+        load_settings(tmp_path / "graph.yaml")
+    (tmp_path / "graph.yaml").write_text("knowledge_base: {vector_search: annoy, embedding_model: minilm}\n")
+    with pytest.raises(ConfigError, match="knowledge_base.vector_search"):
+        load_settings(tmp_path / "graph.yaml")
     with pytest.raises(ConfigError, match="not found"):
         load_settings(tmp_path / "missing.yaml")
     monkeypatch.setenv("RAG_EVAL_CONFIG", str(tmp_path / "typo.yaml"))

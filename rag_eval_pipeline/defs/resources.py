@@ -54,6 +54,7 @@ from rag_eval_pipeline.retrieval.elasticsearch import (
 from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend
 from rag_eval_pipeline.retrieval.embedder import Embedder, make_embedder, resolve_embedding_model
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, search_many
+from rag_eval_pipeline.retrieval.vector_index import VectorSearch
 
 
 class ElasticsearchResource(dg.ConfigurableResource):
@@ -103,6 +104,11 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         "model name or folder; unset = BM25 only.",
     )
     embedding_batch_size: int = 64
+    vector_search: VectorSearch = Field(
+        default=VectorSearch.EXACT,
+        description="embedded vectors: exact (one matrix product) or hnsw (an approximate graph, the "
+        "[ann] extra), for hundreds of thousands of passages; Elasticsearch's kNN is HNSW anyway.",
+    )
     elasticsearch: ElasticsearchResource | None = Field(
         default=None, description="Set: the knowledge base lives in Elasticsearch, not on disk."
     )
@@ -162,7 +168,7 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         """The configured backend: the one place that chooses between them."""
         embedder = self.embedder(self.embedding_model) if self.embedding_model else None
         if self.elasticsearch is None:
-            return EmbeddedBackend(self._root, embedder, self.embedder)
+            return EmbeddedBackend(self._root, embedder, self.embedder, self.vector_search)
         es, features = self.es()
         return ElasticsearchBackend(
             es, features, self.index_names.knowledge_base, embedder, self.embedder, self.es_max_error_share

@@ -24,15 +24,18 @@ from rag_eval_pipeline.retrieval.base import (
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index, IndexNotFoundError, read_passages
 from rag_eval_pipeline.retrieval.embedder import Embedder
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, TitleCatalog
-from rag_eval_pipeline.retrieval.vector_index import DenseIndex, has_vectors
+from rag_eval_pipeline.retrieval.vector_index import DenseIndex, HnswIndex, VectorSearch, has_vectors
 
 BACKEND_NAME = "embedded"
 INDEX_FORMAT_VERSION = "2"  # bump when the on-disk layout or the tokenisation changes
 MANIFEST_FILE = "manifest.json"
 
 
-def embedded_version(passages: pd.DataFrame, embedding_model: str | None) -> str:
-    return content_version(passages, f"{BACKEND_NAME}/{INDEX_FORMAT_VERSION}/{embedding_model}")
+def embedded_version(
+    passages: pd.DataFrame, embedding_model: str | None, vector_search: VectorSearch = VectorSearch.EXACT
+) -> str:
+    approximate = f"/{vector_search}" if embedding_model and vector_search is not VectorSearch.EXACT else ""
+    return content_version(passages, f"{BACKEND_NAME}/{INDEX_FORMAT_VERSION}/{embedding_model}{approximate}")
 
 
 def build_embedded_index(
@@ -40,15 +43,17 @@ def build_embedded_index(
     root: Path,
     embedder: Embedder | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    vector_search: VectorSearch = VectorSearch.EXACT,
 ) -> IndexManifest:
-    """Build BM25 (and vectors when an embedder is given) into ``root/<version>`` atomically.
+    """Build BM25 (and vectors when an embedder is given, with their HNSW graph when
+    ``vector_search`` is hnsw) into ``root/<version>`` atomically.
 
     Everything is written to a scratch folder and renamed into place only when complete, so a
     failed build never touches a live index. An index of the same version is reused as it is.
     """
     root.mkdir(parents=True, exist_ok=True)
     embedding_model = embedder.model_id if embedder is not None else None
-    version = embedded_version(passages, embedding_model)
+    version = embedded_version(passages, embedding_model, vector_search)
     final = root / version
     if (final / MANIFEST_FILE).is_file():
         return IndexManifest.from_dict(json.loads((final / MANIFEST_FILE).read_text()))
@@ -65,6 +70,9 @@ def build_embedded_index(
         if embedder is not None:
             vectors = embedder.encode(document_texts(passages), on_progress=on_progress)
             DenseIndex(vectors, passages, embedder).save(scratch)
+            if vector_search is VectorSearch.HNSW:
+                HnswIndex.save_graph(vectors, scratch)
+            details["vector_search"] = str(vector_search)
             details["modes"] = RetrievalMode.available(has_vectors=True)
             details["dimensions"] = int(vectors.shape[1])
         details["size_bytes"] = sum(f.stat().st_size for f in scratch.rglob("*") if f.is_file())
@@ -95,26 +103,36 @@ def open_embedded_index(manifest: IndexManifest, load_embedder: Callable[[str], 
     model = manifest.details.get("embedding_model")
     semantic = None
     if model and has_vectors(folder):
-        semantic = DenseIndex.load(folder, read_passages(folder), load_embedder(model))
+        approximate = manifest.details.get("vector_search") == VectorSearch.HNSW
+        semantic = (HnswIndex if approximate else DenseIndex).load(
+            folder, read_passages(folder), load_embedder(model)
+        )
     catalog = functools.cache(lambda: TitleCatalog(lexical.passages()))
     return OpenedIndex(lexical, semantic, catalog, manifest.backend)
 
 
 class EmbeddedBackend:
     """The knowledge base on local disk under ``root``: BM25, plus vectors when an embedder is
-    given; one folder per content version."""
+    given (searched exactly, or through an HNSW graph); one folder per content version."""
 
     name = BACKEND_NAME
 
     def __init__(
-        self, root: Path, embedder: Embedder | None, load_embedder: Callable[[str], Embedder]
+        self,
+        root: Path,
+        embedder: Embedder | None,
+        load_embedder: Callable[[str], Embedder],
+        vector_search: VectorSearch = VectorSearch.EXACT,
     ) -> None:
         self._root = root
         self._embedder = embedder
         self._load_embedder = load_embedder
+        self._vector_search = vector_search
+        if embedder is not None and vector_search is VectorSearch.HNSW:
+            HnswIndex.require_library()  # before hours of embedding, not after
 
     def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest:
-        return build_embedded_index(passages, self._root, self._embedder, on_progress)
+        return build_embedded_index(passages, self._root, self._embedder, on_progress, self._vector_search)
 
     def open(self, manifest: IndexManifest) -> OpenedIndex:
         return open_embedded_index(manifest, self._load_embedder)
