@@ -171,11 +171,12 @@ def vector_measure(size: int, base_vectors: np.ndarray, query_vectors: np.ndarra
     }
 
 
-def es_measure(size: int, es_url: str, base_vectors: np.ndarray | None) -> dict:
+def es_measure(size: int, es_url: str, base_vectors: np.ndarray | None, as_arrays: bool = False) -> dict:
+    """``as_arrays``: vectors as JSON float arrays, the product's format before base64 (the baseline)."""
     from elasticsearch import Elasticsearch
 
     from rag_eval_pipeline.retrieval.elasticsearch import build, detect_features
-    from rag_eval_pipeline.retrieval.elasticsearch.build import VECTOR_FIELD, kb_mapping
+    from rag_eval_pipeline.retrieval.elasticsearch.build import VECTOR_FIELD, kb_mapping, vector_value
     from rag_eval_pipeline.retrieval.elasticsearch.search import EsLexicalIndex
 
     es = Elasticsearch(es_url, request_timeout=300)
@@ -200,7 +201,8 @@ def es_measure(size: int, es_url: str, base_vectors: np.ndarray | None) -> dict:
             for row_number, row in enumerate(chunk.itertuples(index=False)):
                 source = {"passage_id": row.passage_id, "title": row.title, "passage": row.passage}
                 if vectors is not None:
-                    source[VECTOR_FIELD] = vectors[row_number].tolist()
+                    vector = vectors[row_number]
+                    source[VECTOR_FIELD] = vector.tolist() if as_arrays else vector_value(vector, features)
                 yield row.passage_id, source
 
     try:
@@ -236,11 +238,14 @@ def main() -> None:
     from rag_eval_pipeline.retrieval.embedder import MINILM, make_embedder, resolve_embedding_model
 
     base, queries = source_passages()
-    embedder = make_embedder(resolve_embedding_model(MINILM))
-    started = time.perf_counter()
-    base_vectors = embedder.encode(document_texts(base))
-    query_vectors = embedder.encode(queries)
-    print(f"{len(base)} source passages embedded once in {time.perf_counter() - started:.0f} s", flush=True)
+    base_vectors = query_vectors = None
+    if parts & {"vectors", "es"}:
+        embedder = make_embedder(resolve_embedding_model(MINILM))
+        started = time.perf_counter()
+        base_vectors = embedder.encode(document_texts(base))
+        query_vectors = embedder.encode(queries)
+        took = time.perf_counter() - started
+        print(f"{len(base)} source passages embedded once in {took:.0f} s", flush=True)
 
     print("\n| passages | BM25 build s | peak MB (per passage KB) | on disk MB | query p50 / p95 ms |")
     print("|---|---|---|---|---|", flush=True)
@@ -270,19 +275,19 @@ def main() -> None:
 
     if args.es_url and "es" in parts:
         print(
-            "\n| passages | Elasticsearch bulk, no vectors docs/s | with 384-d vectors docs/s "
-            "| BM25 p50 / p95 ms |"
+            "\n| passages | Elasticsearch bulk, no vectors docs/s | with 384-d vectors (base64) docs/s "
+            "| with vectors as float arrays (before) docs/s | BM25 p50 / p95 ms |"
         )
-        print("|---|---|---|---|", flush=True)
+        print("|---|---|---|---|---|", flush=True)
         for size in sizes:
             lexical = in_fresh_process(es_measure, size, args.es_url, None)
-            dense = (
-                f"{in_fresh_process(es_measure, size, args.es_url, base_vectors)['docs_per_s']:,.0f}"
-                if size <= args.es_vectors_up_to
-                else "not run"
-            )
+            dense = arrays = "not run"
+            if size <= args.es_vectors_up_to:
+                dense = f"{in_fresh_process(es_measure, size, args.es_url, base_vectors)['docs_per_s']:,.0f}"
+                arrays = in_fresh_process(es_measure, size, args.es_url, base_vectors, True)["docs_per_s"]
+                arrays = f"{arrays:,.0f}"
             print(
-                f"| {size:,} | {lexical['docs_per_s']:,.0f} | {dense} "
+                f"| {size:,} | {lexical['docs_per_s']:,.0f} | {dense} | {arrays} "
                 f"| {lexical['p50']:.1f} / {lexical['p95']:.1f} |",
                 flush=True,
             )
