@@ -26,9 +26,15 @@ def index_metadata(manifest: IndexManifest) -> dict[str, Any]:
         "documents": manifest.documents,
         "index_size_bytes": int(details.get("size_bytes", 0)),
         "semantic_field": str(details.get("semantic", details.get("embedding_model"))),
+        # embedded: exact or hnsw; Elasticsearch's kNN is HNSW whenever it holds vectors
+        "vector_search": str(details.get("vector_search") or _cluster_vector_search(details)),
         "build_seconds": manifest.build_seconds,
         "location": dg.MetadataValue.path(manifest.location),
     }
+
+
+def _cluster_vector_search(details: dict[str, Any]) -> str:
+    return "none" if details.get("semantic", "none") == "none" else "elasticsearch knn (hnsw)"
 
 
 def answers_metadata(

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import dagster as dg
 import numpy as np
 
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
@@ -81,6 +82,9 @@ def test_a_run_with_hnsw_vectors_and_the_clear_error_without_usearch(shared_hotp
     assert "| extractive-baseline@semantic-k4 | reference | 10 | 0 |" in result.stdout
     graphs = list((tmp_path / "home-with-usearch").rglob("vectors.usearch"))
     assert len(graphs) == 1
+    with dg.DagsterInstance.from_config(str(tmp_path / "home-with-usearch")) as instance:
+        event = instance.get_latest_materialization_event(dg.AssetKey("kb_index"))
+        assert event.asset_materialization.metadata["vector_search"].value == "hnsw"
 
     missing = _run(tmp_path, shared_hotpotqa, "without-usearch")
     assert missing.returncode == 2
