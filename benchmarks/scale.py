@@ -9,9 +9,10 @@ runs in a fresh process, whose peak memory above its start is reported (per pass
   query p50/p95 over the 500 shared questions, beside bm25s' own top-k selection (the baseline);
 - vectors: exact search (the product's numpy matrix product) and the product's approximate HNSW
   graph (usearch, ``vector_search: hnsw``) with its recall@10 against exact. Embedding a million
-  passages would take hours on 2 cores (about 160 passages/s), so the vectors of a derived passage are its source passage's
-  ONNX ``minilm`` vector plus Gaussian noise (sigma 0.02 per dimension, renormalized): search
-  cost and recall depend on the geometry, not on where the vectors came from;
+  passages would take hours on 2 cores (about 160 passages/s), so the vectors of a derived
+  passage are its source passage's ONNX ``minilm`` vector plus Gaussian noise (sigma 0.02 per
+  dimension, renormalized): search cost and recall depend on the geometry, not on where the
+  vectors came from;
 - Elasticsearch (``--es-url``): the product's bulk load (two requests in flight, no replicas and
   refresh off during the load) without vectors, with vectors as base64 (the product) and as
   float arrays (the baseline), and BM25 query p50/p95.
