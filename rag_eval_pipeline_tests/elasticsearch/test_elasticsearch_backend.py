@@ -147,18 +147,18 @@ def test_node_down_and_index_missing_are_clear_errors(es_url, es_prefix, sample)
 
 
 @contextmanager
-def _disk_full(es_url):
-    """The node as if its disk were full: every watermark below today's use (the test node runs
-    with the disk decider off, so it is switched on here), restored afterwards."""
+def _no_node_takes_new_shards(es_url):
+    """The node excluded from allocation by a cluster setting, as a full disk or a node filter
+    would leave it: immediate and certain, where the disk watermarks wait for the cluster's disk
+    statistics (collected every 30 s, and not at all on the test node, whose disk decider is off).
+    Shards already placed stay where they are; the setting is removed afterwards."""
     es = Elasticsearch(es_url)
-    keys = ("low", "high", "flood_stage")
-    watermarks = {f"cluster.routing.allocation.disk.watermark.{k}": f"{1 + i}%" for i, k in enumerate(keys)}
-    full = {"cluster.routing.allocation.disk.threshold_enabled": True, **watermarks}
-    es.cluster.put_settings(persistent=full)
+    node = next(iter(es.nodes.info(node_id="_local")["nodes"].values()))["name"]
+    es.cluster.put_settings(persistent={"cluster.routing.allocation.exclude._name": node})
     try:
         yield
     finally:
-        es.cluster.put_settings(persistent=dict.fromkeys(full))
+        es.cluster.put_settings(persistent={"cluster.routing.allocation.exclude._name": None})
 
 
 def test_a_shard_the_cluster_will_not_place_is_a_clear_error_and_the_live_index_stays(
@@ -169,9 +169,9 @@ def test_a_shard_the_cluster_will_not_place_is_a_clear_error_and_the_live_index_
     features = detect_features(es, None)
     alias = f"{es_prefix}-kb"
     live = build_es_index(es, passages.head(20), alias, features)
-    refused = "disk_threshold: the node is above"
-    with _disk_full(es_url), pytest.raises(ElasticsearchUnavailableError, match=refused):
+    refused = r"placed none of its shards within 2 s: filter: node matches cluster setting"
+    with _no_node_takes_new_shards(es_url), pytest.raises(ElasticsearchUnavailableError, match=refused):
         build_es_index(es, passages.head(25), alias, features, shard_wait_s=2)
     assert _alias_targets(es, alias) == [live.details["index"]]
     assert sorted(es.indices.get(index=f"{alias}-v*")) == [live.details["index"]]  # nothing half-built
-    assert build_es_index(es, passages.head(25), alias, features).documents == 25  # disk back: builds
+    assert build_es_index(es, passages.head(25), alias, features).documents == 25  # placeable again: builds
