@@ -85,8 +85,11 @@ class InMemoryIndex(ABC):
     """Passages held in memory and ranked in batches by a subclass's ``_rank``: the shared part
     of the embedded BM25 and vector indexes."""
 
-    def __init__(self, passage_ids: list[str], titles: list[str], texts: list[str]) -> None:
-        self._ids, self._titles, self._texts = passage_ids, titles, texts
+    def __init__(self, passages: pd.DataFrame) -> None:
+        """``passages``: passage_id, title and passage columns, in the order the scores use."""
+        self._ids: list[str] = passages["passage_id"].tolist()
+        self._titles: list[str] = passages["title"].tolist()
+        self._texts: list[str] = passages["passage"].tolist()
 
     def __len__(self) -> int:
         return len(self._ids)

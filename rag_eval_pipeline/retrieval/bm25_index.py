@@ -36,9 +36,7 @@ class Bm25Index(InMemoryIndex):
     term with the query are not returned."""
 
     def __init__(self, retriever: bm25s.BM25, tokenizer: Tokenizer, passages: pd.DataFrame) -> None:
-        super().__init__(
-            passages["passage_id"].tolist(), passages["title"].tolist(), passages["passage"].tolist()
-        )
+        super().__init__(passages)
         self._retriever = retriever
         self._tokenizer = tokenizer
 
@@ -84,7 +82,7 @@ class Bm25Index(InMemoryIndex):
         tokens = self._tokenizer.tokenize(queries, update_vocab=False, show_progress=False, return_as="ids")
         results = []
         for query_tokens in tokens:
-            if not query_tokens or k <= 0:
+            if not query_tokens:  # every word unknown or a stop word: nothing matches
                 results.append([])
                 continue
             scores = self._retriever.get_scores(query_tokens)

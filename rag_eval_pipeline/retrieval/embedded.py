@@ -69,9 +69,10 @@ def build_embedded_index(
         }
         if embedder is not None:
             vectors = embedder.encode(document_texts(passages), on_progress=on_progress)
-            DenseIndex(vectors, passages, embedder).save(scratch)
+            dense = DenseIndex(vectors, passages, embedder)
+            dense.save(scratch)
             if vector_search is VectorSearch.HNSW:
-                HnswIndex.save_graph(vectors, scratch)
+                HnswIndex.save_graph(dense.vectors, scratch)  # normalised once, by DenseIndex
             details["vector_search"] = str(vector_search)
             details["modes"] = RetrievalMode.available(has_vectors=True)
             details["dimensions"] = int(vectors.shape[1])

@@ -37,15 +37,20 @@ def has_vectors(folder: Path) -> bool:
     return (folder / _VECTORS_FILE).is_file()
 
 
+def _check_embedding_model(folder: Path, embedder: Embedder) -> None:
+    """Query vectors from another model than the stored ones would rank nonsense: refuse."""
+    stored = json.loads((folder / _VECTORS_META).read_text())["embedding_model"]
+    if stored != embedder.model_id:
+        raise ValueError(f"the vectors in {folder} were made with {stored}, not {embedder.model_id}")
+
+
 class DenseIndex(InMemoryIndex):
     """Semantic search: embed the query, rank passages by cosine similarity."""
 
     def __init__(self, vectors: np.ndarray, passages: pd.DataFrame, embedder: Embedder) -> None:
         if len(vectors) != len(passages):
             raise ValueError(f"{len(vectors)} vectors for {len(passages)} passages")
-        super().__init__(
-            passages["passage_id"].tolist(), passages["title"].tolist(), passages["passage"].tolist()
-        )
+        super().__init__(passages)
         self.vectors = l2_normalise(vectors)
         self._embedder = embedder
 
@@ -57,9 +62,7 @@ class DenseIndex(InMemoryIndex):
 
     @classmethod
     def load(cls, folder: Path, passages: pd.DataFrame, embedder: Embedder) -> DenseIndex:
-        stored = json.loads((folder / _VECTORS_META).read_text())["embedding_model"]
-        if stored != embedder.model_id:
-            raise ValueError(f"the vectors in {folder} were made with {stored}, not {embedder.model_id}")
+        _check_embedding_model(folder, embedder)
         return cls(np.load(folder / _VECTORS_FILE), passages, embedder)
 
     def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
@@ -78,9 +81,7 @@ class HnswIndex(InMemoryIndex):
     0.8 GB, not 1.5 GB, and a query touches a few thousand vectors instead of all of them."""
 
     def __init__(self, graph: object, passages: pd.DataFrame, embedder: Embedder) -> None:
-        super().__init__(
-            passages["passage_id"].tolist(), passages["title"].tolist(), passages["passage"].tolist()
-        )
+        super().__init__(passages)
         self._graph = graph
         self._embedder = embedder
 
@@ -89,21 +90,20 @@ class HnswIndex(InMemoryIndex):
         _usearch()
 
     @staticmethod
-    def save_graph(vectors: np.ndarray, folder: Path) -> None:
-        """Inserted on one thread: a graph built in parallel depends on thread timing, and the
-        same passages must give the same index (and the same scores) on every build."""
+    def save_graph(unit_vectors: np.ndarray, folder: Path) -> None:
+        """``unit_vectors`` as ``DenseIndex`` holds them. Inserted on one thread: a graph built in
+        parallel depends on thread timing, and the same passages must give the same index (and
+        the same scores) on every build."""
         usearch = _usearch()
         graph = usearch.Index(
-            ndim=vectors.shape[1], metric="cos", dtype="f16", connectivity=HNSW_CONNECTIVITY
+            ndim=unit_vectors.shape[1], metric="cos", dtype="f16", connectivity=HNSW_CONNECTIVITY
         )
-        graph.add(np.arange(len(vectors)), l2_normalise(vectors), threads=1)
+        graph.add(np.arange(len(unit_vectors)), unit_vectors, threads=1)
         graph.save(str(folder / _GRAPH_FILE))
 
     @classmethod
     def load(cls, folder: Path, passages: pd.DataFrame, embedder: Embedder) -> HnswIndex:
-        stored = json.loads((folder / _VECTORS_META).read_text())["embedding_model"]
-        if stored != embedder.model_id:
-            raise ValueError(f"the vectors in {folder} were made with {stored}, not {embedder.model_id}")
+        _check_embedding_model(folder, embedder)
         graph = _usearch().Index.restore(str(folder / _GRAPH_FILE), view=True)
         if graph is None or len(graph) != len(passages):
             raise ValueError(f"the HNSW graph in {folder} does not match its {len(passages)} passages")
