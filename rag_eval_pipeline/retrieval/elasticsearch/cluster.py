@@ -4,6 +4,7 @@ inference endpoints and the rrf retriever; Elastic Cloud has all three)."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable
@@ -39,7 +40,7 @@ class EsFeatures:
     inference_id: str | None
     rrf: bool
 
-    @property
+    @functools.cached_property  # read for every document of a bulk load: parse the version once
     def base64_vectors(self) -> bool:
         """Elasticsearch 9.3+ takes a dense vector as base64 of big-endian float32: a third of
         the JSON, and no float formatting on either side of a bulk load."""
