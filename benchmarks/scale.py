@@ -193,7 +193,13 @@ def es_measure(size: int, es_url: str, base_vectors: np.ndarray | None, as_array
     from elasticsearch import Elasticsearch
 
     from rag_eval_pipeline.retrieval.elasticsearch import build, detect_features
-    from rag_eval_pipeline.retrieval.elasticsearch.build import VECTOR_FIELD, kb_mapping, vector_value
+    from rag_eval_pipeline.retrieval.elasticsearch.build import (
+        VECTOR_FIELD,
+        bulk_load_settings,
+        kb_mapping,
+        vector_value,
+    )
+    from rag_eval_pipeline.retrieval.elasticsearch.cluster import create_index
     from rag_eval_pipeline.retrieval.elasticsearch.search import EsLexicalIndex
 
     es = Elasticsearch(es_url, request_timeout=300)
@@ -201,15 +207,11 @@ def es_measure(size: int, es_url: str, base_vectors: np.ndarray | None, as_array
     base, queries = source_passages()
     name = f"scale-{uuid.uuid4().hex[:6]}"
     dims = None if base_vectors is None else int(base_vectors.shape[1])
-    es.indices.create(
-        index=name,
+    create_index(
+        es,
+        name,
         mappings=kb_mapping(features, dims, "scale", "minilm" if dims else None),
-        settings={
-            "number_of_shards": 1,
-            "number_of_replicas": 0,
-            "refresh_interval": "-1",
-            "analysis": features.analysis_settings(),
-        },
+        settings=bulk_load_settings(features),
     )
 
     def documents():

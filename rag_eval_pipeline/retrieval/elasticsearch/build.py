@@ -46,6 +46,17 @@ def vector_value(vector: np.ndarray, features: EsFeatures) -> str | list[float]:
     return vector.tolist()
 
 
+def bulk_load_settings(features: EsFeatures) -> dict[str, Any]:
+    """What a knowledge-base index is created with: one shard, no replicas, and no refresh until
+    the load is done (the build turns refresh back on before the index goes live)."""
+    return {
+        "number_of_shards": 1,
+        "number_of_replicas": 0,
+        "refresh_interval": "-1",
+        "analysis": features.analysis_settings(),
+    }
+
+
 def kb_mapping(
     features: EsFeatures, dims: int | None, version: str, embedding_model: str | None
 ) -> dict[str, Any]:
@@ -187,12 +198,7 @@ def build_es_index(
             es,
             name,
             mappings=kb_mapping(features, dims, version, embedding_model),
-            settings={
-                "number_of_shards": 1,
-                "number_of_replicas": 0,
-                "refresh_interval": "-1",
-                "analysis": features.analysis_settings(),
-            },
+            settings=bulk_load_settings(features),
             shard_wait_s=shard_wait_s,
         )
 
