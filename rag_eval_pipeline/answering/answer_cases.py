@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
 from collections.abc import Callable, Sequence
@@ -13,7 +12,7 @@ import pandas as pd
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.llm.client import FatalLLMError
-from rag_eval_pipeline.llm.concurrency import map_bounded
+from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 CANDIDATE_COLUMNS = [
@@ -128,7 +127,7 @@ def answer_cases(
         row["latency_s"] = time.perf_counter() - started
         return row
 
-    rows = asyncio.run(map_bounded(list(zip(cases, hits_per_case)), one, concurrency, on_progress))
+    rows = run_bounded(list(zip(cases, hits_per_case)), one, concurrency, on_progress)
     if rows and all(row["status"] != "ok" for row in rows):
         raise AllCasesFailedError(f"all {len(rows)} cases failed; the first: {rows[0]['error']}")
     frame = pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)

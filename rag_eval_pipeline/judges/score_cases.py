@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -11,7 +10,7 @@ import pandas as pd
 
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
-from rag_eval_pipeline.llm.concurrency import map_bounded
+from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.metrics.diagnosis import diagnose
 from rag_eval_pipeline.retrieval.base import SearchHit
 
@@ -131,7 +130,7 @@ def score_cases(
             ]
         )
     bound = concurrency if concurrency is not None else max(1, len(pairs))
-    rows = asyncio.run(map_bounded(pairs, lambda pair: _score_one(*pair), bound, on_progress))
+    rows = run_bounded(pairs, lambda pair: _score_one(*pair), bound, on_progress)
     frame = pd.DataFrame(rows, columns=SCORE_ID_COLUMNS + metric_names)
     frame[metric_names] = frame[metric_names].astype("float64")
     frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
@@ -47,3 +48,22 @@ async def map_bounded(
 
 class _NotStarted(Exception):
     """An item skipped because an earlier one failed fatally (never the error gather reports)."""
+
+
+def run_bounded(
+    items: Sequence[T],
+    work: Callable[[T], Awaitable[R]],
+    concurrency: int,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[R]:
+    """``map_bounded`` from synchronous code, on an event loop of its own.
+
+    Where the caller's thread already runs a loop (a Jupyter notebook, Playwright's sync API),
+    ``asyncio.run`` refuses to start; the calls then run on a fresh loop in a worker thread and
+    this waits for them, so a stage behaves the same wherever it is called from."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(map_bounded(items, work, concurrency, on_progress))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-calls") as pool:
+        return pool.submit(lambda: asyncio.run(map_bounded(items, work, concurrency, on_progress))).result()

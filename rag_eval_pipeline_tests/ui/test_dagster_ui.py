@@ -327,6 +327,9 @@ def test_a_failed_gate_leaves_the_report_as_it_was(dagster_ui, browser):
             instance=instance, partition_key="null", raise_on_error=False
         )
         assert not failed.success
+        evaluations = failed.get_asset_check_evaluations()
+        gates = [e.passed for e in evaluations if e.check_name == "judge_scores_quality_gates"]
+        assert gates == [False]  # it failed at the gate, not before it
         gated.resolve_job_def("comparison_job").execute_in_process(instance=instance)
     report = home / "storage" / "artifacts" / "eval_report.html"
     page = browser.new_page()
