@@ -50,6 +50,22 @@ def test_run_prints_the_comparison_then_models_are_managed(shared_hotpotqa, tmp_
     assert (tmp_path / "home" / "storage" / "artifacts" / "model_comparison.parquet").is_file()
 
 
+def test_a_run_started_where_an_event_loop_is_running_answers_and_judges(shared_hotpotqa, tmp_path, capsys):
+    """A Jupyter cell (or Playwright's sync API) runs inside an event loop, where asyncio.run
+    refuses to start: the stages' calls must still run and no case may fail for it."""
+    import asyncio
+
+    async def notebook_cell():
+        return in_process(
+            capsys, "--dagster-home", str(tmp_path), "run", "--dataset", str(shared_hotpotqa),
+            "--sample", "4", "--models", "oracle",
+        )
+
+    code, out, err = asyncio.run(notebook_cell())
+    assert code == 0, err
+    assert "| oracle | reference | 4 | 0 |" in out
+
+
 def test_a_malformed_dataset_is_one_line_naming_file_and_line(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x"}\n')
@@ -308,10 +324,17 @@ def test_a_failing_model_does_not_stop_the_others(tmp_path, monkeypatch, capsys)
     with FakeAnthropic(responder=refuse) as server:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        # alone, on a new instance: nothing to compare, said as such, not a crash of the comparison
+        alone = ["--dagster-home", str(tmp_path / "alone")]
+        code, out, err = in_process(capsys, *alone, "run", "--sample", "4", "--models", "haiku")
+        assert code == 1 and "(no model of this run has a summary)" in out
+        lines = [line for line in err.splitlines() if line.startswith("error:")]
+        assert len(lines) == 1 and lines[0].startswith("error: haiku failed: FatalLLMError: Authentication")
+        before = len(server.requests)
         code, out, err = in_process(
             capsys, *home, "run", "--sample", "12", "--models", "haiku,oracle,sonnet,null"
         )
-        refused = sum(1 for r in server.requests if r.get("model") == "claude-haiku-4-5")
+        refused = sum(1 for r in server.requests[before:] if r.get("model") == "claude-haiku-4-5")
     assert code == 1
     assert "| oracle | reference | 12 |" in out and "| null | reference | 12 |" in out
     assert "| haiku |" not in out and "| sonnet |" not in out

@@ -189,6 +189,11 @@ def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence
     return [m for m in metrics if m in declared]
 
 
+COMPARISON_ID_COLUMNS = [
+    "answer_model", "judge_id", "n_cases", "n_failed", "case_set", "answer_cost_usd", "judge_cost_usd"
+]
+
+
 def compare_models(
     summaries: Mapping[str, pd.DataFrame],
     current: Provenance | None = None,
@@ -225,6 +230,8 @@ def compare_models(
                 record["note"] = failed_since.get(answer_model, "")
             record.update(dict(zip(rows["metric"], rows["mean"])))
             frames.append(record)
+    if not frames:  # no model has a summary yet (the first ever failed): empty, with its columns
+        return pd.DataFrame(columns=COMPARISON_ID_COLUMNS)
     return pd.DataFrame(frames)
 
 
