@@ -313,6 +313,17 @@ def config_path(explicit: str | None = None) -> Path | None:
     return default if default.is_file() else None
 
 
+def validation_problems(err: ValidationError) -> str:
+    """Each problem as ``field.path: what is wrong``, without pydantic's "Value error, " prefix
+    (our validators' messages are written for the user already)."""
+    problems = []
+    for e in err.errors():
+        where = ".".join(str(p) for p in e["loc"])
+        message = e["msg"].removeprefix("Value error, ")
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems)
+
+
 def load_settings(path: str | Path | None = None) -> Settings:
     """The validated settings of the file at ``path`` (or found as described above)."""
     found = config_path(str(path) if path else None)
@@ -327,8 +338,7 @@ def load_settings(path: str | Path | None = None) -> Settings:
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as err:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors())
-        raise ConfigError(f"{found}: {problems}") from err
+        raise ConfigError(f"{found}: {validation_problems(err)}") from err
     base = found.resolve().parent  # relative paths in the file are relative to the file
     dataset = settings.dataset
     updates: dict[str, Any] = {}

@@ -297,7 +297,7 @@ def test_every_rag_eval_command_of_the_readme_is_valid():
 def test_out_of_range_configuration_is_refused_with_the_field_named(tmp_path, capsys):
     for text, field in [
         ("max_judge_error_share: 5\n", "max_judge_error_share: Input should be less than or equal to 1"),
-        ("thresholds: {correctness: 7}\n", "thresholds: Value error, thresholds are scores between 0 and 1"),
+        ("thresholds: {correctness: 7}\n", "thresholds: thresholds are scores between 0 and 1"),
         ("dataset: {sample_size: -3}\n", "dataset.sample_size: Input should be greater than or equal to 0"),
         (
             "statistics: {significance_level: 2}\n",
