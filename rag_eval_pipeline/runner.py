@@ -221,8 +221,19 @@ def load_asset(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, par
     logging.disable(logging.INFO)  # the loader logs each file it opens at DEBUG to the console
     try:
         return defs.load_asset_value(key, instance=instance, partition_key=partition)
+    except FileNotFoundError as err:
+        if partition is None:
+            raise NotMaterializedError(f"no {key} stored yet: run `rag-eval run` first") from err
+        raise NotMaterializedError(
+            f"no {key} of {partition} stored yet (its evaluation failed or never ran; the UI shows "
+            f"its runs): evaluate it with `rag-eval run --models {partition}`"
+        ) from err
     finally:
         logging.disable(logging.NOTSET)
+
+
+class NotMaterializedError(FileNotFoundError):
+    """An asset read before any run stored it: said with the command that stores it."""
 
 
 class PreflightError(ValueError):

@@ -330,6 +330,11 @@ def test_a_failing_model_does_not_stop_the_others(tmp_path, monkeypatch, capsys)
         assert code == 1 and "(no model of this run has a summary)" in out
         lines = [line for line in err.splitlines() if line.startswith("error:")]
         assert len(lines) == 1 and lines[0].startswith("error: haiku failed: FatalLLMError: Authentication")
+        code, _, err = in_process(capsys, *alone, "gate", "--model", "haiku", "--min", "correctness=0.5")
+        assert code == 2 and err == (
+            "error: no metric_summary of haiku stored yet (its evaluation failed or never ran; the UI "
+            "shows its runs): evaluate it with `rag-eval run --models haiku`\n"
+        )
         before = len(server.requests)
         code, out, err = in_process(
             capsys, *home, "run", "--sample", "12", "--models", "haiku,oracle,sonnet,null"
