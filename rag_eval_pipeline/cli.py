@@ -52,10 +52,24 @@ def _csv(value: str) -> list[str]:
 
 
 def _positive(value: str) -> int:
-    number = int(value)
+    number = _whole_number(value)
     if number < 1:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
     return number
+
+
+def _non_negative(value: str) -> int:
+    number = _whole_number(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or a positive number, got {value}")
+    return number
+
+
+def _whole_number(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -82,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run_options.add_argument("--profile", help="a profile of the configuration file: dev, pr, nightly")
     run_options.add_argument(
-        "--sample", type=int, help="questions to evaluate (default: the file's, else 35; 0 = all)"
+        "--sample", type=_non_negative, help="questions to evaluate (default: the file's, else 35; 0 = all)"
     )
     run_options.add_argument("--selection", choices=["first", "random"], help="which N questions")
     run_options.add_argument("--seed", type=int, help="seed for --selection random")
@@ -100,7 +114,7 @@ def _parser() -> argparse.ArgumentParser:
         "default: the configuration file's, else reference",
     )
     run_options.add_argument(
-        "--concurrency", type=int, help="LLM calls in flight at most (default: the file's, else 8)"
+        "--concurrency", type=_positive, help="LLM calls in flight at most (default: the file's, else 8)"
     )
     run_options.add_argument(
         "--embedding-model",
@@ -182,7 +196,7 @@ def _parser() -> argparse.ArgumentParser:
     gate.add_argument("--judge", help="apply bare metrics to this judge only")
     gate.add_argument(
         "--min-n",
-        type=int,
+        type=_positive,
         help="fewest scored cases a gate may pass on; fewer: 'too few cases to conclude', exit 1 "
         "(default: statistics.min_cases of the configuration file, else 10)",
     )
@@ -307,6 +321,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args.config).with_profile(getattr(args, "profile", None))
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    reads_only = args.command in ("explain", "worst", "gate") or (
+        args.command == "models" and args.models_command != "add"
+    )
+    if reads_only and not runner.instance_exists(args.dagster_home):
+        print(
+            f"error: no Dagster instance at {runner.dagster_home_path(args.dagster_home)}: "
+            "`rag-eval run` creates one there; or point --dagster-home (or DAGSTER_HOME) at yours",
+            file=sys.stderr,
+        )
         return 2
     instance = runner.open_instance(args.dagster_home)
     if args.command == "models":

@@ -62,10 +62,22 @@ RUN_MONITORING = (
 )
 
 
+def dagster_home_path(explicit: str | None = None) -> Path:
+    """Where the instance is (the argument, else DAGSTER_HOME, else ./.dagster_home), unchanged."""
+    return Path(explicit or os.environ.get("DAGSTER_HOME") or DEFAULT_DAGSTER_HOME).resolve()
+
+
+def instance_exists(explicit: str | None = None) -> bool:
+    """Whether a command that only reads has anything to read: a folder `rag-eval` or `dagster
+    dev` has used (its instance file, run history or stored assets)."""
+    home = dagster_home_path(explicit)
+    return any((home / name).exists() for name in ("dagster.yaml", "history", "storage"))
+
+
 def resolve_dagster_home(explicit: str | None = None) -> Path:
     """DAGSTER_HOME from the argument, then the environment, then ./.dagster_home (created, with
     instance settings that enable run monitoring; a file written earlier by us gains it)."""
-    home = Path(explicit or os.environ.get("DAGSTER_HOME") or DEFAULT_DAGSTER_HOME).resolve()
+    home = dagster_home_path(explicit)
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():  # defaults: SQLite run, event and schedule storage inside the home

@@ -283,6 +283,18 @@ def test_small_mistakes_get_a_clear_line(tmp_path, capsys, evaluated):
     )
     code, _, err = in_process(capsys, *home, "models", "remove", "never-registered")
     assert code == 2 and err.startswith("error: not registered: never-registered (registered: ")
+    for option, value, said in (
+        ("--sample", "-3", "expected 0 or a positive number, got -3"),
+        ("--concurrency", "0", "expected a positive number, got 0"),
+        ("--sample", "ten", "expected a whole number, got 'ten'"),
+    ):
+        with pytest.raises(SystemExit) as exit_:  # refused before the knowledge base is built
+            cli.main([*home, "run", option, value])
+        assert exit_.value.code == 2 and said in capsys.readouterr().err
+    typo = tmp_path / "evaluatd"  # a mistyped home is not created by a command that only reads
+    code, _, err = in_process(capsys, "--dagster-home", str(typo), "gate", "--model", "oracle")
+    assert code == 2 and err.startswith(f"error: no Dagster instance at {typo}: `rag-eval run` creates one")
+    assert not typo.exists()
 
 
 def test_every_rag_eval_command_of_the_readme_is_valid():
