@@ -16,7 +16,7 @@ def test_init_writes_a_valid_commented_example(tmp_path, capsys):
     assert cli.main(["init", str(target)]) == 2  # never overwrites
     defs = build_definitions(settings=settings)
     assert [s.name for s in defs.schedules] == ["nightly_schedule"]
-    assert defs.get_schedule_def("nightly_schedule").cron_schedule == "0 3 * * *"
+    assert defs.resolve_schedule_def("nightly_schedule").cron_schedule == "0 3 * * *"
 
 
 def test_profiles_override_the_sample_and_judges(tmp_path):

@@ -14,7 +14,7 @@ from rag_eval_pipeline.defs.sensors import DOCUMENTS_TAG, PROFILE_TAG, TRIGGER_T
 
 
 def _tick(defs, instance, folder, cursor=None):
-    sensor = defs.get_sensor_def("new_documents_sensor")
+    sensor = defs.resolve_sensor_def("new_documents_sensor")
     context = dg.build_sensor_context(
         instance=instance, cursor=cursor, resources={"documents": DocumentsResource(folder=str(folder))}
     )
@@ -64,7 +64,7 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpo
         assert "Company handbook" in set(passages["title"])
 
         # the rebuild published the knowledge base: every registered model is evaluated again
-        sensor = defs.get_sensor_def("knowledge_base_rebuilt_sensor")
+        sensor = defs.resolve_sensor_def("knowledge_base_rebuilt_sensor")
         assert sensor.asset_key == dg.AssetKey("knowledge_base")  # fires on a publish, from any launch
         requests = evaluations_after_publish(instance, rebuild.run_id, Settings())
         assert sorted(r.partition_key for r in requests) == ["null", "oracle"]
@@ -96,7 +96,7 @@ def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, t
         }
     )
     defs = build_definitions(settings=settings, documents=DocumentsResource(folder=str(tmp_path / "none")))
-    schedule = defs.get_schedule_def("nightly_schedule")
+    schedule = defs.resolve_schedule_def("nightly_schedule")
     assert schedule.tags == {TRIGGER_TAG: "schedule:nightly", PROFILE_TAG: "nightly"}
     (tmp_path / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
@@ -116,7 +116,7 @@ def test_new_summaries_refresh_the_reports_once_and_catch_up(shared_hotpotqa, tm
     nothing watched (as a backfill's runs, or before the daemon started) is caught up at the
     first tick, with one comparison run, and nothing more once that ran."""
     defs = build_definitions()
-    sensor = defs.get_sensor_def("reports_refresh_sensor")
+    sensor = defs.resolve_sensor_def("reports_refresh_sensor")
     assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
     assert sensor.job_name == "comparison_job"
     (tmp_path / "home").mkdir()
