@@ -13,7 +13,7 @@ import urllib.request
 
 import dagster as dg
 
-from rag_eval_pipeline import backfill
+from rag_eval_pipeline import backfill, runner
 from rag_eval_pipeline_tests.conftest import free_port, stop_process_group
 from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
 
@@ -64,7 +64,7 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_h
         claude.reset_counts()
 
         home = tmp_path / "home"
-        _rag_eval(home, project, env, "models", "list")  # creates the instance's folder and settings
+        runner.resolve_dagster_home(str(home))  # the instance's folder and settings, as rag-eval writes them
         port = free_port()
         log = open(home / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
         dev = subprocess.Popen(
