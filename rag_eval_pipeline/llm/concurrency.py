@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
@@ -60,10 +61,28 @@ def run_bounded(
 
     Where the caller's thread already runs a loop (a Jupyter notebook, Playwright's sync API),
     ``asyncio.run`` refuses to start; the calls then run on a fresh loop in a worker thread and
-    this waits for them, so a stage behaves the same wherever it is called from."""
+    this waits for them, so a stage behaves the same wherever it is called from. An interrupt
+    while waiting (a notebook's stop button) cancels the calls there, as ``asyncio.run`` does
+    here: nothing further is paid for."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(map_bounded(items, work, concurrency, on_progress))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-calls") as pool:
-        return pool.submit(lambda: asyncio.run(map_bounded(items, work, concurrency, on_progress))).result()
+    started = concurrent.futures.Future()  # the worker's loop and task, to cancel from here
+
+    async def in_worker() -> list[R]:
+        started.set_result((asyncio.get_running_loop(), asyncio.current_task()))
+        return await map_bounded(items, work, concurrency, on_progress)
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-calls")
+    done = pool.submit(asyncio.run, in_worker())
+    try:
+        return done.result()
+    except BaseException:
+        if not done.done():
+            with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):  # it just ended
+                loop, task = started.result(timeout=10)
+                loop.call_soon_threadsafe(task.cancel)
+        raise
+    finally:
+        pool.shutdown(wait=True)

@@ -401,6 +401,43 @@ def test_after_a_fatal_error_nothing_new_starts():
     assert sorted(started) == [0, 1, 2, 3]
 
 
+def test_stopping_a_notebook_cell_stops_the_calls_that_have_not_started():
+    """run_bounded inside a running loop (a Jupyter cell) runs the calls on a worker thread; an
+    interrupt of the waiting cell (here a signal to the main thread, as the stop button sends)
+    cancels them there instead of waiting for all 200."""
+    import signal
+    import threading
+
+    from rag_eval_pipeline.llm.concurrency import run_bounded
+
+    class Stopped(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stopped
+
+    started = []
+    main_thread = threading.main_thread().ident
+
+    async def work(item):
+        started.append(item)
+        if len(started) == 3:
+            signal.pthread_kill(main_thread, signal.SIGUSR1)
+        await asyncio.sleep(0.05)
+        return item
+
+    async def notebook_cell():
+        return run_bounded(list(range(200)), work, concurrency=2)
+
+    previous = signal.signal(signal.SIGUSR1, stop)
+    try:
+        with pytest.raises(Stopped):
+            asyncio.run(notebook_cell())
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert 3 <= len(started) < 200
+
+
 def test_a_multi_call_judge_is_bounded_by_calls_in_flight_not_cases():
     """RAGAS-style judgements (several dependent calls per case) with every case started at once:
     the client keeps exactly its bound of calls in flight, and every chain completes in order."""
