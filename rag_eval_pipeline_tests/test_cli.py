@@ -340,6 +340,8 @@ def test_a_failing_model_does_not_stop_the_others(tmp_path, monkeypatch, capsys)
         alone = ["--dagster-home", str(tmp_path / "alone")]
         code, out, err = in_process(capsys, *alone, "run", "--sample", "4", "--models", "haiku")
         assert code == 1 and "(no model of this run has a summary)" in out
+        report = (tmp_path / "alone" / "storage" / "artifacts" / "eval_report.html").read_text()
+        assert "no answer model has been evaluated yet" in report
         lines = [line for line in err.splitlines() if line.startswith("error:")]
         assert len(lines) == 1 and lines[0].startswith("error: haiku failed: FatalLLMError: Authentication")
         code, _, err = in_process(capsys, *alone, "gate", "--model", "haiku", "--min", "correctness=0.5")

@@ -211,6 +211,14 @@ def _stale_html(stale: Mapping[str, list[str]]) -> str:
     return f'<div id="stale" class="note"><h2>Stale results</h2><ul>{items}</ul></div>'
 
 
+def _why_nothing_is_paired(models: int) -> str:
+    if models == 0:
+        return "no answer model has been evaluated yet"
+    if models == 1:
+        return "one model only: nothing to pair"
+    return "no two models were scored by the same judge on the same cases"
+
+
 def render_report(
     summaries: Mapping[str, pd.DataFrame],
     scores_by_model: Mapping[str, pd.DataFrame],
@@ -237,7 +245,7 @@ def render_report(
         f'<p class="note" id="verdict-rule">{html.escape(verdict_rule)}</p>' if verdict_rule else "",
         comparisons.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
         if not comparisons.empty
-        else "<p>one model only</p>",
+        else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
         "<h2>Trend</h2>",
         _figure_html(trend_chart(history)),
         "<h2>Cases</h2>",
