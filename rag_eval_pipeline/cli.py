@@ -5,7 +5,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -51,25 +51,24 @@ def _csv(value: str) -> list[str]:
     return items
 
 
-def _positive(value: str) -> int:
-    number = _whole_number(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
-    return number
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type for whole numbers from ``minimum`` (0 or 1) up."""
+    expected = "a positive number" if minimum == 1 else f"{minimum} or a positive number"
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+        if number < minimum:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
+        return number
+
+    return parse
 
 
-def _non_negative(value: str) -> int:
-    number = _whole_number(value)
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or a positive number, got {value}")
-    return number
-
-
-def _whole_number(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+_positive = _at_least(1)
+_non_negative = _at_least(0)
 
 
 def _parser() -> argparse.ArgumentParser:
