@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from rag_eval_pipeline.answering.answer_cases import answer_cases
-from rag_eval_pipeline.answering.claude import ClaudeAnswerer
+from rag_eval_pipeline.answering.chat import ChatAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
@@ -29,7 +29,7 @@ from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic  # noqa: E402
+from stand_ins.anthropic_api import FakeAnthropic  # noqa: E402
 
 DEFAULT_DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
 
@@ -42,7 +42,7 @@ def run_stages(server_url: str, cache_dir: Path, cases, index, concurrency: int)
     answers = answer_cases(
         cases,
         AnswerRegistry().resolve("claude-haiku-4-5@bm25-k4"),
-        ClaudeAnswerer("claude-haiku-4-5", client, DEFAULT_PRICES),
+        ChatAnswerer("claude-haiku-4-5", "claude-haiku-4-5", client, DEFAULT_PRICES),
         retrieve=lambda queries, k: index.search_many(list(queries), k),
         concurrency=concurrency,
     )

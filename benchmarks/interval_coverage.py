@@ -12,7 +12,7 @@ default), side by side in one run.
 import time
 
 from rag_eval_pipeline.metrics.coverage import coverage_table
-from rag_eval_pipeline.metrics.summary import to_markdown
+from rag_eval_pipeline.reporting.markdown import to_markdown
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic  # noqa: E402
+from stand_ins.anthropic_api import FakeAnthropic  # noqa: E402
 
 DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
 RAG_EVAL = str(Path(sys.executable).with_name("rag-eval"))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from rag_eval_pipeline.backfill import daemon_running
+from rag_eval_pipeline.instance.backfill import daemon_running
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"

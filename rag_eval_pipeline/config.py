@@ -14,17 +14,30 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from rag_eval_pipeline.answering.spec import check_name
+from rag_eval_pipeline.answering.registry import AnswerModelSettings
+from rag_eval_pipeline.judges.custom import PythonMetricSettings, RubricMetricSettings
+from rag_eval_pipeline.judges.registry import builtin_judge_kind
+from rag_eval_pipeline.llm.settings import (
+    AnthropicSettings,
+    CacheSettings,
+    LLMSettings,
+    LocalLLMSettings,
+    OpenAISettings,
+)
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
     MONTE_CARLO_DRAWS,
     SIGNIFICANCE,
     IntervalMethod,
 )
-from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
+from rag_eval_pipeline.retrieval.base import Backend
+from rag_eval_pipeline.retrieval.elasticsearch import EsIndexNames
+from rag_eval_pipeline.retrieval.knowledge_base import KnowledgeBaseSpec
 from rag_eval_pipeline.retrieval.vector_index import VectorSearch
 
 CONFIG_ENV = "RAG_EVAL_CONFIG"
+# evaluated when the configuration names no answer model: a real baseline and the two bounds
+DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
 DEFAULT_CONFIG_FILE = "rag_eval.yaml"
 
 
@@ -58,18 +71,31 @@ class DatasetSettings(_Strict):
         return self
 
 
+class EsIndexNamesSettings(_Strict):
+    knowledge_base: str = EsIndexNames.knowledge_base  # an alias over versioned indices
+    judgement_list: str = EsIndexNames.judgement_list
+    eval_results: str = EsIndexNames.eval_results
+
+
 class ElasticsearchSettings(_Strict):
+    """The cluster (``knowledge_base.backend: elasticsearch``); credentials stay in the
+    environment. ``url`` and ``cloud_id`` unset: ELASTICSEARCH_URL / ELASTICSEARCH_CLOUD_ID."""
+
     url: str | None = None
     cloud_id: str | None = None
     verify_certs: bool = True
     ca_certs: str | None = None
-    index_names: dict[str, str] = Field(default_factory=dict)
+    index_names: EsIndexNamesSettings = EsIndexNamesSettings()
     inference_id: str | None = None
     max_error_share: float = Field(default=0.0, ge=0, le=1)
 
 
 class KnowledgeBaseSettings(_Strict):
-    backend: Literal["embedded", "elasticsearch"] = "embedded"
+    backend: Backend = Field(
+        default=Backend.EMBEDDED,
+        description="the one switch: embedded (an index on disk) or elasticsearch (ELASTICSEARCH_URL "
+        "or elasticsearch.url gives its address)",
+    )
     scope: Literal["sample", "all"] = Field(
         default="sample",
         description="sample: the paragraphs of the evaluated questions (as in the Elastic "
@@ -90,61 +116,16 @@ class KnowledgeBaseSettings(_Strict):
             raise ValueError(f"vector_search: {self.vector_search} needs an embedding_model (e.g. minilm)")
         return self
 
-
-class AnswerModelSettings(_Strict):
-    """A named answer configuration: the partition key is its name."""
-
-    name: str
-    provider: str = Field(description="a registered answer provider: offline, anthropic, openai, local")
-    model: str
-    base_url: str | None = Field(
-        default=None, description="openai: the server's API root, e.g. http://localhost:8000/v1"
-    )
-    api_key_env: str | None = Field(
-        default=None,
-        description="openai: the variable holding its key (default OPENAI_API_KEY; none for local servers)",
-    )
-    retrieval_mode: RetrievalMode = DEFAULT_RETRIEVAL_MODE
-    top_k: int = Field(default=DEFAULT_TOP_K, ge=1)
-    prompt: str | None = Field(default=None, description="replaces the answer system prompt")
-
-    @field_validator("name")
-    @classmethod
-    def _safe_name(cls, name: str) -> str:
-        return check_name(name)
-
-    @field_validator("provider")
-    @classmethod
-    def _registered_provider(cls, provider: str) -> str:
-        from rag_eval_pipeline.answering.registry import provider_names  # the registry imports this module
-
-        if provider not in provider_names():
-            raise ValueError(f"unknown provider '{provider}' (registered: {', '.join(provider_names())})")
-        return provider
-
-    @model_validator(mode="after")
-    def _endpoint_only_for_openai(self) -> AnswerModelSettings:
-        if (self.base_url or self.api_key_env) and self.provider != "openai":
-            raise ValueError(f"answer model '{self.name}': base_url and api_key_env are for provider openai")
-        return self
-
-
-class RubricMetricSettings(_Strict):
-    """An LLM-scored metric declared here (e.g. the RAGAS article's style consistency)."""
-
-    name: str
-    kind: Literal["rubric"] = "rubric"
-    instructions: str
-    allowed_scores: list[float] = Field(default=[0.0, 0.5, 1.0], min_length=2)
-    model: str = "claude-sonnet-4-6"
-
-
-class PythonMetricSettings(_Strict):
-    """A pure Python metric ``(case) -> score | None`` named by ``module:function``."""
-
-    name: str
-    kind: Literal["python"] = "python"
-    callable: str
+    def spec(self) -> KnowledgeBaseSpec:
+        es = self.elasticsearch
+        return KnowledgeBaseSpec(
+            self.backend,
+            self.embedding_model,
+            self.vector_search,
+            EsIndexNames(**es.index_names.model_dump()),
+            es.inference_id,
+            es.max_error_share,
+        )
 
 
 class ProfileSettings(_Strict):
@@ -173,26 +154,15 @@ class StatisticsSettings(_Strict):
     monte_carlo_draws: int = Field(default=MONTE_CARLO_DRAWS, ge=1000)
 
 
-class OpenAISettings(_Strict):
-    """Defaults of ``openai:<model>`` answer models and judges (a named answer model may point
-    at another server)."""
+class MonitoringSettings(_Strict):
+    """Where the Prometheus metrics go: a textfile for node-exporter's collector, and a
+    Pushgateway when one is set."""
 
-    base_url: str | None = Field(default=None, description="None: OPENAI_BASE_URL, else api.openai.com")
-    api_key_env: str = Field(default="OPENAI_API_KEY", description="the variable holding the key")
-    structured_output: Literal["auto", "json_schema", "tools", "text"] = Field(
-        default="auto",
-        description="how judges get JSON: auto tries json_schema, then tools, then text",
+    textfile: str | None = Field(
+        default=None, description="None: <DAGSTER_HOME>/storage/metrics/rag_eval.prom"
     )
-    timeout_s: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=4, ge=0)
-
-
-class LocalLLMSettings(_Strict):
-    """The llama.cpp server a run starts for ``local:<model>`` (the ``[local]`` extra)."""
-
-    n_ctx: int = Field(default=8192, ge=512, description="context tokens, shared by the slots")
-    n_parallel: int = Field(default=2, ge=1, description="requests decoded side by side")
-    threads: int | None = Field(default=None, ge=1, description="None: every core")
+    pushgateway_url: str | None = None
+    job_name: str = "rag_eval"
 
 
 class PhoenixExperimentSettings(_Strict):
@@ -258,9 +228,12 @@ class Settings(_Strict):
         description="dev, pr and nightly are built in; a profile here overrides one",
     )
     statistics: StatisticsSettings = StatisticsSettings()
+    anthropic: AnthropicSettings = AnthropicSettings()
     openai: OpenAISettings = OpenAISettings()
     local: LocalLLMSettings = LocalLLMSettings()
+    cache: CacheSettings = CacheSettings()
     tracing: TracingSettings = TracingSettings()
+    monitoring: MonitoringSettings = MonitoringSettings()
 
     @field_validator("thresholds")
     @classmethod
@@ -269,6 +242,24 @@ class Settings(_Strict):
         if wrong:
             raise ValueError(f"thresholds are scores between 0 and 1, got {wrong}")
         return thresholds
+
+    @field_validator("custom_metrics")
+    @classmethod
+    def _own_names(
+        cls, metrics: list[RubricMetricSettings | PythonMetricSettings]
+    ) -> list[RubricMetricSettings | PythonMetricSettings]:
+        """A custom metric named like a built-in judge would silently be that judge."""
+        for metric in metrics:
+            kind = builtin_judge_kind(metric.name)
+            if kind is not None:
+                raise ValueError(
+                    f"custom metric '{metric.name}' is the name of a built-in {kind} judge: rename it"
+                )
+        names = [m.name for m in metrics]
+        duplicated = sorted({n for n in names if names.count(n) > 1})
+        if duplicated:
+            raise ValueError(f"custom metric names must be unique: {', '.join(duplicated)}")
+        return metrics
 
     @field_validator("profiles", mode="before")
     @classmethod
@@ -280,6 +271,45 @@ class Settings(_Strict):
 
     def answer_model(self, name: str) -> AnswerModelSettings | None:
         return next((m for m in self.answer_models if m.name == name), None)
+
+    def configured_models(self) -> list[str]:
+        """The answer models a run evaluates when none are named: the file's, else the defaults."""
+        return [m.name for m in self.answer_models] or list(DEFAULT_MODELS)
+
+    def llm(self) -> LLMSettings:
+        """The sections the LLM provider table reads."""
+        return LLMSettings(
+            anthropic=self.anthropic,
+            openai=self.openai,
+            local=self.local,
+            cache=self.cache,
+            concurrency=self.concurrency,
+        )
+
+    def with_overrides(
+        self,
+        embedding_model: str | None = None,
+        elasticsearch_url: str | None = None,
+        concurrency: int | None = None,
+        refresh: bool = False,
+    ) -> Settings:
+        """These settings with one command's flags applied (``rag-eval run --embedding-model``,
+        ``--elasticsearch``, ``--concurrency``, ``--refresh``): the flags reach every resource
+        by the same route as the file."""
+        knowledge_base = self.knowledge_base
+        if embedding_model:
+            knowledge_base = knowledge_base.model_copy(update={"embedding_model": embedding_model})
+        if elasticsearch_url:
+            es = knowledge_base.elasticsearch.model_copy(update={"url": elasticsearch_url})
+            knowledge_base = knowledge_base.model_copy(
+                update={"backend": Backend.ELASTICSEARCH, "elasticsearch": es}
+            )
+        updates: dict[str, Any] = {"knowledge_base": knowledge_base}
+        if concurrency:
+            updates["concurrency"] = concurrency
+        if refresh:
+            updates["cache"] = self.cache.model_copy(update={"refresh": True})
+        return Settings.model_validate(self.model_copy(update=updates).model_dump())
 
     def with_profile(self, profile: str | None) -> Settings:
         """These settings with one profile's overrides applied."""
@@ -351,97 +381,9 @@ def load_settings(path: str | Path | None = None) -> Settings:
     return settings.model_copy(update={"dataset": dataset.model_copy(update=updates)})
 
 
-EXAMPLE_CONFIG = """\
-# rag_eval.yaml: one file for the CLI, the Dagster definitions and `dagster dev`.
-# Secrets stay in the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY, ELASTICSEARCH_API_KEY (or
-# _USERNAME and _PASSWORD). Relative paths are relative to this file.
+EXAMPLE_CONFIG_FILE = Path(__file__).resolve().parent / "rag_eval.example.yaml"
 
-dataset:
-  kind: hotpotqa            # hotpotqa, or custom (your questions and documents)
-  source: bundled           # hotpotqa: 'bundled' (500 questions shipped in the package, no
-                            # network), 'hub' (the full split), or a local file
-  sample_size: 35
-  selection: first          # first N, or random N (with seed)
-  seed: 0
-  # custom datasets:
-  # questions: data/questions.jsonl   # question, answer, optional id, relevant_ids or relevant_titles, tags
-  documents: data/documents # .md / .txt files and JSONL / parquet of {title, passage}
-  chunking: {size: 200, overlap: 40}  # words; longer documents are split (0 = keep them whole)
-  max_file_mb: 5            # larger document files are skipped and named
 
-knowledge_base:
-  backend: embedded         # or elasticsearch (then set ELASTICSEARCH_URL or elasticsearch.url)
-  scope: sample             # sample: passages of the evaluated questions; all: of the whole file
-  embedding_model: null     # minilm (ONNX, the [semantic] extra) for the semantic and hybrid modes
-  vector_search: exact      # or hnsw: an approximate graph (the [ann] extra), for 100k+ passages
-  elasticsearch:
-    url: null
-    index_names:
-      knowledge_base: hotpot-knowledge-base
-      judgement_list: hotpot-judgement-list
-      eval_results: eval-results
-    inference_id: null      # an inference endpoint for semantic_text (Elastic Cloud)
-
-# Named answer configurations; each name becomes an answer-model partition.
-answer_models:
-  - {name: extractive-baseline, provider: offline, model: extractive-baseline}
-  - {name: oracle, provider: offline, model: oracle}
-  - {name: "null", provider: offline, model: "null"}
-  # - {name: haiku-hybrid, provider: anthropic, model: claude-haiku-4-5, retrieval_mode: hybrid, top_k: 4}
-  # - {name: gpt-4o-mini, provider: openai, model: gpt-4o-mini}
-  # - {name: my-vllm, provider: openai, model: Qwen/Qwen2.5-7B-Instruct, base_url: "http://localhost:8000/v1"}
-  # - {name: smollm2, provider: local, model: smollm2}   # pip install 'rag-eval-pipeline[local]'
-
-judges: [reference]         # add claude-sonnet-4-6 (STRICT rubric), ragas:claude-sonnet-4-6,
-                            # openai:gpt-4o, strict:local:smollm2 ...
-thresholds: {}              # e.g. {faithfulness: 0.7}: blocking checks, and `rag-eval gate` defaults
-max_judge_error_share: 0.1
-concurrency: 8
-executor: in_process        # a run's steps in one process; multiprocess: a process per step
-prices: {}                  # model: [input, output, cache write, cache read] USD per million tokens
-
-openai:                     # openai:<model> answer models and judges
-  base_url: null            # null: OPENAI_BASE_URL, else api.openai.com; any compatible server
-  api_key_env: OPENAI_API_KEY   # not needed by local servers
-  structured_output: auto   # judges' JSON: json_schema, else tools, else text (auto tries in order)
-
-local:                      # local:<model>: a llama.cpp server the run starts on 127.0.0.1
-  n_ctx: 8192
-  n_parallel: 2             # requests decoded side by side
-  threads: null             # null: every core
-
-tracing:                    # one trace per case to Phoenix, Langfuse or any OTLP collector
-  enabled: false            # pip install 'rag-eval-pipeline[tracing]'
-  preset: otlp              # otlp (endpoint or OTEL_EXPORTER_OTLP_ENDPOINT), phoenix, langfuse
-  endpoint: null
-  headers_env: {}           # e.g. {x-api-key: MY_COLLECTOR_KEY}
-  project: rag-eval
-  sample: 1.0
-  flush_timeout_s: 5
-  phoenix:                  # pip install 'rag-eval-pipeline[phoenix]'
-    experiments: false      # the judgement list as a dataset, each answer model an experiment
-    url: null               # null: the endpoint's host with preset phoenix, else 127.0.0.1:6006
-    api_key_env: PHOENIX_API_KEY
-
-statistics:
-  interval_method: clopper_pearson   # or wilson, percentile, bca (README: "Reading the numbers")
-  significance_level: 0.05  # paired verdicts: exact sign-flip test below this, interval excludes 0
-  min_cases: 10             # fewer scored cases: "too few cases to conclude", and gates fail
-
-custom_metrics: []
-  # - name: style_consistency
-  #   kind: rubric
-  #   instructions: Is the answer one short, plain sentence in the tone of the ground truth?
-  #   allowed_scores: [0, 0.5, 1]
-  #   model: claude-sonnet-4-6
-  # - name: answer_length_ok
-  #   kind: python
-  #   callable: my_package.metrics:answer_length_ok   # (case) -> float | None
-
-# The Elastic LLM-as-a-judge article's staged strategy: `rag-eval run --profile dev`. These three
-# are built in (same values); a profile here replaces the built-in one of its name.
-profiles:
-  dev: {sample_size: 30}
-  pr: {sample_size: 150}
-  nightly: {sample_size: 50, selection: random, schedule: "0 3 * * *"}
-"""
+def example_config() -> str:
+    """The commented configuration `rag-eval init` writes: every setting with its default."""
+    return EXAMPLE_CONFIG_FILE.read_text()

@@ -8,6 +8,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from rag_eval_pipeline.instance.home import open_instance
+from rag_eval_pipeline_tests.support import EVALUATED_SAMPLE, SHARED_HOTPOTQA
+
 # Tests never reach a model hub: the embedding model is loaded from the installed package's folder.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
@@ -18,10 +21,6 @@ def fresh_cache_dir(tmp_path_factory):
     """Derived files (the int8-compute ONNX model) go to a folder of this session, not the
     user's cache: every run of the suite prepares them as a fresh install would."""
     os.environ["RAG_EVAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
-
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_HOTPOTQA = REPO_ROOT.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
 
 
 @pytest.fixture(scope="session")
@@ -36,21 +35,6 @@ def hub_rows(shared_hotpotqa: Path) -> list[dict]:
     """The first 12 questions in the hub's row format."""
     with shared_hotpotqa.open() as handle:
         return [json.loads(next(handle)) for _ in range(12)]
-
-
-def to_original_layout(row: dict) -> dict:
-    """The same question in the original HotpotQA release's layout."""
-    return {
-        "_id": row["id"],
-        "question": row["question"],
-        "answer": row["answer"],
-        "type": row["type"],
-        "level": row["level"],
-        "supporting_facts": [
-            [t, i] for t, i in zip(row["supporting_facts"]["title"], row["supporting_facts"]["sent_id"])
-        ],
-        "context": [[t, s] for t, s in zip(row["context"]["title"], row["context"]["sentences"])],
-    }
 
 
 @pytest.fixture(scope="session")
@@ -104,10 +88,6 @@ def es_prefix(es_url):
         es.indices.delete(index=",".join(names), ignore_unavailable=True)
 
 
-EVALUATED_MODELS = ("extractive-baseline", "oracle", "null")
-EVALUATED_SAMPLE = 40
-
-
 @dataclass(frozen=True)
 class Evaluated:
     """A Dagster instance evaluated through the CLI, as a user's would be."""
@@ -122,32 +102,18 @@ def evaluated(shared_hotpotqa, tmp_path_factory) -> Evaluated:
     """One evaluated instance for every integration test that only reads it: `rag-eval run` on
     the first 40 shared questions with the three offline models, twice (the history and the
     report's trend need two materializations)."""
-    from rag_eval_pipeline import cli, runner
+    from rag_eval_pipeline import cli
     from rag_eval_pipeline.definitions import build_definitions
 
     home = tmp_path_factory.mktemp("evaluated")
     for _ in range(2):
         arguments = ["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa)]
         assert cli.main([*arguments, "--sample", str(EVALUATED_SAMPLE)]) == 0
-    return Evaluated(home, runner.open_instance(str(home)), build_definitions())
+    return Evaluated(home, open_instance(str(home)), build_definitions())
 
 
-def free_port() -> int:
-    """A port nothing listens on now, on 127.0.0.1 (each service of a test gets its own)."""
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def stop_process_group(process, timeout_s: float = 30) -> None:
-    """SIGTERM to a server started with start_new_session, SIGKILL if it lingers."""
-    import signal
-    import subprocess
-
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    """Environment changes that last as long as a module's shared fixture (a stand-in's key)."""
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch

@@ -13,9 +13,10 @@ import urllib.request
 
 import dagster as dg
 
-from rag_eval_pipeline import backfill, runner
-from rag_eval_pipeline_tests.conftest import free_port, stop_process_group
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
+from rag_eval_pipeline.instance import backfill
+from rag_eval_pipeline.instance.home import prepare_instance
+from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
+from stand_ins.anthropic_api import FakeAnthropic
 
 MODELS = "haiku,haiku@bm25-k2,oracle"
 LIMIT = 2  # Anthropic calls in flight at most, for every run of the instance together
@@ -64,7 +65,7 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_h
         claude.reset_counts()
 
         home = tmp_path / "home"
-        runner.resolve_dagster_home(str(home))  # the instance's folder and settings, as rag-eval writes them
+        prepare_instance(str(home))  # the instance's folder and settings, as rag-eval writes them
         port = free_port()
         log = open(home / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
         dev = subprocess.Popen(

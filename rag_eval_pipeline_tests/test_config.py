@@ -1,14 +1,14 @@
 import pytest
 
 from rag_eval_pipeline import cli
-from rag_eval_pipeline.config import EXAMPLE_CONFIG, ConfigError, load_settings
+from rag_eval_pipeline.config import ConfigError, example_config, load_settings
 from rag_eval_pipeline.definitions import build_definitions
 
 
 def test_init_writes_a_valid_commented_example(tmp_path, capsys):
     target = tmp_path / "rag_eval.yaml"
     assert cli.main(["init", str(target)]) == 0
-    assert target.read_text() == EXAMPLE_CONFIG and "# " in EXAMPLE_CONFIG
+    assert target.read_text() == example_config() and "# " in example_config()
     settings = load_settings(target)
     # the same names as the CLI's defaults, so the file and `rag-eval run` evaluate one set
     assert [m.name for m in settings.answer_models] == ["extractive-baseline", "oracle", "null"]
@@ -21,7 +21,7 @@ def test_init_writes_a_valid_commented_example(tmp_path, capsys):
 
 def test_profiles_override_the_sample_and_judges(tmp_path):
     target = tmp_path / "c.yaml"
-    target.write_text(EXAMPLE_CONFIG)
+    target.write_text(example_config())
     settings = load_settings(target)
     assert settings.with_profile("dev").dataset.sample_size == 30
     nightly = settings.with_profile("nightly").dataset

@@ -7,10 +7,12 @@ import json
 import pandas as pd
 import pytest
 
-from rag_eval_pipeline import cli, runner
+from rag_eval_pipeline import cli
 from rag_eval_pipeline.config import load_settings
 from rag_eval_pipeline.definitions import build_definitions
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
+from rag_eval_pipeline.instance.home import open_instance
+from rag_eval_pipeline.instance.lineage import load_asset
+from stand_ins.anthropic_api import FakeAnthropic
 
 DOCUMENTS = {
     "Refund policy.md": "Refunds are paid within 14 days of the return. Store credit is issued at once.",
@@ -73,7 +75,7 @@ custom_metrics:
 
 def _rubric(request):
     """The simulated judge for the rubric: shorter answers score higher."""
-    from rag_eval_pipeline_tests.fake_anthropic import _tag, tool_reply
+    from stand_ins.anthropic_api import _tag, tool_reply
 
     text = request["messages"][0]["content"]
     words = len(_tag(text, "answer").split())
@@ -102,9 +104,9 @@ def evaluated(request, tmp_path, monkeypatch):
 
 
 def _summary(config, home, model):
-    instance = runner.open_instance(str(home))
+    instance = open_instance(str(home))
     defs = build_definitions(settings=load_settings(config))
-    return runner.load_asset(defs, instance, "metric_summary", model), instance, defs
+    return load_asset(defs, instance, "metric_summary", model), instance, defs
 
 
 def test_custom_data_end_to_end(evaluated):
@@ -131,9 +133,9 @@ def test_custom_data_end_to_end(evaluated):
         & (summary["judge_id"] == "reference")
     ]
     assert billing["n"].item() == 2  # a question with two tags counts in both
-    passages = runner.load_asset(defs, instance, "kb_passages")
+    passages = load_asset(defs, instance, "kb_passages")
     assert sorted(passages["title"]) == sorted(n.rsplit(".", 1)[0] for n in DOCUMENTS)
-    baseline = runner.load_asset(defs, instance, "candidate_answers", "baseline-k2")
+    baseline = load_asset(defs, instance, "candidate_answers", "baseline-k2")
     assert (baseline["top_k"] == 2).all() and baseline["retrieved_ids"].map(len).le(2).all()
 
 

@@ -36,14 +36,18 @@ def test_definitions_load_with_every_asset_check_and_job():
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == EXPECTED_ASSETS
     checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys}
     assert checks == EXPECTED_CHECKS
-    for name in ["knowledge_base_job", "evaluation_job", "comparison_job"]:
-        assert defs.resolve_job_def(name) is not None
+    jobs = {
+        name: defs.resolve_job_def(name)
+        for name in ["knowledge_base_job", "evaluation_job", "comparison_job"]
+    }
+    assert jobs["evaluation_job"].partitions_def.name == "answer_model"
     blocking = {key.name for key in graph.asset_check_keys if graph.get(key).blocking}
     assert blocking == {name for _, name in EXPECTED_CHECKS}
 
 
 def test_sensors():
     assert {s.name for s in defs.sensors} == {
+        "answer_models_sensor",
         "new_documents_sensor",
         "knowledge_base_rebuilt_sensor",
         "reports_refresh_sensor",

@@ -6,9 +6,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from rag_eval_pipeline import runner
 from rag_eval_pipeline.answering.registry import AnswerRegistry
-from rag_eval_pipeline_tests.conftest import EVALUATED_MODELS as MODELS
+from rag_eval_pipeline.defs.partitions import add_models, remove_models
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline_tests.support import EVALUATED_MODELS as MODELS
 
 CHECKS = {
     "candidate_answers": ["candidate_answers_complete"],
@@ -22,7 +23,7 @@ CHECKS = {
 
 
 def test_calibration_models_bound_the_baseline(evaluated):
-    comparison = runner.load_asset(evaluated.defs, evaluated.instance, "model_comparison")
+    comparison = load_asset(evaluated.defs, evaluated.instance, "model_comparison")
     comparison = comparison.set_index("answer_model")
     assert len(comparison) == 3
     correctness = comparison["correctness"]
@@ -75,39 +76,32 @@ def test_every_check_of_every_partition_ran_and_passed(evaluated):
 
 def test_stored_artifacts_hold_per_case_detail(evaluated):
     defs, instance = evaluated.defs, evaluated.instance
-    answers = runner.load_asset(defs, instance, "candidate_answers", partition="extractive-baseline")
+    answers = load_asset(defs, instance, "candidate_answers", partition="extractive-baseline")
     assert len(answers) == 40
     first = answers.iloc[0]
     assert len(first["retrieved_ids"]) == 4
     assert list(first["retrieved_scores"]) == sorted(first["retrieved_scores"], reverse=True)
     assert first["prompt_version"] == "extractive-v1" and first["model_id"] == "extractive-baseline"
-    assert first["latency_s"] >= 0
-    summary = runner.load_asset(defs, instance, "metric_summary", partition="oracle")
+    summary = load_asset(defs, instance, "metric_summary", partition="oracle")
     assert {"all", "type=bridge", "type=comparison"} <= set(summary["group"])
 
 
 def test_candidate_answers_asset_directly(evaluated):
     """The asset body on its own, with a partition key, outside a run."""
-    from rag_eval_pipeline.defs.assets import candidate_answers
-    from rag_eval_pipeline.defs.resources import (
-        AnthropicResource,
-        KnowledgeBaseResource,
-        OpenAICompatibleResource,
-        SettingsResource,
-    )
+    from rag_eval_pipeline.config import Settings
+    from rag_eval_pipeline.definitions import build_resources
+    from rag_eval_pipeline.defs.assets.evaluation import candidate_answers
 
     defs, instance = evaluated.defs, evaluated.instance
-    cases = runner.load_asset(defs, instance, "judgement_list").head(5)
-    manifest = runner.load_asset(defs, instance, "kb_index")
+    cases = load_asset(defs, instance, "judgement_list").head(5)
+    manifest = load_asset(defs, instance, "kb_index")
+    resources = build_resources(Settings())
     context = dg.build_asset_context(partition_key="oracle", instance=instance)
     answers = candidate_answers(
         context,
         judgement_list=cases,
         kb_index=manifest,
-        knowledge_base=KnowledgeBaseResource(),
-        anthropic=AnthropicResource(),
-        openai_compatible=OpenAICompatibleResource(),
-        settings=SettingsResource(),
+        **{name: resources[name] for name in ("knowledge_base", "llm", "settings", "evaluation_lock")},
     )
     assert answers["answer"].tolist() == cases["answer"].tolist()
 
@@ -116,12 +110,12 @@ def test_semantic_partition_on_a_lexical_index_fails_with_the_remedy(evaluated):
     from rag_eval_pipeline.retrieval.modes import ModeUnavailableError
 
     defs, instance = evaluated.defs, evaluated.instance
-    runner.add_models(instance, ["null@semantic-k4"], AnswerRegistry())
+    add_models(instance, ["null@semantic-k4"], AnswerRegistry().resolve)
     with pytest.raises(ModeUnavailableError, match="--embedding-model"):
         defs.resolve_job_def("evaluation_job").execute_in_process(
             instance=instance, partition_key="null@semantic-k4"
         )
-    runner.remove_models(instance, ["null@semantic-k4"])
+    remove_models(instance, ["null@semantic-k4"])
 
 
 def test_a_partition_added_around_the_cli_is_refused_at_asset_start(evaluated, tmp_path):

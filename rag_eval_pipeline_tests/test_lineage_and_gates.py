@@ -5,10 +5,13 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from rag_eval_pipeline import cli, runner
+from rag_eval_pipeline import cli
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.defs.partitions import add_models
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.instance.runs import run_evaluation
 
 QID = "5a8c7595554299585d9e36b6"  # the Corliss Archer question, first of the shared file
 
@@ -70,10 +73,10 @@ def test_gate_exit_codes(home, capsys, monkeypatch):
 def test_blocking_quality_gate_stops_the_summary(shared_hotpotqa, tmp_path):
     defs = build_definitions(settings=Settings(thresholds={"correctness": 0.5}))
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
-        runner.run_evaluation(
+        run_evaluation(
             defs, instance, ["oracle"], dataset=str(shared_hotpotqa), sample=10, echo=lambda _: None
         )
-        runner.add_models(instance, ["null"], AnswerRegistry())
+        add_models(instance, ["null"], AnswerRegistry().resolve)
         result = defs.resolve_job_def("evaluation_job").execute_in_process(
             instance=instance, partition_key="null", raise_on_error=False
         )
@@ -143,10 +146,10 @@ def test_a_failed_gate_leaves_the_reports_as_they_were(shared_hotpotqa, tmp_path
 
     defs = build_definitions(settings=Settings())
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
-        runner.run_evaluation(
+        run_evaluation(
             defs, instance, ["oracle", "null"], dataset=str(shared_hotpotqa), sample=10, echo=lambda _: None
         )
-        paired_before = runner.load_asset(defs, instance, "paired_comparison")
+        paired_before = load_asset(defs, instance, "paired_comparison")
         gated = build_definitions(
             settings=Settings(
                 thresholds={"correctness": 0.5},
@@ -161,13 +164,13 @@ def test_a_failed_gate_leaves_the_reports_as_they_were(shared_hotpotqa, tmp_path
             instance=instance, partition_key="null", raise_on_error=False
         )
         assert not failed.success
-        stored = runner.load_asset(gated, instance, "judge_scores", "null")
+        stored = load_asset(gated, instance, "judge_scores", "null")
         assert "short_answer" in set(stored["judge_id"])  # the failed run's scores are stored
 
         gated.resolve_job_def("comparison_job").execute_in_process(instance=instance)
-        comparison = runner.load_asset(gated, instance, "model_comparison").set_index("answer_model")
-        paired_after = runner.load_asset(gated, instance, "paired_comparison")
-        validation = runner.load_asset(gated, instance, "judge_validation")
+        comparison = load_asset(gated, instance, "model_comparison").set_index("answer_model")
+        paired_after = load_asset(gated, instance, "paired_comparison")
+        validation = load_asset(gated, instance, "judge_validation")
         report = (Path(instance.storage_directory()) / "artifacts" / "eval_report.html").read_text()
     # null keeps its last good values, marked: the failed run is named in the note
     assert bool(comparison.loc["null", "stale"]) and not bool(comparison.loc["oracle", "stale"])

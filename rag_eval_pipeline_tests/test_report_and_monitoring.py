@@ -7,9 +7,10 @@ import dagster as dg
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from rag_eval_pipeline import runner
-from rag_eval_pipeline.defs.resources import MonitoringResource
-from rag_eval_pipeline_tests.conftest import REPO_ROOT
+from rag_eval_pipeline.config import Settings
+from rag_eval_pipeline.defs.resources import MonitoringResource, SettingsResource
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline_tests.support import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,7 @@ def test_prometheus_textfile_parses(reported):
 
 def test_summary_has_intervals_and_a_chart(reported):
     defs, instance, _, _ = reported
-    summary = runner.load_asset(defs, instance, "metric_summary", "extractive-baseline")
+    summary = load_asset(defs, instance, "metric_summary", "extractive-baseline")
     row = summary[(summary["group"] == "all") & (summary["metric"] == "correctness")].iloc[0]
     assert row["ci_low"] <= row["mean"] <= row["ci_high"] and row["ci_high"] > row["ci_low"]
     record = instance.fetch_materializations(
@@ -176,9 +177,15 @@ def test_metrics_are_pushed_to_a_pushgateway(tmp_path):
             }
         ]
     )
-    resource = MonitoringResource(
-        textfile=str(tmp_path / "m.prom"), pushgateway_url=f"http://127.0.0.1:{server.server_port}"
+    settings = Settings.model_validate(
+        {
+            "monitoring": {
+                "textfile": str(tmp_path / "m.prom"),
+                "pushgateway_url": f"http://127.0.0.1:{server.server_port}",
+            }
+        }
     )
+    resource = MonitoringResource(settings=SettingsResource.from_settings(settings))
     resource._file = tmp_path / "m.prom"  # what setup_for_execution sets from the instance
     resource.publish(prometheus_exposition({"m": summary}))
     server.server_close()

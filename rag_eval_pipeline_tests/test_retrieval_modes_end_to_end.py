@@ -3,19 +3,21 @@
 import dagster as dg
 import pytest
 
-from rag_eval_pipeline import runner
+from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions
-from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.instance.runs import run_evaluation
 
 MODES = ["bm25", "semantic", "hybrid", "two_hop"]
 
 
 @pytest.fixture(scope="module")
 def semantic_run(shared_hotpotqa, tmp_path_factory):
-    defs = build_definitions(KnowledgeBaseResource(embedding_model="minilm"))  # ONNX, the [semantic] default
+    # ONNX, the [semantic] default
+    defs = build_definitions(Settings.model_validate({"knowledge_base": {"embedding_model": "minilm"}}))
     models = [f"extractive-baseline@{mode}-k4" for mode in MODES] + ["oracle@hybrid-k2"]
     with dg.instance_for_test(temp_dir=str(tmp_path_factory.mktemp("home"))) as instance:
-        report = runner.run_evaluation(
+        report = run_evaluation(
             defs, instance, models, dataset=str(shared_hotpotqa), sample=8, echo=lambda _: None
         )
         yield defs, instance, report
@@ -24,7 +26,7 @@ def semantic_run(shared_hotpotqa, tmp_path_factory):
 @pytest.mark.parametrize("mode", MODES)
 def test_each_mode_answers_every_case_and_records_mode_and_k(semantic_run, mode):
     defs, instance, _ = semantic_run
-    answers = runner.load_asset(defs, instance, "candidate_answers", f"extractive-baseline@{mode}-k4")
+    answers = load_asset(defs, instance, "candidate_answers", f"extractive-baseline@{mode}-k4")
     assert len(answers) == 8 and (answers["status"] == "ok").all()
     assert (answers["retrieval_mode"] == mode).all() and (answers["top_k"] == 4).all()
     assert answers["retrieved_ids"].map(len).eq(4).all()
@@ -33,7 +35,7 @@ def test_each_mode_answers_every_case_and_records_mode_and_k(semantic_run, mode)
 def test_modes_rank_differently_and_k_is_honoured(semantic_run):
     defs, instance, report = semantic_run
     rankings = {
-        mode: runner.load_asset(defs, instance, "candidate_answers", f"extractive-baseline@{mode}-k4")[
+        mode: load_asset(defs, instance, "candidate_answers", f"extractive-baseline@{mode}-k4")[
             "retrieved_ids"
         ]
         .map(tuple)
@@ -41,8 +43,8 @@ def test_modes_rank_differently_and_k_is_honoured(semantic_run):
         for mode in MODES
     }
     assert rankings["bm25"] != rankings["semantic"]
-    oracle = runner.load_asset(defs, instance, "candidate_answers", "oracle@hybrid-k2")
+    oracle = load_asset(defs, instance, "candidate_answers", "oracle@hybrid-k2")
     assert oracle["retrieved_ids"].map(len).eq(2).all()
-    manifest = runner.load_asset(defs, instance, "kb_index")
+    manifest = load_asset(defs, instance, "kb_index")
     assert manifest.modes == MODES
     assert len(report.comparison) == 5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -14,6 +14,7 @@ from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline.retrieval.knowledge_base import Retriever
 
 CANDIDATE_COLUMNS = [
     "qid",
@@ -21,6 +22,7 @@ CANDIDATE_COLUMNS = [
     "answer_config",
     "model_id",
     "prompt_version",
+    "answer_spec",
     "retrieval_mode",
     "top_k",
     "retrieved_ids",
@@ -44,7 +46,6 @@ class AllCasesFailedError(RuntimeError):
     """Not one case was answered: the partition failed (its rows would only be dashes)."""
 
 
-Retriever = Callable[[Sequence[str], int], list[list[SearchHit]]]
 ProgressCallback = Callable[[int, int], None]
 
 
@@ -92,6 +93,7 @@ def answer_cases(
             "qid": case["qid"],
             "question": case["question"],
             "answer_config": spec.answer_config,
+            "answer_spec": spec.fingerprint,
             "retrieval_mode": spec.retrieval_mode.value,
             "top_k": spec.top_k,
             "retrieved_ids": [h.passage_id for h in hits],

@@ -10,8 +10,9 @@ from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerR
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+from rag_eval_pipeline.llm.providers import llm_provider, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.llm.targets import LOCAL, LLMEndpoint, parse_llm_name
+from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 ANSWER_PROMPT_VERSION = "answer-v1"
@@ -138,6 +139,9 @@ class ChatProvider:
         assert target is not None and target.provider == self.name, model
         return target.endpoint
 
+    def problems(self, spec: AnswerSpec) -> list[str]:
+        return []
+
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         assert spec.endpoint is not None, spec
         return ChatAnswerer(
@@ -147,5 +151,5 @@ class ChatProvider:
             services.prices_for(spec.endpoint),
             spec.system_prompt,
             # the id the server reports (a dated snapshot), not a local server's file path
-            record_served_model=spec.endpoint.provider != LOCAL,
+            record_served_model=llm_provider(spec.endpoint).records_served_model,
         )

@@ -94,5 +94,8 @@ class OfflineProvider:
     def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> None:
         return None
 
+    def problems(self, spec: AnswerSpec) -> list[str]:
+        return []
+
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         return OFFLINE_ANSWER_MODELS[spec.model]()

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerProvider
 from rag_eval_pipeline.answering.chat import ChatProvider
 from rag_eval_pipeline.answering.offline import OFFLINE_ANSWER_MODELS, OfflineProvider
+from rag_eval_pipeline.answering.settings import ModelEntry
 from rag_eval_pipeline.answering.spec import AnswerSpec, InvalidNameError, check_name
+from rag_eval_pipeline.llm.providers import LLM_PROVIDERS
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.llm.targets import LLM_PROVIDERS
 from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
 
-if TYPE_CHECKING:
-    from rag_eval_pipeline.config import AnswerModelSettings
+# a named answer model of the configuration file, whichever provider it names
+AnswerModelSettings = ModelEntry
 
 PROVIDERS: dict[str, AnswerProvider] = {
     provider.name: provider
@@ -105,6 +105,10 @@ class AnswerRegistry:
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         return PROVIDERS[spec.provider].build(spec, services)
+
+    def problems(self, spec: AnswerSpec) -> list[str]:
+        """What the spec's provider finds wrong before any work (one line each, with the remedy)."""
+        return PROVIDERS[spec.provider].problems(spec)
 
     def _provider_of(self, model: str) -> AnswerProvider:
         for provider in PROVIDERS.values():

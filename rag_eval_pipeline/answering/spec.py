@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -63,3 +65,19 @@ class AnswerSpec:
     def answer_config(self) -> str:
         """The canonical ``MODEL@MODE-kK`` stored with every answer."""
         return f"{self.model}@{self.retrieval_mode.value}-k{self.top_k}"
+
+    @property
+    def fingerprint(self) -> str:
+        """What the answers depend on, hashed: provider, model id, where its calls go, retrieval
+        mode, k and prompt version. Stored with every answer and summary; results made under
+        another fingerprint (the configuration points the name at another model) are stale."""
+        endpoint = self.endpoint
+        identity = {
+            "provider": self.provider,
+            "model_id": self.model_id,
+            "endpoint": [endpoint.base_url, endpoint.model_file] if endpoint is not None else None,
+            "retrieval_mode": self.retrieval_mode.value,
+            "top_k": self.top_k,
+            "prompt_version": self.prompt_version,
+        }
+        return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:12]

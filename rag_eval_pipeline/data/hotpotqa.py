@@ -239,10 +239,11 @@ def sample_questions(
     selection: Literal["first", "random"] = "first",
     seed: int = 0,
 ) -> pd.DataFrame:
-    """A deterministic sample: the first N questions, or N drawn with a fixed seed (kept in file order)."""
+    """A deterministic sample: the first N questions, or N drawn with a fixed seed (kept in file
+    order). None or 0: every question."""
     if selection not in ("first", "random"):
         raise ValueError(f"selection must be 'first' or 'random', not {selection!r}")
-    if sample_size is None or sample_size >= len(questions):
+    if not sample_size or sample_size >= len(questions):
         return questions.reset_index(drop=True)
     if sample_size < 1:
         raise ValueError(f"sample size must be at least 1, got {sample_size}")

@@ -5,16 +5,18 @@ import warnings
 import dagster as dg
 import pandas as pd
 
-from rag_eval_pipeline.defs.assets import (
-    candidate_answers,
-    judge_scores,
-    judgement_list,
-    kb_passages,
+from rag_eval_pipeline.defs.names import (
+    CANDIDATE_ANSWERS,
+    JUDGE_SCORES,
+    JUDGEMENT_LIST,
+    KB_INDEX,
+    KB_PASSAGES,
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import SettingsResource
-from rag_eval_pipeline.metrics.gates import check_gates, gate_table
-from rag_eval_pipeline.metrics.summary import summarize, to_markdown
+from rag_eval_pipeline.metrics.freshness import answers_provenance, current_provenance, freshness
+from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
+from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.metrics.validation import (
     coverage_problems,
     gold_title_problems,
@@ -23,6 +25,8 @@ from rag_eval_pipeline.metrics.validation import (
     score_range_problems,
     scoring_completeness_problems,
 )
+from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.retrieval.base import IndexManifest
 
 # Partitioned asset checks are a Dagster preview feature; they are what lets a check run per
 # answer model, so we accept the preview and keep its warning out of every CLI call.
@@ -32,19 +36,18 @@ warnings.filterwarnings("ignore", category=dg.PreviewWarning, message=".*partiti
 def _result(problems: list[str]) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(
         passed=not problems,
+        description="; ".join(problems)[:500] or None,
         metadata={"problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "none")},
     )
 
 
-@dg.asset_check(asset=kb_passages, blocking=True)
+@dg.asset_check(asset=KB_PASSAGES, blocking=True)
 def kb_passages_unique_ids(kb_passages: pd.DataFrame) -> dg.AssetCheckResult:
     """Passage ids are unique and no passage is empty, so retrieval hits map to one passage."""
     return _result(passage_problems(kb_passages))
 
 
-@dg.asset_check(
-    asset=judgement_list, blocking=True, additional_ins={"kb_passages": dg.AssetIn("kb_passages")}
-)
+@dg.asset_check(asset=JUDGEMENT_LIST, blocking=True, additional_ins={KB_PASSAGES: dg.AssetIn(KB_PASSAGES)})
 def judgement_list_gold_titles_in_kb(
     judgement_list: pd.DataFrame, kb_passages: pd.DataFrame
 ) -> dg.AssetCheckResult:
@@ -53,10 +56,10 @@ def judgement_list_gold_titles_in_kb(
 
 
 @dg.asset_check(
-    asset=candidate_answers,
+    asset=CANDIDATE_ANSWERS,
     partitions_def=answer_model_partitions,
     blocking=True,
-    additional_ins={"judgement_list": dg.AssetIn("judgement_list")},
+    additional_ins={JUDGEMENT_LIST: dg.AssetIn(JUDGEMENT_LIST)},
 )
 def candidate_answers_complete(
     candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame
@@ -65,7 +68,7 @@ def candidate_answers_complete(
     return _result(coverage_problems(judgement_list, candidate_answers))
 
 
-@dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
+@dg.asset_check(asset=JUDGE_SCORES, partitions_def=answer_model_partitions, blocking=True)
 def judge_scores_in_range(judge_scores: pd.DataFrame, settings: SettingsResource) -> dg.AssetCheckResult:
     """Scores lie in [0, 1], and the metrics a judge declares on the three-point scale take
     exactly 0, 0.5 or 1."""
@@ -74,17 +77,17 @@ def judge_scores_in_range(judge_scores: pd.DataFrame, settings: SettingsResource
 
 
 @dg.asset_check(
-    asset=judge_scores,
+    asset=JUDGE_SCORES,
     partitions_def=answer_model_partitions,
     blocking=True,
-    additional_ins={"candidate_answers": dg.AssetIn("candidate_answers")},
+    additional_ins={CANDIDATE_ANSWERS: dg.AssetIn(CANDIDATE_ANSWERS)},
 )
 def judge_scores_complete(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame) -> dg.AssetCheckResult:
     """Every case has a row per judge, scored or recorded as failed: nothing vanishes."""
     return _result(scoring_completeness_problems(judge_scores, candidate_answers))
 
 
-@dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
+@dg.asset_check(asset=JUDGE_SCORES, partitions_def=answer_model_partitions, blocking=True)
 def judge_scores_judge_error_share(
     judge_scores: pd.DataFrame, settings: SettingsResource
 ) -> dg.AssetCheckResult:
@@ -92,19 +95,48 @@ def judge_scores_judge_error_share(
     return _result(judge_error_share_problems(judge_scores, settings.settings.max_judge_error_share))
 
 
-@dg.asset_check(asset=judge_scores, partitions_def=answer_model_partitions, blocking=True)
-def judge_scores_quality_gates(judge_scores: pd.DataFrame, settings: SettingsResource) -> dg.AssetCheckResult:
-    """The configured metric thresholds (none by default); below one, or on too few cases to
-    conclude, the summary is blocked."""
+@dg.asset_check(
+    asset=JUDGE_SCORES,
+    partitions_def=answer_model_partitions,
+    blocking=True,
+    additional_ins={
+        CANDIDATE_ANSWERS: dg.AssetIn(CANDIDATE_ANSWERS),
+        JUDGEMENT_LIST: dg.AssetIn(JUDGEMENT_LIST),
+        KB_INDEX: dg.AssetIn(KB_INDEX),
+    },
+)
+def judge_scores_quality_gates(
+    context: dg.AssetCheckExecutionContext,
+    judge_scores: pd.DataFrame,
+    candidate_answers: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    settings: SettingsResource,
+) -> dg.AssetCheckResult:
+    """The configured metric thresholds (none by default): below one, on too few cases to
+    conclude, or on answers that no longer describe the current evaluation (stale), the summary
+    is blocked. The failing metrics, values and thresholds are named in the run's log."""
     thresholds, statistics = settings.settings.thresholds, settings.settings.statistics
     if not thresholds:
         return dg.AssetCheckResult(passed=True, metadata={"gates": "no thresholds configured"})
+    spec = (
+        settings.answer_registry().try_resolve(context.partition_key) if context.has_partition_key else None
+    )
+    current = current_provenance(judgement_list["qid"], kb_index.version, spec.fingerprint if spec else None)
+    stale = freshness(answers_provenance(candidate_answers), current)
     declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
     summary = summarize(judge_scores, None, statistics.interval_method, statistics.min_cases, declared)
     results = check_gates(summary, thresholds, min_cases=statistics.min_cases)
+    failed = failed_gates_line(results, stale)
+    if failed:
+        context.log.error(f"quality gate failed: {failed}")
     return dg.AssetCheckResult(
-        passed=all(r.passed for r in results),
-        metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)))},
+        passed=not failed,
+        description=failed or "every gate passed",
+        metadata={
+            "gates": dg.MetadataValue.md(to_markdown(gate_table(results))),
+            "stale": "; ".join(stale) or "no",
+        },
     )
 
 

@@ -1,7 +1,6 @@
 """What each asset reports in the UI, shaped from its output by pure functions, so asset bodies
 stay a few lines of loading, calling and returning."""
 
-from __future__ import annotations
 
 from typing import Any
 
@@ -10,8 +9,9 @@ import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.metrics.summary import OVERALL, USAGE, to_markdown
+from rag_eval_pipeline.metrics.schema import OVERALL, USAGE
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
+from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
 

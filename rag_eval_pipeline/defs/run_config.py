@@ -1,14 +1,10 @@
 """Run configs, built in one place for the CLI, the schedules and the sensors."""
 
-from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-# runs that `rag-eval` executes in its own process carry its pid and host: it evaluates the models
-# of its rebuild itself, and the next command can tell when such a run was killed
-CLI_PID_TAG = "rag_eval/cli_pid"
-CLI_HOST_TAG = "rag_eval/cli_host"
+from rag_eval_pipeline.defs.names import HOTPOTQA_RAW, JUDGE_SCORES
 
 
 def knowledge_base_run_config(
@@ -21,9 +17,9 @@ def knowledge_base_run_config(
     what was given; nothing given: the file's sample)."""
     config = {"source": source, "sample_size": sample_size, "selection": selection, "seed": seed}
     config = {k: v for k, v in config.items() if v is not None}
-    return {"ops": {"hotpotqa_raw": {"config": config}}} if config else {}
+    return {"ops": {HOTPOTQA_RAW: {"config": config}}} if config else {}
 
 
 def evaluation_run_config(judges: Sequence[str] | None) -> dict[str, Any]:
     """The judges of one evaluation run (None: the configuration file's)."""
-    return {"ops": {"judge_scores": {"config": {"judges": list(judges)}}}} if judges else {}
+    return {"ops": {JUDGE_SCORES: {"config": {"judges": list(judges)}}}} if judges else {}

@@ -1,28 +1,45 @@
-"""Sensors: new documents rebuild the knowledge base, a published knowledge base (whatever
-launched its rebuild) re-runs the evaluation of every registered answer model, and new metric
-summaries refresh the comparison and the reports."""
+"""Sensors: the configured answer models become partitions, new documents rebuild the knowledge
+base, a published knowledge base (whatever launched its rebuild) re-runs the evaluation of every
+registered answer model, and new results refresh the comparison and the reports."""
+
 
 import json
 
 import dagster as dg
 
+from rag_eval_pipeline.answering.spec import InvalidNameError, check_name
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.documents import document_files, file_digest, load_documents
-from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
+from rag_eval_pipeline.data.documents import document_files, file_digest
+from rag_eval_pipeline.defs.names import (
+    CLI_PID_TAG,
+    DOCUMENTS_REBUILD,
+    DOCUMENTS_TAG,
+    JUDGE_SCORES,
+    KNOWLEDGE_BASE,
+    KNOWLEDGE_BASE_RUN_TAG,
+    METRIC_SUMMARY,
+    MODEL_COMPARISON,
+    PROFILE_TAG,
+    TRIGGER_TAG,
+)
+from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models
 from rag_eval_pipeline.defs.resources import DocumentsResource
-from rag_eval_pipeline.defs.run_config import CLI_PID_TAG, evaluation_run_config
+from rag_eval_pipeline.defs.run_config import evaluation_run_config
 
-DOCUMENTS_TAG = "rag_eval/documents"
-TRIGGER_TAG = "rag_eval/trigger"
-PROFILE_TAG = "rag_eval/profile"  # a scheduled profile's rebuild: its evaluations use its judges
 NEW_DOCUMENTS = "new_documents"
-# the documents' part of the knowledge base, and the asset that publishes it when all succeeded
-REBUILD_SELECTION = [
-    dg.AssetKey("user_documents"),
-    dg.AssetKey("kb_passages"),
-    dg.AssetKey("kb_index"),
-    dg.AssetKey("knowledge_base"),
-]
+
+
+def partition_requests(configured: list[str], registered: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The configured models not yet registered, and the registered keys a run could never
+    start on (added around the CLI, e.g. in the UI's dialog), each with why."""
+    invalid = {}
+    for key in registered:
+        try:
+            check_name(key)
+        except InvalidNameError as err:
+            invalid[key] = str(err)
+    missing = [name for name in configured if name not in set(registered)]
+    return missing, invalid
 
 
 def changed_files(folder_versions: dict[str, str], cursor: dict[str, str]) -> list[str]:
@@ -34,8 +51,8 @@ def evaluations_after_publish(
     instance: dg.DagsterInstance, published_by: str, settings: Settings
 ) -> list[dg.RunRequest] | dg.SkipReason:
     """One evaluation run per registered model after the run ``published_by`` made a rebuilt
-    knowledge base live (the profile's judges after a profile's schedule); none when rag-eval
-    published it, since it evaluates its models itself."""
+    knowledge base live, pinned to that snapshot (the profile's judges after a profile's
+    schedule); none when rag-eval published it, since it evaluates its models itself."""
     run = instance.get_run_by_id(published_by)
     tags = run.tags if run is not None else {}
     if CLI_PID_TAG in tags:
@@ -47,30 +64,37 @@ def evaluations_after_publish(
             run_key=f"{published_by}:{partition}",
             partition_key=partition,
             run_config=run_config,
-            tags={DOCUMENTS_TAG: tags.get(DOCUMENTS_TAG, ""), "rag_eval/knowledge_base_run": published_by},
+            # the documents that changed, when a documents rebuild published it (no empty tag)
+            tags={
+                KNOWLEDGE_BASE_RUN_TAG: published_by,
+                **{k: v for k, v in tags.items() if k == DOCUMENTS_TAG and v},
+            },
         )
-        for partition in instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS)
+        for partition in registered_models(instance)
     ]
 
 
-REPORTS_INPUT = dg.AssetKey("metric_summary")  # written last in a partition's run, after its checks
-REPORTS_OUTPUT = dg.AssetKey("model_comparison")
+# what a refresh of the cross-model assets follows: a summary, the scores of a run whose gate
+# failed (no summary follows them, the comparison then names the failed run) and a rebuilt
+# knowledge base (every model's results become stale)
+REPORTS_INPUTS = (dg.AssetKey(METRIC_SUMMARY), dg.AssetKey(JUDGE_SCORES), dg.AssetKey(KNOWLEDGE_BASE))
+REPORTS_OUTPUT = dg.AssetKey(MODEL_COMPARISON)
 
 
 def reports_refresh(
-    latest_summary: int | None, latest_comparison: int | None, busy_runs: int
+    latest_input: int | None, latest_comparison: int | None, busy_runs: int
 ) -> dg.RunRequest | dg.SkipReason:
-    """A comparison run when a metric summary was stored after the comparison last was (storage
-    ids are the event log's order), once no evaluation or comparison run is in flight, so a
-    backfill of many partitions gets one refresh at its end. It compares stored history, so it
-    catches up with whatever was materialized while it was off."""
-    if latest_summary is None:
-        return dg.SkipReason("no metric summary yet")
-    if latest_comparison is not None and latest_comparison > latest_summary:
+    """A comparison run when an input was stored after the comparison last was (storage ids are
+    the event log's order), once no run is in flight, so a backfill of many partitions gets one
+    refresh at its end. It compares stored history, so it catches up with whatever was
+    materialized while it was off."""
+    if latest_input is None:
+        return dg.SkipReason("no evaluation yet")
+    if latest_comparison is not None and latest_comparison > latest_input:
         return dg.SkipReason("the comparison and the reports are current")
     if busy_runs:
-        return dg.SkipReason(f"waiting for {busy_runs} evaluation or comparison run(s) to finish")
-    return dg.RunRequest(run_key=f"summaries-up-to-{latest_summary}", tags={TRIGGER_TAG: "new_summaries"})
+        return dg.SkipReason(f"waiting for {busy_runs} run(s) to finish")
+    return dg.RunRequest(run_key=f"results-up-to-{latest_input}", tags={TRIGGER_TAG: "new_results"})
 
 
 def _latest_storage_id(instance: dg.DagsterInstance, key: dg.AssetKey) -> int | None:
@@ -78,7 +102,36 @@ def _latest_storage_id(instance: dg.DagsterInstance, key: dg.AssetKey) -> int | 
     return records[0].storage_id if records else None
 
 
-def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, comparison_job=None) -> list:
+IN_FLIGHT = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+]
+
+
+def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, comparison_job) -> list:
+    @dg.sensor(
+        minimum_interval_seconds=30,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Registers every answer model of the configuration file as a partition, and "
+        "removes a partition no run could start on (a name outside the allowed grammar), saying why.",
+    )
+    def answer_models_sensor(context: dg.SensorEvaluationContext):
+        """The configuration's answer models are partitions as soon as the code location loads."""
+        missing, invalid = partition_requests(
+            settings.configured_models(), registered_models(context.instance)
+        )
+        for key, reason in invalid.items():
+            context.log.warning(f"removing answer-model partition {key!r}: {reason}")
+        requests: list = [
+            *([dg.AddDynamicPartitionsRequest(ANSWER_MODEL_PARTITIONS, missing)] if missing else []),
+            *([dg.DeleteDynamicPartitionsRequest(ANSWER_MODEL_PARTITIONS, list(invalid))] if invalid else []),
+        ]
+        if not requests:
+            return dg.SkipReason("every configured answer model is registered")
+        return dg.SensorResult(dynamic_partitions_requests=requests)
+
     @dg.sensor(
         job=knowledge_base_job,
         minimum_interval_seconds=30,
@@ -87,16 +140,14 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
         "folder (malformed files are reported and skipped).",
     )
     def new_documents_sensor(context: dg.SensorEvaluationContext, documents: DocumentsResource):
-        """Watches the documents folder; a new or changed file rebuilds the knowledge base index."""
-        from pathlib import Path
-
+        """Watches the documents folder; a new or changed file rebuilds the knowledge base index,
+        reading the folder with the asset's own rules (size limit, chunking)."""
         cursor = json.loads(context.cursor) if context.cursor else {}
-        files = document_files(Path(documents.folder))
-        versions = {path.name: file_digest(path) for path in files}
+        versions = {path.name: file_digest(path) for path in document_files(documents.folder)}
         changed = changed_files(versions, cursor)
         if not changed:
             return dg.SkipReason(f"no new or changed documents in {documents.folder}")
-        problems = load_documents(Path(documents.folder)).problems
+        problems = documents.load().problems
         bad = {p.split(":", 1)[0] for p in problems}
         for problem in problems:
             context.log.warning(f"malformed document skipped: {problem}")
@@ -111,7 +162,7 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
             run_requests=[
                 dg.RunRequest(
                     run_key=run_key,
-                    asset_selection=REBUILD_SELECTION,
+                    asset_selection=[dg.AssetKey(name) for name in DOCUMENTS_REBUILD],
                     tags={DOCUMENTS_TAG: ", ".join(usable), TRIGGER_TAG: NEW_DOCUMENTS},
                 )
             ],
@@ -119,44 +170,39 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
         )
 
     @dg.asset_sensor(
-        asset_key=dg.AssetKey("knowledge_base"),
+        asset_key=dg.AssetKey(KNOWLEDGE_BASE),
         job=evaluation_job,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="When a rebuilt knowledge base is published, from any launch (documents sensor, "
-        "schedule, the UI's catalog), evaluates every registered answer model again (one run per "
-        "partition), with the profile's judges after a profile's schedule.",
+        "schedule, the UI's catalog), evaluates every registered answer model again on it (one run "
+        "per partition), with the profile's judges after a profile's schedule.",
     )
     def knowledge_base_rebuilt_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
         return evaluations_after_publish(context.instance, asset_event.run_id, settings)
-
-    sensors = [new_documents_sensor, knowledge_base_rebuilt_sensor]
-    if comparison_job is None:
-        return sensors
 
     @dg.sensor(
         job=comparison_job,
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Refreshes model_comparison, the paired comparison, judge validation, the report "
-        "and the Prometheus metrics after new metric summaries (one run after a backfill ends); it "
-        "compares stored history, so it catches up after being off.",
+        "and the Prometheus metrics after new results (one run after a backfill ends); it compares "
+        "stored history, so it catches up after being off.",
     )
     def reports_refresh_sensor(context: dg.SensorEvaluationContext):
-        """Keeps the cross-model assets current with the partitions' summaries."""
+        """Keeps the cross-model assets current with the partitions' results: new summaries, a
+        failed gate's scores, a rebuilt knowledge base.
+
+        Not declarative automation: an eager condition waits for every registered partition
+        (a model that failed stays missing forever), and a refresh must not repeat the
+        comparison `rag-eval run` makes itself right after its evaluations; comparing storage
+        ids of the event log says both exactly."""
         instance = context.instance
-        busy = instance.get_runs_count(
-            dg.RunsFilter(
-                job_name=None,
-                statuses=[
-                    dg.DagsterRunStatus.QUEUED,
-                    dg.DagsterRunStatus.NOT_STARTED,
-                    dg.DagsterRunStatus.STARTING,
-                    dg.DagsterRunStatus.STARTED,
-                ],
-            )
-        )
+        busy = instance.get_runs_count(dg.RunsFilter(statuses=IN_FLIGHT))
+        latest_inputs = [
+            i for i in (_latest_storage_id(instance, key) for key in REPORTS_INPUTS) if i is not None
+        ]
         return reports_refresh(
-            _latest_storage_id(instance, REPORTS_INPUT), _latest_storage_id(instance, REPORTS_OUTPUT), busy
+            max(latest_inputs, default=None), _latest_storage_id(instance, REPORTS_OUTPUT), busy
         )
 
-    return [*sensors, reports_refresh_sensor]
+    return [answer_models_sensor, new_documents_sensor, knowledge_base_rebuilt_sensor, reports_refresh_sensor]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.metrics import reference
+from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
 
-REFERENCE_JUDGE_ID = "reference"
 REFERENCE_METRICS = (
     "exact_match",
     "f1",

@@ -2,35 +2,32 @@
 
 Judge ids: ``reference``; an LLM name (``claude-sonnet-4-6``, ``anthropic:<id>``,
 ``openai:<model>``, ``local:smollm2``) or ``strict:<LLM name>`` for the STRICT rubric;
-``ragas:<LLM name>`` for RAGAS-style metrics; and the configuration file's custom metrics by name.
-LLM names are resolved by ``llm/targets.py``, the same as answer models'. Adding a judge kind is one entry in
-``JUDGE_KINDS`` plus its own module.
+``ragas:<LLM name>`` for RAGAS-style metrics; and the configuration file's custom metrics (a
+Python callable or an LLM rubric) by name. LLM names are resolved by the provider table
+(``llm/providers.py``), the same as answer models'. Adding a judge kind is one entry in
+``JUDGE_KINDS`` plus its own module; a custom metric may not take a built-in judge's name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from rag_eval_pipeline.judges.base import Judge
-from rag_eval_pipeline.judges.custom import PythonMetricJudge, RubricMetricJudge, load_callable
+from rag_eval_pipeline.judges.custom import (
+    CustomMetricSettings,
+    PythonMetricJudge,
+    RubricMetricJudge,
+    load_callable,
+)
 from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RagasLLMJudge
 from rag_eval_pipeline.judges.reference import REFERENCE_JUDGE_ID, REFERENCE_METRICS, ReferenceJudge
 from rag_eval_pipeline.judges.strict import STRICT_METRICS, StrictLLMJudge
+from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.llm.targets import (
-    ANTHROPIC,
-    ANTHROPIC_ENDPOINT,
-    LLMEndpoint,
-    LLMTarget,
-    parse_llm_name,
-)
-
-if TYPE_CHECKING:
-    from rag_eval_pipeline.config import PythonMetricSettings, RubricMetricSettings
+from rag_eval_pipeline.llm.targets import LLMEndpoint, LLMTarget
 
 DEFAULT_LLM_JUDGE = "claude-sonnet-4-6"
 Embed = Callable[[list[str]], np.ndarray]
@@ -43,7 +40,8 @@ class UnknownJudgeError(ValueError):
 @dataclass(frozen=True)
 class JudgeSpec:
     """A judge resolved once: its id and kind, the model behind it (if any), the metrics it
-    declares and which of them are on the 0 / 0.5 / 1 scale."""
+    declares and which of them are on the 0 / 0.5 / 1 scale; a custom metric carries its own
+    settings."""
 
     judge_id: str
     kind: str
@@ -52,20 +50,26 @@ class JudgeSpec:
     provider: str | None = None
     model_id: str | None = None
     endpoint: LLMEndpoint | None = None
+    custom: CustomMetricSettings | None = field(default=None, compare=False)
 
     @property
     def needs_llm(self) -> bool:
         return self.provider is not None
 
 
+CustomMetrics = Mapping[str, CustomMetricSettings]
+
+
 @dataclass(frozen=True)
 class JudgeKind:
-    """A family of judges: ``parse`` claims a judge id (None if it is not its own), ``build``
-    makes the judge from its spec."""
+    """A family of judges: ``parse`` claims a judge id (None if it is not its own; the
+    configuration file's custom metrics are passed for the kinds they declare), ``build`` makes
+    the judge from its spec. A ``builtin`` kind's ids cannot be taken by a custom metric."""
 
     name: str
-    parse: Callable[[str], JudgeSpec | None]
+    parse: Callable[[str, CustomMetrics], JudgeSpec | None]
     build: Callable[[JudgeSpec, LLMServices, Embed | None], Judge]
+    builtin: bool = True
 
 
 def _llm_target(name: str, prefix: str) -> LLMTarget | None:
@@ -74,16 +78,16 @@ def _llm_target(name: str, prefix: str) -> LLMTarget | None:
     kind, sep, model = name.partition(":")
     if not (sep and kind == prefix and model):
         return None
-    return parse_llm_name(model) or LLMTarget(ANTHROPIC, model, ANTHROPIC_ENDPOINT)
+    return parse_llm_name(model) or parse_llm_name(f"{DEFAULT_LLM_PROVIDER}:{model}")
 
 
-def _parse_reference(name: str) -> JudgeSpec | None:
+def _parse_reference(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     if name != REFERENCE_JUDGE_ID:
         return None
     return JudgeSpec(name, "reference", REFERENCE_METRICS, ("correctness", "context_relevance"))
 
 
-def _parse_strict(name: str) -> JudgeSpec | None:
+def _parse_strict(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = _llm_target(name, "strict") or parse_llm_name(name)
     if target is None:
         return None
@@ -92,11 +96,47 @@ def _parse_strict(name: str) -> JudgeSpec | None:
     )
 
 
-def _parse_ragas(name: str) -> JudgeSpec | None:
+def _parse_ragas(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = _llm_target(name, "ragas")
     if target is None:
         return None
     return JudgeSpec(name, "ragas", RAGAS_METRICS, (), target.provider, target.model_id, target.endpoint)
+
+
+def _parse_python(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+    metric = custom.get(name)
+    if metric is None or metric.kind != "python":
+        return None
+    return JudgeSpec(name, "python", (name,), custom=metric)
+
+
+def _build_python(spec: JudgeSpec, services: LLMServices, embed: Embed | None) -> Judge:
+    return PythonMetricJudge(spec.judge_id, load_callable(spec.custom.callable))  # type: ignore[union-attr]
+
+
+def _parse_rubric(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+    metric = custom.get(name)
+    if metric is None or metric.kind != "rubric":
+        return None
+    target = parse_llm_name(metric.model)
+    if target is None:
+        raise UnknownJudgeError(f"custom metric '{name}': unknown model '{metric.model}'")
+    return JudgeSpec(
+        name, "rubric", (name,), (), target.provider, target.model_id, target.endpoint, custom=metric
+    )
+
+
+def _build_rubric(spec: JudgeSpec, services: LLMServices, embed: Embed | None) -> Judge:
+    rubric = spec.custom
+    assert rubric is not None and rubric.kind == "rubric", spec
+    return RubricMetricJudge(
+        spec.judge_id,
+        rubric.instructions,
+        rubric.allowed_scores,
+        spec.model_id or "",
+        services.client(spec.endpoint),  # type: ignore[arg-type]
+        services.prices_for(spec.endpoint),  # type: ignore[arg-type]
+    )
 
 
 JUDGE_KINDS: tuple[JudgeKind, ...] = (
@@ -122,6 +162,8 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
             embed,
         ),
     ),
+    JudgeKind("python", _parse_python, _build_python, builtin=False),
+    JudgeKind("rubric", _parse_rubric, _build_rubric, builtin=False),
 )
 
 
@@ -129,16 +171,14 @@ class JudgeRegistry:
     """Judge ids -> specs -> judges, including the configuration file's custom metrics (Python
     callables and LLM rubrics), which every run scores beside the named judges."""
 
-    def __init__(self, custom_metrics: Sequence[PythonMetricSettings | RubricMetricSettings] = ()) -> None:
-        self._custom = {m.name: m for m in custom_metrics}
+    def __init__(self, custom_metrics: Sequence[CustomMetricSettings] = ()) -> None:
+        self._custom: dict[str, CustomMetricSettings] = {m.name: m for m in custom_metrics}
 
     def resolve(self, judge_id: str) -> JudgeSpec:
         for kind in JUDGE_KINDS:
-            spec = kind.parse(judge_id)
+            spec = kind.parse(judge_id, self._custom)
             if spec is not None:
                 return spec
-        if judge_id in self._custom:
-            return self._custom_spec(judge_id)
         raise UnknownJudgeError(
             f"unknown judge '{judge_id}': use reference, an LLM (claude-sonnet-4-6, anthropic:<id>, "
             "openai:<model>, local:<model>) for the STRICT rubric, or ragas:<LLM> for RAGAS-style metrics"
@@ -146,8 +186,7 @@ class JudgeRegistry:
 
     def for_run(self, judge_ids: Iterable[str]) -> list[JudgeSpec]:
         """The named judges, then every custom metric of the configuration file."""
-        specs = [self.resolve(j) for j in dict.fromkeys(judge_ids)]
-        return specs + [self._custom_spec(name) for name in self._custom]
+        return [self.resolve(j) for j in dict.fromkeys([*judge_ids, *self._custom])]
 
     def declared_metrics(self, judge_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """What each judge declares, for judge ids found in stored scores (unknown ids omitted)."""
@@ -157,18 +196,6 @@ class JudgeRegistry:
         return {j: spec.three_point_metrics for j in judge_ids if (spec := self._try_resolve(j)) is not None}
 
     def build(self, spec: JudgeSpec, services: LLMServices, embed: Embed | None = None) -> Judge:
-        if spec.kind == "python":
-            return PythonMetricJudge(spec.judge_id, load_callable(self._custom[spec.judge_id].callable))
-        if spec.kind == "rubric":
-            rubric = self._custom[spec.judge_id]
-            return RubricMetricJudge(
-                spec.judge_id,
-                rubric.instructions,  # type: ignore[union-attr]
-                rubric.allowed_scores,  # type: ignore[union-attr]
-                spec.model_id or "",
-                services.client(spec.endpoint),
-                services.prices_for(spec.endpoint),
-            )
         return next(k for k in JUDGE_KINDS if k.name == spec.kind).build(spec, services, embed)
 
     def _try_resolve(self, judge_id: str) -> JudgeSpec | None:
@@ -177,11 +204,10 @@ class JudgeRegistry:
         except UnknownJudgeError:
             return None
 
-    def _custom_spec(self, name: str) -> JudgeSpec:
-        metric = self._custom[name]
-        if metric.kind == "python":
-            return JudgeSpec(name, "python", (name,))
-        target = parse_llm_name(metric.model)
-        if target is None:
-            raise UnknownJudgeError(f"custom metric '{name}': unknown model '{metric.model}'")
-        return JudgeSpec(name, "rubric", (name,), (), target.provider, target.model_id, target.endpoint)
+
+def builtin_judge_kind(name: str) -> str | None:
+    """The built-in kind that claims ``name`` as a judge id (a custom metric may not take it)."""
+    for kind in JUDGE_KINDS:
+        if kind.builtin and kind.parse(name, {}) is not None:
+            return kind.name
+    return None

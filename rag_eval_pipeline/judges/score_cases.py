@@ -12,29 +12,8 @@ from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, Judg
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.metrics.diagnosis import diagnose
+from rag_eval_pipeline.metrics.schema import SCORE_ID_COLUMNS, TOKEN_COLUMNS
 from rag_eval_pipeline.retrieval.base import SearchHit
-
-SCORE_ID_COLUMNS = [
-    "qid",
-    "judge_id",
-    "judge_kind",
-    "answer_config",
-    "type",
-    "level",
-    "tags",
-    "status",
-    "error",
-    "prompt_version",
-    "rationales",
-    "notes",
-    "input_tokens",
-    "output_tokens",
-    "cache_write_tokens",
-    "cache_read_tokens",
-    "cost_usd",
-    "diagnosis",
-]
-TOKEN_COLUMNS = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
 
 
 def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) -> pd.DataFrame:

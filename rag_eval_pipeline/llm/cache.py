@@ -7,10 +7,10 @@ import contextlib
 import json
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, LLMResponse
+from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse
 from rag_eval_pipeline.llm.shared_slots import SharedSlots
 
 
@@ -61,8 +61,10 @@ class CachedClient:
         refresh: bool = False,
         max_in_flight: int | None = None,
         shared: SharedSlots | None = None,
+        deadline_s: float | None = None,
     ) -> None:
         self._inner = inner
+        self._deadline_s = deadline_s
         self._shared = shared
         self._cache = cache
         self._refresh = refresh
@@ -92,6 +94,19 @@ class CachedClient:
         backfill's partitions run side by side), if there is one."""
         return self._shared.hold() if self._shared is not None else contextlib.nullcontext()
 
+    async def _within_deadline(self, call: Awaitable[LLMResponse]) -> LLMResponse:
+        """The call, or an ``LLMCallError`` once ``deadline_s`` has passed: the SDKs' timeouts
+        restart with every byte, so a server that trickles its answer would hold a run forever."""
+        if self._deadline_s is None:
+            return await call
+        try:
+            return await asyncio.wait_for(call, self._deadline_s)
+        except TimeoutError:
+            raise LLMCallError(
+                f"no complete response within {self._deadline_s:g} s (the call's deadline: "
+                "timeout_s x attempts, or call_deadline_s)"
+            ) from None
+
     async def complete(
         self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
     ) -> LLMResponse:
@@ -104,7 +119,7 @@ class CachedClient:
                 return cached
         self.api_calls += 1
         async with self._limit() or contextlib.nullcontext(), self._shared_slot():
-            response = await self._inner.complete(request)
+            response = await self._within_deadline(self._inner.complete(request))
         if self._cache is not None and usable(response):
             self._cache.put(key, response)
         return response

@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator, Mapping
 
 from rag_eval_pipeline.llm.cache import CachedClient
 from rag_eval_pipeline.llm.pricing import ModelPrice
-from rag_eval_pipeline.llm.targets import ANTHROPIC_ENDPOINT, LOCAL, LLMEndpoint
+from rag_eval_pipeline.llm.providers import llm_provider
+from rag_eval_pipeline.llm.targets import LLMEndpoint
 
 FREE = ModelPrice(0.0, 0.0, 0.0, 0.0)
 
@@ -29,31 +30,29 @@ class FreeOfCharge(Mapping[str, ModelPrice]):
 
 
 class LLMServices:
-    """Clients by endpoint, from a factory per provider, and the prices; counts the real calls
-    and cache hits of every client it made, for the assets' metadata."""
+    """Clients by endpoint, made on first use by ``make_client``, and the prices; counts the real
+    calls and cache hits of every client it made, for the assets' metadata."""
 
     def __init__(
         self,
-        factories: Mapping[str, Callable[[LLMEndpoint], CachedClient]],
+        make_client: Callable[[LLMEndpoint], CachedClient],
         prices: Mapping[str, ModelPrice],
         concurrency: int = 8,
     ) -> None:
-        self._factories = dict(factories)
+        self._make_client = make_client
         self._clients: dict[LLMEndpoint, CachedClient] = {}
         self.prices = prices
         self.concurrency = concurrency
 
-    def client(self, endpoint: LLMEndpoint = ANTHROPIC_ENDPOINT) -> CachedClient:
+    def client(self, endpoint: LLMEndpoint) -> CachedClient:
         if endpoint not in self._clients:
-            if endpoint.provider not in self._factories:
-                raise ValueError(f"no client configured for provider '{endpoint.provider}'")
-            self._clients[endpoint] = self._factories[endpoint.provider](endpoint)
+            self._clients[endpoint] = self._make_client(endpoint)
         return self._clients[endpoint]
 
     def prices_for(self, endpoint: LLMEndpoint) -> Mapping[str, ModelPrice]:
-        """Local models cost nothing; every other provider's models cost what the table says
-        (a model missing from it: unknown, not free)."""
-        return FreeOfCharge() if endpoint.provider == LOCAL else self.prices
+        """Models that run here cost nothing; every other provider's models cost what the table
+        says (a model missing from it: unknown, not free)."""
+        return FreeOfCharge() if llm_provider(endpoint).free else self.prices
 
     @property
     def api_calls(self) -> int:

@@ -7,7 +7,8 @@ from itertools import combinations
 
 import pandas as pd
 
-from rag_eval_pipeline.judges.reference import REFERENCE_JUDGE_ID
+from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
+from rag_eval_pipeline.metrics.schema import metric_columns
 from rag_eval_pipeline.metrics.statistics import (
     MONTE_CARLO_DRAWS,
     SIGNIFICANCE,
@@ -18,7 +19,6 @@ from rag_eval_pipeline.metrics.statistics import (
     paired_verdict,
     sign_flip_test,
 )
-from rag_eval_pipeline.metrics.summary import metric_columns
 
 THREE_POINT_AXES = ("correctness", "context_relevance")
 # The judge and the reference judge define each axis differently: the agreement figures measure

@@ -1,25 +1,38 @@
-"""Whether stored results still describe the current evaluation: a summary is stale when it was
-computed on another case set or another knowledge-base version than the current judgement list
-and index. Stale numbers are marked, and never pass a gate."""
+"""Whether stored results still describe the current evaluation: the one rule that ``gate``, the
+blocking quality gate, the comparison and the report all apply. Results are stale when they were
+computed on another case set, another knowledge-base version or another answer model than the
+current judgement list, index and configuration, or when a later evaluation of the same model
+failed. Stale numbers are marked, and never pass a gate. A run still in progress makes nothing
+stale: the stored results stay the latest complete word until it finishes."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.summary import OVERALL, case_set_id
+from rag_eval_pipeline.metrics.schema import OVERALL, case_set_id
 
 
 @dataclass(frozen=True)
 class Provenance:
-    """What a result was computed on: the questions (their case-set hash) and the index version."""
+    """What a result was computed on: the questions (their case-set hash), the index version and
+    the answer model's fingerprint (None: not known, not compared)."""
 
     case_set: str | None
     kb_version: str | None
+    answer_spec: str | None = None
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    """The newest finished evaluation run of a partition, and whether it succeeded."""
+
+    run_id: str
+    succeeded: bool
 
 
 def judgement_list_version(cases: pd.DataFrame) -> str:
@@ -29,27 +42,43 @@ def judgement_list_version(cases: pd.DataFrame) -> str:
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
-def current_provenance(judgement_qids: Iterable[str], kb_version: str) -> Provenance:
-    return Provenance(case_set_id(judgement_qids), kb_version)
+def current_provenance(
+    judgement_qids: Iterable[str], kb_version: str, answer_spec: str | None = None
+) -> Provenance:
+    return Provenance(case_set_id(judgement_qids), kb_version, answer_spec)
+
+
+def _first(rows: pd.DataFrame, column: str) -> str | None:
+    if column not in rows or not len(rows) or pd.isna(rows[column].iloc[0]):
+        return None
+    return str(rows[column].iloc[0])
 
 
 def summary_provenance(summary: pd.DataFrame) -> Provenance:
-    """A metric summary's provenance (None where a summary from before this was recorded lacks it)."""
-    overall = summary[summary["group"] == OVERALL]
+    """A metric summary's provenance (None where a summary from before it was recorded lacks it)."""
+    overall = summary[summary["group"] == OVERALL] if "group" in summary else summary
     rows = overall if len(overall) else summary
-
-    def first(column: str) -> str | None:
-        return (
-            str(rows[column].iloc[0])
-            if column in rows and len(rows) and pd.notna(rows[column].iloc[0])
-            else None
-        )
-
-    return Provenance(first("case_set"), first("kb_version"))
+    return Provenance(_first(rows, "case_set"), _first(rows, "kb_version"), _first(rows, "answer_spec"))
 
 
-def staleness(result: Provenance, current: Provenance) -> list[str]:
-    """Why a result no longer describes the current evaluation (empty: it does)."""
+def answers_provenance(candidate_answers: pd.DataFrame) -> Provenance:
+    """The provenance of a partition's stored answers: their questions, index and model."""
+    return Provenance(
+        case_set_id(candidate_answers["qid"]),
+        _first(candidate_answers, "kb_version"),
+        _first(candidate_answers, "answer_spec"),
+    )
+
+
+def freshness(
+    result: Provenance,
+    current: Provenance,
+    result_run_id: str | None = None,
+    newest_finished: FinishedRun | None = None,
+) -> list[str]:
+    """Why a result no longer describes the current evaluation (empty: it does). The answer
+    model is compared when both sides know it; a failed (or cancelled) evaluation finished after
+    the run that made the result makes it stale; one still running does not."""
     reasons = []
     if result.case_set != current.case_set:
         reasons.append(
@@ -59,10 +88,18 @@ def staleness(result: Provenance, current: Provenance) -> list[str]:
         reasons.append(
             f"computed on index version {result.kb_version}, the index is now {current.kb_version}"
         )
+    if result.answer_spec and current.answer_spec and result.answer_spec != current.answer_spec:
+        reasons.append(
+            f"computed by answer model {result.answer_spec}, the configuration now names "
+            f"{current.answer_spec}"
+        )
+    if (
+        newest_finished is not None
+        and not newest_finished.succeeded
+        and newest_finished.run_id != result_run_id
+    ):
+        reasons.append(
+            f"evaluation run {newest_finished.run_id[:8]} failed; these are the values of run "
+            f"{(result_run_id or '?')[:8]}"
+        )
     return reasons
-
-
-def stale_models(summaries: Mapping[str, pd.DataFrame], current: Provenance) -> dict[str, list[str]]:
-    """Every model whose summary is stale, with why."""
-    reasons = {model: staleness(summary_provenance(summary), current) for model, summary in summaries.items()}
-    return {model: why for model, why in reasons.items() if why}

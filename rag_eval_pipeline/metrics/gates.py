@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.schema import OVERALL
 from rag_eval_pipeline.metrics.statistics import MIN_CASES, TOO_FEW_CASES
-from rag_eval_pipeline.metrics.summary import OVERALL
 
 
 @dataclass(frozen=True)
@@ -79,3 +79,17 @@ def gate_table(results: list[GateResult]) -> pd.DataFrame:
             for r in results
         ]
     )
+
+
+def failed_gates_line(results: list[GateResult], stale: list[str] = ()) -> str:
+    """What failed, in one line a run page shows: each failing metric with its judge, value and
+    threshold (or why it has none), and why the results are stale; empty when all pass."""
+    parts = []
+    for r in results:
+        if r.passed:
+            continue
+        judge = f" ({r.judge_id})" if r.judge_id else ""
+        value = "not measured" if r.mean is None else f"{r.mean:.3f} < {r.threshold:g}"
+        parts.append(f"{r.metric}{judge} {value}{' - ' + r.note if r.note and r.mean is not None else ''}")
+    parts += [f"stale: {reason}" for reason in stale]
+    return "; ".join(parts)

@@ -12,6 +12,7 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
+REFERENCE_JUDGE_ID = "reference"  # the judge id under which these metrics are recorded
 _PUNCTUATION = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _SPECIAL_ANSWERS = ("yes", "no", "noanswer")

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from rag_eval_pipeline.judges.score_cases import SCORE_ID_COLUMNS
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
-
-if TYPE_CHECKING:
-    from rag_eval_pipeline.metrics.freshness import Provenance
-
+from rag_eval_pipeline.metrics.schema import (
+    ANSWER_MODEL_ROW,
+    DIAGNOSIS,
+    OVERALL,
+    USAGE,
+    case_set_id,
+    metric_columns,
+)
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
     TOO_FEW_CASES,
@@ -37,16 +38,8 @@ SUMMARY_COLUMNS = [
     "ci_method",
     "note",
 ]
-OVERALL = "all"
-USAGE = "usage"  # rows whose ``total`` sums tokens or dollars instead of averaging a metric
-DIAGNOSIS = "diagnosis"  # rows whose ``total`` counts the cases of one diagnosis
-ANSWER_MODEL_ROW = "answer_model"
 USAGE_METRICS = ("cost_usd", "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
 GROUP_BY = ("type", "level")
-
-
-def metric_columns(judge_scores: pd.DataFrame) -> list[str]:
-    return [c for c in judge_scores.columns if c not in SCORE_ID_COLUMNS]
 
 
 def diagnosis_rows(judge_id: str, rows: pd.DataFrame) -> list[dict[str, object]]:
@@ -99,12 +92,6 @@ def usage_rows(who: str, frame: pd.DataFrame) -> list[dict[str, object]]:
             }
         )
     return rows
-
-
-def case_set_id(qids: Iterable[str]) -> str:
-    """Short hash of the evaluated question ids: models are comparable only on equal case sets."""
-    digest = hashlib.sha256("\n".join(sorted(set(qids))).encode()).hexdigest()
-    return digest[:12]
 
 
 def _summarize_group(
@@ -190,25 +177,28 @@ def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence
 
 
 COMPARISON_ID_COLUMNS = [
-    "answer_model", "judge_id", "n_cases", "n_failed", "case_set", "answer_cost_usd", "judge_cost_usd"
+    "answer_model",
+    "judge_id",
+    "n_cases",
+    "n_failed",
+    "case_set",
+    "stale",
+    "note",
+    "answer_cost_usd",
+    "judge_cost_usd",
 ]
 
 
 def compare_models(
-    summaries: Mapping[str, pd.DataFrame],
-    current: Provenance | None = None,
-    failed_since: Mapping[str, str] | None = None,
+    summaries: Mapping[str, pd.DataFrame], stale_reasons: Mapping[str, Sequence[str]] | None = None
 ) -> pd.DataFrame:
-    """One row per answer model and judge, the overall mean of every metric side by side; with
-    the ``current`` provenance, ``stale`` marks summaries computed on other questions or another
-    index (they are kept, and marked, never mixed in silently). ``failed_since`` names models
-    whose evaluation failed after their summary (a blocking check): their last good values stay,
-    marked stale, with the reason in ``note``."""
-    from rag_eval_pipeline.metrics.freshness import staleness, summary_provenance
-
+    """One row per answer model and judge, the overall mean of every metric side by side.
+    ``stale_reasons`` (model -> why its summary no longer describes the current evaluation, by
+    ``metrics.freshness``) marks stale models: their last good values stay, with ``stale`` and
+    the reasons in ``note``, never mixed in silently."""
     frames = []
     for answer_model, summary in sorted(summaries.items()):
-        stale = bool(staleness(summary_provenance(summary), current)) if current is not None else None
+        reasons = list((stale_reasons or {}).get(answer_model, ()))
         overall = summary[summary["group"] == OVERALL]
         usage = summary[(summary["group"] == USAGE) & (summary["metric"] == "cost_usd")]
         costs = dict(zip(usage["judge_id"], usage["total"]))
@@ -220,33 +210,13 @@ def compare_models(
                 "n_failed": int(rows["n_failed"].max()),
                 # summaries written before case_set existed lack it
                 "case_set": rows["case_set"].iloc[0] if "case_set" in rows else None,
+                "stale": bool(reasons),
+                "note": "; ".join(reasons),
                 "answer_cost_usd": costs.get(ANSWER_MODEL_ROW, float("nan")),
                 "judge_cost_usd": costs.get(judge_id, float("nan")),
             }
-            if stale is not None:
-                record["stale"] = stale
-            if failed_since:
-                record["stale"] = bool(record.get("stale")) or answer_model in failed_since
-                record["note"] = failed_since.get(answer_model, "")
             record.update(dict(zip(rows["metric"], rows["mean"])))
             frames.append(record)
     if not frames:  # no model has a summary yet (the first ever failed): empty, with its columns
         return pd.DataFrame(columns=COMPARISON_ID_COLUMNS)
     return pd.DataFrame(frames)
-
-
-def to_markdown(frame: pd.DataFrame, float_format: str = "{:.3f}") -> str:
-    """A plain markdown table (Dagster metadata, CLI output) without the tabulate dependency."""
-    if frame.empty:
-        return "_no rows_"
-    headers = [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    for record in frame.itertuples(index=False):
-        cells = []
-        for value in record:
-            if isinstance(value, float):
-                cells.append("–" if pd.isna(value) else float_format.format(value))
-            else:
-                cells.append(str(value))
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.summary import metric_columns
+from rag_eval_pipeline.metrics.schema import metric_columns
 
 _THREE_POINT_SCALE = {0.0, 0.5, 1.0}
 

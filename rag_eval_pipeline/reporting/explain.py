@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.summary import metric_columns
+from rag_eval_pipeline.metrics.schema import metric_columns
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
-from rag_eval_pipeline.metrics.summary import DIAGNOSIS, OVERALL
+from rag_eval_pipeline.metrics.schema import DIAGNOSIS, OVERALL
 
 HEADLINE_METRICS = (
     "correctness",

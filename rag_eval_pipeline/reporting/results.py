@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.summary import metric_columns
+from rag_eval_pipeline.metrics.schema import metric_columns
 
 _CASE_FIELDS = [
     "qid",

@@ -6,10 +6,10 @@ from rag_eval_pipeline.retrieval.base import (
     DEFAULT_TOP_K,
     IndexManifest,
     RetrievalMode,
-    SearchBackend,
     SearchHit,
     SearchIndex,
 )
+from rag_eval_pipeline.retrieval.modes import SearchBackend
 
 __all__ = [
     "DEFAULT_RETRIEVAL_MODE",

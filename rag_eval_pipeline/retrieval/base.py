@@ -1,4 +1,4 @@
-"""The search interface every knowledge-base backend implements (embedded index, Elasticsearch):
+"""What every knowledge-base backend shares (embedded index, Elasticsearch): the search interface,
 the retrieval modes, the default k, what a build produces, and the content hash of a knowledge base."""
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from rag_eval_pipeline.retrieval.modes import OpenedIndex
 
 
 class RetrievalMode(str, Enum):
@@ -43,6 +41,13 @@ class RetrievalMode(str, Enum):
     def available(cls, has_vectors: bool) -> list[str]:
         """The modes an index can serve, as stored in its manifest."""
         return [m.value for m in cls if has_vectors or not m.needs_vectors]
+
+
+class Backend(str, Enum):
+    """Where the knowledge base lives: the configuration's one switch (``knowledge_base.backend``)."""
+
+    EMBEDDED = "embedded"
+    ELASTICSEARCH = "elasticsearch"
 
 
 DEFAULT_RETRIEVAL_MODE = RetrievalMode.BM25
@@ -152,15 +157,3 @@ class IndexManifest:
             build_seconds=float(data["build_seconds"]),
             details=dict(data.get("details") or {}),
         )
-
-
-class SearchBackend(Protocol):
-    """Where the knowledge base lives. ``build`` indexes the passages under a new content version
-    that becomes live only when complete; ``open`` loads the index a manifest names, whose
-    ``for_mode`` gives the search of each retrieval mode."""
-
-    name: str
-
-    def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest: ...
-
-    def open(self, manifest: IndexManifest) -> OpenedIndex: ...

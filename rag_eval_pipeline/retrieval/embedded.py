@@ -15,6 +15,7 @@ import bm25s
 import pandas as pd
 
 from rag_eval_pipeline.retrieval.base import (
+    Backend,
     IndexManifest,
     ProgressCallback,
     RetrievalMode,
@@ -26,7 +27,7 @@ from rag_eval_pipeline.retrieval.embedder import Embedder
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, TitleCatalog
 from rag_eval_pipeline.retrieval.vector_index import DenseIndex, HnswIndex, VectorSearch, has_vectors
 
-BACKEND_NAME = "embedded"
+BACKEND_NAME = Backend.EMBEDDED.value
 INDEX_FORMAT_VERSION = "2"  # bump when the on-disk layout or the tokenisation changes
 MANIFEST_FILE = "manifest.json"
 

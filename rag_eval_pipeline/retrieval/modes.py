@@ -5,8 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-from rag_eval_pipeline.retrieval.base import RetrievalMode, SearchHit, SearchIndex
+if TYPE_CHECKING:
+    import pandas as pd
+
+from rag_eval_pipeline.retrieval.base import (
+    IndexManifest,
+    ProgressCallback,
+    RetrievalMode,
+    SearchHit,
+    SearchIndex,
+)
 from rag_eval_pipeline.retrieval.fusion import DEFAULT_RRF_K, reciprocal_rank_fusion
 
 FUSION_CANDIDATES = 50  # hits taken from each ranking before fusing
@@ -185,3 +195,15 @@ def index_for_mode(mode: RetrievalMode, index: OpenedIndex) -> SearchIndex:
     if mode is RetrievalMode.SEMANTIC:
         return index.semantic
     return index.fuse(index.lexical, index.semantic)
+
+
+class SearchBackend(Protocol):
+    """Where the knowledge base lives. ``build`` indexes the passages under a new content version
+    that becomes live only when complete; ``open`` loads the index a manifest names, whose
+    ``for_mode`` gives the search of each retrieval mode."""
+
+    name: str
+
+    def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest: ...
+
+    def open(self, manifest: IndexManifest) -> OpenedIndex: ...

@@ -19,8 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.judges.score_cases import TOKEN_COLUMNS
-from rag_eval_pipeline.metrics.summary import metric_columns
+from rag_eval_pipeline.metrics.schema import TOKEN_COLUMNS, metric_columns
 
 AttributeValue = str | bool | int | float | list[str] | list[float] | list[int]
 

@@ -11,7 +11,7 @@ from rag_eval_pipeline.data.hotpotqa import (
     read_hotpotqa_file,
     sample_questions,
 )
-from rag_eval_pipeline_tests.conftest import to_original_layout
+from rag_eval_pipeline_tests.support import to_original_layout
 
 
 def _write_jsonl(path, rows):
@@ -105,8 +105,9 @@ def test_sampling_is_deterministic(shared_hotpotqa):
     assert random_a["qid"].tolist() == random_b["qid"].tolist()
     assert random_a["qid"].tolist() != random_c["qid"].tolist()
     assert len(sample_questions(questions, None)) == 500
+    assert len(sample_questions(questions, 0)) == 500  # 0 is all, as the configuration says
     with pytest.raises(ValueError):
-        sample_questions(questions, 0)
+        sample_questions(questions, -1)
 
 
 def test_unreachable_hub_says_how_to_use_a_local_file(monkeypatch, tmp_path):

@@ -2,7 +2,7 @@ import dagster as dg
 import pandas as pd
 from upath import UPath
 
-from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
+from rag_eval_pipeline.defs.io_manager import FAN_IN, ArtifactIOManager
 
 
 def test_frames_and_dicts_round_trip_with_dotted_partition_keys(tmp_path):
@@ -16,7 +16,7 @@ def test_frames_and_dicts_round_trip_with_dotted_partition_keys(tmp_path):
     def manifest() -> dict:
         return {"version": "abc", "documents": 3}
 
-    @dg.asset(ins={"table": dg.AssetIn(metadata={"allow_missing_partitions": True})})
+    @dg.asset(ins={"table": dg.AssetIn(metadata={"allow_missing_partitions": True, FAN_IN: True})})
     def fan_in(table: dict[str, pd.DataFrame], manifest: dict) -> pd.DataFrame:
         assert manifest == {"version": "abc", "documents": 3}
         return pd.concat(table.values(), ignore_index=True)
@@ -46,7 +46,7 @@ def test_no_partition_key_can_store_outside_the_storage_folder(tmp_path):
     UI's 'add partition' can) never reads or writes outside the storage folder."""
     import pytest
 
-    from rag_eval_pipeline.defs.io_manager import PathOutsideStorageError, contained
+    from rag_eval_pipeline.storage.paths import PathOutsideStorageError, contained
 
     base = tmp_path / "artifacts"
     base.mkdir()
@@ -62,7 +62,7 @@ def test_no_partition_key_can_store_outside_the_storage_folder(tmp_path):
 def test_each_materialization_keeps_its_own_file_and_says_where(tmp_path):
     """A re-run replaces the latest file (what downstream reads) but not the earlier run's own
     file, whose path its materialization recorded; only the newest few are kept."""
-    from rag_eval_pipeline.defs.io_manager import kept_runs, materialization_file
+    from rag_eval_pipeline.storage.materializations import kept_runs, materialization_file
 
     partitions = dg.DynamicPartitionsDefinition(name="m")
 

@@ -4,30 +4,44 @@ import json
 
 import dagster as dg
 
-from rag_eval_pipeline import runner
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import ProfileSettings, Settings
 from rag_eval_pipeline.definitions import build_definitions
-from rag_eval_pipeline.defs.resources import DocumentsResource
-from rag_eval_pipeline.defs.run_config import CLI_PID_TAG, knowledge_base_run_config
-from rag_eval_pipeline.defs.sensors import DOCUMENTS_TAG, PROFILE_TAG, TRIGGER_TAG, evaluations_after_publish
+from rag_eval_pipeline.defs.names import (
+    CLI_PID_TAG,
+    DOCUMENTS_TAG,
+    KNOWLEDGE_BASE_RUN_TAG,
+    PROFILE_TAG,
+    TRIGGER_TAG,
+)
+from rag_eval_pipeline.defs.partitions import add_models
+from rag_eval_pipeline.defs.resources import DocumentsResource, SettingsResource
+from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
+from rag_eval_pipeline.defs.sensors import evaluations_after_publish
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.instance.runs import run_evaluation
+
+
+def _documents_in(folder) -> Settings:
+    return Settings.model_validate({"dataset": {"documents": str(folder)}})
 
 
 def _tick(defs, instance, folder, cursor=None):
     sensor = defs.resolve_sensor_def("new_documents_sensor")
-    context = dg.build_sensor_context(
-        instance=instance, cursor=cursor, resources={"documents": DocumentsResource(folder=str(folder))}
-    )
-    return sensor(context)
+    documents = DocumentsResource(settings=SettingsResource.from_settings(_documents_in(folder)))
+    with dg.build_sensor_context(
+        instance=instance, cursor=cursor, resources={"documents": documents}
+    ) as context:
+        return sensor(context)
 
 
 def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpotqa, tmp_path):
     folder = tmp_path / "documents"
     folder.mkdir()
-    defs = build_definitions(documents=DocumentsResource(folder=str(folder)))
+    defs = build_definitions(_documents_in(folder))
     (tmp_path / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
-        runner.run_evaluation(
+        run_evaluation(
             defs, instance, ["oracle", "null"], dataset=str(shared_hotpotqa), sample=5, echo=lambda _: None
         )
 
@@ -60,7 +74,7 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpo
         rebuild = kb.execute_in_process(
             instance=instance, asset_selection=list(request.asset_selection), tags=request.tags
         )
-        passages = runner.load_asset(defs, instance, "kb_passages")
+        passages = load_asset(defs, instance, "kb_passages")
         assert "Company handbook" in set(passages["title"])
 
         # the rebuild published the knowledge base: every registered model is evaluated again
@@ -69,6 +83,7 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpo
         requests = evaluations_after_publish(instance, rebuild.run_id, Settings())
         assert sorted(r.partition_key for r in requests) == ["null", "oracle"]
         assert all(r.tags[DOCUMENTS_TAG] == "Company handbook.md" for r in requests)
+        assert all(r.tags[KNOWLEDGE_BASE_RUN_TAG] == rebuild.run_id for r in requests)  # pinned to it
         assert len({r.run_key for r in requests}) == 2
         assert all("judge_scores" not in r.run_config.get("ops", {}) for r in requests)  # the file's judges
 
@@ -78,6 +93,7 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpo
         requests = evaluations_after_publish(instance, ui.run_id, Settings())
         assert sorted(r.partition_key for r in requests) == ["null", "oracle"]
         assert {r.run_key.split(":")[0] for r in requests} == {ui.run_id}
+        assert all(DOCUMENTS_TAG not in r.tags for r in requests)  # no empty documents tag
 
         # one published by rag-eval is not: the command evaluates its models itself
         cli_run = kb.execute_in_process(
@@ -95,12 +111,13 @@ def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, t
             "nightly": ProfileSettings(sample_size=5, judges=["reference", "ragas:m"], schedule="0 3 * * *")
         }
     )
-    defs = build_definitions(settings=settings, documents=DocumentsResource(folder=str(tmp_path / "none")))
+    settings = settings.model_copy(update={"dataset": _documents_in(tmp_path / "none").dataset})
+    defs = build_definitions(settings=settings)
     schedule = defs.resolve_schedule_def("nightly_schedule")
     assert schedule.tags == {TRIGGER_TAG: "schedule:nightly", PROFILE_TAG: "nightly"}
     (tmp_path / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
-        runner.add_models(instance, ["oracle"], AnswerRegistry())
+        add_models(instance, ["oracle"], AnswerRegistry().resolve)
         kb = defs.resolve_job_def("knowledge_base_job")
         run_config = knowledge_base_run_config(source=str(shared_hotpotqa), sample_size=5)
         published = kb.execute_in_process(instance=instance, run_config=run_config, tags=schedule.tags)
@@ -122,7 +139,7 @@ def test_new_summaries_refresh_the_reports_once_and_catch_up(shared_hotpotqa, tm
     (tmp_path / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
         assert isinstance(sensor(dg.build_sensor_context(instance=instance)), dg.SkipReason)  # nothing yet
-        runner.run_evaluation(
+        run_evaluation(
             defs, instance, ["oracle", "null"], dataset=str(shared_hotpotqa), sample=5, echo=lambda _: None
         )
         current = sensor(dg.build_sensor_context(instance=instance))
@@ -130,7 +147,7 @@ def test_new_summaries_refresh_the_reports_once_and_catch_up(shared_hotpotqa, tm
 
         defs.resolve_job_def("evaluation_job").execute_in_process(instance=instance, partition_key="null")
         behind = sensor(dg.build_sensor_context(instance=instance))  # a fresh sensor: no cursor at all
-        assert isinstance(behind, dg.RunRequest) and behind.run_key.startswith("summaries-up-to-")
+        assert isinstance(behind, dg.RunRequest) and behind.run_key.startswith("results-up-to-")
         again = sensor(dg.build_sensor_context(instance=instance))
         assert again.run_key == behind.run_key  # the same state asks for the same run (deduplicated)
 

@@ -3,9 +3,10 @@
 import dagster as dg
 from elasticsearch import Elasticsearch
 
-from rag_eval_pipeline import runner
+from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions
-from rag_eval_pipeline.defs.resources import ElasticsearchResource, KnowledgeBaseResource
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.instance.runs import run_evaluation
 
 MODELS = ["extractive-baseline", "oracle", "null"]
 
@@ -18,10 +19,15 @@ def test_graph_on_elasticsearch_writes_queryable_results_idempotently(
         "judgement_list": f"{es_prefix}-judgements",
         "eval_results": f"{es_prefix}-results",
     }
-    knowledge_base = KnowledgeBaseResource(
-        elasticsearch=ElasticsearchResource(url=es_url), es_index_names=names
+    settings = Settings.model_validate(
+        {
+            "knowledge_base": {
+                "backend": "elasticsearch",
+                "elasticsearch": {"url": es_url, "index_names": names},
+            }
+        }
     )
-    defs = build_definitions(knowledge_base)
+    defs = build_definitions(settings)
     graph = defs.get_repository_def().asset_graph
     assert {"es_judgement_list", "eval_results"} <= {k.to_user_string() for k in graph.get_all_asset_keys()}
     es = Elasticsearch(es_url)
@@ -34,15 +40,13 @@ def test_graph_on_elasticsearch_writes_queryable_results_idempotently(
         )
 
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
-        report = runner.run_evaluation(
+        report = run_evaluation(
             defs, instance, MODELS, dataset=str(shared_hotpotqa), sample=15, echo=lambda _: None
         )
         first = counts()
-        runner.run_evaluation(
-            defs, instance, MODELS, dataset=str(shared_hotpotqa), sample=15, echo=lambda _: None
-        )
+        run_evaluation(defs, instance, MODELS, dataset=str(shared_hotpotqa), sample=15, echo=lambda _: None)
         second = counts()
-        manifest = runner.load_asset(defs, instance, "kb_index")
+        manifest = load_asset(defs, instance, "kb_index")
     assert manifest.backend == "elasticsearch" and manifest.location == names["knowledge_base"]
     assert first == second == (150, 15, 15 * len(MODELS))  # 15 questions x 10 paragraphs, all distinct
     comparison = report.comparison.set_index("answer_model")

@@ -4,7 +4,7 @@ retry-after), 529 or 500, and not one case is lost."""
 import hashlib
 
 from rag_eval_pipeline import cli
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic, SimulatedModel, error_reply
+from stand_ins.anthropic_api import FakeAnthropic, SimulatedModel, error_reply
 
 FAULTS = [("rate_limit_error", 429), ("overloaded_error", 529), ("api_error", 500)]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
+from stand_ins.anthropic_api import FakeAnthropic
 
 RAG_EVAL = str(Path(sys.executable).with_name("rag-eval"))
 CASES = 16

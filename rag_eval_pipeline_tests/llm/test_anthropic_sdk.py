@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 
 from rag_eval_pipeline.answering.answer_cases import answer_cases
-from rag_eval_pipeline.answering.chat import ANSWER_PROMPT_VERSION
-from rag_eval_pipeline.answering.claude import ClaudeAnswerer
+from rag_eval_pipeline.answering.chat import ANSWER_PROMPT_VERSION, ChatAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
@@ -19,7 +18,7 @@ from rag_eval_pipeline.llm.client import LLMCallError
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES
 from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.retrieval.base import SearchHit
-from rag_eval_pipeline_tests.fake_anthropic import (
+from stand_ins.anthropic_api import (
     FakeAnthropic,
     Reply,
     SimulatedModel,
@@ -59,7 +58,7 @@ def _answer(server, cases, concurrency=8, tmp_path=None, max_retries=2):
     answers = answer_cases(
         cases,
         HAIKU_K2,
-        ClaudeAnswerer("claude-haiku-4-5", client, DEFAULT_PRICES),
+        ChatAnswerer("claude-haiku-4-5", "claude-haiku-4-5", client, DEFAULT_PRICES),
         retrieve=lambda queries, k: [HITS[:k] for _ in queries],
         concurrency=concurrency,
     )
@@ -248,7 +247,7 @@ def test_one_client_serves_successive_event_loops():
             answers = answer_cases(
                 _cases(4),
                 HAIKU_K2,
-                ClaudeAnswerer("claude-haiku-4-5", client, DEFAULT_PRICES),
+                ChatAnswerer("claude-haiku-4-5", "claude-haiku-4-5", client, DEFAULT_PRICES),
                 retrieve=lambda queries, k: [HITS[:k] for _ in queries],
             )
             assert (answers["status"] == "ok").all()
@@ -289,7 +288,9 @@ def test_message_batches_fill_the_cache_at_half_price_and_resume(tmp_path):
     with FakeAnthropic(responder=lambda request: text_reply(request, "Chief of Protocol", usage)) as server:
         sdk = anthropic.Anthropic(api_key="k", base_url=server.url, max_retries=0)
         cache = ResponseCache(tmp_path / "cache")
-        answerer = ClaudeAnswerer("claude-haiku-4-5", _client(server, tmp_path), DEFAULT_PRICES)
+        answerer = ChatAnswerer(
+            "claude-haiku-4-5", "claude-haiku-4-5", _client(server, tmp_path), DEFAULT_PRICES
+        )
         cases = _cases(5)
         requests = [
             answerer.llm_request(AnswerRequest(q, text, tuple(HITS[:2]), "x"))
@@ -377,7 +378,7 @@ def test_a_truncated_answer_is_not_cached_and_refresh_asks_again(tmp_path):
         answer_cases(
             _cases(1),
             HAIKU_K2,
-            ClaudeAnswerer("claude-haiku-4-5", refreshed, DEFAULT_PRICES),
+            ChatAnswerer("claude-haiku-4-5", "claude-haiku-4-5", refreshed, DEFAULT_PRICES),
             retrieve=lambda queries, k: [HITS[:k] for _ in queries],
         )
     assert len(server.requests) == 1 and refreshed.cache_hits == 0

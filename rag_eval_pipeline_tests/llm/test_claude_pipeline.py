@@ -4,24 +4,27 @@ tests' Messages-API server, through a real Dagster instance."""
 import dagster as dg
 import pytest
 
-from rag_eval_pipeline import cli, runner
+from rag_eval_pipeline import cli
+from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions
-from rag_eval_pipeline.defs.resources import AnthropicResource, KnowledgeBaseResource
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.instance.runs import run_evaluation
+from stand_ins.anthropic_api import FakeAnthropic
 
 MODELS = ["claude-haiku-4-5", "oracle"]
 JUDGES = ["reference", "claude-sonnet-4-6", "ragas:claude-sonnet-4-6"]
 
 
 @pytest.fixture(scope="module")
-def claude_run(shared_hotpotqa, tmp_path_factory):
+def claude_run(shared_hotpotqa, tmp_path_factory, monkeypatch_module):
     with FakeAnthropic() as server:
-        anthropic = AnthropicResource(api_key="test-key", base_url=server.url, concurrency=8)
-        defs = build_definitions(KnowledgeBaseResource(), anthropic)
+        monkeypatch_module.setenv("ANTHROPIC_API_KEY", "test-key")
+        settings = Settings.model_validate({"anthropic": {"base_url": server.url}, "concurrency": 8})
+        defs = build_definitions(settings)
         with dg.instance_for_test(temp_dir=str(tmp_path_factory.mktemp("home"))) as instance:
 
             def evaluate():
-                return runner.run_evaluation(
+                return run_evaluation(
                     defs,
                     instance,
                     MODELS,
@@ -40,9 +43,9 @@ def claude_run(shared_hotpotqa, tmp_path_factory):
 
 def test_claude_answers_and_judges_every_case(claude_run):
     defs, instance, report, _, first_requests, _ = claude_run
-    answers = runner.load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
+    answers = load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
     assert (answers["status"] == "ok").all() and (answers["prompt_version"] == "answer-v1").all()
-    scores = runner.load_asset(defs, instance, "judge_scores", "claude-haiku-4-5")
+    scores = load_asset(defs, instance, "judge_scores", "claude-haiku-4-5")
     assert sorted(scores["judge_id"].unique()) == sorted(JUDGES)
     assert len(scores) == 12 * 3
     strict = scores[scores["judge_id"] == "claude-sonnet-4-6"]
@@ -67,8 +70,8 @@ def test_second_materialization_sends_zero_requests(claude_run):
 
 def test_tokens_and_cost_reach_the_summary_and_its_metadata(claude_run):
     defs, instance, _, _, _, _ = claude_run
-    answers = runner.load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
-    summary = runner.load_asset(defs, instance, "metric_summary", "claude-haiku-4-5")
+    answers = load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
+    summary = load_asset(defs, instance, "metric_summary", "claude-haiku-4-5")
     usage = summary[summary["group"] == "usage"].set_index(["judge_id", "metric"])["total"]
     assert usage[("answer_model", "cost_usd")] == pytest.approx(answers["cost_usd"].sum())
     assert usage[("answer_model", "input_tokens")] == answers["input_tokens"].sum() > 0
@@ -83,7 +86,7 @@ def test_tokens_and_cost_reach_the_summary_and_its_metadata(claude_run):
 
 def test_ragas_judge_notes_answer_relevancy_absent_without_embedder(claude_run):
     defs, instance, _, _, _, _ = claude_run
-    scores = runner.load_asset(defs, instance, "judge_scores", "claude-haiku-4-5")
+    scores = load_asset(defs, instance, "judge_scores", "claude-haiku-4-5")
     ragas = scores[scores["judge_id"] == "ragas:claude-sonnet-4-6"]
     assert ragas["answer_relevancy"].isna().all()
     assert ragas["notes"].str.contains("no embedder configured").all()
@@ -112,15 +115,14 @@ def test_missing_api_key_is_a_clear_error(shared_hotpotqa, tmp_path, monkeypatch
     ]
 
 
-def test_batch_mode_through_the_graph(shared_hotpotqa, tmp_path):
+def test_batch_mode_through_the_graph(shared_hotpotqa, tmp_path, monkeypatch):
     """use_batches: answers and STRICT judgements each go out as one Message Batch."""
     with FakeAnthropic() as server:
-        anthropic = AnthropicResource(
-            api_key="test-key", base_url=server.url, use_batches=True, batch_poll_interval_s=0.01
-        )
-        defs = build_definitions(KnowledgeBaseResource(), anthropic)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        anthropic = {"base_url": server.url, "use_batches": True, "batch_poll_interval_s": 0.01}
+        defs = build_definitions(Settings.model_validate({"anthropic": anthropic}))
         with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
-            report = runner.run_evaluation(
+            report = run_evaluation(
                 defs,
                 instance,
                 ["claude-haiku-4-5"],
@@ -129,7 +131,7 @@ def test_batch_mode_through_the_graph(shared_hotpotqa, tmp_path):
                 judges=["reference", "claude-sonnet-4-6"],
                 echo=lambda _: None,
             )
-            answers = runner.load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
+            answers = load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
     assert len(server.batches) == 2 and server.requests == []  # no single call at all
     assert answers["from_cache"].all() and (answers["status"] == "ok").all()
     comparison = report.comparison.set_index("judge_id")

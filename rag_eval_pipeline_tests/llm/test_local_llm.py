@@ -11,12 +11,12 @@ from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.base import AnswerRequest
 from rag_eval_pipeline.answering.chat import ChatAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
-from rag_eval_pipeline.defs.resources import LOCAL_MAX_STRING_CHARS
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.judges.strict import StrictLLMJudge
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.llamacpp_server import LlamaCppServer, LocalServerSettings
 from rag_eval_pipeline.llm.openai_client import OpenAICompatibleClient, StructuredOutput, chat_kwargs
+from rag_eval_pipeline.llm.providers import LOCAL_MAX_STRING_CHARS
 from rag_eval_pipeline.llm.services import FreeOfCharge
 from rag_eval_pipeline.llm.targets import local_model_path
 from rag_eval_pipeline_tests.llm.test_anthropic_sdk import HITS, _candidates, _cases

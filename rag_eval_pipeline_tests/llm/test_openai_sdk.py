@@ -17,8 +17,8 @@ from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.llm.openai_client import OpenAICompatibleClient, StructuredOutput, is_strict_schema
 from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.metrics.summary import summarize
-from rag_eval_pipeline_tests.fake_openai import FakeOpenAI, completion, openai_error
 from rag_eval_pipeline_tests.llm.test_anthropic_sdk import GOOD, HITS, _candidates, _cases
+from stand_ins.openai_api import FakeOpenAI, completion, openai_error
 
 GPT = AnswerRegistry().resolve("openai:gpt-4o-mini@bm25-k2")
 PRICES = {"gpt-4o-mini": ModelPrice(0.15, 0.60, 0.0, 0.075)}
@@ -198,7 +198,7 @@ def test_every_llm_judge_kind_runs_on_an_openai_compatible_endpoint():
     )
     cases = _cases(2)
     with FakeOpenAI() as server:
-        services = LLMServices({"openai": lambda endpoint: _client(server)}, PRICES)
+        services = LLMServices(lambda endpoint: _client(server), PRICES)
         specs = registry.for_run(["openai:gpt-4o", "ragas:openai:gpt-4o"])
         assert [(s.kind, s.provider, s.model_id) for s in specs] == [
             ("strict", "openai", "gpt-4o"),

@@ -6,7 +6,8 @@ import pytest
 from rag_eval_pipeline.judges.reference import REFERENCE_METRICS, ReferenceJudge
 from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.judges.score_cases import judge_case, score_cases
-from rag_eval_pipeline.metrics.summary import compare_models, summarize, to_markdown
+from rag_eval_pipeline.metrics.summary import compare_models, summarize
+from rag_eval_pipeline.reporting.markdown import to_markdown
 
 
 def _case(qid, answer, titles, status="ok", type_="bridge"):

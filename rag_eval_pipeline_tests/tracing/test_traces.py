@@ -16,11 +16,14 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from rag_eval_pipeline import cli, runner
+from rag_eval_pipeline import cli
 from rag_eval_pipeline.config import load_settings
 from rag_eval_pipeline.definitions import build_definitions
-from rag_eval_pipeline_tests.conftest import REPO_ROOT, free_port, stop_process_group
-from rag_eval_pipeline_tests.fake_anthropic import FakeAnthropic
+from rag_eval_pipeline.instance.home import open_instance
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline_tests.support import REPO_ROOT
+from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
+from stand_ins.anthropic_api import FakeAnthropic
 
 PHOENIX_VARIABLE = "RAG_EVAL_TEST_PHOENIX"  # the `phoenix` executable (.ci/run installs one)
 
@@ -331,12 +334,12 @@ def test_phoenix_lists_every_case_and_each_model_as_an_experiment_over_the_quest
     experiments = _phoenix_get(f"{phoenix}/v1/datasets/{dataset['id']}/experiments")["data"]
     assert sorted(e["metadata"]["answer_model"] for e in experiments) == ["haiku", "oracle"]
     settings = load_settings(tmp_path / "rag_eval.yaml")
-    instance = runner.open_instance(str(tmp_path / "home"))
+    instance = open_instance(str(tmp_path / "home"))
     for experiment in experiments:
         model = experiment["metadata"]["answer_model"]
         runs = _phoenix_get(f"{phoenix}/v1/experiments/{experiment['id']}/json")
         assert len(runs) == 10 and not any(run.get("error") for run in runs)
-        stored = runner.load_asset(build_definitions(settings=settings), instance, "judge_scores", model)
+        stored = load_asset(build_definitions(settings=settings), instance, "judge_scores", model)
         for judge in ("reference", "claude-sonnet-4-6"):
             replayed = {
                 run["input"]["qid"]: a["score"]

@@ -13,7 +13,8 @@ import dagster as dg
 import pytest
 
 from rag_eval_pipeline import cli
-from rag_eval_pipeline_tests.conftest import REPO_ROOT, free_port, stop_process_group
+from rag_eval_pipeline_tests.support import REPO_ROOT
+from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 
@@ -131,7 +132,7 @@ def test_asset_graph_lists_every_asset(dagster_ui, browser):
     url, _, _ = dagster_ui
     page = browser.new_page()
     graphs = _assets_by_group()
-    assert set(graphs) == {"knowledge_base", "evaluation", "reporting"}
+    assert set(graphs) == {"knowledge", "evaluation", "reporting"}
     _open(page, f"{url}/assets")
     for asset in sorted(a for assets in graphs.values() for a in assets):
         page.get_by_text(asset, exact=True).first.wait_for(timeout=30_000)
@@ -158,7 +159,6 @@ def test_materialization_launched_from_the_ui_succeeds(dagster_ui, browser):
     _open(page, f"{url}/assets/model_comparison")
     with dg.DagsterInstance.from_config(str(home)) as instance:
         before = {r.run_id for r in instance.get_runs()}
-    clicked_at = time.time()
     page.locator("button").filter(has_text=re.compile(r"^\s*Materialize\s*$")).first.click()
     deadline = time.monotonic() + 120
     launched = None
@@ -181,7 +181,6 @@ def test_materialization_launched_from_the_ui_succeeds(dagster_ui, browser):
     _open(page, f"{url}/runs/{launched.run_id}")
     page.get_by_text("Success").first.wait_for(timeout=30_000)
     _screenshot(page, "ui-materialization")
-    assert clicked_at < time.time()
 
 
 def _graphql(url: str, query: str, variables: dict | None = None) -> dict:
@@ -273,7 +272,8 @@ def test_a_rebuilt_knowledge_base_marks_the_evaluations_stale(dagster_ui, browse
     through GraphQL, and the asset page says so. (Tagged as rag-eval's own rebuild, so the
     rebuilt sensor leaves the re-evaluation to the command and the stale state stays visible.)"""
     from rag_eval_pipeline.definitions import build_definitions
-    from rag_eval_pipeline.defs.run_config import CLI_PID_TAG, knowledge_base_run_config
+    from rag_eval_pipeline.defs.names import CLI_PID_TAG
+    from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 
     url, home, _ = dagster_ui
     query = """query($keys: [AssetKeyInput!], $p: String) {

@@ -13,9 +13,11 @@ from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
+from rag_eval_pipeline.retrieval.base import Backend
+
 log = logging.getLogger(__name__)
 
-BACKEND_NAME = "elasticsearch"
+BACKEND_NAME = Backend.ELASTICSEARCH.value
 FALLBACK_ANALYZER = "standard_english_stop"
 
 

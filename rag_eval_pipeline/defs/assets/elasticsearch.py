@@ -4,13 +4,12 @@ scored case as indices, for Kibana dashboards as in the Elastic LLM-as-a-judge a
 import dagster as dg
 import pandas as pd
 
+from rag_eval_pipeline.defs.names import ELASTICSEARCH
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
 from rag_eval_pipeline.reporting.results import eval_result_documents
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.retrieval.elasticsearch import index_documents
-
-ELASTICSEARCH = "elasticsearch"
 
 
 @dg.asset(group_name=ELASTICSEARCH, code_version="1")
@@ -18,8 +17,8 @@ def es_judgement_list(
     context: dg.AssetExecutionContext, judgement_list: pd.DataFrame, knowledge_base: KnowledgeBaseResource
 ) -> dict:
     """The judgement list as the ``hotpot-judgement-list`` index (one document per question)."""
-    es, _ = knowledge_base.es()
-    index = knowledge_base.index_names.judgement_list
+    es, _ = knowledge_base.knowledge_base.es()
+    index = knowledge_base.spec.index_names.judgement_list
     rows = [
         {
             "qid": r["qid"],
@@ -50,8 +49,8 @@ def eval_results(
 ) -> dict:
     """Every scored case of this answer model in the ``eval-results`` index; ids are
     model:judge:question, so re-materializing overwrites instead of duplicating."""
-    es, _ = knowledge_base.es()
-    index = knowledge_base.index_names.eval_results
+    es, _ = knowledge_base.knowledge_base.es()
+    index = knowledge_base.spec.index_names.eval_results
     documents = eval_result_documents(
         context.partition_key, candidate_answers, judge_scores, judgement_list, kb_index.version
     )

@@ -17,9 +17,9 @@ import dagster as dg
 from dagster._core.execution.backfill import BulkActionStatus, PartitionBackfill  # no public API yet
 from dagster._core.utils import make_new_backfill_id
 
+from rag_eval_pipeline.defs.names import BACKFILL_TAG, PARTITION_TAG, TRIGGER_TAG
+
 BACKFILL_DAEMON = "BACKFILL"
-BACKFILL_TAG = "dagster/backfill"
-PARTITION_TAG = "dagster/partition"
 HEARTBEAT_FRESH_S = 60.0  # the daemon beats every few seconds; older than this: not running
 DONE = {
     BulkActionStatus.COMPLETED,
@@ -43,6 +43,7 @@ def submit(
     partitions: Sequence[str],
     run_config: Mapping,
     title: str,
+    tags: Mapping[str, str] | None = None,
 ) -> str:
     """Adds the backfill (the selected assets of each partition) for the daemon; its id."""
     backfill = PartitionBackfill.from_asset_partitions(
@@ -51,7 +52,7 @@ def submit(
         partition_names=list(partitions),
         asset_selection=list(assets),
         backfill_timestamp=time.time(),
-        tags={"rag_eval/trigger": "cli"},
+        tags={TRIGGER_TAG: "cli", **(tags or {})},
         dynamic_partitions_store=instance,
         all_partitions=False,
         title=title,

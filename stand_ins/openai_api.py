@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from rag_eval_pipeline.metrics import reference
-from rag_eval_pipeline_tests.fake_anthropic import Reply, SimulatedModel, _tag
+from stand_ins.anthropic_api import Reply, SimulatedModel, _tag
 
 
 def openai_error(status: int, message: str = "simulated", retry_after: float | None = None) -> Reply:

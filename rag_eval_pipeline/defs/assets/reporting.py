@@ -1,41 +1,69 @@
-"""Across models: paired comparison, judge validation, the HTML report, Prometheus metrics."""
+"""Across every answer model: the comparison, paired verdicts, judge validation, the HTML report
+and the Prometheus metrics. Each reads every materialized partition; the reports refresh after
+new summaries by themselves (``defs/automation.py``)."""
+
 
 import dagster as dg
 import pandas as pd
 
-from rag_eval_pipeline.defs.io_manager import PINNED_BY, HtmlDocument
+from rag_eval_pipeline.defs.freshness import stale_models
+from rag_eval_pipeline.defs.io_manager import FAN_IN, PINNED_BY, HtmlDocument
+from rag_eval_pipeline.defs.metadata import comparison_metadata
+from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, METRIC_SUMMARY, REPORTING
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
-from rag_eval_pipeline.metrics.freshness import current_provenance, stale_models
-from rag_eval_pipeline.metrics.summary import to_markdown
+from rag_eval_pipeline.metrics.summary import compare_models
+from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
-REPORTING = "reporting"
-ALL_PARTITIONS = {"allow_missing_partitions": True}
+ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
+# every cross-model asset is stale when the questions or the index change, as Dagster shows it
+CURRENT_KNOWLEDGE = [KB_INDEX, JUDGEMENT_LIST]
 
 
-def across_models(*partitioned_inputs: str):
+def across_models(*partitioned_inputs: str, deps: list[str] | None = None):
     """An unpartitioned reporting asset that reads every materialized answer-model partition of
-    ``partitioned_inputs``; reports_refresh_sensor refreshes it after new summaries.
+    ``partitioned_inputs``.
 
     Scores and answers are read as the partition's last accepted metric summary saw them: a run
     whose blocking check failed stored its judge_scores, but no summary, and leaves the reports
     as they were."""
-    pinned = {**ALL_PARTITIONS, PINNED_BY: "metric_summary"}
+    pinned = {**ALL_PARTITIONS, PINNED_BY: METRIC_SUMMARY}
     return dg.asset(
         group_name=REPORTING,
         ins={
-            name: dg.AssetIn(metadata=ALL_PARTITIONS if name == "metric_summary" else pinned)
+            name: dg.AssetIn(metadata=ALL_PARTITIONS if name == METRIC_SUMMARY else pinned)
             for name in partitioned_inputs
         },
-        code_version="1",
+        deps=deps,
+        code_version="2",
     )
 
 
-@across_models("judge_scores")
+@across_models(METRIC_SUMMARY)
+def model_comparison(
+    context: dg.AssetExecutionContext,
+    metric_summary: dict[str, pd.DataFrame],
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    settings: SettingsResource,
+) -> pd.DataFrame:
+    """Every answer model's overall metrics side by side (reads every materialized partition);
+    ``stale`` marks a model whose summary was computed on other questions, another index or
+    another model, or whose later evaluation failed (its last good values stay, with the
+    reason in ``note``)."""
+    stale = stale_models(
+        context.instance, metric_summary, settings.answer_registry(), judgement_list["qid"], kb_index.version
+    )
+    comparison = compare_models(metric_summary, stale)
+    context.add_output_metadata(comparison_metadata(comparison))
+    return comparison
+
+
+@across_models("judge_scores", deps=CURRENT_KNOWLEDGE)
 def paired_comparison(
     context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame], settings: SettingsResource
 ) -> pd.DataFrame:
@@ -60,7 +88,7 @@ def paired_comparison(
     return comparisons
 
 
-@across_models("judge_scores")
+@across_models("judge_scores", deps=CURRENT_KNOWLEDGE)
 def judge_validation(
     context: dg.AssetExecutionContext, judge_scores: dict[str, pd.DataFrame], settings: SettingsResource
 ) -> pd.DataFrame:
@@ -83,7 +111,7 @@ def judge_validation(
     return agreement
 
 
-@across_models("metric_summary", "judge_scores", "candidate_answers")
+@across_models(METRIC_SUMMARY, "judge_scores", "candidate_answers")
 def eval_report(
     context: dg.AssetExecutionContext,
     metric_summary: dict[str, pd.DataFrame],
@@ -97,6 +125,9 @@ def eval_report(
 ) -> HtmlDocument:
     """One self-contained HTML report: scores with intervals, distributions, diagnoses, paired
     comparison, trend over time and a filterable per-case table. Opens without a network."""
+    stale = stale_models(
+        context.instance, metric_summary, settings.answer_registry(), judgement_list["qid"], kb_index.version
+    )
     report = render_report(
         metric_summary,
         judge_scores,
@@ -105,7 +136,7 @@ def eval_report(
         history.read(),
         paired_comparison,
         VERDICT_RULE.format(level=settings.settings.statistics.significance_level),
-        stale_models(metric_summary, current_provenance(judgement_list["qid"], kb_index.version)),
+        stale,
     )
     context.add_output_metadata(
         {"models": len(metric_summary), "size_kib": round(len(report.encode()) / 1024)}
@@ -113,7 +144,7 @@ def eval_report(
     return HtmlDocument(report)
 
 
-@across_models("metric_summary")
+@across_models(METRIC_SUMMARY, deps=CURRENT_KNOWLEDGE)
 def prometheus_metrics(
     context: dg.AssetExecutionContext, metric_summary: dict[str, pd.DataFrame], monitoring: MonitoringResource
 ) -> dict:
@@ -130,3 +161,6 @@ def prometheus_metrics(
         }
     )
     return {"textfile": path, "series": series}
+
+
+REPORTING_ASSETS = [model_comparison, paired_comparison, judge_validation, eval_report, prometheus_metrics]

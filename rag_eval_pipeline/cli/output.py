@@ -1,0 +1,89 @@
+"""What the commands print: the comparison and the paired verdicts, the UI command, wall time,
+and a failure as one line per problem."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import pandas as pd
+
+from rag_eval_pipeline.instance.errors import one_line, root_cause
+from rag_eval_pipeline.reporting.markdown import to_markdown
+
+_IMPORTED_AT = time.perf_counter()
+METRIC_ORDER = (
+    "correctness",
+    "faithfulness",
+    "exact_match",
+    "f1",
+    "faithfulness_lexical",
+    "context_relevance",
+    "context_precision",
+    "context_recall",
+    "answer_relevancy",
+    "answer_cost_usd",
+    "judge_cost_usd",
+)
+
+
+def error(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+
+
+def comparison_table(comparison: pd.DataFrame) -> str:
+    """Identity columns, then the metrics in a fixed order; ``stale`` and ``note`` only when a
+    model is stale."""
+    if comparison.empty:
+        return "_no models evaluated_"
+    if "stale" in comparison and not comparison["stale"].astype(bool).any():
+        comparison = comparison.drop(columns=[c for c in ("stale", "note") if c in comparison])
+    metrics = [m for m in METRIC_ORDER if m in comparison.columns]
+    others = [c for c in comparison.columns if c not in metrics]
+    return to_markdown(comparison[others + metrics])
+
+
+def paired_table(paired: pd.DataFrame, models: set[str]) -> str:
+    """The paired verdicts on correctness between this run's models, one row per pair and judge."""
+    if paired.empty or "metric" not in paired:
+        return ""
+    rows = paired[
+        (paired["metric"] == "correctness") & paired["model_a"].isin(models) & paired["model_b"].isin(models)
+    ]
+    columns = ["model_a", "model_b", "judge_id", "n", "difference", "ci_low", "ci_high", "p_value", "verdict"]
+    return to_markdown(rows[columns]) if len(rows) else ""
+
+
+def ui_command(home: str) -> str:
+    """The command that opens this instance in the UI, with the rag-eval of this environment."""
+    return f"{Path(sys.executable).with_name('rag-eval')} --dagster-home {home} ui"
+
+
+def seconds_since_start() -> float:
+    """Wall time since this process started, imports included (what the user waited): from
+    /proc on Linux, else from when this module was imported."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return uptime - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return time.perf_counter() - _IMPORTED_AT
+
+
+def report_failure(err: BaseException, verbose: bool, home: str, bad_input: tuple[type, ...]) -> int:
+    """One ``error:`` line per problem (the traceback only with --verbose); exit 2 for bad input
+    or configuration, 1 for a run that failed for another reason."""
+    cause = root_cause(err)
+    if verbose:
+        traceback.print_exception(cause)
+    problems = getattr(cause, "problems", None) or [one_line(cause)]
+    if isinstance(cause, bad_input):
+        for problem in problems:
+            error(problem)
+        return 2
+    error(f"the run failed: {type(cause).__name__}: {problems[0]}")
+    error(f"its logs are in the UI: {ui_command(home)}")
+    return 1

@@ -1,0 +1,285 @@
+"""One answer model's partition: its answers, every judge's scores, the summary and its history,
+and (when configured) its case traces and its Phoenix experiment."""
+
+
+import time
+from collections.abc import Callable
+
+import dagster as dg
+import pandas as pd
+from pydantic import Field
+
+from rag_eval_pipeline.answering.answer_cases import answer_cases
+from rag_eval_pipeline.defs.assets.progress import progress_logger
+from rag_eval_pipeline.defs.metadata import (
+    answers_metadata,
+    scores_metadata,
+    summary_metadata,
+    worst_cases_table,
+)
+from rag_eval_pipeline.defs.names import EVALUATION, JUDGEMENT_LIST, KB_INDEX
+from rag_eval_pipeline.defs.partitions import answer_model_partitions
+from rag_eval_pipeline.defs.resources import (
+    EvaluationLockResource,
+    HistoryResource,
+    KnowledgeBaseResource,
+    LLMResource,
+    PhoenixResource,
+    SettingsResource,
+    TracingResource,
+)
+from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
+from rag_eval_pipeline.llm.batches import BatchPrefetcher
+from rag_eval_pipeline.metrics.freshness import answers_provenance
+from rag_eval_pipeline.metrics.schema import case_set_id
+from rag_eval_pipeline.metrics.summary import summarize
+from rag_eval_pipeline.reporting.monitoring import history_rows
+from rag_eval_pipeline.retrieval.base import IndexManifest
+from rag_eval_pipeline.tracing import TraceContext, build_case_traces
+from rag_eval_pipeline.tracing.phoenix_experiments import experiment_cases
+
+
+def batch_prefill(
+    context: dg.AssetExecutionContext, prefetcher: BatchPrefetcher | None, what: str, to_requests: Callable
+) -> Callable | None:
+    """A prefill hook that sends a stage's calls as one batch and logs what it did (None when
+    the stage's provider does not batch, or its settings do not ask for it)."""
+    if prefetcher is None:
+        return None
+
+    def prefill(items: list) -> None:
+        report = prefetcher.prefill(
+            to_requests(items), on_progress=progress_logger(context, f"batch of {what}")
+        )
+        context.log.info(
+            f"batch {report.batch_id or '(none needed)'}{' (resumed)' if report.resumed else ''}: "
+            f"{report.succeeded} succeeded, {report.failed} failed, {report.already_cached} already cached"
+        )
+
+    return prefill
+
+
+class JudgeConfig(dg.Config):
+    """Which judges score each case; several judges give a row per case per judge."""
+
+    judges: list[str] | None = Field(
+        default=None,
+        description="reference; a Claude model (e.g. claude-sonnet-4-6) for the STRICT rubric; "
+        "ragas:<model> for RAGAS-style metrics. Unset: the configuration file's judges.",
+    )
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="3")
+def candidate_answers(
+    context: dg.AssetExecutionContext,
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    knowledge_base: KnowledgeBaseResource,
+    llm: LLMResource,
+    settings: SettingsResource,
+    evaluation_lock: EvaluationLockResource,
+) -> pd.DataFrame:
+    """Stage 1: for each question, the top-k retrieved passages and the answer model's answer."""
+    registry = settings.answer_registry()
+    spec = registry.resolve(context.partition_key)
+    services = llm.services()
+    model = registry.build(spec, services)
+    started = time.perf_counter()
+    answers = answer_cases(
+        judgement_list,
+        spec,
+        model,
+        knowledge_base.knowledge_base.retriever(kb_index, spec.retrieval_mode),
+        on_progress=progress_logger(context, f"answered ({spec.answer_config})"),
+        concurrency=services.concurrency,
+        prefill=batch_prefill(
+            context,
+            llm.batches([spec.endpoint]) if spec.endpoint is not None else None,
+            "answers",
+            lambda requests: [model.llm_request(r) for r in requests],  # type: ignore[attr-defined]
+        ),
+    )
+    context.add_output_metadata(
+        answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started)
+    )
+    return answers.assign(kb_version=kb_index.version)
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="3", deps=[KB_INDEX])
+def judge_scores(
+    context: dg.AssetExecutionContext,
+    config: JudgeConfig,
+    candidate_answers: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    llm: LLMResource,
+    knowledge_base: KnowledgeBaseResource,
+    settings: SettingsResource,
+    evaluation_lock: EvaluationLockResource,
+) -> pd.DataFrame:
+    """Stage 2: every metric of every judge, and of every custom metric, a row per case per
+    judge (failed cases kept, unscored)."""
+    registry = settings.judge_registry()
+    specs = registry.for_run(config.judges or settings.settings.judges)
+    answer_spec = settings.answer_registry().try_resolve(context.partition_key)
+    services = llm.services()
+    judges = [
+        registry.build(spec, services, knowledge_base.knowledge_base.query_embedder()) for spec in specs
+    ]
+    llm_judges = [spec.endpoint for spec in specs if spec.endpoint is not None]
+    scores = score_cases(
+        join_cases(candidate_answers, judgement_list),
+        judges,
+        on_progress=progress_logger(context, "judged"),
+        concurrency=None,  # the provider's client bounds the calls in flight across all cases
+        # a batch carries one provider's calls: only when every judge that calls a model is on it
+        prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", list),
+        generative=answer_spec.generative if answer_spec else True,
+    )
+    metadata = scores_metadata([s.judge_id for s in specs], scores, services)
+    worst = worst_cases_table(
+        context.partition_key, scores, candidate_answers, judgement_list, context.run_id
+    )
+    context.add_output_metadata({**metadata, **({"worst_cases": worst} if worst else {})})
+    return scores
+
+
+@dg.asset(
+    group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="6", deps=[JUDGEMENT_LIST]
+)
+def metric_summary(
+    context: dg.AssetExecutionContext,
+    judge_scores: pd.DataFrame,
+    candidate_answers: pd.DataFrame,
+    kb_index: IndexManifest,
+    settings: SettingsResource,
+) -> pd.DataFrame:
+    """Mean of each metric per judge with a 95% interval, overall and per question type and
+    level, with counts, judge errors, diagnoses, and the tokens and dollars spent; each row
+    records the case set, index version and answer model it was computed on."""
+    statistics = settings.settings.statistics
+    declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
+    summary = summarize(
+        judge_scores, candidate_answers, statistics.interval_method, statistics.min_cases, declared
+    )
+    context.add_output_metadata(summary_metadata(summary))
+    answered = answers_provenance(candidate_answers)
+    return summary.assign(
+        kb_version=answered.kb_version or kb_index.version,
+        answer_spec=answered.answer_spec,
+        summary_run_id=context.run_id,
+    )
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def metric_history(
+    context: dg.AssetExecutionContext,
+    metric_summary: pd.DataFrame,
+    kb_index: IndexManifest,
+    history: HistoryResource,
+) -> pd.DataFrame:
+    """This summary's overall means, recorded once per summary materialization in the history
+    behind the report's trend (recording the same summary again replaces, never duplicates)."""
+    run_id = str(metric_summary["summary_run_id"].iloc[0]) if len(metric_summary) else context.run_id
+    rows = history_rows(
+        context.partition_key, metric_summary, kb_index.version, pd.Timestamp.now(tz="UTC"), run_id
+    )
+    context.add_output_metadata({"history_rows": history.record(rows), "summary_run_id": run_id})
+    return rows
+
+
+def _trace_context(
+    context: dg.AssetExecutionContext,
+    settings: SettingsResource,
+    kb_index: IndexManifest,
+    qids: pd.Series,
+    judge_scores: pd.DataFrame,
+) -> TraceContext:
+    """What every case of this partition's materialization shares, for traces and experiments."""
+    spec = settings.answer_registry().resolve(context.partition_key)
+    judges = settings.judge_registry()
+    specs = [judges.resolve(judge_id) for judge_id in judge_scores["judge_id"].unique()]
+    return TraceContext(
+        spec.partition_key,
+        spec.provider,
+        spec.model_id,
+        context.run_id,
+        kb_index.version,
+        case_set_id(qids),
+        spec.prompt_version,
+        judge_models={j.judge_id: (j.provider, j.model_id) for j in specs if j.provider and j.model_id},
+    )
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def case_traces(
+    context: dg.AssetExecutionContext,
+    candidate_answers: pd.DataFrame,
+    judge_scores: pd.DataFrame,
+    kb_index: IndexManifest,
+    settings: SettingsResource,
+    tracing: TracingResource,
+) -> pd.DataFrame:
+    """One trace per case in Phoenix, Langfuse or any OTLP collector (retrieval, answer and judge
+    spans, every score), cached cases included; stored: each case's trace id. A collector that
+    is down costs one bounded flush and is counted here, never a failed evaluation."""
+    trace_context = _trace_context(context, settings, kb_index, candidate_answers["qid"], judge_scores)
+    traces = build_case_traces(candidate_answers, judge_scores, trace_context)
+    report = tracing.export(traces, candidate_answers["qid"].tolist())
+    if report.spans_dropped:
+        context.log.warning(
+            f"traces: {report.spans_dropped} spans dropped ({report.error}); the evaluation is unaffected"
+        )
+    context.add_output_metadata(
+        {
+            "cases": report.cases,
+            "spans_exported": report.spans_exported,
+            "spans_dropped": report.spans_dropped,
+            "endpoint": tracing.destination,
+        }
+    )
+    return pd.DataFrame({"qid": list(report.trace_ids), "trace_id": list(report.trace_ids.values())})
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def phoenix_experiment(
+    context: dg.AssetExecutionContext,
+    candidate_answers: pd.DataFrame,
+    judge_scores: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    settings: SettingsResource,
+    phoenix: PhoenixResource,
+) -> dict:
+    """The judgement list as a Phoenix dataset (one per case set) and this answer model as an
+    experiment over it: the stored answers and every judge's scores, replayed without a model
+    call; failures stay failures. A Phoenix that cannot be reached is said once and recorded
+    here, never a failed evaluation."""
+    trace_context = _trace_context(context, settings, kb_index, judgement_list["qid"], judge_scores)
+    metadata = trace_context.as_metadata()
+    name = f"{trace_context.answer_model} {context.run_id[:8]}"
+    cases = experiment_cases(candidate_answers, judge_scores)
+    try:
+        report = phoenix.upload(
+            judgement_list, cases, trace_context.case_set, name, metadata, context.log.debug
+        )
+    except Exception as err:  # Phoenix down or refusing: the evaluation stands without it
+        reason = f"{type(err).__name__}: {err}"[:300]
+        context.log.warning(f"phoenix experiment not uploaded ({reason}); the evaluation is unaffected")
+        context.add_output_metadata({"uploaded": False, "error": reason, "phoenix": phoenix.url})
+        return {"uploaded": False, "error": reason}
+    context.add_output_metadata(
+        {
+            "uploaded": True,
+            "dataset": report.dataset_name,
+            "experiment_id": report.experiment_id,
+            "experiment": dg.MetadataValue.url(report.url),
+            "runs": report.runs,
+            "failed_runs": report.failed_runs,
+            "evaluations": report.evaluations,
+            "failed_evaluations": report.failed_evaluations,
+        }
+    )
+    return {"uploaded": True, **report.__dict__}
+
+
+EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary, metric_history]

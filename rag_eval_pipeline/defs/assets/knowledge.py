@@ -1,0 +1,189 @@
+"""The knowledge base and the judgement list: a HotpotQA sample (or the user's own questions), the
+user's documents, the passages, their index, and the snapshot that publishes them together."""
+
+
+import dagster as dg
+import pandas as pd
+from pydantic import Field
+
+from rag_eval_pipeline.data.documents import merge_passages
+from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
+from rag_eval_pipeline.data.judgement_file import read_judgement_file
+from rag_eval_pipeline.data.knowledge_base import (
+    IN_SAMPLE,
+    PASSAGE_COLUMNS,
+    build_judgement_list,
+    flatten_passages,
+)
+from rag_eval_pipeline.defs.assets.progress import progress_logger
+from rag_eval_pipeline.defs.io_manager import PublishSnapshot
+from rag_eval_pipeline.defs.metadata import index_metadata
+from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES, KNOWLEDGE
+from rag_eval_pipeline.defs.resources import DocumentsResource, KnowledgeBaseResource, SettingsResource
+from rag_eval_pipeline.metrics.freshness import judgement_list_version
+from rag_eval_pipeline.retrieval.base import IndexManifest
+
+
+class HotpotQASampleConfig(dg.Config):
+    """Overrides of the configuration file's dataset section for one run (unset: the file's)."""
+
+    source: str | None = Field(
+        default=None,
+        description="'bundled' (the 500-question sample shipped in the package), 'hub' (Hugging "
+        "Face hotpotqa/hotpot_qa, distractor, validation) or a path to a local HotpotQA file: "
+        "original JSON list, or JSONL/parquet in the hub's row format.",
+    )
+    sample_size: int | None = Field(default=None, description="Questions to evaluate; 0 for all of them.")
+    selection: str | None = Field(
+        default=None, description="'first' N questions, or 'random' N drawn with `seed`."
+    )
+    seed: int | None = None
+
+
+@dg.asset(group_name=KNOWLEDGE, code_version="1")
+def hotpotqa_raw(
+    context: dg.AssetExecutionContext, config: HotpotQASampleConfig, settings: SettingsResource
+) -> pd.DataFrame:
+    """A deterministic sample of HotpotQA distractor questions, each with its 10 context paragraphs
+    (with knowledge_base.scope all: every question of the file, the sample marked in_sample)."""
+    dataset = settings.settings.dataset
+    source = config.source or dataset.source
+    size = dataset.sample_size if config.sample_size is None else config.sample_size
+    selection = config.selection or dataset.selection
+    seed = dataset.seed if config.seed is None else config.seed
+    questions = load_questions(source)
+    sample = sample_questions(questions, size, selection, seed)  # type: ignore[arg-type]
+    scope = settings.settings.knowledge_base.scope
+    context.add_output_metadata(
+        {
+            "source": source,
+            "questions_available": len(questions),
+            "questions_sampled": len(sample),
+            "selection": f"{selection} (seed {seed})",
+            "knowledge_base_scope": scope,
+            "types": dg.MetadataValue.json(sample["type"].value_counts().to_dict()),
+        }
+    )
+    if scope == "all":  # every question's paragraphs build the knowledge base; the sample is marked
+        return questions.assign(**{IN_SAMPLE: questions["qid"].isin(set(sample["qid"]))})
+    return sample
+
+
+@dg.asset(group_name=KNOWLEDGE, code_version="1")
+def user_documents(context: dg.AssetExecutionContext, documents: DocumentsResource) -> pd.DataFrame:
+    """The user's own documents from the documents folder; malformed files are reported and skipped."""
+    loaded = documents.load()
+    for problem in loaded.problems:
+        context.log.warning(f"skipped: {problem}")
+    context.add_output_metadata(
+        {
+            "folder": str(documents.folder),
+            "files": len(loaded.versions),
+            "passages": len(loaded.passages),
+            "skipped": dg.MetadataValue.md("\n".join(f"- {p}" for p in loaded.problems) or "none"),
+        }
+    )
+    return loaded.passages
+
+
+@dg.asset(group_name=KNOWLEDGE, code_version="2")
+def kb_passages(
+    context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame, user_documents: pd.DataFrame
+) -> pd.DataFrame:
+    """Every context paragraph of the sampled questions, one row per title, plus the user's
+    documents (which replace a paragraph of the same title): the knowledge base."""
+    hotpotqa = flatten_passages(hotpotqa_raw)
+    passages = merge_passages(hotpotqa, user_documents)
+    context.add_output_metadata(
+        {
+            "paragraphs_seen": int(hotpotqa_raw["context_titles"].map(len).sum()),
+            "hotpotqa_passages": len(hotpotqa),
+            "user_documents": len(user_documents),
+            "distinct_passages": len(passages),
+        }
+    )
+    return passages
+
+
+@dg.asset(group_name=KNOWLEDGE, code_version="1")
+def kb_index(
+    context: dg.AssetExecutionContext, kb_passages: pd.DataFrame, knowledge_base: KnowledgeBaseResource
+) -> IndexManifest:
+    """The searchable knowledge-base index; its manifest says where it lives and which version it is."""
+    manifest = knowledge_base.knowledge_base.build(
+        kb_passages, on_progress=progress_logger(context, "embedded")
+    )
+    context.add_output_metadata(index_metadata(manifest))
+    # the content, not the run: a rebuild of the same passages leaves the evaluations fresh
+    context.set_data_version(context.asset_key, dg.DataVersion(manifest.version))
+    return manifest
+
+
+@dg.asset(group_name=KNOWLEDGE, code_version="1")
+def judgement_list(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame) -> pd.DataFrame:
+    """The questions to evaluate, with ground-truth answers and gold supporting titles and facts."""
+    cases = build_judgement_list(hotpotqa_raw)
+    context.add_output_metadata({"cases": len(cases)})
+    context.set_data_version(context.asset_key, dg.DataVersion(judgement_list_version(cases)))
+    return cases
+
+
+@dg.asset(group_name=KNOWLEDGE, code_version="1", deps=[KB_PASSAGES, KB_INDEX, JUDGEMENT_LIST])
+def knowledge_base(context: dg.AssetExecutionContext) -> PublishSnapshot:
+    """The published knowledge base. It runs only when every knowledge-base asset of its run
+    (and their blocking checks) succeeded, and then makes them live together; a rebuild that
+    fails half-way leaves the previous snapshot live and readable."""
+    context.add_output_metadata({"published_by_run": context.run_id})
+    return PublishSnapshot()
+
+
+@dg.asset(name=KB_PASSAGES, group_name=KNOWLEDGE, code_version="custom-1")
+def custom_kb_passages(
+    context: dg.AssetExecutionContext, user_documents: pd.DataFrame, documents: DocumentsResource
+) -> pd.DataFrame:
+    """The knowledge base of a custom dataset: the user's documents (chunked if configured)."""
+    if user_documents.empty:
+        raise ValueError(f"no readable documents in {documents.folder}: the knowledge base would be empty")
+    context.add_output_metadata(
+        {"distinct_passages": len(user_documents), "documents_folder": str(documents.folder)}
+    )
+    return user_documents[PASSAGE_COLUMNS].reset_index(drop=True)
+
+
+@dg.asset(name=JUDGEMENT_LIST, group_name=KNOWLEDGE, code_version="custom-1")
+def custom_judgement_list(
+    context: dg.AssetExecutionContext, kb_passages: pd.DataFrame, settings: SettingsResource
+) -> pd.DataFrame:
+    """The user's questions, validated against the knowledge base (every problem named with its
+    file and line). Without relevance labels the reference retrieval metrics are absent."""
+    dataset = settings.settings.dataset
+    cases = read_judgement_file(dataset.questions or "", kb_passages)
+    sample = sample_questions(cases, dataset.sample_size, dataset.selection, dataset.seed)  # type: ignore[arg-type]
+    labelled = int(sample["gold_titles"].map(len).gt(0).sum())
+    context.add_output_metadata(
+        {
+            "source": str(dataset.questions),
+            "cases": len(sample),
+            "with_relevance_labels": labelled,
+            "tags": dg.MetadataValue.json(sample["tags"].explode().value_counts().to_dict()),
+        }
+    )
+    context.set_data_version(context.asset_key, dg.DataVersion(judgement_list_version(sample)))
+    return sample
+
+
+HOTPOTQA_KNOWLEDGE_ASSETS = [
+    hotpotqa_raw,
+    user_documents,
+    kb_passages,
+    kb_index,
+    judgement_list,
+    knowledge_base,
+]
+CUSTOM_KNOWLEDGE_ASSETS = [
+    user_documents,
+    custom_kb_passages,
+    kb_index,
+    custom_judgement_list,
+    knowledge_base,
+]

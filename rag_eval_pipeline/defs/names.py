@@ -1,0 +1,55 @@
+"""Every name the Dagster glue, the instance helpers and the command line share: asset keys, their
+groups and the lists derived from them, and the run tags. One place, so no list drifts."""
+
+
+# groups
+KNOWLEDGE = "knowledge"  # the knowledge base and the judgement list, rebuilt as one snapshot
+EVALUATION = "evaluation"  # one answer model's partition: answers, scores, summary
+REPORTING = "reporting"  # across every model
+ELASTICSEARCH = "elasticsearch"  # indices for dashboards, when the knowledge base lives there
+
+# the knowledge base's assets, in the order they are built
+HOTPOTQA_RAW = "hotpotqa_raw"
+USER_DOCUMENTS = "user_documents"
+KB_PASSAGES = "kb_passages"
+KB_INDEX = "kb_index"
+JUDGEMENT_LIST = "judgement_list"
+KNOWLEDGE_BASE = "knowledge_base"  # publishes the others together
+# written into their run's snapshot folder, live when ``knowledge_base`` publishes that run
+SNAPSHOT_ASSETS = (HOTPOTQA_RAW, USER_DOCUMENTS, KB_PASSAGES, KB_INDEX, JUDGEMENT_LIST)
+# what new documents rebuild (the sample and the judgement list stay), then publish
+DOCUMENTS_REBUILD = (USER_DOCUMENTS, KB_PASSAGES, KB_INDEX, KNOWLEDGE_BASE)
+
+# one answer model's partition
+CANDIDATE_ANSWERS = "candidate_answers"
+JUDGE_SCORES = "judge_scores"
+METRIC_SUMMARY = "metric_summary"
+METRIC_HISTORY = "metric_history"
+CASE_TRACES = "case_traces"
+PHOENIX_EXPERIMENT = "phoenix_experiment"
+EVAL_RESULTS = "eval_results"
+EVALUATION_STEPS = (CANDIDATE_ANSWERS, JUDGE_SCORES, METRIC_SUMMARY)  # the lineage of one score
+
+# across every model
+MODEL_COMPARISON = "model_comparison"
+PAIRED_COMPARISON = "paired_comparison"
+JUDGE_VALIDATION = "judge_validation"
+EVAL_REPORT = "eval_report"
+PROMETHEUS_METRICS = "prometheus_metrics"
+
+# jobs
+KNOWLEDGE_BASE_JOB = "knowledge_base_job"
+EVALUATION_JOB = "evaluation_job"
+COMPARISON_JOB = "comparison_job"
+
+# run tags: Dagster's own
+PARTITION_TAG = "dagster/partition"
+BACKFILL_TAG = "dagster/backfill"
+SENSOR_TAG = "dagster/sensor_name"
+# run tags: ours
+TRIGGER_TAG = "rag_eval/trigger"  # what launched a run: cli, new_documents, schedule:<profile> ...
+DOCUMENTS_TAG = "rag_eval/documents"  # the files whose change launched a rebuild
+PROFILE_TAG = "rag_eval/profile"  # a scheduled profile's rebuild: its evaluations use its judges
+KNOWLEDGE_BASE_RUN_TAG = "rag_eval/knowledge_base_run"  # the snapshot an evaluation is pinned to
+CLI_PID_TAG = "rag_eval/cli_pid"  # runs `rag-eval` executes in its own process: its pid and host
+CLI_HOST_TAG = "rag_eval/cli_host"

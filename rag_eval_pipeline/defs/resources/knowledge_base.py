@@ -1,0 +1,47 @@
+"""The knowledge base's resource: the configuration's ``knowledge_base`` section plus the
+cluster, in front of ``retrieval.knowledge_base.KnowledgeBase``."""
+
+
+import dagster as dg
+from pydantic import Field, PrivateAttr
+
+from rag_eval_pipeline.defs.resources.elasticsearch import ElasticsearchResource
+from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
+from rag_eval_pipeline.retrieval.base import Backend
+from rag_eval_pipeline.retrieval.knowledge_base import KnowledgeBase, KnowledgeBaseSpec
+
+KB_INDEX_FOLDER = "kb_index"
+
+
+class KnowledgeBaseResource(dg.ConfigurableResource):
+    """Where the knowledge base lives, as ``knowledge_base.backend`` says: embedded on disk (BM25,
+    plus vectors with an embedding model), under ``<DAGSTER_HOME>/storage/kb_index`` (a folder
+    per content version: a rebuild never overwrites the live index), or in the cluster of
+    ``elasticsearch``."""
+
+    settings: SettingsResource
+    elasticsearch: ElasticsearchResource | None = Field(
+        default=None, description="the cluster, when knowledge_base.backend is elasticsearch"
+    )
+    index_dir: str | None = Field(default=None, description="where embedded indexes are kept")
+
+    _knowledge_base: KnowledgeBase | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        root = self.index_dir or storage_folder(context) / KB_INDEX_FOLDER
+        connect = self.elasticsearch.client if self.elasticsearch is not None else None
+        self._knowledge_base = KnowledgeBase(self.spec, root, connect)  # type: ignore[arg-type]
+
+    @property
+    def spec(self) -> KnowledgeBaseSpec:
+        return self.settings.settings.knowledge_base.spec()
+
+    @property
+    def in_elasticsearch(self) -> bool:
+        return self.spec.backend is Backend.ELASTICSEARCH
+
+    @property
+    def knowledge_base(self) -> KnowledgeBase:
+        if self._knowledge_base is None:
+            raise ValueError("the knowledge base is opened when a run starts (setup_for_execution)")
+        return self._knowledge_base

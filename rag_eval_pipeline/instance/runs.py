@@ -1,0 +1,209 @@
+"""Run the whole graph through a persistent Dagster instance: what `rag-eval run` does.
+
+Every materialization is a real run in the instance, so runs, partitions and lineage show in the
+UI afterwards (`dagster dev` with the same DAGSTER_HOME). Each evaluation is pinned to the
+knowledge base its own rebuild published, whatever another run made live meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+from upath import UPath
+
+from rag_eval_pipeline.config import Settings
+from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
+from rag_eval_pipeline.defs.io_manager import ARTIFACTS
+from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
+from rag_eval_pipeline.defs.names import (
+    CLI_HOST_TAG,
+    CLI_PID_TAG,
+    COMPARISON_JOB,
+    EVALUATION_JOB,
+    KB_INDEX,
+    KNOWLEDGE_BASE_JOB,
+    KNOWLEDGE_BASE_RUN_TAG,
+    MODEL_COMPARISON,
+    PAIRED_COMPARISON,
+)
+from rag_eval_pipeline.defs.partitions import add_models
+from rag_eval_pipeline.defs.resources import SettingsResource
+from rag_eval_pipeline.defs.run_config import evaluation_run_config, knowledge_base_run_config
+from rag_eval_pipeline.instance import backfill
+from rag_eval_pipeline.instance.errors import one_line, root_cause
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.instance.preflight import PreflightError, preflight_problems
+from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.storage.snapshots import SnapshotStore, UnreadableLivePointerError
+
+
+@dataclass
+class StepTiming:
+    job: str
+    partition: str | None
+    step: str
+    seconds: float
+
+
+@dataclass
+class RunReport:
+    comparison: pd.DataFrame
+    wall_seconds: float
+    steps: list[StepTiming] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # answer model -> its one-line reason
+    paired: pd.DataFrame = field(default_factory=pd.DataFrame)  # every pair of models, per metric
+    knowledge_base_run: str | None = None  # the rebuild this run's evaluations are pinned to
+    notes: list[str] = field(default_factory=list)  # what the user should know about the run
+
+
+def dataset_source(dataset: str | None) -> str | None:
+    """A --dataset value as the asset's source: the named sources as they are, a path absolute
+    (runs may start elsewhere)."""
+    if dataset is None or dataset in (BUNDLED, HUB):
+        return dataset
+    return str(Path(dataset).resolve())
+
+
+def _console_logs(verbose: bool) -> dict:
+    """A progress line per stage (and warnings) by default; --verbose shows Dagster's own
+    console log with every step event and stack trace instead."""
+    if verbose:
+        return {"loggers": {"console": {"config": {"log_level": "DEBUG"}}}}
+    return {"loggers": {PROGRESS_LOGGER: {}}}
+
+
+def cli_tags() -> dict[str, str]:
+    """The tags of a run this process executes: the next command can tell when it was killed."""
+    return {CLI_PID_TAG: str(os.getpid()), CLI_HOST_TAG: socket.gethostname()}
+
+
+def _execute(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    job_name: str,
+    run_config: dict,
+    partition_key: str | None,
+    verbose: bool,
+    tags: dict[str, str] | None = None,
+) -> tuple[str, list[StepTiming]]:
+    job = defs.resolve_job_def(job_name)
+    result = job.execute_in_process(
+        instance=instance,
+        run_config={**run_config, **_console_logs(verbose)},
+        partition_key=partition_key,
+        raise_on_error=True,
+        tags={**cli_tags(), **(tags or {})},
+    )
+    return result.run_id, [
+        StepTiming(job_name, partition_key, s.step_key, (s.end_time or 0) - (s.start_time or 0))
+        for s in instance.get_run_step_stats(result.run_id)
+    ]
+
+
+def live_knowledge_base_run(instance: dg.DagsterInstance) -> str | None:
+    """The run whose index is live now (None when none is, or the pointer is unreadable)."""
+    try:
+        return SnapshotStore(UPath(instance.storage_directory()) / ARTIFACTS).live().get(KB_INDEX)
+    except UnreadableLivePointerError:
+        return None
+
+
+def run_evaluation(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    models: Sequence[str],
+    dataset: str | None = None,
+    sample: int | None = 35,
+    selection: str | None = None,
+    seed: int | None = None,
+    judges: Sequence[str] | None = ("reference",),
+    verbose: bool = False,
+    echo: Callable[[str], None] = print,
+    as_backfill: bool = False,
+    llm_missing: Callable[[LLMEndpoint], str | None] = lambda endpoint: None,
+    cluster_problem: Callable[[], str | None] = lambda: None,
+) -> RunReport:
+    """Check what can be checked, register the models, rebuild the knowledge base, evaluate each
+    model on it, compare them all. Bad input raises before any run starts (PreflightError, or
+    the registries' errors for unknown names). ``as_backfill``: the models' partitions go to the
+    instance's daemon as one backfill (in this process when no daemon is running, said once)."""
+    settings: Settings = _settings(defs)
+    registry = SettingsResource.from_settings(settings).answer_registry()
+    answer_specs = [registry.resolve(model) for model in models]
+    judge_specs = SettingsResource.from_settings(settings).judge_registry().for_run(judges or settings.judges)
+    problems = preflight_problems(
+        settings, dataset, registry, answer_specs, judge_specs, llm_missing, cluster_problem
+    )
+    if problems:
+        raise PreflightError(problems)
+    started = time.perf_counter()
+    new = add_models(instance, list(models), registry.resolve)
+    if new:
+        echo(f"registered answer models: {', '.join(new)}")
+    steps: list[StepTiming] = []
+
+    def stage(label: str, job: str, run_config: dict, partition: str | None = None, tags=None) -> str:
+        t0 = time.perf_counter()
+        echo(f"{label} ...")
+        run_id, timings = _execute(defs, instance, job, run_config, partition, verbose, tags)
+        steps.extend(timings)
+        echo(f"{label}: done in {time.perf_counter() - t0:.1f}s")
+        return run_id
+
+    kb_run = stage(
+        "[knowledge base] sample, passages, index, judgement list",
+        KNOWLEDGE_BASE_JOB,
+        knowledge_base_run_config(dataset_source(dataset), sample, selection, seed),
+    )
+    pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run}  # every evaluation of this command reads this rebuild
+    judge_config = evaluation_run_config(judges)
+    failed: dict[str, str] = {}
+    if as_backfill and not backfill.daemon_running(instance):
+        echo(
+            "no Dagster daemon is running for this instance (start `dagster dev` with this "
+            "DAGSTER_HOME, or a deployment's daemon): evaluating in this process"
+        )
+        as_backfill = False
+    if as_backfill:
+        t0 = time.perf_counter()
+        assets = sorted(defs.resolve_job_def(EVALUATION_JOB).asset_layer.selected_asset_keys)
+        backfill_id = backfill.submit(
+            defs, instance, assets, models, judge_config, f"rag-eval: {', '.join(models)}", pinned
+        )
+        echo(f"[backfill {backfill_id}] {len(models)} partitions submitted; the daemon launches their runs")
+        outcomes = backfill.follow(instance, backfill_id, models, echo)
+        failed.update({m: f"backfill run {o.status}" for m, o in outcomes.items() if o.status != "SUCCESS"})
+        echo(f"[backfill {backfill_id}]: done in {time.perf_counter() - t0:.1f}s")
+    for number, model in enumerate([] if as_backfill else models, start=1):
+        label = f"[model {number}/{len(models)}] {model}: answer, judge, summarize"
+        try:
+            stage(label, EVALUATION_JOB, judge_config, partition=model, tags=pinned)
+        except Exception as err:  # one model's failure must not cost the others their evaluation
+            cause = root_cause(err)
+            failed[model] = f"{type(cause).__name__}: {one_line(cause)}"
+            echo(f"{label}: FAILED ({failed[model]})")
+    stage("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
+    comparison = load_asset(defs, instance, MODEL_COMPARISON)
+    paired = load_asset(defs, instance, PAIRED_COMPARISON)
+    notes = []
+    live = live_knowledge_base_run(instance)
+    if live is not None and live != kb_run:
+        notes.append(
+            f"another run ({live[:8]}) published a newer knowledge base while this one ran; this "
+            f"run evaluated on its own rebuild ({kb_run[:8]}), so its results show as stale there"
+        )
+    return RunReport(comparison, time.perf_counter() - started, steps, failed, paired, kb_run, notes)
+
+
+def _settings(defs: dg.Definitions) -> Settings:
+    resource = defs.resources["settings"]
+    if not isinstance(resource, SettingsResource):
+        raise TypeError("the definitions' settings resource is not a SettingsResource")
+    return resource.settings

@@ -1,0 +1,106 @@
+"""The knowledge base of one run: which backend holds it, the embedders it loads once, and the
+indexes it opens once. The Dagster resource is configuration plus this."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from elasticsearch import Elasticsearch
+
+from rag_eval_pipeline.retrieval.base import (
+    Backend,
+    IndexManifest,
+    ProgressCallback,
+    RetrievalMode,
+    SearchHit,
+)
+from rag_eval_pipeline.retrieval.elasticsearch import (
+    ElasticsearchBackend,
+    EsFeatures,
+    EsIndexNames,
+    detect_features,
+)
+from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend
+from rag_eval_pipeline.retrieval.embedder import Embedder, make_embedder, resolve_embedding_model
+from rag_eval_pipeline.retrieval.modes import OpenedIndex, SearchBackend, search_many
+from rag_eval_pipeline.retrieval.vector_index import VectorSearch
+
+Retriever = Callable[[Sequence[str], int], list[list[SearchHit]]]
+EMBEDDING_BATCH_SIZE = 64
+
+
+@dataclass(frozen=True)
+class KnowledgeBaseSpec:
+    """Where and how the knowledge base is built, resolved once from the configuration."""
+
+    backend: Backend = Backend.EMBEDDED
+    embedding_model: str | None = None
+    vector_search: VectorSearch = VectorSearch.EXACT
+    index_names: EsIndexNames = EsIndexNames()
+    inference_id: str | None = None  # an Elasticsearch inference endpoint for semantic_text
+    max_error_share: float = 0.0  # Elasticsearch: documents that may fail to index
+
+    @property
+    def has_vectors(self) -> bool:
+        """Whether semantic modes can be served (client-side vectors or a semantic field)."""
+        return bool(self.embedding_model or self.inference_id)
+
+
+@dataclass
+class KnowledgeBase:
+    """The backend the spec names over ``root`` (embedded indexes) or the cluster ``connect``
+    reaches; embedders and opened indexes are kept for the life of the run."""
+
+    spec: KnowledgeBaseSpec
+    root: Path
+    connect: Callable[[], Elasticsearch] | None = None
+    _es: tuple[Elasticsearch, EsFeatures] | None = field(default=None, repr=False)
+    _embedders: dict[str, Embedder] = field(default_factory=dict, repr=False)
+    _opened: dict[str, OpenedIndex] = field(default_factory=dict, repr=False)
+
+    def embedder(self, model: str) -> Embedder:
+        if model not in self._embedders:
+            self._embedders[model] = make_embedder(resolve_embedding_model(model), EMBEDDING_BATCH_SIZE)
+        return self._embedders[model]
+
+    def query_embedder(self) -> Callable[[list[str]], np.ndarray] | None:
+        """Embeds texts with the configured model (RAGAS answer relevancy), loaded on first use;
+        None when there is none."""
+        model = self.spec.embedding_model
+        if not model:
+            return None
+        return lambda texts: self.embedder(model).encode(texts)
+
+    def es(self) -> tuple[Elasticsearch, EsFeatures]:
+        """The cluster client and its detected features (detected once, logged once)."""
+        if self.connect is None:
+            raise ValueError("the knowledge base is not in Elasticsearch (knowledge_base.backend)")
+        if self._es is None:
+            client = self.connect()
+            self._es = (client, detect_features(client, self.spec.inference_id))
+        return self._es
+
+    def backend(self) -> SearchBackend:
+        """The configured backend: the one place that chooses between them."""
+        model = self.spec.embedding_model
+        embedder = self.embedder(model) if model else None
+        if self.spec.backend is Backend.EMBEDDED:
+            return EmbeddedBackend(self.root, embedder, self.embedder, self.spec.vector_search)
+        es, features = self.es()
+        alias = self.spec.index_names.knowledge_base
+        return ElasticsearchBackend(es, features, alias, embedder, self.embedder, self.spec.max_error_share)
+
+    def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest:
+        return self.backend().build(passages, on_progress)
+
+    def retriever(self, manifest: IndexManifest, mode: RetrievalMode) -> Retriever:
+        """A batch search function for ``mode`` over the index the manifest names (opened once)."""
+        key = f"{manifest.backend}:{manifest.location}:{manifest.version}"
+        if key not in self._opened:
+            self._opened[key] = self.backend().open(manifest)
+        index = self._opened[key].for_mode(mode)
+        return lambda queries, k: search_many(index, queries, k)

@@ -1,0 +1,116 @@
+"""One stored format per kind of value, chosen from one table: tables as parquet, records and
+manifests as JSON, the report as HTML. Every write goes aside first and is renamed into place."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from upath import UPath
+
+from rag_eval_pipeline.retrieval.base import IndexManifest
+
+RECORD_TYPE = "__record__"  # marks a typed record in its JSON file, so it loads as that type again
+RECORDS: dict[str, Any] = {"IndexManifest": IndexManifest}
+
+
+class HtmlDocument(str):
+    """A self-contained HTML file; stored as ``<asset>.html`` so it opens in a browser."""
+
+
+class CorruptArtifactError(ValueError):
+    """A stored file that cannot be read (truncated, overwritten): named with what to do."""
+
+
+@dataclass(frozen=True)
+class ArtifactFormat:
+    extension: str
+    holds: Callable[[Any], bool]
+    write: Callable[[Any, UPath], None]
+    read: Callable[[UPath], Any]
+
+
+def _write_json(value: Any, path: UPath) -> None:
+    data = value if isinstance(value, dict) else {RECORD_TYPE: type(value).__name__, **value.to_dict()}
+    path.write_text(json.dumps(data, indent=2, sort_keys=True))
+
+
+def _read_json(path: UPath) -> Any:
+    data = json.loads(path.read_text())
+    record = RECORDS.get(data.pop(RECORD_TYPE, None)) if isinstance(data, dict) else None
+    return record.from_dict(data) if record is not None else data
+
+
+FORMATS = (
+    ArtifactFormat(
+        ".html",
+        lambda value: isinstance(value, HtmlDocument),
+        lambda value, path: path.write_text(value, encoding="utf-8"),
+        lambda path: HtmlDocument(path.read_text(encoding="utf-8")),
+    ),
+    ArtifactFormat(
+        ".parquet",
+        lambda value: isinstance(value, pd.DataFrame),
+        lambda value, path: value.to_parquet(path, index=False),
+        pd.read_parquet,
+    ),
+    ArtifactFormat(".json", lambda value: isinstance(value, dict | IndexManifest), _write_json, _read_json),
+)
+
+
+def with_extension(path: UPath, extension: str) -> UPath:
+    """Append the extension: partition keys may hold dots (model ids), so never with_suffix."""
+    return path.with_name(path.name + extension)
+
+
+def format_of(value: Any, what: str) -> ArtifactFormat:
+    for artifact_format in FORMATS:
+        if artifact_format.holds(value):
+            return artifact_format
+    raise TypeError(
+        f"{what}: cannot store a {type(value).__name__}; assets return a pandas DataFrame, a dict, "
+        "an IndexManifest or an HtmlDocument"
+    )
+
+
+def write(value: Any, path: UPath, what: str) -> UPath:
+    """Stores ``value`` at ``path`` plus its format's extension, atomically; removes the file of
+    another format the asset may have written before. Returns the file written."""
+    chosen = format_of(value, what)
+    target = with_extension(path, chosen.extension)
+    tmp = with_extension(target, ".tmp")
+    chosen.write(value, tmp)
+    tmp.rename(target)  # readers never see half a file
+    for other in FORMATS:
+        if other is not chosen:
+            with_extension(path, other.extension).unlink(missing_ok=True)
+    return target
+
+
+def stored_file(path: UPath) -> UPath | None:
+    """The file stored at ``path`` (whatever its format), or None."""
+    return next(
+        (f for f in (with_extension(path, a.extension) for a in FORMATS) if f.exists()),
+        None,
+    )
+
+
+def read(path: UPath, remedy: str) -> Any:
+    """The value stored at ``path``; a damaged file is one error naming it and ``remedy``."""
+    found = stored_file(path)
+    if found is None:
+        raise FileNotFoundError(f"no stored artifact at {path}.parquet or {path}.json")
+    reader = next(a.read for a in FORMATS if found.name.endswith(a.extension))
+    try:
+        return reader(found)
+    except Exception as err:  # a truncated parquet, half a JSON file
+        raise CorruptArtifactError(
+            f"{found} is unreadable ({type(err).__name__}: {str(err)[:120]}): {remedy}"
+        ) from err
+
+
+def extension_of(value: Any) -> str:
+    return format_of(value, "value").extension
