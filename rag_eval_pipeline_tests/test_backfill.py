@@ -12,11 +12,14 @@ import time
 import urllib.request
 
 import dagster as dg
+import pytest
 
 from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.home import prepare_instance
 from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
 from stand_ins.anthropic_api import FakeAnthropic
+
+pytestmark = pytest.mark.slow  # dagster dev and its daemon
 
 MODELS = "haiku,haiku@bm25-k2,oracle"
 LIMIT = 2  # Anthropic calls in flight at most, for every run of the instance together

@@ -171,6 +171,7 @@ def readme_commands() -> list[list[str]]:
     return commands
 
 
+@pytest.mark.slow  # the real local model answers and judges, Claude answers 150 cases
 def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
     """The README's commands in order, word for word, in one instance with no configuration
     file: the quickstart, the Claude example, models, explain, worst, gate, the GitHub

@@ -62,3 +62,35 @@ def test_invalid_files_name_the_file_and_field(tmp_path, monkeypatch):
     monkeypatch.setenv("RAG_EVAL_CONFIG", str(tmp_path / "typo.yaml"))
     with pytest.raises(ConfigError):
         load_settings()
+
+
+def _field_names(model: type, prefix: str = "") -> list[str]:
+    """Every setting of a settings model, its sections' settings included, as dotted paths."""
+    from pydantic import BaseModel
+
+    names = []
+    for name, field in model.model_fields.items():
+        names.append(prefix + name)
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            names += _field_names(annotation, f"{prefix}{name}.")
+    return names
+
+
+def test_the_example_documents_every_setting_at_its_default(tmp_path):
+    """`rag-eval init` writes every setting a user may need (one found only in the source is a
+    setting nobody finds), each at the value Settings() gives it."""
+    from rag_eval_pipeline.config import Settings
+
+    text = example_config()
+    undocumented = [path for path in _field_names(Settings) if f"{path.rsplit('.', 1)[-1]}:" not in text]
+    assert undocumented == []
+    target = tmp_path / "rag_eval.yaml"
+    target.write_text(text)
+    loaded, defaults = load_settings(target), Settings()
+    for section in Settings.model_fields:
+        if section in ("answer_models", "dataset"):  # named entries; paths relative to the file
+            continue
+        assert getattr(loaded, section) == getattr(defaults, section), section
+    assert loaded.dataset.model_copy(update={"documents": "data/documents"}) == defaults.dataset
+    assert loaded.configured_models() == defaults.configured_models()

@@ -8,6 +8,8 @@ from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.instance.runs import run_evaluation
 
+pytestmark = pytest.mark.slow  # real MiniLM vectors for every mode
+
 MODES = ["bm25", "semantic", "hybrid", "two_hop"]
 
 

@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from elasticsearch import ConnectionError, Elasticsearch
 
+pytestmark = pytest.mark.slow  # two Elasticsearch nodes started by the CI script
+
+
 SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "elasticsearch.sh"
 
 

@@ -22,6 +22,8 @@ from rag_eval_pipeline.retrieval.elasticsearch import (
 from rag_eval_pipeline.retrieval.modes import FusedIndex, ModeUnavailableError, TwoHopIndex
 from rag_eval_pipeline_tests.retrieval.test_vector_index import HashingEmbedder
 
+pytestmark = pytest.mark.slow  # a real Elasticsearch node
+
 
 @pytest.fixture(scope="module")
 def sample(shared_hotpotqa):

@@ -1,12 +1,15 @@
 """The whole asset graph with Elasticsearch as the knowledge base, on a real node."""
 
 import dagster as dg
+import pytest
 from elasticsearch import Elasticsearch
 
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.instance.runs import run_evaluation
+
+pytestmark = pytest.mark.slow  # a real Elasticsearch node
 
 MODELS = ["extractive-baseline", "oracle", "null"]
 

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import dagster as dg
 import pandas as pd
+import pytest
 
 from stand_ins.anthropic_api import FakeAnthropic
+
+pytestmark = pytest.mark.slow  # killed processes, run twice
 
 RAG_EVAL = str(Path(sys.executable).with_name("rag-eval"))
 CASES = 16

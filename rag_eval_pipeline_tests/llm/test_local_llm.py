@@ -21,6 +21,9 @@ from rag_eval_pipeline.llm.services import FreeOfCharge
 from rag_eval_pipeline.llm.targets import local_model_path
 from rag_eval_pipeline_tests.llm.test_anthropic_sdk import HITS, _candidates, _cases
 
+pytestmark = pytest.mark.slow  # the real llama.cpp server
+
+
 SMOLLM2 = AnswerRegistry().resolve("local:smollm2@bm25-k2")
 
 

@@ -7,12 +7,15 @@ from pathlib import Path
 
 import dagster as dg
 import numpy as np
+import pytest
 
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.retrieval.embedded import build_embedded_index, open_embedded_index
 from rag_eval_pipeline.retrieval.vector_index import HnswIndex, VectorSearch
 from rag_eval_pipeline_tests.retrieval.test_vector_index import HashingEmbedder
+
+pytestmark = pytest.mark.slow  # vectors of real passages, a graph built twice
 
 
 def test_hnsw_finds_what_exact_search_finds_from_its_own_index_version(shared_hotpotqa, tmp_path: Path):

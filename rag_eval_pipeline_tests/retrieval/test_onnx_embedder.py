@@ -69,6 +69,7 @@ sys.exit(code)
 """
 
 
+@pytest.mark.slow  # a whole run with real vectors
 def test_semantic_and_hybrid_modes_run_without_torch(shared_hotpotqa, tmp_path):
     arguments = ["--dagster-home", str(tmp_path / "home"), "run", "--dataset", str(shared_hotpotqa)]
     arguments += ["--sample", "10", "--embedding-model", MINILM]

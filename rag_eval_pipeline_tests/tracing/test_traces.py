@@ -299,6 +299,7 @@ def _phoenix_get(url: str) -> dict:
         return json.loads(response.read())
 
 
+@pytest.mark.slow  # a real Phoenix
 def test_phoenix_lists_every_case_and_each_model_as_an_experiment_over_the_questions(
     phoenix, shared_hotpotqa, tmp_path, capsys
 ):

@@ -16,6 +16,9 @@ from rag_eval_pipeline import cli
 from rag_eval_pipeline_tests.support import REPO_ROOT
 from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
 
+pytestmark = pytest.mark.slow  # dagster dev and a browser
+
+
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 
 
