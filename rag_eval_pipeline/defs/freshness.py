@@ -1,7 +1,6 @@
 """The freshness of a stored summary as the instance and the configuration see it now: the glue
 around ``metrics.freshness.freshness``, the one rule for gate, checks, comparison and report."""
 
-
 import dagster as dg
 import pandas as pd
 

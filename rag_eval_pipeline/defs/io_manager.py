@@ -2,7 +2,6 @@
 the knowledge base's snapshots, every materialization's own file, and fan-in reads pinned to
 the last accepted summary."""
 
-
 from typing import Any
 
 import dagster as dg

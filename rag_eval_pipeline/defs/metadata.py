@@ -1,7 +1,6 @@
 """What each asset reports in the UI, shaped from its output by pure functions, so asset bodies
 stay a few lines of loading, calling and returning."""
 
-
 from typing import Any
 
 import dagster as dg

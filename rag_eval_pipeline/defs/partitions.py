@@ -1,7 +1,6 @@
 """Answer models are partitions: comparing models is a backfill with recorded lineage. Here: the
 partitions definition, and what the instance knows of each partition's runs."""
 
-
 import dagster as dg
 
 from rag_eval_pipeline.defs.names import PARTITION_TAG

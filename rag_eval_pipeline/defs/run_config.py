@@ -1,6 +1,5 @@
 """Run configs, built in one place for the CLI, the schedules and the sensors."""
 
-
 from collections.abc import Sequence
 from typing import Any
 

@@ -2,7 +2,6 @@
 base, a published knowledge base (whatever launched its rebuild) re-runs the evaluation of every
 registered answer model, and new results refresh the comparison and the reports."""
 
-
 import json
 
 import dagster as dg

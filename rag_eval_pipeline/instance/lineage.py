@@ -11,7 +11,9 @@ from upath import UPath
 
 from rag_eval_pipeline.defs.io_manager import ARTIFACTS
 from rag_eval_pipeline.defs.names import EVALUATION_STEPS, SNAPSHOT_ASSETS
+from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.materializations import kept_runs, materialization_file
+from rag_eval_pipeline.storage.snapshots import SnapshotStore
 
 
 class NotMaterializedError(FileNotFoundError):
@@ -32,6 +34,13 @@ def load_asset(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, par
         ) from err
     finally:
         logging.disable(logging.NOTSET)
+
+
+def load_snapshot_asset(instance: dg.DagsterInstance, knowledge_base_run: str, asset: str):
+    """A knowledge-base asset as the rebuild of ``knowledge_base_run`` published it."""
+    snapshots = SnapshotStore(UPath(instance.storage_directory()) / ARTIFACTS)
+    run_id = snapshots.published(knowledge_base_run)[asset]
+    return formats.read(snapshots.path(asset, run_id), "rebuild the knowledge base (`rag-eval run`)")
 
 
 def lineage_run_ids(instance: dg.DagsterInstance, answer_model: str) -> dict[str, str]:

@@ -27,6 +27,7 @@ from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     COMPARISON_JOB,
     EVALUATION_JOB,
+    JUDGEMENT_LIST,
     KB_INDEX,
     KNOWLEDGE_BASE_JOB,
     KNOWLEDGE_BASE_RUN_TAG,
@@ -38,7 +39,7 @@ from rag_eval_pipeline.defs.resources import SettingsResource
 from rag_eval_pipeline.defs.run_config import evaluation_run_config, knowledge_base_run_config
 from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.errors import one_line, root_cause
-from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.instance.lineage import load_asset, load_snapshot_asset
 from rag_eval_pipeline.instance.preflight import PreflightError, preflight_problems
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.storage.snapshots import SnapshotStore, UnreadableLivePointerError
@@ -163,6 +164,10 @@ def run_evaluation(
         knowledge_base_run_config(dataset_source(dataset), sample, selection, seed),
     )
     pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run}  # every evaluation of this command reads this rebuild
+    asked = sample if sample is not None else settings.dataset.sample_size
+    cases = len(load_snapshot_asset(instance, kb_run, JUDGEMENT_LIST))
+    if asked and asked > cases:
+        echo(f"note: {asked} questions were asked for, the dataset has {cases}: all {cases} are evaluated")
     judge_config = evaluation_run_config(judges)
     failed: dict[str, str] = {}
     if as_backfill and not backfill.daemon_running(instance):

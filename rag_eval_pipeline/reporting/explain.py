@@ -15,6 +15,11 @@ class CaseNotFoundError(KeyError):
     pass
 
 
+def _text(value: object) -> str:
+    """A stored label, a dash where there is none (None, or NaN after a parquet round trip)."""
+    return "–" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
 def _fmt(value: object) -> str:
     if isinstance(value, float):
         return "–" if pd.isna(value) else f"{value:.3f}"
@@ -70,7 +75,8 @@ def explain_case(
         lines.append(f"  not retrieved: {', '.join(sorted(missing))}")
     lines += [
         "",
-        f"answer by {answer_model} (model {case['model_id']}, prompt {case['prompt_version']}): "
+        f"answer by {answer_model} (model {_text(case['model_id'])}, "
+        f"prompt {_text(case['prompt_version'])}): "
         f"{case['answer'] if case['status'] == 'ok' else 'FAILED: ' + str(case['error'])}",
         "",
         "scores:",
@@ -79,7 +85,7 @@ def explain_case(
     for row in judge_scores[judge_scores["qid"] == qid].to_dict(orient="records"):
         values = ", ".join(f"{m} {_fmt(row[m])}" for m in metrics if not pd.isna(row[m]))
         lines.append(
-            f"  {row['judge_id']} (prompt {row['prompt_version'] or '–'}): {row['status']}"
+            f"  {row['judge_id']} (prompt {_text(row['prompt_version'])}): {row['status']}"
             f"{'; diagnosis ' + row['diagnosis'] if isinstance(row.get('diagnosis'), str) else ''}"
         )
         if values:

@@ -1,7 +1,6 @@
 """One answer model's partition: its answers, every judge's scores, the summary and its history,
 and (when configured) its case traces and its Phoenix experiment."""
 
-
 import time
 from collections.abc import Callable
 

@@ -1,7 +1,6 @@
 """The knowledge base and the judgement list: a HotpotQA sample (or the user's own questions), the
 user's documents, the passages, their index, and the snapshot that publishes them together."""
 
-
 import dagster as dg
 import pandas as pd
 from pydantic import Field

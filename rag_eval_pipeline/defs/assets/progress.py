@@ -1,6 +1,5 @@
 """Progress of a long stage as log lines the CLI renders as bars and the UI shows as they come."""
 
-
 from collections.abc import Callable
 
 import dagster as dg

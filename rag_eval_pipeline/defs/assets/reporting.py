@@ -2,7 +2,6 @@
 and the Prometheus metrics. Each reads every materialized partition; the reports refresh after
 new summaries by themselves (``defs/automation.py``)."""
 
-
 import dagster as dg
 import pandas as pd
 

@@ -1,6 +1,5 @@
 """The user's documents folder, read with the configuration's rules by the asset and the sensor."""
 
-
 from pathlib import Path
 
 import dagster as dg

@@ -1,7 +1,6 @@
 """An Elasticsearch cluster's address and credentials (the knowledge base's backend when the
 configuration says ``knowledge_base.backend: elasticsearch``)."""
 
-
 from typing import Any
 
 import dagster as dg

@@ -1,7 +1,6 @@
 """One evaluation of an answer model at a time: a second run of the same partition waits for the
 first and then answers from the cache it filled, instead of paying for every call twice."""
 
-
 import fcntl
 import hashlib
 import os

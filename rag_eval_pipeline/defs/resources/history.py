@@ -1,6 +1,5 @@
 """Every metric summary ever materialized, for the trend in the report."""
 
-
 from pathlib import Path
 
 import dagster as dg

@@ -1,7 +1,6 @@
 """The knowledge base's resource: the configuration's ``knowledge_base`` section plus the
 cluster, in front of ``retrieval.knowledge_base.KnowledgeBase``."""
 
-
 import dagster as dg
 from pydantic import Field, PrivateAttr
 

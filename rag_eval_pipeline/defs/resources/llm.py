@@ -2,7 +2,6 @@
 clients per endpoint with the response cache, the bound on calls in flight shared by every run
 of the instance, the overall deadline of a call, the prices and the batch prefetcher."""
 
-
 import os
 from pathlib import Path
 

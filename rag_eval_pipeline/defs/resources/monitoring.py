@@ -1,6 +1,5 @@
 """Where the Prometheus metrics go (the configuration's ``monitoring`` section)."""
 
-
 from pathlib import Path
 
 import dagster as dg

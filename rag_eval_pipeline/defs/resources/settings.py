@@ -1,7 +1,6 @@
 """The configuration file's settings as the one resource every other resource, asset, check and
 sensor reads them from."""
 
-
 from pathlib import Path
 
 import dagster as dg

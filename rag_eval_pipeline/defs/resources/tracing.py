@@ -1,6 +1,5 @@
 """Where case traces, datasets and experiments go (the configuration's ``tracing`` section)."""
 
-
 import os
 
 import dagster as dg
