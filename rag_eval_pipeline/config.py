@@ -8,6 +8,7 @@ exists, else the built-in defaults (the bundled HotpotQA sample, offline models,
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +25,8 @@ from rag_eval_pipeline.llm.settings import (
     LocalLLMSettings,
     OpenAISettings,
 )
+from rag_eval_pipeline.metrics.gates import Bound, Gate, parse_gate
+from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION_PATTERNS, AbstentionPolicy
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
     MONTE_CARLO_DRAWS,
@@ -145,6 +148,14 @@ BUILTIN_PROFILES = {
 }
 
 
+class ThresholdSettings(_Strict):
+    """A threshold with its bound: ``lower`` passes only when the 95% interval's lower end
+    clears it (a release gate); ``mean`` when the mean does."""
+
+    min: float = Field(ge=0, le=1)
+    bound: Bound = Bound.MEAN
+
+
 class StatisticsSettings(_Strict):
     """How means and comparisons are reported (see "Reading the numbers" in the README)."""
 
@@ -212,7 +223,10 @@ class Settings(_Strict):
     knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
     answer_models: list[AnswerModelSettings] = Field(default_factory=list)
     judges: list[str] = Field(default_factory=lambda: ["reference"])
-    thresholds: dict[str, float] = Field(default_factory=dict)
+    thresholds: dict[str, float | ThresholdSettings] = Field(
+        default_factory=dict,
+        description="[tag:|type:|level:GROUP/][JUDGE/]METRIC: a score, or {min: score, bound: lower}",
+    )
     max_judge_error_share: float = Field(default=0.1, ge=0, le=1)
     concurrency: int = Field(default=8, ge=1)
     executor: Literal["in_process", "multiprocess"] = Field(
@@ -228,6 +242,11 @@ class Settings(_Strict):
         description="dev, pr and nightly are built in; a profile here overrides one",
     )
     statistics: StatisticsSettings = StatisticsSettings()
+    abstention_patterns: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_ABSTENTION_PATTERNS),
+        description="regular expressions over the normalised answer (lower case, no punctuation "
+        "or articles), matched at its start: the answers that decline to answer",
+    )
     anthropic: AnthropicSettings = AnthropicSettings()
     openai: OpenAISettings = OpenAISettings()
     local: LocalLLMSettings = LocalLLMSettings()
@@ -237,11 +256,39 @@ class Settings(_Strict):
 
     @field_validator("thresholds")
     @classmethod
-    def _scores_are_shares(cls, thresholds: dict[str, float]) -> dict[str, float]:
-        wrong = {k: v for k, v in thresholds.items() if not 0 <= v <= 1}
+    def _scores_are_shares(
+        cls, thresholds: dict[str, float | ThresholdSettings]
+    ) -> dict[str, float | ThresholdSettings]:
+        wrong = {k: v for k, v in thresholds.items() if isinstance(v, float | int) and not 0 <= v <= 1}
         if wrong:
             raise ValueError(f"thresholds are scores between 0 and 1, got {wrong}")
+        for key in thresholds:
+            parse_gate(key, 0.5)  # the key's grammar, said now
         return thresholds
+
+    def gates(self) -> list[Gate]:
+        """The thresholds, each resolved once into a gate."""
+        return [
+            parse_gate(key, value, Bound.MEAN)
+            if isinstance(value, float | int)
+            else parse_gate(key, value.min, value.bound)
+            for key, value in self.thresholds.items()
+        ]
+
+    @field_validator("abstention_patterns")
+    @classmethod
+    def _patterns_compile(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as err:
+                raise ValueError(
+                    f"abstention pattern {pattern!r} is not a regular expression: {err}"
+                ) from None
+        return patterns
+
+    def abstention(self) -> AbstentionPolicy:
+        return AbstentionPolicy(tuple(self.abstention_patterns))
 
     @field_validator("custom_metrics")
     @classmethod

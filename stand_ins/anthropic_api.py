@@ -82,6 +82,12 @@ def _passages(text: str) -> list[tuple[str, str]]:
     ]
 
 
+def mentions(text: str, truth: str) -> bool:
+    """Whether the normalised truth stands in the text (passages of any length)."""
+    gold = reference.normalize_answer(truth)
+    return bool(gold) and f" {gold} " in f" {reference.normalize_answer(text)} "
+
+
 def _user_text(request: dict[str, Any]) -> str:
     content = request["messages"][0]["content"]
     return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
@@ -128,15 +134,25 @@ class SimulatedModel:
         truth, answer = _tag(text, "ground_truth"), _tag(text, "answer")
         passages = _passages(text)
         joined = " ".join(p for _, p in passages)
-        in_context = reference.contains_answer(joined, truth) if truth else False
+        in_context = mentions(joined, truth) if truth else False
+        faithful = reference.faithfulness_lexical(answer, [joined])
+        faithfulness = 1.0 if faithful is None or faithful == 1.0 else (0.5 if faithful >= 0.5 else 0.0)
+        if tool == "record_correctness":
+            return {"correctness": reference.correctness(answer, truth), "correctness_rationale": "Compared."}
+        if tool == "record_grounding":  # no ground truth here: relevance from the question's words
+            question = set(reference.content_tokens(_tag(text, "question")))
+            overlap = len(question & set(reference.content_tokens(joined))) / max(1, len(question))
+            return {
+                "faithfulness": faithfulness,
+                "faithfulness_rationale": "Checked each word against the passages.",
+                "context_relevance": 1.0 if overlap >= 0.8 else (0.5 if overlap >= 0.4 else 0.0),
+                "context_relevance_rationale": "Looked for the question's words in the passages.",
+            }
         if tool == "record_scores":
-            faithful = reference.faithfulness_lexical(answer, [joined])
             return {
                 "correctness": reference.correctness(answer, truth),
                 "correctness_rationale": "Compared with the ground truth.",
-                "faithfulness": 1.0
-                if faithful is None or faithful == 1.0
-                else (0.5 if faithful >= 0.5 else 0.0),
+                "faithfulness": faithfulness,
                 "faithfulness_rationale": "Checked each word against the passages.",
                 "context_relevance": 1.0 if in_context else 0.0,
                 "context_relevance_rationale": "Looked for the ground truth in the passages.",
@@ -158,7 +174,7 @@ class SimulatedModel:
         if tool == "record_passage_verdicts":
             return {
                 "verdicts": [
-                    {"passage": n, "useful": int(reference.contains_answer(p, truth)), "reason": "lexical"}
+                    {"passage": n, "useful": int(mentions(p, truth)), "reason": "lexical"}
                     for n, (_, p) in enumerate(passages, start=1)
                 ]
             }

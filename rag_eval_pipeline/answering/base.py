@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from rag_eval_pipeline.llm.client import Usage
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 if TYPE_CHECKING:
@@ -63,8 +64,9 @@ class AnswerProvider(Protocol):
 
     def calibration(self, model: str) -> CalibrationRole: ...
 
-    def generative(self, model: str) -> bool:
-        """Whether the model writes its answers (and so could answer from memory)."""
+    def source(self, model: str) -> AnswerSource:
+        """Where the model's answers come from: written (it could answer from memory), copied
+        from the retrieved passages, or the calibration bounds'."""
         ...
 
     def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> LLMEndpoint | None:

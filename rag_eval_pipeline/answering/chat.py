@@ -13,6 +13,7 @@ from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
 from rag_eval_pipeline.llm.providers import llm_provider, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 ANSWER_PROMPT_VERSION = "answer-v1"
@@ -131,8 +132,8 @@ class ChatProvider:
     def calibration(self, model: str) -> CalibrationRole:
         return CalibrationRole.MEASURED
 
-    def generative(self, model: str) -> bool:
-        return True
+    def source(self, model: str) -> AnswerSource:
+        return AnswerSource.GENERATIVE
 
     def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> LLMEndpoint:
         target = parse_llm_name(model, base_url, api_key_env)

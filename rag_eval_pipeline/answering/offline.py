@@ -7,6 +7,7 @@ import re
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.reference import content_tokens
 
 UNKNOWN = "unknown"
@@ -26,7 +27,7 @@ class ExtractiveBaseline:
     name = "extractive-baseline"
     prompt_version = "extractive-v1"
     calibration = CalibrationRole.MEASURED
-    generative = False  # copies a retrieved sentence: it has no memory to answer from
+    source = AnswerSource.EXTRACTIVE  # copies a retrieved sentence: it has no memory
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         question_tokens = set(content_tokens(request.question))
@@ -45,7 +46,7 @@ class OracleAnswerer:
     name = "oracle"
     prompt_version = "none"
     calibration = CalibrationRole.UPPER_BOUND
-    generative = False
+    source = AnswerSource.REFERENCE
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         return AnswerResult(answer=request.reference_answer, model_id=self.name, prompt_version="none")
@@ -57,7 +58,7 @@ class NullAnswerer:
     name = "null"
     prompt_version = "none"
     calibration = CalibrationRole.LOWER_BOUND
-    generative = False
+    source = AnswerSource.REFERENCE
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         return AnswerResult(answer=UNKNOWN, model_id=self.name, prompt_version="none")
@@ -88,8 +89,8 @@ class OfflineProvider:
     def calibration(self, model: str) -> CalibrationRole:
         return OFFLINE_ANSWER_MODELS[model].calibration
 
-    def generative(self, model: str) -> bool:
-        return OFFLINE_ANSWER_MODELS[model].generative
+    def source(self, model: str) -> AnswerSource:
+        return OFFLINE_ANSWER_MODELS[model].source
 
     def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> None:
         return None

@@ -92,7 +92,7 @@ class AnswerRegistry:
             prompt_version=provider.prompt_version(model, prompt),
             system_prompt=prompt,
             calibration=provider.calibration(model),
-            generative=provider.generative(model),
+            source=provider.source(model),
             endpoint=endpoint,
         )
 

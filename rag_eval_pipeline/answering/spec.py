@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.retrieval.base import RetrievalMode
 
 MAX_NAME_LENGTH = 120
@@ -58,7 +59,7 @@ class AnswerSpec:
     prompt_version: str
     system_prompt: str | None = None
     calibration: CalibrationRole = CalibrationRole.MEASURED
-    generative: bool = True  # could answer from memory (an LLM), unlike a sentence extractor
+    source: AnswerSource = AnswerSource.GENERATIVE  # memory (an LLM), copied text, or the truth
     endpoint: LLMEndpoint | None = None  # where an LLM's calls go; None for offline models
 
     @property

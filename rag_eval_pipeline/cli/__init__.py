@@ -7,11 +7,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from rag_eval_pipeline.cli import init, inspect, models, run
+from rag_eval_pipeline.cli import init, inspect, models, plan, run
 from rag_eval_pipeline.cli.context import CommandError
 from rag_eval_pipeline.cli.output import error
 
-COMMANDS = (run, inspect, models, init)
+COMMANDS = (run, inspect, plan, models, init)
 
 
 def build_parser() -> argparse.ArgumentParser:

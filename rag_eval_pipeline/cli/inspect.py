@@ -21,7 +21,7 @@ from rag_eval_pipeline.defs.names import (
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.defs.resources import SettingsResource
 from rag_eval_pipeline.instance.lineage import lineage_run_ids, load_asset, load_materialization
-from rag_eval_pipeline.metrics.gates import check_gates, gate_table, parse_threshold
+from rag_eval_pipeline.metrics.gates import Bound, Gate, check_gates, gate_table, parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.explain import explain_case, worst_cases
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.storage.formats import CorruptArtifactError
@@ -64,10 +64,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         dest="thresholds",
         action="append",
         metavar="METRIC=VALUE",
-        help="e.g. faithfulness=0.7, or JUDGE/METRIC=VALUE; repeatable (default: the "
-        "configuration file's thresholds)",
+        help="e.g. faithfulness=0.7, JUDGE/METRIC=VALUE, or tag:TAG/METRIC=VALUE (also type: and "
+        "level:) for one group of cases; repeatable (default: the configuration file's thresholds)",
     )
     gate.add_argument("--judge", help="apply bare metrics to this judge only")
+    gate.add_argument(
+        "--bound",
+        choices=[b.value for b in Bound],
+        default=Bound.MEAN.value,
+        help="what must clear each --min threshold: the mean (default), or the lower end of its "
+        "95%% interval (a release gate: 0.32 on 25 cases does not clear 0.30)",
+    )
     gate.add_argument(
         "--min-n",
         type=positive,
@@ -143,9 +150,11 @@ def handle_worst(args: argparse.Namespace) -> int:
 def handle_gate(args: argparse.Namespace) -> int:
     stored = _Stored(args)
     try:
-        thresholds = dict(parse_threshold(t) for t in args.thresholds or []) or dict(
-            stored.settings.thresholds
-        )
+        given = [parse_threshold(t) for t in args.thresholds or []]
+        thresholds = [parse_gate(key, value, args.bound, args.judge) for key, value in given] or [
+            Gate(g.metric, g.threshold, g.judge_id or args.judge, g.group, g.bound)
+            for g in stored.settings.gates()
+        ]
     except ValueError as err:
         raise CommandError(str(err)) from None
     if not thresholds:

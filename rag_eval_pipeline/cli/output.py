@@ -12,12 +12,14 @@ from pathlib import Path
 import pandas as pd
 
 from rag_eval_pipeline.instance.errors import one_line, root_cause
-from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.metrics.summary import INTERVAL_METRICS
+from rag_eval_pipeline.reporting.markdown import ABSENT, to_markdown
 
 _IMPORTED_AT = time.perf_counter()
 METRIC_ORDER = (
     "correctness",
     "faithfulness",
+    "answer_rate",
     "exact_match",
     "f1",
     "faithfulness_lexical",
@@ -41,20 +43,72 @@ def comparison_table(comparison: pd.DataFrame) -> str:
         return "_no models evaluated_"
     if "stale" in comparison and not comparison["stale"].astype(bool).any():
         comparison = comparison.drop(columns=[c for c in ("stale", "note") if c in comparison])
+    comparison = with_intervals(comparison)
     metrics = [m for m in METRIC_ORDER if m in comparison.columns]
-    others = [c for c in comparison.columns if c not in metrics]
-    return to_markdown(comparison[others + metrics])
+    others = [
+        c
+        for c in comparison.columns
+        if c not in metrics and c not in ("false_answer_rate", "over_abstention_rate")
+    ]
+    rates = [
+        c
+        for c in ("false_answer_rate", "over_abstention_rate")
+        if c in comparison and comparison[c].notna().any()
+    ]
+    return to_markdown(comparison[others + metrics + rates])
+
+
+def with_intervals(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Each headline mean with its 95% interval, ``0.743 [0.560, 0.870]``: a number without its
+    interval claims more than a small sample says."""
+    shown = comparison.copy()
+    for metric in INTERVAL_METRICS:
+        low, high = f"{metric}_ci_low", f"{metric}_ci_high"
+        if metric not in shown or low not in shown:
+            continue
+        shown[metric] = [
+            ABSENT if pd.isna(m) else f"{m:.3f}" if pd.isna(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+            for m, lo, hi in zip(shown[metric], shown[low], shown[high])
+        ]
+        shown = shown.drop(columns=[low, high])
+    return shown
 
 
 def paired_table(paired: pd.DataFrame, models: set[str]) -> str:
-    """The paired verdicts on correctness between this run's models, one row per pair and judge."""
+    """The paired verdicts on correctness between this run's models, one row per pair and judge:
+    the raw and the Holm-adjusted p, and the smallest difference these cases would show."""
     if paired.empty or "metric" not in paired:
         return ""
     rows = paired[
         (paired["metric"] == "correctness") & paired["model_a"].isin(models) & paired["model_b"].isin(models)
     ]
-    columns = ["model_a", "model_b", "judge_id", "n", "difference", "ci_low", "ci_high", "p_value", "verdict"]
-    return to_markdown(rows[columns]) if len(rows) else ""
+    columns = [
+        "model_a",
+        "model_b",
+        "judge_id",
+        "n",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "p_adjusted",
+        "verdict",
+        "detectable_difference",
+    ]
+    return (
+        to_markdown(rows[columns].rename(columns={"detectable_difference": "detectable"}))
+        if len(rows)
+        else ""
+    )
+
+
+def paired_rule(level: float, family: int) -> str:
+    """The printed rule above the paired table, naming the family the p-values are adjusted in."""
+    return (
+        f"Paired on correctness (the same cases; 'better' needs the sign-flip p, Holm-adjusted over the "
+        f"{family} pair{'s' if family != 1 else ''} of each judge, below {level} and an interval that "
+        "excludes 0; 'detectable' is the smallest difference these cases would show with 80% power):"
+    )
 
 
 def ui_command(home: str) -> str:

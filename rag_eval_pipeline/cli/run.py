@@ -13,6 +13,7 @@ from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
 from rag_eval_pipeline.cli.output import (
     comparison_table,
     error,
+    paired_rule,
     paired_table,
     report_failure,
     seconds_since_start,
@@ -183,11 +184,8 @@ def handle(args: argparse.Namespace) -> int:
     print(comparison_table(this_run) if len(this_run) else "(no model of this run has a summary)")
     paired = paired_table(report.paired, evaluated)
     if paired:
-        level = settings.statistics.significance_level
-        print(
-            f"\nPaired on correctness (the same cases; 'better' needs sign-flip p < {level} and "
-            f"an interval that excludes 0):\n{paired}"
-        )
+        family = int(report.paired["family_size"].max()) if "family_size" in report.paired else 1
+        print(f"\n{paired_rule(settings.statistics.significance_level, family)}\n{paired}")
     others = sorted(set(comparison["answer_model"]) - set(models))
     if others:
         print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")

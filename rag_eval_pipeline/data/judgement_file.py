@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS
+from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 
 CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags"]
 
@@ -68,10 +69,32 @@ def _list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-def read_judgement_file(path: str | Path, passages: pd.DataFrame) -> pd.DataFrame:
+def _flag(value: Any, location: str, problems: list[str]) -> bool:
+    """``answerable``: absent is true; true/false in JSON, parquet or CSV text."""
+    if value is None or value == "" or (isinstance(value, float) and pd.isna(value)):
+        return True
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    problems.append(f"{location}: answerable must be true or false, got {value!r}")
+    return True
+
+
+UNANSWERABLE_TRUTH = "unknown"
+
+
+def read_judgement_file(
+    path: str | Path, passages: pd.DataFrame, abstention: AbstentionPolicy = DEFAULT_ABSTENTION
+) -> pd.DataFrame:
     """The judgement list, checked against the knowledge base ``passages`` (passage_id, title,
     and the user's own ids as ``doc_<id>``). Without relevance labels the gold columns are
-    empty, so the reference retrieval metrics are absent rather than 0."""
+    empty, so the reference retrieval metrics are absent rather than 0. A question the documents
+    cannot answer is ``answerable: false`` (or has an abstention such as "unknown" as its
+    answer): declining to answer it is right."""
     path = Path(path)
     if not path.is_file():
         raise JudgementFileError(path, ["file not found"])
@@ -96,10 +119,16 @@ def read_judgement_file(path: str | Path, passages: pd.DataFrame) -> pd.DataFram
     for location, row in rows:
         question, answer = str(row.get("question") or "").strip(), str(row.get("answer") or "").strip()
         qid = str(row.get("id") or "").strip() or f"q{len(records) + 1:04d}"
+        answerable = _flag(row.get("answerable"), location, problems)
+        if answerable and answer and abstention.matches(answer):
+            answerable = False  # an "unknown" truth: the documents do not answer it
         if not question:
             problems.append(f"{location}: empty question")
-        if not answer:
-            problems.append(f"{location}: empty answer")
+        if not answer and answerable:
+            problems.append(
+                f"{location}: empty answer (or answerable: false for a question the documents cannot answer)"
+            )
+        answer = answer or UNANSWERABLE_TRUTH
         if qid in seen:
             problems.append(f"{location}: duplicate id '{qid}' (first at {seen[qid]})")
         seen.setdefault(qid, location)
@@ -127,6 +156,7 @@ def read_judgement_file(path: str | Path, passages: pd.DataFrame) -> pd.DataFram
                 # a relevant passage stands for all of its sentences (sent_id -1)
                 "gold_facts": [{"title": t, "sent_id": -1} for t in gold],
                 "tags": tags,
+                "answerable": answerable,
             }
         )
     if problems:

@@ -7,7 +7,8 @@ import hashlib
 import pandas as pd
 
 PASSAGE_COLUMNS = ["passage_id", "title", "passage", "sentences"]
-JUDGEMENT_COLUMNS = ["qid", "question", "answer", "type", "level", "gold_titles", "gold_facts"]
+# answerable False: the documents hold no answer, and declining to answer is the right answer
+JUDGEMENT_COLUMNS = ["qid", "question", "answer", "type", "level", "gold_titles", "gold_facts", "answerable"]
 
 
 def passage_id(title: str) -> str:
@@ -60,6 +61,7 @@ def build_judgement_list(questions: pd.DataFrame) -> pd.DataFrame:
                 "level": record["level"],
                 "gold_titles": list(dict.fromkeys(fact_titles)),
                 "gold_facts": [{"title": t, "sent_id": i} for t, i in facts],
+                "answerable": True,  # every HotpotQA question has its answer in its paragraphs
             }
         )
     return pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS)

@@ -116,7 +116,7 @@ def judge_scores_quality_gates(
     """The configured metric thresholds (none by default): below one, on too few cases to
     conclude, or on answers that no longer describe the current evaluation (stale), the summary
     is blocked. The failing metrics, values and thresholds are named in the run's log."""
-    thresholds, statistics = settings.settings.thresholds, settings.settings.statistics
+    thresholds, statistics = settings.settings.gates(), settings.settings.statistics
     if not thresholds:
         return dg.AssetCheckResult(passed=True, metadata={"gates": "no thresholds configured"})
     spec = (

@@ -26,6 +26,7 @@ class JudgeCase:
     gold_titles: tuple[str, ...] = ()
     gold_facts: tuple[tuple[str, int], ...] = ()
     tags: tuple[str, ...] = ()
+    answerable: bool = True  # False: the documents hold no answer, abstaining is right
 
     @property
     def retrieved_titles(self) -> list[str]:
@@ -69,12 +70,10 @@ class BatchableJudge(Judge, Protocol):
 
 
 def case_context(
-    question: str, ground_truth: str, passages: Sequence[SearchHit], answer: str | None = None
+    question: str, ground_truth: str | None, passages: Sequence[SearchHit], answer: str | None = None
 ) -> str:
-    """How every judge prompt shows a case: tagged question, ground truth, numbered passages and,
-    when judged, the answer."""
-    text = (
-        f"<question>{question}</question>\n<ground_truth>{ground_truth}</ground_truth>\n"
-        f"<passages>\n{format_passages(passages)}\n</passages>"
-    )
+    """How every judge prompt shows a case: tagged question, ground truth (left out of a blind
+    judgement), numbered passages and, when judged, the answer."""
+    truth = "" if ground_truth is None else f"<ground_truth>{ground_truth}</ground_truth>\n"
+    text = f"<question>{question}</question>\n{truth}<passages>\n{format_passages(passages)}\n</passages>"
     return text if answer is None else f"{text}\n<answer>{answer}</answer>"

@@ -19,13 +19,17 @@ REFERENCE_METRICS = (
 
 
 class ReferenceJudge:
-    """Exact match, F1 and correctness against the ground truth; retrieval metrics against the
-    gold supporting titles and facts; lexical faithfulness against the retrieved passages."""
+    """Exact match, F1 and correctness against the ground truth (an abstention is right on a
+    question the documents cannot answer); retrieval metrics against the gold supporting titles
+    and facts; lexical faithfulness against the retrieved passages."""
 
     judge_id = REFERENCE_JUDGE_ID
     kind = "reference"
     metrics = REFERENCE_METRICS
     prompt_version = None
+
+    def __init__(self, abstention: reference.AbstentionPolicy = reference.DEFAULT_ABSTENTION) -> None:
+        self._abstention = abstention
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
         return JudgeOutcome(self.score(case))
@@ -35,9 +39,11 @@ class ReferenceJudge:
         return {
             "exact_match": reference.exact_match(answer, truth),
             "f1": reference.f1(answer, truth),
-            "correctness": reference.correctness(answer, truth),
+            "correctness": reference.correctness(answer, truth, case.answerable, self._abstention),
             "context_relevance": reference.context_relevance(titles, list(case.gold_titles)),
             "context_precision": reference.context_precision(titles, list(case.gold_titles)),
             "context_recall": reference.context_recall(titles, list(case.gold_facts)),
-            "faithfulness_lexical": reference.faithfulness_lexical(answer, case.retrieved_passages),
+            "faithfulness_lexical": reference.faithfulness_lexical(
+                answer, case.retrieved_passages, self._abstention
+            ),
         }

@@ -1,7 +1,9 @@
 """The one place a judge id becomes a ``JudgeSpec``, and a spec a judge.
 
 Judge ids: ``reference``; an LLM name (``claude-sonnet-4-6``, ``anthropic:<id>``,
-``openai:<model>``, ``local:smollm2``) or ``strict:<LLM name>`` for the STRICT rubric;
+``openai:<model>``, ``local:smollm2``) or ``strict:<LLM name>`` for the STRICT rubric in one call;
+``strict-blind:<LLM name>`` for the same axes with faithfulness and context relevance asked
+without the ground truth;
 ``ragas:<LLM name>`` for RAGAS-style metrics; and the configuration file's custom metrics (a
 Python callable or an LLM rubric) by name. LLM names are resolved by the provider table
 (``llm/providers.py``), the same as answer models'. Adding a judge kind is one entry in
@@ -24,10 +26,11 @@ from rag_eval_pipeline.judges.custom import (
 )
 from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RagasLLMJudge
 from rag_eval_pipeline.judges.reference import REFERENCE_JUDGE_ID, REFERENCE_METRICS, ReferenceJudge
-from rag_eval_pipeline.judges.strict import STRICT_METRICS, StrictLLMJudge
+from rag_eval_pipeline.judges.strict import STRICT_METRICS, StrictBlindLLMJudge, StrictLLMJudge
 from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint, LLMTarget
+from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 
 DEFAULT_LLM_JUDGE = "claude-sonnet-4-6"
 Embed = Callable[[list[str]], np.ndarray]
@@ -61,6 +64,16 @@ CustomMetrics = Mapping[str, CustomMetricSettings]
 
 
 @dataclass(frozen=True)
+class JudgeContext:
+    """What a judge kind may need to build its judge: the LLM clients and prices, an embedder
+    (RAGAS answer relevancy) and which answers count as abstentions."""
+
+    services: LLMServices
+    embed: Embed | None = None
+    abstention: AbstentionPolicy = DEFAULT_ABSTENTION
+
+
+@dataclass(frozen=True)
 class JudgeKind:
     """A family of judges: ``parse`` claims a judge id (None if it is not its own; the
     configuration file's custom metrics are passed for the kinds they declare), ``build`` makes
@@ -68,7 +81,7 @@ class JudgeKind:
 
     name: str
     parse: Callable[[str, CustomMetrics], JudgeSpec | None]
-    build: Callable[[JudgeSpec, LLMServices, Embed | None], Judge]
+    build: Callable[[JudgeSpec, JudgeContext], Judge]
     builtin: bool = True
 
 
@@ -96,6 +109,21 @@ def _parse_strict(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     )
 
 
+def _parse_strict_blind(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+    target = _llm_target(name, "strict-blind")
+    if target is None:
+        return None
+    return JudgeSpec(
+        name,
+        "strict-blind",
+        STRICT_METRICS,
+        STRICT_METRICS,
+        target.provider,
+        target.model_id,
+        target.endpoint,
+    )
+
+
 def _parse_ragas(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = _llm_target(name, "ragas")
     if target is None:
@@ -110,7 +138,7 @@ def _parse_python(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     return JudgeSpec(name, "python", (name,), custom=metric)
 
 
-def _build_python(spec: JudgeSpec, services: LLMServices, embed: Embed | None) -> Judge:
+def _build_python(spec: JudgeSpec, context: JudgeContext) -> Judge:
     return PythonMetricJudge(spec.judge_id, load_callable(spec.custom.callable))  # type: ignore[union-attr]
 
 
@@ -126,7 +154,7 @@ def _parse_rubric(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     )
 
 
-def _build_rubric(spec: JudgeSpec, services: LLMServices, embed: Embed | None) -> Judge:
+def _build_rubric(spec: JudgeSpec, context: JudgeContext) -> Judge:
     rubric = spec.custom
     assert rubric is not None and rubric.kind == "rubric", spec
     return RubricMetricJudge(
@@ -134,32 +162,42 @@ def _build_rubric(spec: JudgeSpec, services: LLMServices, embed: Embed | None) -
         rubric.instructions,
         rubric.allowed_scores,
         spec.model_id or "",
-        services.client(spec.endpoint),  # type: ignore[arg-type]
-        services.prices_for(spec.endpoint),  # type: ignore[arg-type]
+        context.services.client(spec.endpoint),  # type: ignore[arg-type]
+        context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
     )
 
 
 JUDGE_KINDS: tuple[JudgeKind, ...] = (
-    JudgeKind("reference", _parse_reference, lambda spec, services, embed: ReferenceJudge()),
+    JudgeKind("reference", _parse_reference, lambda spec, context: ReferenceJudge(context.abstention)),
     JudgeKind(
         "strict",
         _parse_strict,
-        lambda spec, services, embed: StrictLLMJudge(
+        lambda spec, context: StrictLLMJudge(
             spec.judge_id,
             spec.model_id or "",
-            services.client(spec.endpoint),
-            services.prices_for(spec.endpoint),
+            context.services.client(spec.endpoint),  # type: ignore[arg-type]
+            context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
+        ),
+    ),
+    JudgeKind(
+        "strict-blind",
+        _parse_strict_blind,
+        lambda spec, context: StrictBlindLLMJudge(
+            spec.judge_id,
+            spec.model_id or "",
+            context.services.client(spec.endpoint),  # type: ignore[arg-type]
+            context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
         ),
     ),
     JudgeKind(
         "ragas",
         _parse_ragas,
-        lambda spec, services, embed: RagasLLMJudge(
+        lambda spec, context: RagasLLMJudge(
             spec.judge_id,
             spec.model_id or "",
-            services.client(spec.endpoint),
-            services.prices_for(spec.endpoint),
-            embed,
+            context.services.client(spec.endpoint),  # type: ignore[arg-type]
+            context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
+            context.embed,
         ),
     ),
     JudgeKind("python", _parse_python, _build_python, builtin=False),
@@ -171,8 +209,13 @@ class JudgeRegistry:
     """Judge ids -> specs -> judges, including the configuration file's custom metrics (Python
     callables and LLM rubrics), which every run scores beside the named judges."""
 
-    def __init__(self, custom_metrics: Sequence[CustomMetricSettings] = ()) -> None:
+    def __init__(
+        self,
+        custom_metrics: Sequence[CustomMetricSettings] = (),
+        abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
+    ) -> None:
         self._custom: dict[str, CustomMetricSettings] = {m.name: m for m in custom_metrics}
+        self._abstention = abstention
 
     def resolve(self, judge_id: str) -> JudgeSpec:
         for kind in JUDGE_KINDS:
@@ -181,7 +224,8 @@ class JudgeRegistry:
                 return spec
         raise UnknownJudgeError(
             f"unknown judge '{judge_id}': use reference, an LLM (claude-sonnet-4-6, anthropic:<id>, "
-            "openai:<model>, local:<model>) for the STRICT rubric, or ragas:<LLM> for RAGAS-style metrics"
+            "openai:<model>, local:<model>) for the STRICT rubric, strict-blind:<LLM> for it without "
+            "the ground truth on faithfulness, or ragas:<LLM> for RAGAS-style metrics"
         )
 
     def for_run(self, judge_ids: Iterable[str]) -> list[JudgeSpec]:
@@ -196,7 +240,8 @@ class JudgeRegistry:
         return {j: spec.three_point_metrics for j in judge_ids if (spec := self._try_resolve(j)) is not None}
 
     def build(self, spec: JudgeSpec, services: LLMServices, embed: Embed | None = None) -> Judge:
-        return next(k for k in JUDGE_KINDS if k.name == spec.kind).build(spec, services, embed)
+        context = JudgeContext(services, embed, self._abstention)
+        return next(k for k in JUDGE_KINDS if k.name == spec.kind).build(spec, context)
 
     def _try_resolve(self, judge_id: str) -> JudgeSpec | None:
         try:

@@ -11,17 +11,20 @@ import pandas as pd
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.llm.concurrency import run_bounded
-from rag_eval_pipeline.metrics.diagnosis import diagnose
-from rag_eval_pipeline.metrics.schema import SCORE_ID_COLUMNS, TOKEN_COLUMNS
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
+from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
+from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, SCORE_ID_COLUMNS, TOKEN_COLUMNS
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 
 def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) -> pd.DataFrame:
-    """Candidate answers with the ground truth, gold labels, type and level of their question."""
+    """Candidate answers with the ground truth, gold labels, type, level and answerability of
+    their question (a judgement list without ``answerable`` holds answerable questions only)."""
     columns = ["qid", "answer", "type", "level", "gold_titles", "gold_facts"]
-    columns += ["tags"] if "tags" in judgement_list else []
+    columns += [c for c in ("tags", "answerable") if c in judgement_list]
     labels = judgement_list[columns].rename(columns={"answer": "ground_truth"})
-    return candidate_answers.merge(labels, on="qid", how="left", validate="one_to_one")
+    joined = candidate_answers.merge(labels, on="qid", how="left", validate="one_to_one")
+    return joined if "answerable" in joined else joined.assign(answerable=True)
 
 
 def judge_case(case: Mapping[str, Any]) -> JudgeCase:
@@ -45,10 +48,25 @@ def judge_case(case: Mapping[str, Any]) -> JudgeCase:
         gold_titles=tuple(case["gold_titles"]),
         gold_facts=tuple((f["title"], int(f["sent_id"])) for f in case["gold_facts"]),
         tags=() if tags is None else tuple(tags),
+        answerable=bool(case.get("answerable", True)),
     )
 
 
-async def _score_one(judge: Judge, case: Mapping[str, Any]) -> dict[str, Any]:
+def answer_outcome(answered: bool, abstained: bool, answerable: bool) -> dict[str, float]:
+    """What the answer did, as 1/0 shares (absent where it does not apply): it answered; it
+    answered a question the documents cannot answer; it abstained on one they can."""
+    gave_answer = answered and not abstained
+    return {
+        "answer_rate": float(gave_answer),
+        "false_answer_rate": float(gave_answer) if not answerable else float("nan"),
+        "over_abstention_rate": float(answered and abstained) if answerable else float("nan"),
+    }
+
+
+async def _score_one(judge: Judge, case: Mapping[str, Any], abstention: AbstentionPolicy) -> dict[str, Any]:
+    answered = case["status"] == "ok"
+    abstained = answered and abstention.matches(str(case["answer"]))
+    answerable = bool(case.get("answerable", True))
     row: dict[str, Any] = {
         "qid": case["qid"],
         "judge_id": judge.judge_id,
@@ -58,8 +76,11 @@ async def _score_one(judge: Judge, case: Mapping[str, Any]) -> dict[str, Any]:
         "level": case["level"],
         "tags": list(case["tags"]) if "tags" in case and case["tags"] is not None else [],
         "prompt_version": judge.prompt_version,
+        "answerable": answerable,
+        "abstained": abstained,
+        **answer_outcome(answered, abstained, answerable),
     }
-    if case["status"] != "ok":
+    if not answered:
         row.update(status="answer_failed", error=case["error"])
         return row
     try:
@@ -85,7 +106,8 @@ def score_cases(
     on_progress: Callable[[int, int], None] | None = None,
     concurrency: int | None = 8,
     prefill: Callable[[list[LLMRequest]], None] | None = None,
-    generative: bool = True,
+    source: AnswerSource = AnswerSource.GENERATIVE,
+    abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
 ) -> pd.DataFrame:
     """A row per case per judge with every metric the judges declare (absent metrics are NaN).
 
@@ -94,11 +116,13 @@ def score_cases(
     ``judge_error``. Both are counted as failed, never scored 0. At most ``concurrency`` cases
     are judged at once; None judges every case at once and leaves the bound to the LLM client's
     calls in flight, so a judge that makes several dependent calls per case (RAGAS-style) keeps
-    every slot busy instead of finishing its last cases' chains alone. ``generative`` says
-    whether the answer model could answer from memory (it decides between the diagnoses
-    parametric_answer and correct_from_non_gold).
+    every slot busy instead of finishing its last cases' chains alone. ``source`` says where the
+    answer model's answers come from (it decides between the diagnoses parametric_answer and
+    correct_from_non_gold); ``abstention`` which answers decline to answer. Every row also
+    says what the answer did (``ANSWER_METRICS``): an abstention leaves faithfulness's
+    denominator, and the answer rate says how often that happened.
     """
-    metric_names = list(dict.fromkeys(m for judge in judges for m in judge.metrics))
+    metric_names = list(dict.fromkeys([*(m for judge in judges for m in judge.metrics), *ANSWER_METRICS]))
     pairs = [(judge, case) for judge in judges for case in cases.to_dict(orient="records")]
     if prefill is not None:  # the first call of each case of judges that can say it in advance
         prefill(
@@ -109,18 +133,27 @@ def score_cases(
             ]
         )
     bound = concurrency if concurrency is not None else max(1, len(pairs))
-    rows = run_bounded(pairs, lambda pair: _score_one(*pair), bound, on_progress)
+    rows = run_bounded(pairs, lambda pair: _score_one(*pair, abstention), bound, on_progress)
     frame = pd.DataFrame(rows, columns=SCORE_ID_COLUMNS + metric_names)
     frame[metric_names] = frame[metric_names].astype("float64")
     frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")
     frame["cost_usd"] = frame["cost_usd"].astype("float64")
-    frame["diagnosis"] = [diagnose_row(row, generative) for row in frame.to_dict(orient="records")]
+    frame["diagnosis"] = [diagnose_row(row, source) for row in frame.to_dict(orient="records")]
     return frame
 
 
-def diagnose_row(row: Mapping[str, Any], generative: bool = True) -> str | None:
-    """The judge's own faithfulness where it has one, the lexical proxy otherwise."""
-    faithfulness = row.get("faithfulness")
+def diagnose_row(row: Mapping[str, Any], source: AnswerSource = AnswerSource.GENERATIVE) -> str | None:
+    """The judge's own faithfulness where it read the claims, the lexical proxy otherwise (then
+    a low value is ``unsupported_words``, never ``hallucination``)."""
+    faithfulness, judged = row.get("faithfulness"), True
     if faithfulness is None or pd.isna(faithfulness):
-        faithfulness = row.get("faithfulness_lexical")
-    return diagnose(row.get("correctness"), faithfulness, row.get("context_relevance"), generative)
+        faithfulness, judged = row.get("faithfulness_lexical"), False
+    return diagnose(
+        row.get("correctness"),
+        faithfulness,
+        row.get("context_relevance"),
+        source,
+        answerable=bool(row.get("answerable", True)),
+        abstained=bool(row.get("abstained", False)),
+        faithfulness_judged=judged,
+    )

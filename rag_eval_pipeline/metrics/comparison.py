@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from itertools import combinations
 
+import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
@@ -12,12 +13,15 @@ from rag_eval_pipeline.metrics.schema import metric_columns
 from rag_eval_pipeline.metrics.statistics import (
     MONTE_CARLO_DRAWS,
     SIGNIFICANCE,
-    cohen_kappa,
+    bootstrap_statistic,
     confusion,
+    detectable_difference,
+    holm_adjusted,
     mcnemar_exact,
     paired_difference,
     paired_verdict,
     sign_flip_test,
+    weighted_kappa,
 )
 
 THREE_POINT_AXES = ("correctness", "context_relevance")
@@ -32,8 +36,10 @@ CALIBRATION_TOLERANCE = 0.1
 
 VERDICT_RULE = (
     "A model is called better only when the exact paired sign-flip test on the per-case "
-    "differences gives p below {level} and the paired bootstrap interval of the difference "
-    "excludes 0; otherwise: no difference shown."
+    "differences, Holm-adjusted within its family (one judge and metric, every pair of models), "
+    "gives p below {level} and the paired bootstrap interval of the difference excludes 0; "
+    "otherwise: no difference shown. detectable_difference is the smallest difference these "
+    "cases would show with 80% power."
 )
 
 
@@ -43,10 +49,11 @@ def paired_comparisons(
     draws: int = MONTE_CARLO_DRAWS,
 ) -> pd.DataFrame:
     """For every pair of models, judge and metric, on the cases both have scores for: the mean
-    difference (a - b) with a paired bootstrap interval, the exact sign-flip test's p-value, and
-    for correctness an exact McNemar test on fully correct answers. The verdict follows
-    ``VERDICT_RULE``: a unanimous small sample has a zero-width bootstrap interval, so the
-    interval alone never decides."""
+    difference (a - b) with a paired bootstrap interval, the exact sign-flip test's p-value
+    (raw, and Holm-adjusted within the family of one judge and metric over every pair), the
+    smallest difference these cases would detect with 80% power, and for correctness an exact
+    McNemar test on fully correct answers. The verdict follows ``VERDICT_RULE``: a unanimous
+    small sample has a zero-width bootstrap interval, so the interval alone never decides."""
     rows = []
     for (name_a, a), (name_b, b) in combinations(sorted(scores_by_model.items()), 2):
         for judge_id in sorted(set(a["judge_id"]) & set(b["judge_id"])):
@@ -73,7 +80,10 @@ def paired_comparisons(
                     "ci_high": diff.high,
                     "test": f"sign-flip {test.method}",
                     "p_value": test.p_value,
-                    "verdict": paired_verdict(name_a, name_b, diff, test.p_value, significance),
+                    "detectable_difference": detectable_difference(
+                        (pairs[f"{metric}_a"] - pairs[f"{metric}_b"]).tolist(), significance
+                    ),
+                    "_interval": diff,
                     "mcnemar_only_a": None,
                     "mcnemar_only_b": None,
                     "mcnemar_p": None,
@@ -84,19 +94,86 @@ def paired_comparisons(
                     )
                     row.update(mcnemar_only_a=only_a, mcnemar_only_b=only_b, mcnemar_p=p)
                 rows.append(row)
-    return pd.DataFrame(rows)
+    return _decide(pd.DataFrame(rows), significance)
+
+
+FAMILY = ["judge_id", "metric"]
+
+
+def _decide(comparisons: pd.DataFrame, significance: float) -> pd.DataFrame:
+    """Holm-adjusted p within each family (one judge and metric, every pair of models), and
+    the verdict on it."""
+    if comparisons.empty:
+        return comparisons
+    comparisons["family_size"] = comparisons.groupby(FAMILY)["p_value"].transform("size").astype(int)
+    comparisons["p_adjusted"] = comparisons.groupby(FAMILY)["p_value"].transform(
+        lambda p: holm_adjusted(p.tolist())
+    )
+    comparisons["verdict"] = [
+        paired_verdict(a, b, interval, p, significance)
+        for a, b, interval, p in zip(
+            comparisons["model_a"],
+            comparisons["model_b"],
+            comparisons["_interval"],
+            comparisons["p_adjusted"],
+        )
+    ]
+    ordered = [
+        "model_a",
+        "model_b",
+        "judge_id",
+        "metric",
+        "n",
+        "mean_a",
+        "mean_b",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "test",
+        "p_value",
+        "p_adjusted",
+        "family_size",
+        "verdict",
+        "detectable_difference",
+        "mcnemar_only_a",
+        "mcnemar_only_b",
+        "mcnemar_p",
+    ]
+    return comparisons[ordered]
+
+
+POOLED = "all models"
+
+
+def _agreement(reference: list[float], judged: list[float]) -> dict[str, object]:
+    """Accuracy and linearly weighted kappa with a bootstrap interval, or why kappa is undefined."""
+    kappa = weighted_kappa(reference, judged)
+    low, high = bootstrap_statistic([reference, judged], weighted_kappa)
+    note = "" if not np.isnan(kappa) else "undefined: one label only on both sides"
+    return {
+        "n": len(reference),
+        "accuracy": float(np.mean(np.asarray(reference) == np.asarray(judged))),
+        "kappa": kappa,
+        "kappa_low": low,
+        "kappa_high": high,
+        "kappa_note": note,
+    }
 
 
 def judge_validation(
     scores_by_model: Mapping[str, pd.DataFrame],
     expected_correctness: Mapping[str, float | None],
 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Agreement of each LLM judge with the reference judge per axis (accuracy, Cohen's kappa;
-    between two definitions of the axis, named in ``definitions_compared``),
-    the confusion tables, and a calibration flag: on the calibration models (their
-    ``expected_correctness``, from each partition's AnswerSpec: oracle 1, null 0) a sound judge
-    gives correctness within 0.1 of it."""
-    rows, tables = [], {}
+    """Each LLM judge against the reference judge per axis, pooled over every answer model (a
+    calibration model alone agrees trivially, so per-model agreement collapses): accuracy and
+    Cohen's kappa linearly weighted on the 0 / 0.5 / 1 scale with a bootstrap interval
+    ("undefined" where a single label on both sides leaves nothing to agree beyond chance),
+    between two definitions of the axis (``definitions_compared``), and the pooled confusion
+    table. Beside them, a calibration row per calibration model: on the oracle and the null
+    model (their ``expected_correctness``, from each partition's AnswerSpec: 1 and 0) a sound
+    judge gives correctness within 0.1 of it."""
+    pooled: dict[tuple[str, str], pd.DataFrame] = {}
+    calibration_rows = []
     for model, scores in sorted(scores_by_model.items()):
         ok = scores[scores["status"] == "ok"]
         reference = ok[ok["judge_id"] == REFERENCE_JUDGE_ID]
@@ -106,34 +183,59 @@ def judge_validation(
             for axis in THREE_POINT_AXES:
                 if axis not in judged or judged[axis].isna().all():
                     continue
-                row = {
-                    "answer_model": model,
-                    "judge_id": judge_id,
-                    "axis": axis,
-                    "definitions_compared": DEFINITIONS_COMPARED[axis],
-                    "n": 0,
-                    "accuracy": float("nan"),
-                    "kappa": float("nan"),
-                    "judge_mean": float(judged[axis].mean()),
-                }
                 if axis in reference:
                     pairs = (
                         reference[["qid", axis]]
                         .merge(judged[["qid", axis]], on="qid", suffixes=("_ref", "_judge"))
                         .dropna()
                     )
-                    if len(pairs):
-                        ref, jud = pairs[f"{axis}_ref"].tolist(), pairs[f"{axis}_judge"].tolist()
-                        row.update(
-                            n=len(pairs),
-                            accuracy=float((pairs[f"{axis}_ref"] == pairs[f"{axis}_judge"]).mean()),
-                            kappa=cohen_kappa(ref, jud),
-                        )
-                        tables[f"{model} / {judge_id} / {axis}"] = confusion(ref, jud, [0.0, 0.5, 1.0])
-                row["calibration_expected"] = None
-                row["calibration_ok"] = None
+                    pooled.setdefault((judge_id, axis), pd.DataFrame())
+                    pooled[(judge_id, axis)] = pd.concat([pooled[(judge_id, axis)], pairs], ignore_index=True)
                 if expected is not None and axis == "correctness":
-                    row["calibration_expected"] = expected
-                    row["calibration_ok"] = abs(row["judge_mean"] - expected) <= CALIBRATION_TOLERANCE
-                rows.append(row)
-    return pd.DataFrame(rows), tables
+                    mean = float(judged[axis].mean())
+                    calibration_rows.append(
+                        {
+                            "judge_id": judge_id,
+                            "axis": axis,
+                            "answer_model": model,
+                            "n": int(judged[axis].notna().sum()),
+                            "judge_mean": mean,
+                            "calibration_expected": expected,
+                            "calibration_ok": abs(mean - expected) <= CALIBRATION_TOLERANCE,
+                        }
+                    )
+    rows, tables = [], {}
+    for (judge_id, axis), pairs in sorted(pooled.items()):
+        ref, jud = pairs[f"{axis}_ref"].tolist(), pairs[f"{axis}_judge"].tolist()
+        rows.append(
+            {
+                "judge_id": judge_id,
+                "axis": axis,
+                "answer_model": POOLED,
+                **_agreement(ref, jud),
+                "judge_mean": float(np.mean(jud)) if jud else float("nan"),
+                "reference_mean": float(np.mean(ref)) if ref else float("nan"),
+                "definitions_compared": DEFINITIONS_COMPARED[axis],
+            }
+        )
+        if len(pairs):
+            tables[f"{judge_id} / {axis}"] = confusion(ref, jud, [0.0, 0.5, 1.0])
+    return pd.DataFrame([*rows, *calibration_rows], columns=VALIDATION_COLUMNS), tables
+
+
+VALIDATION_COLUMNS = [
+    "judge_id",
+    "axis",
+    "answer_model",
+    "n",
+    "accuracy",
+    "kappa",
+    "kappa_low",
+    "kappa_high",
+    "kappa_note",
+    "judge_mean",
+    "reference_mean",
+    "definitions_compared",
+    "calibration_expected",
+    "calibration_ok",
+]

@@ -38,7 +38,14 @@ class FinishedRun:
 def judgement_list_version(cases: pd.DataFrame) -> str:
     """A content hash of the questions and their ground truths (the judgement list's Dagster data
     version): a changed sample or a corrected answer makes every evaluation downstream stale."""
-    rows = sorted(zip(cases["qid"].astype(str), cases["question"].astype(str), cases["answer"].astype(str)))
+    answerable = cases["answerable"] if "answerable" in cases else pd.Series(True, index=cases.index)
+    rows = sorted(
+        # an unanswerable question is marked; answerable ones hash as they always did
+        (qid, question, answer) if can else (qid, question, answer, "unanswerable")
+        for qid, question, answer, can in zip(
+            cases["qid"].astype(str), cases["question"].astype(str), cases["answer"].astype(str), answerable
+        )
+    )
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()[:16]
 
 

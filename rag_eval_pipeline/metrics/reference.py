@@ -11,12 +11,28 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 REFERENCE_JUDGE_ID = "reference"  # the judge id under which these metrics are recorded
 _PUNCTUATION = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _SPECIAL_ANSWERS = ("yes", "no", "noanswer")
-ABSTENTIONS = frozenset({"unknown", "i dont know", "noanswer", "not enough information"})
+# What counts as declining to answer, matched at the start of the normalised answer (lower case,
+# no punctuation, no articles): "I don't know.", "Unknown", "The passages do not say ..."
+DEFAULT_ABSTENTION_PATTERNS = (
+    r"unknown$",
+    r"i (dont|do not|cannot|cant) (know|say|tell|answer|find|determine)\b",
+    r"(im|i am) not (sure|able)\b",
+    r"not enough information\b",
+    r"(there is )?(no|insufficient) (information|answer|context)\b",
+    r"noanswer$",
+    r"(it|this|question) cannot be (answered|determined)\b",
+    r"(passages|context|documents|sources) (do|does) not (say|contain|mention|provide|state)\b",
+)
+# containment earns credit only from an answer at most this long: twice the ground truth's
+# tokens plus a few, so pasting every passage (which contains the truth) earns nothing
+CONTAINMENT_TOKEN_FACTOR = 2
+CONTAINMENT_EXTRA_TOKENS = 4
 
 # Small English stop list for the lexical proxies: tokens that carry no claim.
 STOP_WORDS = frozenset(
@@ -170,27 +186,58 @@ def f1(prediction: str, ground_truth: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+@dataclass(frozen=True)
+class AbstentionPolicy:
+    """Which answers decline to answer: the patterns (regular expressions over the normalised
+    answer, matched at its start) of the configuration's ``abstention_patterns``."""
+
+    patterns: tuple[str, ...] = DEFAULT_ABSTENTION_PATTERNS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_compiled", re.compile("|".join(f"(?:{p})" for p in self.patterns)))
+
+    def matches(self, answer: str) -> bool:
+        """True for an abstention, and for an empty answer (nothing was said)."""
+        normalized = normalize_answer(answer)
+        return not normalized or bool(self._compiled.match(normalized))  # type: ignore[attr-defined]
+
+
+DEFAULT_ABSTENTION = AbstentionPolicy()
+
+
 def contains_answer(prediction: str, ground_truth: str) -> bool:
-    """True when the normalised ground truth stands as a whole-token run inside the prediction.
+    """True when the normalised ground truth stands as a whole-token run inside a prediction of
+    bounded length (at most twice the ground truth's tokens plus 4: an answer that pastes every
+    passage contains the truth, and says nothing).
 
     Never true for yes/no/noanswer ground truths: a sentence that happens to hold "no" is not a "no".
     """
     pred, gold = normalize_answer(prediction), normalize_answer(ground_truth)
     if not gold or gold in _SPECIAL_ANSWERS:
         return False
-    return f" {gold} " in f" {pred} "
+    longest = CONTAINMENT_TOKEN_FACTOR * len(gold.split()) + CONTAINMENT_EXTRA_TOKENS
+    return len(pred.split()) <= longest and f" {gold} " in f" {pred} "
 
 
-def correctness(prediction: str, ground_truth: str) -> float:
+def correctness(
+    prediction: str,
+    ground_truth: str,
+    answerable: bool = True,
+    abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
+) -> float:
     """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels.
 
-    Rule: 1.0 on exact match; 0.5 when the prediction contains the whole normalised ground truth
-    (a right answer buried in extra words) or HotpotQA F1 >= 0.5 (a partly right answer);
-    else 0.0. An empty prediction or an abstention ("unknown") scores 0.0, whatever the ground
-    truth says: abstaining is never a correct answer (exact_match, HotpotQA's own definition,
-    still gives ("unknown", "Unknown") 1.0).
+    Rule: 1.0 on exact match; 0.5 when a short prediction contains the whole normalised ground
+    truth (``contains_answer``: a right answer with a few extra words) or HotpotQA F1 >= 0.5
+    (a partly right answer); else 0.0. An abstention scores 0.0 on an answerable question and
+    1.0 on one the documents cannot answer (``answerable`` False), where any answer scores 0.0.
+    An empty prediction is an abstention (exact_match, HotpotQA's own definition, still gives
+    ("unknown", "Unknown") 1.0).
     """
-    if is_abstention(prediction):
+    abstained = abstention.matches(prediction)
+    if not answerable:
+        return 1.0 if abstained else 0.0
+    if abstained:
         return 0.0
     if exact_match(prediction, ground_truth):
         return 1.0
@@ -249,19 +296,20 @@ def content_tokens(text: str) -> list[str]:
     return [t for t in normalize_answer(text).split() if t not in STOP_WORDS]
 
 
-def is_abstention(answer: str) -> bool:
-    """True for "unknown" and its variants, and for an empty answer."""
-    normalized = normalize_answer(answer)
-    return not normalized or normalized in ABSTENTIONS
+def is_abstention(answer: str, abstention: AbstentionPolicy = DEFAULT_ABSTENTION) -> bool:
+    """True for "unknown", "I don't know ..." and the other abstentions, and an empty answer."""
+    return abstention.matches(answer)
 
 
-def faithfulness_lexical(answer: str, passages: Sequence[str]) -> float | None:
+def faithfulness_lexical(
+    answer: str, passages: Sequence[str], abstention: AbstentionPolicy = DEFAULT_ABSTENTION
+) -> float | None:
     """Lexical proxy for faithfulness: share of the answer's content tokens found in the passages.
 
     A proxy, not RAGAS faithfulness: it checks words, not claims. None for an abstention, an empty
     answer or an answer of stop words only (no claim to check). No passages scores 0.0.
     """
-    if is_abstention(answer):
+    if abstention.matches(answer):
         return None
     tokens = content_tokens(answer)
     if not tokens:

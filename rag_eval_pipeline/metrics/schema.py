@@ -21,12 +21,18 @@ SCORE_ID_COLUMNS = [
     "status",
     "error",
     "prompt_version",
+    "answerable",
+    "abstained",
     "rationales",
     "notes",
     *TOKEN_COLUMNS,
     "cost_usd",
     "diagnosis",
 ]
+
+# what the answers did, the same for every judge: summarized over every case (a failed answer
+# did not answer), beside the judges' metrics, which are over the scored cases only
+ANSWER_METRICS = ("answer_rate", "false_answer_rate", "over_abstention_rate")
 
 OVERALL = "all"  # the summary group over every case
 USAGE = "usage"  # rows whose ``total`` sums tokens or dollars instead of averaging a metric

@@ -166,6 +166,16 @@ class SignFlipResult:
     n_nonzero: int
 
 
+# Differences are counted on an integer grid of this resolution: every sum is then exact, so the
+# observed assignment is never lost to floating-point error (a difference of 1e-7 or less is 0).
+SIGN_FLIP_RESOLUTION = 10**6
+
+
+def _grid(differences: Sequence[float]) -> np.ndarray:
+    """The differences on the integer grid (rounded to the nearest millionth)."""
+    return np.rint(_present(differences) * SIGN_FLIP_RESOLUTION).astype(np.int64)
+
+
 def sign_flip_test(
     differences: Sequence[float], draws: int = MONTE_CARLO_DRAWS, seed: int = SEED
 ) -> SignFlipResult:
@@ -173,37 +183,101 @@ def sign_flip_test(
 
     Under the null each case's difference is as likely positive as negative, so the reference
     distribution of the sum is that of every sign assignment; p = P(|sum| >= |observed sum|).
-    The distribution is enumerated exactly while it has at most ``EXACT_SUPPORT_LIMIT`` distinct
-    sums (always for 0/0.5/1 scores); above that ``draws`` seeded random sign assignments give a
-    Monte Carlo p-value, (1 + hits) / (1 + draws) (Phipson & Smyth 2010). For 0/1 outcomes the
+    Sums are counted on an integer grid (``SIGN_FLIP_RESOLUTION``), so the enumeration is exact
+    for any scores, not only 0 / 0.5 / 1: no rounding drops the observed assignment. The
+    distribution is enumerated while it has at most ``EXACT_SUPPORT_LIMIT`` distinct sums
+    (always for 0/0.5/1 scores); above that ``draws`` seeded random sign assignments give a Monte
+    Carlo p-value, (1 + hits) / (1 + draws) (Phipson & Smyth 2010). For 0/1 outcomes the
     non-zero differences are McNemar's discordant pairs and p equals the exact McNemar test.
     No non-zero difference: p = 1.
     """
-    data = _present(differences)
-    magnitudes = np.abs(data[data != 0])
+    grid = _grid(differences)
+    magnitudes = np.abs(grid[grid != 0])
     if len(magnitudes) == 0:
         return SignFlipResult(1.0, "exact", 0)
-    observed = abs(float(data.sum()))
-    tolerance = 1e-9 * max(1.0, observed)
-    sums, probabilities = np.array([0.0]), np.array([1.0])
+    observed = abs(int(grid.sum()))
+    sums, probabilities = np.array([0], dtype=np.int64), np.array([1.0])
     for magnitude in magnitudes:
         sums = np.concatenate([sums + magnitude, sums - magnitude])
         probabilities = np.concatenate([probabilities, probabilities]) / 2
-        sums, inverse = np.unique(np.round(sums, 9), return_inverse=True)
+        sums, inverse = np.unique(sums, return_inverse=True)
         probabilities = np.bincount(inverse, weights=probabilities)
         if len(sums) > EXACT_SUPPORT_LIMIT:
             break
     else:
-        p_value = float(probabilities[np.abs(sums) >= observed - tolerance].sum())
+        p_value = float(probabilities[np.abs(sums) >= observed].sum())
         return SignFlipResult(min(1.0, p_value), "exact", len(magnitudes))
     rng = np.random.default_rng(seed)
     hits, done, chunk = 0, 0, max(1, 2_000_000 // len(magnitudes))
     while done < draws:
         size = min(chunk, draws - done)
-        signs = rng.choice(np.array([-1.0, 1.0]), size=(size, len(magnitudes)))
-        hits += int((np.abs(signs @ magnitudes) >= observed - tolerance).sum())
+        signs = rng.choice(np.array([-1, 1], dtype=np.int64), size=(size, len(magnitudes)))
+        hits += int((np.abs(signs @ magnitudes) >= observed).sum())
         done += size
     return SignFlipResult((1 + hits) / (1 + draws), f"monte carlo ({draws} draws)", len(magnitudes))
+
+
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment (Holm 1979): the i-th smallest p times (m - i + 1), made
+    monotone and capped at 1. Rejecting where the adjusted p is below the level keeps the chance
+    of any false rejection in the family at most the level, whatever the tests' dependence."""
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    if m == 0:
+        return []
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    adjusted = np.empty(m)
+    adjusted[order] = stepped
+    return adjusted.tolist()
+
+
+POWER = 0.8
+
+
+def detectable_difference(
+    differences: Sequence[float], level: float = SIGNIFICANCE, power: float = POWER
+) -> float:
+    """The smallest mean difference that ``len(differences)`` paired cases detect with
+    ``power`` at a two-sided ``level`` (normal approximation): (z(1 - level/2) + z(power)) * sd
+    / sqrt(n), the sd of the per-case differences taken from the observed discordance. With
+    no discordant case the sd is unknown: one discordant case of size 1 is assumed (a lower
+    bound on what n cases can show)."""
+    data = _present(differences)
+    n = len(data)
+    if n == 0:
+        return float("nan")
+    variance = float(data.var(ddof=1)) if n > 1 else 0.0
+    variance = max(variance, 1.0 / n)
+    z = stats.norm.ppf(1 - level / 2) + stats.norm.ppf(power)
+    return float(z * np.sqrt(variance / n))
+
+
+def cases_needed(difference: float, sd: float, level: float = SIGNIFICANCE, power: float = POWER) -> int:
+    """Paired cases to detect a true mean difference ``difference`` with ``power`` at a
+    two-sided ``level``, for per-case differences of standard deviation ``sd`` (normal
+    approximation; the inverse of ``detectable_difference``). Two floors keep it honest: a
+    difference of ``d`` on a 0-1 scale has an sd of at least sqrt(d(1 - d)) however alike the
+    models looked when it was measured, and the exact test needs k discordant cases with
+    2 / 2**k below the level before any verdict is possible at all."""
+    if difference <= 0:
+        raise ValueError("the difference to detect must be positive")
+    z = stats.norm.ppf(1 - level / 2) + stats.norm.ppf(power)
+    sd = max(sd, float(np.sqrt(difference * (1 - difference))))
+    normal = int(np.ceil((z * sd / difference) ** 2))
+    discordant = int(np.ceil(np.log2(2 / level)))
+    return max(normal, int(np.ceil(discordant / difference)))
+
+
+def discordance_sd(discordance: float, difference: float) -> float:
+    """The sd of per-case differences when a share ``discordance`` of the cases differ by one
+    point and the mean difference is ``difference`` (a stated assumption for planning)."""
+    if not 0 < discordance <= 1:
+        raise ValueError("discordance is a share of cases, above 0 and at most 1")
+    variance = discordance - difference**2
+    if variance <= 0:
+        raise ValueError(f"a mean difference of {difference} needs a discordance above {difference**2:.3f}")
+    return float(np.sqrt(variance))
 
 
 def paired_verdict(
@@ -245,6 +319,58 @@ def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float:
     if expected == 1.0:
         return 1.0
     return (observed - expected) / (1.0 - expected)
+
+
+def weighted_kappa(
+    a: Sequence[float], b: Sequence[float], levels: Sequence[float] = (0.0, 0.5, 1.0)
+) -> float:
+    """Cohen's kappa linearly weighted on an ordinal scale: a 0.5 against a 1 is half a
+    disagreement, a 0 against a 1 a whole one. 1 - (weighted observed disagreement) / (weighted
+    disagreement expected by chance from the two marginals). NaN when it is undefined: no pairs,
+    or both sides use a single label (no disagreement is possible by chance)."""
+    if len(a) != len(b):
+        raise ValueError("kappa needs paired labels")
+    if len(a) == 0:
+        return float("nan")
+    index = {level: i for i, level in enumerate(levels)}
+    k = len(levels)
+    observed = np.zeros((k, k))
+    for x, y in zip(a, b):
+        observed[index[float(x)], index[float(y)]] += 1
+    observed /= observed.sum()
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    positions = np.arange(k)
+    weights = np.abs(positions[:, None] - positions[None, :]) / (k - 1)
+    chance = float((weights * expected).sum())
+    if chance == 0.0:
+        return float("nan")
+    return 1.0 - float((weights * observed).sum()) / chance
+
+
+def bootstrap_statistic(
+    values: Sequence[Sequence[float]],
+    statistic,
+    confidence: float = CONFIDENCE,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> tuple[float, float]:
+    """A percentile bootstrap interval of ``statistic`` over paired rows (the cases are
+    resampled together); resamples where the statistic is undefined (NaN) are left out."""
+    columns = [np.asarray(v, dtype=float) for v in values]
+    n = len(columns[0])
+    if n < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(resamples):
+        picked = rng.integers(0, n, n)
+        value = statistic(*(c[picked] for c in columns))
+        if not np.isnan(value):
+            draws.append(value)
+    if not draws:
+        return float("nan"), float("nan")
+    alpha = 1 - confidence
+    return float(np.quantile(draws, alpha / 2)), float(np.quantile(draws, 1 - alpha / 2))
 
 
 def confusion(a: Sequence[object], b: Sequence[object], labels: Sequence[object]) -> pd.DataFrame:

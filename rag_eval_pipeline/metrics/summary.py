@@ -8,6 +8,7 @@ import pandas as pd
 
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.schema import (
+    ANSWER_METRICS,
     ANSWER_MODEL_ROW,
     DIAGNOSIS,
     OVERALL,
@@ -107,7 +108,10 @@ def _summarize_group(
     judge_errors = int((rows["status"] == "judge_error").sum())
     out = []
     for metric in metrics:
-        values = rows.loc[rows["status"] == "ok", metric].dropna()
+        # what the answers did is over every case (a failed answer did not answer); a judge's
+        # metric is over the cases it scored
+        counted = rows if metric in ANSWER_METRICS else rows[rows["status"] == "ok"]
+        values = counted[metric].dropna()
         interval, used = mean_interval(values.tolist(), method)
         out.append(
             {
@@ -170,12 +174,16 @@ def summarize(
 
 def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence[str] | None) -> list[str]:
     """The metrics a judge declares, so that another judge's columns do not show up as its n = 0
-    rows; a metric it declares but never produced stays, with n = 0. Undeclared: those with values."""
+    rows; a metric it declares but never produced stays, with n = 0. Undeclared: those with
+    values. What the answers did (``ANSWER_METRICS``) is beside every judge's metrics."""
+    answer_level = [m for m in metrics if m in ANSWER_METRICS and rows[m].notna().any()]
     if declared is None:
-        return [m for m in metrics if rows[m].notna().any()]
-    return [m for m in metrics if m in declared]
+        return [m for m in metrics if m not in ANSWER_METRICS and rows[m].notna().any()] + answer_level
+    return [m for m in metrics if m in declared and m not in ANSWER_METRICS] + answer_level
 
 
+# the headline metrics whose intervals the comparison carries beside their means
+INTERVAL_METRICS = ("correctness", "faithfulness", "context_relevance", "answer_rate")
 COMPARISON_ID_COLUMNS = [
     "answer_model",
     "judge_id",
@@ -216,6 +224,8 @@ def compare_models(
                 "judge_cost_usd": costs.get(judge_id, float("nan")),
             }
             record.update(dict(zip(rows["metric"], rows["mean"])))
+            for row in rows[rows["metric"].isin(INTERVAL_METRICS)].itertuples():
+                record[f"{row.metric}_ci_low"], record[f"{row.metric}_ci_high"] = row.ci_low, row.ci_high
             frames.append(record)
     if not frames:  # no model has a summary yet (the first ever failed): empty, with its columns
         return pd.DataFrame(columns=COMPARISON_ID_COLUMNS)

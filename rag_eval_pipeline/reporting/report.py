@@ -16,6 +16,7 @@ from rag_eval_pipeline.metrics.schema import DIAGNOSIS, OVERALL
 HEADLINE_METRICS = (
     "correctness",
     "faithfulness",
+    "answer_rate",
     "context_relevance",
     "faithfulness_lexical",
     "f1",
@@ -219,6 +220,37 @@ def _why_nothing_is_paired(models: int) -> str:
     return "no two models were scored by the same judge on the same cases"
 
 
+def judge_validation_html(validation: pd.DataFrame | None) -> str:
+    """Each LLM judge against the reference judge, pooled over the models, and on the
+    calibration models: whether its scores can be trusted."""
+    if validation is None or validation.empty:
+        return "<p>No LLM judge ran beside the reference judge: nothing to validate.</p>"
+    pooled = validation[validation["answer_model"] == "all models"]
+    calibration = validation[validation["answer_model"] != "all models"]
+    agreement = pooled[
+        [
+            "judge_id",
+            "axis",
+            "n",
+            "accuracy",
+            "kappa",
+            "kappa_low",
+            "kappa_high",
+            "kappa_note",
+            "definitions_compared",
+        ]
+    ]
+    flags = calibration[["judge_id", "answer_model", "judge_mean", "calibration_expected", "calibration_ok"]]
+    return (
+        '<p class="note">Agreement with the reference judge, pooled over every answer model: Cohen\'s '
+        "kappa linearly weighted on the 0 / 0.5 / 1 scale, with a 95% bootstrap interval "
+        "(undefined where one label on both sides leaves nothing to agree on beyond chance). "
+        "Calibration: a sound judge gives the oracle about 1 and the null model about 0.</p>"
+        + agreement.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+        + (flags.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–") if len(flags) else "")
+    )
+
+
 def render_report(
     summaries: Mapping[str, pd.DataFrame],
     scores_by_model: Mapping[str, pd.DataFrame],
@@ -228,6 +260,7 @@ def render_report(
     comparisons: pd.DataFrame,
     verdict_rule: str = "",
     stale: Mapping[str, list[str]] | None = None,
+    validation: pd.DataFrame | None = None,
 ) -> str:
     """The whole report as one HTML string; ``stale`` (model -> reasons) is shown first, so
     numbers computed on other questions or another index are never read as current."""
@@ -246,6 +279,8 @@ def render_report(
         comparisons.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
         if not comparisons.empty
         else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
+        '<h2 id="judge-validation">Can the judges be trusted?</h2>',
+        judge_validation_html(validation),
         "<h2>Trend</h2>",
         _figure_html(trend_chart(history)),
         "<h2>Cases</h2>",

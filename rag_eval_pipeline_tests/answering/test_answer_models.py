@@ -9,6 +9,7 @@ from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole, Invali
 from rag_eval_pipeline.config import AnswerModelSettings
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.retrieval.base import RetrievalMode, SearchHit
 
 HITS = (
@@ -109,7 +110,7 @@ def test_openai_compatible_and_local_models_resolve_to_their_endpoints():
         "gpt-4o-mini",
         "openai:gpt-4o-mini@hybrid-k3",
     )
-    assert gpt.endpoint == LLMEndpoint("openai") and gpt.generative
+    assert gpt.endpoint == LLMEndpoint("openai") and gpt.source is AnswerSource.GENERATIVE
     vllm = registry.resolve("my-vllm")
     assert vllm.model_id == "Qwen/Qwen2.5-7B-Instruct"
     assert vllm.endpoint == LLMEndpoint("openai", "http://127.0.0.1:8000/v1", "VLLM_KEY")

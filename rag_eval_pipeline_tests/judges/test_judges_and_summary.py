@@ -86,9 +86,15 @@ def test_summary_means_counts_and_groups():
         "retrieval_miss": 1.0,
         "reasoning_error": 0.0,
         "hallucination": 0.0,
+        "unsupported_words": 0.0,
         "parametric_answer": 0.0,
         "correct_from_non_gold": 0.0,
+        "false_answer": 0.0,
+        "over_abstention": 0.0,
     }
+    # the answer rate is over every case: one answered, one abstained, one failed
+    assert overall.loc["answer_rate", "mean"] == pytest.approx(1 / 3) and overall.loc["answer_rate", "n"] == 3
+    assert "false_answer_rate" not in overall.index  # no unanswerable question: absent, not 0
     cost = summary[(summary["group"] == "usage") & (summary["metric"] == "cost_usd")]
     assert cost["judge_id"].tolist() == ["reference"] and cost["total"].item() == 0.0
 

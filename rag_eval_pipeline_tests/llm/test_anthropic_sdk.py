@@ -455,3 +455,33 @@ def test_a_multi_call_judge_is_bounded_by_calls_in_flight_not_cases():
         scores = score_cases(join_cases(candidates, cases), [judge], concurrency=None)
     assert (scores["status"] == "ok").all() and scores["faithfulness"].notna().all()
     assert server.max_in_flight == 3 and len(server.requests) >= 3 * n
+
+
+def test_the_blind_strict_judge_never_shows_the_ground_truth_on_faithfulness():
+    """strict-blind: correctness asked with the ground truth, faithfulness and context relevance
+    in a second call without it; both calls' tokens are counted on the case."""
+    from rag_eval_pipeline.judges.registry import JudgeRegistry
+    from rag_eval_pipeline.llm.services import LLMServices
+
+    cases = _cases(2)
+    with FakeAnthropic() as server:
+        registry = JudgeRegistry()
+        spec = registry.resolve("strict-blind:claude-sonnet-4-6")
+        judge = registry.build(spec, LLMServices(lambda endpoint: _client(server), DEFAULT_PRICES))
+        scores = score_cases(join_cases(_candidates(cases), cases), [judge])
+    tools = [r["tool_choice"]["name"] for r in server.requests]
+    assert sorted(tools) == ["record_correctness"] * 2 + ["record_grounding"] * 2
+    grounding = [r for r in server.requests if r["tool_choice"]["name"] == "record_grounding"]
+    assert all("<ground_truth>" not in r["messages"][0]["content"] for r in grounding)
+    assert all(
+        "<ground_truth>Shirley Temple" in r["messages"][0]["content"]
+        for r in server.requests
+        if r not in grounding
+    )
+    assert (scores["status"] == "ok").all() and (scores["prompt_version"] == "strict-blind-v1").all()
+    assert scores[["correctness", "faithfulness", "context_relevance"]].notna().all().all()
+    assert (scores["input_tokens"] > 0).all() and spec.three_point_metrics == (
+        "correctness",
+        "faithfulness",
+        "context_relevance",
+    )

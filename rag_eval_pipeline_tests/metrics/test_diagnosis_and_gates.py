@@ -3,7 +3,7 @@ import math
 import pandas as pd
 import pytest
 
-from rag_eval_pipeline.metrics.diagnosis import diagnose
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
 from rag_eval_pipeline.metrics.gates import check_gates, gate_table, parse_threshold
 
 
@@ -73,5 +73,59 @@ def test_a_model_without_memory_is_never_said_to_answer_from_memory():
     from rag_eval_pipeline.metrics.diagnosis import diagnose
 
     assert diagnose(1.0, 1.0, 0.0) == "parametric_answer"
-    assert diagnose(1.0, 1.0, 0.0, generative=False) == "correct_from_non_gold"
-    assert diagnose(0.0, 1.0, 0.0, generative=False) == "retrieval_miss"
+    assert diagnose(1.0, 1.0, 0.0, AnswerSource.EXTRACTIVE) == "correct_from_non_gold"
+    assert diagnose(0.0, 1.0, 0.0, AnswerSource.EXTRACTIVE) == "retrieval_miss"
+    assert diagnose(1.0, 1.0, 0.0, AnswerSource.REFERENCE) == "ok"  # the oracle knows the truth
+
+
+SUMMARY_WITH_GROUPS = pd.DataFrame(
+    [
+        {
+            "judge_id": "reference",
+            "metric": "correctness",
+            "group": "all",
+            "mean": 0.32,
+            "ci_low": 0.15,
+            "ci_high": 0.53,
+            "n": 25,
+        },
+        {
+            "judge_id": "reference",
+            "metric": "correctness",
+            "group": "tag=unanswerable",
+            "mean": 0.5,
+            "ci_low": 0.2,
+            "ci_high": 0.8,
+            "n": 12,
+        },
+    ]
+)
+
+
+def test_a_release_gate_holds_the_lower_end_of_the_interval():
+    """0.320 on 25 cases passes a 0.300 threshold on the mean, not on the interval's lower end."""
+    from rag_eval_pipeline.metrics.gates import Bound, failed_gates_line, parse_gate
+
+    assert check_gates(SUMMARY_WITH_GROUPS, [parse_gate("correctness", 0.3)])[0].passed
+    lower = check_gates(SUMMARY_WITH_GROUPS, [parse_gate("correctness", 0.3, Bound.LOWER)])
+    assert not lower[0].passed and lower[0].checked == 0.15
+    assert failed_gates_line(lower) == "correctness (reference) lower bound 0.150 < threshold 0.3"
+
+
+def test_a_gate_per_tag_is_a_group_not_a_judge():
+    from rag_eval_pipeline.metrics.gates import parse_gate
+
+    gate = parse_gate("tag:unanswerable/correctness", 1.0)
+    assert (gate.group, gate.judge_id, gate.metric) == ("tag=unanswerable", None, "correctness")
+    result = check_gates(SUMMARY_WITH_GROUPS, [gate])[0]
+    assert result.mean == 0.5 and not result.passed and result.group == "tag=unanswerable"
+    judged = parse_gate("type:bridge/claude-sonnet-4-6/faithfulness", 0.7)
+    assert (judged.group, judged.judge_id, judged.metric) == (
+        "type=bridge",
+        "claude-sonnet-4-6",
+        "faithfulness",
+    )
+    missing = check_gates(SUMMARY_WITH_GROUPS, [parse_gate("tag:nothing/correctness", 0.5)])[0]
+    assert not missing.passed and missing.note == "not measured in tag=nothing"
+    with pytest.raises(ValueError, match="expected"):
+        parse_gate("a/b/c", 0.5)

@@ -205,3 +205,27 @@ def test_context_precision_bounds_and_perfect_ranking(retrieved, gold):
     if any(t in gold for t in retrieved):
         assert m.context_precision(relevant_first, sorted(gold)) == 1.0
         assert m.context_precision(relevant_first, sorted(gold)) >= score
+
+
+def test_saying_everything_earns_no_containment_credit():
+    """An answer that pastes the passages contains the truth; only a short answer that contains
+    it (at most twice its tokens plus 4) earns 0.5."""
+    from rag_eval_pipeline.metrics.reference import correctness
+
+    truth = "Chief of Protocol"
+    assert correctness("She was the Chief of Protocol", truth) == 0.5  # 6 tokens: short enough
+    pasted = "Kiss and Tell is a 1945 film starring Shirley Temple. " * 4 + f"She became {truth}."
+    assert correctness(pasted, truth) == 0.0
+    assert correctness("chief of protocol", truth) == 1.0
+
+
+def test_a_question_the_documents_cannot_answer_is_answered_by_abstaining():
+    from rag_eval_pipeline.metrics.reference import AbstentionPolicy, correctness, exact_match
+
+    assert correctness("unknown", "unknown", answerable=False) == 1.0
+    assert correctness("I don't know, the passages do not say.", "unknown", answerable=False) == 1.0
+    assert correctness("Paris", "unknown", answerable=False) == 0.0
+    assert correctness("unknown", "Paris") == 0.0 and exact_match("unknown", "unknown") == 1.0  # HotpotQA's
+    strict = AbstentionPolicy(("no comment$",))  # the team's own wording
+    assert correctness("No comment.", "unknown", answerable=False, abstention=strict) == 1.0
+    assert correctness("I don't know", "unknown", answerable=False, abstention=strict) == 0.0

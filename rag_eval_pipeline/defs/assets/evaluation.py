@@ -29,6 +29,7 @@ from rag_eval_pipeline.defs.resources import (
 )
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
 from rag_eval_pipeline.metrics.schema import case_set_id
 from rag_eval_pipeline.metrics.summary import summarize
@@ -132,7 +133,7 @@ def judge_scores(
         concurrency=None,  # the provider's client bounds the calls in flight across all cases
         # a batch carries one provider's calls: only when every judge that calls a model is on it
         prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", list),
-        generative=answer_spec.generative if answer_spec else True,
+        source=answer_spec.source if answer_spec else AnswerSource.GENERATIVE,
     )
     metadata = scores_metadata([s.judge_id for s in specs], scores, services)
     worst = worst_cases_table(

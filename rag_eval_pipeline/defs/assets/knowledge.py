@@ -156,7 +156,7 @@ def custom_judgement_list(
     """The user's questions, validated against the knowledge base (every problem named with its
     file and line). Without relevance labels the reference retrieval metrics are absent."""
     dataset = settings.settings.dataset
-    cases = read_judgement_file(dataset.questions or "", kb_passages)
+    cases = read_judgement_file(dataset.questions or "", kb_passages, settings.settings.abstention())
     sample = sample_questions(cases, dataset.sample_size, dataset.selection, dataset.seed)  # type: ignore[arg-type]
     labelled = int(sample["gold_titles"].map(len).gt(0).sum())
     context.add_output_metadata(

@@ -119,6 +119,7 @@ def eval_report(
     judgement_list: pd.DataFrame,
     kb_index: IndexManifest,
     paired_comparison: pd.DataFrame,
+    judge_validation: pd.DataFrame,
     history: HistoryResource,
     settings: SettingsResource,
 ) -> HtmlDocument:
@@ -136,6 +137,7 @@ def eval_report(
         paired_comparison,
         VERDICT_RULE.format(level=settings.settings.statistics.significance_level),
         stale,
+        judge_validation,
     )
     context.add_output_metadata(
         {"models": len(metric_summary), "size_kib": round(len(report.encode()) / 1024)}

@@ -37,7 +37,7 @@ class SettingsResource(dg.ConfigurableResource):
         return AnswerRegistry(self.settings.answer_models)
 
     def judge_registry(self) -> JudgeRegistry:
-        return JudgeRegistry(self.settings.custom_metrics)
+        return JudgeRegistry(self.settings.custom_metrics, self.settings.abstention())
 
 
 def storage_folder(context: dg.InitResourceContext) -> Path:
