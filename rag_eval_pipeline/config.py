@@ -229,6 +229,12 @@ class Settings(_Strict):
     )
     max_judge_error_share: float = Field(default=0.1, ge=0, le=1)
     concurrency: int = Field(default=8, ge=1)
+    max_answer_chars: int = Field(
+        default=20_000,
+        ge=100,
+        description="answers longer than this are stored cut (the cut recorded): a model or agent "
+        "that answers with megabytes must not fill reports, prompts and memory",
+    )
     executor: Literal["in_process", "multiprocess"] = Field(
         default="in_process",
         description="how a run executes its steps: in one process (a partition run costs its compute "
@@ -412,10 +418,18 @@ def load_settings(path: str | Path | None = None) -> Settings:
         raw: Any = yaml.safe_load(found.read_text()) or {}
     except yaml.YAMLError as err:
         raise ConfigError(f"{found}: not valid YAML: {err}") from err
+    except RecursionError:
+        raise ConfigError(f"{found}: nested too deeply to be a configuration file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{found}: not UTF-8 text (a binary file?)") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{found}: expected settings (a mapping of sections), got a {type(raw).__name__}")
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as err:
         raise ConfigError(f"{found}: {validation_problems(err)}") from err
+    except RecursionError:
+        raise ConfigError(f"{found}: nested too deeply to be a configuration file") from None
     base = found.resolve().parent  # relative paths in the file are relative to the file
     dataset = settings.dataset
     updates: dict[str, Any] = {}

@@ -1,9 +1,6 @@
 """The `rag-eval` entry point as a user runs it: exit codes, the printed table, the one-line
 errors, and the configuration `rag-eval init` writes."""
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,25 +11,8 @@ from rag_eval_pipeline.config import load_settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline_tests.support.cli import in_process, rag_eval
 from stand_ins.anthropic_api import FakeAnthropic
-
-RAG_EVAL = str(Path(sys.executable).with_name("rag-eval"))
-
-
-def rag_eval(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    """The installed console script, in a fresh process, as a user's shell runs it."""
-    environment = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RAG_EVAL_CONFIG")}
-    environment.update(env or {})
-    return subprocess.run(
-        [RAG_EVAL, *args], capture_output=True, text=True, cwd=cwd, env=environment, timeout=600
-    )
-
-
-def in_process(capsys, *args: str) -> tuple[int, str, str]:
-    """The same entry point's function in this process (no interpreter start-up per call)."""
-    code = cli.main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_run_prints_the_comparison_then_models_are_managed(shared_hotpotqa, tmp_path, capsys):

@@ -24,10 +24,52 @@ from rag_eval_pipeline.metrics import reference
 
 @dataclass
 class Reply:
+    """A scripted reply. ``trickle_s``: the headers at once, then the body one byte at a time
+    this far apart (a server whose every byte restarts the SDK's timeout); with ``endless`` a
+    chunked body that never ends. Both stop when the client hangs up (or after ``limit_s``)."""
+
     status: int = 200
     body: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    trickle_s: float = 0.0
+    endless: bool = False
+    limit_s: float = 120.0
+
+
+def send_reply(
+    handler: BaseHTTPRequestHandler, reply: Reply, payload: bytes, kind: str = "application/json"
+) -> None:
+    """Write ``reply`` on ``handler``'s connection: at once, trickled, or endless."""
+    handler.send_response(reply.status)
+    handler.send_header("content-type", kind)
+    if reply.endless:
+        handler.send_header("transfer-encoding", "chunked")
+    else:
+        handler.send_header("content-length", str(len(payload)))
+    for key, value in reply.headers.items():
+        handler.send_header(key, value)
+    handler.end_headers()
+    try:
+        if reply.endless:
+            deadline = time.monotonic() + reply.limit_s
+            while time.monotonic() < deadline:
+                handler.wfile.write(b"1\r\n \r\n")
+                handler.wfile.flush()
+                time.sleep(reply.trickle_s or 0.2)
+            return
+        if not reply.trickle_s:
+            handler.wfile.write(payload)
+            return
+        deadline = time.monotonic() + reply.limit_s
+        for byte in payload:
+            if time.monotonic() > deadline:
+                return
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            time.sleep(reply.trickle_s)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the client gave up: what a deadline is for
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -300,11 +342,7 @@ class FakeAnthropic:
                     reply = error_reply(404, "not_found_error")
                 else:
                     reply = fake._handle(body)
-                self._send(
-                    reply.status,
-                    json.dumps(reply.body if reply.body is not None else {}).encode(),
-                    reply.headers,
-                )
+                send_reply(self, reply, json.dumps(reply.body if reply.body is not None else {}).encode())
 
             def do_GET(self) -> None:  # noqa: N802
                 parts = self.path.split("?")[0].rstrip("/").split("/")

@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from rag_eval_pipeline.metrics import reference
-from stand_ins.anthropic_api import Reply, SimulatedModel, _tag
+from stand_ins.anthropic_api import Reply, SimulatedModel, _tag, send_reply
 
 
 def openai_error(status: int, message: str = "simulated", retry_after: float | None = None) -> Reply:
@@ -159,14 +159,7 @@ class FakeOpenAI:
                     reply = openai_error(404, "no such route")
                 else:
                     reply = fake._handle(body)
-                payload = json.dumps(reply.body or {}).encode()
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                send_reply(self, reply, json.dumps(reply.body or {}).encode())
 
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass

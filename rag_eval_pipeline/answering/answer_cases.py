@@ -30,6 +30,7 @@ CANDIDATE_COLUMNS = [
     "retrieved_scores",
     "retrieved_passages",
     "answer",
+    "answer_length",
     "latency_s",
     "status",
     "error",
@@ -40,6 +41,16 @@ CANDIDATE_COLUMNS = [
     "cost_usd",
     "from_cache",
 ]
+
+
+DEFAULT_MAX_ANSWER_CHARS = 20_000
+
+
+def capped_answer(answer: str, max_chars: int) -> str:
+    """The answer as stored: at most ``max_chars`` characters, a cut one marked with its length."""
+    if len(answer) <= max_chars:
+        return answer
+    return f"{answer[:max_chars]} [...cut: {len(answer):,} characters]"
 
 
 class AllCasesFailedError(RuntimeError):
@@ -64,6 +75,7 @@ def answer_cases(
     on_progress: ProgressCallback | None = None,
     concurrency: int = 8,
     prefill: Callable[[list[AnswerRequest]], None] | None = None,
+    max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
 ) -> pd.DataFrame:
     """One row per question: the retrieved passages in rank order, the answer, its tokens and cost.
 
@@ -73,7 +85,8 @@ def answer_cases(
     model) is raised at once, and a run in which every case failed raises AllCasesFailedError:
     either way the partition fails instead of storing a table of failures. ``prefill`` sees
     every request before any is answered (the Message Batches API fills the response cache
-    through it).
+    through it). An answer longer than ``max_answer_chars`` is stored cut, its full length in
+    ``answer_length``: a model that answers with megabytes must not fill every later report.
     """
     cases = judgement_list.to_dict(orient="records")
     hits_per_case = retrieve([c["question"] for c in cases], spec.top_k)
@@ -119,7 +132,8 @@ def answer_cases(
             row.update(
                 model_id=result.model_id,
                 prompt_version=result.prompt_version,
-                answer=result.answer,
+                answer=capped_answer(result.answer, max_answer_chars),
+                answer_length=len(result.answer),
                 status="ok",
                 error=None,
                 cost_usd=result.cost_usd,

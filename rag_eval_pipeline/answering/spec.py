@@ -13,7 +13,8 @@ from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.retrieval.base import RetrievalMode
 
 MAX_NAME_LENGTH = 120
-_NAME = re.compile(r"[A-Za-z0-9._:@+-]+")
+# a leading letter or digit: "." or ".." would name the storage folder itself
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]*")
 
 
 class InvalidNameError(ValueError):
@@ -21,12 +22,13 @@ class InvalidNameError(ValueError):
 
 
 def check_name(name: str, what: str = "answer model") -> str:
-    """Partition keys and model names: letters, digits and ``._:@+-``, at most 120 characters,
-    never ``..``. Storage paths are built from them, so nothing else is allowed anywhere."""
+    """Partition keys and model names: a letter or digit first, then letters, digits and
+    ``._:@+-``, at most 120 characters, never ``..``. Storage paths are built from them, so
+    nothing else is allowed anywhere."""
     if not name or len(name) > MAX_NAME_LENGTH or not _NAME.fullmatch(name) or ".." in name:
         raise InvalidNameError(
-            f"invalid {what} name {name!r}: use letters, digits and . _ : @ + - only "
-            f"(no '/', '\\', '..', spaces), at most {MAX_NAME_LENGTH} characters"
+            f"invalid {what} name {name!r}: start with a letter or digit, then letters, digits and "
+            f". _ : @ + - only (no '/', '\\', '..', spaces), at most {MAX_NAME_LENGTH} characters"
         )
     return name
 

@@ -4,12 +4,17 @@ module per command; each registers its parser and its handler."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+
+from dagster import DagsterExecutionInterruptedError  # what Dagster raises on a signal
 
 from rag_eval_pipeline.cli import init, inspect, models, plan, run
 from rag_eval_pipeline.cli.context import CommandError
 from rag_eval_pipeline.cli.output import error
+from rag_eval_pipeline.instance.home import fail_own_unfinished_runs
 
 COMMANDS = (run, inspect, plan, models, init)
 
@@ -30,16 +35,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, as an interrupt: the same clean stop as Ctrl-C."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         return args.handler(args)
     except CommandError as err:
         error(str(err))
         return 2
-    except KeyboardInterrupt:
-        error("interrupted: the run is marked failed; run the command again to resume from the cache")
-        return 130
+    except (KeyboardInterrupt, DagsterExecutionInterruptedError) as err:
+        what = (
+            "terminated"
+            if isinstance(err, Terminated) or not isinstance(err, KeyboardInterrupt)
+            else "interrupted"
+        )
+        failed = fail_own_unfinished_runs(f"rag-eval was {what}")
+        runs = f" (run {', '.join(r[:8] for r in failed)} marked failed)" if failed else ""
+        error(f"{what}{runs}: run the command again to resume; paid calls that returned are in the cache")
+        return 143 if what == "terminated" else 130
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from rag_eval_pipeline.instance.lineage import lineage_run_ids, load_asset, load
 from rag_eval_pipeline.metrics.gates import Bound, Gate, check_gates, gate_table, parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.explain import explain_case, worst_cases
 from rag_eval_pipeline.reporting.markdown import to_markdown
-from rag_eval_pipeline.storage.formats import CorruptArtifactError
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -98,7 +97,7 @@ class _Stored:
     def load(self, asset: str, partition: str | None = None):
         try:
             return load_asset(self.defs, self.instance, asset, partition)
-        except (FileNotFoundError, CorruptArtifactError) as err:
+        except (FileNotFoundError, ValueError) as err:  # missing, damaged, or an unreadable pointer
             raise CommandError(str(err)) from None
 
     def stale(self, summary) -> list[str]:

@@ -179,12 +179,12 @@ def handle(args: argparse.Namespace) -> int:
     if "answer_model" not in comparison.columns:  # no model produced a summary
         comparison = pd.DataFrame({"answer_model": pd.Series(dtype=str)})
     evaluated = set(models) - set(report.failed)
-    this_run = comparison[comparison["answer_model"].isin(evaluated)]
+    this_run = report.own_comparison  # what this command's runs stored, not a later run's
     print()
     print(comparison_table(this_run) if len(this_run) else "(no model of this run has a summary)")
-    paired = paired_table(report.paired, evaluated)
+    paired = paired_table(report.own_paired, evaluated)
     if paired:
-        family = int(report.paired["family_size"].max()) if "family_size" in report.paired else 1
+        family = int(report.own_paired["family_size"].max())
         print(f"\n{paired_rule(settings.statistics.significance_level, family)}\n{paired}")
     others = sorted(set(comparison["answer_model"]) - set(models))
     if others:

@@ -50,25 +50,35 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def document_files(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    return sorted(
-        p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES + TABLE_SUFFIXES
-    )
-
-
-def unsupported_files(folder: Path) -> list[Path]:
-    """Files of the folder that are not documents we read: listed as skipped, never ignored."""
+def _every_file(folder: Path) -> list[Path]:
+    """Every file of the folder and its subfolders, hidden ones (a ``.git``) left out."""
     if not folder.is_dir():
         return []
     return sorted(
         p
-        for p in folder.iterdir()
-        if p.is_file()
-        and not p.name.startswith(".")
-        and p.suffix.lower() not in TEXT_SUFFIXES + TABLE_SUFFIXES
+        for p in folder.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
     )
+
+
+def document_files(folder: Path) -> list[Path]:
+    """The documents of the folder, its subfolders included."""
+    return [p for p in _every_file(folder) if p.suffix.lower() in TEXT_SUFFIXES + TABLE_SUFFIXES]
+
+
+def unsupported_files(folder: Path) -> list[Path]:
+    """Files of the folder that are not documents we read: listed as skipped, never ignored."""
+    return [p for p in _every_file(folder) if p.suffix.lower() not in TEXT_SUFFIXES + TABLE_SUFFIXES]
+
+
+def file_name(path: Path, folder: Path) -> str:
+    """How a document is named in problems, versions and the sensor's tags: its path in the folder."""
+    return path.relative_to(folder).as_posix()
+
+
+def document_versions(folder: Path) -> dict[str, str]:
+    """Each document's name and content digest: what the new-documents sensor compares."""
+    return {file_name(path, folder): file_digest(path) for path in document_files(folder)}
 
 
 def read_utf8(path: Path) -> str:
@@ -116,7 +126,7 @@ def _records(path: Path) -> list[tuple[str, dict]]:
     return records
 
 
-def _passages_of(path: Path, chunking: Chunking) -> list[dict]:
+def _passages_of(path: Path, chunking: Chunking, name: str) -> list[dict]:
     rows = []
     for location, record in _records(path):
         if not isinstance(record, dict):
@@ -136,7 +146,7 @@ def _passages_of(path: Path, chunking: Chunking) -> list[dict]:
                     "title": title,
                     "passage": chunk,
                     "sentences": [s for s in _SENTENCE_END.split(chunk) if s],
-                    "source_file": path.name,
+                    "source_file": name,
                 }
             )
     return rows
@@ -151,23 +161,24 @@ def load_documents(
     rows: list[dict] = []
     supported = ", ".join(TEXT_SUFFIXES + TABLE_SUFFIXES)
     problems: list[str] = [
-        f"{p.name}: unsupported file type '{p.suffix or p.name}' (use {supported})"
+        f"{file_name(p, folder)}: unsupported file type '{p.suffix or p.name}' (use {supported})"
         for p in unsupported_files(folder)
     ]
     versions: dict[str, str] = {}
     for path in document_files(folder):
-        versions[path.name] = file_digest(path)
+        name = file_name(path, folder)
+        versions[name] = file_digest(path)
         size = path.stat().st_size
         if size > max_file_bytes:
             problems.append(
-                f"{path.name}: {size / 1e6:.1f} MB is over the {max_file_bytes / 1e6:.1f} MB limit "
+                f"{name}: {size / 1e6:.1f} MB is over the {max_file_bytes / 1e6:.1f} MB limit "
                 "(dataset.max_file_mb); split it or raise the limit"
             )
             continue
         try:
-            rows += _passages_of(path, chunking)
+            rows += _passages_of(path, chunking, name)
         except (ValueError, OSError, UnicodeDecodeError) as err:
-            problems.append(f"{path.name}: {err}")
+            problems.append(f"{name}: {err}")
     frame = pd.DataFrame(rows, columns=DOCUMENT_COLUMNS)
     duplicated = frame["passage_id"][frame["passage_id"].duplicated()].unique().tolist()
     if duplicated:

@@ -124,10 +124,19 @@ def _records_with_location(path: Path) -> Iterator[tuple[str, Any]]:
     """Yield (location, parsed record) for JSON list, JSONL or parquet files."""
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        for index, record in enumerate(pd.read_parquet(path).to_dict(orient="records")):
+        try:
+            table = pd.read_parquet(path)
+        except Exception as err:  # truncated, or not parquet at all
+            raise MalformedRowError(path, "the file", f"not a readable parquet file ({err})") from err
+        for index, record in enumerate(table.to_dict(orient="records")):
             yield f"row {index + 1}", _plain(record)
         return
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise MalformedRowError(path, f"line {line}", "not valid UTF-8 text (a binary file?)") from None
     if suffix == ".jsonl" or (suffix != ".json" and not text.lstrip().startswith("[")):
         for line_no, line in enumerate(text.splitlines(), start=1):
             if not line.strip():

@@ -8,7 +8,7 @@ import dagster as dg
 
 from rag_eval_pipeline.answering.spec import InvalidNameError, check_name
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.documents import document_files, file_digest
+from rag_eval_pipeline.data.documents import document_versions
 from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     DOCUMENTS_REBUILD,
@@ -142,7 +142,7 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
         """Watches the documents folder; a new or changed file rebuilds the knowledge base index,
         reading the folder with the asset's own rules (size limit, chunking)."""
         cursor = json.loads(context.cursor) if context.cursor else {}
-        versions = {path.name: file_digest(path) for path in document_files(documents.folder)}
+        versions = document_versions(documents.folder)
         changed = changed_files(versions, cursor)
         if not changed:
             return dg.SkipReason(f"no new or changed documents in {documents.folder}")

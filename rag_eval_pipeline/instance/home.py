@@ -138,6 +138,21 @@ def _alive(pid: int) -> bool:
 UNFINISHED = [dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED]
 
 
+def fail_own_unfinished_runs(reason: str) -> list[str]:
+    """Runs this process left unfinished (it was interrupted): marked failed now, with why."""
+    if "DAGSTER_HOME" not in os.environ:
+        return []
+    with dg.DagsterInstance.get() as instance:
+        runs = instance.get_runs(
+            dg.RunsFilter(
+                statuses=UNFINISHED, tags={CLI_HOST_TAG: socket.gethostname(), CLI_PID_TAG: str(os.getpid())}
+            )
+        )
+        for run in runs:
+            instance.report_run_failed(run, reason)
+        return [run.run_id for run in runs]
+
+
 def fail_runs_of_dead_cli_processes(instance: dg.DagsterInstance) -> list[str]:
     """Runs this machine's `rag-eval` created in-process and left unfinished because its process
     died (kill -9, a closed terminal), before or after they started: marked failed, so the UI

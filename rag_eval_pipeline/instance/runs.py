@@ -27,10 +27,12 @@ from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     COMPARISON_JOB,
     EVALUATION_JOB,
+    JUDGE_SCORES,
     JUDGEMENT_LIST,
     KB_INDEX,
     KNOWLEDGE_BASE_JOB,
     KNOWLEDGE_BASE_RUN_TAG,
+    METRIC_SUMMARY,
     MODEL_COMPARISON,
     PAIRED_COMPARISON,
 )
@@ -39,9 +41,11 @@ from rag_eval_pipeline.defs.resources import SettingsResource
 from rag_eval_pipeline.defs.run_config import evaluation_run_config, knowledge_base_run_config
 from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.errors import one_line, root_cause
-from rag_eval_pipeline.instance.lineage import load_asset, load_snapshot_asset
+from rag_eval_pipeline.instance.lineage import load_asset, load_materialization, load_snapshot_asset
 from rag_eval_pipeline.instance.preflight import PreflightError, preflight_problems
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.metrics.comparison import paired_comparisons
+from rag_eval_pipeline.metrics.summary import compare_models
 from rag_eval_pipeline.storage.snapshots import SnapshotStore, UnreadableLivePointerError
 
 
@@ -62,6 +66,9 @@ class RunReport:
     paired: pd.DataFrame = field(default_factory=pd.DataFrame)  # every pair of models, per metric
     knowledge_base_run: str | None = None  # the rebuild this run's evaluations are pinned to
     notes: list[str] = field(default_factory=list)  # what the user should know about the run
+    # what this command's own evaluation runs stored, whatever other runs stored since
+    own_comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
+    own_paired: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def dataset_source(dataset: str | None) -> str | None:
@@ -170,6 +177,7 @@ def run_evaluation(
         echo(f"note: {asked} questions were asked for, the dataset has {cases}: all {cases} are evaluated")
     judge_config = evaluation_run_config(judges)
     failed: dict[str, str] = {}
+    evaluated: dict[str, str] = {}  # model -> the run that evaluated it for this command
     if as_backfill and not backfill.daemon_running(instance):
         echo(
             "no Dagster daemon is running for this instance (start `dagster dev` with this "
@@ -185,11 +193,12 @@ def run_evaluation(
         echo(f"[backfill {backfill_id}] {len(models)} partitions submitted; the daemon launches their runs")
         outcomes = backfill.follow(instance, backfill_id, models, echo)
         failed.update({m: f"backfill run {o.status}" for m, o in outcomes.items() if o.status != "SUCCESS"})
+        evaluated.update({m: o.run_ids[-1] for m, o in outcomes.items() if o.status == "SUCCESS"})
         echo(f"[backfill {backfill_id}]: done in {time.perf_counter() - t0:.1f}s")
     for number, model in enumerate([] if as_backfill else models, start=1):
         label = f"[model {number}/{len(models)}] {model}: answer, judge, summarize"
         try:
-            stage(label, EVALUATION_JOB, judge_config, partition=model, tags=pinned)
+            evaluated[model] = stage(label, EVALUATION_JOB, judge_config, partition=model, tags=pinned)
         except Exception as err:  # one model's failure must not cost the others their evaluation
             cause = root_cause(err)
             failed[model] = f"{type(cause).__name__}: {one_line(cause)}"
@@ -204,7 +213,22 @@ def run_evaluation(
             f"another run ({live[:8]}) published a newer knowledge base while this one ran; this "
             f"run evaluated on its own rebuild ({kb_run[:8]}), so its results show as stale there"
         )
-    return RunReport(comparison, time.perf_counter() - started, steps, failed, paired, kb_run, notes)
+    own_summaries = {
+        m: load_materialization(instance, METRIC_SUMMARY, m, run) for m, run in evaluated.items()
+    }
+    own_scores = {m: load_materialization(instance, JUDGE_SCORES, m, run) for m, run in evaluated.items()}
+    statistics = settings.statistics
+    return RunReport(
+        comparison,
+        time.perf_counter() - started,
+        steps,
+        failed,
+        paired,
+        kb_run,
+        notes,
+        compare_models(own_summaries),
+        paired_comparisons(own_scores, statistics.significance_level, statistics.monte_carlo_draws),
+    )
 
 
 def _settings(defs: dg.Definitions) -> Settings:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import uuid
@@ -38,6 +39,19 @@ class ResponseCache:
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
         tmp.write_text(json.dumps(response.to_dict(), ensure_ascii=False))
         os.replace(tmp, path)
+
+
+MAX_RESPONSE_CHARS = 100_000  # a server that answers with megabytes: kept this much, and cached so
+
+
+def capped(response: LLMResponse, max_chars: int = MAX_RESPONSE_CHARS) -> LLMResponse:
+    """The response with its text cut at ``max_chars`` (its raw text blocks too), so one
+    misbehaving server cannot fill the cache, the run's memory and every report."""
+    if len(response.text) <= max_chars:
+        return response
+    text = f"{response.text[:max_chars]} [...cut: {len(response.text):,} characters]"
+    blocks = [b for b in response.raw_content if b.get("type") != "text"] + [{"type": "text", "text": text}]
+    return dataclasses.replace(response, text=text, raw_content=blocks)
 
 
 def is_complete(response: LLMResponse) -> bool:
@@ -119,7 +133,7 @@ class CachedClient:
                 return cached
         self.api_calls += 1
         async with self._limit() or contextlib.nullcontext(), self._shared_slot():
-            response = await self._within_deadline(self._inner.complete(request))
+            response = capped(await self._within_deadline(self._inner.complete(request)))
         if self._cache is not None and usable(response):
             self._cache.put(key, response)
         return response

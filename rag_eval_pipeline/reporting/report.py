@@ -137,6 +137,14 @@ def _passages_html(case: pd.Series, gold: set[str]) -> str:
 
 
 PASSAGE_PREVIEW_CHARS = 600
+ANSWER_PREVIEW_CHARS = 1_000  # the report shows this much of an answer; explain shows all of it
+
+
+def _preview(answer: object) -> str:
+    text = str(answer)
+    if len(text) <= ANSWER_PREVIEW_CHARS:
+        return text
+    return f"{text[:ANSWER_PREVIEW_CHARS]} [...{len(text) - ANSWER_PREVIEW_CHARS:,} more characters]"
 
 
 def case_table(
@@ -181,7 +189,7 @@ def case_table(
                 row["judge_id"],
                 row["qid"],
                 case["question"],
-                case["answer"],
+                _preview(case["answer"]),
                 truth.loc[row["qid"], "answer"] if known else "(not in the current judgement list)",
             ]
             numbers = [row.get("correctness"), faithfulness, row.get("context_relevance")]

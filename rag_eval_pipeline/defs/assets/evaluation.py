@@ -98,6 +98,7 @@ def candidate_answers(
             "answers",
             lambda requests: [model.llm_request(r) for r in requests],  # type: ignore[attr-defined]
         ),
+        max_answer_chars=settings.settings.max_answer_chars,
     )
     context.add_output_metadata(
         answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started)
