@@ -176,6 +176,19 @@ class MonitoringSettings(_Strict):
     job_name: str = "rag_eval"
 
 
+class UISettings(_Strict):
+    """Where `rag-eval ui` serves the Dagster UI and the reports (their links in the asset pages
+    point there)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=3000, ge=1, le=65535, description="the Dagster UI")
+    reports_port: int = Field(default=3001, ge=1, le=65535, description="the HTML reports, read-only")
+
+    @property
+    def reports_url(self) -> str:
+        return f"http://{self.host}:{self.reports_port}"
+
+
 class PhoenixExperimentSettings(_Strict):
     """The judgement list as a Phoenix dataset, each answer model as an experiment over it
     (opt-in; needs the ``[phoenix]`` extra)."""
@@ -259,6 +272,7 @@ class Settings(_Strict):
     cache: CacheSettings = CacheSettings()
     tracing: TracingSettings = TracingSettings()
     monitoring: MonitoringSettings = MonitoringSettings()
+    ui: UISettings = UISettings()
 
     @field_validator("thresholds")
     @classmethod

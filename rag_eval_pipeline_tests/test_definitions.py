@@ -20,13 +20,13 @@ EXPECTED_ASSETS = {
     "prometheus_metrics",
 }
 EXPECTED_CHECKS = {
-    ("kb_passages", "kb_passages_unique_ids"),
-    ("judgement_list", "judgement_list_gold_titles_in_kb"),
-    ("candidate_answers", "candidate_answers_complete"),
-    ("judge_scores", "judge_scores_in_range"),
-    ("judge_scores", "judge_scores_complete"),
-    ("judge_scores", "judge_scores_judge_error_share"),
-    ("judge_scores", "judge_scores_quality_gates"),
+    ("kb_passages", "unique_ids"),
+    ("judgement_list", "gold_titles_in_kb"),
+    ("candidate_answers", "complete"),
+    ("judge_scores", "in_range"),
+    ("judge_scores", "complete"),
+    ("judge_scores", "judge_error_share"),
+    ("judge_scores", "quality_gates"),
 }
 
 

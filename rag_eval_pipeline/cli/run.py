@@ -110,7 +110,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         parents=[options],
         help="the same as run --backfill",
         description="Rebuild the knowledge base here, submit the answer-model partitions as one "
-        "Dagster backfill for the daemon of `dagster dev` or a deployment, follow it, then print "
+        "Dagster backfill for the daemon of `rag-eval ui` or a deployment, follow it, then print "
         "the comparison.",
     )
     backfill.set_defaults(handler=handle, backfill=True)

@@ -1,4 +1,6 @@
-"""Asset checks: thin wrappers over the pure validators; the ones guarding downstream numbers block."""
+"""Asset checks: thin wrappers over the pure validators; the ones guarding downstream numbers block.
+Each is named for the property it checks; Dagster prefixes the asset in its step key
+(``judge_scores_quality_gates``)."""
 
 import warnings
 
@@ -41,13 +43,18 @@ def _result(problems: list[str]) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset=KB_PASSAGES, blocking=True)
+@dg.asset_check(asset=KB_PASSAGES, name="unique_ids", blocking=True)
 def kb_passages_unique_ids(kb_passages: pd.DataFrame) -> dg.AssetCheckResult:
     """Passage ids are unique and no passage is empty, so retrieval hits map to one passage."""
     return _result(passage_problems(kb_passages))
 
 
-@dg.asset_check(asset=JUDGEMENT_LIST, blocking=True, additional_ins={KB_PASSAGES: dg.AssetIn(KB_PASSAGES)})
+@dg.asset_check(
+    asset=JUDGEMENT_LIST,
+    name="gold_titles_in_kb",
+    blocking=True,
+    additional_ins={KB_PASSAGES: dg.AssetIn(KB_PASSAGES)},
+)
 def judgement_list_gold_titles_in_kb(
     judgement_list: pd.DataFrame, kb_passages: pd.DataFrame
 ) -> dg.AssetCheckResult:
@@ -57,6 +64,7 @@ def judgement_list_gold_titles_in_kb(
 
 @dg.asset_check(
     asset=CANDIDATE_ANSWERS,
+    name="complete",
     partitions_def=answer_model_partitions,
     blocking=True,
     additional_ins={JUDGEMENT_LIST: dg.AssetIn(JUDGEMENT_LIST)},
@@ -68,7 +76,7 @@ def candidate_answers_complete(
     return _result(coverage_problems(judgement_list, candidate_answers))
 
 
-@dg.asset_check(asset=JUDGE_SCORES, partitions_def=answer_model_partitions, blocking=True)
+@dg.asset_check(asset=JUDGE_SCORES, name="in_range", partitions_def=answer_model_partitions, blocking=True)
 def judge_scores_in_range(judge_scores: pd.DataFrame, settings: SettingsResource) -> dg.AssetCheckResult:
     """Scores lie in [0, 1], and the metrics a judge declares on the three-point scale take
     exactly 0, 0.5 or 1."""
@@ -78,6 +86,7 @@ def judge_scores_in_range(judge_scores: pd.DataFrame, settings: SettingsResource
 
 @dg.asset_check(
     asset=JUDGE_SCORES,
+    name="complete",
     partitions_def=answer_model_partitions,
     blocking=True,
     additional_ins={CANDIDATE_ANSWERS: dg.AssetIn(CANDIDATE_ANSWERS)},
@@ -87,7 +96,9 @@ def judge_scores_complete(judge_scores: pd.DataFrame, candidate_answers: pd.Data
     return _result(scoring_completeness_problems(judge_scores, candidate_answers))
 
 
-@dg.asset_check(asset=JUDGE_SCORES, partitions_def=answer_model_partitions, blocking=True)
+@dg.asset_check(
+    asset=JUDGE_SCORES, name="judge_error_share", partitions_def=answer_model_partitions, blocking=True
+)
 def judge_scores_judge_error_share(
     judge_scores: pd.DataFrame, settings: SettingsResource
 ) -> dg.AssetCheckResult:
@@ -97,6 +108,7 @@ def judge_scores_judge_error_share(
 
 @dg.asset_check(
     asset=JUDGE_SCORES,
+    name="quality_gates",
     partitions_def=answer_model_partitions,
     blocking=True,
     additional_ins={

@@ -10,7 +10,7 @@ from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.schema import OVERALL, USAGE
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
-from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
@@ -86,41 +86,37 @@ def worst_cases_table(
     cases: pd.DataFrame,
     run_id: str | None = None,
 ) -> dg.TableMetadataValue | None:
-    """The lowest-correctness cases of this partition, each with its answer, truth, scores,
-    diagnosis, retrieved titles (gold starred), the passages the model read and the command that
-    explains it as this run scored it: a bad score is traced from the asset page."""
-    scored = (
-        scores[scores["status"] == "ok"].dropna(subset=["correctness"])
-        if "correctness" in scores
-        else scores[:0]
-    )
-    if scored.empty:
+    """The lowest-correctness cases of this partition in short columns that fit a screen:
+    question, answer, truth, scores, diagnosis, the retrieved titles (gold starred), the gold
+    titles it missed, the index version and the run. Each case in full, passages and all, is
+    one click away (``worst_case_markdown``)."""
+    worst = _worst(scores)
+    if worst.empty:
         return None
-    worst = scored.sort_values(["correctness", "qid"], kind="stable").drop_duplicates("qid").head(WORST_CASES)
-    by_qid = answers.set_index("qid")
-    truth = cases.set_index("qid")
+    by_qid, truth = answers.set_index("qid"), cases.set_index("qid")
     records = []
     for row in worst.itertuples():
-        gold = set(truth.loc[row.qid, "gold_titles"])
-        titles = [f"{t} *" if t in gold else t for t in by_qid.loc[row.qid, "retrieved_titles"]]
-        read = zip(by_qid.loc[row.qid, "retrieved_titles"], by_qid.loc[row.qid, "retrieved_passages"])
-        passages = " | ".join(f"[{n}] {t}: {_clip(str(p))}" for n, (t, p) in enumerate(read, start=1))
+        gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
+        retrieved = list(by_qid.loc[row.qid, "retrieved_titles"])
+        faithfulness, label = _faithfulness(row)
         records.append(
             dg.TableRecord(
                 {
                     "qid": row.qid,
-                    "question": str(truth.loc[row.qid, "question"]),
-                    "answer": str(by_qid.loc[row.qid, "answer"]),
-                    "truth": str(truth.loc[row.qid, "answer"]),
+                    "question": _clip(_question(row.qid, by_qid, truth), 80),
+                    "answer": _clip(str(by_qid.loc[row.qid, "answer"]), 60),
+                    "truth": _clip(str(truth.loc[row.qid, "answer"]) if row.qid in truth.index else "–", 40),
                     "judge": row.judge_id,
                     "correctness": float(row.correctness),
-                    "faithfulness": _number(getattr(row, "faithfulness", None)),
+                    label: faithfulness,
                     "context_relevance": _number(getattr(row, "context_relevance", None)),
                     "diagnosis": str(row.diagnosis),
-                    "retrieved (* gold)": "; ".join(titles),
-                    "passages": passages,
-                    "explain": f"rag-eval explain {row.qid} --model {partition}"
-                    + (f" --run {run_id}" if run_id else ""),
+                    "retrieved (* gold)": _clip(
+                        "; ".join(f"{t} *" if t in gold else t for t in retrieved), 120
+                    ),
+                    "missed gold": _clip("; ".join(sorted(gold - set(retrieved))) or "–", 60),
+                    "index": str(by_qid.loc[row.qid].get("kb_version", "–"))[:12],
+                    "run": (run_id or "–")[:8],
                 }
             )
         )
@@ -128,12 +124,83 @@ def worst_cases_table(
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
 
 
-_SCORES = ("correctness", "faithfulness", "context_relevance")
-PASSAGE_CLIP = 160  # characters of each passage in the table (the explain command shows more)
+def worst_case_markdown(
+    partition: str,
+    scores: pd.DataFrame,
+    answers: pd.DataFrame,
+    cases: pd.DataFrame,
+    run_id: str | None = None,
+) -> dict[str, dg.MarkdownMetadataValue]:
+    """Each worst case in full, as its own metadata entry (one click in the UI): the question,
+    answer, truth, every judge's scores and rationales, the passages the model read (gold
+    marked) and the gold titles it missed, and the command that explains it."""
+    worst = _worst(scores)
+    by_qid, truth = answers.set_index("qid"), cases.set_index("qid")
+    entries = {}
+    for rank, row in enumerate(worst.itertuples(), start=1):
+        known = row.qid in truth.index
+        gold = set(truth.loc[row.qid, "gold_titles"]) if known else set()
+        answer = by_qid.loc[row.qid]
+        judged = scores[scores["qid"] == row.qid]
+        metrics = [c for c in judged.columns if c in _CASE_METRICS]
+        lines = [
+            f"**{_question(row.qid, by_qid, truth)}**",
+            "",
+            f"- answer: {answer['answer']}",
+            f"- truth: {truth.loc[row.qid, 'answer'] if known else '(not in the current judgement list)'}",
+            f"- diagnosis: {row.diagnosis}",
+            f"- missed gold: {', '.join(sorted(gold - set(answer['retrieved_titles']))) or 'none'}",
+            "",
+            to_markdown(judged[["judge_id", "status", *metrics]]),
+            "",
+            "**Passages the model read**",
+        ]
+        for n, (title, text) in enumerate(
+            zip(answer["retrieved_titles"], answer["retrieved_passages"]), start=1
+        ):
+            lines += ["", f"{n}. **{title}**{' (gold)' if title in gold else ''}: {text}"]
+        explain = f"rag-eval explain {row.qid} --model {partition}" + (f" --run {run_id}" if run_id else "")
+        lines += ["", f"`{explain}`"]
+        entries[f"worst case {rank}: {row.qid}"] = dg.MetadataValue.md("\n".join(lines))
+    return entries
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= PASSAGE_CLIP else text[: PASSAGE_CLIP - 1] + "…"
+def _worst(scores: pd.DataFrame) -> pd.DataFrame:
+    if "correctness" not in scores:
+        return scores[:0]
+    scored = scores[scores["status"] == "ok"].dropna(subset=["correctness"])
+    return scored.sort_values(["correctness", "qid"], kind="stable").drop_duplicates("qid").head(WORST_CASES)
+
+
+def _question(qid: str, by_qid: pd.DataFrame, truth: pd.DataFrame) -> str:
+    return str(truth.loc[qid, "question"] if qid in truth.index else by_qid.loc[qid, "question"])
+
+
+def _faithfulness(row: object) -> tuple[float | None, str]:
+    """The judge's faithfulness when it read the claims, else the lexical proxy, named as such."""
+    judged = _number(getattr(row, "faithfulness", None))
+    if judged is not None:
+        return judged, "faithfulness"
+    return _number(getattr(row, "faithfulness_lexical", None)), "faithfulness_lexical"
+
+
+_SCORES = ("correctness", "faithfulness", "faithfulness_lexical", "context_relevance")
+_CASE_METRICS = (
+    "correctness",
+    "faithfulness",
+    "faithfulness_lexical",
+    "context_relevance",
+    "context_precision",
+    "context_recall",
+    "exact_match",
+    "f1",
+    "answer_relevancy",
+)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _number(value: object) -> float | None:
@@ -163,16 +230,18 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+# the columns a person reads first, narrow enough for the asset page; every metric is in the table
 HEADLINE_COLUMNS = (
     "answer_model",
     "judge_id",
-    "n_cases",
-    "n_failed",
-    "stale",
     "correctness",
     "faithfulness",
+    "answer_rate",
     "context_relevance",
     "f1",
+    "stale",
+    "n_cases",
+    "n_failed",
     "note",
 )
 
@@ -191,6 +260,8 @@ def comparison_metadata(comparison: pd.DataFrame) -> dict[str, Any]:
     return {
         "stale_models": "; ".join(f"{m}: {r}" for m, r in reasons.items()) or "none",
         "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
-        "comparison": dg.MetadataValue.md(to_markdown(comparison[headline] if headline else comparison)),
+        "comparison": dg.MetadataValue.md(
+            to_markdown(with_intervals(comparison)[headline] if headline else comparison)
+        ),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
     }

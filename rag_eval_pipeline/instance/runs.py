@@ -180,8 +180,8 @@ def run_evaluation(
     evaluated: dict[str, str] = {}  # model -> the run that evaluated it for this command
     if as_backfill and not backfill.daemon_running(instance):
         echo(
-            "no Dagster daemon is running for this instance (start `dagster dev` with this "
-            "DAGSTER_HOME, or a deployment's daemon): evaluating in this process"
+            "no Dagster daemon is running for this instance (start `rag-eval ui` on this "
+            "instance, or a deployment's daemon): evaluating in this process"
         )
         as_backfill = False
     if as_backfill:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.summary import INTERVAL_METRICS
+
 ABSENT = "–"  # an absent value (NaN): never printed as 0
 
 
@@ -25,3 +27,19 @@ def to_markdown(frame: pd.DataFrame, float_format: str = "{:.3f}") -> str:
     for record in frame.itertuples(index=False):
         lines.append("| " + " | ".join(markdown_cell(v, float_format) for v in record) + " |")
     return "\n".join(lines)
+
+
+def with_intervals(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Each headline mean with its 95% interval, ``0.743 [0.560, 0.870]``: a number without its
+    interval claims more than a small sample says."""
+    shown = comparison.copy()
+    for metric in INTERVAL_METRICS:
+        low, high = f"{metric}_ci_low", f"{metric}_ci_high"
+        if metric not in shown or low not in shown:
+            continue
+        shown[metric] = [
+            ABSENT if pd.isna(m) else f"{m:.3f}" if pd.isna(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+            for m, lo, hi in zip(shown[metric], shown[low], shown[high])
+        ]
+        shown = shown.drop(columns=[low, high])
+    return shown

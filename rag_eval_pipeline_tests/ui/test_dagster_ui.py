@@ -1,105 +1,126 @@
-"""The real Dagster UI in headless Chromium: `dagster dev` with the project's workspace.yaml."""
+"""The real Dagster UI in headless Chromium, as a new user meets it: `rag-eval ui` on a fresh
+instance with a 25-question configuration and two named models, nothing run from the command line
+first. The tests run in order on one instance: the configured models are there, "Materialize all"
+of one partition is green, a content change makes everything stale, a failed gate is named on its
+run page, a bad case reads in one screen, and the report link opens the report."""
 
 import contextlib
+import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import time
+import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
-from rag_eval_pipeline import cli
-from rag_eval_pipeline_tests.support import REPO_ROOT
+from rag_eval_pipeline.config import Settings, load_settings
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.defs.names import CLI_PID_TAG, KNOWLEDGE_BASE_RUN_TAG
+from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
+from rag_eval_pipeline_tests.support import ARTIFACTS, SHARED_HOTPOTQA
+from rag_eval_pipeline_tests.support.cli import RAG_EVAL
 from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
 
-pytestmark = pytest.mark.slow  # dagster dev and a browser
+pytestmark = pytest.mark.slow  # `rag-eval ui` (webserver and daemon) and a browser
+
+LOCATION = "rag_eval_pipeline"
+EVALUATION_ASSETS = ("candidate_answers", "judge_scores", "metric_summary", "metric_history")
+CROSS_MODEL_ASSETS = (
+    "model_comparison",
+    "paired_comparison",
+    "judge_validation",
+    "eval_report",
+    "prometheus_metrics",
+)
+MODELS = ("oracle", "null")
 
 
-ARTIFACTS = REPO_ROOT / "test-artifacts"
+@dataclass(frozen=True)
+class UI:
+    url: str
+    home: Path
+    config: Path
+    reports_url: str
+
+    def instance(self) -> dg.DagsterInstance:
+        return dg.DagsterInstance.from_config(str(self.home))
 
 
-def _assets_by_group() -> dict[str, list[str]]:
-    """What the UI must show: every asset of the definitions `dagster dev` loads, by group."""
-    from rag_eval_pipeline.definitions import defs
-
-    graph = defs.get_repository_def().asset_graph
-    groups: dict[str, list[str]] = {}
-    for key in graph.get_all_asset_keys():
-        groups.setdefault(graph.get(key).group_name, []).append(key.to_user_string())
-    return groups
-
-
-def _wait_for(url: str, process: subprocess.Popen, timeout_s: float = 120) -> None:
-    import urllib.request
-
+def _wait_until(condition, timeout_s: float, what: str):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"dagster dev exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/server_info", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)  # the webserver is still starting: poll again
-    raise TimeoutError(f"no Dagster webserver at {url} after {timeout_s} s")
+        value = condition()
+        if value:
+            return value
+        time.sleep(1)  # the daemon ticks sensors and launches runs on its own schedule
+    raise AssertionError(f"{what}: not within {timeout_s} s")
+
+
+def _graphql(url: str, query: str, variables: dict | None = None) -> dict:
+    """The webserver's GraphQL API, as the UI itself calls it."""
+    body = json.dumps({"query": query, "variables": variables or {}}).encode()
+    request = urllib.request.Request(f"{url}/graphql", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        answer = json.loads(response.read())
+    assert "errors" not in answer, answer["errors"]
+    return answer["data"]
 
 
 @pytest.fixture(scope="module")
-def dagster_ui(shared_hotpotqa, tmp_path_factory):
-    """An instance with two evaluated models, served by `dagster dev` from the repo root."""
-    chromium = shutil.which("chromium")
-    assert chromium, "Debian's chromium is required (apt-get install chromium); .ci/run installs it"
-    home = tmp_path_factory.mktemp("ui_home")
-    assert (
-        cli.main(
-            [
-                "--dagster-home",
-                str(home),
-                "run",
-                "--dataset",
-                str(shared_hotpotqa),
-                "--sample",
-                "5",
-                "--models",
-                "oracle,null",
-            ]
-        )
-        == 0
+def ui(tmp_path_factory):
+    """`rag-eval ui` on a fresh home: no run, no partition, only the configuration file."""
+    assert shutil.which("chromium"), (
+        "Debian's chromium is required (apt-get install chromium); .ci/run installs it"
     )
-    port = free_port()
-    env = {**os.environ, "DAGSTER_HOME": str(home)}
-    env.pop("ELASTICSEARCH_URL", None)
-    log = open(home / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
+    folder = tmp_path_factory.mktemp("ui")
+    reports_port = free_port()
+    config = folder / "rag_eval.yaml"
+    config.write_text(
+        f"dataset: {{source: '{SHARED_HOTPOTQA}', sample_size: 25}}\n"
+        "answer_models:\n"
+        "  - {name: oracle, provider: offline, model: oracle}\n"
+        '  - {name: "null", provider: offline, model: "null"}\n'
+        f"ui: {{reports_port: {reports_port}}}\n"
+    )
+    home, port = folder / "home", free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RAG_EVAL_CONFIG")}
+    log = open(folder / "ui.log", "w")  # noqa: SIM115 (open for the server's lifetime)
     process = subprocess.Popen(
-        [sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
-        cwd=REPO_ROOT,
+        [RAG_EVAL, "--config", str(config), "--dagster-home", str(home), "ui", "--port", str(port)],
+        cwd=folder,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
+
+    def serving() -> bool:
+        assert process.poll() is None, (folder / "ui.log").read_text()[-3000:]
+        with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/server_info", timeout=2) as reply:
+            return reply.status == 200
+        return False
+
     try:
-        _wait_for(url, process)
-        yield url, home, chromium
+        _wait_until(serving, 180, "the Dagster webserver")
+        yield UI(url, home, config, f"http://127.0.0.1:{reports_port}")
     finally:
         stop_process_group(process)
         log.close()
 
 
 @pytest.fixture(scope="module")
-def browser(dagster_ui):
+def browser(ui):
     from playwright.sync_api import sync_playwright
 
-    _, _, chromium = dagster_ui
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=chromium,
+            executable_path=shutil.which("chromium"),
             args=[
                 "--no-sandbox",
                 "--disable-gpu",
@@ -118,228 +139,246 @@ def browser(dagster_ui):
 def _open(page, url: str) -> None:
     """Go to a page and dismiss the first-visit "Join the Dagster community" dialog if shown."""
     page.goto(url, wait_until="networkidle")
-    skip = page.get_by_role("button", name="Skip", exact=True)
     with contextlib.suppress(Exception):  # the dialog shows once per browser profile
-        skip.first.click(timeout=3_000)
+        page.get_by_role("button", name="Skip", exact=True).first.click(timeout=3_000)
 
 
-def _screenshot(page, name: str) -> Path:
+def _screenshot(page, name: str, full_page: bool = True) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    print(f"screenshot: {path}")
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 
-def test_asset_graph_lists_every_asset(dagster_ui, browser):
-    url, _, _ = dagster_ui
+def _in_flight(ui: UI) -> int:
+    with ui.instance() as instance:
+        return instance.get_runs_count(
+            dg.RunsFilter(
+                statuses=[
+                    dg.DagsterRunStatus.QUEUED,
+                    dg.DagsterRunStatus.NOT_STARTED,
+                    dg.DagsterRunStatus.STARTING,
+                    dg.DagsterRunStatus.STARTED,
+                ]
+            )
+        )
+
+
+def _latest(ui: UI, asset: str, partition: str | None = None):
+    with ui.instance() as instance:
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(
+                asset_key=dg.AssetKey(asset), asset_partitions=[partition] if partition else None
+            ),
+            limit=1,
+        ).records
+    return records[0] if records else None
+
+
+def _settled(ui: UI) -> bool:
+    """No run in flight and the comparison newer than every summary: the daemon is done."""
+    if _in_flight(ui):
+        return False
+    comparison, summary = _latest(ui, "model_comparison"), _latest(ui, "metric_summary")
+    return summary is not None and comparison is not None and comparison.storage_id > summary.storage_id
+
+
+def _stale(ui: UI, assets, partition: str | None) -> dict[str, str]:
+    query = """query($keys: [AssetKeyInput!], $p: String) {
+                 assetNodes(assetKeys: $keys) { assetKey { path } staleStatus(partition: $p) } }"""
+    nodes = _graphql(ui.url, query, {"keys": [{"path": [a]} for a in assets], "p": partition})["assetNodes"]
+    return {n["assetKey"]["path"][0]: n["staleStatus"] for n in nodes}
+
+
+def test_the_asset_graph_shows_every_asset_by_group(ui, browser):
+    graph = build_definitions(load_settings(ui.config)).resolve_asset_graph()
+    groups: dict[str, list[str]] = {}
+    for key in graph.get_all_asset_keys():
+        groups.setdefault(graph.get(key).group_name, []).append(key.to_user_string())
+    assert set(groups) == {"knowledge", "evaluation", "reporting"}  # no group named like an asset
     page = browser.new_page()
-    graphs = _assets_by_group()
-    assert set(graphs) == {"knowledge", "evaluation", "reporting"}
-    _open(page, f"{url}/assets")
-    for asset in sorted(a for assets in graphs.values() for a in assets):
+    _open(page, f"{ui.url}/assets")
+    for asset in sorted(a for assets in groups.values() for a in assets):
         page.get_by_text(asset, exact=True).first.wait_for(timeout=30_000)
     _screenshot(page, "ui-assets")
-    for group, assets in graphs.items():
-        _open(page, f"{url}/locations/rag_eval_pipeline/asset-groups/{group}")
-        for asset in assets:  # the nodes of the lineage graph
-            page.get_by_text(asset, exact=True).first.wait_for(timeout=30_000)
+    for group, assets in groups.items():
+        _open(page, f"{ui.url}/locations/{LOCATION}/asset-groups/{group}")
+        page.get_by_text(sorted(assets)[0], exact=True).first.wait_for(timeout=30_000)
         _screenshot(page, f"ui-graph-{group}")
 
 
-def test_answer_model_partitions_appear(dagster_ui, browser):
-    url, _, _ = dagster_ui
+def test_the_configured_models_are_partitions_without_any_cli_step(ui, browser):
+    def registered():
+        with ui.instance() as instance:
+            return set(instance.get_dynamic_partitions("answer_model")) == set(MODELS)
+
+    _wait_until(registered, 180, "the configured models registered by answer_models_sensor")
     page = browser.new_page()
-    _open(page, f"{url}/assets/candidate_answers?view=partitions")
-    for partition in ["oracle", "null"]:
-        page.get_by_text(partition, exact=True).first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-partitions")
+    _open(page, f"{ui.url}/assets/candidate_answers?view=partitions")
+    for model in MODELS:
+        page.get_by_text(model, exact=True).first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-configured-partitions")
 
 
-def test_materialization_launched_from_the_ui_succeeds(dagster_ui, browser):
-    url, home, _ = dagster_ui
+def test_a_partition_no_run_could_start_on_is_removed_with_a_reason(ui):
+    """What the UI's "Add a partition" dialog accepts: `bad..name`. The registering sensor
+    removes it and logs why; no run starts on it."""
+    with ui.instance() as instance:
+        instance.add_dynamic_partitions("answer_model", ["bad..name"])
+
+    def removed():
+        with ui.instance() as instance:
+            return "bad..name" not in instance.get_dynamic_partitions("answer_model")
+
+    _wait_until(removed, 180, "bad..name removed by answer_models_sensor")
+    ticks = _graphql(
+        ui.url,
+        """query { sensorOrError(sensorSelector: {repositoryLocationName: "rag_eval_pipeline",
+             repositoryName: "__repository__", sensorName: "answer_models_sensor"}) {
+             ... on Sensor { sensorState { ticks(limit: 20) { logEvents { events { message } } } } } } }""",
+    )["sensorOrError"]["sensorState"]["ticks"]
+    messages = [e["message"] for t in ticks for e in t["logEvents"]["events"]]
+    assert any(
+        "removing answer-model partition 'bad..name'" in m and "start with a letter" in m for m in messages
+    )
+    with ui.instance() as instance:
+        assert instance.get_runs(dg.RunsFilter(tags={"dagster/partition": "bad..name"})) == []
+
+
+def test_materialize_all_for_one_partition_is_a_green_run(ui, browser):
+    """The global lineage's "Materialize all", one model's partition chosen: one run of every
+    asset (knowledge base, the partition's evaluation, the cross-model reports) succeeds, and
+    the comparison holds that model."""
     page = browser.new_page()
-    _open(page, f"{url}/assets/model_comparison")
-    with dg.DagsterInstance.from_config(str(home)) as instance:
+    _open(page, f"{ui.url}/asset-groups")
+    with ui.instance() as instance:
         before = {r.run_id for r in instance.get_runs()}
-    page.locator("button").filter(has_text=re.compile(r"^\s*Materialize\s*$")).first.click()
-    deadline = time.monotonic() + 120
-    launched = None
-    while time.monotonic() < deadline:
-        with dg.DagsterInstance.from_config(str(home)) as instance:
+    page.get_by_role("button", name="Materialize all…").click()
+    dialog = page.locator("[role=dialog]")
+    dialog.get_by_text("Select a partition or create one").click()
+    page.get_by_text("oracle", exact=True).first.click()
+    dialog.get_by_role("button", name="Launch 1 run").click()
+
+    def finished():
+        with ui.instance() as instance:
             new = [
                 r
                 for r in instance.get_runs()
-                if r.run_id not in before and "model_comparison" in str(r.asset_selection)
+                if r.run_id not in before and r.tags.get("dagster/partition") == "oracle"
             ]
-            finished = [
-                r for r in new if r.status in (dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE)
-            ]
-        if finished:
-            launched = finished[0]
-            break
-        page.wait_for_timeout(1000)  # the run executes in its own process; poll the instance
-    assert launched is not None, "no run of model_comparison finished after the click"
-    assert launched.status == dg.DagsterRunStatus.SUCCESS
-    _open(page, f"{url}/runs/{launched.run_id}")
+            return next((r for r in new if r.is_finished), None)
+
+    run = _wait_until(finished, 300, "the Materialize all run")
+    assert run.status == dg.DagsterRunStatus.SUCCESS
+    _open(page, f"{ui.url}/runs/{run.run_id}")
     page.get_by_text("Success").first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-materialization")
+    _screenshot(page, "ui-materialize-all")
+    comparison = _latest(ui, "model_comparison")
+    assert comparison.run_id == run.run_id  # the same run compared what existed: oracle
+    # the run published a knowledge base: the rebuilt sensor evaluates every model on it, then
+    # the refresh sensor compares them
+    _wait_until(lambda: _latest(ui, "metric_summary", "null"), 300, "null evaluated by the rebuilt sensor")
+    _wait_until(lambda: _settled(ui), 300, "the refresh after the sensor's evaluations")
 
 
-def _graphql(url: str, query: str, variables: dict | None = None) -> dict:
-    """The webserver's GraphQL API, as the UI itself calls it."""
-    import json
-    import urllib.request
-
-    body = json.dumps({"query": query, "variables": variables or {}}).encode()
-    request = urllib.request.Request(f"{url}/graphql", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        answer = json.loads(response.read())
-    assert "errors" not in answer, answer["errors"]
-    return answer["data"]
-
-
-def _wait_until(condition, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(2)  # the daemon ticks sensors and launches runs on its own schedule
-    raise AssertionError(f"{what}: not within {timeout_s} s")
-
-
-def test_a_bad_case_is_traced_from_the_asset_page(dagster_ui, browser):
-    """null's worst cases, on judge_scores' page: question, answer, truth, the passages read,
-    the explain command; and the path entry names the file with its extension."""
-    url, home, _ = dagster_ui
-    with dg.DagsterInstance.from_config(str(home)) as instance:
-        record = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey("judge_scores"), asset_partitions=["null"]), limit=1
-        ).records[0]
-        worst = record.asset_materialization.metadata["worst_cases"].value.records[0].data
-    page = browser.new_page()
-    _open(page, f"{url}/assets/judge_scores?view=partitions&partition=null")
-    page.get_by_text("worst_cases", exact=True).first.wait_for(timeout=30_000)
-    for text in (worst["question"], worst["truth"], worst["explain"], worst["passages"][:40]):
-        page.get_by_text(text, exact=False).first.wait_for(timeout=30_000)
-    page.get_by_text(re.compile(r"/history/judge_scores/null/[0-9a-f-]+\.parquet")).first.wait_for(
-        timeout=30_000
-    )
-    question = page.get_by_text(worst["question"], exact=False).first
-    question.scroll_into_view_if_needed()
-    assert question.is_visible()
-    # the table draws its rows after scrolling: wait until the row's truth cell is drawn too
-    page.get_by_text(worst["truth"], exact=False).first.wait_for(state="visible", timeout=30_000)
-    _screenshot(page, "ui-worst-cases")
-
-
-def test_the_reports_refresh_after_a_backfill_by_themselves(dagster_ui, browser):
-    """A backfill of both partitions, launched as the UI launches it; the refresh sensor (on by
-    default) then rebuilds model_comparison and the report once, with no manual step."""
-    url, home, _ = dagster_ui
-    with dg.DagsterInstance.from_config(str(home)) as instance:
-        before = (
-            instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1).records[0].storage_id
+def test_a_content_change_makes_every_evaluation_and_report_stale(ui, browser):
+    """A rebuild on other questions (tagged as rag-eval's, so nothing re-evaluates by itself):
+    every evaluation asset of every partition and every cross-model asset reads STALE. After one
+    model is evaluated again, the comparison's stale column says what Dagster says of each
+    partition."""
+    settings = load_settings(ui.config)
+    defs = build_definitions(settings)
+    with ui.instance() as instance:
+        rebuild = defs.resolve_job_def("knowledge_base_job").execute_in_process(
+            instance=instance, run_config=knowledge_base_run_config(sample_size=20), tags={CLI_PID_TAG: "1"}
         )
-    assets = [
-        {"path": [a]} for a in ("candidate_answers", "judge_scores", "metric_summary", "metric_history")
-    ]
-    launched = _graphql(
-        url,
-        """mutation($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
-             __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message } } }""",
-        {"params": {"partitionNames": ["oracle", "null"], "assetSelection": assets}},
-    )["launchPartitionBackfill"]
-    assert launched["__typename"] == "LaunchBackfillSuccess", launched
-
-    def refreshed():
-        with dg.DagsterInstance.from_config(str(home)) as instance:
-            records = instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1).records
-            return records[0] if records[0].storage_id != before else None
-
-    record = _wait_until(refreshed, 300, "model_comparison refreshed after the backfill")
-    with dg.DagsterInstance.from_config(str(home)) as instance:
-        run = instance.get_run_by_id(record.run_id)
-        summaries = instance.fetch_materializations(dg.AssetKey("metric_summary"), limit=2).records
-    assert run.tags.get("dagster/sensor_name") == "reports_refresh_sensor"
-    assert all(s.storage_id < record.storage_id for s in summaries)  # after both partitions
+    for model in MODELS:
+        assert set(_stale(ui, EVALUATION_ASSETS, model).values()) == {"STALE"}, model
+    assert set(_stale(ui, CROSS_MODEL_ASSETS, None).values()) == {"STALE"}
     page = browser.new_page()
-    _open(page, f"{url}/assets/model_comparison")
-    page.get_by_text(record.run_id[:8]).first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-refreshed-comparison")
-
-
-def test_a_rebuilt_knowledge_base_marks_the_evaluations_stale(dagster_ui, browser):
-    """A rebuild on another sample: every evaluation partition and the comparison are STALE
-    through GraphQL, and the asset page says so. (Tagged as rag-eval's own rebuild, so the
-    rebuilt sensor leaves the re-evaluation to the command and the stale state stays visible.)"""
-    from rag_eval_pipeline.definitions import build_definitions
-    from rag_eval_pipeline.defs.names import CLI_PID_TAG
-    from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
-
-    url, home, _ = dagster_ui
-    query = """query($keys: [AssetKeyInput!], $p: String) {
-                 assetNodes(assetKeys: $keys) { assetKey { path } staleStatus(partition: $p) } }"""
-
-    def statuses(partition, assets=("candidate_answers", "judge_scores")):
-        keys = [{"path": [a]} for a in assets]
-        nodes = _graphql(url, query, {"keys": keys, "p": partition})["assetNodes"]
-        return {n["assetKey"]["path"][0]: n["staleStatus"] for n in nodes}
-
-    assert statuses("oracle")["candidate_answers"] == "FRESH"
-    defs = build_definitions()
-    with dg.DagsterInstance.from_config(str(home)) as instance:
-        defs.resolve_job_def("knowledge_base_job").execute_in_process(
-            instance=instance,
-            run_config=knowledge_base_run_config(sample_size=6),
-            tags={CLI_PID_TAG: str(os.getpid())},
-        )
-    for partition in ("oracle", "null"):
-        current = statuses(partition)
-        assert current["candidate_answers"] == "STALE" and current["judge_scores"] == "STALE", current
-    assert statuses(None, ("model_comparison",))["model_comparison"] == "STALE"
-    page = browser.new_page()  # the UI badges the unpartitioned comparison (per partition: GraphQL)
-    _open(page, f"{url}/assets/model_comparison")
-    page.get_by_text(re.compile(r"^Unsynced")).first.wait_for(timeout=30_000)
-    _open(page, f"{url}/locations/rag_eval_pipeline/asset-groups/evaluation")
+    _open(page, f"{ui.url}/assets/model_comparison")
     page.get_by_text(re.compile(r"^Unsynced")).first.wait_for(timeout=30_000)
     _screenshot(page, "ui-stale")
 
-
-def test_a_failed_gate_leaves_the_report_as_it_was(dagster_ui, browser):
-    """null judged again with one more metric under a gate it fails: the report opened in the
-    browser still holds null's last accepted cases and not the failed run's metric, and the
-    comparison page names the failed run."""
-    from rag_eval_pipeline.config import PythonMetricSettings, Settings
-    from rag_eval_pipeline.definitions import build_definitions
-
-    url, home, chromium = dagster_ui
-    gated = build_definitions(
-        settings=Settings(
-            thresholds={"correctness": 0.5},
-            custom_metrics=[
-                PythonMetricSettings(
-                    name="short_answer", callable="rag_eval_pipeline_tests.custom_metrics:answer_is_short"
-                )
-            ],
+    with ui.instance() as instance:  # oracle evaluated on the new knowledge base, null not
+        defs.resolve_job_def("evaluation_job").execute_in_process(
+            instance=instance, partition_key="oracle", tags={KNOWLEDGE_BASE_RUN_TAG: rebuild.run_id}
         )
+    _wait_until(lambda: _settled(ui), 300, "the comparison refreshed after oracle's summary")
+    with ui.instance() as instance:
+        comparison = defs.load_asset_value("model_comparison", instance=instance).set_index("answer_model")
+    dagster_says = {
+        model: _stale(ui, ("metric_summary",), model)["metric_summary"] == "STALE" for model in MODELS
+    }
+    assert dagster_says == {"oracle": False, "null": True}
+    assert {model: bool(comparison.loc[model, "stale"]) for model in MODELS} == dagster_says
+
+
+def test_a_failed_gate_names_its_metric_and_threshold_on_the_run_page(ui, browser):
+    settings = Settings.model_validate(
+        {
+            **load_settings(ui.config).model_dump(),
+            "thresholds": {"correctness": {"min": 0.5, "bound": "lower"}},
+        }
     )
-    with dg.DagsterInstance.from_config(str(home)) as instance:
-        failed = gated.resolve_job_def("evaluation_job").execute_in_process(
-            instance=instance, partition_key="null", raise_on_error=False
+    with ui.instance() as instance:
+        failed = (
+            build_definitions(settings)
+            .resolve_job_def("evaluation_job")
+            .execute_in_process(instance=instance, partition_key="null", raise_on_error=False)
         )
-        assert not failed.success
-        evaluations = failed.get_asset_check_evaluations()
-        gates = [e.passed for e in evaluations if e.check_name == "judge_scores_quality_gates"]
-        assert gates == [False]  # it failed at the gate, not before it
-        gated.resolve_job_def("comparison_job").execute_in_process(instance=instance)
-    report = home / "storage" / "artifacts" / "eval_report.html"
+    assert not failed.success
     page = browser.new_page()
-    page.goto(report.as_uri())
+    _open(page, f"{ui.url}/runs/{failed.run_id}")
+    said = page.get_by_text(
+        re.compile(r"quality gate failed: correctness \(reference\) lower bound 0\.000 < threshold 0\.5")
+    )
+    said.first.wait_for(timeout=60_000)
+    page.locator("input[placeholder^='Filter']").first.fill("quality gate failed")  # the run log's filter
+    said.first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-failed-gate", full_page=False)
+    # the refresh follows the failed run's scores: the comparison names it, not "current"
+    _wait_until(
+        lambda: (
+            (c := _latest(ui, "model_comparison"))
+            and c.storage_id > _latest(ui, "judge_scores", "null").storage_id
+        ),
+        300,
+        "the comparison refreshed after the failed gate",
+    )
+    with ui.instance() as instance:
+        comparison = build_definitions(settings).load_asset_value("model_comparison", instance=instance)
+    note = comparison.set_index("answer_model").loc["null", "note"]
+    assert f"evaluation run {failed.run_id[:8]} failed" in note
+
+
+def test_a_bad_case_reads_in_one_screen_and_its_passages_are_one_click_away(ui, browser):
+    page = browser.new_page()
+    _open(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=oracle")
+    record = _latest(ui, "judge_scores", "oracle")
+    metadata = record.asset_materialization.metadata
+    worst = metadata["worst_cases"].value.records[0].data
+    assert {"missed gold", "index", "run"} <= set(worst) and "passages" not in worst
+    page.get_by_text("worst_cases", exact=True).first.wait_for(timeout=30_000)
+    row = page.get_by_text(worst["qid"], exact=True).first
+    row.scroll_into_view_if_needed()
+    row.wait_for(state="visible", timeout=30_000)
+    cell = page.locator("tr", has=page.get_by_text(worst["qid"], exact=True)).last  # the innermost row
+    _screenshot(page, "ui-worst-cases", full_page=False)
+    assert cell.bounding_box()["height"] < 200  # short columns: a case reads in one screen
+    entry = f"worst case 1: {worst['qid']}"
+    assert entry in metadata and "Passages the model read" in metadata[entry].value
+    page.get_by_text(entry, exact=True).first.wait_for(timeout=30_000)
+
+
+def test_the_report_link_opens_the_report(ui, browser):
+    record = _latest(ui, "eval_report")
+    link = record.asset_materialization.metadata["report"].value
+    assert link == f"{ui.reports_url}/eval_report.html"
+    page = browser.new_page()
+    _open(page, f"{ui.url}/assets/eval_report")
+    page.locator(f'a[href="{link}"]').first.wait_for(timeout=30_000)
+    page.goto(link, wait_until="load")
     page.wait_for_selector("#cases tbody tr", timeout=30_000)
-    models = set(page.locator("#cases tbody tr td:first-child").all_inner_texts())
-    assert models == {"oracle", "null"} and "short_answer" not in page.content()
-    _screenshot(page, "ui-report-after-failed-gate")
-    _open(page, f"{url}/assets/model_comparison")
-    page.get_by_text(re.compile(rf"evaluation run {failed.run_id[:8]} failed")).first.wait_for(timeout=30_000)
+    assert "RAG evaluation report" in page.title() and page.locator("#judge-validation").count() == 1
+    _screenshot(page, "ui-report")

@@ -14,6 +14,7 @@ from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
     scores_metadata,
     summary_metadata,
+    worst_case_markdown,
     worst_cases_table,
 )
 from rag_eval_pipeline.defs.names import EVALUATION, JUDGEMENT_LIST, KB_INDEX
@@ -140,7 +141,10 @@ def judge_scores(
     worst = worst_cases_table(
         context.partition_key, scores, candidate_answers, judgement_list, context.run_id
     )
-    context.add_output_metadata({**metadata, **({"worst_cases": worst} if worst else {})})
+    cases = worst_case_markdown(
+        context.partition_key, scores, candidate_answers, judgement_list, context.run_id
+    )
+    context.add_output_metadata({**metadata, **({"worst_cases": worst} if worst else {}), **cases})
     return scores
 
 

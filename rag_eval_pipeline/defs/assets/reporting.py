@@ -8,7 +8,7 @@ import pandas as pd
 from rag_eval_pipeline.defs.freshness import stale_models
 from rag_eval_pipeline.defs.io_manager import FAN_IN, PINNED_BY, HtmlDocument
 from rag_eval_pipeline.defs.metadata import comparison_metadata
-from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, METRIC_SUMMARY, REPORTING
+from rag_eval_pipeline.defs.names import EVAL_REPORT, JUDGEMENT_LIST, KB_INDEX, METRIC_SUMMARY, REPORTING
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
@@ -17,6 +17,7 @@ from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
+from rag_eval_pipeline.storage.materializations import HISTORY
 
 ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
 # every cross-model asset is stale when the questions or the index change, as Dagster shows it
@@ -139,8 +140,14 @@ def eval_report(
         stale,
         judge_validation,
     )
+    served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
     context.add_output_metadata(
-        {"models": len(metric_summary), "size_kib": round(len(report.encode()) / 1024)}
+        {
+            "models": len(metric_summary),
+            "size_kib": round(len(report.encode()) / 1024),
+            "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
+            "this_report": dg.MetadataValue.url(f"{served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html"),
+        }
     )
     return HtmlDocument(report)
 

@@ -1,0 +1,95 @@
+"""`rag-eval ui`: the Dagster UI and daemon for this instance (with the dagster.yaml rag-eval
+writes: run monitoring, one run per model at a time), and the reports served on a local port,
+where the report links in the asset pages point."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import signal
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from rag_eval_pipeline.cli.context import CommandError, settings_of
+from rag_eval_pipeline.config import config_path
+from rag_eval_pipeline.defs.io_manager import ARTIFACTS
+from rag_eval_pipeline.instance.home import InstanceSettingsError, prepare_instance
+
+WORKSPACE = """\
+load_from:
+  - python_module:
+      module_name: rag_eval_pipeline.definitions
+      location_name: rag_eval_pipeline
+      working_directory: {directory}
+"""
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    ui = commands.add_parser(
+        "ui",
+        help="open this instance in the Dagster UI, with the daemon and the reports",
+        description="Starts `dagster dev` (webserver and daemon) for the instance, with its generated "
+        "dagster.yaml, and serves the HTML reports read-only on ui.reports_port; stops both on Ctrl-C.",
+    )
+    ui.add_argument("--port", type=int, help="the Dagster UI's port (default: ui.port of the configuration)")
+    ui.set_defaults(handler=handle)
+
+
+class _Reports(SimpleHTTPRequestHandler):
+    """The artifacts folder, read-only, without a line per request on the terminal."""
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        self.send_error(405)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def serve_reports(folder: Path, host: str, port: int) -> ThreadingHTTPServer:
+    """The reports (every asset's HTML under the artifacts folder) on ``host:port``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        server = ThreadingHTTPServer((host, port), functools.partial(_Reports, directory=str(folder)))
+    except OSError as err:
+        raise CommandError(
+            f"cannot serve the reports on {host}:{port} ({err}): set ui.reports_port"
+        ) from None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def handle(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    ui = settings.ui
+    try:
+        home = prepare_instance(args.dagster_home)  # created and migrated before dagster dev opens it
+    except InstanceSettingsError as err:
+        raise CommandError(str(err)) from None
+    reports = serve_reports(home / "storage" / ARTIFACTS, ui.host, ui.reports_port)
+    env = {**os.environ, "DAGSTER_HOME": str(home)}
+    found = config_path(args.config)
+    if found is not None:  # the code location reads the same configuration file
+        env["RAG_EVAL_CONFIG"] = str(found.resolve())
+    port = args.port or ui.port
+    workspace = home / "workspace.yaml"  # the code location under its own name, wherever this runs
+    workspace.write_text(WORKSPACE.format(directory=Path.cwd()))
+    command = [sys.executable, "-m", "dagster", "dev", "-w", str(workspace), "-h", ui.host, "-p", str(port)]
+    process = subprocess.Popen(command, env=env, start_new_session=True)
+    print(f"Dagster UI: http://{ui.host}:{port}   reports: {ui.reports_url}/eval_report.html")
+    print("(Ctrl-C stops both)", flush=True)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        reports.shutdown()
