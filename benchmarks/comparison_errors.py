@@ -34,7 +34,9 @@ def main() -> None:
     for models in (2, 3, 6):
         raw = false_verdict_rate(models, 35, args.families, seed=models, adjust=False)
         holm = false_verdict_rate(models, 35, args.families, seed=models, adjust=True)
-        rows.append({"models": models, "pairs": models * (models - 1) // 2, "raw p (before)": raw, "Holm": holm})
+        rows.append(
+            {"models": models, "pairs": models * (models - 1) // 2, "raw p (before)": raw, "Holm": holm}
+        )
     print(f"False 'better' verdicts among equal models, n = 35, {args.families} families each:")
     print(to_markdown(pd.DataFrame(rows)))
 

@@ -82,7 +82,7 @@ def test_blocking_quality_gate_stops_the_summary(shared_hotpotqa, tmp_path):
         )
         assert not result.success
         check = instance.event_log_storage.get_latest_asset_check_execution_by_key(
-            [dg.AssetCheckKey(dg.AssetKey("judge_scores"), "judge_scores_quality_gates")]
+            [dg.AssetCheckKey(dg.AssetKey("judge_scores"), "quality_gates")]
         )
         evaluation = next(iter(check.values())).event.dagster_event.event_specific_data
         assert evaluation.passed is False
@@ -179,3 +179,27 @@ def test_a_failed_gate_leaves_the_reports_as_they_were(shared_hotpotqa, tmp_path
     assert paired_after.drop(columns=["p_value"]).equals(paired_before.drop(columns=["p_value"]))
     assert "short_answer" not in set(validation.get("judge_id", []))
     assert "short_answer" not in report  # the failing run's metric never reached the report
+
+
+def test_plan_says_how_many_cases_a_comparison_needs(home, capsys):
+    """`rag-eval plan`: from a stated discordance, and from two stored models' per-case
+    differences; more models compared at once (Holm) need more cases; two models that never
+    differ give no basis and say so in one line."""
+    import re
+
+    def needed(*args):
+        code, out, err = _cli(home, capsys, "plan", "--difference", "0.1", *args)
+        assert code == 0, err
+        return [int(n) for n in re.findall(r": (\d+) (?:paired )?cases", out)], out
+
+    rare, _ = needed("--discordance", "0.2")
+    often, _ = needed("--discordance", "0.6", "--models-compared", "3")
+    assert rare[0] < often[0] < often[1]  # more disagreement, more noise; Holm asks for more
+    stored, out = needed("--model", "oracle", "--model", "extractive-baseline")
+    assert "oracle vs extractive-baseline on correctness (reference), 40 paired cases stored" in out
+    # they differ on every case: as noisy as a stated discordance of 1
+    assert stored == needed("--discordance", "1")[0]
+    code, _, err = _cli(home, capsys, "plan", "--difference", "0.1", "--model", "null", "--model", "null")
+    assert code == 2 and err.startswith("error: null and null score alike on all 40 stored cases")
+    code, _, err = _cli(home, capsys, "plan", "--difference", "0.3", "--discordance", "0.05")
+    assert code == 2 and len(err.splitlines()) == 1 and "needs a discordance above 0.090" in err

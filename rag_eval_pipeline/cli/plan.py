@@ -22,10 +22,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     plan = commands.add_parser(
         "plan",
         help="how many cases a comparison needs to detect a difference",
-        description="The paired cases needed to detect a true mean difference with 80%% power at the "
-        "configured significance level (normal approximation of the paired test). With --model A "
-        "--model B the spread of the per-case differences comes from their stored scores; "
-        "otherwise from --discordance, the share of cases on which two models differ.",
+        description="The paired cases needed to detect a true mean difference with 80 percent power "
+        "at the configured significance level (McNemar's sample size, Connor 1987, generalised to "
+        "0/0.5/1 and continuous scores). With --model A --model B how much two models differ case "
+        "by case comes from their stored scores; otherwise from --discordance, the share of cases "
+        "on which two models differ.",
     )
     plan.add_argument("--difference", type=share, required=True, help="the difference to detect, e.g. 0.1")
     plan.add_argument("--model", action="append", default=[], help="two stored answer models to compare")
@@ -54,25 +55,27 @@ def handle(args: argparse.Namespace) -> int:
     if args.model:
         if len(args.model) != 2:
             raise CommandError("give two models to compare: --model A --model B")
-        differences = _stored_differences(args, settings)
-        sd = float(np.std(differences, ddof=1)) if len(differences) > 1 else 0.0
-        if sd == 0.0:
+        differences = np.asarray(_stored_differences(args, settings))
+        # the mean squared per-case difference: for 0/1 scores, the share of cases they differ on
+        spread = float(np.mean(differences**2)) if len(differences) else 0.0
+        if spread == 0.0:
             raise CommandError(
-                f"{args.model[0]} and {args.model[1]} never differ on the {len(differences)} stored cases: "
+                f"{args.model[0]} and {args.model[1]} score alike on all {len(differences)} stored cases: "
                 "state an assumption with --discordance instead"
             )
         basis = (
-            f"{args.model[0]} vs {args.model[1]} on {args.metric} ({args.judge}): {len(differences)} paired "
-            f"cases stored, sd of the per-case differences {sd:.3f}; they detect "
-            f"{detectable_difference(differences, level):.3f} now"
+            f"{args.model[0]} vs {args.model[1]} on {args.metric} ({args.judge}), {len(differences)} "
+            f"paired cases stored: they differ by {np.sqrt(spread):.3f} a case (root mean square) and "
+            f"by {float(np.mean(differences)):+.3f} on average; these cases detect "
+            f"{detectable_difference(differences.tolist(), level):.3f}"
         )
     else:
-        discordance = args.discordance or ASSUMED_DISCORDANCE
-        try:
-            sd = discordance_sd(discordance, args.difference)
-        except ValueError as err:
-            raise CommandError(str(err)) from None
-        basis = f"assumed: the two models differ on {discordance:.0%} of the cases (sd {sd:.3f})"
+        spread = args.discordance or ASSUMED_DISCORDANCE
+        basis = f"assumed: the two models differ on {spread:.0%} of the cases"
+    try:
+        sd = discordance_sd(spread, args.difference)
+    except ValueError as err:
+        raise CommandError(f"{err}: models that differ this rarely cannot differ by that much") from None
     print(basis)
     needed = cases_needed(args.difference, sd, level)
     print(

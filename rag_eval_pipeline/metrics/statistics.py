@@ -238,40 +238,52 @@ POWER = 0.8
 def detectable_difference(
     differences: Sequence[float], level: float = SIGNIFICANCE, power: float = POWER
 ) -> float:
-    """The smallest mean difference that ``len(differences)`` paired cases detect with
-    ``power`` at a two-sided ``level`` (normal approximation): (z(1 - level/2) + z(power)) * sd
-    / sqrt(n), the sd of the per-case differences taken from the observed discordance. With
-    no discordant case the sd is unknown: one discordant case of size 1 is assumed (a lower
-    bound on what n cases can show)."""
+    """The smallest true mean difference that ``len(differences)`` paired cases detect with
+    ``power`` at a two-sided ``level``, for two models that disagree case by case as much as
+    these did: the inverse of ``cases_needed``, the per-case differences keeping their observed
+    mean square (for 0/1 scores, the discordance; at least one discordant case is assumed, a
+    lower bound on what n cases can show) and taking the hypothesised mean. 1.0 when no
+    difference these cases could show would be detected."""
     data = _present(differences)
     n = len(data)
     if n == 0:
         return float("nan")
-    variance = float(data.var(ddof=1)) if n > 1 else 0.0
-    variance = max(variance, 1.0 / n)
-    z = stats.norm.ppf(1 - level / 2) + stats.norm.ppf(power)
-    return float(z * np.sqrt(variance / n))
+    spread = max(float(np.mean(data**2)), 1.0 / n)
+
+    def needed(difference: float) -> int:
+        return cases_needed(difference, float(np.sqrt(max(spread - difference**2, 0.0))), level, power)
+
+    low, high = 1e-4, 1.0
+    if needed(high) > n:
+        return 1.0
+    for _ in range(40):  # bisection: fewer cases are needed for a larger difference
+        middle = (low + high) / 2
+        low, high = (middle, high) if needed(middle) > n else (low, middle)
+    return float(high)
 
 
 def cases_needed(difference: float, sd: float, level: float = SIGNIFICANCE, power: float = POWER) -> int:
     """Paired cases to detect a true mean difference ``difference`` with ``power`` at a
-    two-sided ``level``, for per-case differences of standard deviation ``sd`` (normal
-    approximation; the inverse of ``detectable_difference``). Two floors keep it honest: a
+    two-sided ``level``, for per-case differences of standard deviation ``sd`` under that
+    difference: McNemar's sample size (Connor 1987), whose test statistic has the variance of the
+    null, sd**2 + difference**2, and the alternative's, sd**2. Two floors keep it honest: a
     difference of ``d`` on a 0-1 scale has an sd of at least sqrt(d(1 - d)) however alike the
     models looked when it was measured, and the exact test needs k discordant cases with
     2 / 2**k below the level before any verdict is possible at all."""
     if difference <= 0:
         raise ValueError("the difference to detect must be positive")
-    z = stats.norm.ppf(1 - level / 2) + stats.norm.ppf(power)
     sd = max(sd, float(np.sqrt(difference * (1 - difference))))
-    normal = int(np.ceil((z * sd / difference) ** 2))
+    null_sd = float(np.sqrt(sd**2 + difference**2))
+    z_level, z_power = stats.norm.ppf(1 - level / 2), stats.norm.ppf(power)
+    normal = int(np.ceil(((z_level * null_sd + z_power * sd) / difference) ** 2))
     discordant = int(np.ceil(np.log2(2 / level)))
     return max(normal, int(np.ceil(discordant / difference)))
 
 
 def discordance_sd(discordance: float, difference: float) -> float:
-    """The sd of per-case differences when a share ``discordance`` of the cases differ by one
-    point and the mean difference is ``difference`` (a stated assumption for planning)."""
+    """The sd of per-case differences whose mean square is ``discordance`` (for 0/1 scores, the
+    share of cases two models differ on) when their mean is ``difference``: a stated assumption,
+    or measured on stored scores, for planning."""
     if not 0 < discordance <= 1:
         raise ValueError("discordance is a share of cases, above 0 and at most 1")
     variance = discordance - difference**2

@@ -319,9 +319,18 @@ def test_the_detectable_difference_and_the_cases_a_comparison_needs_agree():
 
     differences = [1.0] * 4 + [-1.0] * 3 + [0.0] * 28  # 7 discordant cases of 35
     mde = detectable_difference(differences)
-    sd = float(np.std(differences, ddof=1))
-    assert mde == pytest.approx((1.959964 + 0.841621) * sd / math.sqrt(35), rel=1e-4)
-    assert cases_needed(mde, sd) == pytest.approx(35, abs=1)  # the inverse, round trip
+    # the inverse, for models that disagree on 7 of 35 cases: the smallest difference planned for
+    assert (
+        cases_needed(mde, discordance_sd(0.2, mde))
+        <= 35
+        < cases_needed(mde * 0.95, discordance_sd(0.2, mde * 0.95))
+    )
+    # more disagreement, more noise: a larger difference is needed to be seen
+    assert detectable_difference([1.0] * 20 + [-1.0] * 15) > mde
+    # McNemar's sample size by hand (Connor 1987): variance sd**2 + d**2 under the null, sd**2 under d
+    d = 0.2
+    by_hand = ((1.959964 * math.sqrt(0.4) + 0.841621 * math.sqrt(0.4 - d**2)) / d) ** 2
+    assert cases_needed(d, discordance_sd(0.4, d)) == math.ceil(by_hand - 1e-6)
     assert discordance_sd(0.3, 0.1) == pytest.approx(math.sqrt(0.3 - 0.01))
     with pytest.raises(ValueError, match="needs a discordance above"):
         discordance_sd(0.005, 0.1)
