@@ -12,8 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from rag_eval_pipeline.instance.errors import one_line, root_cause
-from rag_eval_pipeline.metrics.summary import INTERVAL_METRICS
-from rag_eval_pipeline.reporting.markdown import ABSENT, to_markdown
+from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
 
 _IMPORTED_AT = time.perf_counter()
 METRIC_ORDER = (
@@ -37,41 +36,21 @@ def error(message: str) -> None:
 
 
 def comparison_table(comparison: pd.DataFrame) -> str:
-    """Identity columns, then the metrics in a fixed order; ``stale`` and ``note`` only when a
-    model is stale."""
+    """The model, judge and case counts, the metrics in a fixed order (the headline ones with
+    their intervals), then the case set; ``stale`` and ``note`` only when a model is stale."""
     if comparison.empty:
         return "_no models evaluated_"
     if "stale" in comparison and not comparison["stale"].astype(bool).any():
         comparison = comparison.drop(columns=[c for c in ("stale", "note") if c in comparison])
     comparison = with_intervals(comparison)
+    identity = [c for c in ("answer_model", "judge_id", "n_cases", "n_failed") if c in comparison]
     metrics = [m for m in METRIC_ORDER if m in comparison.columns]
-    others = [
-        c
-        for c in comparison.columns
-        if c not in metrics and c not in ("false_answer_rate", "over_abstention_rate")
-    ]
-    rates = [
-        c
-        for c in ("false_answer_rate", "over_abstention_rate")
-        if c in comparison and comparison[c].notna().any()
-    ]
-    return to_markdown(comparison[others + metrics + rates])
+    rates = [c for c in _RATES if c in comparison and comparison[c].notna().any()]
+    rest = [c for c in comparison.columns if c not in (*identity, *metrics, *_RATES)]
+    return to_markdown(comparison[identity + metrics + rates + rest])
 
 
-def with_intervals(comparison: pd.DataFrame) -> pd.DataFrame:
-    """Each headline mean with its 95% interval, ``0.743 [0.560, 0.870]``: a number without its
-    interval claims more than a small sample says."""
-    shown = comparison.copy()
-    for metric in INTERVAL_METRICS:
-        low, high = f"{metric}_ci_low", f"{metric}_ci_high"
-        if metric not in shown or low not in shown:
-            continue
-        shown[metric] = [
-            ABSENT if pd.isna(m) else f"{m:.3f}" if pd.isna(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
-            for m, lo, hi in zip(shown[metric], shown[low], shown[high])
-        ]
-        shown = shown.drop(columns=[low, high])
-    return shown
+_RATES = ("false_answer_rate", "over_abstention_rate")  # shown only when some model has them
 
 
 def paired_table(paired: pd.DataFrame, models: set[str]) -> str:

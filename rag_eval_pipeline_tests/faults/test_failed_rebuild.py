@@ -58,7 +58,7 @@ def test_a_failed_rebuild_leaves_the_previous_knowledge_base_live(tmp_path, caps
     assert code == 0 and "ground truth: Chief of Protocol" in out and "stale" not in out
     code, out, _ = _cli(capsys, *home, "worst", "--model", "extractive-baseline", "-n", "3")
     assert code == 0 and "stale" not in out and out.count("\n| 5") == 3
-    code, out, _ = _cli(capsys, *home, "gate", "--model", "extractive-baseline", "--min", "correctness=0.05")
+    code, out, _ = _cli(capsys, *home, "gate", "--model", "extractive-baseline", "--min", "f1=0.05")
     assert code == 0 and "all gates passed" in out
 
     # the failed run's files stay beside the live ones, for inspection, never read as live
