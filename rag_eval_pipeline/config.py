@@ -15,7 +15,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from rag_eval_pipeline.answering.registry import AnswerModelSettings
+from rag_eval_pipeline.answering.chat import NEUTRAL_SYSTEM_PROMPT
+from rag_eval_pipeline.answering.registry import ENTRY_TAGS, AnswerModelSettings, AnswerRegistry
 from rag_eval_pipeline.judges.custom import PythonMetricSettings, RubricMetricSettings
 from rag_eval_pipeline.judges.registry import builtin_judge_kind
 from rag_eval_pipeline.llm.settings import (
@@ -339,6 +340,12 @@ class Settings(_Strict):
     def answer_model(self, name: str) -> AnswerModelSettings | None:
         return next((m for m in self.answer_models if m.name == name), None)
 
+    def answer_registry(self) -> AnswerRegistry:
+        """Every answer model and agent by name; LLM answer models over the team's own documents
+        get a neutral default prompt (the HotpotQA one speaks of Wikipedia)."""
+        neutral = NEUTRAL_SYSTEM_PROMPT if self.dataset.kind == "custom" else None
+        return AnswerRegistry(self.answer_models, neutral)
+
     def configured_models(self) -> list[str]:
         """The answer models a run evaluates when none are named: the file's, else the defaults."""
         return [m.name for m in self.answer_models] or list(DEFAULT_MODELS)
@@ -415,7 +422,13 @@ def validation_problems(err: ValidationError) -> str:
     (our validators' messages are written for the user already)."""
     problems = []
     for e in err.errors():
-        where = ".".join(str(p) for p in e["loc"])
+        # the tag of a named answer model's entry type (model, http, ...) is not a field
+        loc = [
+            p
+            for i, p in enumerate(e["loc"])
+            if not (i >= 2 and e["loc"][i - 2] == "answer_models" and p in ENTRY_TAGS)
+        ]
+        where = ".".join(str(p) for p in loc)
         message = e["msg"].removeprefix("Value error, ")
         problems.append(f"{where}: {message}" if where else message)
     return "; ".join(problems)

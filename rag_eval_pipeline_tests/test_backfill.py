@@ -1,7 +1,7 @@
 """A model comparison as one Dagster backfill: `rag-eval backfill` against `dagster dev`
-(webserver and daemon) started here, two Claude partitions and an offline one against the tests'
-Messages-API server. Without a daemon the same command says so and evaluates in its own process;
-both paths print the same comparison."""
+(webserver and daemon) started here, two Claude partitions against the tests' Messages-API
+server, an offline one and the team's agent over HTTP. Without a daemon the same command says so
+and evaluates in its own process; both paths print the same comparison."""
 
 import json
 import os
@@ -13,15 +13,17 @@ import urllib.request
 
 import dagster as dg
 import pytest
+import yaml
 
 from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.home import prepare_instance
+from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agent_service
 from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
 from stand_ins.anthropic_api import FakeAnthropic
 
 pytestmark = pytest.mark.slow  # dagster dev and its daemon
 
-MODELS = "haiku,haiku@bm25-k2,oracle"
+MODELS = "haiku,haiku@bm25-k2,oracle,bot"
 LIMIT = 2  # Anthropic calls in flight at most, for every run of the instance together
 
 
@@ -55,9 +57,17 @@ def _wait_for_daemon(home, process, timeout_s: float = 180) -> None:
 def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_hotpotqa, tmp_path):
     project = tmp_path / "project"
     project.mkdir()
-    (project / "rag_eval.yaml").write_text(f"concurrency: {LIMIT}\n")
     arguments = ["--dataset", str(shared_hotpotqa), "--sample", "20", "--models", MODELS]
-    with FakeAnthropic(latency_s=0.4) as claude:
+    with FakeAnthropic(latency_s=0.4) as claude, agent_service() as agent:
+        bot = {
+            "name": "bot",
+            "provider": "http",
+            "url": agent.url,
+            "body": HTTP_BODY,
+            "response": HTTP_RESPONSE,
+        }
+        settings = {"concurrency": LIMIT, "answer_models": [{**bot, "version": "v1"}]}
+        (project / "rag_eval.yaml").write_text(yaml.safe_dump(settings))
         env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "ELASTICSEARCH_URL")}
         env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=claude.url)
         env["RAG_EVAL_CONFIG"] = str(project / "rag_eval.yaml")
@@ -86,7 +96,7 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_h
             assert daemon.returncode == 0, (
                 daemon.stderr[-3000:] + (home / "dagster-dev.log").read_text()[-3000:]
             )
-            backfill_id = re.search(r"\[backfill (\w+)\] 3 partitions submitted", daemon.stdout)[1]
+            backfill_id = re.search(r"\[backfill (\w+)\] 4 partitions submitted", daemon.stdout)[1]
             query = (
                 f'{{ partitionBackfillOrError(backfillId: "{backfill_id}") '
                 "{ ... on PartitionBackfill { id status numPartitions } } }"
@@ -104,11 +114,11 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_h
         calls_through_the_daemon = len(claude.requests)
 
     # the UI's backfill view has it, with every partition
-    assert shown == {"id": backfill_id, "status": "COMPLETED_SUCCESS", "numPartitions": 3}
+    assert shown == {"id": backfill_id, "status": "COMPLETED_SUCCESS", "numPartitions": 4}
     with dg.DagsterInstance.from_config(str(home)) as instance:
         records = instance.get_run_records(filters=dg.RunsFilter(tags={"dagster/backfill": backfill_id}))
     runs = {r.dagster_run.tags["dagster/partition"]: (r.start_time, r.end_time) for r in records}
-    assert set(runs) == {"haiku", "haiku@bm25-k2", "oracle"}  # one run per partition
+    assert set(runs) == {"haiku", "haiku@bm25-k2", "oracle", "bot"}  # one run per partition
     assert all(r.dagster_run.status == dg.DagsterRunStatus.SUCCESS for r in records)
     claude_runs = [runs["haiku"], runs["haiku@bm25-k2"]]
     assert max(start for start, _ in claude_runs) < min(end for _, end in claude_runs)  # side by side
@@ -119,3 +129,4 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_h
     assert (
         _tables(daemon.stdout) == _tables(alone.stdout) and "| oracle | reference | 20 | 0 |" in daemon.stdout
     )
+    assert "| bot | reference | 20 | 0 |" in daemon.stdout  # the team's agent, judged beside the models

@@ -94,6 +94,7 @@ def test_an_unknown_judge_or_model_is_refused_with_the_known_ones(shared_hotpotq
     assert code == 2 and "known: baseline, extractive-baseline, null, oracle" in err
 
 
+@pytest.mark.slow  # two full runs of the written configuration (the fast path keeps the rest of init)
 def test_the_init_configuration_keeps_its_calibration_models(shared_hotpotqa, tmp_path, monkeypatch, capsys):
     """The file `rag-eval init` writes names its models (a named null model among them): the
     judge validation must still expect correctness 0 of it and 1 of the oracle."""
@@ -119,6 +120,7 @@ def test_the_init_configuration_keeps_its_calibration_models(shared_hotpotqa, tm
     assert correctness.loc[null_like, "calibration_ok"] and correctness.loc[oracle_like, "calibration_ok"]
 
 
+@pytest.mark.slow  # two knowledge bases of all 4,943 passages
 def test_knowledge_base_scope_all_keeps_the_index_whatever_the_sample(tmp_path, capsys):
     """scope all: the knowledge base holds every question's paragraphs (4,943 distinct in the
     bundled file), so retrieval scores do not move with the sample size; only the sample is
@@ -193,7 +195,7 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
             # that a 135M model judges
             allowed = (0, 1) if words[0] == "gate" or "reference,local:smollm2" in words else (0,)
             assert code in allowed, (words, err)
-            if words[:3] == ["run", "--profile", "pr"]:
+            if words[:3] == ["run", "--profile", "pr"] and "haiku" in words:
                 assert "| haiku | claude-sonnet-4-6 | 150 |" in out  # the pr profile's 150 cases
             if words[0] == "gate":
                 assert ("all gates passed" in out) == (code == 0)
@@ -226,7 +228,7 @@ def test_the_quickstart_runs_offline_and_prints_the_readme_table(tmp_path):
     result = rag_eval("run", cwd=tmp_path, env={"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
     assert result.returncode == 0, result.stderr
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    quickstart = readme.split("## Quickstart", 1)[1].split("## The asset graph", 1)[0]
+    quickstart = readme.split("## Quickstart", 1)[1].split("## Evaluate your own agent", 1)[0]
     expected = [line for line in quickstart.splitlines() if line.startswith("| ")]
     printed = [line for line in result.stdout.splitlines() if line.startswith("| ")]
     assert printed == expected and len(expected) == 8  # the comparison, then the paired verdicts
@@ -365,6 +367,7 @@ def test_a_failing_model_does_not_stop_the_others(tmp_path, monkeypatch, capsys)
     assert lines[1].startswith("error: sonnet failed: AllCasesFailedError: all 12 cases failed; the first: ")
 
 
+@pytest.mark.slow  # four runs on two instances
 def test_stale_results_never_pass_the_gate(tmp_path, monkeypatch, capsys):
     """A good 35-case run, then a 40-case run whose judge fails on every case (the blocking
     judge-error check stops its summary): the 35-case summary stays stored, but the gate fails

@@ -99,12 +99,14 @@ def test_candidate_answers_asset_directly(evaluated):
     defs, instance = evaluated.defs, evaluated.instance
     cases = load_asset(defs, instance, "judgement_list").head(5)
     manifest = load_asset(defs, instance, "kb_index")
+    passages = load_asset(defs, instance, "kb_passages")
     resources = build_resources(Settings())
     context = dg.build_asset_context(partition_key="oracle", instance=instance)
     answers = candidate_answers(
         context,
         judgement_list=cases,
         kb_index=manifest,
+        kb_passages=passages,
         **{name: resources[name] for name in ("knowledge_base", "llm", "settings", "evaluation_lock")},
     )
     assert answers["answer"].tolist() == cases["answer"].tolist()

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import inspect
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.agents.contexts import ContextMatcher, Match, MatchedContext
+from rag_eval_pipeline.answering.base import (
+    AnswerModel,
+    AnswerRequest,
+    AnswerResult,
+    PreparedAnswerModel,
+    ReturnedContext,
+)
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.concurrency import run_bounded
@@ -18,6 +26,7 @@ from rag_eval_pipeline.retrieval.knowledge_base import Retriever
 
 CANDIDATE_COLUMNS = [
     "qid",
+    "repeat",
     "question",
     "answer_config",
     "model_id",
@@ -29,6 +38,8 @@ CANDIDATE_COLUMNS = [
     "retrieved_titles",
     "retrieved_scores",
     "retrieved_passages",
+    "contexts_known",
+    "context_match",
     "answer",
     "answer_length",
     "latency_s",
@@ -44,6 +55,7 @@ CANDIDATE_COLUMNS = [
 
 
 DEFAULT_MAX_ANSWER_CHARS = 20_000
+AGENT_RETRIEVAL = "agent"  # the retrieval_mode of an agent's cases: it retrieved on its own
 
 
 def capped_answer(answer: str, max_chars: int) -> str:
@@ -71,48 +83,64 @@ def answer_cases(
     judgement_list: pd.DataFrame,
     spec: AnswerSpec,
     model: AnswerModel,
-    retrieve: Retriever,
+    retrieve: Retriever | None,
     on_progress: ProgressCallback | None = None,
     concurrency: int = 8,
     prefill: Callable[[list[AnswerRequest]], None] | None = None,
     max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
+    matcher: ContextMatcher | None = None,
+    match_by_text: bool = False,
 ) -> pd.DataFrame:
-    """One row per question: the retrieved passages in rank order, the answer, its tokens and cost.
+    """One row per question (per repeat, for an agent asked several times): the contexts the
+    answer was given from, the answer, its tokens and cost.
+
+    A model of ours answers from the passages ``retrieve`` finds (``context_match`` says
+    ``retrieved``); the team's agent retrieves on its own, and the contexts it returned are the
+    ones stored and judged, each matched to a knowledge-base passage by ``matcher`` (how, in
+    ``context_match``) so reference retrieval metrics can be computed on them. An agent that
+    returns no contexts stores none, with ``contexts_known`` false: what needs them is absent.
 
     Asynchronous models run with at most ``concurrency`` calls in flight. A model error on one
     case is recorded on that case (status ``failed`` with the error), never turned into an
     answer; the other cases go on. An error no retry can fix (FatalLLMError: bad key, unknown
-    model) is raised at once, and a run in which every case failed raises AllCasesFailedError:
-    either way the partition fails instead of storing a table of failures. ``prefill`` sees
-    every request before any is answered (the Message Batches API fills the response cache
-    through it). An answer longer than ``max_answer_chars`` is stored cut, its full length in
-    ``answer_length``: a model that answers with megabytes must not fill every later report.
+    model, an agent's 401) is raised at once, and a run in which every case failed raises
+    AllCasesFailedError: either way the partition fails instead of storing a table of
+    failures. ``prefill`` sees every request before any is answered (the Message Batches API
+    fills the response cache through it). An answer longer than ``max_answer_chars`` is stored
+    cut, its full length in ``answer_length``: a model that answers with megabytes must not
+    fill every later report.
     """
     cases = judgement_list.to_dict(orient="records")
-    hits_per_case = retrieve([c["question"] for c in cases], spec.top_k)
+    questions = [(c["qid"], c["question"]) for c in cases]
+    agent = model if isinstance(model, PreparedAnswerModel) else None
+    repeats = dict(agent.prepare(questions)) if agent is not None else {}
+    if retrieve is not None and spec.retrieval_mode is not None:
+        hits_per_case = retrieve([c["question"] for c in cases], spec.top_k or 0)
+    else:
+        hits_per_case = [[] for _ in cases]
+    work = [
+        (case, hits, repeat)
+        for case, hits in zip(cases, hits_per_case)
+        for repeat in range(repeats.get(case["qid"], 1))
+    ]
     if prefill is not None:
-        prefill(
-            [
-                AnswerRequest(c["qid"], c["question"], tuple(h), c["answer"])
-                for c, h in zip(cases, hits_per_case)
-            ]
-        )
+        prefill([AnswerRequest(c["qid"], c["question"], tuple(h), c["answer"], r) for c, h, r in work])
 
-    async def one(pair: tuple[dict[str, Any], list[SearchHit]]) -> dict[str, Any]:
-        case, hits = pair
-        request = AnswerRequest(case["qid"], case["question"], tuple(hits), case["answer"])
+    async def one(item: tuple[dict[str, Any], list[SearchHit], int]) -> dict[str, Any]:
+        case, hits, repeat = item
+        request = AnswerRequest(case["qid"], case["question"], tuple(hits), case["answer"], repeat)
         started = time.perf_counter()
         row: dict[str, Any] = {
             "qid": case["qid"],
+            "repeat": repeat,
             "question": case["question"],
             "answer_config": spec.answer_config,
             "answer_spec": spec.fingerprint,
-            "retrieval_mode": spec.retrieval_mode.value,
+            "retrieval_mode": spec.retrieval_mode.value
+            if spec.retrieval_mode is not None
+            else AGENT_RETRIEVAL,
             "top_k": spec.top_k,
-            "retrieved_ids": [h.passage_id for h in hits],
-            "retrieved_titles": [h.title for h in hits],
-            "retrieved_scores": [h.score for h in hits],
-            "retrieved_passages": [h.passage for h in hits],
+            **_contexts(hits),
         }
         try:
             result = await _call(model, request)
@@ -128,6 +156,8 @@ def answer_cases(
                 cost_usd=None,
                 from_cache=False,
             )
+            if spec.is_agent:  # nothing came back: no contexts to judge
+                row.update(_agent_contexts(None, matcher))
         else:
             row.update(
                 model_id=result.model_id,
@@ -140,14 +170,53 @@ def answer_cases(
                 from_cache=result.from_cache,
                 **result.usage.to_dict(),
             )
+            if spec.is_agent:
+                row.update(_agent_contexts(result.contexts, matcher))
         row["latency_s"] = time.perf_counter() - started
         return row
 
-    rows = run_bounded(list(zip(cases, hits_per_case)), one, concurrency, on_progress)
+    if matcher is not None and match_by_text:  # indexed while the first calls wait
+        threading.Thread(target=matcher.warm, daemon=True).start()
+    rows = run_bounded(work, one, concurrency, on_progress, agent.aclose if agent is not None else None)
     if rows and all(row["status"] != "ok" for row in rows):
         raise AllCasesFailedError(f"all {len(rows)} cases failed; the first: {rows[0]['error']}")
     frame = pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
     token_columns = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
     frame[token_columns] = frame[token_columns].fillna(0).astype("int64")
     frame["cost_usd"] = frame["cost_usd"].astype("float64")
+    frame["repeat"] = frame["repeat"].astype("int64")
     return frame
+
+
+def _contexts(hits: list[SearchHit]) -> dict[str, Any]:
+    """The passages this project's retriever found, as the case's contexts."""
+    return {
+        "retrieved_ids": [h.passage_id for h in hits],
+        "retrieved_titles": [h.title for h in hits],
+        "retrieved_scores": [h.score for h in hits],
+        "retrieved_passages": [h.passage for h in hits],
+        "contexts_known": True,
+        "context_match": [Match.RETRIEVED] * len(hits),
+    }
+
+
+def _agent_contexts(
+    contexts: tuple[ReturnedContext, ...] | None, matcher: ContextMatcher | None
+) -> dict[str, Any]:
+    """The contexts the agent returned, in its order, each with the passage it was matched to
+    (ids and titles of the knowledge base where matched; the agent's own where not)."""
+    if contexts is None:
+        return {**_contexts([]), "contexts_known": False}
+    matched = (
+        matcher.match_all(contexts)
+        if matcher is not None
+        else [MatchedContext(c.id or "", c.title or "", c.text, Match.UNMATCHED) for c in contexts]
+    )
+    return {
+        "retrieved_ids": [m.passage_id for m in matched],
+        "retrieved_titles": [m.title for m in matched],
+        "retrieved_scores": [float("nan")] * len(matched),  # the agent's ranking, not its scores
+        "retrieved_passages": [m.text for m in matched],
+        "contexts_known": True,
+        "context_match": [m.how for m in matched],
+    }

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.client import Usage
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
-from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline.retrieval.base import RetrievalMode, SearchHit
 
 if TYPE_CHECKING:
-    from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
     from rag_eval_pipeline.llm.services import LLMServices
     from rag_eval_pipeline.llm.targets import LLMEndpoint
 
@@ -26,16 +27,31 @@ class AnswerRequest:
     question: str
     passages: tuple[SearchHit, ...]
     reference_answer: str
+    repeat: int = 0  # which of an agent's repeated answers to this question
+
+
+@dataclass(frozen=True)
+class ReturnedContext:
+    """A context an agent says it answered from: its text, and its id and title when it gives
+    them (what reference retrieval metrics are matched on)."""
+
+    text: str
+    id: str | None = None
+    title: str | None = None
 
 
 @dataclass(frozen=True)
 class AnswerResult:
+    """One answer. ``contexts`` are the agent's own (None: the model answered from the passages
+    this project retrieved, which are then the ones judged)."""
+
     answer: str
     model_id: str
     prompt_version: str
     usage: Usage = Usage()
     cost_usd: float | None = 0.0  # offline models cost nothing; None = unknown price
     from_cache: bool = False
+    contexts: tuple[ReturnedContext, ...] | None = None
 
 
 class AnswerModel(Protocol):
@@ -45,6 +61,18 @@ class AnswerModel(Protocol):
     name: str
 
     def answer(self, request: AnswerRequest) -> AnswerResult: ...
+
+
+@runtime_checkable
+class PreparedAnswerModel(Protocol):
+    """An answer model (a team's agent) that sees every case before any is answered and says
+    how many answers each question gets (an agent's repeats; a file's rows), or fails at once
+    (a file of answers that does not join the questions); and that closes what its calls
+    shared on the stage's loop when they are done."""
+
+    def prepare(self, cases: Sequence[tuple[str, str]]) -> Mapping[str, int]: ...
+
+    async def aclose(self) -> None: ...
 
 
 class AnswerProvider(Protocol):
@@ -76,7 +104,59 @@ class AnswerProvider(Protocol):
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel: ...
 
+    def named_spec(self, entry: Any, default_prompt: str | None) -> AnswerSpec:
+        """The spec of a named entry of the configuration file (its name is the partition key)."""
+        ...
+
+    def notes(self, spec: AnswerSpec) -> list[str]:
+        """What the user should know before the run that is not an error (an unversioned agent
+        is never cached)."""
+        ...
+
     def problems(self, spec: AnswerSpec) -> list[str]:
         """What stands in the way of this model's calls, known before any work (an agent's
         address or target; an LLM's key is checked by the LLM provider table)."""
         ...
+
+
+def model_spec(
+    provider: AnswerProvider,
+    key: str,
+    model: str,
+    mode: RetrievalMode,
+    top_k: int,
+    system_prompt: str | None,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+) -> AnswerSpec:
+    """The spec of a model behind this project's retriever and prompt (an offline model or an
+    LLM), from a partition key or a named entry."""
+    return AnswerSpec(
+        partition_key=key,
+        provider=provider.name,
+        model=model,
+        model_id=provider.model_id(model),
+        retrieval_mode=mode,
+        top_k=top_k,
+        prompt_version=provider.prompt_version(model, system_prompt),
+        system_prompt=system_prompt,
+        calibration=provider.calibration(model),
+        source=provider.source(model),
+        endpoint=provider.endpoint(model, base_url, api_key_env),
+    )
+
+
+def named_model_spec(provider: AnswerProvider, entry: Any, default_prompt: str | None) -> AnswerSpec:
+    """A named model entry (``ModelEntry``): its model, under the provider's prefix when the
+    provider would not claim the bare name."""
+    model = entry.model if provider.claims(entry.model) else f"{provider.name}:{entry.model}"
+    return model_spec(
+        provider,
+        entry.name,
+        model,
+        RetrievalMode(entry.retrieval_mode),
+        entry.top_k,
+        entry.prompt or default_prompt,
+        entry.base_url,
+        entry.api_key_env,
+    )

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, named_model_spec
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
@@ -25,10 +26,22 @@ ANSWER_SYSTEM_PROMPT = (
 )
 
 
+# the default for the team's own documents: nothing in it presumes Wikipedia
+NEUTRAL_PROMPT_VERSION = "answer-neutral-v1"
+NEUTRAL_SYSTEM_PROMPT = (
+    "You answer questions using ONLY the numbered passages provided, never your own knowledge. "
+    "Reply with the answer alone, in one short line, without explanation. If the passages do "
+    "not contain the answer, reply exactly: unknown"
+)
+
+
 def answer_prompt_version(system_prompt: str | None) -> str:
-    """A custom prompt is versioned by its content, so changing it changes the version."""
+    """The built-in prompts by name; a custom prompt is versioned by its content, so changing it
+    changes the version."""
     if system_prompt is None:
         return ANSWER_PROMPT_VERSION
+    if system_prompt == NEUTRAL_SYSTEM_PROMPT:
+        return NEUTRAL_PROMPT_VERSION
     return f"custom-{hashlib.sha256(system_prompt.encode()).hexdigest()[:8]}"
 
 
@@ -142,6 +155,12 @@ class ChatProvider:
 
     def problems(self, spec: AnswerSpec) -> list[str]:
         return []
+
+    def notes(self, spec: AnswerSpec) -> list[str]:
+        return []
+
+    def named_spec(self, entry: Any, default_prompt: str | None) -> AnswerSpec:
+        return named_model_spec(self, entry, default_prompt)
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         assert spec.endpoint is not None, spec

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, named_model_spec
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
@@ -97,6 +98,12 @@ class OfflineProvider:
 
     def problems(self, spec: AnswerSpec) -> list[str]:
         return []
+
+    def notes(self, spec: AnswerSpec) -> list[str]:
+        return []
+
+    def named_spec(self, entry: Any, default_prompt: str | None) -> AnswerSpec:
+        return named_model_spec(self, entry, default_prompt)
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         return OFFLINE_ANSWER_MODELS[spec.model]()

@@ -10,8 +10,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Annotated, Any
 
-from rag_eval_pipeline.answering.base import AnswerModel, AnswerProvider
+from pydantic import Discriminator, Tag
+
+from rag_eval_pipeline.answering.agents.provider import AGENT_PROVIDERS
+from rag_eval_pipeline.answering.agents.settings import (
+    FILE,
+    HTTP,
+    PYTHON,
+    AnswersFileEntry,
+    HttpAgentEntry,
+    PythonAgentEntry,
+)
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerProvider, model_spec
 from rag_eval_pipeline.answering.chat import ChatProvider
 from rag_eval_pipeline.answering.offline import OFFLINE_ANSWER_MODELS, OfflineProvider
 from rag_eval_pipeline.answering.settings import ModelEntry
@@ -20,13 +32,30 @@ from rag_eval_pipeline.llm.providers import LLM_PROVIDERS
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
 
-# a named answer model of the configuration file, whichever provider it names
-AnswerModelSettings = ModelEntry
-
 PROVIDERS: dict[str, AnswerProvider] = {
     provider.name: provider
-    for provider in (OfflineProvider(), *(ChatProvider(name) for name in LLM_PROVIDERS))
+    for provider in (OfflineProvider(), *(ChatProvider(name) for name in LLM_PROVIDERS), *AGENT_PROVIDERS)
 }
+
+
+def _entry_kind(entry: Any) -> str:
+    """Which entry type validates a named answer model: its provider's, else ``ModelEntry``
+    (which names the unknown provider with the registered ones)."""
+    provider = entry.get("provider") if isinstance(entry, dict) else getattr(entry, "provider", None)
+    return provider if provider in AGENT_ENTRY_TYPES else "model"
+
+
+AGENT_ENTRY_TYPES = {provider.name: provider.entry_type for provider in AGENT_PROVIDERS}
+ENTRY_TAGS = ("model", *AGENT_ENTRY_TYPES)  # the union's tags, which are not fields of the file
+# a named answer model of the configuration file, whichever provider it names: one type,
+# discriminated by ``provider``
+AnswerModelSettings = Annotated[
+    Annotated[ModelEntry, Tag("model")]
+    | Annotated[HttpAgentEntry, Tag(HTTP)]
+    | Annotated[PythonAgentEntry, Tag(PYTHON)]
+    | Annotated[AnswersFileEntry, Tag(FILE)],
+    Discriminator(_entry_kind),
+]
 _SUFFIX = re.compile(r"^(?P<mode>[a-z0-9_]+)-k(?P<k>[0-9]+)$")
 
 
@@ -59,10 +88,13 @@ def _split_key(key: str) -> tuple[str, RetrievalMode, int]:
 
 
 class AnswerRegistry:
-    """Resolves partition keys (and the configuration file's named answer models) to specs."""
+    """Resolves partition keys (and the configuration file's named answer models) to specs.
+    ``default_prompt`` is the answer prompt of LLM answer models that name none (a neutral one
+    for the team's own data; None: the HotpotQA article's)."""
 
-    def __init__(self, named: Sequence[AnswerModelSettings] = ()) -> None:
+    def __init__(self, named: Sequence[AnswerModelSettings] = (), default_prompt: str | None = None) -> None:
         self._named = {m.name: m for m in named}
+        self._default_prompt = default_prompt
 
     @property
     def named(self) -> list[str]:
@@ -72,29 +104,11 @@ class AnswerRegistry:
         """The spec of ``key``; an invalid or unknown key raises a ValueError that says why."""
         check_name(key)
         if key in self._named:
-            chosen = self._named[key]
-            provider = PROVIDERS[chosen.provider]
-            model = chosen.model if provider.claims(chosen.model) else f"{provider.name}:{chosen.model}"
-            mode, k, prompt = RetrievalMode(chosen.retrieval_mode), chosen.top_k, chosen.prompt
-            endpoint = provider.endpoint(model, chosen.base_url, chosen.api_key_env)
-        else:
-            model, mode, k = _split_key(key)
-            provider = self._provider_of(model)
-            prompt = None
-            endpoint = provider.endpoint(model, None, None)
-        return AnswerSpec(
-            partition_key=key,
-            provider=provider.name,
-            model=model,
-            model_id=provider.model_id(model),
-            retrieval_mode=mode,
-            top_k=k,
-            prompt_version=provider.prompt_version(model, prompt),
-            system_prompt=prompt,
-            calibration=provider.calibration(model),
-            source=provider.source(model),
-            endpoint=endpoint,
-        )
+            entry = self._named[key]
+            return PROVIDERS[entry.provider].named_spec(entry, self._default_prompt)
+        model, mode, k = _split_key(key)
+        provider = self._provider_of(model)
+        return model_spec(provider, key, model, mode, k, self._default_prompt)
 
     def try_resolve(self, key: str) -> AnswerSpec | None:
         """The spec, or None for a stored partition that no longer resolves (a removed entry)."""
@@ -109,6 +123,10 @@ class AnswerRegistry:
     def problems(self, spec: AnswerSpec) -> list[str]:
         """What the spec's provider finds wrong before any work (one line each, with the remedy)."""
         return PROVIDERS[spec.provider].problems(spec)
+
+    def notes(self, spec: AnswerSpec) -> list[str]:
+        """What the user should know before the run that is not an error."""
+        return PROVIDERS[spec.provider].notes(spec)
 
     def _provider_of(self, model: str) -> AnswerProvider:
         for provider in PROVIDERS.values():

@@ -13,6 +13,9 @@ from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP
 OFFLINE = "offline"
 # the providers of ``ModelEntry``: the offline models and every LLM API of the provider table
 MODEL_PROVIDERS = (OFFLINE, *LLM_PROVIDERS)
+# the team's own agent: behind an HTTP endpoint, a Python callable, a file of its answers
+HTTP, PYTHON, FILE = "http", "python", "file"
+AGENT_PROVIDERS = (HTTP, PYTHON, FILE)
 
 
 class NamedEntry(BaseModel):
@@ -55,9 +58,8 @@ class ModelEntry(NamedEntry):
     @classmethod
     def _a_model_provider(cls, provider: str) -> str:
         if provider not in MODEL_PROVIDERS:
-            raise ValueError(
-                f"unknown provider '{provider}' (registered: {', '.join(sorted(MODEL_PROVIDERS))})"
-            )
+            registered = ", ".join(sorted((*MODEL_PROVIDERS, *AGENT_PROVIDERS)))
+            raise ValueError(f"unknown provider '{provider}' (registered: {registered})")
         return provider
 
     @model_validator(mode="after")

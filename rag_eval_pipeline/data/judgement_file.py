@@ -6,56 +6,20 @@ Every problem is reported with its file and line (or row), all at once, so one p
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS
+from rag_eval_pipeline.data.rows import RowFileError, read_rows
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 
 CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags"]
 
 
-class JudgementFileError(ValueError):
+class JudgementFileError(RowFileError):
     """Every problem of a judgement file, each naming the file and the line or row."""
-
-    def __init__(self, path: str | Path, problems: list[str]) -> None:
-        self.problems = [f"{path}, {problem}" for problem in problems]
-        listed = "\n".join(f"  {p}" for p in problems[:20])
-        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
-        super().__init__(f"{path}: {len(problems)} problem(s)\n{listed}{more}")
-
-
-def _rows(path: Path) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
-    """The rows with their location, and the problems of rows that could not be read at all
-    (checking goes on past them, so every problem of the file is reported at once)."""
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        rows, problems = [], []
-        for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                problems.append(f"line {line_no}: invalid JSON ({err.msg})")
-                continue
-            if not isinstance(row, dict):
-                problems.append(
-                    f"line {line_no}: expected an object with question and answer, got {type(row).__name__}"
-                )
-                continue
-            rows.append((f"line {line_no}", row))
-        return rows, problems
-    if suffix == ".csv":
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        return [(f"line {i + 2}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []  # 1: header
-    if suffix == ".parquet":
-        frame = pd.read_parquet(path)
-        return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []
-    raise JudgementFileError(path, [f"unsupported file type '{suffix}' (use .jsonl, .csv or .parquet)"])
 
 
 def _list(value: Any) -> list[str]:
@@ -98,7 +62,10 @@ def read_judgement_file(
     path = Path(path)
     if not path.is_file():
         raise JudgementFileError(path, ["file not found"])
-    rows, problems = _rows(path)
+    try:
+        rows, problems = read_rows(path, "an object with question and answer")
+    except RowFileError as err:
+        raise JudgementFileError(path, err.bare_problems) from None
     if not rows:
         raise JudgementFileError(path, problems or ["no questions"])
     columns = set().union(*(r.keys() for _, r in rows))

@@ -6,6 +6,7 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
+from rag_eval_pipeline.answering.answer_cases import AGENT_RETRIEVAL
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.schema import OVERALL, USAGE
@@ -53,6 +54,19 @@ def answers_metadata(
         "cost_usd": float(answers["cost_usd"].sum()),
         "index_version": manifest.version,
         "seconds": round(seconds, 3),
+        **(_agent_metadata(answers) if spec.is_agent else {}),
+    }
+
+
+def _agent_metadata(answers: pd.DataFrame) -> dict[str, Any]:
+    """How the agent's contexts were matched to the knowledge base, and its repeats."""
+    matched = pd.Series([how for hows in answers["context_match"] for how in hows], dtype=object)
+    counts = matched.value_counts()
+    return {
+        "contexts_returned": int(len(matched)),
+        "context_matches": ", ".join(f"{how} {int(n)}" for how, n in counts.items()) or "none returned",
+        "cases_without_contexts": int((~answers["contexts_known"].astype(bool)).sum()),
+        "repeats": int(answers["repeat"].max()) + 1 if len(answers) else 0,
     }
 
 
@@ -93,29 +107,32 @@ def worst_cases_table(
     worst = _worst(scores)
     if worst.empty:
         return None
-    by_qid, truth = answers.set_index("qid"), cases.set_index("qid")
+    answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
+    # every record has the same fields: the judge's faithfulness where a judge read the claims,
+    # the lexical proxy (named as such) where one did not
+    faithfulness_columns = _faithfulness_columns(worst)
     records = []
     for row in worst.itertuples():
         gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
-        retrieved = list(by_qid.loc[row.qid, "retrieved_titles"])
-        faithfulness, label = _faithfulness(row)
+        answer = answer_of(row)
+        retrieved = list(answer["retrieved_titles"])
         records.append(
             dg.TableRecord(
                 {
                     "qid": row.qid,
-                    "question": _clip(_question(row.qid, by_qid, truth), 80),
-                    "answer": _clip(str(by_qid.loc[row.qid, "answer"]), 60),
+                    "question": _clip(_question(row.qid, answer, truth), 80),
+                    "answer": _clip(str(answer["answer"]), 60),
                     "truth": _clip(str(truth.loc[row.qid, "answer"]) if row.qid in truth.index else "–", 40),
                     "judge": row.judge_id,
                     "correctness": float(row.correctness),
-                    label: faithfulness,
+                    **{column: _number(getattr(row, column, None)) for column in faithfulness_columns},
                     "context_relevance": _number(getattr(row, "context_relevance", None)),
                     "diagnosis": str(row.diagnosis),
                     "retrieved (* gold)": _clip(
                         "; ".join(f"{t} *" if t in gold else t for t in retrieved), 120
                     ),
                     "missed gold": _clip("; ".join(sorted(gold - set(retrieved))) or "–", 60),
-                    "index": str(by_qid.loc[row.qid].get("kb_version", "–"))[:12],
+                    "index": str(answer.get("kb_version", "–"))[:12],
                     "run": (run_id or "–")[:8],
                 }
             )
@@ -135,25 +152,28 @@ def worst_case_markdown(
     answer, truth, every judge's scores and rationales, the passages the model read (gold
     marked) and the gold titles it missed, and the command that explains it."""
     worst = _worst(scores)
-    by_qid, truth = answers.set_index("qid"), cases.set_index("qid")
+    answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
     entries = {}
     for rank, row in enumerate(worst.itertuples(), start=1):
         known = row.qid in truth.index
         gold = set(truth.loc[row.qid, "gold_titles"]) if known else set()
-        answer = by_qid.loc[row.qid]
+        answer = answer_of(row)
         judged = scores[scores["qid"] == row.qid]
         metrics = [c for c in judged.columns if c in _CASE_METRICS]
+        repeats = ["repeat"] if "repeat" in judged and judged["repeat"].gt(0).any() else []
         lines = [
-            f"**{_question(row.qid, by_qid, truth)}**",
+            f"**{_question(row.qid, answer, truth)}**",
             "",
             f"- answer: {answer['answer']}",
             f"- truth: {truth.loc[row.qid, 'answer'] if known else '(not in the current judgement list)'}",
             f"- diagnosis: {row.diagnosis}",
             f"- missed gold: {', '.join(sorted(gold - set(answer['retrieved_titles']))) or 'none'}",
             "",
-            to_markdown(judged[["judge_id", "status", *metrics]]),
+            to_markdown(judged[["judge_id", *repeats, "status", *metrics]]),
             "",
-            "**Passages the model read**",
+            "**Passages the model read**"
+            if answer.get("retrieval_mode") != AGENT_RETRIEVAL
+            else "**Contexts the agent returned**",
         ]
         for n, (title, text) in enumerate(
             zip(answer["retrieved_titles"], answer["retrieved_passages"]), start=1
@@ -172,16 +192,30 @@ def _worst(scores: pd.DataFrame) -> pd.DataFrame:
     return scored.sort_values(["correctness", "qid"], kind="stable").drop_duplicates("qid").head(WORST_CASES)
 
 
-def _question(qid: str, by_qid: pd.DataFrame, truth: pd.DataFrame) -> str:
-    return str(truth.loc[qid, "question"] if qid in truth.index else by_qid.loc[qid, "question"])
+def _question(qid: str, answer: pd.Series, truth: pd.DataFrame) -> str:
+    return str(truth.loc[qid, "question"] if qid in truth.index else answer["question"])
 
 
-def _faithfulness(row: object) -> tuple[float | None, str]:
-    """The judge's faithfulness when it read the claims, else the lexical proxy, named as such."""
-    judged = _number(getattr(row, "faithfulness", None))
-    if judged is not None:
-        return judged, "faithfulness"
-    return _number(getattr(row, "faithfulness_lexical", None)), "faithfulness_lexical"
+def _answers_by_case(answers: pd.DataFrame):
+    """The answer a score row judged: by question and repeat (an agent asked several times)."""
+    keyed = {
+        (qid, int(repeat)): row
+        for (qid, repeat), row in zip(
+            zip(answers["qid"], answers["repeat"] if "repeat" in answers else [0] * len(answers)),
+            (r for _, r in answers.iterrows()),
+        )
+    }
+    return lambda score: keyed[(score.qid, int(getattr(score, "repeat", 0) or 0))]
+
+
+def _faithfulness_columns(worst: pd.DataFrame) -> list[str]:
+    """``faithfulness`` where some judge of these rows read the claims, ``faithfulness_lexical``
+    where some row has only the proxy: never an empty column, never a mixed one."""
+    judged = worst["faithfulness"].notna() if "faithfulness" in worst else pd.Series(False, index=worst.index)
+    columns = ["faithfulness"] if judged.any() else []
+    if "faithfulness_lexical" in worst and worst.loc[~judged, "faithfulness_lexical"].notna().any():
+        columns.append("faithfulness_lexical")
+    return columns
 
 
 _SCORES = ("correctness", "faithfulness", "faithfulness_lexical", "context_relevance")

@@ -62,7 +62,7 @@ def endpoint_problems(
 
 
 def vector_problems(answer_specs: Sequence[AnswerSpec], has_vectors: bool) -> list[str]:
-    semantic = [s.partition_key for s in answer_specs if s.retrieval_mode.needs_vectors]
+    semantic = [s.partition_key for s in answer_specs if s.retrieval_mode and s.retrieval_mode.needs_vectors]
     if not semantic or has_vectors:
         return []
     return [

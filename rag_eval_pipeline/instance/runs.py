@@ -151,6 +151,9 @@ def run_evaluation(
     )
     if problems:
         raise PreflightError(problems)
+    for spec in answer_specs:
+        for note in registry.notes(spec):
+            echo(f"note: {note}")
     started = time.perf_counter()
     new = add_models(instance, list(models), registry.resolve)
     if new:

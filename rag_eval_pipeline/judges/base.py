@@ -27,6 +27,7 @@ class JudgeCase:
     gold_facts: tuple[tuple[str, int], ...] = ()
     tags: tuple[str, ...] = ()
     answerable: bool = True  # False: the documents hold no answer, abstaining is right
+    contexts_known: bool = True  # False: an agent that returns no contexts (nothing to judge them on)
 
     @property
     def retrieved_titles(self) -> list[str]:

@@ -23,14 +23,15 @@ def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) ->
     columns = ["qid", "answer", "type", "level", "gold_titles", "gold_facts"]
     columns += [c for c in ("tags", "answerable") if c in judgement_list]
     labels = judgement_list[columns].rename(columns={"answer": "ground_truth"})
-    joined = candidate_answers.merge(labels, on="qid", how="left", validate="one_to_one")
+    # an agent asked several times has a row per repeat, each joined to its question's labels
+    joined = candidate_answers.merge(labels, on="qid", how="left", validate="many_to_one")
     return joined if "answerable" in joined else joined.assign(answerable=True)
 
 
 def judge_case(case: Mapping[str, Any]) -> JudgeCase:
     """A joined case row as what every judge sees."""
     hits = tuple(
-        SearchHit(pid, title, text, float(score))
+        SearchHit(pid, title, text, float("nan") if score is None else float(score))  # an agent's: none
         for pid, title, text, score in zip(
             case["retrieved_ids"],
             case["retrieved_titles"],
@@ -49,6 +50,7 @@ def judge_case(case: Mapping[str, Any]) -> JudgeCase:
         gold_facts=tuple((f["title"], int(f["sent_id"])) for f in case["gold_facts"]),
         tags=() if tags is None else tuple(tags),
         answerable=bool(case.get("answerable", True)),
+        contexts_known=bool(case.get("contexts_known", True)),
     )
 
 
@@ -69,6 +71,7 @@ async def _score_one(judge: Judge, case: Mapping[str, Any], abstention: Abstenti
     answerable = bool(case.get("answerable", True))
     row: dict[str, Any] = {
         "qid": case["qid"],
+        "repeat": int(case.get("repeat", 0) or 0),
         "judge_id": judge.judge_id,
         "judge_kind": judge.kind,
         "answer_config": case["answer_config"],
@@ -94,10 +97,26 @@ async def _score_one(judge: Judge, case: Mapping[str, Any], abstention: Abstenti
     if outcome.error is not None:
         row.update(status="judge_error", error=outcome.error)
     else:
-        row.update(outcome.scores, status="ok", error=None)
+        row.update(_known(outcome.scores, bool(case.get("contexts_known", True))), status="ok", error=None)
     row["rationales"] = json.dumps(outcome.rationales) if outcome.rationales else None
     row["notes"] = "; ".join(outcome.notes) or None
     return row
+
+
+# what needs the contexts an answer was given from: absent (never 0) for an agent that returns none
+CONTEXT_METRICS = (
+    "faithfulness",
+    "faithfulness_lexical",
+    "context_relevance",
+    "context_precision",
+    "context_recall",
+)
+
+
+def _known(scores: Mapping[str, float | None], contexts_known: bool) -> dict[str, float | None]:
+    if contexts_known:
+        return dict(scores)
+    return {m: (None if m in CONTEXT_METRICS else v) for m, v in scores.items()}
 
 
 def score_cases(

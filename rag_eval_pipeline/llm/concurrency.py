@@ -17,12 +17,27 @@ async def map_bounded(
     work: Callable[[T], Awaitable[R]],
     concurrency: int,
     on_progress: Callable[[int, int], None] | None = None,
+    close: Callable[[], Awaitable[None]] | None = None,
 ) -> list[R]:
     """``work`` over ``items`` with at most ``concurrency`` running; results keep item order.
 
     ``work`` records its own per-item failures; an exception it raises is fatal for all items
     (a bad key, an unknown model): nothing further starts, so at most the calls already in
-    flight are spent on it."""
+    flight are spent on it. ``close`` is awaited on the same loop when all are done (a client
+    whose connections the calls shared)."""
+    try:
+        return await _map_bounded(items, work, concurrency, on_progress)
+    finally:
+        if close is not None:
+            await close()
+
+
+async def _map_bounded(
+    items: Sequence[T],
+    work: Callable[[T], Awaitable[R]],
+    concurrency: int,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[R]:
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     semaphore = asyncio.Semaphore(concurrency)
@@ -56,6 +71,7 @@ def run_bounded(
     work: Callable[[T], Awaitable[R]],
     concurrency: int,
     on_progress: Callable[[int, int], None] | None = None,
+    close: Callable[[], Awaitable[None]] | None = None,
 ) -> list[R]:
     """``map_bounded`` from synchronous code, on an event loop of its own.
 
@@ -67,12 +83,12 @@ def run_bounded(
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(map_bounded(items, work, concurrency, on_progress))
+        return asyncio.run(map_bounded(items, work, concurrency, on_progress, close))
     started = concurrent.futures.Future()  # the worker's loop and task, to cancel from here
 
     async def in_worker() -> list[R]:
         started.set_result((asyncio.get_running_loop(), asyncio.current_task()))
-        return await map_bounded(items, work, concurrency, on_progress)
+        return await map_bounded(items, work, concurrency, on_progress, close)
 
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-calls")
     done = pool.submit(asyncio.run, in_worker())

@@ -4,6 +4,8 @@ endpoint (made on first use, so offline runs never need a key) and the prices.""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 
 from rag_eval_pipeline.llm.cache import CachedClient
 from rag_eval_pipeline.llm.pricing import ModelPrice
@@ -29,20 +31,38 @@ class FreeOfCharge(Mapping[str, ModelPrice]):
         return 0
 
 
+@dataclass
+class CallCount:
+    """Real calls and cache hits of one caller that is not an LLM client (a team's agent)."""
+
+    calls: int = 0
+    cache_hits: int = 0
+
+
 class LLMServices:
     """Clients by endpoint, made on first use by ``make_client``, and the prices; counts the real
-    calls and cache hits of every client it made, for the assets' metadata."""
+    calls and cache hits of every client it made, and of every agent asked, for the assets'
+    metadata. ``cache_root`` and ``refresh`` are the response cache's, for callers that keep
+    their own (an agent's responses)."""
 
     def __init__(
         self,
         make_client: Callable[[LLMEndpoint], CachedClient],
         prices: Mapping[str, ModelPrice],
         concurrency: int = 8,
+        cache_root: Path | None = None,
+        refresh: bool = False,
     ) -> None:
         self._make_client = make_client
         self._clients: dict[LLMEndpoint, CachedClient] = {}
+        self._counts: dict[str, CallCount] = {}
         self.prices = prices
         self.concurrency = concurrency
+        self.cache_root = cache_root
+        self.refresh = refresh
+
+    def counter(self, caller: str) -> CallCount:
+        return self._counts.setdefault(caller, CallCount())
 
     def client(self, endpoint: LLMEndpoint) -> CachedClient:
         if endpoint not in self._clients:
@@ -56,8 +76,10 @@ class LLMServices:
 
     @property
     def api_calls(self) -> int:
-        return sum(c.api_calls for c in self._clients.values())
+        return sum(c.api_calls for c in self._clients.values()) + sum(c.calls for c in self._counts.values())
 
     @property
     def cache_hits(self) -> int:
-        return sum(c.cache_hits for c in self._clients.values())
+        return sum(c.cache_hits for c in self._clients.values()) + sum(
+            c.cache_hits for c in self._counts.values()
+        )

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
-from rag_eval_pipeline.metrics.schema import metric_columns
+from rag_eval_pipeline.metrics.schema import metric_columns, per_case
 from rag_eval_pipeline.metrics.statistics import (
     MONTE_CARLO_DRAWS,
     SIGNIFICANCE,
@@ -55,7 +55,8 @@ def paired_comparisons(
     McNemar test on fully correct answers. The verdict follows ``VERDICT_RULE``: a unanimous
     small sample has a zero-width bootstrap interval, so the interval alone never decides."""
     rows = []
-    for (name_a, a), (name_b, b) in combinations(sorted(scores_by_model.items()), 2):
+    cases = {model: per_case(scores) for model, scores in scores_by_model.items()}  # repeats averaged
+    for (name_a, a), (name_b, b) in combinations(sorted(cases.items()), 2):
         for judge_id in sorted(set(a["judge_id"]) & set(b["judge_id"])):
             ja = a[(a["judge_id"] == judge_id) & (a["status"] == "ok")]
             jb = b[(b["judge_id"] == judge_id) & (b["status"] == "ok")]
@@ -184,9 +185,11 @@ def judge_validation(
                 if axis not in judged or judged[axis].isna().all():
                     continue
                 if axis in reference:
+                    keys = ["qid", "repeat"] if "repeat" in reference and "repeat" in judged else ["qid"]
                     pairs = (
-                        reference[["qid", axis]]
-                        .merge(judged[["qid", axis]], on="qid", suffixes=("_ref", "_judge"))
+                        reference[[*keys, axis]]
+                        .merge(judged[[*keys, axis]], on=keys, suffixes=("_ref", "_judge"))
+                        .drop(columns=keys)
                         .dropna()
                     )
                     pooled.setdefault((judge_id, axis), pd.DataFrame())

@@ -5,13 +5,15 @@ bottom of ``metrics``: summaries, freshness and the judges that write the scores
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 
 TOKEN_COLUMNS = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
 SCORE_ID_COLUMNS = [
     "qid",
+    "repeat",
     "judge_id",
     "judge_kind",
     "answer_config",
@@ -49,3 +51,44 @@ def case_set_id(qids: Iterable[str]) -> str:
     """Short hash of the evaluated question ids: models are comparable only on equal case sets."""
     digest = hashlib.sha256("\n".join(sorted(set(qids))).encode()).hexdigest()
     return digest[:12]
+
+
+# the share of cases whose repeated answers scored differently (an agent asked several times)
+ANSWER_VARIABILITY = "answer_variability"
+CASE_KEYS = ["qid", "judge_id"]
+
+
+def per_case(judge_scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per case and judge: the repeated answers of an agent asked several times averaged
+    (each metric over the repeats that have it; the case is scored when any repeat was), with
+    ``answer_variability`` 1 where the scored repeats' values differ, 0 where they agree, absent
+    with fewer than two. The question, not the answer, is the unit every interval and paired
+    test counts. A table without repeats is returned as it is."""
+    if "repeat" not in judge_scores or not (judge_scores["repeat"] > 0).any():
+        return judge_scores
+    metrics = metric_columns(judge_scores)
+    ok = judge_scores[judge_scores["status"] == "ok"]
+    grouped = ok.groupby(CASE_KEYS, sort=False)[metrics]
+    means = grouped.mean()
+    differs = grouped.agg(lambda values: values.dropna().nunique() > 1).any(axis=1).astype("float64")
+    scored = ok.groupby(CASE_KEYS, sort=False).size()
+    cases = judge_scores.sort_values("status", key=lambda s: s != "ok", kind="stable").drop_duplicates(
+        CASE_KEYS
+    )
+    cases = cases.set_index(CASE_KEYS)
+    cases.loc[means.index, metrics] = means
+    cases[ANSWER_VARIABILITY] = differs.where(scored >= 2).reindex(cases.index)
+    order = judge_scores.drop_duplicates(CASE_KEYS).set_index(CASE_KEYS).index
+    return cases.loc[order].reset_index()
+
+
+def case_key(row: Mapping[str, Any]) -> tuple[str, int]:
+    """Which answer a row is about: its question and repeat (0 where there are no repeats, and
+    in tables stored before repeats existed)."""
+    repeat = row.get("repeat", 0)
+    return str(row["qid"]), 0 if repeat is None or pd.isna(repeat) else int(repeat)
+
+
+def answer_keys(frame: pd.DataFrame) -> list[str]:
+    """The columns that identify an answer in ``frame``: the question, and its repeat if stored."""
+    return ["qid", "repeat"] if "repeat" in frame else ["qid"]

@@ -10,11 +10,13 @@ from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.schema import (
     ANSWER_METRICS,
     ANSWER_MODEL_ROW,
+    ANSWER_VARIABILITY,
     DIAGNOSIS,
     OVERALL,
     USAGE,
     case_set_id,
     metric_columns,
+    per_case,
 )
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
@@ -153,14 +155,17 @@ def summarize(
     ``declared_metrics`` (judge id -> metrics, from the judge registry) keeps another judge's
     columns out of a judge's rows; a judge missing from it shows the metrics it has values for.
     """
+    answers = judge_scores  # a row per answer: tokens, dollars and diagnoses count each answer
+    judge_scores = per_case(judge_scores)  # a row per question: what every interval counts
     metrics = metric_columns(judge_scores)
     rows: list[dict[str, object]] = []
     if candidate_answers is not None:
         rows += usage_rows(ANSWER_MODEL_ROW, candidate_answers)
     for judge_id, by_judge in judge_scores.groupby("judge_id", sort=True):
         own = judge_metrics(by_judge, metrics, (declared_metrics or {}).get(str(judge_id)))
-        rows += usage_rows(str(judge_id), by_judge)
-        rows += diagnosis_rows(str(judge_id), by_judge)
+        answered = answers[answers["judge_id"] == judge_id]
+        rows += usage_rows(str(judge_id), answered)
+        rows += diagnosis_rows(str(judge_id), answered)
         groups = [(OVERALL, by_judge)]
         for column in GROUP_BY:
             groups += [(f"{column}={value}", g) for value, g in by_judge.groupby(column, sort=True)]
@@ -176,10 +181,11 @@ def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence
     """The metrics a judge declares, so that another judge's columns do not show up as its n = 0
     rows; a metric it declares but never produced stays, with n = 0. Undeclared: those with
     values. What the answers did (``ANSWER_METRICS``) is beside every judge's metrics."""
-    answer_level = [m for m in metrics if m in ANSWER_METRICS and rows[m].notna().any()]
+    beside = (*ANSWER_METRICS, ANSWER_VARIABILITY)
+    answer_level = [m for m in metrics if m in beside and rows[m].notna().any()]
     if declared is None:
-        return [m for m in metrics if m not in ANSWER_METRICS and rows[m].notna().any()] + answer_level
-    return [m for m in metrics if m in declared and m not in ANSWER_METRICS] + answer_level
+        return [m for m in metrics if m not in beside and rows[m].notna().any()] + answer_level
+    return [m for m in metrics if m in declared and m not in beside] + answer_level
 
 
 # the headline metrics whose intervals the comparison carries beside their means

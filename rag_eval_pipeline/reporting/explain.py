@@ -7,7 +7,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.schema import metric_columns
+from rag_eval_pipeline.answering.answer_cases import AGENT_RETRIEVAL
+from rag_eval_pipeline.metrics.schema import answer_keys, metric_columns
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 
@@ -60,15 +61,16 @@ def explain_case(
         f"ground truth: {truth['answer']}",
         f"gold supporting titles: {', '.join(truth['gold_titles'])}",
         "",
-        f"retrieved ({case['retrieval_mode']}, k={case['top_k']}) from index {index_manifest.backend} "
-        f"version {index_manifest.version}:",
+        _contexts_heading(case, index_manifest),
     ]
-    for rank, (title, score, text) in enumerate(
-        zip(case["retrieved_titles"], case["retrieved_scores"], case["retrieved_passages"]), start=1
+    matched = case["context_match"] if "context_match" in case else [None] * len(case["retrieved_titles"])
+    for rank, (title, score, text, how) in enumerate(
+        zip(case["retrieved_titles"], case["retrieved_scores"], case["retrieved_passages"], matched), start=1
     ):
         mark = "GOLD" if title in gold else "    "
         snippet = text if len(text) <= 160 else text[:157] + "..."
-        lines.append(f"  {rank}. [{mark}] {title}  (score {score:.3f})")
+        scored = f"score {score:.3f}" if not pd.isna(score) else f"matched by {how}"
+        lines.append(f"  {rank}. [{mark}] {title or '(no knowledge-base passage)'}  ({scored})")
         lines.append(f"       {snippet}")
     missing = gold - set(case["retrieved_titles"])
     if missing:
@@ -100,6 +102,20 @@ def explain_case(
     return "\n".join(lines)
 
 
+def _contexts_heading(case: pd.Series, index_manifest: IndexManifest) -> str:
+    if case["retrieval_mode"] == AGENT_RETRIEVAL:
+        if not bool(case.get("contexts_known", True)):
+            return "contexts: the agent returns none (what needs them is absent)"
+        return (
+            f"contexts the agent returned, matched to index {index_manifest.backend} "
+            f"version {index_manifest.version}:"
+        )
+    return (
+        f"retrieved ({case['retrieval_mode']}, k={case['top_k']}) from index {index_manifest.backend} "
+        f"version {index_manifest.version}:"
+    )
+
+
 def worst_cases(
     judge_scores: pd.DataFrame,
     candidate_answers: pd.DataFrame,
@@ -121,7 +137,8 @@ def worst_cases(
         known = ", ".join(sorted(set(judge_scores["judge_id"])))
         raise KeyError(f"judge '{judge_id}' did not score this model; judges that did: {known}")
     scored = scored[scored["judge_id"] == judge_id]
-    joined = scored.merge(candidate_answers[["qid", "question", "answer"]], on="qid").merge(
+    keys = answer_keys(candidate_answers) if "repeat" in scored else ["qid"]
+    joined = scored.merge(candidate_answers[[*keys, "question", "answer"]], on=keys).merge(
         judgement_list[["qid", "answer"]].rename(columns={"answer": "ground_truth"}), on="qid"
     )
     joined = joined.sort_values([metric, "qid"], kind="stable").head(n)

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
-from rag_eval_pipeline.metrics.schema import DIAGNOSIS, OVERALL
+from rag_eval_pipeline.metrics.schema import DIAGNOSIS, OVERALL, case_key
 
 HEADLINE_METRICS = (
     "correctness",
@@ -173,12 +173,12 @@ def case_table(
     ]
     body = []
     for model, scores in sorted(scores_by_model.items()):
-        answers = answers_by_model[model].set_index("qid")
+        answers = {case_key(a): a for a in answers_by_model[model].to_dict(orient="records")}
         provenance = _provenance((summaries or {}).get(model, pd.DataFrame()))
         for row in scores.to_dict(orient="records"):
-            if row["qid"] not in answers.index:
+            if case_key(row) not in answers:
                 continue
-            case = answers.loc[row["qid"]]
+            case = answers[case_key(row)]
             known = row["qid"] in truth.index
             gold = set(truth.loc[row["qid"], "gold_titles"]) if known else set()
             faithfulness = row.get("faithfulness")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.schema import metric_columns
+from rag_eval_pipeline.metrics.schema import case_key, metric_columns
 
 _CASE_FIELDS = [
     "qid",
@@ -37,14 +37,15 @@ def eval_result_documents(
     index_version: str,
 ) -> list[dict[str, Any]]:
     """One document per case per judge: the case, its ground truth, every score (absent = null)."""
-    cases = candidate_answers[_CASE_FIELDS].merge(
+    fields = [*_CASE_FIELDS, "repeat"] if "repeat" in candidate_answers else _CASE_FIELDS
+    cases = candidate_answers[fields].merge(
         judgement_list[["qid", "answer", "gold_titles"]].rename(columns={"answer": "ground_truth"}), on="qid"
     )
-    by_qid = {row["qid"]: row for row in cases.to_dict(orient="records")}
+    by_answer = {case_key(row): row for row in cases.to_dict(orient="records")}
     metrics = metric_columns(judge_scores)
     documents = []
     for score in judge_scores.to_dict(orient="records"):
-        case = by_qid[score["qid"]]
+        case = by_answer[case_key(score)]
         document = {key: _plain(value) for key, value in case.items()}
         document.update(
             answer_model=answer_model,

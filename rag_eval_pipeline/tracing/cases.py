@@ -48,6 +48,7 @@ class TraceContext:
     prompt_version: str
     judge_models: dict[str, tuple[str, str]] = field(default_factory=dict)  # judge id -> provider, model
     extra: dict[str, str] = field(default_factory=dict)
+    agent: bool = False  # the team's agent answered: an AGENT span, its contexts the retriever's
 
     def as_metadata(self) -> dict[str, str]:
         """The provenance an experiment records (the names the case spans use, unprefixed)."""
@@ -115,7 +116,7 @@ def retrieval_span(answer: Mapping[str, Any]) -> SpanSpec:
     ):
         prefix = f"retrieval.documents.{n}.document"
         attributes[f"{prefix}.id"] = str(pid)
-        attributes[f"{prefix}.score"] = float(score)
+        attributes[f"{prefix}.score"] = None if score is None else float(score)  # an agent's: none
         attributes[f"{prefix}.content"] = str(text)
         attributes[f"{prefix}.metadata"] = json.dumps({"title": str(title)})
     return SpanSpec("retrieval", _clean(attributes))
@@ -124,8 +125,9 @@ def retrieval_span(answer: Mapping[str, Any]) -> SpanSpec:
 def answer_span(answer: Mapping[str, Any], context: TraceContext) -> SpanSpec:
     failed = answer["status"] != "ok"
     attributes = {
-        "openinference.span.kind": "LLM",
-        "langfuse.observation.type": "generation",
+        # the team's agent is a whole chain of its own; one of our models is one LLM call
+        "openinference.span.kind": "AGENT" if context.agent else "LLM",
+        "langfuse.observation.type": "agent" if context.agent else "generation",
         "gen_ai.operation.name": "chat",
         "gen_ai.system": context.provider,
         "gen_ai.request.model": context.model_id,
@@ -193,12 +195,12 @@ def build_case_traces(
     judge; every metric of every judge (the reference metrics too) on the root
     (``rag_eval.score.<judge>.<metric>``), where dashboards and Langfuse's scores read them."""
     metrics = metric_columns(judge_scores)
-    by_case: dict[str, list[dict[str, Any]]] = {}
+    by_case: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for row in judge_scores.to_dict(orient="records"):  # one pass: no frame per case
-        by_case.setdefault(row["qid"], []).append(row)
+        by_case.setdefault((row["qid"], int(row.get("repeat", 0) or 0)), []).append(row)
     traces = []
     for answer in candidate_answers.to_dict(orient="records"):
-        rows = by_case.get(answer["qid"], [])
+        rows = by_case.get((answer["qid"], int(answer.get("repeat", 0) or 0)), [])
         # a span per judge that called a model; the reference metrics (no model) are on the root
         judges = tuple(
             judge_span(row, metrics, context.judge_models[row["judge_id"]])

@@ -74,7 +74,12 @@ def experiment_cases(
     candidate_answers: pd.DataFrame, judge_scores: pd.DataFrame
 ) -> dict[str, ExperimentCase]:
     """Per qid, the stored answer and scores. A judge whose row failed gives an error for each of
-    its metrics; a metric a judge does not measure is left out."""
+    its metrics; a metric a judge does not measure is left out. An agent asked several times
+    shows its first answer (an experiment has one output per example)."""
+    if "repeat" in candidate_answers:
+        candidate_answers = candidate_answers[candidate_answers["repeat"] == 0]
+    if "repeat" in judge_scores:
+        judge_scores = judge_scores[judge_scores["repeat"] == 0]
     metrics = metric_columns(judge_scores)
     measured = {
         judge: [metric for metric in metrics if rows[metric].notna().any()]

@@ -5,8 +5,8 @@ from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.base import AnswerRequest
 from rag_eval_pipeline.answering.offline import ExtractiveBaseline, NullAnswerer, OracleAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry, UnknownAnswerModelError
+from rag_eval_pipeline.answering.settings import ModelEntry
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole, InvalidNameError
-from rag_eval_pipeline.config import AnswerModelSettings
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
@@ -63,7 +63,7 @@ def test_names_that_could_leave_storage_are_refused(name):
     with pytest.raises(InvalidNameError, match="letters, digits"):
         AnswerRegistry().resolve(name)
     with pytest.raises(ValueError, match="letters, digits"):
-        AnswerModelSettings(name=name, provider="offline", model="oracle")
+        ModelEntry(name=name, provider="offline", model="oracle")
 
 
 def test_named_models_keep_their_calibration_role():
@@ -71,11 +71,9 @@ def test_named_models_keep_their_calibration_role():
     follow the model, not the name."""
     registry = AnswerRegistry(
         [
-            AnswerModelSettings(name="null-model", provider="offline", model="null"),
-            AnswerModelSettings(name="truth", provider="offline", model="oracle", top_k=2),
-            AnswerModelSettings(
-                name="haiku", provider="anthropic", model="claude-haiku-4-5", retrieval_mode="hybrid"
-            ),
+            ModelEntry(name="null-model", provider="offline", model="null"),
+            ModelEntry(name="truth", provider="offline", model="oracle", top_k=2),
+            ModelEntry(name="haiku", provider="anthropic", model="claude-haiku-4-5", retrieval_mode="hybrid"),
         ]
     )
     assert registry.resolve("null-model").calibration is CalibrationRole.LOWER_BOUND
@@ -87,15 +85,15 @@ def test_named_models_keep_their_calibration_role():
         haiku.calibration is CalibrationRole.MEASURED and haiku.answer_config == "claude-haiku-4-5@hybrid-k4"
     )
     with pytest.raises(ValueError, match="unknown provider 'mistral'"):
-        AnswerModelSettings(name="le-chat", provider="mistral", model="mistral-large")
+        ModelEntry(name="le-chat", provider="mistral", model="mistral-large")
     with pytest.raises(ValueError, match="base_url and api_key_env are for provider openai"):
-        AnswerModelSettings(name="h", provider="anthropic", model="claude-haiku-4-5", base_url="http://x")
+        ModelEntry(name="h", provider="anthropic", model="claude-haiku-4-5", base_url="http://x")
 
 
 def test_openai_compatible_and_local_models_resolve_to_their_endpoints():
     registry = AnswerRegistry(
         [
-            AnswerModelSettings(
+            ModelEntry(
                 name="my-vllm",
                 provider="openai",
                 model="Qwen/Qwen2.5-7B-Instruct",
@@ -181,3 +179,31 @@ def test_answer_cases_records_failures_per_case_and_reports_progress():
     assert answers.iloc[0]["retrieved_scores"] == [3.0, 2.0]
     assert answers.iloc[0]["answer_config"] == "flaky@bm25-k2"
     assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_the_teams_own_documents_get_a_prompt_that_does_not_speak_of_wikipedia():
+    from rag_eval_pipeline.answering.chat import (
+        ANSWER_SYSTEM_PROMPT,
+        NEUTRAL_SYSTEM_PROMPT,
+        render_answer_prompt,
+    )
+    from rag_eval_pipeline.config import Settings
+
+    hotpotqa = Settings().answer_registry().resolve("haiku")
+    custom = Settings.model_validate({"dataset": {"kind": "custom", "questions": "q.jsonl"}})
+    own = custom.answer_registry().resolve("haiku")
+    assert hotpotqa.prompt_version == "answer-v1" and hotpotqa.system_prompt is None
+    assert own.prompt_version == "answer-neutral-v1" and own.system_prompt == NEUTRAL_SYSTEM_PROMPT
+    assert "Wikipedia" in ANSWER_SYSTEM_PROMPT and "Wikipedia" not in NEUTRAL_SYSTEM_PROMPT
+    assert render_answer_prompt(own.model_id, "q", (), own.system_prompt).system == NEUTRAL_SYSTEM_PROMPT
+    named = Settings.model_validate(
+        {
+            "dataset": {"kind": "custom", "questions": "q.jsonl"},
+            "answer_models": [
+                {"name": "h", "provider": "anthropic", "model": "claude-haiku-4-5", "prompt": "Be brief."}
+            ],
+        }
+    ).answer_registry()
+    assert named.resolve("h").system_prompt == "Be brief." and named.resolve("h").prompt_version.startswith(
+        "custom-"
+    )

@@ -158,6 +158,7 @@ def test_an_answer_of_megabytes_is_stored_cut_and_bounds_the_report(tmp_path):
     assert cache < 1_000_000
 
 
+@pytest.mark.slow  # a run per damaged file
 def test_damaged_state_files_are_one_line_with_the_way_out(tmp_path, capsys):
     home = tmp_path / "home"
     assert (

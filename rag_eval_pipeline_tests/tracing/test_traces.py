@@ -377,3 +377,50 @@ def test_phoenix_lists_every_case_and_each_model_as_an_experiment_over_the_quest
         browser.close()
     assert Path(artifacts / "phoenix-traces.png").is_file()
     assert Path(artifacts / "phoenix-experiments.png").is_file()
+
+
+def test_the_teams_agent_is_an_agent_span_with_its_own_contexts(
+    shared_hotpotqa, tmp_path, capsys, monkeypatch
+):
+    """An agent under test: its call is the case's AGENT span, the contexts it returned are the
+    retriever span's documents (no score: the agent ranked them, it did not score them for us)."""
+    from example_agent import answer as agent_answer
+    from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agent_service
+
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
+    with OtlpReceiver() as receiver, agent_service() as agent:
+        bot = {
+            "name": "bot",
+            "provider": "http",
+            "url": agent.url,
+            "body": HTTP_BODY,
+            "response": HTTP_RESPONSE,
+        }
+        config = tmp_path / "rag_eval.yaml"
+        config.write_text(
+            json.dumps(
+                {
+                    "tracing": {"enabled": True, "endpoint": f"{receiver.url}/v1/traces"},
+                    "answer_models": [{**bot, "version": "t1"}],
+                }
+            )
+        )
+        home = ["--config", str(config), "--dagster-home", str(tmp_path / "home")]
+        arguments = ["run", "--dataset", str(shared_hotpotqa), "--sample", "5", "--models", "bot"]
+        assert cli.main([*home, *arguments]) == 0
+    capsys.readouterr()
+    roots = [s for s in receiver.spans if not s["parent"]]
+    assert len(roots) == 5
+    root = roots[0]["attributes"]
+    children = {
+        s["name"]: s["attributes"]
+        for s in receiver.spans
+        if s["trace_id"] == roots[0]["trace_id"] and s["parent"]
+    }
+    answer, retrieval = children["answer"], children["retrieval"]
+    assert answer["openinference.span.kind"] == "AGENT" and answer["langfuse.observation.type"] == "agent"
+    assert answer["gen_ai.system"] == "http" and answer["output.value"] == root["output.value"]
+    reply = agent_answer(root["input.value"])
+    contents = [retrieval[f"retrieval.documents.{n}.document.content"] for n in range(len(reply["contexts"]))]
+    assert contents == reply["contexts"] and "retrieval.documents.0.document.score" not in retrieval
+    assert retrieval["rag_eval.retrieval.mode"] == "agent"

@@ -23,6 +23,7 @@ from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.names import CLI_PID_TAG, KNOWLEDGE_BASE_RUN_TAG
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 from rag_eval_pipeline_tests.support import ARTIFACTS, SHARED_HOTPOTQA
+from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agent_service
 from rag_eval_pipeline_tests.support.cli import RAG_EVAL
 from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
 
@@ -37,7 +38,7 @@ CROSS_MODEL_ASSETS = (
     "eval_report",
     "prometheus_metrics",
 )
-MODELS = ("oracle", "null")
+MODELS = ("oracle", "null", "bot")  # "bot": the team's agent over HTTP
 
 
 @dataclass(frozen=True)
@@ -73,18 +74,28 @@ def _graphql(url: str, query: str, variables: dict | None = None) -> dict:
 
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory):
-    """`rag-eval ui` on a fresh home: no run, no partition, only the configuration file."""
+    """`rag-eval ui` on a fresh home: no run, no partition, only the configuration file (two
+    offline models and the team's agent, a service of its own)."""
+    with contextlib.ExitStack() as stack:
+        yield from _ui(tmp_path_factory, stack)
+
+
+def _ui(tmp_path_factory, stack: contextlib.ExitStack):
     assert shutil.which("chromium"), (
         "Debian's chromium is required (apt-get install chromium); .ci/run installs it"
     )
     folder = tmp_path_factory.mktemp("ui")
     reports_port = free_port()
     config = folder / "rag_eval.yaml"
+    agent = stack.enter_context(agent_service())
+    bot = {"name": "bot", "provider": "http", "url": agent.url, "version": "v1"}
+    bot |= {"body": HTTP_BODY, "response": HTTP_RESPONSE}
     config.write_text(
         f"dataset: {{source: '{SHARED_HOTPOTQA}', sample_size: 25}}\n"
         "answer_models:\n"
         "  - {name: oracle, provider: offline, model: oracle}\n"
         '  - {name: "null", provider: offline, model: "null"}\n'
+        f"  - {json.dumps(bot)}\n"
         f"ui: {{reports_port: {reports_port}}}\n"
     )
     home, port = folder / "home", free_port()
@@ -277,7 +288,10 @@ def test_materialize_all_for_one_partition_is_a_green_run(ui, browser):
     assert comparison.run_id == run.run_id  # the same run compared what existed: oracle
     # the run published a knowledge base: the rebuilt sensor evaluates every model on it, then
     # the refresh sensor compares them
-    _wait_until(lambda: _latest(ui, "metric_summary", "null"), 300, "null evaluated by the rebuilt sensor")
+    for model in ("null", "bot"):
+        _wait_until(
+            lambda m=model: _latest(ui, "metric_summary", m), 300, f"{model} evaluated by the rebuilt sensor"
+        )
     _wait_until(lambda: _settled(ui), 300, "the refresh after the sensor's evaluations")
 
 
@@ -310,7 +324,7 @@ def test_a_content_change_makes_every_evaluation_and_report_stale(ui, browser):
     dagster_says = {
         model: _stale(ui, ("metric_summary",), model)["metric_summary"] == "STALE" for model in MODELS
     }
-    assert dagster_says == {"oracle": False, "null": True}
+    assert dagster_says == {"oracle": False, "null": True, "bot": True}
     assert {model: bool(comparison.loc[model, "stale"]) for model in MODELS} == dagster_says
 
 
@@ -382,3 +396,25 @@ def test_the_report_link_opens_the_report(ui, browser):
     page.wait_for_selector("#cases tbody tr", timeout=30_000)
     assert "RAG evaluation report" in page.title() and page.locator("#judge-validation").count() == 1
     _screenshot(page, "ui-report")
+
+
+def test_the_teams_agent_is_a_partition_like_any_model(ui, browser):
+    """The HTTP agent of the configuration beside oracle: its scores in model_comparison, and its
+    worst cases, with the contexts it returned, on judge_scores' page."""
+    with ui.instance() as instance:
+        comparison = build_definitions(load_settings(ui.config)).load_asset_value(
+            "model_comparison", instance=instance
+        )
+    row = comparison.set_index("answer_model").loc["bot"]
+    assert row["n_cases"] == 25 and 0 < row["f1"] < 1  # evaluated by the sensor after the first rebuild
+    page = browser.new_page()
+    _open(page, f"{ui.url}/assets/model_comparison")
+    page.get_by_text("bot", exact=True).first.wait_for(timeout=30_000)
+    record = _latest(ui, "judge_scores", "bot")
+    metadata = record.asset_materialization.metadata
+    worst = metadata["worst_cases"].value.records[0].data
+    entry = f"worst case 1: {worst['qid']}"
+    assert "**Contexts the agent returned**" in metadata[entry].value
+    _open(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=bot")
+    page.get_by_text(worst["qid"], exact=True).first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-agent-worst-cases", full_page=False)

@@ -8,6 +8,7 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
+from rag_eval_pipeline.answering.agents.contexts import ContextMatcher
 from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.metadata import (
@@ -70,19 +71,24 @@ class JudgeConfig(dg.Config):
     )
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="3")
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="4")
 def candidate_answers(
     context: dg.AssetExecutionContext,
     judgement_list: pd.DataFrame,
     kb_index: IndexManifest,
+    kb_passages: pd.DataFrame,
     knowledge_base: KnowledgeBaseResource,
     llm: LLMResource,
     settings: SettingsResource,
     evaluation_lock: EvaluationLockResource,
 ) -> pd.DataFrame:
-    """Stage 1: for each question, the top-k retrieved passages and the answer model's answer."""
+    """Stage 1: for each question, the contexts and the answer: the top-k passages this
+    project retrieves and the answer model's answer, or the team's agent's answer and the
+    contexts it returned (each matched to a knowledge-base passage)."""
     registry = settings.answer_registry()
     spec = registry.resolve(context.partition_key)
+    for note in registry.notes(spec):
+        context.log.warning(note)
     services = llm.services()
     model = registry.build(spec, services)
     started = time.perf_counter()
@@ -90,9 +96,11 @@ def candidate_answers(
         judgement_list,
         spec,
         model,
-        knowledge_base.knowledge_base.retriever(kb_index, spec.retrieval_mode),
+        None if spec.is_agent else knowledge_base.knowledge_base.retriever(kb_index, spec.retrieval_mode),
         on_progress=progress_logger(context, f"answered ({spec.answer_config})"),
-        concurrency=services.concurrency,
+        # an agent bounds its own calls in flight; twice as many cases at once, so that reading
+        # and matching a reply never holds a call's slot
+        concurrency=2 * spec.calls_in_flight if spec.calls_in_flight else services.concurrency,
         prefill=batch_prefill(
             context,
             llm.batches([spec.endpoint]) if spec.endpoint is not None else None,
@@ -100,6 +108,8 @@ def candidate_answers(
             lambda requests: [model.llm_request(r) for r in requests],  # type: ignore[attr-defined]
         ),
         max_answer_chars=settings.settings.max_answer_chars,
+        matcher=ContextMatcher(kb_passages) if spec.is_agent else None,
+        match_by_text=spec.agent_matches_by_text,
     )
     context.add_output_metadata(
         answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started)
@@ -212,6 +222,7 @@ def _trace_context(
         case_set_id(qids),
         spec.prompt_version,
         judge_models={j.judge_id: (j.provider, j.model_id) for j in specs if j.provider and j.model_id},
+        agent=spec.is_agent,
     )
 
 

@@ -79,7 +79,10 @@ class LLMResource(dg.ConfigurableResource):
 
     def services(self) -> LLMServices:
         """The clients of one step (made on first use: offline runs need no key) and prices."""
-        return LLMServices(self.client, self.price_table(), self.settings.settings.concurrency)
+        settings = self.settings.settings
+        return LLMServices(
+            self.client, self.price_table(), settings.concurrency, self._cache_root, settings.cache.refresh
+        )
 
     def client(self, endpoint: LLMEndpoint) -> CachedClient:
         """A fresh client for one stage's calls: the provider's SDK client behind the cache, the

@@ -34,7 +34,7 @@ class SettingsResource(dg.ConfigurableResource):
         return self._settings
 
     def answer_registry(self) -> AnswerRegistry:
-        return AnswerRegistry(self.settings.answer_models)
+        return self.settings.answer_registry()
 
     def judge_registry(self) -> JudgeRegistry:
         return JudgeRegistry(self.settings.custom_metrics, self.settings.abstention())

@@ -1,0 +1,114 @@
+"""Calling an agent like any paid model: a bound on calls in flight, the response cache keyed by
+(agent, version, question, repeat), and the errors that stop a partition or only a case."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from rag_eval_pipeline.llm.client import FatalLLMError
+from rag_eval_pipeline.llm.services import CallCount
+
+
+class Transport(Protocol):
+    """How one agent is reached: a call per (qid, question) gives its response document."""
+
+    async def __call__(self, qid: str, question: str) -> Any: ...
+
+    async def aclose(self) -> None:
+        """Close what it keeps open on the running loop (an HTTP client's connections)."""
+        ...
+
+
+class AgentCallError(RuntimeError):
+    """One call failed after its retries: recorded on the case, the run goes on."""
+
+
+class FatalAgentError(FatalLLMError):
+    """A failure every call would share (401, 403, 404): the partition stops at its first calls."""
+
+
+class AgentCache:
+    """``<folder>/<agent>/<key[:2]>/<key>.json``: the agent's response documents, by
+    (version, question, repeat). Only responses the mapping could read are kept."""
+
+    def __init__(self, folder: Path, agent: str, version: str) -> None:
+        self.folder = folder / agent
+        self._version = version
+
+    def key(self, question: str, repeat: int) -> str:
+        identity = json.dumps([self._version, question, repeat], ensure_ascii=False)
+        return hashlib.sha256(identity.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Any | None:
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        try:
+            return json.loads(path.read_text())["document"]
+        except (ValueError, KeyError, TypeError):  # a torn or foreign file: a miss
+            return None
+
+    def put(self, key: str, document: Any) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
+        tmp.write_text(json.dumps({"document": document}, ensure_ascii=False, default=str))
+        os.replace(tmp, path)
+
+
+class CachedAgent:
+    """The agent's transport behind the cache and a bound of ``concurrency`` calls in flight
+    (cache hits take no slot). ``refresh`` asks every call again and stores the new responses;
+    without a cache (no version) every run asks every question."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        cache: AgentCache | None,
+        concurrency: int,
+        refresh: bool = False,
+        counter: CallCount | None = None,
+    ) -> None:
+        self._transport = transport
+        self._cache = cache
+        self._concurrency = concurrency
+        self._refresh = refresh
+        self._limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        self.counter = counter or CallCount()
+
+    def _limit(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if loop not in self._limits:
+            self._limits = {loop: asyncio.Semaphore(self._concurrency)}
+        return self._limits[loop]
+
+    async def aclose(self) -> None:
+        await self._transport.aclose()
+
+    async def document(
+        self, qid: str, question: str, repeat: int, usable: Callable[[Any], bool]
+    ) -> tuple[Any, bool]:
+        """The response document and whether it came from the cache; a document ``usable``
+        refuses is returned but not kept, so a re-run asks that call again."""
+        key = self._cache.key(question, repeat) if self._cache is not None else None
+        if self._cache is not None and key is not None and not self._refresh:
+            cached = self._cache.get(key)
+            if cached is not None and usable(cached):
+                self.counter.cache_hits += 1
+                return cached, True
+        async with self._limit():
+            self.counter.calls += 1
+            document = await self._transport(qid, question)
+        if self._cache is not None and key is not None and usable(document):
+            self._cache.put(key, document)
+        return document, False

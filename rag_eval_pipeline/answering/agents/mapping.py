@@ -1,0 +1,128 @@
+"""Reading an agent's reply: JSONPaths (``jsonpath-ng``) into its response, compiled once, that
+find the answer and the contexts it answered from. A reply the mapping cannot read names the
+path that found nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jsonpath_ng.exceptions import JSONPathError
+from jsonpath_ng.ext import parse
+
+from rag_eval_pipeline.answering.base import ReturnedContext
+
+MISSING = "(nothing found)"
+
+
+class UnreadableReplyError(ValueError):
+    """The response is not what the mapping expects: which path found nothing, or what was odd."""
+
+
+def compile_path(path: str) -> Any:
+    """The compiled JSONPath, or a ValueError naming it and where it does not parse."""
+    try:
+        return parse(path)
+    except (JSONPathError, Exception) as err:  # the lexer raises plain exceptions on odd characters
+        raise ValueError(f"JSONPath {path!r} does not compile: {err}") from None
+
+
+def _found(path: Any, document: Any) -> list[Any]:
+    return [match.value for match in path.find(document)]
+
+
+def _texts(values: list[Any]) -> list[str]:
+    """Found values as texts; a single list found (``$.contexts`` of a list) is its items."""
+    if len(values) == 1 and isinstance(values[0], list | tuple):
+        values = list(values[0])
+    return ["" if v is None else v if isinstance(v, str) else str(v) for v in values]
+
+
+@dataclass(frozen=True)
+class ResponseMapping:
+    """The compiled paths; ``contexts`` None means the agent returns no contexts."""
+
+    answer: tuple[str, Any]
+    contexts: tuple[str, Any] | None
+    context_ids: tuple[str, Any] | None
+    context_titles: tuple[str, Any] | None
+
+    @classmethod
+    def of(
+        cls, answer: str, contexts: str | None, context_ids: str | None, context_titles: str | None
+    ) -> ResponseMapping:
+        def compiled(path: str | None) -> tuple[str, Any] | None:
+            return None if path is None else (path, compile_path(path))
+
+        return cls(
+            (answer, compile_path(answer)),
+            compiled(contexts),
+            compiled(context_ids),
+            compiled(context_titles),
+        )
+
+    @property
+    def returns_contexts(self) -> bool:
+        return self.contexts is not None
+
+    def read(self, document: Any) -> tuple[str, tuple[ReturnedContext, ...] | None]:
+        """The answer and the contexts of one response; UnreadableReplyError when the answer path
+        finds nothing, or ids or titles do not line up with the contexts."""
+        path, compiled = self.answer
+        answers = _found(compiled, document)
+        if not answers or answers[0] is None:
+            raise UnreadableReplyError(f"response mapping: answer path {path} found nothing in the response")
+        answer = answers[0] if isinstance(answers[0], str) else str(answers[0])
+        if self.contexts is None:
+            return answer, None
+        texts = _texts(_found(self.contexts[1], document))
+        ids = self._aligned(self.context_ids, document, len(texts))
+        titles = self._aligned(self.context_titles, document, len(texts))
+        return answer, tuple(ReturnedContext(t, i, n) for t, i, n in zip(texts, ids, titles, strict=True))
+
+    @staticmethod
+    def _aligned(field: tuple[str, Any] | None, document: Any, count: int) -> list[str | None]:
+        if field is None:
+            return [None] * count
+        values = _texts(_found(field[1], document))
+        if len(values) != count:
+            raise UnreadableReplyError(
+                f"response mapping: {field[0]} found {len(values)} values for {count} contexts"
+            )
+        return list(values)
+
+    def preview(self, document: Any) -> list[tuple[str, str, str]]:
+        """(field, path, what it extracted or ``MISSING``) for every mapped field."""
+        rows = []
+        for field in ("answer", "contexts", "context_ids", "context_titles"):
+            mapped = getattr(self, field)
+            if mapped is None:
+                rows.append((field, "(not mapped)", ""))
+                continue
+            values = _found(mapped[1], document)
+            shown = MISSING if not values else repr(values[0] if field == "answer" else _texts(values))
+            rows.append((field, mapped[0], shown))
+        return rows
+
+
+def as_document(value: Any) -> Any:
+    """What a Python agent returned, as JSON-like data the mapping reads (and the cache keeps):
+    mappings and lists as they are, a pydantic model or dataclass as its fields, another object
+    as its public attributes."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): as_document(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [as_document(v) for v in value]
+    if hasattr(value, "model_dump"):
+        return as_document(value.model_dump())
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: as_document(getattr(value, name)) for name in value.__dataclass_fields__}
+    attributes = (
+        {k: v for k, v in vars(value).items() if not k.startswith("_")} if hasattr(value, "__dict__") else {}
+    )
+    if "page_content" in attributes:  # a LangChain Document: its text is the context
+        attributes["text"] = attributes["page_content"]
+    return as_document(attributes) if attributes else str(value)

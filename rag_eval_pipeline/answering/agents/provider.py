@@ -1,0 +1,301 @@
+"""The team's own agent as answer providers of the registry: ``http``, ``python`` and ``file``.
+Each resolves its configuration entry into an ``AnswerSpec`` (no retrieval of ours: the agent
+retrieves), says what is wrong before any work, and builds the answerer a run calls."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rag_eval_pipeline.answering.agents.answers_file import AnswersFile, AnswersFileError
+from rag_eval_pipeline.answering.agents.calls import AgentCache, CachedAgent, Transport
+from rag_eval_pipeline.answering.agents.check import check_file, check_http, check_python
+from rag_eval_pipeline.answering.agents.http import HttpTransport
+from rag_eval_pipeline.answering.agents.mapping import ResponseMapping, UnreadableReplyError
+from rag_eval_pipeline.answering.agents.python_target import PythonTransport, TargetNotFoundError, load_target
+from rag_eval_pipeline.answering.agents.settings import (
+    FILE,
+    HTTP,
+    PYTHON,
+    AgentEntry,
+    AnswersFileEntry,
+    CalledAgentEntry,
+    HttpAgentEntry,
+    PythonAgentEntry,
+)
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
+from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
+from rag_eval_pipeline.llm.services import CallCount, LLMServices
+from rag_eval_pipeline.metrics.diagnosis import AnswerSource
+
+AGENT_CACHE_FOLDER = "agent_cache"
+
+
+def _identity(entry: AgentEntry, extra: Mapping[str, Any] | None = None) -> str:
+    """What the agent's answers depend on, as stable JSON: the entry without the settings that
+    only pace the calls (concurrency, timeout, retries) and without its name."""
+    fields = entry.model_dump(exclude={"name", "concurrency", "timeout_s", "max_retries"})
+    return json.dumps({**fields, **(extra or {})}, sort_keys=True, default=str)
+
+
+class AgentAnswerer:
+    """Asks the agent (through the cache) and reads its reply with the mapping: the answer and
+    the contexts it answered from, which are the ones judged."""
+
+    def __init__(self, spec: AnswerSpec, entry: CalledAgentEntry, agent: CachedAgent) -> None:
+        self.name = spec.partition_key
+        self.model_id = spec.model_id
+        self._spec = spec
+        self._entry = entry
+        self._agent = agent
+        self.mapping: ResponseMapping = entry.response.compiled()
+
+    def _readable(self, document: Any) -> bool:
+        try:
+            self.mapping.read(document)
+        except UnreadableReplyError:
+            return False
+        return True
+
+    def prepare(self, cases: Sequence[tuple[str, str]]) -> dict[str, int]:
+        return {qid: self._entry.repeats for qid, _ in cases}
+
+    async def aclose(self) -> None:
+        await self._agent.aclose()
+
+    def answer(self, request: AnswerRequest) -> AnswerResult:
+        raise TypeError("an agent is asked asynchronously: use answer_async")
+
+    async def answer_async(self, request: AnswerRequest) -> AnswerResult:
+        document, cached = await self._agent.document(
+            request.qid, request.question, request.repeat, self._readable
+        )
+        answer, contexts = self.mapping.read(document)
+        return AnswerResult(
+            answer=answer,
+            model_id=self.model_id,
+            prompt_version=self._spec.prompt_version,
+            cost_usd=None,  # the agent's own spending is not reported to us: unknown, not free
+            from_cache=cached,
+            contexts=contexts,
+        )
+
+    @property
+    def counter(self) -> CallCount:
+        return self._agent.counter
+
+
+class FileAnswerer:
+    """Serves the file's rows as answers; a question without a row (``partial``) fails its case."""
+
+    def __init__(self, spec: AnswerSpec, answers: AnswersFile) -> None:
+        self.name = spec.partition_key
+        self.model_id = spec.model_id
+        self._spec = spec
+        self._answers = answers
+        self._rows: dict[str, list[dict[str, Any]]] = {}
+        self.mapping = answers.mapping
+        self.counter = CallCount()
+
+    def prepare(self, cases: Sequence[tuple[str, str]]) -> dict[str, int]:
+        self._rows = self._answers.join(cases)
+        return {qid: max(1, len(rows)) for qid, rows in self._rows.items()}
+
+    async def aclose(self) -> None:
+        """Nothing was opened: the answers were read with the file."""
+
+    def answer(self, request: AnswerRequest) -> AnswerResult:
+        rows = self._rows.get(request.qid) or []
+        if request.repeat >= len(rows):
+            raise LookupError(f"no answer in {self._answers.path} for this question (partial: true)")
+        answer, contexts = self.mapping.read(rows[request.repeat])
+        return AnswerResult(
+            answer=answer,
+            model_id=self.model_id,
+            prompt_version=self._spec.prompt_version,
+            cost_usd=None,
+            from_cache=True,  # served before: no call now
+            contexts=contexts,
+        )
+
+
+class _AgentProvider:
+    """What the three agent providers share: they claim no bare name (an agent is always a
+    named entry), answer with their own retrieval, are measured (not calibration models) and
+    write their answers (they may answer from memory)."""
+
+    name: str
+    entry_type: type[AgentEntry]
+
+    def claims(self, model: str) -> bool:
+        return False
+
+    def model_id(self, model: str) -> str:
+        return model
+
+    def prompt_version(self, model: str, system_prompt: str | None) -> str:
+        return "agent"
+
+    def calibration(self, model: str) -> CalibrationRole:
+        return CalibrationRole.MEASURED
+
+    def source(self, model: str) -> AnswerSource:
+        return AnswerSource.GENERATIVE
+
+    def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> None:
+        return None
+
+    def identity_extra(self, entry: Any) -> dict[str, Any]:
+        return {}
+
+    def named_spec(self, entry: Any, default_prompt: str | None = None) -> AnswerSpec:
+        version = entry.version
+        return AnswerSpec(
+            partition_key=entry.name,
+            provider=self.name,
+            model=entry.name,
+            model_id=f"{entry.name}@{version}" if version else entry.name,
+            retrieval_mode=None,  # the agent retrieves
+            top_k=None,
+            prompt_version=f"agent-{version}" if version else "agent-unversioned",
+            calibration=CalibrationRole.MEASURED,
+            source=AnswerSource.GENERATIVE,
+            agent=entry,
+            agent_identity=_identity(entry, self.identity_extra(entry)),
+        )
+
+    def notes(self, spec: AnswerSpec) -> list[str]:
+        entry = spec.agent
+        if isinstance(entry, CalledAgentEntry) and entry.version is None:
+            return [
+                f"agent {spec.partition_key} has no version: its answers are not cached, so every run "
+                "asks every question again (give it version: to cache them)"
+            ]
+        return []
+
+
+class _CalledProvider(_AgentProvider):
+    def transport(self, entry: Any) -> Transport:
+        raise NotImplementedError
+
+    def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
+        entry = spec.agent
+        assert isinstance(entry, CalledAgentEntry), spec
+        cache = (
+            AgentCache(services.cache_root / AGENT_CACHE_FOLDER, entry.name, entry.version)
+            if entry.version is not None and services.cache_root is not None
+            else None
+        )
+        counter = services.counter(f"agent {spec.partition_key}")
+        agent = CachedAgent(self.transport(entry), cache, entry.concurrency, services.refresh, counter)
+        return AgentAnswerer(spec, entry, agent)
+
+
+class HttpAgentProvider(_CalledProvider):
+    name = HTTP
+    entry_type = HttpAgentEntry
+
+    def _secret_headers(self, entry: HttpAgentEntry) -> tuple[dict[str, str], list[str]]:
+        headers, missing = {}, []
+        for header, variable in entry.headers_env.items():
+            value = os.environ.get(variable)
+            if value is None:
+                missing.append(variable)
+            else:
+                headers[header] = value
+        return headers, missing
+
+    def transport(self, entry: HttpAgentEntry) -> Transport:
+        headers, _ = self._secret_headers(entry)
+        return HttpTransport(entry, headers)
+
+    def check(self, spec: AnswerSpec, question: str) -> tuple[str, bool]:
+        headers, _ = self._secret_headers(spec.agent)
+        return check_http(spec.agent, headers, question)
+
+    def problems(self, spec: AnswerSpec) -> list[str]:
+        entry = spec.agent
+        assert isinstance(entry, HttpAgentEntry), spec
+        _, missing = self._secret_headers(entry)
+        return [
+            f"agent {spec.partition_key} needs {variable} (for its {header} header): export it"
+            for header, variable in entry.headers_env.items()
+            if variable in missing
+        ]
+
+
+class PythonAgentProvider(_CalledProvider):
+    name = PYTHON
+    entry_type = PythonAgentEntry
+
+    def transport(self, entry: PythonAgentEntry) -> Transport:
+        return PythonTransport(load_target(entry.target), entry.timeout_s)
+
+    def check(self, spec: AnswerSpec, question: str) -> tuple[str, bool]:
+        return check_python(spec.agent, question)
+
+    def problems(self, spec: AnswerSpec) -> list[str]:
+        entry = spec.agent
+        assert isinstance(entry, PythonAgentEntry), spec
+        try:
+            load_target(entry.target)
+        except TargetNotFoundError as err:
+            return [f"agent {spec.partition_key}: {err}"]
+        return []
+
+
+class AnswersFileProvider(_AgentProvider):
+    name = FILE
+    entry_type = AnswersFileEntry
+
+    def identity_extra(self, entry: AnswersFileEntry) -> dict[str, Any]:
+        """The file as written (size and modification time, cheap on every resolve): a new
+        export is a new answer set, and results read from the old one are stale."""
+        path = Path(entry.path)
+        if not path.is_file():
+            return {"file": "missing"}
+        stat = path.stat()
+        return {"file": f"{stat.st_size}-{stat.st_mtime_ns}"}
+
+    def problems(self, spec: AnswerSpec) -> list[str]:
+        entry = spec.agent
+        assert isinstance(entry, AnswersFileEntry), spec
+        if not Path(entry.path).is_file():
+            return [f"answers file of {spec.partition_key} not found: {entry.path}"]
+        try:
+            AnswersFile(entry)
+        except AnswersFileError as err:
+            return [str(err)]
+        return []
+
+    def notes(self, spec: AnswerSpec) -> list[str]:
+        entry = spec.agent
+        assert isinstance(entry, AnswersFileEntry), spec
+        try:
+            unread = AnswersFile(entry).unread_columns()
+        except AnswersFileError:
+            return []
+        if not unread:
+            return []
+        return [f"{spec.partition_key}: columns of {entry.path} that no mapping reads: {', '.join(unread)}"]
+
+    def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
+        entry = spec.agent
+        assert isinstance(entry, AnswersFileEntry), spec
+        return FileAnswerer(spec, AnswersFile(entry))
+
+    def check(self, spec: AnswerSpec, question: str) -> tuple[str, bool]:
+        return check_file(spec.agent)
+
+
+AGENT_PROVIDERS = (HttpAgentProvider(), PythonAgentProvider(), AnswersFileProvider())
+AGENT_PROVIDERS_BY_NAME = {provider.name: provider for provider in AGENT_PROVIDERS}
+
+
+def check_agent(spec: AnswerSpec, question: str) -> tuple[str, bool]:
+    """One call to the agent ``spec`` names, as a field-mapping preview, and whether a run could
+    read a reply from it."""
+    return AGENT_PROVIDERS_BY_NAME[spec.provider].check(spec, question)
