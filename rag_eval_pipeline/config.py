@@ -38,6 +38,7 @@ from rag_eval_pipeline.retrieval.base import Backend
 from rag_eval_pipeline.retrieval.elasticsearch import EsIndexNames
 from rag_eval_pipeline.retrieval.knowledge_base import KnowledgeBaseSpec
 from rag_eval_pipeline.retrieval.vector_index import VectorSearch
+from rag_eval_pipeline.review.queue import Strategy
 
 CONFIG_ENV = "RAG_EVAL_CONFIG"
 # evaluated when the configuration names no answer model: a real baseline and the two bounds
@@ -203,6 +204,31 @@ class PhoenixExperimentSettings(_Strict):
     api_key_env: str = Field(default="PHOENIX_API_KEY", description="variable holding the API key, if any")
 
 
+class ReviewSettings(_Strict):
+    """Human review: where queues are written and labels dropped, the bars a judge must clear
+    against people, and an optional schedule that writes a fresh queue (monthly calibration)."""
+
+    folder: str = Field(
+        default="review", description="queues are written here; label files dropped in <folder>/labels"
+    )
+    min_kappa: float = Field(default=0.5, ge=-1, le=1, description="a judge below it is flagged")
+    min_rate: float = Field(
+        default=0.8,
+        ge=0,
+        le=1,
+        description="a judge whose true-positive or true-negative rate is below it is flagged",
+    )
+    schedule: str | None = Field(
+        default=None, description="cron of a scheduled review queue, e.g. '0 6 1 * *' (monthly)"
+    )
+    queue_size: int = Field(default=40, ge=1, description="cases per model in a scheduled queue")
+    strategy: Strategy = Strategy.RANDOM
+
+    @property
+    def labels_folder(self) -> Path:
+        return Path(self.folder) / "labels"
+
+
 class TracingSettings(_Strict):
     """One trace per case and answer model over OTLP/HTTP (off by default; no cost when off)."""
 
@@ -274,6 +300,7 @@ class Settings(_Strict):
     tracing: TracingSettings = TracingSettings()
     monitoring: MonitoringSettings = MonitoringSettings()
     ui: UISettings = UISettings()
+    review: ReviewSettings = ReviewSettings()
 
     @field_validator("thresholds")
     @classmethod
@@ -466,7 +493,10 @@ def load_settings(path: str | Path | None = None) -> Settings:
         updates["questions"] = str(base / dataset.questions)
     if not Path(dataset.documents).is_absolute():
         updates["documents"] = str(base / dataset.documents)
-    return settings.model_copy(update={"dataset": dataset.model_copy(update=updates)})
+    review = settings.review
+    if not Path(review.folder).is_absolute():
+        review = review.model_copy(update={"folder": str(base / review.folder)})
+    return settings.model_copy(update={"dataset": dataset.model_copy(update=updates), "review": review})
 
 
 EXAMPLE_CONFIG_FILE = Path(__file__).resolve().parent / "rag_eval.example.yaml"

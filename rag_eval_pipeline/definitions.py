@@ -18,6 +18,7 @@ from rag_eval_pipeline.defs.assets.elasticsearch import es_judgement_list, eval_
 from rag_eval_pipeline.defs.assets.evaluation import EVALUATION_ASSETS, case_traces, phoenix_experiment
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS
+from rag_eval_pipeline.defs.assets.review import REVIEW_ASSETS, review_queue
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
 from rag_eval_pipeline.defs.loggers import LOGGERS
@@ -26,6 +27,8 @@ from rag_eval_pipeline.defs.names import (
     EVALUATION_JOB,
     KNOWLEDGE_BASE_JOB,
     PROFILE_TAG,
+    REVIEW_JOB,
+    REVIEW_QUEUE_JOB,
     TRIGGER_TAG,
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
@@ -96,9 +99,19 @@ def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
         ),
         dg.define_asset_job(
             COMPARISON_JOB,
-            selection=dg.AssetSelection.assets(*REPORTING_ASSETS),
-            description="Compare every answer model, validate the judges, write the report and "
-            "the Prometheus metrics.",
+            selection=dg.AssetSelection.assets(*REVIEW_ASSETS, *REPORTING_ASSETS),
+            description="Compare every answer model, validate the judges (against the reference "
+            "and against people), write the report and the Prometheus metrics.",
+        ),
+        dg.define_asset_job(
+            REVIEW_JOB,
+            selection=dg.AssetSelection.assets(*REVIEW_ASSETS),
+            description="Read the human labels and measure every judge against them.",
+        ),
+        dg.define_asset_job(
+            REVIEW_QUEUE_JOB,
+            selection=dg.AssetSelection.assets(review_queue),
+            description="Write a fresh review queue per evaluated answer model.",
         ),
     ]
 
@@ -127,6 +140,22 @@ def _schedules(settings: Settings, knowledge_base_job: dg.UnresolvedAssetJobDefi
             )
         )
     return schedules
+
+
+def _review_schedules(settings: Settings, review_queue_job: dg.UnresolvedAssetJobDefinition) -> list:
+    """The review section's schedule, when set: a fresh queue per model (monthly calibration)."""
+    if not settings.review.schedule:
+        return []
+    return [
+        dg.ScheduleDefinition(
+            name="review_queue_schedule",
+            cron_schedule=settings.review.schedule,
+            job=review_queue_job,
+            tags={TRIGGER_TAG: "schedule:review"},
+            default_status=dg.DefaultScheduleStatus.RUNNING,
+            description="A fresh review queue per evaluated answer model, for people to label.",
+        )
+    ]
 
 
 def llm_resource(settings: Settings, shared: SettingsResource | None = None) -> LLMResource:
@@ -176,11 +205,11 @@ def build_definitions(
         evaluation.append(phoenix_experiment)
     jobs = _jobs(knowledge, evaluation)
     return dg.Definitions(
-        assets=[*knowledge, *evaluation, *REPORTING_ASSETS],
+        assets=[*knowledge, *evaluation, *REPORTING_ASSETS, *REVIEW_ASSETS, review_queue],
         asset_checks=ASSET_CHECKS,
         jobs=jobs,
-        schedules=_schedules(settings, jobs[0]),
-        sensors=build_sensors(jobs[0], jobs[1], settings, jobs[2]),
+        schedules=[*_schedules(settings, jobs[0]), *_review_schedules(settings, jobs[4])],
+        sensors=build_sensors(jobs[0], jobs[1], settings, jobs[2], jobs[3]),
         loggers=LOGGERS,
         # a run's steps in one process: a partition run from the UI costs its compute plus a
         # few seconds instead of a process start per step (runs still get a process each)

@@ -16,6 +16,7 @@ class RowFileError(ValueError):
     """Every problem of a file, each naming the file and the line or row."""
 
     def __init__(self, path: str | Path, problems: list[str]) -> None:
+        self.path = path
         self.bare_problems = list(problems)
         self.problems = [f"{path}, {problem}" for problem in problems]
         listed = "\n".join(f"  {p}" for p in problems[:20])

@@ -23,6 +23,8 @@ from rag_eval_pipeline.storage.snapshots import SNAPSHOTS, SnapshotStore
 FAN_IN = "rag_eval/fan_in"
 # and of a pinned fan-in: each partition as of the run that last materialized this asset
 PINNED_BY = "rag_eval/pinned_by"
+# input metadata of an input that may not exist yet (labels before anyone labelled): None then
+ABSENT_AS_NONE = "rag_eval/absent_as_none"
 ARTIFACTS = "artifacts"
 
 
@@ -103,6 +105,8 @@ class _ArtifactStore(dg.UPathIOManager):
         whether the run holds one partition, several or none, and whatever number of models
         exist; a partition with nothing stored (a model that failed) is left out."""
         metadata = context.definition_metadata or {}
+        if metadata.get(ABSENT_AS_NONE) and not self.path_exists(self._get_path(context)):
+            return None
         if not metadata.get(FAN_IN):
             return super().load_input(context)
         keys = context.asset_partitions_def.get_partition_keys(dynamic_partitions_store=context.instance)
@@ -185,4 +189,4 @@ class ArtifactIOManager(dg.ConfigurableIOManagerFactory):
         return store
 
 
-__all__ = ["FAN_IN", "PINNED_BY", "ArtifactIOManager", "HtmlDocument", "PublishSnapshot"]
+__all__ = ["ABSENT_AS_NONE", "FAN_IN", "PINNED_BY", "ArtifactIOManager", "HtmlDocument", "PublishSnapshot"]

@@ -250,8 +250,31 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     table = overall[
         ["judge_id", "metric", "mean", "ci_low", "ci_high", "n", "n_failed", "n_judge_errors", "note"]
     ]
+    corrected = overall[overall["n_labels"] > 0] if "n_labels" in overall else overall.iloc[:0]
+    people = (
+        {
+            "corrected_by_people": dg.MetadataValue.md(
+                to_markdown(
+                    corrected[
+                        [
+                            "judge_id",
+                            "metric",
+                            "mean",
+                            "corrected_mean",
+                            "corrected_low",
+                            "corrected_high",
+                            "n_labels",
+                        ]
+                    ]
+                )
+            )
+        }
+        if len(corrected)
+        else {}
+    )
     return {
         "summary": dg.MetadataValue.md(to_markdown(table)),
+        **people,
         "usage": dg.MetadataValue.md(to_markdown(_usage_table(usage))),
         "chart": dg.MetadataValue.md(svg_markdown(bar_chart_svg(chart_rows), "mean score per metric")),
         "cost_usd": dg.MetadataValue.float(float(cost["total"].sum(min_count=1))),

@@ -6,6 +6,7 @@ KNOWLEDGE = "knowledge"  # the knowledge base and the judgement list, rebuilt as
 EVALUATION = "evaluation"  # one answer model's partition: answers, scores, summary
 REPORTING = "reporting"  # across every model
 ELASTICSEARCH = "elasticsearch"  # indices for dashboards, when the knowledge base lives there
+REVIEW = "review"  # people's labels and each judge measured against them
 
 # the knowledge base's assets, in the order they are built
 HOTPOTQA_RAW = "hotpotqa_raw"
@@ -36,10 +37,17 @@ JUDGE_VALIDATION = "judge_validation"
 EVAL_REPORT = "eval_report"
 PROMETHEUS_METRICS = "prometheus_metrics"
 
+# human review
+HUMAN_LABELS = "human_labels"
+JUDGE_AGREEMENT = "judge_agreement"
+REVIEW_QUEUE = "review_queue"
+
 # jobs
 KNOWLEDGE_BASE_JOB = "knowledge_base_job"
 EVALUATION_JOB = "evaluation_job"
 COMPARISON_JOB = "comparison_job"
+REVIEW_JOB = "review_job"  # read the labels, measure the judges
+REVIEW_QUEUE_JOB = "review_queue_job"
 
 # run tags: Dagster's own
 PARTITION_TAG = "dagster/partition"

@@ -1,6 +1,7 @@
 """Sensors: the configured answer models become partitions, new documents rebuild the knowledge
 base, a published knowledge base (whatever launched its rebuild) re-runs the evaluation of every
-registered answer model, and new results refresh the comparison and the reports."""
+registered answer model, new results refresh the comparison and the reports, and new label files
+measure the judges again and correct the labelled models' summaries."""
 
 import json
 
@@ -8,11 +9,13 @@ import dagster as dg
 
 from rag_eval_pipeline.answering.spec import InvalidNameError, check_name
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.documents import document_versions
+from rag_eval_pipeline.data.documents import document_versions, file_digest
+from rag_eval_pipeline.defs.assets.review import label_files
 from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     DOCUMENTS_REBUILD,
     DOCUMENTS_TAG,
+    HUMAN_LABELS,
     JUDGE_SCORES,
     KNOWLEDGE_BASE,
     KNOWLEDGE_BASE_RUN_TAG,
@@ -110,7 +113,37 @@ IN_FLIGHT = [
 ]
 
 
-def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, comparison_job) -> list:
+NEW_LABELS = "new_labels"
+
+
+def summaries_after_labels(
+    instance: dg.DagsterInstance, event: dg.EventLogEntry
+) -> list[dg.RunRequest] | dg.SkipReason:
+    """A summary run per answer model with labels after a new set of labels was read (its
+    corrected means change), once per labels version; none when rag-eval read them, since
+    `rag-eval review import` summarizes the labelled models itself."""
+    run = instance.get_run_by_id(event.run_id)
+    if run is not None and CLI_PID_TAG in run.tags:
+        return dg.SkipReason("read by rag-eval, which summarizes the labelled models itself")
+    materialization = event.asset_materialization
+    metadata = materialization.metadata if materialization is not None else {}
+    version = getattr(metadata.get("labels_version"), "value", None)
+    models = getattr(metadata.get("answer_models"), "value", "none")
+    labelled = [m for m in str(models).split(", ") if m and m != "none"]
+    registered = set(registered_models(instance))
+    return [
+        dg.RunRequest(
+            run_key=f"labels:{version}:{model}",
+            partition_key=model,
+            asset_selection=[dg.AssetKey(METRIC_SUMMARY)],
+            tags={TRIGGER_TAG: NEW_LABELS},
+        )
+        for model in labelled
+        if model in registered
+    ] or dg.SkipReason("no registered answer model has labels")
+
+
+def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, comparison_job, review_job) -> list:
     @dg.sensor(
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
@@ -205,4 +238,46 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
             max(latest_inputs, default=None), _latest_storage_id(instance, REPORTS_OUTPUT), busy
         )
 
-    return [answer_models_sensor, new_documents_sensor, knowledge_base_rebuilt_sensor, reports_refresh_sensor]
+    @dg.sensor(
+        job=review_job,
+        minimum_interval_seconds=30,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Reads the human labels again when a label file is dropped into (or changed "
+        "in) the review folder's labels/, and measures every judge against them.",
+    )
+    def new_labels_sensor(context: dg.SensorEvaluationContext):
+        """Watches ``<review folder>/labels``: each new or changed file, once."""
+        folder = settings.review.labels_folder
+        cursor = json.loads(context.cursor) if context.cursor else {}
+        versions = {path.name: file_digest(path) for path in label_files(folder)}
+        changed = changed_files(versions, cursor)
+        if not changed:
+            return dg.SkipReason(f"no new or changed label files in {folder}")
+        return dg.SensorResult(
+            run_requests=[
+                dg.RunRequest(
+                    run_key="labels:" + ",".join(f"{name}@{versions[name]}" for name in changed),
+                    tags={TRIGGER_TAG: NEW_LABELS},
+                )
+            ],
+            cursor=json.dumps(versions, sort_keys=True),
+        )
+
+    @dg.asset_sensor(
+        asset_key=dg.AssetKey(HUMAN_LABELS),
+        job=evaluation_job,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="After new labels are read, summarizes each labelled answer model again: its "
+        "judges' means corrected by the labels (the reports then refresh).",
+    )
+    def labels_read_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
+        return summaries_after_labels(context.instance, asset_event)
+
+    return [
+        answer_models_sensor,
+        new_documents_sensor,
+        knowledge_base_rebuilt_sensor,
+        reports_refresh_sensor,
+        new_labels_sensor,
+        labels_read_sensor,
+    ]

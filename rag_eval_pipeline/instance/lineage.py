@@ -11,6 +11,7 @@ from upath import UPath
 
 from rag_eval_pipeline.defs.io_manager import ARTIFACTS
 from rag_eval_pipeline.defs.names import EVALUATION_STEPS, SNAPSHOT_ASSETS
+from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.materializations import kept_runs, materialization_file
 from rag_eval_pipeline.storage.snapshots import SnapshotStore
@@ -22,6 +23,12 @@ class NotMaterializedError(FileNotFoundError):
 
 def load_asset(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, partition: str | None = None):
     """An asset's stored value, read through the IO manager without its debug chatter."""
+    if partition is not None and partition not in registered_models(instance):
+        known = ", ".join(registered_models(instance)) or "none"
+        raise NotMaterializedError(
+            f"{partition} is not an evaluated answer model here (registered: {known}): evaluate it with "
+            f"`rag-eval run --models {partition}`"
+        )
     logging.disable(logging.INFO)  # the loader logs each file it opens at DEBUG to the console
     try:
         return defs.load_asset_value(key, instance=instance, partition_key=partition)

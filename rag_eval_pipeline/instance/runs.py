@@ -92,7 +92,7 @@ def cli_tags() -> dict[str, str]:
     return {CLI_PID_TAG: str(os.getpid()), CLI_HOST_TAG: socket.gethostname()}
 
 
-def _execute(
+def execute(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
     job_name: str,
@@ -100,7 +100,9 @@ def _execute(
     partition_key: str | None,
     verbose: bool,
     tags: dict[str, str] | None = None,
+    assets: Sequence[str] | None = None,
 ) -> tuple[str, list[StepTiming]]:
+    """One run of a job (or of ``assets`` of it) in this process, tagged as this command's."""
     job = defs.resolve_job_def(job_name)
     result = job.execute_in_process(
         instance=instance,
@@ -108,6 +110,7 @@ def _execute(
         partition_key=partition_key,
         raise_on_error=True,
         tags={**cli_tags(), **(tags or {})},
+        asset_selection=[dg.AssetKey(a) for a in assets] if assets else None,
     )
     return result.run_id, [
         StepTiming(job_name, partition_key, s.step_key, (s.end_time or 0) - (s.start_time or 0))
@@ -163,7 +166,7 @@ def run_evaluation(
     def stage(label: str, job: str, run_config: dict, partition: str | None = None, tags=None) -> str:
         t0 = time.perf_counter()
         echo(f"{label} ...")
-        run_id, timings = _execute(defs, instance, job, run_config, partition, verbose, tags)
+        run_id, timings = execute(defs, instance, job, run_config, partition, verbose, tags)
         steps.extend(timings)
         echo(f"{label}: done in {time.perf_counter() - t0:.1f}s")
         return run_id

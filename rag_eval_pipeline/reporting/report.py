@@ -38,7 +38,7 @@ _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{margin-bottom:0}
 .note{color:#555;max-width:60rem}table{border-collapse:collapse;font-size:.85rem}
 td,th{border:1px solid #ddd;padding:.3rem .5rem;vertical-align:top}th{background:#f4f4f4;cursor:pointer}
-.gold{color:#1a7f37;font-weight:600}input{padding:.4rem;width:24rem;margin:.5rem 0}
+.gold{color:#1a7f37;font-weight:600}.flagged{color:#a11}input{padding:.4rem;width:24rem;margin:.5rem 0}
 """
 
 
@@ -259,6 +259,110 @@ def judge_validation_html(validation: pd.DataFrame | None) -> str:
     )
 
 
+def _interval(mean: float, low: float, high: float) -> str:
+    return "–" if pd.isna(mean) else f"{mean:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def agreement_chart(history: pd.DataFrame) -> go.Figure:
+    """Each judge's weighted kappa against people at every set of labels (calibration over time)."""
+    figure = go.Figure()
+    for (judge_id, metric), series in history.groupby(["judge_id", "metric"]) if not history.empty else []:
+        series = series.sort_values("recorded_at")
+        figure.add_scatter(
+            name=f"{judge_id} / {metric}", x=series["recorded_at"], y=series["kappa"], mode="lines+markers"
+        )
+    figure.update_layout(
+        title="agreement with people over time (weighted kappa)", yaxis={"range": [-0.05, 1.05]}
+    )
+    return figure
+
+
+def human_review_html(
+    agreement: pd.DataFrame | None, summaries: Mapping[str, pd.DataFrame], history: pd.DataFrame | None
+) -> str:
+    """Each judge against people (flagged below the bars), each model's judge mean beside the
+    mean corrected by the labels, and the agreement over time."""
+    if agreement is None or agreement.empty:
+        return (
+            "<p>No human labels yet: <code>rag-eval review export --model MODEL</code> writes a queue "
+            "to label (README: Human review).</p>"
+        )
+    table = agreement.assign(
+        kappa=[
+            _interval(k, lo, hi) for k, lo, hi in agreement[["kappa", "kappa_low", "kappa_high"]].to_numpy()
+        ],
+        true_positive_rate=[
+            _interval(r, lo, hi)
+            for r, lo, hi in agreement[["true_positive_rate", "tpr_low", "tpr_high"]].to_numpy()
+        ],
+        true_negative_rate=[
+            _interval(r, lo, hi)
+            for r, lo, hi in agreement[["true_negative_rate", "tnr_low", "tnr_high"]].to_numpy()
+        ],
+    )[
+        [
+            "judge_id",
+            "metric",
+            "n",
+            "accuracy",
+            "kappa",
+            "true_positive_rate",
+            "true_negative_rate",
+            "flagged",
+            "why",
+        ]
+    ]
+    rows = []
+    for model, summary in sorted(summaries.items()):
+        if "n_labels" not in summary:
+            continue
+        labelled = summary[(summary["group"] == OVERALL) & (summary["n_labels"] > 0)]
+        for row in labelled.to_dict(orient="records"):
+            rows.append(
+                {
+                    "answer_model": model,
+                    "judge_id": row["judge_id"],
+                    "metric": row["metric"],
+                    "judge mean": _interval(row["mean"], row["ci_low"], row["ci_high"]),
+                    "corrected by people": _interval(
+                        row["corrected_mean"], row["corrected_low"], row["corrected_high"]
+                    ),
+                    "labels": int(row["n_labels"]),
+                    "cases": int(row["n"]),
+                }
+            )
+    flagged = agreement[agreement["flagged"]]
+    warning = (
+        '<p class="flagged" id="flagged-judges"><b>Flagged:</b> '
+        + "; ".join(
+            html.escape(f"{r['judge_id']} / {r['metric']}: {r['why']}") for r in flagged.to_dict("records")
+        )
+        + ". Do not publish these judges' numbers unchecked.</p>"
+        if len(flagged)
+        else '<p id="flagged-judges">No judge is below the bars.</p>'
+    )
+    corrected = (
+        pd.DataFrame(rows).to_html(index=False, na_rep="–")
+        if rows
+        else "<p>No model has two or more labelled cases on a metric: no corrected mean yet.</p>"
+    )
+    return (
+        '<p class="note">Each judge\'s score of an answer against the label people gave it, pooled over '
+        "every answer model: exact agreement, Cohen's kappa linearly weighted on the 0 / 0.5 / 1 scale "
+        "(95% bootstrap interval), and for pass / fail at 0.5 the share of what people passed that the "
+        "judge passed (true-positive rate) and of what they failed that it failed (true-negative rate), "
+        "with exact intervals.</p>"
+        + warning
+        + table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+        + '<p class="note">Corrected means (prediction-powered inference): the judge\'s mean over every '
+        "case plus the mean of people-minus-judge on the labelled cases, with a 95% interval from both "
+        "parts. Unbiased when the labelled cases are a random sample (a <code>--strategy random</code> "
+        "queue).</p>"
+        + corrected
+        + (_figure_html(agreement_chart(history)) if history is not None and not history.empty else "")
+    )
+
+
 def render_report(
     summaries: Mapping[str, pd.DataFrame],
     scores_by_model: Mapping[str, pd.DataFrame],
@@ -269,6 +373,8 @@ def render_report(
     verdict_rule: str = "",
     stale: Mapping[str, list[str]] | None = None,
     validation: pd.DataFrame | None = None,
+    agreement: pd.DataFrame | None = None,
+    agreement_history: pd.DataFrame | None = None,
 ) -> str:
     """The whole report as one HTML string; ``stale`` (model -> reasons) is shown first, so
     numbers computed on other questions or another index are never read as current."""
@@ -289,6 +395,8 @@ def render_report(
         else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
         '<h2 id="judge-validation">Can the judges be trusted?</h2>',
         judge_validation_html(validation),
+        '<h2 id="human-review">Judges against people</h2>',
+        human_review_html(agreement, summaries, agreement_history),
         "<h2>Trend</h2>",
         _figure_html(trend_chart(history)),
         "<h2>Cases</h2>",

@@ -11,6 +11,7 @@ from pydantic import Field
 from rag_eval_pipeline.answering.agents.contexts import ContextMatcher
 from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.defs.assets.progress import progress_logger
+from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
     scores_metadata,
@@ -18,7 +19,7 @@ from rag_eval_pipeline.defs.metadata import (
     worst_case_markdown,
     worst_cases_table,
 )
-from rag_eval_pipeline.defs.names import EVALUATION, JUDGEMENT_LIST, KB_INDEX
+from rag_eval_pipeline.defs.names import EVALUATION, HUMAN_LABELS, JUDGEMENT_LIST, KB_INDEX
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
     EvaluationLockResource,
@@ -31,6 +32,7 @@ from rag_eval_pipeline.defs.resources import (
 )
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
+from rag_eval_pipeline.metrics.agreement import with_corrected_means
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
 from rag_eval_pipeline.metrics.schema import case_set_id
@@ -159,7 +161,11 @@ def judge_scores(
 
 
 @dg.asset(
-    group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="6", deps=[JUDGEMENT_LIST]
+    group_name=EVALUATION,
+    partitions_def=answer_model_partitions,
+    code_version="7",
+    deps=[JUDGEMENT_LIST],
+    ins={HUMAN_LABELS: dg.AssetIn(metadata={ABSENT_AS_NONE: True})},
 )
 def metric_summary(
     context: dg.AssetExecutionContext,
@@ -167,15 +173,22 @@ def metric_summary(
     candidate_answers: pd.DataFrame,
     kb_index: IndexManifest,
     settings: SettingsResource,
+    human_labels: pd.DataFrame | None,
 ) -> pd.DataFrame:
     """Mean of each metric per judge with a 95% interval, overall and per question type and
-    level, with counts, judge errors, diagnoses, and the tokens and dollars spent; each row
-    records the case set, index version and answer model it was computed on."""
+    level, with counts, judge errors, diagnoses, and the tokens and dollars spent; where people
+    labelled this model's cases, each judge's mean corrected by their labels (``corrected_mean``,
+    its interval and ``n_labels``). Each row records the case set, index version and answer
+    model it was computed on."""
     statistics = settings.settings.statistics
     declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
     summary = summarize(
         judge_scores, candidate_answers, statistics.interval_method, statistics.min_cases, declared
     )
+    mine = (
+        None if human_labels is None else human_labels[human_labels["answer_model"] == context.partition_key]
+    )
+    summary = with_corrected_means(summary, judge_scores, mine)
     context.add_output_metadata(summary_metadata(summary))
     answered = answers_provenance(candidate_answers)
     return summary.assign(

@@ -6,9 +6,16 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.defs.freshness import stale_models
-from rag_eval_pipeline.defs.io_manager import FAN_IN, PINNED_BY, HtmlDocument
+from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE, FAN_IN, PINNED_BY, HtmlDocument
 from rag_eval_pipeline.defs.metadata import comparison_metadata
-from rag_eval_pipeline.defs.names import EVAL_REPORT, JUDGEMENT_LIST, KB_INDEX, METRIC_SUMMARY, REPORTING
+from rag_eval_pipeline.defs.names import (
+    EVAL_REPORT,
+    JUDGE_AGREEMENT,
+    JUDGEMENT_LIST,
+    KB_INDEX,
+    METRIC_SUMMARY,
+    REPORTING,
+)
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
@@ -20,6 +27,7 @@ from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.materializations import HISTORY
 
 ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
+PINNED_INPUTS = ("judge_scores", "candidate_answers")
 # every cross-model asset is stale when the questions or the index change, as Dagster shows it
 CURRENT_KNOWLEDGE = [KB_INDEX, JUDGEMENT_LIST]
 
@@ -111,7 +119,17 @@ def judge_validation(
     return agreement
 
 
-@across_models(METRIC_SUMMARY, "judge_scores", "candidate_answers")
+@dg.asset(
+    group_name=REPORTING,
+    ins={
+        METRIC_SUMMARY: dg.AssetIn(metadata=ALL_PARTITIONS),
+        **{
+            name: dg.AssetIn(metadata={**ALL_PARTITIONS, PINNED_BY: METRIC_SUMMARY}) for name in PINNED_INPUTS
+        },
+        JUDGE_AGREEMENT: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+    },
+    code_version="3",
+)
 def eval_report(
     context: dg.AssetExecutionContext,
     metric_summary: dict[str, pd.DataFrame],
@@ -121,6 +139,7 @@ def eval_report(
     kb_index: IndexManifest,
     paired_comparison: pd.DataFrame,
     judge_validation: pd.DataFrame,
+    judge_agreement: pd.DataFrame | None,
     history: HistoryResource,
     settings: SettingsResource,
 ) -> HtmlDocument:
@@ -139,6 +158,8 @@ def eval_report(
         VERDICT_RULE.format(level=settings.settings.statistics.significance_level),
         stale,
         judge_validation,
+        judge_agreement,
+        history.read_agreement(),
     )
     served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
     context.add_output_metadata(

@@ -1,0 +1,150 @@
+"""Human review: every label people gave, each judge measured against them, and (on a schedule)
+a fresh queue to label. The logic is in ``review/`` and ``metrics/agreement.py``."""
+
+import hashlib
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.data.rows import ROW_FILE_TYPES, RowFileError
+from rag_eval_pipeline.defs.io_manager import FAN_IN, PINNED_BY
+from rag_eval_pipeline.defs.names import METRIC_SUMMARY, REVIEW
+from rag_eval_pipeline.defs.resources import HistoryResource, SettingsResource
+from rag_eval_pipeline.metrics.agreement import (
+    AgreementBars,
+    agreement_history_rows,
+    reviewer_agreement,
+)
+from rag_eval_pipeline.metrics.agreement import (
+    judge_agreement as measure_judges,
+)
+from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.review.labels import LABEL_COLUMNS, latest_labels, now, read_label_file
+from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
+
+EVERY_MODEL = {"allow_missing_partitions": True, FAN_IN: True}
+AS_SUMMARIZED = {**EVERY_MODEL, PINNED_BY: METRIC_SUMMARY}
+
+
+def label_files(folder: Path) -> list[Path]:
+    """The label files of a folder, oldest first (a later file corrects an earlier one)."""
+    if not folder.is_dir():
+        return []
+    files = [p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in ROW_FILE_TYPES]
+    return sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+
+def labels_version(labels: pd.DataFrame) -> str:
+    """The labels' content, hashed: the same labels are the same version wherever they came from."""
+    content = labels.drop(columns=["source"]).sort_values(["reviewer", "answer_model", "qid", "metric"])
+    return hashlib.sha256(content.to_csv(index=False).encode()).hexdigest()[:16]
+
+
+def known_cases(answers_by_model: dict[str, pd.DataFrame]) -> dict[str, set[str]]:
+    return {model: set(answers["qid"]) for model, answers in answers_by_model.items()}
+
+
+@dg.asset(group_name=REVIEW, ins={"candidate_answers": dg.AssetIn(metadata=EVERY_MODEL)}, code_version="1")
+def human_labels(
+    context: dg.AssetExecutionContext, candidate_answers: dict[str, pd.DataFrame], settings: SettingsResource
+) -> pd.DataFrame:
+    """Every reviewer's latest label of each case and metric, from the files in the review
+    folder's ``labels/`` (what `rag-eval review import` and the labels sensor put there). A file
+    with a bad row is left out whole, each problem logged with its file and line."""
+    folder = settings.settings.review.labels_folder
+    frames, skipped = [], []
+    for path in label_files(folder):
+        try:
+            frames.append(read_label_file(path, known_cases(candidate_answers)))
+        except RowFileError as err:
+            skipped.append(path.name)
+            for problem in err.problems:
+                context.log.warning(f"label file left out: {problem}")
+    labels = latest_labels(frames)
+    version = labels_version(labels)
+    context.set_data_version(context.asset_key, dg.DataVersion(version))
+    context.add_output_metadata(
+        {
+            "labels": len(labels),
+            "reviewers": ", ".join(sorted(set(labels["reviewer"]))) or "none",
+            "answer_models": ", ".join(sorted(set(labels["answer_model"]))) or "none",
+            "files": len(frames),
+            "files_left_out": ", ".join(skipped) or "none",
+            "folder": dg.MetadataValue.path(str(folder)),
+            "labels_version": version,
+        }
+    )
+    return labels
+
+
+@dg.asset(group_name=REVIEW, ins={"judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED)}, code_version="1")
+def judge_agreement(
+    context: dg.AssetExecutionContext,
+    human_labels: pd.DataFrame,
+    judge_scores: dict[str, pd.DataFrame],
+    settings: SettingsResource,
+    history: HistoryResource,
+) -> pd.DataFrame:
+    """Each judge against people, per metric and pooled over the answer models: accuracy,
+    linearly weighted kappa with a bootstrap interval, the pass/fail rates at 0.5 with exact
+    intervals, and whether it clears the configured bars (``flagged``, ``why``). Recorded per
+    set of labels in the calibration history the report charts."""
+    review = settings.settings.review
+    agreement, tables = measure_judges(
+        human_labels, judge_scores, AgreementBars(review.min_kappa, review.min_rate)
+    )
+    reviewers = reviewer_agreement(human_labels)
+    flagged = agreement[agreement["flagged"]] if len(agreement) else agreement
+    for row in flagged.to_dict(orient="records"):
+        context.log.warning(f"judge {row['judge_id']} on {row['metric']} disagrees with people: {row['why']}")
+    if len(agreement):
+        history.record_agreement(agreement_history_rows(agreement, labels_version(human_labels), now()))
+    metadata = {
+        "labels": len(human_labels),
+        "flagged_judges": ", ".join(f"{r['judge_id']} / {r['metric']}" for r in flagged.to_dict("records"))
+        or "none",
+        "agreement": dg.MetadataValue.md(to_markdown(agreement) if len(agreement) else "no labels yet"),
+        "reviewers": dg.MetadataValue.md(to_markdown(reviewers) if len(reviewers) else "one reviewer a case"),
+    }
+    for name, table in list(tables.items())[:10]:
+        metadata[f"confusion: {name}"] = dg.MetadataValue.md(to_markdown(table.reset_index()))
+    context.add_output_metadata(metadata)
+    return agreement
+
+
+@dg.asset(
+    group_name=REVIEW,
+    ins={
+        "judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED),
+        "candidate_answers": dg.AssetIn(metadata=AS_SUMMARIZED),
+    },
+    code_version="1",
+)
+def review_queue(
+    context: dg.AssetExecutionContext,
+    judge_scores: dict[str, pd.DataFrame],
+    candidate_answers: dict[str, pd.DataFrame],
+    judgement_list: pd.DataFrame,
+    settings: SettingsResource,
+) -> pd.DataFrame:
+    """A fresh review queue per evaluated model (the configured size and strategy), written into
+    the review folder as a labelling page and a JSONL of empty label rows: the monthly
+    calibration's work list."""
+    review = settings.settings.review
+    day = pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%d")
+    written = []
+    for model, scores in sorted(judge_scores.items()):
+        spec = QueueSpec(model, review.queue_size, review.strategy)
+        records = build_queue(spec, candidate_answers[model], judgement_list, scores)
+        page, rows = write_queue(Path(review.folder), queue_name(spec, day), records, blind=True)
+        written.append({"answer_model": model, "cases": len(records), "page": str(page), "rows": str(rows)})
+    queues = pd.DataFrame(written, columns=["answer_model", "cases", "page", "rows"])
+    context.add_output_metadata(
+        {"queues": dg.MetadataValue.md(to_markdown(queues) if len(queues) else "none")}
+    )
+    return queues
+
+
+REVIEW_ASSETS = [human_labels, judge_agreement]
+__all__ = ["LABEL_COLUMNS", "REVIEW_ASSETS", "human_labels", "judge_agreement", "review_queue"]

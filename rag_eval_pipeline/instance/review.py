@@ -1,0 +1,147 @@
+"""Human review through the instance: a queue from a model's stored evaluation, and labels taken
+in (kept in the review folder, then the judges measured and the labelled models summarized
+again) for `rag-eval review`."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.defs.names import (
+    CANDIDATE_ANSWERS,
+    COMPARISON_JOB,
+    EVALUATION_JOB,
+    HUMAN_LABELS,
+    JUDGE_AGREEMENT,
+    JUDGE_SCORES,
+    JUDGEMENT_LIST,
+    METRIC_SUMMARY,
+    REVIEW_JOB,
+    TRIGGER_TAG,
+)
+from rag_eval_pipeline.defs.partitions import registered_models
+from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_asset
+from rag_eval_pipeline.instance.runs import execute
+from rag_eval_pipeline.metrics.schema import OVERALL
+from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
+
+REVIEW_TRIGGER = "review_import"
+
+
+@dataclass(frozen=True)
+class WrittenQueue:
+    page: Path
+    rows: Path
+    cases: int
+    metrics: list[str]
+
+
+def export_queue(
+    defs: dg.Definitions, instance: dg.DagsterInstance, spec: QueueSpec, folder: Path, name: str | None
+) -> WrittenQueue:
+    """The queue of ``spec.model``'s latest evaluation, written into ``folder``."""
+    scores = load_asset(defs, instance, JUDGE_SCORES, spec.model)
+    answers = load_asset(defs, instance, CANDIDATE_ANSWERS, spec.model)
+    judgement_list = load_asset(defs, instance, JUDGEMENT_LIST)
+    records = build_queue(spec, answers, judgement_list, scores)
+    if not records or not records[0]["metrics"]:
+        raise ValueError(
+            f"{spec.model} has no judge score on {', '.join(('correctness', 'faithfulness'))} or "
+            "context_relevance to review: evaluate it with a judge that scores them (reference, or an "
+            "LLM judge such as claude-sonnet-4-6)"
+        )
+    page, rows = write_queue(
+        folder,
+        name or queue_name(spec, pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%d")),
+        records,
+        not spec.show_judge,
+    )
+    return WrittenQueue(page, rows, len(records), list(records[0]["metrics"]))
+
+
+def evaluated_cases(defs: dg.Definitions, instance: dg.DagsterInstance) -> dict[str, set[str]]:
+    """Each registered answer model's evaluated question ids (a model never evaluated: none)."""
+    cases = {}
+    for model in registered_models(instance):
+        try:
+            cases[model] = set(load_asset(defs, instance, CANDIDATE_ANSWERS, model)["qid"])
+        except NotMaterializedError:
+            continue
+    return cases
+
+
+def keep_label_file(source: Path, labels_folder: Path) -> Path:
+    """A copy of ``source`` in the labels folder (where the sensor and the asset read it),
+    renamed aside if another file there has its name; written aside, then renamed into place."""
+    labels_folder.mkdir(parents=True, exist_ok=True)
+    target = labels_folder / source.name
+    if target.exists() and target.resolve() == source.resolve():
+        return target
+    number = 1
+    while target.exists() and target.read_bytes() != source.read_bytes():
+        target = labels_folder / f"{source.stem}-{number}{source.suffix}"
+        number += 1
+    tmp = target.with_name(f".{target.name}.tmp")
+    shutil.copyfile(source, tmp)
+    tmp.replace(target)
+    return target
+
+
+def keep_labels(labels: pd.DataFrame, labels_folder: Path, name: str) -> Path:
+    """Labels read from elsewhere (Phoenix), as one JSONL file of the labels folder; a later
+    import of the same source replaces it."""
+    labels_folder.mkdir(parents=True, exist_ok=True)
+    target = labels_folder / f"{name}.jsonl"
+    tmp = target.with_name(f".{target.name}.tmp")
+    labels.drop(columns=["source"]).to_json(tmp, orient="records", lines=True, force_ascii=False)
+    tmp.replace(target)
+    return target
+
+
+@dataclass
+class Applied:
+    agreement: pd.DataFrame
+    corrected: pd.DataFrame  # answer_model, judge_id, metric, mean, corrected_mean, ...
+
+
+def apply_labels(
+    defs: dg.Definitions,
+    instance: dg.DagsterInstance,
+    models: Sequence[str],
+    verbose: bool,
+    echo: Callable[[str], None] = print,
+) -> Applied:
+    """Read every label again, measure the judges, summarize each labelled model again (its
+    corrected means), and refresh the comparison and the report."""
+    tags = {TRIGGER_TAG: REVIEW_TRIGGER}
+    echo("[review] reading the labels ...")
+    execute(defs, instance, REVIEW_JOB, {}, None, verbose, tags, assets=[HUMAN_LABELS])
+    registered = set(registered_models(instance))
+    for model in sorted(set(models) & registered):
+        echo(f"[review] {model}: summary with corrected means ...")
+        execute(defs, instance, EVALUATION_JOB, {}, model, verbose, tags, assets=[METRIC_SUMMARY])
+    echo("[review] the judges against people, the comparison and the report ...")
+    execute(defs, instance, COMPARISON_JOB, {}, None, verbose, tags)
+    agreement = load_asset(defs, instance, JUDGE_AGREEMENT)
+    corrected = []
+    for model in sorted(set(models) & registered):
+        summary = load_asset(defs, instance, METRIC_SUMMARY, model)
+        rows = summary[(summary["group"] == OVERALL) & (summary["n_labels"] > 0)]
+        corrected.append(rows.assign(answer_model=model))
+    columns = [
+        "answer_model",
+        "judge_id",
+        "metric",
+        "mean",
+        "corrected_mean",
+        "corrected_low",
+        "corrected_high",
+        "n_labels",
+    ]
+    table = pd.concat(corrected, ignore_index=True)[columns] if corrected else pd.DataFrame(columns=columns)
+    return Applied(agreement, table)

@@ -1,0 +1,178 @@
+"""Which cases people review first, and what they see of each: the question, the answer, the
+truth where there is one, the passages (gold marked where known), and the metrics to label. The
+judges' verdicts are left out unless asked for: a blind review measures the judge, a shown one
+measures agreement with it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from rag_eval_pipeline.metrics.agreement import LABELLED_METRICS
+from rag_eval_pipeline.metrics.schema import case_key, per_case
+from rag_eval_pipeline.review.page import labelling_page
+
+
+class Strategy(str, Enum):
+    """``disagreement``: where two judges (or a judge and the reference) disagree most, then the
+    rest at random; ``random``; ``low``: the judge's lowest scores first; ``failed``: answers or
+    judgements that failed first, then at random."""
+
+    DISAGREEMENT = "disagreement"
+    RANDOM = "random"
+    LOW = "low"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    model: str
+    n: int = 40
+    strategy: Strategy = Strategy.DISAGREEMENT
+    judge: str | None = None  # whose verdicts and metrics (default: every judge's)
+    seed: int = 0
+    show_judge: bool = False
+
+
+def labelled_metrics(scores: pd.DataFrame, judge: str | None = None) -> list[str]:
+    """The metrics people label: the rubric's axes that a judge of this model scored."""
+    rows = scores if judge is None else scores[scores["judge_id"] == judge]
+    return [m for m in LABELLED_METRICS if m in rows and rows[m].notna().any()]
+
+
+def select_cases(scores: pd.DataFrame, spec: QueueSpec) -> list[str]:
+    """Up to ``spec.n`` question ids, in review order, the same for the same seed."""
+    rng = np.random.default_rng(spec.seed)
+    qids = list(dict.fromkeys(scores["qid"]))
+    shuffled = [qids[i] for i in rng.permutation(len(qids))]
+    cases = per_case(scores)
+    metrics = labelled_metrics(scores, spec.judge)
+    first: list[str] = []
+    if spec.strategy is Strategy.DISAGREEMENT and metrics:
+        ok = cases[cases["status"] == "ok"]
+        spread = ok.groupby("qid")[metrics].agg(lambda v: v.max() - v.min() if v.notna().sum() > 1 else 0.0)
+        widest = spread.max(axis=1)
+        widest = widest[widest > 0]
+        rank = {qid: i for i, qid in enumerate(shuffled)}  # ties in seeded order
+        first = sorted(widest.index, key=lambda q: (-widest[q], rank[q]))
+    elif spec.strategy is Strategy.LOW and metrics:
+        judged = cases[
+            (cases["status"] == "ok") & (cases["judge_id"] == (spec.judge or cases["judge_id"].iloc[0]))
+        ]
+        lowest = judged.set_index("qid")[metrics].mean(axis=1).sort_values(kind="stable")
+        first = list(lowest.index)
+    elif spec.strategy is Strategy.FAILED:
+        failed = cases[cases["status"] != "ok"]["qid"]
+        first = [q for q in shuffled if q in set(failed)]
+    ordered = list(dict.fromkeys([*first, *shuffled]))
+    return ordered[: spec.n]
+
+
+def queue_records(
+    spec: QueueSpec,
+    qids: Sequence[str],
+    answers: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    scores: pd.DataFrame,
+) -> list[dict[str, Any]]:
+    """What the labelling page shows of each case, in order; the first answer of an agent asked
+    several times."""
+    metrics = labelled_metrics(scores, spec.judge)
+    truth = judgement_list.set_index("qid")
+    by_answer = {case_key(a): a for a in answers.to_dict(orient="records")}
+    records = []
+    for qid in qids:
+        answer = by_answer.get((qid, 0))
+        if answer is None:
+            continue
+        known = qid in truth.index
+        gold = set(truth.loc[qid, "gold_titles"]) if known else set()
+        has_truth = known and bool(truth.loc[qid, "answerable"]) if "answerable" in truth else known
+        verdicts = {}
+        if spec.show_judge:
+            mine = scores[(scores["qid"] == qid) & (scores["status"] == "ok")]
+            if spec.judge is not None:
+                mine = mine[mine["judge_id"] == spec.judge]
+            verdicts = {
+                f"{row['judge_id']} / {m}": float(row[m])
+                for row in mine.to_dict(orient="records")
+                for m in metrics
+                if m in row and not pd.isna(row[m])
+            }
+        records.append(
+            {
+                "qid": qid,
+                "answer_model": spec.model,
+                "question": str(answer["question"]),
+                "answer": "" if answer["status"] != "ok" else str(answer["answer"]),
+                "failed": None if answer["status"] == "ok" else str(answer.get("error") or "failed"),
+                "truth": str(truth.loc[qid, "answer"]) if known else None,
+                "truth_is_abstention": known and not has_truth,
+                "passages": [
+                    {"title": str(t), "text": str(p), "gold": t in gold}
+                    for t, p in zip(answer["retrieved_titles"], answer["retrieved_passages"])
+                ],
+                "metrics": metrics,
+                "judge": verdicts,
+            }
+        )
+    return records
+
+
+def queue_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same cases as empty label rows, one per metric, for a spreadsheet or another tool."""
+    return [
+        {
+            "qid": r["qid"],
+            "answer_model": r["answer_model"],
+            "metric": metric,
+            "label": None,
+            "reviewer": None,
+            "note": None,
+            "labelled_at": None,
+            "question": r["question"],
+            "answer": r["answer"],
+            "truth": r["truth"],
+        }
+        for r in records
+        for metric in r["metrics"]
+    ]
+
+
+def build_queue(
+    spec: QueueSpec, answers: pd.DataFrame, judgement_list: pd.DataFrame, scores: pd.DataFrame
+) -> list[dict[str, Any]]:
+    """The cases of one review queue, in review order, as the page and the JSONL show them."""
+    if spec.judge is not None and spec.judge not in set(scores["judge_id"]):
+        judges = ", ".join(sorted(set(scores["judge_id"])))
+        raise ValueError(f"judge {spec.judge!r} did not score {spec.model} (its judges: {judges})")
+    return queue_records(spec, select_cases(scores, spec), answers, judgement_list, scores)
+
+
+def queue_name(spec: QueueSpec, day: str) -> str:
+    """``<model>-<strategy>-<day>``: a queue a month apart is another file."""
+    return f"{spec.model}-{spec.strategy.value}-{day}"
+
+
+def write_queue(folder: Path, name: str, records: Sequence[dict[str, Any]], blind: bool) -> tuple[Path, Path]:
+    """``<folder>/<name>.html`` (the labelling page) and ``<folder>/<name>.jsonl`` (empty label
+    rows), each written aside and renamed into place."""
+    folder.mkdir(parents=True, exist_ok=True)
+    page, rows = folder / f"{name}.html", folder / f"{name}.jsonl"
+    contents = {
+        page: labelling_page(name, records, blind),
+        rows: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in queue_rows(records)),
+    }
+    for path, text in contents.items():
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return page, rows

@@ -1,0 +1,381 @@
+"""Human review through the entry points people use: `rag-eval review export`, the labelling
+page in a real browser, `rag-eval review import` (a file, or a real Phoenix's HUMAN
+annotations), the sensors, and the numbers it produces, each checked against values computed
+here independently."""
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+import pytest
+
+from rag_eval_pipeline.data.documents import file_digest
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.instance.home import open_instance
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline_tests.support.cli import in_process
+from stand_ins.anthropic_api import FakeAnthropic
+
+MODELS = ("extractive-baseline", "oracle")
+LLM_JUDGE = "claude-sonnet-4-6"
+SAMPLE = 24
+
+
+@dataclass
+class Workspace:
+    folder: Path
+    home: Path
+    config: Path
+
+    @property
+    def args(self) -> list[str]:
+        return ["--dagster-home", str(self.home), "--config", str(self.config)]
+
+    @property
+    def review(self) -> Path:
+        return self.folder / "review"
+
+    def defs(self):
+        from rag_eval_pipeline.config import load_settings
+
+        return build_definitions(load_settings(self.config))
+
+    def asset(self, key: str, partition: str | None = None):
+        return load_asset(self.defs(), open_instance(str(self.home)), key, partition)
+
+
+def _workspace(folder: Path) -> Workspace:
+    config = folder / "rag_eval.yaml"
+    config.write_text("review:\n  folder: review\n  min_kappa: 0.5\n  min_rate: 0.8\n")
+    return Workspace(folder, folder / "home", config)
+
+
+@pytest.fixture(scope="module")
+def claude(monkeypatch_module):
+    with FakeAnthropic() as server:
+        monkeypatch_module.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch_module.setenv("ANTHROPIC_BASE_URL", server.url)
+        yield server
+
+
+@pytest.fixture(scope="module")
+def evaluated_for_review(shared_hotpotqa, tmp_path_factory, claude) -> Workspace:
+    """Two models judged by the reference and by an LLM judge on the tests' Messages API."""
+    space = _workspace(tmp_path_factory.mktemp("review"))
+    code = _cli(
+        space,
+        "run",
+        "--dataset",
+        str(shared_hotpotqa),
+        "--sample",
+        str(SAMPLE),
+        "--models",
+        ",".join(MODELS),
+        "--judges",
+        f"reference,{LLM_JUDGE}",
+    )
+    assert code == 0
+    return space
+
+
+def _cli(space: Workspace, *args: str) -> int:
+    from rag_eval_pipeline import cli
+
+    return cli.main([*space.args, *args])
+
+
+def _copy_space(source: Workspace, target: Path) -> Workspace:
+    """An evaluated instance of a test's own (tests that import labels must not see each other's)."""
+    shutil.copytree(source.folder, target, dirs_exist_ok=True)
+    return _workspace(target)
+
+
+def _strict_scores(space: Workspace, model: str, judge: str) -> pd.DataFrame:
+    scores = space.asset("judge_scores", model)
+    return scores[(scores["judge_id"] == judge) & (scores["status"] == "ok")].set_index("qid")
+
+
+def _reviewer_labels(space: Workspace, queue: Path, reviewer: str, flip_every: int) -> list[dict]:
+    """A test reviewer: gives the reference judge's correctness, except on every
+    ``flip_every``-th case, where it gives the opposite (so the expected agreement is known)."""
+    rows = [json.loads(line) for line in queue.read_text().splitlines()]
+    labels = []
+    for number, row in enumerate(r for r in rows if r["metric"] == "correctness"):
+        truth = _strict_scores(space, row["answer_model"], "reference").loc[row["qid"], "correctness"]
+        label = 1.0 - truth if number % flip_every == 0 else truth
+        labels.append({**row, "label": label, "reviewer": reviewer, "note": "", "labelled_at": "2026-12-01"})
+    return labels
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _weighted_kappa(a: np.ndarray, b: np.ndarray) -> float:
+    """Cohen's kappa, linearly weighted on 0 / 0.5 / 1, written out here from its definition."""
+    levels = [0.0, 0.5, 1.0]
+    observed = np.array([[np.sum((a == x) & (b == y)) for y in levels] for x in levels], dtype=float)
+    n = observed.sum()
+    weights = np.array([[1 - abs(i - j) / 2 for j in range(3)] for i in range(3)])
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n
+    p_observed, p_expected = (weights * observed).sum() / n, (weights * expected).sum() / n
+    return float((p_observed - p_expected) / (1 - p_expected))
+
+
+@pytest.fixture(scope="module")
+def labelled(evaluated_for_review, tmp_path_factory) -> tuple[Workspace, dict]:
+    """Both models' queues exported, labelled by two test reviewers and imported."""
+    space = _copy_space(evaluated_for_review, tmp_path_factory.mktemp("labelled"))
+    imported = {}
+    for model in MODELS:
+        assert (
+            _cli(
+                space,
+                "review",
+                "export",
+                "--model",
+                model,
+                "--n",
+                str(SAMPLE),
+                "--strategy",
+                "random",
+                "--name",
+                f"{model}-q",
+            )
+            == 0
+        )
+        queue = space.review / f"{model}-q.jsonl"
+        ana = _reviewer_labels(space, queue, "ana", flip_every=4)
+        bo = _reviewer_labels(space, queue, "bo", flip_every=6)[:12]  # a second reviewer on half
+        path = _write(space.folder / f"{model}.labels.jsonl", ana + bo)
+        assert _cli(space, "review", "import", str(path)) == 0
+        imported[model] = ana + bo
+    return space, imported
+
+
+def test_a_queue_holds_what_a_reviewer_needs_and_hides_the_judge(evaluated_for_review, tmp_path, capsys):
+    space = _copy_space(evaluated_for_review, tmp_path / "space")
+    code, out, _ = in_process(
+        capsys,
+        *space.args,
+        "review",
+        "export",
+        "--model",
+        "extractive-baseline",
+        "--n",
+        "5",
+        "--judge",
+        LLM_JUDGE,
+        "--name",
+        "blind",
+    )
+    assert code == 0 and "5 cases of extractive-baseline (disagreement)" in out
+    rows = [json.loads(line) for line in (space.review / "blind.jsonl").read_text().splitlines()]
+    assert {r["metric"] for r in rows} == {"correctness", "faithfulness", "context_relevance"}
+    assert len(rows) == 15 and all(r["label"] is None and r["truth"] for r in rows)
+    page = (space.review / "blind.html").read_text()
+    assert "verdicts are hidden" in page and '"judge": {}' in page
+    # disagreement first: where the two judges' scores differ most, then the rest
+    scores = space.asset("judge_scores", "extractive-baseline")
+    spread = pd.concat(
+        [
+            scores.pivot_table(index="qid", columns="judge_id", values=m).pipe(
+                lambda w: w.max(axis=1) - w.min(axis=1)
+            )
+            for m in ("correctness", "context_relevance")
+        ],
+        axis=1,
+    ).max(axis=1)
+    queued = [spread[r["qid"]] for r in rows[::3]]
+    assert queued == sorted(queued, reverse=True) and queued[0] == spread.max()
+    # the same seed picks the same cases; --show-judge shows the verdicts
+    assert (
+        in_process(
+            capsys,
+            *space.args,
+            "review",
+            "export",
+            "--model",
+            "extractive-baseline",
+            "--n",
+            "5",
+            "--judge",
+            LLM_JUDGE,
+            "--name",
+            "shown",
+            "--show-judge",
+        )[0]
+        == 0
+    )
+    shown = (space.review / "shown.jsonl").read_text()
+    assert shown == (space.review / "blind.jsonl").read_text()
+    assert f'"{LLM_JUDGE} / correctness"' in (space.review / "shown.html").read_text()
+    code, _, err = in_process(capsys, *space.args, "review", "export", "--model", "never-evaluated")
+    assert code == 2 and err.startswith("error: never-evaluated is not an evaluated answer model here")
+
+
+def test_judge_agreement_and_corrected_means_match_an_independent_computation(labelled):
+    space, imported = labelled
+    agreement = space.asset("judge_agreement").set_index(["judge_id", "metric"])
+    for judge in ("reference", LLM_JUDGE):
+        human, judged = [], []
+        for model, labels in imported.items():
+            scores = _strict_scores(space, model, judge)
+            for label in labels:
+                human.append(label["label"])
+                judged.append(scores.loc[label["qid"], "correctness"])
+        human_a, judged_a = np.array(human), np.array(judged)
+        row = agreement.loc[(judge, "correctness")]
+        assert row["n"] == len(human) == 2 * SAMPLE + 24
+        assert row["accuracy"] == pytest.approx(np.mean(human_a == judged_a))
+        assert row["kappa"] == pytest.approx(_weighted_kappa(human_a, judged_a))
+        assert row["kappa_low"] <= row["kappa"] <= row["kappa_high"]
+        passed, failed = human_a >= 0.5, human_a < 0.5
+        tpr, tnr = np.mean(judged_a[passed] >= 0.5), np.mean(judged_a[failed] < 0.5)
+        assert row["true_positive_rate"] == pytest.approx(tpr) and row["true_negative_rate"] == pytest.approx(
+            tnr
+        )
+        kappa = _weighted_kappa(human_a, judged_a)
+        assert bool(row["flagged"]) == (kappa < 0.5 or tpr < 0.8 or tnr < 0.8)
+    # the reviewers follow the reference except on every 4th (ana) and 6th (bo) case
+    assert agreement.loc[("reference", "correctness"), "accuracy"] < 1
+
+    for model in MODELS:
+        summary = space.asset("metric_summary", model)
+        row = summary[
+            (summary["group"] == "all")
+            & (summary["judge_id"] == LLM_JUDGE)
+            & (summary["metric"] == "correctness")
+        ].iloc[0]
+        scores = _strict_scores(space, model, LLM_JUDGE)["correctness"]
+        people = pd.DataFrame(imported[model]).groupby("qid")["label"].mean()
+        differences = people - scores.loc[people.index]
+        estimate = scores.mean() + differences.mean()
+        half = 1.959964 * np.sqrt(scores.var(ddof=1) / len(scores) + differences.var(ddof=1) / len(people))
+        assert row["n_labels"] == len(people) == SAMPLE
+        assert row["corrected_mean"] == pytest.approx(min(max(estimate, 0), 1))
+        assert row["corrected_low"] == pytest.approx(max(0.0, estimate - half))
+        assert row["corrected_high"] == pytest.approx(min(1.0, estimate + half))
+
+
+def test_the_report_and_the_import_say_how_the_judges_fare_against_people(labelled, capsys):
+    space, _ = labelled
+    report = (space.home / "storage" / "artifacts" / "eval_report.html").read_text()
+    section = report[report.index('id="human-review"') : report.index("<h2>Trend</h2>")]
+    assert "corrected by people" in section and "judge mean" in section and LLM_JUDGE in section
+    assert 'id="flagged-judges"' in section
+    history = pd.read_parquet(space.home / "storage" / "history" / "agreement_history.parquet")
+    assert history["labels_version"].nunique() == 2  # one set of labels per import
+    assert "agreement with people over time" in report
+    # importing the same file again changes nothing: the same labels are the same version
+    path = space.folder / "oracle.labels.jsonl"
+    code, out, _ = in_process(capsys, *space.args, "review", "import", str(path))
+    assert code == 0 and "judges against people" in out and "means corrected by the labels" in out
+    assert (
+        pd.read_parquet(space.home / "storage" / "history" / "agreement_history.parquet")[
+            "labels_version"
+        ].nunique()
+        == 2
+    )
+    assert sorted(p.name for p in (space.review / "labels").iterdir()) == [
+        "extractive-baseline.labels.jsonl",
+        "oracle.labels.jsonl",
+    ]
+    reviewers = space.asset("human_labels")["reviewer"].value_counts().to_dict()
+    assert reviewers == {"ana": 2 * SAMPLE, "bo": 24}
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            {"qid": "5a-no-such-case"},
+            "case '5a-no-such-case' is not among extractive-baseline's evaluated cases",
+        ),
+        ({"label": 0.7}, "label 0.7 is not 0, 0.5 or 1"),
+        ({"answer_model": "gpt-9"}, "answer model 'gpt-9' was never evaluated"),
+        ({"metric": "style"}, "metric 'style' is not one of correctness, faithfulness, context_relevance"),
+        ({"reviewer": ""}, "no reviewer"),
+        ("conflict", "ana labelled extractive-baseline"),
+    ],
+)
+def test_a_bad_label_row_is_named_by_file_and_line_and_nothing_is_imported(
+    evaluated_for_review, tmp_path, capsys, change, expected
+):
+    space = _copy_space(evaluated_for_review, tmp_path / "space")
+    qids = list(space.asset("candidate_answers", "extractive-baseline")["qid"])
+    rows = [
+        {
+            "qid": q,
+            "answer_model": "extractive-baseline",
+            "metric": "correctness",
+            "label": 1,
+            "reviewer": "ana",
+        }
+        for q in qids[:5]
+    ]
+    if change == "conflict":
+        rows.append({**rows[1], "label": 0})
+    else:
+        rows[3] = {**rows[3], **change}
+    path = _write(tmp_path / "labels.jsonl", rows)
+    code, out, err = in_process(capsys, *space.args, "review", "import", str(path))
+    line = 6 if change == "conflict" else 4
+    assert code == 2 and err.startswith(f"error: {path}: 1 problem(s)")
+    assert f"{path.name}, line {line}: " in err and expected in err and "Traceback" not in err
+    assert not (space.review / "labels").exists() and "kept" not in out
+
+
+def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_model(
+    evaluated_for_review, tmp_path
+):
+    space = _copy_space(evaluated_for_review, tmp_path / "space")
+    defs = space.defs()
+    instance = open_instance(str(space.home))
+    qids = list(space.asset("candidate_answers", "oracle")["qid"])[:6]
+    labels = space.review / "labels"
+    labels.mkdir(parents=True)
+    _write(
+        labels / "dropped.jsonl",
+        [
+            {"qid": q, "answer_model": "oracle", "metric": "correctness", "label": 0.5, "reviewer": "cy"}
+            for q in qids
+        ],
+    )
+    sensor = defs.get_sensor_def("new_labels_sensor")
+    with dg.build_sensor_context(instance=instance, definitions=defs) as context:
+        result = sensor(context)
+    assert len(result.run_requests) == 1
+    job = defs.resolve_job_def("review_job")
+    assert job.execute_in_process(instance=instance, tags=result.run_requests[0].tags).success
+    record = instance.fetch_materializations(dg.AssetKey("human_labels"), limit=1).records[0]
+    read = defs.get_sensor_def("labels_read_sensor")
+    with (
+        dg.build_sensor_context(instance=instance, definitions=defs) as context,
+        dg.partition_loading_context(dynamic_partitions_store=instance),
+    ):
+        requests = read.evaluate_tick(context).run_requests
+    assert [(r.partition_key, r.asset_selection) for r in requests] == [
+        ("oracle", [dg.AssetKey("metric_summary")])
+    ]
+    assert record.event_log_entry.asset_materialization.metadata["labels"].value == 6
+    evaluation = defs.resolve_job_def("evaluation_job")
+    assert evaluation.execute_in_process(
+        instance=instance, partition_key="oracle", asset_selection=requests[0].asset_selection
+    ).success
+    summary = space.asset("metric_summary", "oracle")
+    row = summary[
+        (summary["group"] == "all")
+        & (summary["judge_id"] == "reference")
+        & (summary["metric"] == "correctness")
+    ].iloc[0]
+    assert row["mean"] == 1.0 and row["n_labels"] == 6 and row["corrected_mean"] == pytest.approx(0.5)
+    # the same folder again: nothing new to read
+    cursor = json.dumps({"dropped.jsonl": file_digest(labels / "dropped.jsonl")})
+    with dg.build_sensor_context(instance=instance, definitions=defs, cursor=cursor) as context:
+        assert isinstance(sensor(context), dg.SkipReason)
