@@ -2,6 +2,10 @@
 
 import json
 import os
+import shutil
+import subprocess
+import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +14,7 @@ import pytest
 
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline_tests.support import EVALUATED_SAMPLE, SHARED_HOTPOTQA
+from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
 
 # Tests never reach a model hub: the embedding model is loaded from the installed package's folder.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -117,3 +122,43 @@ def monkeypatch_module():
     """Environment changes that last as long as a module's shared fixture (a stand-in's key)."""
     with pytest.MonkeyPatch.context() as patch:
         yield patch
+
+
+PHOENIX_VARIABLE = "RAG_EVAL_TEST_PHOENIX"  # the `phoenix` executable (.ci/run installs one)
+
+
+@pytest.fixture(scope="module")
+def phoenix(tmp_path_factory):
+    """A real Phoenix (arize-phoenix, SQLite) on a free port in a fresh folder. Missing is a
+    failure, not a skip: .ci/run installs it and exports RAG_EVAL_TEST_PHOENIX."""
+    executable = os.environ.get(PHOENIX_VARIABLE) or shutil.which("phoenix")
+    if not executable:
+        pytest.fail(f"no Phoenix: install arize-phoenix (bash .ci/phoenix.sh) and export {PHOENIX_VARIABLE}")
+    folder = tmp_path_factory.mktemp("phoenix")
+    port = free_port()
+    env = {
+        **os.environ,
+        "PHOENIX_WORKING_DIR": str(folder),
+        "PHOENIX_PORT": str(port),
+        "PHOENIX_HOST": "127.0.0.1",
+        "PHOENIX_GRPC_PORT": str(free_port()),
+        "PHOENIX_TELEMETRY_ENABLED": "false",
+    }
+    log = open(folder / "phoenix.log", "w")  # noqa: SIM115 (open for the server's lifetime)
+    process = subprocess.Popen(
+        [executable, "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"{url}/healthz", timeout=2)
+            break
+        except OSError:
+            assert process.poll() is None, (folder / "phoenix.log").read_text()[-2000:]
+            time.sleep(0.5)  # still starting
+    else:
+        pytest.fail(f"Phoenix did not start: {(folder / 'phoenix.log').read_text()[-2000:]}")
+    yield url
+    stop_process_group(process)
+    log.close()

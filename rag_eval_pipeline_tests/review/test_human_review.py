@@ -49,6 +49,7 @@ class Workspace:
 
 
 def _workspace(folder: Path) -> Workspace:
+    folder.mkdir(parents=True, exist_ok=True)
     config = folder / "rag_eval.yaml"
     config.write_text("review:\n  folder: review\n  min_kappa: 0.5\n  min_rate: 0.8\n")
     return Workspace(folder, folder / "home", config)
@@ -89,9 +90,10 @@ def _cli(space: Workspace, *args: str) -> int:
 
 
 def _copy_space(source: Workspace, target: Path) -> Workspace:
-    """An evaluated instance of a test's own (tests that import labels must not see each other's)."""
+    """An evaluated instance of a test's own (tests that import labels must not see each other's),
+    with the same configuration."""
     shutil.copytree(source.folder, target, dirs_exist_ok=True)
-    return _workspace(target)
+    return Workspace(target, target / "home", target / "rag_eval.yaml")
 
 
 def _strict_scores(space: Workspace, model: str, judge: str) -> pd.DataFrame:
@@ -379,3 +381,179 @@ def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_m
     cursor = json.dumps({"dropped.jsonl": file_digest(labels / "dropped.jsonl")})
     with dg.build_sensor_context(instance=instance, definitions=defs, cursor=cursor) as context:
         assert isinstance(sensor(context), dg.SkipReason)
+
+
+def test_the_labelling_page_works_offline_by_keyboard_and_click_and_its_file_imports(
+    evaluated_for_review, tmp_path, capsys
+):
+    from playwright.sync_api import sync_playwright
+
+    space = _copy_space(evaluated_for_review, tmp_path / "space")
+    code, _, _ = in_process(
+        capsys,
+        *space.args,
+        "review",
+        "export",
+        "--model",
+        "oracle",
+        "--n",
+        "3",
+        "--strategy",
+        "random",
+        "--name",
+        "page",
+    )
+    assert code == 0
+    page_file = space.review / "page.html"
+    chromium = shutil.which("chromium")
+    assert chromium, "Debian's chromium is required; .ci/run installs it"
+    fetched = []
+
+    def block(route):
+        fetched.append(route.request.url)
+        return route.continue_() if route.request.url.startswith("file:") else route.abort()
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        context = browser.new_context(offline=True, accept_downloads=True)
+        page = context.new_page()
+        page.route("**/*", block)
+        page.goto(page_file.as_uri())
+        assert page.locator("section.case").count() == 3
+        assert page.locator("#progress").inner_text() == "0 of 9 labelled"
+        page.fill("#reviewer", "dee")
+        page.locator("main").click(position={"x": 2, "y": 2})  # out of the name field
+        for key in ("3", "2", "1"):  # case 1: correctness 1, faithfulness 0.5, context relevance 0
+            page.keyboard.press(key)
+        assert page.locator("#case-1.current").count() == 1  # moved on to the next case
+        page.keyboard.press("j")
+        page.keyboard.press("3")  # case 3's correctness
+        page.keyboard.press("k")
+        assert page.locator("#case-1.current").count() == 1
+        page.locator('input[name="label-1-0"][value="0"]').check()  # a click on case 2's correctness
+        page.locator("#m-1-0 input.note").fill("names the wrong year")
+        page.keyboard.press("Escape")
+        assert page.locator("#progress").inner_text() == "5 of 9 labelled"
+        with page.expect_download() as download:
+            page.click("#save")
+        assert download.value.suggested_filename == "page.labels.jsonl"
+        saved = tmp_path / "page.labels.jsonl"
+        download.value.save_as(saved)
+        context.close()
+        browser.close()
+    assert all(url.startswith("file:") for url in fetched)
+    rows = [json.loads(line) for line in saved.read_text().splitlines()]
+    queue = [json.loads(line) for line in (space.review / "page.jsonl").read_text().splitlines()]
+    qids = list(dict.fromkeys(r["qid"] for r in queue))
+    got = {(r["qid"], r["metric"]): (r["label"], r["note"]) for r in rows}
+    assert got == {
+        (qids[0], "correctness"): (1, ""),
+        (qids[0], "faithfulness"): (0.5, ""),
+        (qids[0], "context_relevance"): (0, ""),
+        (qids[1], "correctness"): (0, "names the wrong year"),
+        (qids[2], "correctness"): (1, ""),
+    }
+    assert {r["reviewer"] for r in rows} == {"dee"} and all(r["answer_model"] == "oracle" for r in rows)
+    code, out, _ = in_process(capsys, *space.args, "review", "import", str(saved))
+    assert code == 0 and "5 labels by dee kept in" in out
+    labels = space.asset("human_labels")
+    assert len(labels) == 5 and labels.set_index(["qid", "metric"]).loc[(qids[1], "correctness"), "note"] == (
+        "names the wrong year"
+    )
+
+
+def _phoenix_root_spans(url: str, project: str, expected: int) -> list[dict]:
+    """The project's case spans, once Phoenix has ingested all ``expected`` of them (it writes
+    what the exporter sent in the background)."""
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + 120
+    while True:
+        with urllib.request.urlopen(f"{url}/v1/projects/{project}/spans?limit=1000", timeout=30) as response:
+            roots = [s for s in json.loads(response.read())["data"] if not s.get("parent_id")]
+        if len(roots) >= expected or time.monotonic() > deadline:
+            return roots
+        time.sleep(0.5)
+
+
+@pytest.mark.slow  # a real Phoenix
+def test_human_annotations_in_phoenix_import_with_the_same_agreement_as_a_file(
+    phoenix, shared_hotpotqa, tmp_path, capsys, claude
+):
+    import httpx
+
+    project = "review-test"
+    space = Workspace(tmp_path / "space", tmp_path / "space" / "home", tmp_path / "space" / "rag_eval.yaml")
+    space.folder.mkdir()
+    tracing = {"enabled": True, "preset": "phoenix", "endpoint": f"{phoenix}/v1/traces", "project": project}
+    space.config.write_text(json.dumps({"review": {"folder": "review"}, "tracing": tracing}))
+    assert (
+        _cli(
+            space,
+            "run",
+            "--dataset",
+            str(shared_hotpotqa),
+            "--sample",
+            "8",
+            "--models",
+            ",".join(MODELS),
+            "--judges",
+            f"reference,{LLM_JUDGE}",
+        )
+        == 0
+    )
+    roots = _phoenix_root_spans(phoenix, project, 2 * 8)
+    assert len(roots) == 16
+    annotations, rows = [], []
+    for number, span in enumerate(roots):
+        attributes = span["attributes"]
+        model, qid = attributes["rag_eval.answer_model"], attributes["rag_eval.qid"]
+        truth = _strict_scores(space, model, "reference").loc[qid, "correctness"]
+        label = 1.0 - truth if number % 3 == 0 else truth
+        rows.append(
+            {"qid": qid, "answer_model": model, "metric": "correctness", "label": label, "reviewer": "eve"}
+        )
+        annotations.append(
+            {
+                "span_id": span["context"]["span_id"],
+                "name": "correctness",
+                "annotator_kind": "HUMAN",
+                "result": {"score": label, "explanation": "checked"},
+                "metadata": {"reviewer": "eve"},
+            }
+        )
+    # a model's annotation is not a person's: left out
+    annotations.append(
+        {
+            "span_id": roots[0]["context"]["span_id"],
+            "name": "correctness",
+            "annotator_kind": "LLM",
+            "result": {"score": 1 - rows[0]["label"]},
+            "identifier": "auto",
+        }
+    )
+    response = httpx.post(
+        f"{phoenix}/v1/span_annotations", params={"sync": "true"}, json={"data": annotations}
+    )
+    assert response.status_code == 200, response.text
+
+    code, out, err = in_process(
+        capsys, *space.args, "review", "import", "--phoenix", phoenix, "--project", project
+    )
+    assert code == 0, err
+    assert "16 labels by eve kept in" in out
+    from_phoenix = space.asset("judge_agreement")
+
+    same = _copy_space(space, tmp_path / "same")
+    shutil.rmtree(same.review)
+    path = _write(tmp_path / "eve.jsonl", rows)
+    assert in_process(capsys, *same.args, "review", "import", str(path))[0] == 0
+    from_file = same.asset("judge_agreement")
+    pd.testing.assert_frame_equal(from_phoenix, from_file)
+    assert set(from_phoenix["judge_id"]) == {"reference", LLM_JUDGE} and (from_phoenix["n"] == 16).all()
+
+    code, _, err = in_process(
+        capsys, *space.args, "review", "import", "--phoenix", phoenix, "--project", "nope"
+    )
+    assert code == 2 and err.startswith("error: ") and "Traceback" not in err

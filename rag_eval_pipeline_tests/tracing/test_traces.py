@@ -6,9 +6,7 @@ import base64
 import json
 import os
 import shutil
-import subprocess
 import threading
-import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,10 +20,8 @@ from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline_tests.support import REPO_ROOT
-from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
+from rag_eval_pipeline_tests.support.processes import free_port
 from stand_ins.anthropic_api import FakeAnthropic
-
-PHOENIX_VARIABLE = "RAG_EVAL_TEST_PHOENIX"  # the `phoenix` executable (.ci/run installs one)
 
 
 class OtlpReceiver:
@@ -243,43 +239,6 @@ def test_a_replayed_experiment_keeps_failures_as_failures_never_zero():
     assert replay_evaluator(cases, "strict.correctness")({"qid": "c"}) == {"score": 0.5}
     with pytest.raises(StoredFailure, match="refused"):  # failed on every case: under its id
         replay_evaluator(cases, "ragas")({"qid": "c"})
-
-
-@pytest.fixture(scope="module")
-def phoenix(tmp_path_factory):
-    """A real Phoenix (arize-phoenix, SQLite) on a free port in a fresh folder. Missing is a
-    failure, not a skip: .ci/run installs it and exports RAG_EVAL_TEST_PHOENIX."""
-    executable = os.environ.get(PHOENIX_VARIABLE) or shutil.which("phoenix")
-    if not executable:
-        pytest.fail(f"no Phoenix: install arize-phoenix (bash .ci/phoenix.sh) and export {PHOENIX_VARIABLE}")
-    folder = tmp_path_factory.mktemp("phoenix")
-    port = free_port()
-    env = {
-        **os.environ,
-        "PHOENIX_WORKING_DIR": str(folder),
-        "PHOENIX_PORT": str(port),
-        "PHOENIX_HOST": "127.0.0.1",
-        "PHOENIX_GRPC_PORT": str(free_port()),
-        "PHOENIX_TELEMETRY_ENABLED": "false",
-    }
-    log = open(folder / "phoenix.log", "w")  # noqa: SIM115 (open for the server's lifetime)
-    process = subprocess.Popen(
-        [executable, "serve"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"{url}/healthz", timeout=2)
-            break
-        except OSError:
-            assert process.poll() is None, (folder / "phoenix.log").read_text()[-2000:]
-            time.sleep(0.5)  # still starting
-    else:
-        pytest.fail(f"Phoenix did not start: {(folder / 'phoenix.log').read_text()[-2000:]}")
-    yield url
-    stop_process_group(process)
-    log.close()
 
 
 def _phoenix_spans(url: str, project: str) -> list[dict]:
