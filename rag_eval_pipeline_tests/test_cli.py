@@ -1,6 +1,7 @@
 """The `rag-eval` entry point as a user runs it: exit codes, the printed table, the one-line
 errors, and the configuration `rag-eval init` writes."""
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -169,6 +170,8 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
         "models",
         "plan",
         "plan",
+        "review",
+        "review",  # the test labels the exported queue where the browser would save it
         "ui",  # serves until stopped: driven in the browser by ui/test_dagster_ui.py
         "explain",
         "worst",
@@ -183,6 +186,7 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
         "backfill",  # no daemon here: said, then evaluated in this process
     ]
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))  # ~/Downloads, where the labelling page saves
     home = ["--dagster-home", str(tmp_path / "home")]
     with FakeAnthropic() as server:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
@@ -190,6 +194,13 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
         for words in commands:
             if words[0] in ("--config", "ui"):
                 continue
+            if words[:2] == ["review", "import"]:  # a reviewer labels every row of the queue
+                queue = [json.loads(line) for line in (tmp_path / "review" / "first-review.jsonl").open()]
+                saved = Path(words[2].replace("~", str(tmp_path)))
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                saved.write_text(
+                    "".join(json.dumps({**r, "label": 1, "reviewer": "readme"}) + "\n" for r in queue)
+                )
             code, out, err = in_process(capsys, *home, *words)
             # a gate may fail on its numbers, and so may the blocking judge-error check of a run
             # that a 135M model judges
@@ -203,6 +214,8 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
                 assert code == 0 and "| context_recall | all | reference |" in out
             if words[0] == "plan":
                 assert "paired cases" in out
+            if words[:2] == ["review", "import"]:
+                assert "40 labels by readme kept in" in out and "| reference | correctness | 20 |" in out
             if "local:smollm2,extractive-baseline,oracle,null" in words:  # a real model, offline
                 assert "| local:smollm2 | reference | 35 | 0 |" in out
                 assert "| extractive-baseline | local:smollm2 | reference | 35 |" in out  # paired

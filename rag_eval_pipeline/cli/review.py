@@ -98,8 +98,9 @@ def handle_import(args: argparse.Namespace) -> int:
     folder = settings.review.labels_folder
     try:
         if args.file:
-            labels = read_label_file(args.file, known)
-            kept = keep_label_file(Path(args.file), folder)
+            source = Path(args.file).expanduser()  # a quoted ~/Downloads/... too
+            labels = read_label_file(source, known)
+            kept = keep_label_file(source, folder)
         else:
             project = args.project or settings.tracing.project
             key = os.environ.get(settings.tracing.phoenix.api_key_env)
@@ -138,6 +139,9 @@ def handle_import(args: argparse.Namespace) -> int:
     print(to_markdown(shown) if len(shown) else "_no label pairs with a judge's score_")
     for row in agreement[agreement["flagged"]].to_dict("records") if len(agreement) else []:
         print(f"FLAGGED: {row['judge_id']} / {row['metric']}: {row['why']}")
+    if len(applied.reviewers):
+        print("\nreviewers against each other (cases with two or more):")
+        print(to_markdown(applied.reviewers))
     if len(applied.corrected):
         print("\nmeans corrected by the labels (prediction-powered, 95% interval):")
         print(to_markdown(applied.corrected))

@@ -27,6 +27,7 @@ from rag_eval_pipeline.defs.names import (
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_asset
 from rag_eval_pipeline.instance.runs import execute
+from rag_eval_pipeline.metrics.agreement import reviewer_agreement
 from rag_eval_pipeline.metrics.schema import OVERALL
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
 
@@ -107,6 +108,7 @@ def keep_labels(labels: pd.DataFrame, labels_folder: Path, name: str) -> Path:
 class Applied:
     agreement: pd.DataFrame
     corrected: pd.DataFrame  # answer_model, judge_id, metric, mean, corrected_mean, ...
+    reviewers: pd.DataFrame  # people against each other, where a case has two or more
 
 
 def apply_labels(
@@ -144,4 +146,4 @@ def apply_labels(
         "n_labels",
     ]
     table = pd.concat(corrected, ignore_index=True)[columns] if corrected else pd.DataFrame(columns=columns)
-    return Applied(agreement, table)
+    return Applied(agreement, table, reviewer_agreement(load_asset(defs, instance, HUMAN_LABELS)))

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from rag_eval_pipeline.metrics.schema import OVERALL, per_case
 from rag_eval_pipeline.metrics.statistics import (
@@ -184,9 +185,10 @@ def corrected_mean(
     judged_all: Sequence[float], judged_labelled: Sequence[float], human: Sequence[float]
 ) -> CorrectedMean:
     """Prediction-powered inference: the judge's mean over every case plus the mean of
-    (human - judge) over the labelled cases, with a normal 95% interval from both parts'
-    variances (the judge's over all N cases, the differences' over the n labelled ones),
-    clipped to [0, 1]. A biased judge is corrected by as much as people show it is off; with
+    (human - judge) over the labelled cases, with a 95% interval from both parts' variances
+    (the judge's over all N cases, the differences' over the n labelled ones) and Student's t
+    with n - 1 degrees of freedom (few labels: the normal quantile under-covers), clipped to
+    [0, 1]. A biased judge is corrected by as much as people show it is off; with
     few labels the interval says so by its width. NaN with fewer than two labels."""
     f_all = np.asarray(judged_all, dtype=float)
     f_lab, h_lab = np.asarray(judged_labelled, dtype=float), np.asarray(human, dtype=float)
@@ -197,7 +199,8 @@ def corrected_mean(
     differences = h_lab - f_lab
     estimate = float(f_all.mean() + differences.mean())
     sd = float(np.sqrt(f_all.var(ddof=1) / big_n + differences.var(ddof=1) / n))
-    low, high = max(0.0, estimate - Z95 * sd), min(1.0, estimate + Z95 * sd)
+    critical = float(stats.t.ppf(0.975, n - 1))
+    low, high = max(0.0, estimate - critical * sd), min(1.0, estimate + critical * sd)
     return CorrectedMean(Interval(min(max(estimate, 0.0), 1.0), low, high), n)
 
 

@@ -12,6 +12,7 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 
 from rag_eval_pipeline.data.documents import file_digest
 from rag_eval_pipeline.definitions import build_definitions
@@ -258,7 +259,9 @@ def test_judge_agreement_and_corrected_means_match_an_independent_computation(la
         people = pd.DataFrame(imported[model]).groupby("qid")["label"].mean()
         differences = people - scores.loc[people.index]
         estimate = scores.mean() + differences.mean()
-        half = 1.959964 * np.sqrt(scores.var(ddof=1) / len(scores) + differences.var(ddof=1) / len(people))
+        half = scipy.stats.t.ppf(0.975, len(people) - 1) * np.sqrt(
+            scores.var(ddof=1) / len(scores) + differences.var(ddof=1) / len(people)
+        )
         assert row["n_labels"] == len(people) == SAMPLE
         assert row["corrected_mean"] == pytest.approx(min(max(estimate, 0), 1))
         assert row["corrected_low"] == pytest.approx(max(0.0, estimate - half))
@@ -278,6 +281,7 @@ def test_the_report_and_the_import_say_how_the_judges_fare_against_people(labell
     path = space.folder / "oracle.labels.jsonl"
     code, out, _ = in_process(capsys, *space.args, "review", "import", str(path))
     assert code == 0 and "judges against people" in out and "means corrected by the labels" in out
+    assert "reviewers against each other" in out and "| correctness | 24 | 24 |" in out  # ana and bo
     assert (
         pd.read_parquet(space.home / "storage" / "history" / "agreement_history.parquet")[
             "labels_version"
@@ -557,3 +561,22 @@ def test_human_annotations_in_phoenix_import_with_the_same_agreement_as_a_file(
         capsys, *space.args, "review", "import", "--phoenix", phoenix, "--project", "nope"
     )
     assert code == 2 and err.startswith("error: ") and "Traceback" not in err
+
+
+def test_the_monthly_schedule_writes_a_fresh_blind_queue_per_model(evaluated_for_review, tmp_path):
+    space = _copy_space(evaluated_for_review, tmp_path / "space")
+    space.config.write_text(
+        "review:\n  folder: review\n  schedule: '0 6 1 * *'\n  queue_size: 5\n  strategy: random\n"
+    )
+    defs = space.defs()
+    schedule = defs.get_schedule_def("review_queue_schedule")
+    assert schedule.cron_schedule == "0 6 1 * *" and schedule.job_name == "review_queue_job"
+    instance = open_instance(str(space.home))
+    assert defs.resolve_job_def("review_queue_job").execute_in_process(instance=instance).success
+    queues = space.asset("review_queue").set_index("answer_model")
+    assert sorted(queues.index) == sorted(MODELS) and (queues["cases"] == 5).all()
+    for model in MODELS:
+        page = Path(queues.loc[model, "page"])
+        assert page.parent == space.review and page.name.startswith(f"{model}-random-")
+        assert "verdicts are hidden" in page.read_text()
+        assert len(Path(queues.loc[model, "rows"]).read_text().splitlines()) == 5 * 3  # 3 metrics a case

@@ -206,7 +206,7 @@ def test_the_asset_graph_shows_every_asset_by_group(ui, browser):
     groups: dict[str, list[str]] = {}
     for key in graph.get_all_asset_keys():
         groups.setdefault(graph.get(key).group_name, []).append(key.to_user_string())
-    assert set(groups) == {"knowledge", "evaluation", "reporting"}  # no group named like an asset
+    assert set(groups) == {"knowledge", "evaluation", "reporting", "review"}  # none named like an asset
     page = browser.new_page()
     _open(page, f"{ui.url}/assets")
     for asset in sorted(a for assets in groups.values() for a in assets):
@@ -418,3 +418,44 @@ def test_the_teams_agent_is_a_partition_like_any_model(ui, browser):
     _open(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=bot")
     page.get_by_text(worst["qid"], exact=True).first.wait_for(timeout=30_000)
     _screenshot(page, "ui-agent-worst-cases", full_page=False)
+
+
+def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser):
+    """A reviewer's file dropped into review/labels (people fail every oracle answer the
+    reference judge passes): the labels sensor reads it, judge_agreement flags the judge on its
+    asset page, and oracle's summary is corrected by the labels, all launched by the daemon."""
+    with ui.instance() as instance:
+        answers = build_definitions(load_settings(ui.config)).load_asset_value(
+            "candidate_answers", instance=instance, partition_key="oracle"
+        )
+    rows = [
+        {"qid": q, "answer_model": "oracle", "metric": "correctness", "label": 0, "reviewer": "ui-test"}
+        for q in answers["qid"][:10]
+    ]
+    labels = ui.config.parent / "review" / "labels"
+    labels.mkdir(parents=True)
+    (labels / "ui-test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def flagged():
+        record = _latest(ui, "judge_agreement")
+        flags = record.asset_materialization.metadata["flagged_judges"].value if record else ""
+        return record if "reference / correctness" in flags else None
+
+    _wait_until(flagged, 300, "judge_agreement flagging the reference judge")
+
+    def corrected():
+        record = _latest(ui, "metric_summary", "oracle")
+        return record if record and "corrected_by_people" in record.asset_materialization.metadata else None
+
+    _wait_until(corrected, 300, "oracle's summary corrected by the labels")
+    with ui.instance() as instance:
+        summary = build_definitions(load_settings(ui.config)).load_asset_value(
+            "metric_summary", instance=instance, partition_key="oracle"
+        )
+    row = summary[(summary["group"] == "all") & (summary["judge_id"] == "reference")]
+    row = row[row["metric"] == "correctness"].iloc[0]
+    assert row["mean"] == 1.0 and row["n_labels"] == 10 and row["corrected_mean"] == 0.0
+    page = browser.new_page()
+    _open(page, f"{ui.url}/assets/judge_agreement")
+    page.get_by_text("reference / correctness", exact=False).first.wait_for(timeout=30_000)
+    _screenshot(page, "ui-judge-agreement")
