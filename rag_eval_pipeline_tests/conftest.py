@@ -103,17 +103,27 @@ class Evaluated:
 
 
 @pytest.fixture(scope="session")
-def evaluated(shared_hotpotqa, tmp_path_factory) -> Evaluated:
+def evaluated(shared_hotpotqa, tmp_path_factory, worker_id) -> Evaluated:
     """One evaluated instance for every integration test that only reads it: `rag-eval run` on
     the first 40 shared questions with the three offline models, twice (the history and the
-    report's trend need two materializations)."""
+    report's trend need two materializations). Under xdist the workers share it: the first to
+    come builds it (the others wait on a lock), since it is only ever read."""
+    from filelock import FileLock
+
     from rag_eval_pipeline import cli
     from rag_eval_pipeline.definitions import build_definitions
 
-    home = tmp_path_factory.mktemp("evaluated")
-    for _ in range(2):
-        arguments = ["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa)]
-        assert cli.main([*arguments, "--sample", str(EVALUATED_SAMPLE)]) == 0
+    if worker_id == "master":  # one process: a folder of this session's own
+        root = tmp_path_factory.mktemp("evaluated-session")
+    else:  # the session's folder, shared by its workers (each has its own below it)
+        root = tmp_path_factory.getbasetemp().parent
+    home, done = root / "evaluated", root / "evaluated.done"
+    with FileLock(str(root / "evaluated.lock")):
+        if not done.exists():
+            for _ in range(2):
+                arguments = ["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa)]
+                assert cli.main([*arguments, "--sample", str(EVALUATED_SAMPLE)]) == 0
+            done.touch()
     return Evaluated(home, open_instance(str(home)), build_definitions())
 
 

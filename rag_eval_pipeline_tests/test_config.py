@@ -89,8 +89,10 @@ def test_the_example_documents_every_setting_at_its_default(tmp_path):
     target.write_text(text)
     loaded, defaults = load_settings(target), Settings()
     for section in Settings.model_fields:
-        if section in ("answer_models", "dataset"):  # named entries; paths relative to the file
+        if section in ("answer_models", "dataset", "review"):  # named entries; paths relative to the file
             continue
         assert getattr(loaded, section) == getattr(defaults, section), section
     assert loaded.dataset.model_copy(update={"documents": "data/documents"}) == defaults.dataset
+    assert loaded.review.model_copy(update={"folder": "review"}) == defaults.review
+    assert loaded.review.folder == str(tmp_path / "review")  # relative to the file, like documents
     assert loaded.configured_models() == defaults.configured_models()

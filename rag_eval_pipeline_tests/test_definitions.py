@@ -18,6 +18,9 @@ EXPECTED_ASSETS = {
     "judge_validation",
     "eval_report",
     "prometheus_metrics",
+    "human_labels",
+    "judge_agreement",
+    "review_queue",
 }
 EXPECTED_CHECKS = {
     ("kb_passages", "unique_ids"),
@@ -38,7 +41,13 @@ def test_definitions_load_with_every_asset_check_and_job():
     assert checks == EXPECTED_CHECKS
     jobs = {
         name: defs.resolve_job_def(name)
-        for name in ["knowledge_base_job", "evaluation_job", "comparison_job"]
+        for name in [
+            "knowledge_base_job",
+            "evaluation_job",
+            "comparison_job",
+            "review_job",
+            "review_queue_job",
+        ]
     }
     assert jobs["evaluation_job"].partitions_def.name == "answer_model"
     blocking = {key.name for key in graph.asset_check_keys if graph.get(key).blocking}
@@ -51,6 +60,8 @@ def test_sensors():
         "new_documents_sensor",
         "knowledge_base_rebuilt_sensor",
         "reports_refresh_sensor",
+        "new_labels_sensor",
+        "labels_read_sensor",
     }
 
 

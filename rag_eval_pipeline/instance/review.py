@@ -15,12 +15,15 @@ import pandas as pd
 from rag_eval_pipeline.defs.names import (
     CANDIDATE_ANSWERS,
     COMPARISON_JOB,
+    EVAL_REPORT,
     EVALUATION_JOB,
     HUMAN_LABELS,
     JUDGE_AGREEMENT,
     JUDGE_SCORES,
     JUDGEMENT_LIST,
     METRIC_SUMMARY,
+    MODEL_COMPARISON,
+    PROMETHEUS_METRICS,
     REVIEW_JOB,
     TRIGGER_TAG,
 )
@@ -32,6 +35,8 @@ from rag_eval_pipeline.metrics.schema import OVERALL
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
 
 REVIEW_TRIGGER = "review_import"
+# what new labels change across the models: the agreement, the comparison's summaries, the report
+AFTER_LABELS = [JUDGE_AGREEMENT, MODEL_COMPARISON, EVAL_REPORT, PROMETHEUS_METRICS]
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,8 @@ def apply_labels(
         echo(f"[review] {model}: summary with corrected means ...")
         execute(defs, instance, EVALUATION_JOB, {}, model, verbose, tags, assets=[METRIC_SUMMARY])
     echo("[review] the judges against people, the comparison and the report ...")
-    execute(defs, instance, COMPARISON_JOB, {}, None, verbose, tags)
+    # the scores did not change: the paired comparison and judge validation stand as they are
+    execute(defs, instance, COMPARISON_JOB, {}, None, verbose, tags, assets=AFTER_LABELS)
     agreement = load_asset(defs, instance, JUDGE_AGREEMENT)
     corrected = []
     for model in sorted(set(models) & registered):

@@ -185,6 +185,7 @@ def test_an_agent_that_returns_no_contexts_has_no_retrieval_metrics_rather_than_
     assert not answers["contexts_known"].any()
 
 
+@pytest.mark.slow  # five runs through the command line
 def test_a_version_is_a_cache_and_a_new_version_asks_again(agent, tmp_path, capsys):
     config = _write_config(tmp_path, [_http("cached-bot", agent, version="2026-12-01")], sample=4)
     home = tmp_path / "home"

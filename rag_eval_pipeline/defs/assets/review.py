@@ -78,6 +78,29 @@ def human_labels(
     return labels
 
 
+def _readable(agreement: pd.DataFrame) -> pd.DataFrame:
+    """The agreement table narrow enough for the asset page: each estimate with its interval."""
+
+    def interval(estimate: str, low: str, high: str) -> list[str]:
+        return [
+            "–" if pd.isna(v) else f"{v:.2f} [{lo:.2f}, {hi:.2f}]"
+            for v, lo, hi in agreement[[estimate, low, high]].to_numpy()
+        ]
+
+    return pd.DataFrame(
+        {
+            "judge": agreement["judge_id"],
+            "metric": agreement["metric"],
+            "n": agreement["n"],
+            "accuracy": agreement["accuracy"].round(3),
+            "weighted kappa": interval("kappa", "kappa_low", "kappa_high"),
+            "true-positive rate": interval("true_positive_rate", "tpr_low", "tpr_high"),
+            "true-negative rate": interval("true_negative_rate", "tnr_low", "tnr_high"),
+            "flagged": agreement["why"].where(agreement["flagged"], "no"),
+        }
+    )
+
+
 @dg.asset(group_name=REVIEW, ins={"judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED)}, code_version="1")
 def judge_agreement(
     context: dg.AssetExecutionContext,
@@ -102,9 +125,13 @@ def judge_agreement(
         history.record_agreement(agreement_history_rows(agreement, labels_version(human_labels), now()))
     metadata = {
         "labels": len(human_labels),
-        "flagged_judges": ", ".join(f"{r['judge_id']} / {r['metric']}" for r in flagged.to_dict("records"))
+        "flagged_judges": "; ".join(
+            f"{r['judge_id']} / {r['metric']} ({r['why']})" for r in flagged.to_dict("records")
+        )
         or "none",
-        "agreement": dg.MetadataValue.md(to_markdown(agreement) if len(agreement) else "no labels yet"),
+        "agreement": dg.MetadataValue.md(
+            to_markdown(_readable(agreement)) if len(agreement) else "no labels yet"
+        ),
         "reviewers": dg.MetadataValue.md(to_markdown(reviewers) if len(reviewers) else "one reviewer a case"),
     }
     for name, table in list(tables.items())[:10]:
