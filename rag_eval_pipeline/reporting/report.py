@@ -395,8 +395,9 @@ def render_report(
         else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
         '<h2 id="judge-validation">Can the judges be trusted?</h2>',
         judge_validation_html(validation),
-        '<h2 id="human-review">Judges against people</h2>',
-        human_review_html(agreement, summaries, agreement_history),
+        '<section id="human-review"><h2>Judges against people</h2>'
+        + human_review_html(agreement, summaries, agreement_history)
+        + "</section>",
         "<h2>Trend</h2>",
         _figure_html(trend_chart(history)),
         "<h2>Cases</h2>",

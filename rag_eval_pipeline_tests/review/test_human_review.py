@@ -18,6 +18,7 @@ from rag_eval_pipeline.data.documents import file_digest
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline_tests.support import ARTIFACTS
 from rag_eval_pipeline_tests.support.cli import in_process
 from stand_ins.anthropic_api import FakeAnthropic
 
@@ -277,6 +278,7 @@ def test_the_report_and_the_import_say_how_the_judges_fare_against_people(labell
     history = pd.read_parquet(space.home / "storage" / "history" / "agreement_history.parquet")
     assert history["labels_version"].nunique() == 2  # one set of labels per import
     assert "agreement with people over time" in report
+    _render_section(space.home / "storage" / "artifacts" / "eval_report.html")
     # importing the same file again changes nothing: the same labels are the same version
     path = space.folder / "oracle.labels.jsonl"
     code, out, _ = in_process(capsys, *space.args, "review", "import", str(path))
@@ -294,6 +296,27 @@ def test_the_report_and_the_import_say_how_the_judges_fare_against_people(labell
     ]
     reviewers = space.asset("human_labels")["reviewer"].value_counts().to_dict()
     assert reviewers == {"ana": 2 * SAMPLE, "bo": SAMPLE}
+
+
+def _render_section(report: Path) -> None:
+    """The report's human-review section in a real browser, offline: its tables and its chart
+    drawn (and kept as a picture for the README)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
+        page.goto(report.as_uri())
+        section = page.locator("#human-review")
+        section.scroll_into_view_if_needed()
+        page.wait_for_selector(".main-svg", timeout=30_000)
+        assert page.locator("#flagged-judges").count() == 1
+        assert page.get_by_text("corrected by people").count() >= 1
+        assert section.locator("table").count() == 2  # the judges against people, the corrected means
+        ARTIFACTS.mkdir(exist_ok=True)
+        section.screenshot(path=str(ARTIFACTS / "report-human-review.png"))
+        browser.close()
 
 
 @pytest.mark.parametrize(
@@ -438,6 +461,8 @@ def test_the_labelling_page_works_offline_by_keyboard_and_click_and_its_file_imp
         page.locator("#m-1-0 input.note").fill("names the wrong year")
         page.keyboard.press("Escape")
         assert page.locator("#progress").inner_text() == "5 of 9 labelled"
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "review-page.png"))
         with page.expect_download() as download:
             page.click("#save")
         assert download.value.suggested_filename == "page.labels.jsonl"
