@@ -123,7 +123,8 @@ def handle_import(args: argparse.Namespace) -> int:
     reviewers = ", ".join(sorted(set(labels["reviewer"])))
     print(f"{len(labels)} labels by {reviewers} kept in {kept.resolve()}")
     try:
-        applied = apply_labels(defs, instance, sorted(set(labels["answer_model"])), args.verbose)
+        # every evaluated model: a judge's flags are pooled over them all
+        applied = apply_labels(defs, instance, sorted(known), args.verbose)
     except Exception as err:
         if args.verbose:
             raise

@@ -15,7 +15,7 @@ from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     DOCUMENTS_REBUILD,
     DOCUMENTS_TAG,
-    HUMAN_LABELS,
+    JUDGE_AGREEMENT,
     JUDGE_SCORES,
     KNOWLEDGE_BASE,
     KNOWLEDGE_BASE_RUN_TAG,
@@ -119,18 +119,18 @@ NEW_LABELS = "new_labels"
 def summaries_after_labels(
     instance: dg.DagsterInstance, event: dg.EventLogEntry
 ) -> list[dg.RunRequest] | dg.SkipReason:
-    """A summary run per answer model with labels after a new set of labels was read (its
-    corrected means change), once per labels version; none when rag-eval read them, since
-    `rag-eval review import` summarizes the labelled models itself."""
+    """A summary run per registered answer model after the judges were measured against a new
+    set of labels (the labelled models' corrected means change, and every model's flags of a
+    judge), once per labels version; none when rag-eval read them, since `rag-eval review
+    import` summarizes the models itself."""
     run = instance.get_run_by_id(event.run_id)
     if run is not None and CLI_PID_TAG in run.tags:
-        return dg.SkipReason("read by rag-eval, which summarizes the labelled models itself")
+        return dg.SkipReason("read by rag-eval, which summarizes the models itself")
     materialization = event.asset_materialization
     metadata = materialization.metadata if materialization is not None else {}
     version = getattr(metadata.get("labels_version"), "value", None)
-    models = getattr(metadata.get("answer_models"), "value", "none")
-    labelled = [m for m in str(models).split(", ") if m and m != "none"]
-    registered = set(registered_models(instance))
+    if not getattr(metadata.get("labels"), "value", 0):
+        return dg.SkipReason("no labels yet")
     return [
         dg.RunRequest(
             run_key=f"labels:{version}:{model}",
@@ -138,9 +138,11 @@ def summaries_after_labels(
             asset_selection=[dg.AssetKey(METRIC_SUMMARY)],
             tags={TRIGGER_TAG: NEW_LABELS},
         )
-        for model in labelled
-        if model in registered
-    ] or dg.SkipReason("no registered answer model has labels")
+        for model in registered_models(instance)
+        if instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(METRIC_SUMMARY), asset_partitions=[model]), limit=1
+        ).records
+    ] or dg.SkipReason("no answer model has a summary yet")
 
 
 def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, comparison_job, review_job) -> list:
@@ -264,11 +266,12 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
         )
 
     @dg.asset_sensor(
-        asset_key=dg.AssetKey(HUMAN_LABELS),
+        asset_key=dg.AssetKey(JUDGE_AGREEMENT),
         job=evaluation_job,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="After new labels are read, summarizes each labelled answer model again: its "
-        "judges' means corrected by the labels (the reports then refresh).",
+        description="After the judges are measured against new labels, summarizes every answer "
+        "model again: its judges' means corrected by the labels, and their flags (the reports "
+        "then refresh).",
     )
     def labels_read_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
         return summaries_after_labels(context.instance, asset_event)

@@ -35,8 +35,8 @@ from rag_eval_pipeline.metrics.schema import OVERALL
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
 
 REVIEW_TRIGGER = "review_import"
-# what new labels change across the models: the agreement, the comparison's summaries, the report
-AFTER_LABELS = [JUDGE_AGREEMENT, MODEL_COMPARISON, EVAL_REPORT, PROMETHEUS_METRICS]
+# what new labels change across the models after the summaries: the comparison, the report
+AFTER_LABELS = [MODEL_COMPARISON, EVAL_REPORT, PROMETHEUS_METRICS]
 
 
 @dataclass(frozen=True)
@@ -123,16 +123,17 @@ def apply_labels(
     verbose: bool,
     echo: Callable[[str], None] = print,
 ) -> Applied:
-    """Read every label again, measure the judges, summarize each labelled model again (its
-    corrected means), and refresh the comparison and the report."""
+    """Read every label again, measure the judges, summarize ``models`` again (a labelled
+    model's corrected means; every model's flags of a judge people flagged), and refresh the
+    comparison and the report."""
     tags = {TRIGGER_TAG: REVIEW_TRIGGER}
-    echo("[review] reading the labels ...")
-    execute(defs, instance, REVIEW_JOB, {}, None, verbose, tags, assets=[HUMAN_LABELS])
+    echo("[review] reading the labels, measuring the judges against people ...")
+    execute(defs, instance, REVIEW_JOB, {}, None, verbose, tags)
     registered = set(registered_models(instance))
     for model in sorted(set(models) & registered):
-        echo(f"[review] {model}: summary with corrected means ...")
+        echo(f"[review] {model}: summary with corrected means and flags ...")
         execute(defs, instance, EVALUATION_JOB, {}, model, verbose, tags, assets=[METRIC_SUMMARY])
-    echo("[review] the judges against people, the comparison and the report ...")
+    echo("[review] the comparison and the report ...")
     # the scores did not change: the paired comparison and judge validation stand as they are
     execute(defs, instance, COMPARISON_JOB, {}, None, verbose, tags, assets=AFTER_LABELS)
     agreement = load_asset(defs, instance, JUDGE_AGREEMENT)
@@ -140,7 +141,8 @@ def apply_labels(
     for model in sorted(set(models) & registered):
         summary = load_asset(defs, instance, METRIC_SUMMARY, model)
         rows = summary[(summary["group"] == OVERALL) & (summary["n_labels"] > 0)]
-        corrected.append(rows.assign(answer_model=model))
+        if len(rows):
+            corrected.append(rows.assign(answer_model=model))
     columns = [
         "answer_model",
         "judge_id",

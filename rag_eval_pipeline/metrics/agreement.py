@@ -274,3 +274,21 @@ def upsert_agreement_history(history: pd.DataFrame, rows: pd.DataFrame) -> pd.Da
         return rows.reset_index(drop=True)
     versions = set(rows["labels_version"])
     return pd.concat([history[~history["labels_version"].isin(versions)], rows], ignore_index=True)
+
+
+FLAG_COLUMN = "flagged_by_people"
+
+
+def with_judge_flags(summary: pd.DataFrame, agreement: pd.DataFrame | None) -> pd.DataFrame:
+    """The summary with each overall row of a judge and metric that people flagged saying why
+    (``flagged_by_people``; empty where the judge clears the bars or nobody labelled)."""
+    out = summary.assign(**{FLAG_COLUMN: ""})
+    if agreement is None or agreement.empty:
+        return out
+    flagged = agreement[agreement["flagged"]]
+    why = {(r["judge_id"], r["metric"]): r["why"] for r in flagged.to_dict(orient="records")}
+    overall = out["group"] == OVERALL
+    out.loc[overall, FLAG_COLUMN] = [
+        why.get((judge, metric), "") for judge, metric in out.loc[overall, ["judge_id", "metric"]].to_numpy()
+    ]
+    return out

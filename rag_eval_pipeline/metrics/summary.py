@@ -230,6 +230,11 @@ def compare_models(
                 "judge_cost_usd": costs.get(judge_id, float("nan")),
             }
             record.update(dict(zip(rows["metric"], rows["mean"])))
+            flags = rows[rows.get("flagged_by_people", pd.Series("", index=rows.index)).astype(bool)]
+            if len(flags):  # people flagged this judge (metrics.agreement): said beside its numbers
+                record["flagged_by_people"] = "; ".join(
+                    f"{r.metric}: {r.flagged_by_people}" for r in flags.itertuples()
+                )
             for row in rows[rows["metric"].isin(INTERVAL_METRICS)].itertuples():
                 record[f"{row.metric}_ci_low"], record[f"{row.metric}_ci_high"] = row.ci_low, row.ci_high
             frames.append(record)

@@ -267,6 +267,12 @@ def test_judge_agreement_and_corrected_means_match_an_independent_computation(la
         assert row["corrected_mean"] == pytest.approx(min(max(estimate, 0), 1))
         assert row["corrected_low"] == pytest.approx(max(0.0, estimate - half))
         assert row["corrected_high"] == pytest.approx(min(1.0, estimate + half))
+        # the summary says when people flagged the judge, and why; so does the comparison
+        assert row["flagged_by_people"] == agreement.loc[(LLM_JUDGE, "correctness"), "why"]
+    comparison = space.asset("model_comparison").set_index(["answer_model", "judge_id"])
+    why = agreement.loc[(LLM_JUDGE, "correctness"), "why"]
+    if why:
+        assert comparison.loc[(MODELS[0], LLM_JUDGE), "flagged_by_people"] == f"correctness: {why}"
 
 
 def test_the_report_and_the_import_say_how_the_judges_fare_against_people(labelled, capsys):
@@ -382,17 +388,22 @@ def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_m
     assert len(result.run_requests) == 1
     job = defs.resolve_job_def("review_job")
     assert job.execute_in_process(instance=instance, tags=result.run_requests[0].tags).success
-    record = instance.fetch_materializations(dg.AssetKey("human_labels"), limit=1).records[0]
+    record = instance.fetch_materializations(dg.AssetKey("judge_agreement"), limit=1).records[0]
     read = defs.get_sensor_def("labels_read_sensor")
     with (
         dg.build_sensor_context(instance=instance, definitions=defs) as context,
         dg.partition_loading_context(dynamic_partitions_store=instance),
     ):
         requests = read.evaluate_tick(context).run_requests
-    assert [(r.partition_key, r.asset_selection) for r in requests] == [
-        ("oracle", [dg.AssetKey("metric_summary")])
-    ]
+    assert sorted((r.partition_key, tuple(r.asset_selection)) for r in requests) == [
+        (model, (dg.AssetKey("metric_summary"),)) for model in sorted(MODELS)
+    ]  # every model: a flag is the judge's, pooled
+    requests = [r for r in requests if r.partition_key == "oracle"]
     assert record.event_log_entry.asset_materialization.metadata["labels"].value == 6
+    assert (
+        "reference / correctness"
+        in record.event_log_entry.asset_materialization.metadata["flagged_judges"].value
+    )
     evaluation = defs.resolve_job_def("evaluation_job")
     assert evaluation.execute_in_process(
         instance=instance, partition_key="oracle", asset_selection=requests[0].asset_selection
@@ -404,6 +415,7 @@ def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_m
         & (summary["metric"] == "correctness")
     ].iloc[0]
     assert row["mean"] == 1.0 and row["n_labels"] == 6 and row["corrected_mean"] == pytest.approx(0.5)
+    assert "true-negative rate" in row["flagged_by_people"] or "kappa" in row["flagged_by_people"]
     # the same folder again: nothing new to read
     cursor = json.dumps({"dropped.jsonl": file_digest(labels / "dropped.jsonl")})
     with dg.build_sensor_context(instance=instance, definitions=defs, cursor=cursor) as context:

@@ -19,7 +19,7 @@ from rag_eval_pipeline.defs.metadata import (
     worst_case_markdown,
     worst_cases_table,
 )
-from rag_eval_pipeline.defs.names import EVALUATION, HUMAN_LABELS, JUDGEMENT_LIST, KB_INDEX
+from rag_eval_pipeline.defs.names import EVALUATION, HUMAN_LABELS, JUDGE_AGREEMENT, JUDGEMENT_LIST, KB_INDEX
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
     EvaluationLockResource,
@@ -32,7 +32,7 @@ from rag_eval_pipeline.defs.resources import (
 )
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
-from rag_eval_pipeline.metrics.agreement import with_corrected_means
+from rag_eval_pipeline.metrics.agreement import with_corrected_means, with_judge_flags
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
 from rag_eval_pipeline.metrics.schema import case_set_id
@@ -163,9 +163,12 @@ def judge_scores(
 @dg.asset(
     group_name=EVALUATION,
     partitions_def=answer_model_partitions,
-    code_version="7",
+    code_version="8",
     deps=[JUDGEMENT_LIST],
-    ins={HUMAN_LABELS: dg.AssetIn(metadata={ABSENT_AS_NONE: True})},
+    ins={
+        HUMAN_LABELS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+        JUDGE_AGREEMENT: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+    },
 )
 def metric_summary(
     context: dg.AssetExecutionContext,
@@ -174,11 +177,13 @@ def metric_summary(
     kb_index: IndexManifest,
     settings: SettingsResource,
     human_labels: pd.DataFrame | None,
+    judge_agreement: pd.DataFrame | None,
 ) -> pd.DataFrame:
     """Mean of each metric per judge with a 95% interval, overall and per question type and
     level, with counts, judge errors, diagnoses, and the tokens and dollars spent; where people
     labelled this model's cases, each judge's mean corrected by their labels (``corrected_mean``,
-    its interval and ``n_labels``). Each row records the case set, index version and answer
+    its interval and ``n_labels``), and a judge that people flagged says why
+    (``flagged_by_people``). Each row records the case set, index version and answer
     model it was computed on."""
     statistics = settings.settings.statistics
     declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
@@ -188,7 +193,7 @@ def metric_summary(
     mine = (
         None if human_labels is None else human_labels[human_labels["answer_model"] == context.partition_key]
     )
-    summary = with_corrected_means(summary, judge_scores, mine)
+    summary = with_judge_flags(with_corrected_means(summary, judge_scores, mine), judge_agreement)
     context.add_output_metadata(summary_metadata(summary))
     answered = answers_provenance(candidate_answers)
     return summary.assign(

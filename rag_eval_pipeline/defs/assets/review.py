@@ -125,6 +125,8 @@ def judge_agreement(
         history.record_agreement(agreement_history_rows(agreement, labels_version(human_labels), now()))
     metadata = {
         "labels": len(human_labels),
+        "labels_version": labels_version(human_labels),
+        "answer_models": ", ".join(sorted(set(human_labels["answer_model"]))) or "none",
         "flagged_judges": "; ".join(
             f"{r['judge_id']} / {r['metric']} ({r['why']})" for r in flagged.to_dict("records")
         )
