@@ -41,6 +41,12 @@ def labels_version(labels: pd.DataFrame) -> str:
     return hashlib.sha256(content.to_csv(index=False).encode()).hexdigest()[:16]
 
 
+def agreement_version(agreement: pd.DataFrame) -> str:
+    """What the summaries read of the agreement (who is flagged and why), hashed."""
+    content = agreement[["judge_id", "metric", "n", "flagged", "why"]].to_csv(index=False)
+    return hashlib.sha256(content.encode()).hexdigest()[:16]
+
+
 def known_cases(answers_by_model: dict[str, pd.DataFrame]) -> dict[str, set[str]]:
     return {model: set(answers["qid"]) for model, answers in answers_by_model.items()}
 
@@ -123,6 +129,9 @@ def judge_agreement(
         context.log.warning(f"judge {row['judge_id']} on {row['metric']} disagrees with people: {row['why']}")
     if len(agreement):
         history.record_agreement(agreement_history_rows(agreement, labels_version(human_labels), now()))
+    # its content is its version: a refresh that measures the same agreement leaves every
+    # summary that reads its flags current
+    context.set_data_version(context.asset_key, dg.DataVersion(agreement_version(agreement)))
     metadata = {
         "labels": len(human_labels),
         "labels_version": labels_version(human_labels),
