@@ -62,6 +62,9 @@ def serve_reports(folder: Path, host: str, port: int) -> ThreadingHTTPServer:
     return server
 
 
+STOP_GRACE_S = 20
+
+
 def handle(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     ui = settings.ui
@@ -86,10 +89,11 @@ def handle(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
-        if process.poll() is None:
+        if process.poll() is None:  # dagster dev and its servers, in a session of their own
             os.killpg(process.pid, signal.SIGTERM)
             try:
-                process.wait(timeout=60)
+                # well within what a supervisor waits before killing us (which would orphan them)
+                process.wait(timeout=STOP_GRACE_S)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
         reports.shutdown()

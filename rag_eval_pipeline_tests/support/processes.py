@@ -13,8 +13,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def stop_process_group(process, timeout_s: float = 30) -> None:
-    """SIGTERM to a server started with start_new_session, SIGKILL if it lingers."""
+def stop_process_group(process, timeout_s: float = 90) -> None:
+    """SIGTERM to a server started with start_new_session, SIGKILL if it lingers (after longer
+    than `rag-eval ui` gives its own children, so that it never leaves them orphaned)."""
     os.killpg(process.pid, signal.SIGTERM)
     try:
         process.wait(timeout=timeout_s)
