@@ -67,6 +67,7 @@ def test_a_malformed_dataset_is_one_line_naming_file_and_line(tmp_path, capsys):
     assert f"{bad}, line 1" in err
 
 
+@pytest.mark.slow  # the installed script, a process per attempt
 def test_names_that_could_escape_storage_are_refused_before_anything_is_written(tmp_path):
     home = tmp_path / "home"
     for args in (
@@ -338,6 +339,7 @@ def test_out_of_range_configuration_is_refused_with_the_field_named(tmp_path, ca
         assert code == 2 and err.startswith(f"error: {config}: {field}"), err
 
 
+@pytest.mark.slow  # several full runs
 def test_a_failing_model_does_not_stop_the_others(tmp_path, monkeypatch, capsys):
     """A model whose key is refused (401) fails at its first calls, not after 35 futile ones; one
     whose every case fails is a failed model too; the others are evaluated and compared; exit 1."""
