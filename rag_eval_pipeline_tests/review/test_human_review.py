@@ -382,14 +382,14 @@ def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_m
             for q in qids
         ],
     )
-    sensor = defs.get_sensor_def("new_labels_sensor")
+    sensor = defs.resolve_sensor_def("new_labels_sensor")
     with dg.build_sensor_context(instance=instance, definitions=defs) as context:
         result = sensor(context)
     assert len(result.run_requests) == 1
     job = defs.resolve_job_def("review_job")
     assert job.execute_in_process(instance=instance, tags=result.run_requests[0].tags).success
     record = instance.fetch_materializations(dg.AssetKey("judge_agreement"), limit=1).records[0]
-    read = defs.get_sensor_def("labels_read_sensor")
+    read = defs.resolve_sensor_def("labels_read_sensor")
     with (
         dg.build_sensor_context(instance=instance, definitions=defs) as context,
         dg.partition_loading_context(dynamic_partitions_store=instance),
@@ -606,7 +606,7 @@ def test_the_monthly_schedule_writes_a_fresh_blind_queue_per_model(evaluated_for
         "review:\n  folder: review\n  schedule: '0 6 1 * *'\n  queue_size: 5\n  strategy: random\n"
     )
     defs = space.defs()
-    schedule = defs.get_schedule_def("review_queue_schedule")
+    schedule = defs.resolve_schedule_def("review_queue_schedule")
     assert schedule.cron_schedule == "0 6 1 * *" and schedule.job_name == "review_queue_job"
     instance = open_instance(str(space.home))
     assert defs.resolve_job_def("review_queue_job").execute_in_process(instance=instance).success
