@@ -9,6 +9,7 @@ import pandas as pd
 from rag_eval_pipeline.answering.answer_cases import AGENT_RETRIEVAL
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, FLAG_COLUMN
 from rag_eval_pipeline.metrics.schema import OVERALL, USAGE
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
@@ -251,26 +252,9 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
         ["judge_id", "metric", "mean", "ci_low", "ci_high", "n", "n_failed", "n_judge_errors", "note"]
     ]
     corrected = overall[overall["n_labels"] > 0] if "n_labels" in overall else overall.iloc[:0]
+    shown = [*CORRECTED_TABLE, *([FLAG_COLUMN] if FLAG_COLUMN in corrected else [])]
     people = (
-        {
-            "corrected_by_people": dg.MetadataValue.md(
-                to_markdown(
-                    corrected[
-                        [
-                            "judge_id",
-                            "metric",
-                            "mean",
-                            "corrected_mean",
-                            "corrected_low",
-                            "corrected_high",
-                            "n_labels",
-                        ]
-                    ]
-                )
-            )
-        }
-        if len(corrected)
-        else {}
+        {"corrected_by_people": dg.MetadataValue.md(to_markdown(corrected[shown]))} if len(corrected) else {}
     )
     return {
         "summary": dg.MetadataValue.md(to_markdown(table)),

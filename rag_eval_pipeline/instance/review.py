@@ -30,7 +30,7 @@ from rag_eval_pipeline.defs.names import (
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_asset
 from rag_eval_pipeline.instance.runs import execute
-from rag_eval_pipeline.metrics.agreement import reviewer_agreement
+from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, LABELLED_METRICS, reviewer_agreement
 from rag_eval_pipeline.metrics.schema import OVERALL
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
 
@@ -57,9 +57,8 @@ def export_queue(
     records = build_queue(spec, answers, judgement_list, scores)
     if not records or not records[0]["metrics"]:
         raise ValueError(
-            f"{spec.model} has no judge score on {', '.join(('correctness', 'faithfulness'))} or "
-            "context_relevance to review: evaluate it with a judge that scores them (reference, or an "
-            "LLM judge such as claude-sonnet-4-6)"
+            f"{spec.model} has no judge score on {', '.join(LABELLED_METRICS)} to review: evaluate it "
+            "with a judge that scores them (reference, or an LLM judge such as claude-sonnet-4-6)"
         )
     page, rows = write_queue(
         folder,
@@ -143,15 +142,6 @@ def apply_labels(
         rows = summary[(summary["group"] == OVERALL) & (summary["n_labels"] > 0)]
         if len(rows):
             corrected.append(rows.assign(answer_model=model))
-    columns = [
-        "answer_model",
-        "judge_id",
-        "metric",
-        "mean",
-        "corrected_mean",
-        "corrected_low",
-        "corrected_high",
-        "n_labels",
-    ]
+    columns = ["answer_model", *CORRECTED_TABLE]
     table = pd.concat(corrected, ignore_index=True)[columns] if corrected else pd.DataFrame(columns=columns)
     return Applied(agreement, table, reviewer_agreement(load_asset(defs, instance, HUMAN_LABELS)))

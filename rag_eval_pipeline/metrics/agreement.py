@@ -205,6 +205,8 @@ def corrected_mean(
 
 
 CORRECTED_COLUMNS = ["corrected_mean", "corrected_low", "corrected_high", "n_labels"]
+# a judge's mean beside its correction, as the asset page and `review import` show them
+CORRECTED_TABLE = ["judge_id", "metric", "mean", *CORRECTED_COLUMNS]
 
 
 def with_corrected_means(

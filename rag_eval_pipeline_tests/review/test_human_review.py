@@ -162,22 +162,15 @@ def labelled(evaluated_for_review, tmp_path_factory) -> tuple[Workspace, dict]:
     return space, imported
 
 
+def _export(capsys, space: Workspace, name: str, *extra: str):
+    """Five cases of extractive-baseline for the LLM judge, picked where the judges disagree."""
+    arguments = ["--model", "extractive-baseline", "--n", "5", "--judge", LLM_JUDGE, "--name", name]
+    return in_process(capsys, *space.args, "review", "export", *arguments, *extra)
+
+
 def test_a_queue_holds_what_a_reviewer_needs_and_hides_the_judge(evaluated_for_review, tmp_path, capsys):
     space = _copy_space(evaluated_for_review, tmp_path / "space")
-    code, out, _ = in_process(
-        capsys,
-        *space.args,
-        "review",
-        "export",
-        "--model",
-        "extractive-baseline",
-        "--n",
-        "5",
-        "--judge",
-        LLM_JUDGE,
-        "--name",
-        "blind",
-    )
+    code, out, _ = _export(capsys, space, "blind")
     assert code == 0 and "5 cases of extractive-baseline (disagreement)" in out
     rows = [json.loads(line) for line in (space.review / "blind.jsonl").read_text().splitlines()]
     assert {r["metric"] for r in rows} == {"correctness", "faithfulness", "context_relevance"}
@@ -198,24 +191,7 @@ def test_a_queue_holds_what_a_reviewer_needs_and_hides_the_judge(evaluated_for_r
     queued = [spread[r["qid"]] for r in rows[::3]]
     assert queued == sorted(queued, reverse=True) and queued[0] == spread.max()
     # the same seed picks the same cases; --show-judge shows the verdicts
-    assert (
-        in_process(
-            capsys,
-            *space.args,
-            "review",
-            "export",
-            "--model",
-            "extractive-baseline",
-            "--n",
-            "5",
-            "--judge",
-            LLM_JUDGE,
-            "--name",
-            "shown",
-            "--show-judge",
-        )[0]
-        == 0
-    )
+    assert _export(capsys, space, "shown", "--show-judge")[0] == 0
     shown = (space.review / "shown.jsonl").read_text()
     assert shown == (space.review / "blind.jsonl").read_text()
     assert f'"{LLM_JUDGE} / correctness"' in (space.review / "shown.html").read_text()
