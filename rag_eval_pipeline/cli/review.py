@@ -99,6 +99,8 @@ def handle_import(args: argparse.Namespace) -> int:
     try:
         if args.file:
             source = Path(args.file).expanduser()  # a quoted ~/Downloads/... too
+            if not source.is_file():
+                raise CommandError(f"{args.file}: no such file (the page saves to your downloads folder)")
             labels = read_label_file(source, known)
             kept = keep_label_file(source, folder)
         else:

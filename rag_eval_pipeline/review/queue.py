@@ -95,7 +95,8 @@ def queue_records(
             continue
         known = qid in truth.index
         gold = set(truth.loc[qid, "gold_titles"]) if known else set()
-        has_truth = known and bool(truth.loc[qid, "answerable"]) if "answerable" in truth else known
+        # an unanswerable question's truth is to decline (a list without the column: all answerable)
+        has_truth = known and bool(truth.loc[qid, "answerable"] if "answerable" in truth else True)
         verdicts = {}
         if spec.show_judge:
             mine = scores[(scores["qid"] == qid) & (scores["status"] == "ok")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -177,9 +178,11 @@ class _AgentProvider:
         return []
 
 
-class _CalledProvider(_AgentProvider):
-    def transport(self, entry: Any) -> Transport:
-        raise NotImplementedError
+class _CalledProvider(_AgentProvider, ABC):
+    """An agent the evaluation calls (over HTTP, or in process): each says how it is reached."""
+
+    @abstractmethod
+    def transport(self, entry: Any) -> Transport: ...
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         entry = spec.agent
