@@ -34,6 +34,8 @@ from rag_eval_pipeline.metrics.statistics import (
     SIGNIFICANCE,
     IntervalMethod,
 )
+from rag_eval_pipeline.production.settings import ProductionSettings
+from rag_eval_pipeline.production.sources import SOURCE_KINDS
 from rag_eval_pipeline.retrieval.base import Backend
 from rag_eval_pipeline.retrieval.elasticsearch import EsIndexNames
 from rag_eval_pipeline.retrieval.knowledge_base import KnowledgeBaseSpec
@@ -41,6 +43,7 @@ from rag_eval_pipeline.retrieval.vector_index import VectorSearch
 from rag_eval_pipeline.review.queue import Strategy
 
 CONFIG_ENV = "RAG_EVAL_CONFIG"
+SOURCE_TAGS = tuple(SOURCE_KINDS)  # the kinds of production.sources
 # evaluated when the configuration names no answer model: a real baseline and the two bounds
 DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
 DEFAULT_CONFIG_FILE = "rag_eval.yaml"
@@ -301,6 +304,9 @@ class Settings(_Strict):
     monitoring: MonitoringSettings = MonitoringSettings()
     ui: UISettings = UISettings()
     review: ReviewSettings = ReviewSettings()
+    production: ProductionSettings | None = Field(
+        default=None, description="score a daily sample of real traffic (README: Production sampling)"
+    )
 
     @field_validator("thresholds")
     @classmethod
@@ -412,6 +418,20 @@ class Settings(_Strict):
             updates["cache"] = self.cache.model_copy(update={"refresh": True})
         return Settings.model_validate(self.model_copy(update=updates).model_dump())
 
+    def with_judgement_list(self, path: str, sample_size: int | None = None) -> Settings:
+        """These settings evaluating a judgement list of this project's format (``rag-eval run
+        --dataset FILE``, e.g. a promoted or generated one) over the configured documents and
+        the passages its cases carry: every case unless ``sample_size`` says otherwise (a pinned
+        regression set is run whole)."""
+        dataset = self.dataset.model_copy(
+            update={
+                "kind": "custom",
+                "questions": str(Path(path).resolve()),
+                "sample_size": sample_size or 0,
+            }
+        )
+        return self.model_copy(update={"dataset": dataset})
+
     def with_profile(self, profile: str | None) -> Settings:
         """These settings with one profile's overrides applied."""
         if not profile:
@@ -449,11 +469,13 @@ def validation_problems(err: ValidationError) -> str:
     (our validators' messages are written for the user already)."""
     problems = []
     for e in err.errors():
-        # the tag of a named answer model's entry type (model, http, ...) is not a field
+        # the tag of a named answer model's entry type (model, http, ...) or of a production
+        # source's kind is not a field
         loc = [
             p
             for i, p in enumerate(e["loc"])
             if not (i >= 2 and e["loc"][i - 2] == "answer_models" and p in ENTRY_TAGS)
+            and not (i >= 2 and e["loc"][i - 2] == "sources" and p in SOURCE_TAGS)
         ]
         where = ".".join(str(p) for p in loc)
         message = e["msg"].removeprefix("Value error, ")
@@ -496,7 +518,22 @@ def load_settings(path: str | Path | None = None) -> Settings:
     review = settings.review
     if not Path(review.folder).is_absolute():
         review = review.model_copy(update={"folder": str(base / review.folder)})
-    return settings.model_copy(update={"dataset": dataset.model_copy(update=updates), "review": review})
+    production = settings.production
+    if production is not None:
+        sources = [
+            s.model_copy(update={"path": str(base / s.path)})
+            if hasattr(s, "path") and not Path(s.path).is_absolute()
+            else s
+            for s in production.sources
+        ]
+        production = production.model_copy(update={"sources": sources})
+    return settings.model_copy(
+        update={
+            "dataset": dataset.model_copy(update=updates),
+            "review": review,
+            "production": production,
+        }
+    )
 
 
 EXAMPLE_CONFIG_FILE = Path(__file__).resolve().parent / "rag_eval.example.yaml"

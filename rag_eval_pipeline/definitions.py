@@ -17,6 +17,7 @@ from rag_eval_pipeline.config import ConfigError, Settings, load_settings
 from rag_eval_pipeline.defs.assets.elasticsearch import es_judgement_list, eval_results
 from rag_eval_pipeline.defs.assets.evaluation import EVALUATION_ASSETS, case_traces, phoenix_experiment
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
+from rag_eval_pipeline.defs.assets.production import build_production
 from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS
 from rag_eval_pipeline.defs.assets.review import REVIEW_ASSETS, review_queue
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
@@ -44,6 +45,7 @@ from rag_eval_pipeline.defs.resources import (
     SettingsResource,
     TracingResource,
 )
+from rag_eval_pipeline.defs.resources.production import ProductionResource
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 from rag_eval_pipeline.defs.sensors import build_sensors
 from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV
@@ -183,6 +185,7 @@ def build_resources(settings: Settings) -> dict[str, Any]:
         "tracing": TracingResource(settings=shared),
         "phoenix": PhoenixResource(settings=shared),
         "evaluation_lock": EvaluationLockResource(),
+        "production_sources": ProductionResource(settings=shared),
     }
 
 
@@ -204,12 +207,24 @@ def build_definitions(
     if settings.tracing.phoenix.experiments:  # opt-in, like the traces
         evaluation.append(phoenix_experiment)
     jobs = _jobs(knowledge, evaluation)
+    # production traffic, when the file has a production section (off: none of its assets)
+    production = build_production(settings) if settings.production is not None else None
     return dg.Definitions(
-        assets=[*knowledge, *evaluation, *REPORTING_ASSETS, *REVIEW_ASSETS, review_queue],
-        asset_checks=ASSET_CHECKS,
-        jobs=jobs,
+        assets=[
+            *knowledge,
+            *evaluation,
+            *REPORTING_ASSETS,
+            *REVIEW_ASSETS,
+            review_queue,
+            *(production.assets if production else []),
+        ],
+        asset_checks=[*ASSET_CHECKS, *(production.checks if production else [])],
+        jobs=[*jobs, *(production.jobs if production else [])],
         schedules=[*_schedules(settings, jobs[0]), *_review_schedules(settings, jobs[4])],
-        sensors=build_sensors(jobs[0], jobs[1], settings, jobs[2], jobs[3]),
+        sensors=[
+            *build_sensors(jobs[0], jobs[1], settings, jobs[2], jobs[3]),
+            *(production.sensors if production else []),
+        ],
         loggers=LOGGERS,
         # a run's steps in one process: a partition run from the UI costs its compute plus a
         # few seconds instead of a process start per step (runs still get a process each)

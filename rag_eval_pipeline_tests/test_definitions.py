@@ -88,3 +88,41 @@ def test_every_asset_receives_typed_settings_not_loose_strings():
     resources = defs.resources
     assert "settings" in resources and not {"evaluation", "dataset", "quality_gates"} & set(resources)
     assert resources["settings"].settings.statistics.min_cases == 10
+
+
+PRODUCTION_ASSETS = {
+    "production_interactions",
+    "production_sample",
+    "production_scores",
+    "production_summary",
+    "production_trend",
+    "production_report",
+}
+
+
+def test_a_production_section_adds_daily_partitions_its_check_jobs_and_sensors(tmp_path):
+    """Production traffic is off without the section (above), and with it: a daily partition
+    from start_date, a blocking threshold check, a job per day and one for the trend, the
+    sensor that watches the sources and the automation that refreshes the trend."""
+    from rag_eval_pipeline.config import Settings
+    from rag_eval_pipeline.definitions import build_definitions
+
+    settings = Settings.model_validate(
+        {"production": {"sources": [{"kind": "logs", "path": str(tmp_path)}], "start_date": "2026-11-01"}}
+    )
+    production = build_definitions(settings)
+    graph = production.get_repository_def().asset_graph
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == EXPECTED_ASSETS | PRODUCTION_ASSETS
+    check = dg.AssetCheckKey(dg.AssetKey("production_summary"), "quality_gates")
+    assert check in graph.asset_check_keys and graph.get(check).blocking
+    days = graph.get(dg.AssetKey("production_summary")).partitions_def
+    assert isinstance(days, dg.DailyPartitionsDefinition)
+    assert days.get_first_partition_key() == "2026-11-01"
+    assert graph.get(dg.AssetKey("production_trend")).partitions_def is None
+    assert production.resolve_job_def("production_job").partitions_def == days
+    production.resolve_job_def("production_report_job")
+    sensors = {s.name: s for s in production.sensors}
+    assert sensors["production_logs_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
+    assert sensors["production_reports_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
+    for key in PRODUCTION_ASSETS:
+        assert graph.get(dg.AssetKey(key)).description, key

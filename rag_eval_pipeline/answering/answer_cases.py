@@ -19,6 +19,7 @@ from rag_eval_pipeline.answering.base import (
     ReturnedContext,
 )
 from rag_eval_pipeline.answering.spec import AnswerSpec
+from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.retrieval.base import SearchHit
@@ -79,6 +80,11 @@ async def _call(model: AnswerModel, request: AnswerRequest) -> AnswerResult:
     return model.answer(request)
 
 
+def _reference(case: dict[str, Any]) -> str | None:
+    """The case's reference answer, None while it is still to be written."""
+    return None if case.get(REFERENCE_PENDING) else case["answer"]
+
+
 def answer_cases(
     judgement_list: pd.DataFrame,
     spec: AnswerSpec,
@@ -124,11 +130,11 @@ def answer_cases(
         for repeat in range(repeats.get(case["qid"], 1))
     ]
     if prefill is not None:
-        prefill([AnswerRequest(c["qid"], c["question"], tuple(h), c["answer"], r) for c, h, r in work])
+        prefill([AnswerRequest(c["qid"], c["question"], tuple(h), _reference(c), r) for c, h, r in work])
 
     async def one(item: tuple[dict[str, Any], list[SearchHit], int]) -> dict[str, Any]:
         case, hits, repeat = item
-        request = AnswerRequest(case["qid"], case["question"], tuple(hits), case["answer"], repeat)
+        request = AnswerRequest(case["qid"], case["question"], tuple(hits), _reference(case), repeat)
         started = time.perf_counter()
         row: dict[str, Any] = {
             "qid": case["qid"],

@@ -20,13 +20,14 @@ if TYPE_CHECKING:
 class AnswerRequest:
     """One case put to an answer model.
 
-    ``reference_answer`` is the ground truth; only the calibration model ``oracle`` may read it.
+    ``reference_answer`` is the ground truth (None while it is still to be written); only the
+    calibration model ``oracle`` may read it.
     """
 
     qid: str
     question: str
     passages: tuple[SearchHit, ...]
-    reference_answer: str
+    reference_answer: str | None
     repeat: int = 0  # which of an agent's repeated answers to this question
 
 

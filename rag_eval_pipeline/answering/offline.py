@@ -50,6 +50,8 @@ class OracleAnswerer:
     source = AnswerSource.REFERENCE
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
+        if request.reference_answer is None:  # a failed case, not an abstention scored as one
+            raise ValueError("the case has no reference answer yet: the oracle has nothing to return")
         return AnswerResult(answer=request.reference_answer, model_id=self.name, prompt_version="none")
 
 

@@ -21,6 +21,7 @@ from rag_eval_pipeline.defs.names import (
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.defs.resources import SettingsResource
 from rag_eval_pipeline.instance.lineage import lineage_run_ids, load_asset, load_materialization
+from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.metrics.gates import Bound, Gate, check_gates, gate_table, parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.explain import explain_case, worst_cases
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -79,6 +80,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         type=positive,
         help="fewest scored cases a gate may pass on; fewer: 'too few cases to conclude', exit 1 "
         "(default: statistics.min_cases of the configuration file, else 10)",
+    )
+    gate.add_argument(
+        "--judgement-list",
+        metavar="VERSION",
+        help="the judgement list's version the results must be on (a pinned regression set: `rag-eval "
+        "run` and `production promote` print it); another list fails the gate",
     )
     gate.set_defaults(handler=handle_gate)
 
@@ -163,6 +170,13 @@ def handle_gate(args: argparse.Namespace) -> int:
     results = check_gates(summary, thresholds, args.judge, min_cases)
     print(to_markdown(gate_table(results)))
     stale = stored.stale(summary)
+    if args.judgement_list:
+        evaluated = judgement_list_version(stored.load(JUDGEMENT_LIST))
+        if evaluated != args.judgement_list:
+            stale.append(
+                f"the judgement list is version {evaluated}, not the pinned {args.judgement_list} "
+                "(cases were added, removed or edited since it was pinned)"
+            )
     for reason in stale:
         print(f"stale: {reason}")
     failed = [r for r in results if not r.passed]

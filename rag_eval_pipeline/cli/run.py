@@ -21,6 +21,7 @@ from rag_eval_pipeline.cli.output import (
 )
 from rag_eval_pipeline.config import DEFAULT_MODELS, ConfigError
 from rag_eval_pipeline.data.hotpotqa import DatasetUnavailableError
+from rag_eval_pipeline.data.judgement_file import is_judgement_list
 from rag_eval_pipeline.definitions import build_definitions, elasticsearch_resource, llm_resource
 from rag_eval_pipeline.instance.runs import run_evaluation
 from rag_eval_pipeline.llm.providers import MissingApiKeyError
@@ -143,9 +144,19 @@ def handle(args: argparse.Namespace) -> int:
             "backfill's runs are launched by the daemon from the configuration file: set it there "
             "(knowledge_base, concurrency) and submit again"
         )
-    if settings.dataset.kind == "custom" and (args.dataset or args.sample is not None):
+    dataset, sample = args.dataset, args.sample
+    if dataset and is_judgement_list(dataset):  # a list of this project's own format
+        if args.backfill:
+            raise CommandError(
+                f"--dataset {dataset} is a judgement list, which replaces the dataset section; a "
+                "backfill's runs read the configuration file: set dataset.kind custom and "
+                "dataset.questions there and submit again"
+            )
+        settings, dataset, sample = settings.with_judgement_list(dataset, args.sample), None, None
+    elif settings.dataset.kind == "custom" and (dataset or sample is not None):
         raise CommandError(
-            "a custom dataset is sampled in the configuration file, not with --dataset/--sample"
+            "a custom dataset is sampled in the configuration file, not with --dataset/--sample "
+            "(or give --dataset a judgement list of this project's format)"
         )
     try:
         settings = settings.with_overrides(
@@ -163,8 +174,8 @@ def handle(args: argparse.Namespace) -> int:
             defs,
             instance,
             models,
-            dataset=args.dataset,
-            sample=args.sample,
+            dataset=dataset,
+            sample=sample,
             selection=args.selection,
             seed=args.seed,
             judges=args.judges,

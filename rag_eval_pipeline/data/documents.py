@@ -126,9 +126,11 @@ def _records(path: Path) -> list[tuple[str, dict]]:
     return records
 
 
-def _passages_of(path: Path, chunking: Chunking, name: str) -> list[dict]:
+def passages_of_records(records: list[tuple[str, object]], chunking: Chunking, name: str) -> list[dict]:
+    """Passage rows of ``{title, passage[, id]}`` records (long ones chunked); a ValueError
+    names the first record's location that is not one."""
     rows = []
-    for location, record in _records(path):
+    for location, record in records:
         if not isinstance(record, dict):
             raise ValueError(f"{location}: expected an object with title and passage")
         title, text = record.get("title"), record.get("passage")
@@ -150,6 +152,10 @@ def _passages_of(path: Path, chunking: Chunking, name: str) -> list[dict]:
                 }
             )
     return rows
+
+
+def _passages_of(path: Path, chunking: Chunking, name: str) -> list[dict]:
+    return passages_of_records(_records(path), chunking, name)
 
 
 def load_documents(

@@ -1,5 +1,8 @@
 """A judgement list of the user's own questions: JSONL, CSV or parquet with ``question``,
-``answer`` and optionally ``id``, ``relevant_ids`` or ``relevant_titles``, and ``tags``.
+``answer`` and optionally ``id``, ``relevant_ids`` or ``relevant_titles``, ``tags``,
+``answerable``, ``reference_pending`` (the answer is still to be written: an empty answer is then
+no mistake) and ``documents`` (passages that come with the case, ``[{id, title, passage}]``: they
+join the knowledge base, as a HotpotQA question's paragraphs do).
 
 Every problem is reported with its file and line (or row), all at once, so one pass fixes them.
 """
@@ -11,11 +14,13 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS
+from rag_eval_pipeline.data.documents import DOCUMENT_COLUMNS, Chunking, passages_of_records
+from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS, REFERENCE_PENDING
 from rag_eval_pipeline.data.rows import RowFileError, read_rows
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 
-CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags"]
+CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags", REFERENCE_PENDING]
+INLINE_DOCUMENTS = "documents"
 
 
 class JudgementFileError(RowFileError):
@@ -33,10 +38,12 @@ def _list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-def _flag(value: Any, location: str, problems: list[str]) -> bool:
-    """``answerable``: absent is true; true/false in JSON, parquet or CSV text."""
+def _flag(
+    value: Any, location: str, problems: list[str], name: str = "answerable", absent: bool = True
+) -> bool:
+    """A true/false column (JSON, parquet or CSV text); ``absent`` when the cell is empty."""
     if value is None or value == "" or (isinstance(value, float) and pd.isna(value)):
-        return True
+        return absent
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -44,8 +51,8 @@ def _flag(value: Any, location: str, problems: list[str]) -> bool:
         return True
     if text in ("false", "0", "no"):
         return False
-    problems.append(f"{location}: answerable must be true or false, got {value!r}")
-    return True
+    problems.append(f"{location}: {name} must be true or false, got {value!r}")
+    return absent
 
 
 UNANSWERABLE_TRUTH = "unknown"
@@ -87,15 +94,19 @@ def read_judgement_file(
         question, answer = str(row.get("question") or "").strip(), str(row.get("answer") or "").strip()
         qid = str(row.get("id") or "").strip() or f"q{len(records) + 1:04d}"
         answerable = _flag(row.get("answerable"), location, problems)
+        pending = not answer and _flag(
+            row.get(REFERENCE_PENDING), location, problems, REFERENCE_PENDING, False
+        )
         if answerable and answer and abstention.matches(answer):
             answerable = False  # an "unknown" truth: the documents do not answer it
         if not question:
             problems.append(f"{location}: empty question")
-        if not answer and answerable:
+        if not answer and answerable and not pending:
             problems.append(
-                f"{location}: empty answer (or answerable: false for a question the documents cannot answer)"
+                f"{location}: empty answer (or answerable: false for a question the documents cannot "
+                f"answer, or {REFERENCE_PENDING}: true while it is still to be written)"
             )
-        answer = answer or UNANSWERABLE_TRUTH
+        answer = answer if answer or pending else UNANSWERABLE_TRUTH
         if qid in seen:
             problems.append(f"{location}: duplicate id '{qid}' (first at {seen[qid]})")
         seen.setdefault(qid, location)
@@ -124,8 +135,64 @@ def read_judgement_file(
                 "gold_facts": [{"title": t, "sent_id": -1} for t in gold],
                 "tags": tags,
                 "answerable": answerable,
+                REFERENCE_PENDING: pending,
             }
         )
     if problems:
         raise JudgementFileError(path, problems)
     return pd.DataFrame(records, columns=CUSTOM_JUDGEMENT_COLUMNS)
+
+
+def judgement_file_documents(
+    path: str | Path, chunking: Chunking | None = None
+) -> tuple[pd.DataFrame, list[str]]:
+    """The passages the file's cases carry (``documents``), as knowledge-base rows, and the
+    problems of those that are not ``{title, passage[, id]}`` (file and line named). A file
+    without the column carries none."""
+    path = Path(path)
+    if not path.is_file():
+        return pd.DataFrame(columns=DOCUMENT_COLUMNS), []
+    try:
+        rows, _ = read_rows(path, "an object with question and answer")
+    except RowFileError:
+        return pd.DataFrame(columns=DOCUMENT_COLUMNS), []  # said by read_judgement_file
+    passages: list[dict] = []
+    problems: list[str] = []
+    for location, row in rows:
+        documents = row.get(INLINE_DOCUMENTS)
+        if documents is None or (isinstance(documents, float) and pd.isna(documents)) or documents == "":
+            continue
+        if hasattr(documents, "tolist"):
+            documents = documents.tolist()
+        if not isinstance(documents, list):
+            problems.append(f"{path}, {location}: documents must be a list of {{title, passage}}")
+            continue
+        try:
+            passages += passages_of_records(
+                [(f"{location}, document {n}", d) for n, d in enumerate(documents, start=1)],
+                chunking or Chunking(),
+                path.name,
+            )
+        except ValueError as err:
+            problems.append(f"{path}, {err}")
+    frame = pd.DataFrame(passages, columns=DOCUMENT_COLUMNS)
+    return frame.drop_duplicates("passage_id", keep="first").reset_index(drop=True), problems
+
+
+def is_judgement_list(path: str | Path) -> bool:
+    """Whether a dataset file is a judgement list of this project's own format (rows with
+    ``question`` and ``answer`` and no HotpotQA ``context``), rather than HotpotQA's."""
+    path = Path(path)
+    if not path.is_file() or path.suffix.lower() not in (".jsonl", ".csv", ".parquet"):
+        return False
+    try:
+        if path.suffix.lower() == ".csv":
+            columns = set(pd.read_csv(path, nrows=0).columns)
+        elif path.suffix.lower() == ".parquet":
+            columns = set(pd.read_parquet(path).columns)
+        else:
+            rows, _ = read_rows(path)
+            columns = set(rows[0][1]) if rows else set()
+    except (RowFileError, ValueError, OSError):
+        return False
+    return {"question", "answer"} <= columns and "context" not in columns

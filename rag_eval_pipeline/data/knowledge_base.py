@@ -9,6 +9,9 @@ import pandas as pd
 PASSAGE_COLUMNS = ["passage_id", "title", "passage", "sentences"]
 # answerable False: the documents hold no answer, and declining to answer is the right answer
 JUDGEMENT_COLUMNS = ["qid", "question", "answer", "type", "level", "gold_titles", "gold_facts", "answerable"]
+# True: the case's reference answer is still to be written (a promoted production case); what
+# needs one is absent for it, never scored against an empty answer
+REFERENCE_PENDING = "reference_pending"
 
 
 def passage_id(title: str) -> str:

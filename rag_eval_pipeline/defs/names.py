@@ -7,6 +7,7 @@ EVALUATION = "evaluation"  # one answer model's partition: answers, scores, summ
 REPORTING = "reporting"  # across every model
 ELASTICSEARCH = "elasticsearch"  # indices for dashboards, when the knowledge base lives there
 REVIEW = "review"  # people's labels and each judge measured against them
+PRODUCTION = "production"  # a daily sample of the agent's real traffic, scored without references
 
 # the knowledge base's assets, in the order they are built
 HOTPOTQA_RAW = "hotpotqa_raw"
@@ -42,12 +43,23 @@ HUMAN_LABELS = "human_labels"
 JUDGE_AGREEMENT = "judge_agreement"
 REVIEW_QUEUE = "review_queue"
 
+# production traffic: a partition per day, then the trend across days
+PRODUCTION_INTERACTIONS = "production_interactions"
+PRODUCTION_SAMPLE = "production_sample"
+PRODUCTION_SCORES = "production_scores"
+PRODUCTION_SUMMARY = "production_summary"
+PRODUCTION_TREND = "production_trend"
+PRODUCTION_REPORT = "production_report"
+PRODUCTION_DAY = (PRODUCTION_INTERACTIONS, PRODUCTION_SAMPLE, PRODUCTION_SCORES, PRODUCTION_SUMMARY)
+
 # jobs
 KNOWLEDGE_BASE_JOB = "knowledge_base_job"
 EVALUATION_JOB = "evaluation_job"
 COMPARISON_JOB = "comparison_job"
 REVIEW_JOB = "review_job"  # read the labels, measure the judges
 REVIEW_QUEUE_JOB = "review_queue_job"
+PRODUCTION_JOB = "production_job"  # one day: read, sample, score, summarize
+PRODUCTION_REPORT_JOB = "production_report_job"  # the trend across days, its report and metrics
 
 # run tags: Dagster's own
 PARTITION_TAG = "dagster/partition"
@@ -58,5 +70,6 @@ TRIGGER_TAG = "rag_eval/trigger"  # what launched a run: cli, new_documents, sch
 DOCUMENTS_TAG = "rag_eval/documents"  # the files whose change launched a rebuild
 PROFILE_TAG = "rag_eval/profile"  # a scheduled profile's rebuild: its evaluations use its judges
 KNOWLEDGE_BASE_RUN_TAG = "rag_eval/knowledge_base_run"  # the snapshot an evaluation is pinned to
+PRODUCTION_DIGEST_TAG = "rag_eval/production_digest"  # the day's rows a production run scored
 CLI_PID_TAG = "rag_eval/cli_pid"  # runs `rag-eval` executes in its own process: its pid and host
 CLI_HOST_TAG = "rag_eval/cli_host"

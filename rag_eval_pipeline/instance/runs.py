@@ -20,6 +20,7 @@ from upath import UPath
 
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
+from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.defs.io_manager import ARTIFACTS
 from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
 from rag_eval_pipeline.defs.names import (
@@ -45,6 +46,7 @@ from rag_eval_pipeline.instance.lineage import load_asset, load_materialization,
 from rag_eval_pipeline.instance.preflight import PreflightError, preflight_problems
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.comparison import paired_comparisons
+from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.metrics.summary import compare_models
 from rag_eval_pipeline.storage.snapshots import SnapshotStore, UnreadableLivePointerError
 
@@ -79,7 +81,7 @@ def dataset_source(dataset: str | None) -> str | None:
     return str(Path(dataset).resolve())
 
 
-def _console_logs(verbose: bool) -> dict:
+def console_logs(verbose: bool) -> dict:
     """A progress line per stage (and warnings) by default; --verbose shows Dagster's own
     console log with every step event and stack trace instead."""
     if verbose:
@@ -106,7 +108,7 @@ def execute(
     job = defs.resolve_job_def(job_name)
     result = job.execute_in_process(
         instance=instance,
-        run_config={**run_config, **_console_logs(verbose)},
+        run_config={**run_config, **console_logs(verbose)},
         partition_key=partition_key,
         raise_on_error=True,
         tags={**cli_tags(), **(tags or {})},
@@ -178,9 +180,17 @@ def run_evaluation(
     )
     pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run}  # every evaluation of this command reads this rebuild
     asked = sample if sample is not None else settings.dataset.sample_size
-    cases = len(load_snapshot_asset(instance, kb_run, JUDGEMENT_LIST))
+    judgement = load_snapshot_asset(instance, kb_run, JUDGEMENT_LIST)
+    cases = len(judgement)
+    echo(f"judgement list: {cases} cases, version {judgement_list_version(judgement)}")
     if asked and asked > cases:
         echo(f"note: {asked} questions were asked for, the dataset has {cases}: all {cases} are evaluated")
+    pending = int(judgement[REFERENCE_PENDING].sum()) if REFERENCE_PENDING in judgement else 0
+    if pending:
+        echo(
+            f"note: {pending} of {cases} cases have no reference answer yet (reference_pending): what "
+            "needs one (correctness, exact match, F1) is absent for them, never 0"
+        )
     judge_config = evaluation_run_config(judges)
     failed: dict[str, str] = {}
     evaluated: dict[str, str] = {}  # model -> the run that evaluated it for this command

@@ -16,10 +16,12 @@ from rag_eval_pipeline.retrieval.base import SearchHit
 @dataclass(frozen=True)
 class JudgeCase:
     """What a judge sees of one case: the question, ground truth, answer and retrieved passages,
-    and the labels reference metrics need (gold titles and supporting facts)."""
+    and the labels reference metrics need (gold titles and supporting facts). A case without a
+    reference answer (``ground_truth`` None: production traffic, a promoted case still to be
+    labelled) is judged on what needs none; every other metric is absent, never 0."""
 
     question: str
-    ground_truth: str
+    ground_truth: str | None
     answer: str
     passages: tuple[SearchHit, ...]
     qid: str = ""
@@ -28,6 +30,10 @@ class JudgeCase:
     tags: tuple[str, ...] = ()
     answerable: bool = True  # False: the documents hold no answer, abstaining is right
     contexts_known: bool = True  # False: an agent that returns no contexts (nothing to judge them on)
+
+    @property
+    def reference_known(self) -> bool:
+        return self.ground_truth is not None
 
     @property
     def retrieved_titles(self) -> list[str]:
@@ -53,11 +59,13 @@ class JudgeOutcome:
 @runtime_checkable
 class Judge(Protocol):
     """Scores one case. ``metrics`` is every metric it may produce (a metric it could not
-    compute on a case is None, never 0); an error becomes the case's ``judge_error``."""
+    compute on a case is None, never 0); ``reference_free_metrics`` those it measures on a case
+    without a reference answer; an error becomes the case's ``judge_error``."""
 
     judge_id: str
     kind: str
     metrics: tuple[str, ...]
+    reference_free_metrics: tuple[str, ...]
     prompt_version: str | None
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome: ...

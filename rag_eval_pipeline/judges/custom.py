@@ -25,6 +25,11 @@ class _CustomMetric(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
+    reference_free: bool = Field(
+        default=False,
+        description="it scores a case without a reference answer (production traffic): the rubric "
+        "is then shown no ground truth, the callable gets ground_truth None",
+    )
 
     @field_validator("name")
     @classmethod
@@ -73,17 +78,26 @@ def load_callable(path: str) -> Callable[[Mapping[str, Any]], float | None]:
 
 class PythonMetricJudge:
     """Scores each case with ``function(case)``; the case holds qid, question, answer,
-    ground_truth, retrieved_titles, retrieved_passages and tags. None means absent, never 0."""
+    ground_truth (None when the case has no reference answer), retrieved_titles,
+    retrieved_passages and tags. None means absent, never 0."""
 
     kind = "python"
     prompt_version = None
 
-    def __init__(self, name: str, function: Callable[[Mapping[str, Any]], float | None]) -> None:
+    def __init__(
+        self,
+        name: str,
+        function: Callable[[Mapping[str, Any]], float | None],
+        reference_free: bool = False,
+    ) -> None:
         self.judge_id = name
         self.metrics = (name,)
+        self.reference_free_metrics = (name,) if reference_free else ()
         self._function = function
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
+        if not case.reference_known and not self.reference_free_metrics:
+            return JudgeOutcome({self.judge_id: None}, notes=[f"{self.judge_id}: needs a reference answer"])
         view = {
             "qid": case.qid,
             "question": case.question,
@@ -161,11 +175,13 @@ class RubricMetricJudge:
         model: str,
         client: LLMClient,
         prices: Mapping[str, ModelPrice],
+        reference_free: bool = False,
     ) -> None:
         if any(not 0.0 <= a <= 1.0 for a in allowed):
             raise ValueError(f"custom metric {name}: allowed scores must lie in [0, 1]")
         self.judge_id = name
         self.metrics = (name,)
+        self.reference_free_metrics = (name,) if reference_free else ()
         self._instructions = instructions
         self._allowed = list(allowed)
         self._model = model
@@ -177,6 +193,8 @@ class RubricMetricJudge:
         return render_rubric_prompt(self._model, self.judge_id, self._instructions, self._allowed, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
+        if not case.reference_known and not self.reference_free_metrics:
+            return JudgeOutcome({self.judge_id: None}, notes=[f"{self.judge_id}: needs a reference answer"])
         return await single_verdict(
             JudgeCaller(self._client, self._model, self._prices),
             self.first_request(case),

@@ -86,7 +86,7 @@ class JudgeCaller:
 
     def __init__(self, client: LLMClient, model: str, prices: Mapping[str, ModelPrice]) -> None:
         self._client = client
-        self._model = model
+        self.model = model
         self._prices = prices
         self.usage = Usage()
         self.cost: float | None = 0.0
@@ -97,7 +97,7 @@ class JudgeCaller:
 
     def _account(self, response: LLMResponse) -> None:
         self.usage = self.usage + response.usage
-        call_cost = cost_usd(self._model, response.usage, self._prices, response.batch)
+        call_cost = cost_usd(self.model, response.usage, self._prices, response.batch)
         self.cost = None if call_cost is None or self.cost is None else self.cost + call_cost
 
     async def ask(self, request: LLMRequest, parse: Callable[[LLMResponse], M]) -> M:

@@ -22,6 +22,9 @@ from rag_eval_pipeline.retrieval.base import SearchHit
 
 RAGAS_PROMPT_VERSION = "ragas-v1"
 RAGAS_METRICS = ("faithfulness", "context_precision", "context_recall", "answer_relevancy")
+# without a reference answer, as RAGAS's LLMContextPrecisionWithoutReference: a passage is useful
+# when it supports the answer given; context recall needs the truth's statements and is absent
+RAGAS_REFERENCE_FREE_METRICS = ("faithfulness", "context_precision", "answer_relevancy")
 
 
 class Statements(BaseModel):
@@ -113,6 +116,19 @@ def render_passage_usefulness(
     )
 
 
+def render_passage_usefulness_for_answer(
+    model: str, question: str, answer: str, passages: Sequence[SearchHit]
+) -> LLMRequest:
+    """Context precision without a reference: each passage judged against the answer given."""
+    return _request(
+        model,
+        "For each numbered passage, give useful 1 if it was useful in arriving at the given answer "
+        "to the question, else 0, with a one-sentence reason.",
+        case_context(question, None, passages, answer),
+        PASSAGES_TOOL,
+    )
+
+
 def render_ground_truth_attribution(
     model: str, question: str, ground_truth: str, passages: Sequence[SearchHit]
 ) -> LLMRequest:
@@ -169,6 +185,7 @@ class RagasLLMJudge:
 
     kind = "ragas"
     metrics = RAGAS_METRICS
+    reference_free_metrics = RAGAS_REFERENCE_FREE_METRICS
     prompt_version = RAGAS_PROMPT_VERSION
 
     def __init__(
@@ -210,7 +227,11 @@ class RagasLLMJudge:
                     scores["faithfulness"] = None
             if case.passages:
                 usefulness = await caller.ask(
-                    render_passage_usefulness(self.model, case.question, case.ground_truth, case.passages),
+                    render_passage_usefulness(self.model, case.question, case.ground_truth, case.passages)
+                    if case.ground_truth is not None
+                    else render_passage_usefulness_for_answer(
+                        self.model, case.question, case.answer, case.passages
+                    ),
                     lambda r: parse_tool_output(r, PassageVerdicts),
                 )
                 by_rank = {v.passage: bool(v.useful) for v in usefulness.verdicts}
@@ -219,11 +240,16 @@ class RagasLLMJudge:
                 )
             else:
                 scores["context_precision"] = None
-            attribution = await caller.ask(
-                render_ground_truth_attribution(self.model, case.question, case.ground_truth, case.passages),
-                lambda r: parse_tool_output(r, StatementVerdicts),
-            )
-            scores["context_recall"] = share_supported([v.verdict for v in attribution.verdicts])
+            if case.ground_truth is None:
+                scores["context_recall"] = None  # the truth's statements are what it attributes
+            else:
+                attribution = await caller.ask(
+                    render_ground_truth_attribution(
+                        self.model, case.question, case.ground_truth, case.passages
+                    ),
+                    lambda r: parse_tool_output(r, StatementVerdicts),
+                )
+                scores["context_recall"] = share_supported([v.verdict for v in attribution.verdicts])
             if self._embed is None:
                 scores["answer_relevancy"] = None
                 notes.append("answer_relevancy: no embedder configured")

@@ -16,6 +16,9 @@ REFERENCE_METRICS = (
     "context_recall",
     "faithfulness_lexical",
 )
+# what needs no reference answer: the retrieval metrics read gold labels, lexical faithfulness the
+# passages (each absent where what it reads is missing)
+REFERENCE_FREE_METRICS = ("context_relevance", "context_precision", "context_recall", "faithfulness_lexical")
 
 
 class ReferenceJudge:
@@ -26,6 +29,7 @@ class ReferenceJudge:
     judge_id = REFERENCE_JUDGE_ID
     kind = "reference"
     metrics = REFERENCE_METRICS
+    reference_free_metrics = REFERENCE_FREE_METRICS
     prompt_version = None
 
     def __init__(self, abstention: reference.AbstentionPolicy = reference.DEFAULT_ABSTENTION) -> None:
@@ -36,10 +40,17 @@ class ReferenceJudge:
 
     def score(self, case: JudgeCase) -> dict[str, float | None]:
         answer, truth, titles = case.answer, case.ground_truth, case.retrieved_titles
+        against_truth: dict[str, float | None] = (
+            {"exact_match": None, "f1": None, "correctness": None}
+            if truth is None
+            else {
+                "exact_match": reference.exact_match(answer, truth),
+                "f1": reference.f1(answer, truth),
+                "correctness": reference.correctness(answer, truth, case.answerable, self._abstention),
+            }
+        )
         return {
-            "exact_match": reference.exact_match(answer, truth),
-            "f1": reference.f1(answer, truth),
-            "correctness": reference.correctness(answer, truth, case.answerable, self._abstention),
+            **against_truth,
             "context_relevance": reference.context_relevance(titles, list(case.gold_titles)),
             "context_precision": reference.context_precision(titles, list(case.gold_titles)),
             "context_recall": reference.context_recall(titles, list(case.gold_facts)),

@@ -24,9 +24,19 @@ from rag_eval_pipeline.judges.custom import (
     RubricMetricJudge,
     load_callable,
 )
-from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RagasLLMJudge
-from rag_eval_pipeline.judges.reference import REFERENCE_JUDGE_ID, REFERENCE_METRICS, ReferenceJudge
-from rag_eval_pipeline.judges.strict import STRICT_METRICS, StrictBlindLLMJudge, StrictLLMJudge
+from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RAGAS_REFERENCE_FREE_METRICS, RagasLLMJudge
+from rag_eval_pipeline.judges.reference import (
+    REFERENCE_FREE_METRICS,
+    REFERENCE_JUDGE_ID,
+    REFERENCE_METRICS,
+    ReferenceJudge,
+)
+from rag_eval_pipeline.judges.strict import (
+    GROUNDING_METRICS,
+    STRICT_METRICS,
+    StrictBlindLLMJudge,
+    StrictLLMJudge,
+)
 from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint, LLMTarget
@@ -43,13 +53,14 @@ class UnknownJudgeError(ValueError):
 @dataclass(frozen=True)
 class JudgeSpec:
     """A judge resolved once: its id and kind, the model behind it (if any), the metrics it
-    declares and which of them are on the 0 / 0.5 / 1 scale; a custom metric carries its own
-    settings."""
+    declares, which of them are on the 0 / 0.5 / 1 scale and which it measures without a
+    reference answer (production traffic); a custom metric carries its own settings."""
 
     judge_id: str
     kind: str
     metrics: tuple[str, ...]
     three_point_metrics: tuple[str, ...] = ()
+    reference_free_metrics: tuple[str, ...] = ()
     provider: str | None = None
     model_id: str | None = None
     endpoint: LLMEndpoint | None = None
@@ -97,7 +108,9 @@ def _llm_target(name: str, prefix: str) -> LLMTarget | None:
 def _parse_reference(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     if name != REFERENCE_JUDGE_ID:
         return None
-    return JudgeSpec(name, "reference", REFERENCE_METRICS, ("correctness", "context_relevance"))
+    return JudgeSpec(
+        name, "reference", REFERENCE_METRICS, ("correctness", "context_relevance"), REFERENCE_FREE_METRICS
+    )
 
 
 def _parse_strict(name: str, custom: CustomMetrics) -> JudgeSpec | None:
@@ -105,7 +118,14 @@ def _parse_strict(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     if target is None:
         return None
     return JudgeSpec(
-        name, "strict", STRICT_METRICS, STRICT_METRICS, target.provider, target.model_id, target.endpoint
+        name,
+        "strict",
+        STRICT_METRICS,
+        STRICT_METRICS,
+        GROUNDING_METRICS,
+        target.provider,
+        target.model_id,
+        target.endpoint,
     )
 
 
@@ -118,6 +138,7 @@ def _parse_strict_blind(name: str, custom: CustomMetrics) -> JudgeSpec | None:
         "strict-blind",
         STRICT_METRICS,
         STRICT_METRICS,
+        GROUNDING_METRICS,
         target.provider,
         target.model_id,
         target.endpoint,
@@ -128,18 +149,35 @@ def _parse_ragas(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = _llm_target(name, "ragas")
     if target is None:
         return None
-    return JudgeSpec(name, "ragas", RAGAS_METRICS, (), target.provider, target.model_id, target.endpoint)
+    return JudgeSpec(
+        name,
+        "ragas",
+        RAGAS_METRICS,
+        (),
+        RAGAS_REFERENCE_FREE_METRICS,
+        target.provider,
+        target.model_id,
+        target.endpoint,
+    )
 
 
 def _parse_python(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     metric = custom.get(name)
     if metric is None or metric.kind != "python":
         return None
-    return JudgeSpec(name, "python", (name,), custom=metric)
+    return JudgeSpec(
+        name,
+        "python",
+        (name,),
+        reference_free_metrics=(name,) if metric.reference_free else (),
+        custom=metric,
+    )
 
 
 def _build_python(spec: JudgeSpec, context: JudgeContext) -> Judge:
-    return PythonMetricJudge(spec.judge_id, load_callable(spec.custom.callable))  # type: ignore[union-attr]
+    metric = spec.custom
+    assert metric is not None and metric.kind == "python", spec
+    return PythonMetricJudge(spec.judge_id, load_callable(metric.callable), metric.reference_free)
 
 
 def _parse_rubric(name: str, custom: CustomMetrics) -> JudgeSpec | None:
@@ -150,7 +188,15 @@ def _parse_rubric(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     if target is None:
         raise UnknownJudgeError(f"custom metric '{name}': unknown model '{metric.model}'")
     return JudgeSpec(
-        name, "rubric", (name,), (), target.provider, target.model_id, target.endpoint, custom=metric
+        name,
+        "rubric",
+        (name,),
+        (),
+        (name,) if metric.reference_free else (),
+        target.provider,
+        target.model_id,
+        target.endpoint,
+        custom=metric,
     )
 
 
@@ -164,6 +210,7 @@ def _build_rubric(spec: JudgeSpec, context: JudgeContext) -> Judge:
         spec.model_id or "",
         context.services.client(spec.endpoint),  # type: ignore[arg-type]
         context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
+        rubric.reference_free,
     )
 
 
@@ -235,6 +282,20 @@ class JudgeRegistry:
     def declared_metrics(self, judge_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """What each judge declares, for judge ids found in stored scores (unknown ids omitted)."""
         return {j: spec.metrics for j in judge_ids if (spec := self._try_resolve(j)) is not None}
+
+    def reference_free(self, judge_ids: Iterable[str]) -> tuple[list[JudgeSpec], list[JudgeSpec]]:
+        """The judges of a run on cases without reference answers (production traffic): those
+        that measure something without one, and those left out because they measure nothing
+        (a custom metric not marked ``reference_free``)."""
+        specs = self.for_run(judge_ids)
+        kept = [s for s in specs if s.reference_free_metrics]
+        return kept, [s for s in specs if not s.reference_free_metrics]
+
+    def declared_reference_free(self, judge_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """What each judge declares on cases without a reference answer (unknown ids omitted)."""
+        return {
+            j: spec.reference_free_metrics for j in judge_ids if (spec := self._try_resolve(j)) is not None
+        }
 
     def three_point_metrics(self, judge_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         return {j: spec.three_point_metrics for j in judge_ids if (spec := self._try_resolve(j)) is not None}

@@ -8,7 +8,9 @@ from typing import Any
 
 import pandas as pd
 
+from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
+from rag_eval_pipeline.llm.budget import BudgetExhaustedError
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
@@ -19,10 +21,14 @@ from rag_eval_pipeline.retrieval.base import SearchHit
 
 def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) -> pd.DataFrame:
     """Candidate answers with the ground truth, gold labels, type, level and answerability of
-    their question (a judgement list without ``answerable`` holds answerable questions only)."""
+    their question (a judgement list without ``answerable`` holds answerable questions only);
+    a question whose reference answer is still to be written has none (None)."""
     columns = ["qid", "answer", "type", "level", "gold_titles", "gold_facts"]
     columns += [c for c in ("tags", "answerable") if c in judgement_list]
     labels = judgement_list[columns].rename(columns={"answer": "ground_truth"})
+    if REFERENCE_PENDING in judgement_list:
+        pending = judgement_list[REFERENCE_PENDING].fillna(False).astype(bool).to_numpy()
+        labels["ground_truth"] = labels["ground_truth"].astype(object).where(~pending, None)
     # an agent asked several times has a row per repeat, each joined to its question's labels
     joined = candidate_answers.merge(labels, on="qid", how="left", validate="many_to_one")
     return joined if "answerable" in joined else joined.assign(answerable=True)
@@ -40,9 +46,10 @@ def judge_case(case: Mapping[str, Any]) -> JudgeCase:
         )
     )
     tags = case.get("tags")
+    truth = case.get("ground_truth")
     return JudgeCase(
         case["question"],
-        case["ground_truth"],
+        None if truth is None or (isinstance(truth, float) and pd.isna(truth)) else str(truth),
         case["answer"],
         hits,
         qid=case["qid"],
@@ -63,6 +70,9 @@ def answer_outcome(answered: bool, abstained: bool, answerable: bool) -> dict[st
         "false_answer_rate": float(gave_answer) if not answerable else float("nan"),
         "over_abstention_rate": float(answered and abstained) if answerable else float("nan"),
     }
+
+
+OVER_BUDGET = "over_budget"  # a case the budget left unjudged
 
 
 async def _score_one(judge: Judge, case: Mapping[str, Any], abstention: AbstentionPolicy) -> dict[str, Any]:
@@ -86,10 +96,14 @@ async def _score_one(judge: Judge, case: Mapping[str, Any], abstention: Abstenti
     if not answered:
         row.update(status="answer_failed", error=case["error"])
         return row
+    judged = judge_case(case)
     try:
-        outcome: JudgeOutcome = await judge.judge(judge_case(case))
+        outcome: JudgeOutcome = await judge.judge(judged)
     except FatalLLMError:
         raise  # a bad key or unknown judge model: every case would fail the same way
+    except BudgetExhaustedError as err:  # not called: unscored, never 0
+        row.update(status=OVER_BUDGET, error=str(err))
+        return row
     except Exception as err:  # one bad case must not sink the run; LLM judges return their errors
         row.update(status="judge_error", error=f"{type(err).__name__}: {err}")
         return row
@@ -97,7 +111,10 @@ async def _score_one(judge: Judge, case: Mapping[str, Any], abstention: Abstenti
     if outcome.error is not None:
         row.update(status="judge_error", error=outcome.error)
     else:
-        row.update(_known(outcome.scores, bool(case.get("contexts_known", True))), status="ok", error=None)
+        known = _known(outcome.scores, bool(case.get("contexts_known", True)))
+        if judged.ground_truth is None:  # no reference: what needs one is absent, whatever came back
+            known = {m: (v if m in judge.reference_free_metrics else None) for m, v in known.items()}
+        row.update(known, status="ok", error=None)
     row["rationales"] = json.dumps(outcome.rationales) if outcome.rationales else None
     row["notes"] = "; ".join(outcome.notes) or None
     return row

@@ -18,6 +18,8 @@ from rag_eval_pipeline.llm.pricing import ModelPrice
 STRICT_PROMPT_VERSION = "strict-v1"
 THREE_POINT = (0.0, 0.5, 1.0)
 STRICT_METRICS = ("correctness", "faithfulness", "context_relevance")
+# without a reference answer: the grounding call, which never sees one
+GROUNDING_METRICS = ("faithfulness", "context_relevance")
 
 STRICT_RUBRIC = """You are a STRICT evaluator of a retrieval-augmented question-answering system.
 You receive a question, the ground-truth answer, the passages the system retrieved, and the
@@ -114,6 +116,7 @@ class StrictLLMJudge:
 
     kind = "strict"
     metrics = STRICT_METRICS
+    reference_free_metrics = GROUNDING_METRICS
     prompt_version = STRICT_PROMPT_VERSION
 
     def __init__(
@@ -126,9 +129,13 @@ class StrictLLMJudge:
 
     def first_request(self, case: JudgeCase) -> LLMRequest:
         """The call made first for ``case`` (what a batch pre-fetches; re-asks go one by one)."""
+        if not case.reference_known:
+            return render_grounding_prompt(self.model, case)
         return render_strict_prompt(self.model, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
+        if not case.reference_known:  # no truth to show: the blind grounding rubric alone
+            return await grounding_verdict(JudgeCaller(self._client, self.model, self._prices), case)
         return await single_verdict(
             JudgeCaller(self._client, self.model, self._prices),
             self.first_request(case),
@@ -238,12 +245,29 @@ def render_grounding_prompt(model: str, case: JudgeCase) -> LLMRequest:
     )
 
 
+async def grounding_verdict(caller: JudgeCaller, case: JudgeCase) -> JudgeOutcome:
+    """Faithfulness and context relevance from the grounding rubric, which never sees a truth."""
+    return await single_verdict(
+        caller,
+        render_grounding_prompt(caller.model, case),
+        lambda r: parse_tool_output(r, GroundingVerdict),
+        lambda v: (
+            {"faithfulness": v.faithfulness, "context_relevance": v.context_relevance},
+            {
+                "faithfulness": v.faithfulness_rationale,
+                "context_relevance": v.context_relevance_rationale,
+            },
+        ),
+    )
+
+
 class StrictBlindLLMJudge:
     """The STRICT rubric in two calls: correctness with the ground truth, faithfulness and
     context relevance in a call that never sees it (``strict-blind:<model>``)."""
 
     kind = "strict-blind"
     metrics = STRICT_METRICS
+    reference_free_metrics = GROUNDING_METRICS
     prompt_version = STRICT_BLIND_PROMPT_VERSION
 
     def __init__(
@@ -255,10 +279,14 @@ class StrictBlindLLMJudge:
         self._prices = prices
 
     def first_request(self, case: JudgeCase) -> LLMRequest:
+        if not case.reference_known:
+            return render_grounding_prompt(self.model, case)
         return render_correctness_prompt(self.model, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
         caller = JudgeCaller(self._client, self.model, self._prices)
+        if not case.reference_known:  # nothing to be correct against: the grounding call only
+            return await grounding_verdict(caller, case)
         correct = await single_verdict(
             caller,
             self.first_request(case),
@@ -267,18 +295,7 @@ class StrictBlindLLMJudge:
         )
         if correct.error is not None:
             return correct
-        grounded = await single_verdict(
-            caller,
-            render_grounding_prompt(self.model, case),
-            lambda r: parse_tool_output(r, GroundingVerdict),
-            lambda v: (
-                {"faithfulness": v.faithfulness, "context_relevance": v.context_relevance},
-                {
-                    "faithfulness": v.faithfulness_rationale,
-                    "context_relevance": v.context_relevance_rationale,
-                },
-            ),
-        )
+        grounded = await grounding_verdict(caller, case)
         if grounded.error is not None:
             return grounded  # its usage is the caller's: both calls counted
         return JudgeOutcome(

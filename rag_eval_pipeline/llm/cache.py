@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse
 from rag_eval_pipeline.llm.shared_slots import SharedSlots
 
@@ -65,7 +66,8 @@ class CachedClient:
     Only responses that are complete and that ``accept`` takes (a judge passes its validation)
     enter the cache, and a cached response ``accept`` refuses is asked again: a re-run repeats
     exactly the calls that did not give a usable answer. ``refresh`` asks every call again (and
-    stores the new answers) for one run.
+    stores the new answers) for one run. With a ``budget``, a real call is made only when what
+    it could cost still fits (cache hits are free).
     """
 
     def __init__(
@@ -76,8 +78,10 @@ class CachedClient:
         max_in_flight: int | None = None,
         shared: SharedSlots | None = None,
         deadline_s: float | None = None,
+        budget: SpendingLimit | None = None,
     ) -> None:
         self._inner = inner
+        self._budget = budget
         self._deadline_s = deadline_s
         self._shared = shared
         self._cache = cache
@@ -131,9 +135,15 @@ class CachedClient:
             if cached is not None and usable(cached):
                 self.cache_hits += 1
                 return cached
+        reserved = await self._budget.reserve(request) if self._budget is not None else 0.0
         self.api_calls += 1
-        async with self._limit() or contextlib.nullcontext(), self._shared_slot():
-            response = capped(await self._within_deadline(self._inner.complete(request)))
+        response = None
+        try:
+            async with self._limit() or contextlib.nullcontext(), self._shared_slot():
+                response = capped(await self._within_deadline(self._inner.complete(request)))
+        finally:
+            if self._budget is not None:
+                await self._budget.settle(reserved, request, response)
         if self._cache is not None and usable(response):
             self._cache.put(key, response)
         return response

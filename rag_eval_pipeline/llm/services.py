@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.cache import CachedClient
 from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.llm.providers import llm_provider
@@ -52,6 +53,7 @@ class LLMServices:
         concurrency: int = 8,
         cache_root: Path | None = None,
         refresh: bool = False,
+        budget: SpendingLimit | None = None,
     ) -> None:
         self._make_client = make_client
         self._clients: dict[LLMEndpoint, CachedClient] = {}
@@ -60,6 +62,7 @@ class LLMServices:
         self.concurrency = concurrency
         self.cache_root = cache_root
         self.refresh = refresh
+        self.budget = budget  # what the step's paid calls may spend together, if limited
 
     def counter(self, caller: str) -> CallCount:
         return self._counts.setdefault(caller, CallCount())

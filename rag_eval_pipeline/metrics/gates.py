@@ -1,7 +1,8 @@
 """Quality gates: metric thresholds checked against a metric summary (asset checks, `rag-eval gate`).
 
 A gate is resolved once from its key and value: ``[GROUP/][JUDGE/]METRIC`` where GROUP is
-``tag:<tag>``, ``type:<type>`` or ``level:<level>`` (the summary's per-group rows), with a
+``tag:<tag>``, ``type:<type>``, ``level:<level>`` or (production traffic)
+``agent_version:<version>`` (the summary's per-group rows), with a
 threshold and a bound: the mean must clear it, or (``bound: lower``, as a release gate should)
 the lower end of its 95% interval must.
 """
@@ -18,7 +19,7 @@ import pandas as pd
 from rag_eval_pipeline.metrics.schema import OVERALL
 from rag_eval_pipeline.metrics.statistics import MIN_CASES, TOO_FEW_CASES
 
-_GROUP = re.compile(r"^(tag|type|level):(.+)$")
+_GROUP = re.compile(r"^(tag|type|level|agent_version):(.+)$")
 
 
 class Bound(str, Enum):
@@ -56,7 +57,7 @@ def parse_gate(key: str, threshold: float, bound: Bound | str = Bound.MEAN, judg
         group = f"{match[1]}={match[2]}"
         parts = parts[1:]
     if not parts[-1] or len(parts) > 2:
-        raise ValueError(f"gate '{key}': expected [tag:|type:|level:GROUP/][JUDGE/]METRIC")
+        raise ValueError(f"gate '{key}': expected [tag:|type:|level:|agent_version:GROUP/][JUDGE/]METRIC")
     return Gate(parts[-1], float(threshold), parts[0] if len(parts) == 2 else judge, group, Bound(bound))
 
 

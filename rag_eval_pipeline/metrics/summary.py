@@ -142,6 +142,7 @@ def summarize(
     interval_method: IntervalMethod | str = IntervalMethod.CLOPPER_PEARSON,
     min_cases: int = MIN_CASES,
     declared_metrics: Mapping[str, Sequence[str]] | None = None,
+    group_by: Sequence[str] = GROUP_BY,
 ) -> pd.DataFrame:
     """Mean of each metric over the cases where it is present, with a 95% interval (``ci_low``,
     ``ci_high``; Clopper-Pearson by default, the method used in ``ci_method``), overall and per
@@ -154,10 +155,12 @@ def summarize(
     Rows of group ``usage`` carry token and dollar totals of the answer model and each judge.
     ``declared_metrics`` (judge id -> metrics, from the judge registry) keeps another judge's
     columns out of a judge's rows; a judge missing from it shows the metrics it has values for.
+    ``group_by`` names the columns whose values are the per-group rows (production traffic:
+    the agent version).
     """
     answers = judge_scores  # a row per answer: tokens, dollars and diagnoses count each answer
     judge_scores = per_case(judge_scores)  # a row per question: what every interval counts
-    metrics = metric_columns(judge_scores)
+    metrics = [m for m in metric_columns(judge_scores) if m not in group_by]
     rows: list[dict[str, object]] = []
     if candidate_answers is not None:
         rows += usage_rows(ANSWER_MODEL_ROW, candidate_answers)
@@ -167,7 +170,7 @@ def summarize(
         rows += usage_rows(str(judge_id), answered)
         rows += diagnosis_rows(str(judge_id), answered)
         groups = [(OVERALL, by_judge)]
-        for column in GROUP_BY:
+        for column in group_by:
             groups += [(f"{column}={value}", g) for value, g in by_judge.groupby(column, sort=True)]
         if "tags" in by_judge and by_judge["tags"].map(len).any():
             exploded = by_judge.explode("tags").dropna(subset=["tags"])

@@ -62,7 +62,8 @@ def test_every_problem_is_named_with_its_line(tmp_path):
             "line 1: empty question",
             "line 2: duplicate id 'a' (first at line 1)",
             "line 2: relevant id 'nope' is not in the knowledge base",
-            "line 3: empty answer (or answerable: false for a question the documents cannot answer)",
+            "line 3: empty answer (or answerable: false for a question the documents cannot answer, "
+            "or reference_pending: true while it is still to be written)",
             "line 3: relevant title 'Nowhere' is not in the knowledge base",
         ]
     ]

@@ -7,7 +7,7 @@ from pydantic import Field
 
 from rag_eval_pipeline.data.documents import merge_passages
 from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
-from rag_eval_pipeline.data.judgement_file import read_judgement_file
+from rag_eval_pipeline.data.judgement_file import judgement_file_documents, read_judgement_file
 from rag_eval_pipeline.data.knowledge_base import (
     IN_SAMPLE,
     PASSAGE_COLUMNS,
@@ -136,17 +136,34 @@ def knowledge_base(context: dg.AssetExecutionContext) -> PublishSnapshot:
     return PublishSnapshot()
 
 
-@dg.asset(name=KB_PASSAGES, group_name=KNOWLEDGE, code_version="custom-1")
+@dg.asset(name=KB_PASSAGES, group_name=KNOWLEDGE, code_version="custom-2")
 def custom_kb_passages(
-    context: dg.AssetExecutionContext, user_documents: pd.DataFrame, documents: DocumentsResource
+    context: dg.AssetExecutionContext,
+    user_documents: pd.DataFrame,
+    documents: DocumentsResource,
+    settings: SettingsResource,
 ) -> pd.DataFrame:
-    """The knowledge base of a custom dataset: the user's documents (chunked if configured)."""
-    if user_documents.empty:
-        raise ValueError(f"no readable documents in {documents.folder}: the knowledge base would be empty")
+    """The knowledge base of a custom dataset: the user's documents (chunked if configured) and
+    the passages the judgement list's cases carry (a promoted production case's served
+    contexts), a document replacing a carried passage of the same title."""
+    questions = settings.settings.dataset.questions or ""
+    carried, problems = judgement_file_documents(questions, documents.chunking)
+    for problem in problems:
+        context.log.warning(f"skipped: {problem}")
+    passages = merge_passages(carried[PASSAGE_COLUMNS], user_documents)
+    if passages.empty:
+        raise ValueError(
+            f"no readable documents in {documents.folder} and none carried by {questions}: the "
+            "knowledge base would be empty"
+        )
     context.add_output_metadata(
-        {"distinct_passages": len(user_documents), "documents_folder": str(documents.folder)}
+        {
+            "distinct_passages": len(passages),
+            "documents_folder": str(documents.folder),
+            "carried_by_the_judgement_list": len(carried),
+        }
     )
-    return user_documents[PASSAGE_COLUMNS].reset_index(drop=True)
+    return passages.reset_index(drop=True)
 
 
 @dg.asset(name=JUDGEMENT_LIST, group_name=KNOWLEDGE, code_version="custom-1")

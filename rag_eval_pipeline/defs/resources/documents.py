@@ -19,7 +19,12 @@ class DocumentsResource(dg.ConfigurableResource):
     def folder(self) -> Path:
         return Path(self.settings.settings.dataset.documents)
 
+    @property
+    def chunking(self) -> Chunking:
+        chunking = self.settings.settings.dataset.chunking
+        return Chunking(chunking.size, chunking.overlap)
+
     def load(self) -> LoadedDocuments:
-        dataset = self.settings.settings.dataset
-        chunking = Chunking(dataset.chunking.size, dataset.chunking.overlap)
-        return load_documents(self.folder, chunking, int(dataset.max_file_mb * 1e6))
+        return load_documents(
+            self.folder, self.chunking, int(self.settings.settings.dataset.max_file_mb * 1e6)
+        )

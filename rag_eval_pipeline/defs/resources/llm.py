@@ -10,6 +10,7 @@ from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
+from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.llamacpp_server import LocalServers
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
@@ -77,17 +78,26 @@ class LLMResource(dg.ConfigurableResource):
             table[model] = ModelPrice(input_, output, write, read)
         return table
 
-    def services(self) -> LLMServices:
-        """The clients of one step (made on first use: offline runs need no key) and prices."""
+    def services(self, budget_usd: float | None = None) -> LLMServices:
+        """The clients of one step (made on first use: offline runs need no key) and prices;
+        with ``budget_usd``, every paid call of the step together stays within it."""
         settings = self.settings.settings
+        prices = self.price_table()
+        budget = SpendingLimit(budget_usd, prices) if budget_usd is not None else None
         return LLMServices(
-            self.client, self.price_table(), settings.concurrency, self._cache_root, settings.cache.refresh
+            lambda endpoint: self.client(endpoint, budget),
+            prices,
+            settings.concurrency,
+            self._cache_root,
+            settings.cache.refresh,
+            budget,
         )
 
-    def client(self, endpoint: LLMEndpoint) -> CachedClient:
+    def client(self, endpoint: LLMEndpoint, budget: SpendingLimit | None = None) -> CachedClient:
         """A fresh client for one stage's calls: the provider's SDK client behind the cache, the
         bound on calls in flight (``concurrency``, shared with every run of the instance on this
-        machine where the provider is a shared service) and the call's overall deadline."""
+        machine where the provider is a shared service), the call's overall deadline and the
+        stage's budget (for a provider whose calls cost money)."""
         provider, env = llm_provider(endpoint), self.environment()
         settings = env.settings
         shared_name = provider.shared_limit(endpoint, env)
@@ -103,6 +113,7 @@ class LLMResource(dg.ConfigurableResource):
             max_in_flight=settings.concurrency,
             shared=shared,
             deadline_s=provider.section(settings).call_deadline(),
+            budget=None if provider.free else budget,
         )
 
     def batches(self, endpoints: list[LLMEndpoint]) -> BatchPrefetcher | None:

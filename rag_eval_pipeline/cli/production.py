@@ -1,0 +1,186 @@
+"""`rag-eval production run|promote`: score the days of real traffic the sources hold (each a
+daily partition of the instance) and print them with intervals, exit 1 when a day fails a
+threshold; and turn a day's problem cases into regression cases of a judgement list."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from rag_eval_pipeline.cli.arguments import positive
+from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
+from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
+from rag_eval_pipeline.definitions import build_definitions, llm_resource
+from rag_eval_pipeline.defs.names import PRODUCTION_SAMPLE, PRODUCTION_SCORES
+from rag_eval_pipeline.instance.production import (
+    DayOutcome,
+    days_in_sources,
+    production_problems,
+    run_production,
+)
+from rag_eval_pipeline.metrics.gates import Bound, failed_gates_line
+from rag_eval_pipeline.metrics.schema import USAGE
+from rag_eval_pipeline.production.promote import (
+    PromoteError,
+    chosen_cases,
+    judgement_rows,
+    write_judgement_list,
+)
+from rag_eval_pipeline.reporting.markdown import means_with_intervals, to_markdown
+
+SHOWN_PROBLEMS = 10
+
+
+def _day(value: str) -> str:
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a day as YYYY-MM-DD, got {value!r}") from None
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    production = commands.add_parser(
+        "production", help="score a daily sample of real traffic; promote problem cases"
+    )
+    sub = production.add_subparsers(dest="production_command", required=True)
+    run = sub.add_parser(
+        "run",
+        help="score the days the production sources hold (or one) and print them",
+        description="Reads the production sources, materializes each day they hold (a daily "
+        "partition: its interactions, a seeded sample, reference-free scores, the summary held to "
+        "the thresholds), then the trend and report. Exit 1 when a day fails a threshold.",
+    )
+    run.add_argument("--day", type=_day, help="only this day (YYYY-MM-DD)")
+    run.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
+    run.set_defaults(handler=handle_run)
+
+    promote = sub.add_parser(
+        "promote",
+        help="write a day's chosen cases as judgement-list cases (regression cases)",
+        description="Writes sampled cases of a scored day to a judgement list of this project's "
+        "format: the question, an empty reference answer to fill in (reference_pending), the "
+        "served contexts as the case's documents with --with-contexts. `rag-eval run --dataset FILE` "
+        "evaluates it. Prints the list's count and version (a content hash a CI gate can pin).",
+    )
+    promote.add_argument("--day", type=_day, required=True, help="the scored day (YYYY-MM-DD)")
+    chosen = promote.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("--qid", nargs="+", help="the interactions' ids (as the day's sample names them)")
+    chosen.add_argument("--worst", type=positive, metavar="N", help="the N scored lowest on --metric")
+    promote.add_argument(
+        "--metric", default="faithfulness", help="what --worst ranks by (default faithfulness)"
+    )
+    promote.add_argument("--judge", help="whose --metric (default: the first judge that measured it)")
+    promote.add_argument(
+        "--with-contexts", action="store_true", help="carry the served contexts as the cases' documents"
+    )
+    promote.add_argument("--out", required=True, help="the judgement list (JSONL; cases are added to it)")
+    promote.set_defaults(handler=handle_promote)
+
+
+def day_table(outcome: DayOutcome) -> str:
+    """The day's scores with intervals, overall and per agent version, and each threshold's result."""
+    summary = outcome.summary
+    assert summary is not None
+    rows = summary[(summary["group"] != USAGE) & summary["n"].gt(0)].copy()
+    rows["agent_version"] = rows["group"].map(lambda g: "all" if g == "all" else g.split("=", 1)[1])
+    results = {(g.judge_id, g.group, g.metric): g for g in outcome.gates}
+    thresholds, verdicts = [], []
+    for judge, group, metric in zip(rows["judge_id"], rows["group"], rows["metric"]):
+        gate = results.get((judge, group, metric))
+        bound = "lower " if gate is not None and gate.bound is Bound.LOWER else ""
+        thresholds.append("–" if gate is None else f"{bound}{gate.threshold:g}")
+        verdicts.append("" if gate is None else "pass" if gate.passed else f"FAIL {gate.note}".strip())
+    rows = rows.assign(threshold=thresholds, result=verdicts)
+    columns = ["judge_id", "metric", "agent_version", "mean", "ci_low", "ci_high", "n", "threshold", "result"]
+    return to_markdown(means_with_intervals(rows[columns]))
+
+
+def handle_run(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    llm = llm_resource(settings)
+    problems = production_problems(settings, llm.missing, llm.price_table())
+    if problems:
+        for problem in problems:
+            error(problem)
+        return 2
+    defs = build_definitions(settings)
+    instance = instance_of(args)
+    days, skipped = days_in_sources(settings)
+    for problem in skipped[:SHOWN_PROBLEMS]:
+        print(f"skipped: {problem}")
+    if len(skipped) > SHOWN_PROBLEMS:
+        print(f"skipped: ... and {len(skipped) - SHOWN_PROBLEMS} more rows (all named on the asset page)")
+    if args.day:
+        if args.day not in days:
+            raise CommandError(
+                f"no interaction of {args.day} in the production sources (days held: "
+                f"{', '.join(days[-10:]) or 'none'})"
+            )
+        days = [args.day]
+    if not days:
+        raise CommandError("the production sources hold no interaction yet")
+    print(f"Dagster instance: {instance.root_directory}")
+    report = run_production(defs, instance, settings, days, args.verbose)
+    for note in report.problems:
+        print(f"note: {note}")
+    failed = []
+    for outcome in report.days:
+        print()
+        if outcome.summary is None:
+            print(f"{outcome.day}: FAILED ({outcome.error})")
+            failed.append(outcome.day)
+            continue
+        cost = "–" if pd.isna(outcome.cost_usd) else f"${outcome.cost_usd:.4f}"
+        print(f"{outcome.day}: {outcome.sampled} interactions sampled, judgements cost {cost}")
+        if outcome.over_budget:
+            print(f"note: the daily budget stopped {outcome.over_budget} cases: unscored, not 0")
+        print(day_table(outcome))
+        if not outcome.passed:
+            print(f"{outcome.day} FAILED: {failed_gates_line(outcome.gates)}")
+            failed.append(outcome.day)
+    print(
+        f"\n{len(report.days) - len(failed)} of {len(report.days)} days passed; wall time "
+        f"{seconds_since_start():.1f}s; open the UI with: {ui_command(instance.root_directory)}"
+    )
+    for day in failed:
+        error(f"{day} failed a production threshold")
+    return 1 if failed else 0
+
+
+def _load(defs, instance, asset: str, day: str) -> pd.DataFrame:
+    logging.disable(logging.INFO)
+    try:
+        return defs.load_asset_value(asset, instance=instance, partition_key=day)
+    except FileNotFoundError:
+        raise CommandError(f"{day} is not scored here yet: `rag-eval production run --day {day}`") from None
+    finally:
+        logging.disable(logging.NOTSET)
+
+
+def handle_promote(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    if settings.production is None:
+        raise CommandError("no production section in the configuration file (README: Production sampling)")
+    defs = build_definitions(settings)
+    instance = instance_of(args, reads_only=True)
+    sample = _load(defs, instance, PRODUCTION_SAMPLE, args.day)
+    scores = _load(defs, instance, PRODUCTION_SCORES, args.day)
+    try:
+        cases = chosen_cases(sample, scores, args.qid or (), args.worst, args.metric, args.judge)
+    except PromoteError as err:
+        raise CommandError(str(err)) from None
+    out = Path(args.out)
+    count, version = write_judgement_list(judgement_rows(cases, args.day, args.with_contexts), out)
+    shown = [c for c in ("interaction_id", "agent_version", "question") if c in cases]
+    ranked = [c for c in cases.columns if "/" in c]
+    print(to_markdown(cases[shown + ranked].assign(question=cases["question"].str.slice(0, 70))))
+    print(
+        f"\npromoted {len(cases)} cases of {args.day} to {out}: it holds {count} cases (version {version}).\n"
+        f"Fill in each reference answer, then evaluate it: rag-eval run --dataset {out}\n"
+        "(the run prints the list's version; a CI gate pins it with rag-eval gate --judgement-list VERSION)"
+    )
+    return 0

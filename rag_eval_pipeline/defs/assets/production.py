@@ -1,0 +1,342 @@
+"""Production traffic, a partition per day: the day's interactions from every source, a seeded
+random sample of them, their scores by reference-free judges, the day's summary held to the
+thresholds by a blocking check; then the trend across days, its report and Prometheus series.
+Built from the settings, since the days begin on ``production.start_date``."""
+
+import json
+from dataclasses import dataclass
+
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.config import Settings
+from rag_eval_pipeline.defs.assets.progress import progress_logger
+from rag_eval_pipeline.defs.io_manager import FAN_IN, HtmlDocument
+from rag_eval_pipeline.defs.names import (
+    PRODUCTION,
+    PRODUCTION_DAY,
+    PRODUCTION_DIGEST_TAG,
+    PRODUCTION_JOB,
+    PRODUCTION_REPORT,
+    PRODUCTION_REPORT_JOB,
+    PRODUCTION_SCORES,
+    PRODUCTION_SUMMARY,
+    PRODUCTION_TREND,
+    TRIGGER_TAG,
+)
+from rag_eval_pipeline.defs.production_metadata import (
+    interactions_metadata,
+    sample_metadata,
+    scores_metadata,
+    summary_metadata,
+    worst_production_cases,
+)
+from rag_eval_pipeline.defs.resources import (
+    EvaluationLockResource,
+    KnowledgeBaseResource,
+    LLMResource,
+    MonitoringResource,
+    SettingsResource,
+)
+from rag_eval_pipeline.defs.resources.production import ProductionResource
+from rag_eval_pipeline.judges.score_cases import score_cases
+from rag_eval_pipeline.metrics.gates import failed_gates_line, gate_table
+from rag_eval_pipeline.production.interactions import day_digests
+from rag_eval_pipeline.production.sampling import draw_sample, filtered
+from rag_eval_pipeline.production.scoring import (
+    day_gates,
+    over_budget,
+    production_cases,
+    summarize_day,
+    trend_rows,
+    with_versions,
+)
+from rag_eval_pipeline.production.settings import source_name
+from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.reporting.production import production_exposition, render_production_report
+from rag_eval_pipeline.storage.materializations import HISTORY
+
+PRODUCTION_TRIGGER = "production_logs"
+SPENT = "spent_usd"  # what one materialization of a day's scores spent: the day's budget is cumulative
+
+
+@dataclass(frozen=True)
+class ProductionDefinitions:
+    assets: list
+    checks: list
+    jobs: list
+    sensors: list
+
+
+def production_days(settings: Settings) -> dg.DailyPartitionsDefinition:
+    """A partition per day from ``production.start_date`` up to today (today's rows are scored
+    as they come, and again when more arrive)."""
+    production = settings.production
+    assert production is not None
+    return dg.DailyPartitionsDefinition(
+        start_date=production.start_date.isoformat(), timezone=production.timezone, end_offset=1
+    )
+
+
+def _spent_before(context: dg.AssetExecutionContext) -> float:
+    """What earlier materializations of this day's scores spent."""
+    records = context.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=context.asset_key, asset_partitions=[context.partition_key]),
+        limit=1000,
+    ).records
+    spent = [r.asset_materialization.metadata.get(SPENT) for r in records if r.asset_materialization]
+    return float(sum(getattr(s, "value", 0.0) or 0.0 for s in spent))
+
+
+def build_production(settings: Settings) -> ProductionDefinitions:
+    """The production assets, their check, the two jobs and the sensor that watches the sources."""
+    production = settings.production
+    assert production is not None
+    days = production_days(settings)
+
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
+    def production_interactions(
+        context: dg.AssetExecutionContext, production_sources: ProductionResource
+    ) -> pd.DataFrame:
+        """The day's interactions from every source (logs, Phoenix, span exports): question, served
+        answer and contexts, time, trace, agent version, feedback. A row that cannot be read is
+        named by file and line (or span) and left out; the rest of the day is kept."""
+        read = production_sources.read_day(context.partition_key)
+        for problem in read.problems:
+            context.log.warning(f"skipped: {problem}")
+        context.add_output_metadata(interactions_metadata(read))
+        digest = day_digests(read.frame).get(context.partition_key, "empty")
+        context.set_data_version(context.asset_key, dg.DataVersion(digest))  # same rows: nothing stale
+        return read.frame
+
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
+    def production_sample(
+        context: dg.AssetExecutionContext, production_interactions: pd.DataFrame, settings: SettingsResource
+    ) -> pd.DataFrame:
+        """A seeded random sample of the day's interactions that the filters keep, at most
+        ``sample_per_day``, in proportion to each agent version's traffic: the same seed draws
+        the same sample, and late rows change it only where they rank below the cut."""
+        chosen = settings.settings.production
+        kept = filtered(production_interactions, chosen.filters)
+        sample = draw_sample(
+            kept, context.partition_key, chosen.sample_per_day, chosen.seed, chosen.stratify_by_agent_version
+        )
+        context.add_output_metadata(sample_metadata(production_interactions, kept, sample, chosen))
+        return sample
+
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
+    def production_scores(
+        context: dg.AssetExecutionContext,
+        production_sample: pd.DataFrame,
+        llm: LLMResource,
+        knowledge_base: KnowledgeBaseResource,
+        settings: SettingsResource,
+        evaluation_lock: EvaluationLockResource,
+    ) -> pd.DataFrame:
+        """Every sampled case scored by the reference-free judges on the contexts it was served
+        (no metric that needs a reference answer is attempted); the day's budget, when set, stops
+        the calls it does not allow, and their cases stay unscored (absent), said in one line."""
+        chosen = settings.settings.production
+        registry = settings.judge_registry()
+        specs, left_out = registry.reference_free(chosen.judges or settings.settings.judges)
+        for spec in left_out:
+            context.log.warning(
+                f"judge {spec.judge_id} measures nothing without a reference answer: left out"
+            )
+        spent_before = _spent_before(context)
+        budget = None if chosen.daily_budget_usd is None else max(0.0, chosen.daily_budget_usd - spent_before)
+        services = llm.services(budget)
+        judges = [registry.build(s, services, knowledge_base.knowledge_base.query_embedder()) for s in specs]
+        scores = score_cases(
+            production_cases(production_sample),
+            judges,
+            on_progress=progress_logger(context, "judged"),
+            concurrency=None,  # the provider's client bounds the calls in flight
+        )
+        scores = with_versions(scores, production_sample)
+        stopped = over_budget(scores)
+        if stopped:
+            context.log.warning(
+                f"the daily budget of ${chosen.daily_budget_usd:g} stopped {stopped} of "
+                f"{len(production_sample)} cases (${spent_before + services.budget.spent_usd:.4f} spent "
+                "today): they are unscored, not 0"
+            )
+        context.add_output_metadata(
+            {
+                **scores_metadata([s.judge_id for s in specs], scores, services, stopped),
+                SPENT: dg.MetadataValue.float(services.budget.spent_usd if services.budget else 0.0),
+                "worst_cases": dg.MetadataValue.md(
+                    to_markdown(worst_production_cases(scores, production_sample))
+                ),
+            }
+        )
+        return scores
+
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
+    def production_summary(
+        context: dg.AssetExecutionContext, production_scores: pd.DataFrame, settings: SettingsResource
+    ) -> pd.DataFrame:
+        """The day's mean of each reference-free metric with its 95% interval, overall and per agent
+        version, with counts and the day's tokens and dollars; held to the thresholds by its check."""
+        statistics = settings.settings.statistics
+        declared = settings.judge_registry().declared_reference_free(production_scores["judge_id"].unique())
+        summary = summarize_day(production_scores, declared, statistics.interval_method, statistics.min_cases)
+        context.add_output_metadata(summary_metadata(summary))
+        return summary
+
+    @dg.asset_check(asset=production_summary, name="quality_gates", partitions_def=days, blocking=True)
+    def production_summary_quality_gates(
+        context: dg.AssetCheckExecutionContext, production_summary: pd.DataFrame, settings: SettingsResource
+    ) -> dg.AssetCheckResult:
+        """The day against the production thresholds (faithfulness 0.8 by default): below one, or
+        on too few scored cases to conclude, the day fails, naming metric, value and threshold."""
+        results = day_gates(
+            production_summary, settings.settings.production.gates(), settings.settings.statistics.min_cases
+        )
+        failed = failed_gates_line(results)
+        if failed:
+            context.log.error(f"{context.partition_key}: production threshold failed: {failed}")
+        return dg.AssetCheckResult(
+            passed=not failed,
+            description=failed or "every threshold passed",
+            metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)))},
+        )
+
+    every_day = {"allow_missing_partitions": True, FAN_IN: True}
+
+    @dg.asset(
+        group_name=PRODUCTION,
+        ins={PRODUCTION_SUMMARY: dg.AssetIn(metadata=every_day)},
+        code_version="1",
+        # after any day changes (a day without traffic stays missing for good: not waited for)
+        automation_condition=dg.AutomationCondition.eager().without(
+            ~dg.AutomationCondition.any_deps_missing()
+        ),
+    )
+    def production_trend(
+        context: dg.AssetExecutionContext,
+        production_summary: dict[str, pd.DataFrame],
+        settings: SettingsResource,
+        monitoring: MonitoringResource,
+    ) -> pd.DataFrame:
+        """Every scored day's means with their intervals, per judge, metric and agent version,
+        against its threshold; published as ``rag_eval_production_score{metric,judge,
+        agent_version,day}`` for Prometheus."""
+        statistics = settings.settings.statistics
+        gates = settings.settings.production.gates()
+        results = {day: day_gates(s, gates, statistics.min_cases) for day, s in production_summary.items()}
+        trend = trend_rows(production_summary, results)
+        path = monitoring.publish(production_exposition(trend), PRODUCTION)
+        failing = sorted({d for d, r in results.items() if any(not g.passed for g in r)})
+        context.add_output_metadata(
+            {
+                "days": len(production_summary),
+                "days_failing": ", ".join(failing) or "none",
+                "textfile": dg.MetadataValue.path(path),
+                "trend": dg.MetadataValue.md(to_markdown(trend[trend["agent_version"] == "all"])),
+            }
+        )
+        return trend
+
+    @dg.asset(
+        group_name=PRODUCTION,
+        ins={PRODUCTION_SCORES: dg.AssetIn(metadata=every_day)},
+        code_version="1",
+        automation_condition=dg.AutomationCondition.eager(),
+    )
+    def production_report(
+        context: dg.AssetExecutionContext,
+        production_trend: pd.DataFrame,
+        production_scores: dict[str, pd.DataFrame],
+        settings: SettingsResource,
+    ) -> HtmlDocument:
+        """One self-contained HTML page: each metric day by day with intervals and its threshold,
+        per agent version, the days that failed and their cost, the latest day's worst cases."""
+        latest = max(production_scores) if production_scores else None
+        worst = worst_production_cases(production_scores[latest]) if latest else pd.DataFrame()
+        notes = [f"sources: {', '.join(source_name(s) for s in settings.settings.production.sources)}"]
+        served = settings.settings.ui.reports_url
+        context.add_output_metadata(
+            {
+                "days": int(production_trend["day"].nunique()) if len(production_trend) else 0,
+                "report": dg.MetadataValue.url(f"{served}/{PRODUCTION_REPORT}.html"),
+                "this_report": dg.MetadataValue.url(
+                    f"{served}/{HISTORY}/{PRODUCTION_REPORT}/{context.run_id}.html"
+                ),
+            }
+        )
+        return HtmlDocument(render_production_report(production_trend, worst, notes))
+
+    day_job = dg.define_asset_job(
+        PRODUCTION_JOB,
+        selection=dg.AssetSelection.assets(*PRODUCTION_DAY),
+        partitions_def=days,
+        description="One day of production traffic: read, sample, score without references, summarize.",
+    )
+    report_job = dg.define_asset_job(
+        PRODUCTION_REPORT_JOB,
+        selection=dg.AssetSelection.assets(PRODUCTION_TREND, PRODUCTION_REPORT),
+        description="The trend across days, its report and Prometheus series.",
+    )
+
+    @dg.sensor(
+        job=day_job,
+        minimum_interval_seconds=production.sensor_interval_s,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Materializes a day of production traffic when its rows arrive in a source, and "
+        "again when late rows change it (only that day).",
+    )
+    def production_logs_sensor(context: dg.SensorEvaluationContext, production_sources: ProductionResource):
+        return day_requests(context, production_sources, days)
+
+    automation = dg.AutomationConditionSensorDefinition(
+        "production_reports_sensor",
+        target=dg.AssetSelection.assets(PRODUCTION_TREND, PRODUCTION_REPORT),
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description="Refreshes the production trend and report after any day is scored.",
+    )
+    return ProductionDefinitions(
+        [
+            production_interactions,
+            production_sample,
+            production_scores,
+            production_summary,
+            production_trend,
+            production_report,
+        ],
+        [production_summary_quality_gates],
+        [day_job, report_job],
+        [production_logs_sensor, automation],
+    )
+
+
+def day_requests(
+    context: dg.SensorEvaluationContext, sources: ProductionResource, days: dg.DailyPartitionsDefinition
+) -> dg.SensorResult | dg.SkipReason:
+    """A run per day whose rows are new or changed since the cursor (each state once, by its
+    digest); problems are logged when the sources change, days outside the partitions named."""
+    cursor = json.loads(context.cursor) if context.cursor else {}
+    read = sources.read_all()
+    digests = day_digests(read.frame)
+    changed = sorted(day for day, digest in digests.items() if cursor.get(day) != digest)
+    if not changed:
+        return dg.SkipReason(f"no new or changed rows ({len(digests)} days seen)")
+    for problem in read.problems:
+        context.log.warning(f"skipped: {problem}")
+    known = set(days.get_partition_keys(dynamic_partitions_store=context.instance))
+    outside = [day for day in changed if day not in known]
+    if outside:
+        context.log.warning(
+            "rows on days that are not partitions (before production.start_date, or ahead): "
+            + ", ".join(outside)
+        )
+    requests = [
+        dg.RunRequest(
+            run_key=f"production:{day}:{digests[day]}",
+            partition_key=day,
+            tags={TRIGGER_TAG: PRODUCTION_TRIGGER, PRODUCTION_DIGEST_TAG: digests[day]},
+        )
+        for day in changed
+        if day in known
+    ]
+    return dg.SensorResult(run_requests=requests, cursor=json.dumps(digests, sort_keys=True))

@@ -1,0 +1,118 @@
+"""Production problems become regression cases: chosen interactions of a day written as a
+judgement list of this project's own format, each with its question, an empty reference answer
+to fill in (``reference_pending``) and, when wanted, the contexts it was served as the case's
+documents. The list's version (a content hash) and count let a CI gate pin it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
+from rag_eval_pipeline.metrics.freshness import judgement_list_version
+from rag_eval_pipeline.metrics.schema import metric_columns
+from rag_eval_pipeline.storage.files import write_atomically
+
+
+class PromoteError(ValueError):
+    """What keeps the chosen cases from being promoted, in one line."""
+
+
+def chosen_cases(
+    sample: pd.DataFrame,
+    scores: pd.DataFrame,
+    qids: Sequence[str] = (),
+    worst: int | None = None,
+    metric: str = "faithfulness",
+    judge: str | None = None,
+) -> pd.DataFrame:
+    """The sampled interactions named by id, or the ``worst`` scored lowest on ``metric`` (of
+    ``judge``, else of the first judge that measured it); lowest first."""
+    if qids:
+        unknown = [q for q in qids if q not in set(sample["interaction_id"])]
+        if unknown:
+            raise PromoteError(
+                f"not in the day's sample: {', '.join(unknown[:5])} (the sample's ids are in "
+                "production_sample, and in `rag-eval production run`'s worst cases)"
+            )
+        return sample.set_index("interaction_id").loc[list(dict.fromkeys(qids))].reset_index()
+    if metric not in scores:
+        raise PromoteError(f"no judge measured {metric} on this day (measured: {_measured(scores)})")
+    rows = scores[(scores["status"] == "ok") & scores[metric].notna()]
+    judges = list(dict.fromkeys(rows["judge_id"]))
+    judge = judge or (judges[0] if judges else None)
+    rows = rows[rows["judge_id"] == judge]
+    if rows.empty:
+        raise PromoteError(f"judge {judge} scored no case on {metric} this day")
+    lowest = rows.sort_values([metric, "qid"]).head(worst or len(rows))
+    picked = sample.set_index("interaction_id").loc[lowest["qid"]].reset_index()
+    return picked.assign(**{f"{judge}/{metric}": lowest[metric].to_numpy()})
+
+
+def _measured(scores: pd.DataFrame) -> str:
+    """The metrics some case of the day has a value of."""
+    measured = [
+        c
+        for c in metric_columns(scores)
+        if c not in ("cost_usd", "agent_version") and scores[c].notna().any()
+    ]
+    return ", ".join(measured) or "none"
+
+
+def judgement_rows(cases: pd.DataFrame, day: str, with_contexts: bool) -> list[dict]:
+    """Rows of a judgement list: the question, an empty answer to fill in, where it came from
+    and (``with_contexts``) the served contexts as its documents."""
+    rows = []
+    for case in cases.to_dict(orient="records"):
+        row = {
+            "id": case["interaction_id"],
+            "question": case["question"],
+            "answer": "",
+            REFERENCE_PENDING: True,
+            "tags": ["production", f"day:{day}", f"agent_version:{case['agent_version']}"],
+            "served_answer": case["answer"],
+            "trace_id": case["trace_id"],
+        }
+        if with_contexts:
+            row["documents"] = [
+                {
+                    **({"id": str(i)} if i else {}),
+                    "title": t or f"{case['interaction_id']} context {n}",
+                    "passage": text,
+                }
+                for n, (text, i, t) in enumerate(
+                    zip(case["contexts"], case["context_ids"], case["context_titles"]), start=1
+                )
+                if str(text).strip()
+            ]
+        rows.append(row)
+    return rows
+
+
+def list_version(rows: Sequence[dict]) -> str:
+    """The version a judgement list's rows read as (the judgement_list asset's data version)."""
+    cases = pd.DataFrame(
+        {
+            "qid": [r["id"] for r in rows],
+            "question": [r["question"] for r in rows],
+            "answer": [r["answer"] for r in rows],
+            "answerable": [r.get("answerable", True) for r in rows],
+        }
+    )
+    return judgement_list_version(cases)
+
+
+def write_judgement_list(rows: Sequence[dict], path: Path, merge: bool = True) -> tuple[int, str]:
+    """Writes (or, with ``merge``, adds to the cases already in) the file, whole or not at
+    all; returns the count and version of what it holds now."""
+    kept: list[dict] = []
+    if merge and path.is_file():
+        kept = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    ids = {r["id"] for r in rows}
+    merged = [r for r in kept if r.get("id") not in ids] + list(rows)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in merged)
+    write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    return len(merged), list_version(merged)

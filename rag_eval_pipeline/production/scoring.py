@@ -1,0 +1,133 @@
+"""A day's sample as cases the judges score, and the day's summary: production traffic has no
+reference answer, so each judge measures only what needs none (faithfulness, context relevance,
+reference-free context precision, answer relevancy, rubrics marked ``reference_free``); the
+contexts judged are the ones the agent served."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from rag_eval_pipeline.judges.score_cases import OVER_BUDGET
+from rag_eval_pipeline.metrics.gates import Gate, GateResult, check_gates
+from rag_eval_pipeline.metrics.schema import OVERALL, USAGE
+from rag_eval_pipeline.metrics.statistics import IntervalMethod
+from rag_eval_pipeline.metrics.summary import summarize
+
+PRODUCTION_CONFIG = "production"  # the answer_config of a production case: the agent as it served
+VERSION_GROUP = "agent_version"
+UNKNOWN_ANSWERABILITY = ("false_answer_rate", "over_abstention_rate")
+
+
+def production_cases(sample: pd.DataFrame) -> pd.DataFrame:
+    """The sampled interactions as the joined cases ``score_cases`` takes: the served answer
+    and contexts, no ground truth and no gold labels (their metrics are absent)."""
+    rows = []
+    for record in sample.to_dict(orient="records"):
+        contexts = list(record["contexts"])
+        ids = list(record["context_ids"])
+        titles = list(record["context_titles"])
+        rows.append(
+            {
+                "qid": record["interaction_id"],
+                "repeat": 0,
+                "question": record["question"],
+                "answer": record["answer"],
+                "answer_config": PRODUCTION_CONFIG,
+                "status": "ok",
+                "error": None,
+                "retrieved_ids": [i or f"context-{n}" for n, i in enumerate(ids, start=1)],
+                "retrieved_titles": [t or f"context {n}" for n, t in enumerate(titles, start=1)],
+                "retrieved_passages": contexts,
+                "retrieved_scores": [None] * len(contexts),
+                "contexts_known": bool(record["contexts_known"]),
+                "ground_truth": None,
+                "gold_titles": [],
+                "gold_facts": [],
+                "type": "production",
+                "level": "production",
+                "tags": [],
+                "answerable": True,
+                VERSION_GROUP: record["agent_version"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def with_versions(scores: pd.DataFrame, sample: pd.DataFrame) -> pd.DataFrame:
+    """The scores with each case's agent version, the group a day is summarized by."""
+    versions = dict(zip(sample["interaction_id"], sample["agent_version"]))
+    return scores.assign(**{VERSION_GROUP: scores["qid"].map(versions)})
+
+
+def summarize_day(
+    scores: pd.DataFrame,
+    declared: Mapping[str, Sequence[str]],
+    method: IntervalMethod | str,
+    min_cases: int,
+) -> pd.DataFrame:
+    """Each judge's reference-free metrics over the day's sample, with 95% intervals, overall
+    and per agent version; a case the budget left unjudged counts as neither scored nor 0."""
+    summary = summarize(scores, None, method, min_cases, declared, group_by=(VERSION_GROUP,))
+    # whether a question could be answered is unknown here: only the answer rate means something
+    return summary[~summary["metric"].isin(UNKNOWN_ANSWERABILITY)].reset_index(drop=True)
+
+
+def over_budget(scores: pd.DataFrame) -> int:
+    """Cases the budget left unjudged (counted once, whichever judge ran out)."""
+    return int(scores.loc[scores["status"] == OVER_BUDGET, "qid"].nunique()) if len(scores) else 0
+
+
+def day_gates(summary: pd.DataFrame, gates: Sequence[Gate], min_cases: int) -> list[GateResult]:
+    return check_gates(summary, gates, min_cases=min_cases)
+
+
+def day_cost(summary: pd.DataFrame) -> float:
+    """Dollars the day's judgements cost (NaN: a judge whose model has no price)."""
+    usage = summary[(summary["group"] == USAGE) & (summary["metric"] == "cost_usd")]
+    return float(usage["total"].sum(min_count=1)) if len(usage) else 0.0
+
+
+def trend_rows(
+    summaries: Mapping[str, pd.DataFrame], results: Mapping[str, list[GateResult]]
+) -> pd.DataFrame:
+    """One row per day, judge, metric and group (overall, each agent version): the mean, its
+    interval and n, with the day's threshold on the metric and whether the day passed it."""
+    frames = []
+    for day, summary in sorted(summaries.items()):
+        scored = summary[(summary["group"] != USAGE) & summary["mean"].notna()]
+        gates = {(r.judge_id, r.metric, r.group): r for r in results.get(day, [])}
+        for row in scored.itertuples():
+            gate = gates.get((row.judge_id, row.metric, row.group))
+            frames.append(
+                {
+                    "day": day,
+                    "judge_id": row.judge_id,
+                    "metric": row.metric,
+                    "group": row.group,
+                    "agent_version": "all" if row.group == OVERALL else row.group.split("=", 1)[1],
+                    "mean": row.mean,
+                    "ci_low": row.ci_low,
+                    "ci_high": row.ci_high,
+                    "n": row.n,
+                    "threshold": gate.threshold if gate else float("nan"),
+                    "passed": None if gate is None else gate.passed,
+                    "cost_usd": day_cost(summary),
+                }
+            )
+    columns = [
+        "day",
+        "judge_id",
+        "metric",
+        "group",
+        "agent_version",
+        "mean",
+        "ci_low",
+        "ci_high",
+        "n",
+        "threshold",
+        "passed",
+        "cost_usd",
+    ]
+    return pd.DataFrame(frames, columns=columns)
