@@ -11,8 +11,6 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 
-from rag_eval_pipeline.reporting.markdown import to_markdown
-
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{margin-bottom:0}
 .note{color:#555;max-width:60rem}table{border-collapse:collapse;font-size:.85rem}
@@ -25,6 +23,8 @@ def trend_figure(trend: pd.DataFrame, judge_id: str, metric: str) -> go.Figure:
     """One metric of one judge day by day, a line per agent version with interval whiskers,
     and the day's threshold as a dashed line."""
     rows = trend[(trend["judge_id"] == judge_id) & (trend["metric"] == metric)]
+    if rows["agent_version"].nunique() <= 2:  # one version: its line is the overall one
+        rows = rows[rows["agent_version"] == "all"]
     figure = go.Figure()
     for version, series in rows.groupby("agent_version", sort=True):
         series = series.sort_values("day")
@@ -102,6 +102,9 @@ def render_production_report(trend: pd.DataFrame, worst: pd.DataFrame, notes: li
         for (judge, metric), _ in trend.groupby(["judge_id", "metric"], sort=True)
     ]
     latest = str(trend["day"].max()) if len(trend) else "–"
+    worst_html = (
+        worst.to_html(index=False, escape=True, float_format="{:.3f}".format) if len(worst) else "<p>none</p>"
+    )
     listed = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Production traffic</title>"
@@ -114,7 +117,7 @@ def render_production_report(trend: pd.DataFrame, worst: pd.DataFrame, notes: li
         f"{''.join(figures) or '<p>no day scored yet</p>'}"
         f"<h2>Days</h2>{_days_table(trend)}"
         f"<h2>Worst sampled cases of {html.escape(latest)}</h2>"
-        f"<pre>{html.escape(to_markdown(worst)) if len(worst) else 'none'}</pre>"
+        f"{worst_html}"
         "</body></html>"
     )
 

@@ -20,6 +20,7 @@ from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline_tests.support import ARTIFACTS
 from rag_eval_pipeline_tests.support.cli import in_process
+from rag_eval_pipeline_tests.support.phoenix import phoenix_root_spans
 from stand_ins.anthropic_api import FakeAnthropic
 
 MODELS = ("extractive-baseline", "oracle")
@@ -479,21 +480,6 @@ def test_the_labelling_page_works_offline_by_keyboard_and_click_and_its_file_imp
     )
 
 
-def _phoenix_root_spans(url: str, project: str, expected: int) -> list[dict]:
-    """The project's case spans, once Phoenix has ingested all ``expected`` of them (it writes
-    what the exporter sent in the background)."""
-    import time
-    import urllib.request
-
-    deadline = time.monotonic() + 120
-    while True:
-        with urllib.request.urlopen(f"{url}/v1/projects/{project}/spans?limit=1000", timeout=30) as response:
-            roots = [s for s in json.loads(response.read())["data"] if not s.get("parent_id")]
-        if len(roots) >= expected or time.monotonic() > deadline:
-            return roots
-        time.sleep(0.5)
-
-
 @pytest.mark.slow  # a real Phoenix
 def test_human_annotations_in_phoenix_import_with_the_same_agreement_as_a_file(
     phoenix, shared_hotpotqa, tmp_path, capsys, claude
@@ -520,7 +506,7 @@ def test_human_annotations_in_phoenix_import_with_the_same_agreement_as_a_file(
         )
         == 0
     )
-    roots = _phoenix_root_spans(phoenix, project, 2 * 8)
+    roots = phoenix_root_spans(phoenix, project, 2 * 8)
     assert len(roots) == 16
     annotations, rows = [], []
     for number, span in enumerate(roots):

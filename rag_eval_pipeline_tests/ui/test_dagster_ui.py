@@ -6,14 +6,7 @@ run page, a bad case reads in one screen, and the report link opens the report."
 
 import contextlib
 import json
-import os
 import re
-import shutil
-import subprocess
-import time
-import urllib.request
-from dataclasses import dataclass
-from pathlib import Path
 
 import dagster as dg
 import pytest
@@ -22,14 +15,22 @@ from rag_eval_pipeline.config import Settings, load_settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.names import CLI_PID_TAG, KNOWLEDGE_BASE_RUN_TAG
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
-from rag_eval_pipeline_tests.support import ARTIFACTS, SHARED_HOTPOTQA
+from rag_eval_pipeline_tests.support import SHARED_HOTPOTQA
 from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agent_service
-from rag_eval_pipeline_tests.support.cli import RAG_EVAL
-from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
+from rag_eval_pipeline_tests.support.processes import free_port
+from rag_eval_pipeline_tests.support.ui import (
+    LOCATION,
+    UI,
+    browser_context,
+    graphql,
+    open_page,
+    screenshot,
+    serve_ui,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow  # `rag-eval ui` (webserver and daemon) and a browser
 
-LOCATION = "rag_eval_pipeline"
 EVALUATION_ASSETS = ("candidate_answers", "judge_scores", "metric_summary", "metric_history")
 CROSS_MODEL_ASSETS = (
     "model_comparison",
@@ -41,124 +42,32 @@ CROSS_MODEL_ASSETS = (
 MODELS = ("oracle", "null", "bot")  # "bot": the team's agent over HTTP
 
 
-@dataclass(frozen=True)
-class UI:
-    url: str
-    home: Path
-    config: Path
-    reports_url: str
-
-    def instance(self) -> dg.DagsterInstance:
-        return dg.DagsterInstance.from_config(str(self.home))
-
-
-def _wait_until(condition, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(1)  # the daemon ticks sensors and launches runs on its own schedule
-    raise AssertionError(f"{what}: not within {timeout_s} s")
-
-
-def _graphql(url: str, query: str, variables: dict | None = None) -> dict:
-    """The webserver's GraphQL API, as the UI itself calls it."""
-    body = json.dumps({"query": query, "variables": variables or {}}).encode()
-    request = urllib.request.Request(f"{url}/graphql", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        answer = json.loads(response.read())
-    assert "errors" not in answer, answer["errors"]
-    return answer["data"]
-
-
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory):
     """`rag-eval ui` on a fresh home: no run, no partition, only the configuration file (two
     offline models and the team's agent, a service of its own)."""
     with contextlib.ExitStack() as stack:
-        yield from _ui(tmp_path_factory, stack)
-
-
-def _ui(tmp_path_factory, stack: contextlib.ExitStack):
-    assert shutil.which("chromium"), (
-        "Debian's chromium is required (apt-get install chromium); .ci/run installs it"
-    )
-    folder = tmp_path_factory.mktemp("ui")
-    reports_port = free_port()
-    config = folder / "rag_eval.yaml"
-    agent = stack.enter_context(agent_service())
-    bot = {"name": "bot", "provider": "http", "url": agent.url, "version": "v1"}
-    bot |= {"body": HTTP_BODY, "response": HTTP_RESPONSE}
-    config.write_text(
-        f"dataset: {{source: '{SHARED_HOTPOTQA}', sample_size: 25}}\n"
-        "answer_models:\n"
-        "  - {name: oracle, provider: offline, model: oracle}\n"
-        '  - {name: "null", provider: offline, model: "null"}\n'
-        f"  - {json.dumps(bot)}\n"
-        f"ui: {{reports_port: {reports_port}}}\n"
-    )
-    home, port = folder / "home", free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RAG_EVAL_CONFIG")}
-    log = open(folder / "ui.log", "w")  # noqa: SIM115 (open for the server's lifetime)
-    process = subprocess.Popen(
-        [RAG_EVAL, "--config", str(config), "--dagster-home", str(home), "ui", "--port", str(port)],
-        cwd=folder,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-
-    def serving() -> bool:
-        assert process.poll() is None, (folder / "ui.log").read_text()[-3000:]
-        with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/server_info", timeout=2) as reply:
-            return reply.status == 200
-        return False
-
-    try:
-        _wait_until(serving, 180, "the Dagster webserver")
-        yield UI(url, home, config, f"http://127.0.0.1:{reports_port}")
-    finally:
-        stop_process_group(process)
-        log.close()
+        folder = tmp_path_factory.mktemp("ui")
+        reports_port = free_port()
+        config = folder / "rag_eval.yaml"
+        agent = stack.enter_context(agent_service())
+        bot = {"name": "bot", "provider": "http", "url": agent.url, "version": "v1"}
+        bot |= {"body": HTTP_BODY, "response": HTTP_RESPONSE}
+        config.write_text(
+            f"dataset: {{source: '{SHARED_HOTPOTQA}', sample_size: 25}}\n"
+            "answer_models:\n"
+            "  - {name: oracle, provider: offline, model: oracle}\n"
+            '  - {name: "null", provider: offline, model: "null"}\n'
+            f"  - {json.dumps(bot)}\n"
+            f"ui: {{reports_port: {reports_port}}}\n"
+        )
+        yield serve_ui(stack, folder, config, reports_port)
 
 
 @pytest.fixture(scope="module")
 def browser(ui):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=shutil.which("chromium"),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        context = browser.new_context(viewport={"width": 1600, "height": 1000})
-        yield context
-        context.close()
-        browser.close()
-
-
-def _open(page, url: str) -> None:
-    """Go to a page and dismiss the first-visit "Join the Dagster community" dialog if shown."""
-    page.goto(url, wait_until="networkidle")
-    with contextlib.suppress(Exception):  # the dialog shows once per browser profile
-        page.get_by_role("button", name="Skip", exact=True).first.click(timeout=3_000)
-
-
-def _screenshot(page, name: str, full_page: bool = True) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
-    return path
+    with contextlib.ExitStack() as stack:
+        yield browser_context(stack)
 
 
 def _in_flight(ui: UI) -> int:
@@ -197,7 +106,7 @@ def _settled(ui: UI) -> bool:
 def _stale(ui: UI, assets, partition: str | None) -> dict[str, str]:
     query = """query($keys: [AssetKeyInput!], $p: String) {
                  assetNodes(assetKeys: $keys) { assetKey { path } staleStatus(partition: $p) } }"""
-    nodes = _graphql(ui.url, query, {"keys": [{"path": [a]} for a in assets], "p": partition})["assetNodes"]
+    nodes = graphql(ui.url, query, {"keys": [{"path": [a]} for a in assets], "p": partition})["assetNodes"]
     return {n["assetKey"]["path"][0]: n["staleStatus"] for n in nodes}
 
 
@@ -208,14 +117,14 @@ def test_the_asset_graph_shows_every_asset_by_group(ui, browser):
         groups.setdefault(graph.get(key).group_name, []).append(key.to_user_string())
     assert set(groups) == {"knowledge", "evaluation", "reporting", "review"}  # none named like an asset
     page = browser.new_page()
-    _open(page, f"{ui.url}/assets")
+    open_page(page, f"{ui.url}/assets")
     for asset in sorted(a for assets in groups.values() for a in assets):
         page.get_by_text(asset, exact=True).first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-assets")
+    screenshot(page, "ui-assets")
     for group, assets in groups.items():
-        _open(page, f"{ui.url}/locations/{LOCATION}/asset-groups/{group}")
+        open_page(page, f"{ui.url}/locations/{LOCATION}/asset-groups/{group}")
         page.get_by_text(sorted(assets)[0], exact=True).first.wait_for(timeout=30_000)
-        _screenshot(page, f"ui-graph-{group}")
+        screenshot(page, f"ui-graph-{group}")
 
 
 def test_the_configured_models_are_partitions_without_any_cli_step(ui, browser):
@@ -223,12 +132,12 @@ def test_the_configured_models_are_partitions_without_any_cli_step(ui, browser):
         with ui.instance() as instance:
             return set(instance.get_dynamic_partitions("answer_model")) == set(MODELS)
 
-    _wait_until(registered, 180, "the configured models registered by answer_models_sensor")
+    wait_until(registered, 180, "the configured models registered by answer_models_sensor")
     page = browser.new_page()
-    _open(page, f"{ui.url}/assets/candidate_answers?view=partitions")
+    open_page(page, f"{ui.url}/assets/candidate_answers?view=partitions")
     for model in MODELS:
         page.get_by_text(model, exact=True).first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-configured-partitions")
+    screenshot(page, "ui-configured-partitions")
 
 
 def test_a_partition_no_run_could_start_on_is_removed_with_a_reason(ui):
@@ -241,8 +150,8 @@ def test_a_partition_no_run_could_start_on_is_removed_with_a_reason(ui):
         with ui.instance() as instance:
             return "bad..name" not in instance.get_dynamic_partitions("answer_model")
 
-    _wait_until(removed, 180, "bad..name removed by answer_models_sensor")
-    ticks = _graphql(
+    wait_until(removed, 180, "bad..name removed by answer_models_sensor")
+    ticks = graphql(
         ui.url,
         """query { sensorOrError(sensorSelector: {repositoryLocationName: "rag_eval_pipeline",
              repositoryName: "__repository__", sensorName: "answer_models_sensor"}) {
@@ -261,7 +170,7 @@ def test_materialize_all_for_one_partition_is_a_green_run(ui, browser):
     asset (knowledge base, the partition's evaluation, the cross-model reports) succeeds, and
     the comparison holds that model."""
     page = browser.new_page()
-    _open(page, f"{ui.url}/asset-groups")
+    open_page(page, f"{ui.url}/asset-groups")
     with ui.instance() as instance:
         before = {r.run_id for r in instance.get_runs()}
     page.get_by_role("button", name="Materialize all…").click()
@@ -279,20 +188,20 @@ def test_materialize_all_for_one_partition_is_a_green_run(ui, browser):
             ]
             return next((r for r in new if r.is_finished), None)
 
-    run = _wait_until(finished, 300, "the Materialize all run")
+    run = wait_until(finished, 300, "the Materialize all run")
     assert run.status == dg.DagsterRunStatus.SUCCESS
-    _open(page, f"{ui.url}/runs/{run.run_id}")
+    open_page(page, f"{ui.url}/runs/{run.run_id}")
     page.get_by_text("Success").first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-materialize-all")
+    screenshot(page, "ui-materialize-all")
     comparison = _latest(ui, "model_comparison")
     assert comparison.run_id == run.run_id  # the same run compared what existed: oracle
     # the run published a knowledge base: the rebuilt sensor evaluates every model on it, then
     # the refresh sensor compares them
     for model in ("null", "bot"):
-        _wait_until(
+        wait_until(
             lambda m=model: _latest(ui, "metric_summary", m), 300, f"{model} evaluated by the rebuilt sensor"
         )
-    _wait_until(lambda: _settled(ui), 300, "the refresh after the sensor's evaluations")
+    wait_until(lambda: _settled(ui), 300, "the refresh after the sensor's evaluations")
 
 
 def test_a_content_change_makes_every_evaluation_and_report_stale(ui, browser):
@@ -310,15 +219,15 @@ def test_a_content_change_makes_every_evaluation_and_report_stale(ui, browser):
         assert set(_stale(ui, EVALUATION_ASSETS, model).values()) == {"STALE"}, model
     assert set(_stale(ui, CROSS_MODEL_ASSETS, None).values()) == {"STALE"}
     page = browser.new_page()
-    _open(page, f"{ui.url}/assets/model_comparison")
+    open_page(page, f"{ui.url}/assets/model_comparison")
     page.get_by_text(re.compile(r"^Unsynced")).first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-stale")
+    screenshot(page, "ui-stale")
 
     with ui.instance() as instance:  # oracle evaluated on the new knowledge base, null not
         defs.resolve_job_def("evaluation_job").execute_in_process(
             instance=instance, partition_key="oracle", tags={KNOWLEDGE_BASE_RUN_TAG: rebuild.run_id}
         )
-    _wait_until(lambda: _settled(ui), 300, "the comparison refreshed after oracle's summary")
+    wait_until(lambda: _settled(ui), 300, "the comparison refreshed after oracle's summary")
     with ui.instance() as instance:
         comparison = defs.load_asset_value("model_comparison", instance=instance).set_index("answer_model")
     dagster_says = {
@@ -343,16 +252,16 @@ def test_a_failed_gate_names_its_metric_and_threshold_on_the_run_page(ui, browse
         )
     assert not failed.success
     page = browser.new_page()
-    _open(page, f"{ui.url}/runs/{failed.run_id}")
+    open_page(page, f"{ui.url}/runs/{failed.run_id}")
     said = page.get_by_text(
         re.compile(r"quality gate failed: correctness \(reference\) lower bound 0\.000 < threshold 0\.5")
     )
     said.first.wait_for(timeout=60_000)
     page.locator("input[placeholder^='Filter']").first.fill("quality gate failed")  # the run log's filter
     said.first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-failed-gate", full_page=False)
+    screenshot(page, "ui-failed-gate", full_page=False)
     # the refresh follows the failed run's scores: the comparison names it, not "current"
-    _wait_until(
+    wait_until(
         lambda: (
             (c := _latest(ui, "model_comparison"))
             and c.storage_id > _latest(ui, "judge_scores", "null").storage_id
@@ -368,7 +277,7 @@ def test_a_failed_gate_names_its_metric_and_threshold_on_the_run_page(ui, browse
 
 def test_a_bad_case_reads_in_one_screen_and_its_passages_are_one_click_away(ui, browser):
     page = browser.new_page()
-    _open(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=oracle")
+    open_page(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=oracle")
     record = _latest(ui, "judge_scores", "oracle")
     metadata = record.asset_materialization.metadata
     worst = metadata["worst_cases"].value.records[0].data
@@ -378,7 +287,7 @@ def test_a_bad_case_reads_in_one_screen_and_its_passages_are_one_click_away(ui, 
     row.scroll_into_view_if_needed()
     row.wait_for(state="visible", timeout=30_000)
     cell = page.locator("tr", has=page.get_by_text(worst["qid"], exact=True)).last  # the innermost row
-    _screenshot(page, "ui-worst-cases", full_page=False)
+    screenshot(page, "ui-worst-cases", full_page=False)
     assert cell.bounding_box()["height"] < 200  # short columns: a case reads in one screen
     entry = f"worst case 1: {worst['qid']}"
     assert entry in metadata and "Passages the model read" in metadata[entry].value
@@ -390,12 +299,12 @@ def test_the_report_link_opens_the_report(ui, browser):
     link = record.asset_materialization.metadata["report"].value
     assert link == f"{ui.reports_url}/eval_report.html"
     page = browser.new_page()
-    _open(page, f"{ui.url}/assets/eval_report")
+    open_page(page, f"{ui.url}/assets/eval_report")
     page.locator(f'a[href="{link}"]').first.wait_for(timeout=30_000)
     page.goto(link, wait_until="load")
     page.wait_for_selector("#cases tbody tr", timeout=30_000)
     assert "RAG evaluation report" in page.title() and page.locator("#judge-validation").count() == 1
-    _screenshot(page, "ui-report")
+    screenshot(page, "ui-report")
 
 
 def test_the_teams_agent_is_a_partition_like_any_model(ui, browser):
@@ -408,16 +317,16 @@ def test_the_teams_agent_is_a_partition_like_any_model(ui, browser):
     row = comparison.set_index("answer_model").loc["bot"]
     assert row["n_cases"] == 25 and 0 < row["f1"] < 1  # evaluated by the sensor after the first rebuild
     page = browser.new_page()
-    _open(page, f"{ui.url}/assets/model_comparison")
+    open_page(page, f"{ui.url}/assets/model_comparison")
     page.get_by_text("bot", exact=True).first.wait_for(timeout=30_000)
     record = _latest(ui, "judge_scores", "bot")
     metadata = record.asset_materialization.metadata
     worst = metadata["worst_cases"].value.records[0].data
     entry = f"worst case 1: {worst['qid']}"
     assert "**Contexts the agent returned**" in metadata[entry].value
-    _open(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=bot")
+    open_page(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=bot")
     page.get_by_text(worst["qid"], exact=True).first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-agent-worst-cases", full_page=False)
+    screenshot(page, "ui-agent-worst-cases", full_page=False)
 
 
 def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser):
@@ -441,13 +350,13 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
         flags = record.asset_materialization.metadata["flagged_judges"].value if record else ""
         return record if "reference / correctness" in flags else None
 
-    _wait_until(flagged, 300, "judge_agreement flagging the reference judge")
+    wait_until(flagged, 300, "judge_agreement flagging the reference judge")
 
     def corrected():
         record = _latest(ui, "metric_summary", "oracle")
         return record if record and "corrected_by_people" in record.asset_materialization.metadata else None
 
-    _wait_until(corrected, 300, "oracle's summary corrected by the labels")
+    wait_until(corrected, 300, "oracle's summary corrected by the labels")
     with ui.instance() as instance:
         summary = build_definitions(load_settings(ui.config)).load_asset_value(
             "metric_summary", instance=instance, partition_key="oracle"
@@ -456,6 +365,6 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
     row = row[row["metric"] == "correctness"].iloc[0]
     assert row["mean"] == 1.0 and row["n_labels"] == 10 and row["corrected_mean"] == 0.0
     page = browser.new_page()
-    _open(page, f"{ui.url}/assets/judge_agreement")
+    open_page(page, f"{ui.url}/assets/judge_agreement")
     page.get_by_text("reference / correctness", exact=False).first.wait_for(timeout=30_000)
-    _screenshot(page, "ui-judge-agreement")
+    screenshot(page, "ui-judge-agreement")

@@ -57,6 +57,9 @@ from rag_eval_pipeline.reporting.production import production_exposition, render
 from rag_eval_pipeline.storage.materializations import HISTORY
 
 PRODUCTION_TRIGGER = "production_logs"
+# refresh after any day changes: eager, but a day without traffic stays missing for good and is
+# not waited for
+AFTER_ANY_DAY = dg.AutomationCondition.eager().without(~dg.AutomationCondition.any_deps_missing())
 SPENT = "spent_usd"  # what one materialization of a day's scores spent: the day's budget is cumulative
 
 
@@ -181,7 +184,10 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         statistics = settings.settings.statistics
         declared = settings.judge_registry().declared_reference_free(production_scores["judge_id"].unique())
         summary = summarize_day(production_scores, declared, statistics.interval_method, statistics.min_cases)
-        context.add_output_metadata(summary_metadata(summary))
+        gates = day_gates(summary, settings.settings.production.gates(), statistics.min_cases)
+        context.add_output_metadata(
+            {**summary_metadata(summary), "thresholds": failed_gates_line(gates) or "every threshold passed"}
+        )
         return summary
 
     @dg.asset_check(asset=production_summary, name="quality_gates", partitions_def=days, blocking=True)
@@ -208,10 +214,7 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         group_name=PRODUCTION,
         ins={PRODUCTION_SUMMARY: dg.AssetIn(metadata=every_day)},
         code_version="1",
-        # after any day changes (a day without traffic stays missing for good: not waited for)
-        automation_condition=dg.AutomationCondition.eager().without(
-            ~dg.AutomationCondition.any_deps_missing()
-        ),
+        automation_condition=AFTER_ANY_DAY,
     )
     def production_trend(
         context: dg.AssetExecutionContext,
@@ -242,7 +245,7 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         group_name=PRODUCTION,
         ins={PRODUCTION_SCORES: dg.AssetIn(metadata=every_day)},
         code_version="1",
-        automation_condition=dg.AutomationCondition.eager(),
+        automation_condition=AFTER_ANY_DAY,
     )
     def production_report(
         context: dg.AssetExecutionContext,

@@ -1,0 +1,117 @@
+"""The real Dagster UI for the UI tests: `rag-eval ui` started on a fresh home with a
+configuration file of the test's, headless Debian chromium driven by Playwright, and what the
+tests read back (GraphQL as the UI calls it, pages, screenshots)."""
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import dagster as dg
+
+from rag_eval_pipeline_tests.support import ARTIFACTS
+from rag_eval_pipeline_tests.support.cli import RAG_EVAL
+from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
+
+LOCATION = "rag_eval_pipeline"
+
+
+@dataclass(frozen=True)
+class UI:
+    url: str
+    home: Path
+    config: Path
+    reports_url: str
+
+    def instance(self) -> dg.DagsterInstance:
+        return dg.DagsterInstance.from_config(str(self.home))
+
+
+def wait_until(condition, timeout_s: float, what: str):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(1)  # the daemon ticks sensors and launches runs on its own schedule
+    raise AssertionError(f"{what}: not within {timeout_s} s")
+
+
+def graphql(url: str, query: str, variables: dict | None = None) -> dict:
+    """The webserver's GraphQL API, as the UI itself calls it."""
+    body = json.dumps({"query": query, "variables": variables or {}}).encode()
+    request = urllib.request.Request(f"{url}/graphql", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        answer = json.loads(response.read())
+    assert "errors" not in answer, answer["errors"]
+    return answer["data"]
+
+
+def serve_ui(stack: contextlib.ExitStack, folder: Path, config: Path, reports_port: int) -> UI:
+    """`rag-eval ui` (webserver and daemon) on a fresh home in ``folder``, stopped with ``stack``."""
+    assert shutil.which("chromium"), (
+        "Debian's chromium is required (apt-get install chromium); .ci/run installs it"
+    )
+    home, port = folder / "home", free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RAG_EVAL_CONFIG")}
+    log = stack.enter_context(open(folder / "ui.log", "w"))  # noqa: SIM115 (open for the server's lifetime)
+    process = subprocess.Popen(
+        [RAG_EVAL, "--config", str(config), "--dagster-home", str(home), "ui", "--port", str(port)],
+        cwd=folder,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    stack.callback(stop_process_group, process)
+    url = f"http://127.0.0.1:{port}"
+
+    def serving() -> bool:
+        assert process.poll() is None, (folder / "ui.log").read_text()[-3000:]
+        with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/server_info", timeout=2) as reply:
+            return reply.status == 200
+        return False
+
+    wait_until(serving, 180, "the Dagster webserver")
+    return UI(url, home, config, f"http://127.0.0.1:{reports_port}")
+
+
+def browser_context(stack: contextlib.ExitStack):
+    """A headless chromium (Debian's; Playwright never downloads one) and a wide page context."""
+    from playwright.sync_api import sync_playwright
+
+    playwright = stack.enter_context(sync_playwright())
+    browser = playwright.chromium.launch(
+        executable_path=shutil.which("chromium"),
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ],
+    )
+    stack.callback(browser.close)
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    stack.callback(context.close)
+    return context
+
+
+def open_page(page, url: str) -> None:
+    """Go to a page and dismiss the first-visit "Join the Dagster community" dialog if shown."""
+    page.goto(url, wait_until="networkidle")
+    with contextlib.suppress(Exception):  # the dialog shows once per browser profile
+        page.get_by_role("button", name="Skip", exact=True).first.click(timeout=3_000)
+
+
+def screenshot(page, name: str, full_page: bool = True) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
