@@ -112,12 +112,26 @@ class Agent:
         ranked = sorted(scores.items(), key=lambda item: (-round(item[1], 6), self.paragraphs[item[0]].id))
         return [(self.paragraphs[row], round(score, 6)) for row, score in ranked[:TOP_K] if score > 0]
 
-    def reply(self, question: str) -> dict:
-        """The answer, and the paragraphs it was given from (text, id, title, score)."""
+    def retrieve_beyond(self, question: str) -> list[tuple[Paragraph, float]]:
+        """The paragraphs ranked just below the top ones (what a buggy build reads from)."""
+        returned = {p.id for p, _ in self.retrieve(question)}
+        scores: dict[int, float] = {}
+        for term in set(_terms(question)):
+            for row, weight in self._postings.get(term, ()):
+                scores[row] = scores.get(row, 0.0) + self._idf[term] * weight
+        ranked = sorted(scores.items(), key=lambda item: (-round(item[1], 6), self.paragraphs[item[0]].id))
+        beyond = [(self.paragraphs[r], s) for r, s in ranked if self.paragraphs[r].id not in returned]
+        return beyond[:TOP_K]
+
+    def reply(self, question: str, buggy: bool = False) -> dict:
+        """The answer, and the paragraphs it was given from (text, id, title, score). A
+        ``buggy`` build answers from the paragraph ranked just below the ones it returns: what
+        it says is in none of the contexts it served (a faithfulness bug to be caught)."""
         found = self.retrieve(question)
+        source = self.retrieve_beyond(question) if buggy else found
         terms = set(_terms(question))
         best, overlap = "unknown", 0
-        for paragraph, _ in found:
+        for paragraph, _ in source:
             for sentence in paragraph.sentences:
                 shared = len(terms & set(_terms(sentence)))
                 if shared > overlap:

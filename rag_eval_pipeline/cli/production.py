@@ -139,6 +139,9 @@ def handle_run(args: argparse.Namespace) -> int:
         if outcome.over_budget:
             print(f"note: the daily budget stopped {outcome.over_budget} cases: unscored, not 0")
         print(day_table(outcome))
+        for gate in outcome.gates:
+            if gate.passed and gate.note:  # a threshold on a version not live that day
+                print(f"note: the threshold on {gate.metric} in {gate.group} does not apply: {gate.note}")
         if not outcome.passed:
             print(f"{outcome.day} FAILED: {failed_gates_line(outcome.gates)}")
             failed.append(outcome.day)

@@ -185,7 +185,8 @@ def interaction(
     version = _text(agent_version) or UNVERSIONED
     details = metadata if isinstance(metadata, dict) else ({} if metadata is None else {"value": metadata})
     # the trace, where there is one, is the interaction; else what was asked, said and when
-    identity = trace or json.dumps([source, asked, said, stamp.isoformat()], ensure_ascii=False)
+    # (wherever the log lies: a copy in another folder, or in two sources, is the same one)
+    identity = trace or json.dumps([asked, said, stamp.isoformat()], ensure_ascii=False)
     return {
         "interaction_id": "i" + hashlib.sha256(identity.encode()).hexdigest()[:15],
         "day": day_of(stamp, zone),

@@ -80,7 +80,26 @@ def over_budget(scores: pd.DataFrame) -> int:
 
 
 def day_gates(summary: pd.DataFrame, gates: Sequence[Gate], min_cases: int) -> list[GateResult]:
-    return check_gates(summary, gates, min_cases=min_cases)
+    """The day against its thresholds. A threshold on one agent version holds only on a day that
+    version served traffic: on another it is not live (passed, said), while a metric no judge
+    measured on traffic that was served still fails."""
+    served = set(summary["group"])
+    live = [g for g in gates if not g.group.startswith(f"{VERSION_GROUP}=") or g.group in served]
+    absent = [
+        GateResult(
+            g.metric,
+            g.judge_id,
+            None,
+            g.threshold,
+            True,
+            f"no traffic of {g.group} this day",
+            g.group,
+            g.bound,
+        )
+        for g in gates
+        if g not in live
+    ]
+    return check_gates(summary, live, min_cases=min_cases) + absent
 
 
 def day_cost(summary: pd.DataFrame) -> float:

@@ -19,6 +19,7 @@ from rag_eval_pipeline.defs.names import (
     PRODUCTION_JOB,
     PRODUCTION_REPORT,
     PRODUCTION_REPORT_JOB,
+    PRODUCTION_SAMPLE,
     PRODUCTION_SCORES,
     PRODUCTION_SUMMARY,
     PRODUCTION_TREND,
@@ -243,7 +244,10 @@ def build_production(settings: Settings) -> ProductionDefinitions:
 
     @dg.asset(
         group_name=PRODUCTION,
-        ins={PRODUCTION_SCORES: dg.AssetIn(metadata=every_day)},
+        ins={
+            PRODUCTION_SCORES: dg.AssetIn(metadata=every_day),
+            PRODUCTION_SAMPLE: dg.AssetIn(metadata=every_day),
+        },
         code_version="1",
         automation_condition=AFTER_ANY_DAY,
     )
@@ -251,12 +255,17 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         context: dg.AssetExecutionContext,
         production_trend: pd.DataFrame,
         production_scores: dict[str, pd.DataFrame],
+        production_sample: dict[str, pd.DataFrame],
         settings: SettingsResource,
     ) -> HtmlDocument:
         """One self-contained HTML page: each metric day by day with intervals and its threshold,
         per agent version, the days that failed and their cost, the latest day's worst cases."""
         latest = max(production_scores) if production_scores else None
-        worst = worst_production_cases(production_scores[latest]) if latest else pd.DataFrame()
+        worst = (
+            worst_production_cases(production_scores[latest], production_sample.get(latest))
+            if latest
+            else pd.DataFrame()
+        )
         notes = [f"sources: {', '.join(source_name(s) for s in settings.settings.production.sources)}"]
         served = settings.settings.ui.reports_url
         context.add_output_metadata(
