@@ -263,8 +263,12 @@ def _brute_force_p(differences: list[float]) -> float:
 def test_sign_flip_is_exact_for_continuous_scores(pairs):
     """Continuous scores (F1, shares) on the integer grid: the p-value is the brute-force one
     for the scores as the grid holds them (rounded to a millionth), never too small."""
+    from fractions import Fraction
+
     differences = [round(a, 6) - round(b, 6) for a, b in pairs]
-    expected = _brute_force_p([round(d * 10**6) / 10**6 for d in differences])
+    # the grid's values as exact fractions: millionths as binary floats do not sum exactly
+    # (-0.164062 - 0.835938 + 2 is not 1.0 in floats), which made the oracle, not the test, wrong
+    expected = _brute_force_p([Fraction(round(d * 10**6), 10**6) for d in differences])
     assert sign_flip_test(differences).p_value == pytest.approx(expected, abs=1e-12)
 
 
