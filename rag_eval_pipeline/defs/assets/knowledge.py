@@ -11,6 +11,7 @@ from rag_eval_pipeline.data.judgement_file import judgement_file_documents, read
 from rag_eval_pipeline.data.knowledge_base import (
     IN_SAMPLE,
     PASSAGE_COLUMNS,
+    REFERENCE_PENDING,
     build_judgement_list,
     flatten_passages,
 )
@@ -122,8 +123,9 @@ def kb_index(
 def judgement_list(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame) -> pd.DataFrame:
     """The questions to evaluate, with ground-truth answers and gold supporting titles and facts."""
     cases = build_judgement_list(hotpotqa_raw)
-    context.add_output_metadata({"cases": len(cases)})
-    context.set_data_version(context.asset_key, dg.DataVersion(judgement_list_version(cases)))
+    version = judgement_list_version(cases)
+    context.add_output_metadata({"cases": len(cases), "version": version})
+    context.set_data_version(context.asset_key, dg.DataVersion(version))
     return cases
 
 
@@ -176,15 +178,18 @@ def custom_judgement_list(
     cases = read_judgement_file(dataset.questions or "", kb_passages, settings.settings.abstention())
     sample = sample_questions(cases, dataset.sample_size, dataset.selection, dataset.seed)  # type: ignore[arg-type]
     labelled = int(sample["gold_titles"].map(len).gt(0).sum())
+    version = judgement_list_version(sample)
     context.add_output_metadata(
         {
             "source": str(dataset.questions),
             "cases": len(sample),
+            "version": version,  # what `rag-eval gate --judgement-list` pins
             "with_relevance_labels": labelled,
+            "reference_pending": int(sample[REFERENCE_PENDING].sum()),
             "tags": dg.MetadataValue.json(sample["tags"].explode().value_counts().to_dict()),
         }
     )
-    context.set_data_version(context.asset_key, dg.DataVersion(judgement_list_version(sample)))
+    context.set_data_version(context.asset_key, dg.DataVersion(version))
     return sample
 
 
