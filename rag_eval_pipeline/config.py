@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -232,6 +233,31 @@ class ReviewSettings(_Strict):
         return Path(self.folder) / "labels"
 
 
+class StorageSettings(_Strict):
+    """Where the Dagster instance keeps runs, events, schedules and pools, and where every
+    artifact, index, the LLM cache and the history live: a team's deployment puts the first in
+    PostgreSQL and the second on storage every worker reaches."""
+
+    instance: Literal["auto", "sqlite", "postgres"] = Field(
+        default="auto",
+        description="auto: PostgreSQL when the postgres_url_env variable is set, else SQLite inside "
+        "DAGSTER_HOME; sqlite; postgres (the pip extra [postgres])",
+    )
+    postgres_url_env: str = Field(
+        default="DAGSTER_PG_URL", description="the variable holding the PostgreSQL URL (never the file)"
+    )
+    folder: str | None = Field(
+        default=None,
+        description="artifacts, indexes, the LLM cache and the history; null: DAGSTER_HOME/storage",
+    )
+
+    def uses_postgres(self, environ: Mapping[str, str]) -> bool:
+        """The one rule for which storage the instance has."""
+        return self.instance == "postgres" or (
+            self.instance == "auto" and bool(environ.get(self.postgres_url_env))
+        )
+
+
 class TracingSettings(_Strict):
     """One trace per case and answer model over OTLP/HTTP (off by default; no cost when off)."""
 
@@ -304,6 +330,7 @@ class Settings(_Strict):
     monitoring: MonitoringSettings = MonitoringSettings()
     ui: UISettings = UISettings()
     review: ReviewSettings = ReviewSettings()
+    storage: StorageSettings = StorageSettings()
     production: ProductionSettings | None = Field(
         default=None, description="score a daily sample of real traffic (README: Production sampling)"
     )
@@ -518,6 +545,9 @@ def load_settings(path: str | Path | None = None) -> Settings:
     review = settings.review
     if not Path(review.folder).is_absolute():
         review = review.model_copy(update={"folder": str(base / review.folder)})
+    storage = settings.storage
+    if storage.folder and not Path(storage.folder).is_absolute():
+        storage = storage.model_copy(update={"folder": str(base / storage.folder)})
     production = settings.production
     if production is not None:
         sources = [
@@ -531,6 +561,7 @@ def load_settings(path: str | Path | None = None) -> Settings:
         update={
             "dataset": dataset.model_copy(update=updates),
             "review": review,
+            "storage": storage,
             "production": production,
         }
     )

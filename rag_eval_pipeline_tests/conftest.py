@@ -172,3 +172,43 @@ def phoenix(tmp_path_factory):
     yield url
     stop_process_group(process)
     log.close()
+
+
+PG_URL_VARIABLE = "RAG_EVAL_TEST_PG_URL"  # what .ci/postgres.sh start prints (.ci/run exports it)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """A real PostgreSQL server. Missing is a failure, not a skip: `bash .ci/run` starts one,
+    or `bash .ci/postgres.sh start` for a local run."""
+    import psycopg2
+
+    url = os.environ.get(PG_URL_VARIABLE)
+    if not url:
+        pytest.fail(f"no PostgreSQL: `bash .ci/postgres.sh start` and export {PG_URL_VARIABLE}")
+    try:
+        psycopg2.connect(url, connect_timeout=10).close()
+    except psycopg2.Error as err:
+        pytest.fail(f"no PostgreSQL at {url} ({type(err).__name__}: {err})")
+    return url
+
+
+def fresh_database(server_url: str) -> str:
+    """A database of its own on the server (each instance starts empty), its URL."""
+    import uuid
+
+    import psycopg2
+
+    name = f"rag_eval_{uuid.uuid4().hex[:12]}"
+    connection = psycopg2.connect(server_url)
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute(f'CREATE DATABASE "{name}"')
+    connection.close()
+    return server_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """A fresh database for one test's instance."""
+    return fresh_database(postgres_server)

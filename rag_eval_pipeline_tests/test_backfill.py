@@ -16,7 +16,9 @@ import pytest
 import yaml
 
 from rag_eval_pipeline.instance import backfill
-from rag_eval_pipeline.instance.home import prepare_instance
+from rag_eval_pipeline.instance.home import SQLITE, InstanceStorage, prepare_instance
+from rag_eval_pipeline_tests.conftest import fresh_database
+from rag_eval_pipeline_tests.support import STORAGES
 from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agent_service
 from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
 from stand_ins.anthropic_api import FakeAnthropic
@@ -54,7 +56,12 @@ def _wait_for_daemon(home, process, timeout_s: float = 180) -> None:
     raise TimeoutError("the Dagster daemon did not start")
 
 
-def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_hotpotqa, tmp_path):
+@pytest.mark.parametrize("storage", STORAGES)
+def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(
+    storage, shared_hotpotqa, tmp_path, request, monkeypatch
+):
+    """On SQLite, and on an instance whose storage is PostgreSQL (where the provider's limit is
+    the instance's pool, held by every run of the deployment)."""
     project = tmp_path / "project"
     project.mkdir()
     arguments = ["--dataset", str(shared_hotpotqa), "--sample", "20", "--models", MODELS]
@@ -71,6 +78,11 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_h
         env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "ELASTICSEARCH_URL")}
         env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=claude.url)
         env["RAG_EVAL_CONFIG"] = str(project / "rag_eval.yaml")
+        storage_env = {}
+        if storage == "postgres":  # each home a database of its own
+            server = request.getfixturevalue("postgres_server")
+            storage_env = {"DAGSTER_PG_URL": fresh_database(server)}
+            env["DAGSTER_PG_URL"] = fresh_database(server)
 
         alone = _rag_eval(tmp_path / "alone", project, env, "backfill", *arguments)
         assert alone.returncode == 0, alone.stderr[-3000:]
@@ -78,7 +90,13 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_h
         claude.reset_counts()
 
         home = tmp_path / "home"
-        prepare_instance(str(home))  # the instance's folder and settings, as rag-eval writes them
+        env.update(storage_env)
+        for key, value in storage_env.items():
+            monkeypatch.setenv(key, value)
+        # the instance's folder and settings, as rag-eval writes them
+        prepare_instance(
+            str(home), InstanceStorage("DAGSTER_PG_URL", required=True) if storage_env else SQLITE
+        )
         port = free_port()
         log = open(home / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
         dev = subprocess.Popen(
@@ -130,3 +148,12 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(shared_h
         _tables(daemon.stdout) == _tables(alone.stdout) and "| oracle | reference | 20 | 0 |" in daemon.stdout
     )
     assert "| bot | reference | 20 | 0 |" in daemon.stdout  # the team's agent, judged beside the models
+    if storage == "postgres":
+        assert "postgres_url" in (home / "dagster.yaml").read_text()
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            record = instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey("candidate_answers"), asset_partitions=["haiku"]),
+                limit=1,
+            ).records[0]
+            limit = record.asset_materialization.metadata["llm_limit"].value
+        assert limit == f"instance pool rag_eval_llm_anthropic ({LIMIT}, every run of the deployment)"

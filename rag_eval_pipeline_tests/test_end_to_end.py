@@ -1,5 +1,6 @@
 """The whole graph through a real Dagster instance, as `rag-eval run` drives it (the session's
-shared evaluated instance: 40 questions, three offline models)."""
+shared evaluated instance: 40 questions, three offline models), the core of it also on an
+instance whose storage is PostgreSQL."""
 
 from pathlib import Path
 
@@ -9,7 +10,9 @@ import pytest
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.defs.partitions import add_models, remove_models
 from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline_tests.conftest import Evaluated, fresh_database
 from rag_eval_pipeline_tests.support import EVALUATED_MODELS as MODELS
+from rag_eval_pipeline_tests.support import EVALUATED_SAMPLE
 
 CHECKS = {
     "candidate_answers": ["complete"],
@@ -22,7 +25,27 @@ CHECKS = {
 }
 
 
-def test_calibration_models_bound_the_baseline(evaluated):
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.slow)])
+def evaluated_on(request, evaluated, shared_hotpotqa, tmp_path_factory, monkeypatch_module):
+    """The evaluated instance on SQLite (the session's), or the same evaluation through the CLI
+    on an instance whose storage is a fresh PostgreSQL database (DAGSTER_PG_URL set)."""
+    if request.param == "sqlite":
+        return evaluated
+    from rag_eval_pipeline import cli
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.instance.home import InstanceStorage, open_instance
+
+    monkeypatch_module.setenv("DAGSTER_PG_URL", fresh_database(request.getfixturevalue("postgres_server")))
+    home = tmp_path_factory.mktemp("postgres") / "home"
+    for _ in range(2):  # as the shared SQLite one: twice, for the history
+        arguments = ["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa)]
+        assert cli.main([*arguments, "--sample", str(EVALUATED_SAMPLE)]) == 0
+    assert "postgres_url" in (home / "dagster.yaml").read_text()
+    return Evaluated(home, open_instance(str(home), InstanceStorage("DAGSTER_PG_URL")), build_definitions())
+
+
+def test_calibration_models_bound_the_baseline(evaluated_on):
+    evaluated = evaluated_on
     comparison = load_asset(evaluated.defs, evaluated.instance, "model_comparison")
     comparison = comparison.set_index("answer_model")
     assert len(comparison) == 3
@@ -39,8 +62,8 @@ def test_calibration_models_bound_the_baseline(evaluated):
     assert comparison["context_recall"].nunique() == 1
 
 
-def test_runs_partitions_and_lineage_are_recorded_in_the_instance(evaluated):
-    instance = evaluated.instance
+def test_runs_partitions_and_lineage_are_recorded_in_the_instance(evaluated_on):
+    instance = evaluated_on.instance
     assert sorted(instance.get_dynamic_partitions("answer_model")) == sorted(MODELS)
     for model in MODELS:
         for key in ("candidate_answers", "judge_scores", "metric_summary", "metric_history"):
@@ -58,8 +81,8 @@ def test_runs_partitions_and_lineage_are_recorded_in_the_instance(evaluated):
         assert metadata["provider"].value == "offline"
 
 
-def test_every_check_of_every_partition_ran_and_passed(evaluated):
-    instance = evaluated.instance
+def test_every_check_of_every_partition_ran_and_passed(evaluated_on):
+    instance = evaluated_on.instance
     for model in MODELS:
         run_id = (
             instance.fetch_materializations(
@@ -78,8 +101,8 @@ def test_every_check_of_every_partition_ran_and_passed(evaluated):
         assert results == dict.fromkeys(expected, True), model
 
 
-def test_stored_artifacts_hold_per_case_detail(evaluated):
-    defs, instance = evaluated.defs, evaluated.instance
+def test_stored_artifacts_hold_per_case_detail(evaluated_on):
+    defs, instance = evaluated_on.defs, evaluated_on.instance
     answers = load_asset(defs, instance, "candidate_answers", partition="extractive-baseline")
     assert len(answers) == 40
     first = answers.iloc[0]

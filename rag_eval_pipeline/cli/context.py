@@ -10,6 +10,7 @@ import dagster as dg
 from rag_eval_pipeline.config import ConfigError, Settings, load_settings
 from rag_eval_pipeline.instance.home import (
     InstanceSettingsError,
+    InstanceStorage,
     dagster_home_path,
     instance_exists,
     open_instance,
@@ -34,6 +35,6 @@ def instance_of(args: argparse.Namespace, reads_only: bool = False) -> dg.Dagste
             "there; or point --dagster-home (or DAGSTER_HOME) at yours"
         )
     try:
-        return open_instance(args.dagster_home)
+        return open_instance(args.dagster_home, InstanceStorage.of(settings_of(args).storage))
     except InstanceSettingsError as err:
         raise CommandError(str(err)) from None

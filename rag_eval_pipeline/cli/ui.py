@@ -17,7 +17,7 @@ from pathlib import Path
 from rag_eval_pipeline.cli.context import CommandError, settings_of
 from rag_eval_pipeline.config import config_path
 from rag_eval_pipeline.defs.io_manager import ARTIFACTS
-from rag_eval_pipeline.instance.home import InstanceSettingsError, prepare_instance
+from rag_eval_pipeline.instance.home import InstanceSettingsError, InstanceStorage, prepare_instance
 
 WORKSPACE = """\
 load_from:
@@ -68,11 +68,14 @@ STOP_GRACE_S = 20
 def handle(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     ui = settings.ui
+    storage = InstanceStorage.of(settings.storage)
     try:
-        home = prepare_instance(args.dagster_home)  # created and migrated before dagster dev opens it
+        # created and migrated before dagster dev opens it
+        home = prepare_instance(args.dagster_home, storage)
     except InstanceSettingsError as err:
         raise CommandError(str(err)) from None
-    reports = serve_reports(home / "storage" / ARTIFACTS, ui.host, ui.reports_port)
+    folder = Path(storage.folder) if storage.folder else home / "storage"
+    reports = serve_reports(folder / ARTIFACTS, ui.host, ui.reports_port)
     env = {**os.environ, "DAGSTER_HOME": str(home)}
     found = config_path(args.config)
     if found is not None:  # the code location reads the same configuration file

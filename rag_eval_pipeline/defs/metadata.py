@@ -52,6 +52,7 @@ def answers_metadata(
         "failed_cases": int((~ok).sum()),
         "api_calls": services.api_calls,
         "cache_hits": services.cache_hits,
+        "llm_limit": services.shared_limits,
         "cost_usd": float(answers["cost_usd"].sum()),
         "index_version": manifest.version,
         "seconds": round(seconds, 3),
@@ -79,6 +80,7 @@ def scores_metadata(judge_ids: list[str], scores: pd.DataFrame, services: LLMSer
         "judge_errors": int((scores["status"] == "judge_error").sum()),
         "api_calls": services.api_calls,
         "cache_hits": services.cache_hits,
+        "llm_limit": services.shared_limits,
         "cost_usd": float(scores["cost_usd"].sum()),
     }
 

@@ -74,6 +74,7 @@ def scores_metadata(
         "over_budget": stopped,
         "api_calls": services.api_calls,
         "cache_hits": services.cache_hits,
+        "llm_limit": services.shared_limits,
         "cost_usd": float(scores["cost_usd"].sum(min_count=1)) if len(scores) else 0.0,
         "budget_usd": "none" if budget is None else round(budget.limit_usd, 4),
     }

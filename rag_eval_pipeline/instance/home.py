@@ -1,16 +1,23 @@
-"""Where the Dagster instance lives, its ``dagster.yaml``, and opening it safely: created and
-migrated once, under a lock, before anything else opens it; runs of a killed ``rag-eval`` marked
-failed; a damaged settings file said in one line."""
+"""Where the Dagster instance lives, its ``dagster.yaml`` (SQLite inside the home, or PostgreSQL
+for a team's deployment), and opening it safely: created and migrated once, under a lock (a file
+lock in the home; on PostgreSQL an advisory lock, which holds across machines), before anything
+else opens it; runs of a killed ``rag-eval`` marked failed and their pool slots freed; a damaged
+settings file said in one line."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import importlib.util
 import os
 import socket
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 
+from rag_eval_pipeline.config import StorageSettings
 from rag_eval_pipeline.defs.names import CLI_HOST_TAG, CLI_PID_TAG, PARTITION_TAG
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
 
@@ -21,11 +28,12 @@ CREATION_LOCK = ".rag-eval-instance.lock"
 INSTANCE_HEADER = "# Dagster instance settings (https://docs.dagster.io/deployment/oss/dagster-yaml).\n"
 RUN_MONITORING = (
     "# Run monitoring: the daemon (dagster dev, or a deployment's) fails runs whose worker died\n"
-    "# instead of leaving them STARTED forever. Runs of a killed `rag-eval` are marked failed by\n"
-    "# the next `rag-eval` command.\n"
+    "# instead of leaving them STARTED forever, and frees the pool slots (LLM calls in flight) of\n"
+    "# finished runs. Runs of a killed `rag-eval` are marked failed by the next `rag-eval` command.\n"
     "run_monitoring:\n  enabled: true\n  start_timeout_seconds: 180\n  max_resume_run_attempts: 0\n"
-    "  poll_interval_seconds: 30\n"
+    "  poll_interval_seconds: 30\n  free_slots_after_run_end_seconds: 60\n"
 )
+POSTGRES_ADVISORY_KEY = 7_261_946_051  # the creation lock's id among a database's advisory locks
 RUN_QUEUE = (
     "# One run at a time per answer model: a second evaluation of the same partition waits in the\n"
     "# queue instead of interleaving its writes (and its paid calls) with the first.\n"
@@ -35,7 +43,43 @@ RUN_QUEUE = (
 
 
 class InstanceSettingsError(ValueError):
-    """The instance's ``dagster.yaml`` cannot be read: named, with what to do."""
+    """The instance's ``dagster.yaml`` cannot be read, or is not what the configuration asks
+    for: named, with what to do."""
+
+
+@dataclass(frozen=True)
+class InstanceStorage:
+    """What the instance's storage is, resolved once from the ``storage`` settings: PostgreSQL
+    through the variable ``postgres_url_env`` (its URL never written to a file), else SQLite in
+    the home; ``required`` when the settings named one (auto accepts the home's own); ``folder``
+    for artifacts, indexes, the cache and the history."""
+
+    postgres_url_env: str | None = None
+    folder: str | None = None
+    required: bool = False
+
+    @classmethod
+    def of(cls, settings: StorageSettings, environ: Mapping[str, str] = os.environ) -> InstanceStorage:
+        postgres = settings.uses_postgres(environ)
+        return cls(
+            settings.postgres_url_env if postgres else None, settings.folder, settings.instance != "auto"
+        )
+
+    @property
+    def postgres(self) -> bool:
+        return self.postgres_url_env is not None
+
+    def url(self) -> str:
+        url = os.environ.get(self.postgres_url_env or "")
+        if not url:
+            raise InstanceSettingsError(
+                f"the instance's storage is PostgreSQL but {self.postgres_url_env} is not set: export it "
+                "(postgresql://user:password@host:5432/database), or set storage.instance: sqlite"
+            )
+        return url
+
+
+SQLITE = InstanceStorage()
 
 
 def dagster_home_path(explicit: str | None = None) -> Path:
@@ -50,12 +94,33 @@ def instance_exists(explicit: str | None = None) -> bool:
     return any((home / name).exists() for name in (INSTANCE_FILE, "history", "storage"))
 
 
-def default_instance_settings() -> str:
-    """The ``dagster.yaml`` rag-eval writes: SQLite storage in the folder, telemetry off, run
-    monitoring on, one queued run per answer model at a time."""
+def _storage_settings(storage: InstanceStorage) -> str:
+    if not storage.postgres:
+        return "# Defaults: SQLite run, event and schedule storage inside this folder.\n"
+    return (
+        "# Runs, events, schedules and pools in PostgreSQL: every machine of the deployment shares\n"
+        "# them. The URL is read from the environment, never written here.\n"
+        f"storage:\n  postgres:\n    postgres_url:\n      env: {storage.postgres_url_env}\n"
+    )
+
+
+def _artifact_settings(storage: InstanceStorage) -> str:
+    if not storage.folder:
+        return ""
+    return (
+        "# Artifacts, indexes, the LLM cache and the history: a folder every worker reaches.\n"
+        "local_artifact_storage:\n  module: dagster.core.storage.root\n  class: LocalArtifactStorage\n"
+        f"  config:\n    base_dir: {storage.folder}\n"
+    )
+
+
+def default_instance_settings(storage: InstanceStorage = SQLITE) -> str:
+    """The ``dagster.yaml`` rag-eval writes: SQLite storage in the folder or PostgreSQL from a
+    variable, telemetry off, run monitoring on, one queued run per answer model at a time."""
     return (
         INSTANCE_HEADER
-        + "# Defaults: SQLite run, event and schedule storage inside this folder.\n"
+        + _storage_settings(storage)
+        + _artifact_settings(storage)
         + "# Telemetry is off because evaluations often run offline; set true to help Dagster.\n"
         + "telemetry:\n  enabled: false\n"
         + RUN_MONITORING
@@ -63,16 +128,27 @@ def default_instance_settings() -> str:
     )
 
 
-def resolve_dagster_home(explicit: str | None = None) -> Path:
+def _says_postgres(text: str) -> bool:
+    return "postgres_url" in text or "postgres_db" in text
+
+
+def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage = SQLITE) -> Path:
     """DAGSTER_HOME from the argument, then the environment, then ./.dagster_home (created, with
-    the instance settings above; a file written earlier by us gains what it lacks)."""
+    the instance settings above; a file written earlier by us gains what it lacks). A home whose
+    storage is not the one the settings require is refused: its runs would be elsewhere."""
     home = dagster_home_path(explicit)
     home.mkdir(parents=True, exist_ok=True)
     config = home / INSTANCE_FILE
     if not config.exists():
-        config.write_text(default_instance_settings())
+        config.write_text(default_instance_settings(storage))
         return home
     text = config.read_text(errors="replace")
+    if storage.required and storage.postgres != _says_postgres(text):
+        has, wants = ("PostgreSQL", "SQLite") if _says_postgres(text) else ("SQLite", "PostgreSQL")
+        raise InstanceSettingsError(
+            f"{config} keeps this instance in {has}, and the configuration asks for {wants} "
+            "(storage.instance): use another --dagster-home for it, or set storage.instance to match"
+        )
     if text.startswith(INSTANCE_HEADER):
         additions = [
             part
@@ -84,37 +160,68 @@ def resolve_dagster_home(explicit: str | None = None) -> Path:
     return home
 
 
-def _locked_open(home: Path) -> dg.DagsterInstance:
-    """The instance, created and migrated while holding the home's creation lock: two processes
-    creating the same new instance at once (the CLI and `dagster dev`) could otherwise leave
-    SQLite's schedule storage with two alembic heads."""
+@contextlib.contextmanager
+def _home_lock(home: Path) -> Iterator[None]:
+    """Every process on this machine that opens the home, one at a time."""
     descriptor = os.open(home / CREATION_LOCK, os.O_CREAT | os.O_RDWR, 0o644)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        os.close(descriptor)
+
+
+@contextlib.contextmanager
+def _database_lock(url: str) -> Iterator[None]:
+    """Every process of the deployment, on any machine, one at a time: an advisory lock of the
+    database itself (released by the server if the process dies)."""
+    import psycopg2  # dagster-postgres brings it
+
+    connection = psycopg2.connect(url)
+    try:
+        connection.autocommit = True
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s)", (POSTGRES_ADVISORY_KEY,))
+        yield
+    finally:
+        connection.close()  # ends the session, and with it the lock
+
+
+def _locked_open(home: Path, storage: InstanceStorage) -> dg.DagsterInstance:
+    """The instance, created and migrated while holding the creation lock: two processes
+    creating the same new instance at once (the CLI and `dagster dev`) could otherwise leave
+    SQLite's schedule storage with two alembic heads, or race PostgreSQL's schema creation."""
+    with _home_lock(home), _database_lock(storage.url()) if storage.postgres else contextlib.nullcontext():
         instance = dg.DagsterInstance.from_config(str(home))
         # touch every storage, so each is created and migrated now, under the lock
         instance.get_runs(limit=1)
         instance.get_dynamic_partitions(ANSWER_MODEL_PARTITIONS)
         instance.all_instigator_state()
         return instance
-    finally:
-        fcntl.flock(descriptor, fcntl.LOCK_UN)
-        os.close(descriptor)
 
 
-def prepare_instance(dagster_home: str | None = None) -> Path:
+def prepare_instance(dagster_home: str | None = None, storage: InstanceStorage = SQLITE) -> Path:
     """Creates the instance (folder, settings, every storage) before anything else opens it:
     what to call before starting `dagster dev` on a new home."""
-    home = resolve_dagster_home(dagster_home)
-    open_instance(str(home)).dispose()
+    home = resolve_dagster_home(dagster_home, storage)
+    open_instance(str(home), storage).dispose()
     return home
 
 
-def open_instance(dagster_home: str | None = None) -> dg.DagsterInstance:
-    home = resolve_dagster_home(dagster_home)
+def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQLITE) -> dg.DagsterInstance:
+    home = resolve_dagster_home(dagster_home, storage)
     os.environ["DAGSTER_HOME"] = str(home)  # so runs launched from here and the UI share it
+    text = (home / INSTANCE_FILE).read_text(errors="replace")
+    storage = storage if storage.postgres or not _says_postgres(text) else _home_storage(text)
+    if storage.postgres and importlib.util.find_spec("dagster_postgres") is None:
+        raise InstanceSettingsError(
+            "the instance's storage is PostgreSQL: pip install 'rag-eval-pipeline[postgres]'"
+        )
     try:
-        instance = _locked_open(home)
+        instance = _locked_open(home, storage)
+    except InstanceSettingsError:
+        raise
     except Exception as err:  # a damaged dagster.yaml: yaml, schema or storage configuration
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise InstanceSettingsError(
@@ -123,6 +230,18 @@ def open_instance(dagster_home: str | None = None) -> dg.DagsterInstance:
         ) from err
     fail_runs_of_dead_cli_processes(instance)
     return instance
+
+
+def _home_storage(text: str) -> InstanceStorage:
+    """A home whose own dagster.yaml names PostgreSQL (written by us, or the team's): its URL's
+    variable, for the creation lock."""
+    import yaml
+
+    with contextlib.suppress(yaml.YAMLError, AttributeError, TypeError):
+        url = (yaml.safe_load(text) or {}).get("storage", {}).get("postgres", {}).get("postgres_url")
+        if isinstance(url, dict) and url.get("env"):
+            return InstanceStorage(url["env"])
+    return SQLITE  # a literal URL or separate fields: the home lock alone (one machine) guards it
 
 
 def _alive(pid: int) -> bool:
@@ -164,5 +283,7 @@ def fail_runs_of_dead_cli_processes(instance: dg.DagsterInstance) -> list[str]:
         pid = int(run.tags.get(CLI_PID_TAG, "0") or 0)
         if pid and pid != os.getpid() and not _alive(pid):
             instance.report_run_failed(run, f"the rag-eval process {pid} that ran it is gone (killed)")
+            if instance.event_log_storage.supports_global_concurrency_limits:
+                instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)  # its calls' slots
             failed.append(run.run_id)
     return failed

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse
-from rag_eval_pipeline.llm.shared_slots import SharedSlots
+from rag_eval_pipeline.llm.shared_slots import SharedLimit
 
 
 class ResponseCache:
@@ -76,7 +76,7 @@ class CachedClient:
         cache: ResponseCache | None,
         refresh: bool = False,
         max_in_flight: int | None = None,
-        shared: SharedSlots | None = None,
+        shared: SharedLimit | None = None,
         deadline_s: float | None = None,
         budget: SpendingLimit | None = None,
     ) -> None:
@@ -107,8 +107,13 @@ class CachedClient:
             self._limits = {loop: asyncio.Semaphore(self._max_in_flight)}
         return self._limits[loop]
 
+    @property
+    def limit_where(self) -> str | None:
+        """Which limit its calls share with other runs (for the run's metadata)."""
+        return self._shared.where if self._shared is not None else None
+
     def _shared_slot(self) -> contextlib.AbstractAsyncContextManager:
-        """A slot of the provider's limit shared with the other runs on this machine (a
+        """A slot of the provider's limit shared with the other runs (a
         backfill's partitions run side by side), if there is one."""
         return self._shared.hold() if self._shared is not None else contextlib.nullcontext()
 

@@ -78,6 +78,12 @@ class LLMServices:
         return FreeOfCharge() if llm_provider(endpoint).free else self.prices
 
     @property
+    def shared_limits(self) -> str:
+        """Where the limits the step's LLM calls shared with other runs were held."""
+        limits = sorted({c.limit_where for c in self._clients.values() if c.limit_where})
+        return "; ".join(limits) or "none (no shared LLM provider called)"
+
+    @property
     def api_calls(self) -> int:
         return sum(c.api_calls for c in self._clients.values()) + sum(c.calls for c in self._counts.values())
 

@@ -1,11 +1,12 @@
-"""One limit on calls in flight per provider, shared by every run on the machine.
+"""One limit on calls in flight per provider, shared by every run that calls it.
 
 A backfill runs several answer-model partitions at once, each in its own process; each process
 already bounds its own calls (``CachedClient``'s semaphore), but two Claude partitions together
-would make twice as many calls as the account's rate limit allows. Here a call holds one of N
-slot files under the instance's storage (an exclusive ``flock``), so all processes sharing that
-folder make at most N calls to a provider at once. A process that dies releases its slots with
-its file descriptors: nothing is left locked.
+would make twice as many calls as the account's rate limit allows. A ``SharedLimit`` is held for
+each call: where the instance keeps pools (PostgreSQL: every machine of the deployment), a slot
+of its pool (``defs/resources/pools.py``); else, on one machine, one of N slot files under the
+instance's storage (an exclusive ``flock``), here. A process that dies releases its slot files
+with its file descriptors: nothing is left locked.
 """
 
 from __future__ import annotations
@@ -14,10 +15,19 @@ import asyncio
 import fcntl
 import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Protocol
 
 POLL_S = 0.02
+
+
+class SharedLimit(Protocol):
+    """At most N holders at once among every process that shares it; ``where`` says which."""
+
+    where: str
+
+    def hold(self) -> AbstractAsyncContextManager[None]: ...
 
 
 class SharedSlots:
@@ -28,6 +38,7 @@ class SharedSlots:
             raise ValueError("a shared limit needs at least one slot")
         self.folder = folder
         self.slots = slots
+        self.where = f"slot files {folder} ({slots}, this machine's runs)"
         folder.mkdir(parents=True, exist_ok=True)
 
     def _try_take(self) -> int | None:

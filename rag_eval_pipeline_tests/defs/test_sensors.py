@@ -3,6 +3,7 @@
 import json
 
 import dagster as dg
+import pytest
 
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import ProfileSettings, Settings
@@ -20,6 +21,7 @@ from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 from rag_eval_pipeline.defs.sensors import evaluations_after_publish
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.instance.runs import run_evaluation
+from rag_eval_pipeline_tests.support.instances import instance_on, storage_params
 
 
 def _documents_in(folder) -> Settings:
@@ -35,12 +37,14 @@ def _tick(defs, instance, folder, cursor=None):
         return sensor(context)
 
 
-def test_new_documents_rebuild_then_every_partition_is_re_evaluated(shared_hotpotqa, tmp_path):
+@pytest.mark.parametrize("storage", storage_params())
+def test_new_documents_rebuild_then_every_partition_is_re_evaluated(
+    storage, shared_hotpotqa, tmp_path, request, monkeypatch
+):
     folder = tmp_path / "documents"
     folder.mkdir()
     defs = build_definitions(_documents_in(folder))
-    (tmp_path / "home").mkdir()
-    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+    with instance_on(storage, tmp_path / "home", request, monkeypatch) as instance:
         run_evaluation(
             defs, instance, ["oracle", "null"], dataset=str(shared_hotpotqa), sample=5, echo=lambda _: None
         )

@@ -25,3 +25,6 @@ def to_original_layout(row: dict) -> dict:
         ],
         "context": [[t, s] for t, s in zip(row["context"]["title"], row["context"]["sentences"])],
     }
+
+
+STORAGES = ("sqlite", "postgres")  # what the deployment tests run on: the default, and a team's

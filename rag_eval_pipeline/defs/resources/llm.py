@@ -8,6 +8,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field, PrivateAttr
 
+from rag_eval_pipeline.defs.resources.pools import InstancePool, instance_holds_pools
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
 from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.llm.budget import SpendingLimit
@@ -16,11 +17,12 @@ from rag_eval_pipeline.llm.llamacpp_server import LocalServers
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
 from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV, LLMEnvironment, llm_provider
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.llm.shared_slots import SharedSlots
+from rag_eval_pipeline.llm.shared_slots import SharedLimit, SharedSlots
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 
 LLM_CACHE_FOLDER = "llm_cache"
 LLM_SLOTS_FOLDER = "llm_slots"
+LLM_POOL_PREFIX = "rag_eval_llm_"  # the instance's pool of a provider: rag_eval_llm_anthropic
 
 
 class LLMResource(dg.ConfigurableResource):
@@ -38,6 +40,8 @@ class LLMResource(dg.ConfigurableResource):
 
     _cache_root: Path | None = PrivateAttr(default=None)
     _slots_root: Path | None = PrivateAttr(default=None)
+    _pools: dg.DagsterInstance | None = PrivateAttr(default=None)  # the instance, where it holds pools
+    _run_id: str = PrivateAttr(default="")
     _servers: LocalServers = PrivateAttr(default_factory=LocalServers)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
@@ -46,6 +50,9 @@ class LLMResource(dg.ConfigurableResource):
         if cache.enabled:
             self._cache_root = Path(cache.folder) if cache.folder else storage / LLM_CACHE_FOLDER
         self._slots_root = storage / LLM_SLOTS_FOLDER
+        if context.instance is not None and context.dagster_run is not None:
+            self._run_id = context.dagster_run.run_id
+            self._pools = context.instance if instance_holds_pools(context.instance) else None
 
     def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
         self._servers.stop_all()  # a local model's server lives as long as the run
@@ -100,21 +107,25 @@ class LLMResource(dg.ConfigurableResource):
         stage's budget (for a provider whose calls cost money)."""
         provider, env = llm_provider(endpoint), self.environment()
         settings = env.settings
-        shared_name = provider.shared_limit(endpoint, env)
-        shared = (
-            SharedSlots(self._slots_root / shared_name, settings.concurrency)
-            if shared_name is not None and self._slots_root is not None
-            else None
-        )
         return CachedClient(
             provider.client(endpoint, env),
             ResponseCache(self._cache_root) if self._cache_root is not None else None,
             refresh=settings.cache.refresh,
             max_in_flight=settings.concurrency,
-            shared=shared,
+            shared=self._shared_limit(provider.shared_limit(endpoint, env), settings.concurrency),
             deadline_s=provider.section(settings).call_deadline(),
             budget=None if provider.free else budget,
         )
+
+    def _shared_limit(self, name: str | None, limit: int) -> SharedLimit | None:
+        """The limit every run calling this provider shares: the instance's pool where it holds
+        pools (deployment-wide), else slot files (this machine); None for a provider each run
+        serves itself (a local model)."""
+        if name is None:
+            return None
+        if self._pools is not None:
+            return InstancePool(self._pools, f"{LLM_POOL_PREFIX}{name}", limit, self._run_id, "llm call")
+        return SharedSlots(self._slots_root / name, limit) if self._slots_root is not None else None
 
     def batches(self, endpoints: list[LLMEndpoint]) -> BatchPrefetcher | None:
         """A prefetcher that sends a stage's calls as one batch, when every endpoint of the stage

@@ -1,0 +1,80 @@
+"""Limits the Dagster instance enforces across the deployment: its concurrency pools (the limits
+Dagster stores in the instance and shows under Deployment, Concurrency), held here per LLM call
+and per evaluated partition. Where the instance keeps them on a server every machine reaches
+(PostgreSQL), they hold deployment-wide; on SQLite (one machine anyway) the slot files and file
+locks of ``llm/shared_slots.py`` and ``evaluation_lock.py`` hold the same limits without a
+database write per call.
+
+Why not an asset's ``pool``: a pool is fixed per asset, while one ``candidate_answers`` asset
+answers with Claude in one partition, an OpenAI server in another and offline in a third; a
+per-asset pool would make offline partitions wait behind Claude's and split the budget evenly
+even when one step runs alone. A slot per call bounds exactly what each provider sees."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import dagster as dg
+
+POLL_S = 0.1  # a blocked claim asks again this often (the engine's own steps poll likewise)
+
+
+def instance_holds_pools(instance: dg.DagsterInstance) -> bool:
+    """Whether the instance's pools are shared beyond this machine (a database server), where
+    they replace the slot files."""
+    storage = instance.event_log_storage
+    return storage.supports_global_concurrency_limits and "sqlite" not in type(storage).__name__.lower()
+
+
+def ensure_limit(instance: dg.DagsterInstance, key: str, limit: int) -> None:
+    """The pool ``key`` holds ``limit`` slots (set from the configuration on every run start, so
+    its ``concurrency`` stays the deployment-wide budget)."""
+    storage = instance.event_log_storage
+    if storage.get_concurrency_info(key).slot_count != limit:
+        storage.set_concurrency_slots(key, limit)
+
+
+class InstancePool:
+    """At most ``limit`` holders at once among every run of the deployment: each hold claims a
+    slot of the instance's pool ``key`` for this run (freed when it ends, or by run monitoring
+    and the next command if the process died)."""
+
+    def __init__(self, instance: dg.DagsterInstance, key: str, limit: int, run_id: str, holder: str) -> None:
+        ensure_limit(instance, key, limit)
+        self._storage = instance.event_log_storage
+        self._key = key
+        self._run_id = run_id
+        self._holder = holder
+        self.where = f"instance pool {key} ({limit}, every run of the deployment)"
+
+    def _claim(self, step: str) -> bool:
+        return self._storage.claim_concurrency_slot(self._key, self._run_id, step).is_claimed
+
+    def _free(self, step: str) -> None:
+        self._storage.free_concurrency_slot_for_step(self._run_id, step)
+
+    @asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        step = f"{self._holder}[{uuid.uuid4().hex[:8]}]"  # one pending claim per call, in the queue
+        try:
+            while not await asyncio.to_thread(self._claim, step):
+                await asyncio.sleep(POLL_S)  # the pool is full: wait for a slot, in queue order
+            yield
+        finally:
+            await asyncio.shield(asyncio.to_thread(self._free, step))
+
+    def hold_blocking(self, step: str, waiting: callable | None = None) -> None:
+        """The same claim for a whole run's work (an evaluated partition), waiting in queue order."""
+        said = False
+        while not self._claim(step):
+            if waiting is not None and not said:
+                waiting()
+                said = True
+            time.sleep(POLL_S)  # another run holds it: wait for its slot, in queue order
+
+    def release(self, step: str) -> None:
+        self._free(step)
