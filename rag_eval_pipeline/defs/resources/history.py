@@ -24,8 +24,9 @@ class HistoryResource(dg.ConfigurableResource):
     _agreement_file: Path = PrivateAttr()
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        default = storage_folder(context) / "history" / "metric_history.parquet"
-        self._file = Path(self.path) if self.path else default
+        self._file = (
+            Path(self.path) if self.path else storage_folder(context) / "history" / "metric_history.parquet"
+        )
         self._agreement_file = self._file.with_name("agreement_history.parquet")
 
     def read_agreement(self) -> pd.DataFrame:
