@@ -48,6 +48,12 @@ class AnthropicClient:
             self._loop, self._client = loop, anthropic.AsyncAnthropic(**self._settings)
         return self._client
 
+    async def aclose(self) -> None:
+        """Closes the connections of this loop's SDK client (before the loop itself closes)."""
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.close()
+            self._client = None
+
     async def complete(
         self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
     ) -> LLMResponse:
