@@ -221,3 +221,19 @@ def test_summary_metadata_reads_well(evaluated):
         and "context_precision" not in header
     )
     assert "context_precision" in comparison["all_metrics"].value.splitlines()[0]  # nothing lost
+
+
+def test_every_reading_command_works_on_the_instance(evaluated_on, capsys):
+    """gate, explain, worst and models on either storage, through the CLI."""
+    from rag_eval_pipeline_tests.support.cli import in_process
+
+    home = ["--dagster-home", str(evaluated_on.home)]
+    code, out, err = in_process(capsys, *home, "gate", "--model", "oracle", "--min", "correctness=0.9")
+    assert code == 0 and "oracle: all gates passed" in out, err
+    qid = load_asset(evaluated_on.defs, evaluated_on.instance, "judgement_list")["qid"].iloc[0]
+    code, out, err = in_process(capsys, *home, "explain", qid, "--model", "extractive-baseline")
+    assert code == 0 and qid in out, err
+    code, out, err = in_process(capsys, *home, "worst", "--model", "null", "-n", "3")
+    assert code == 0 and out.count("\n| ") >= 3, err
+    code, out, err = in_process(capsys, *home, "models", "list")
+    assert code == 0 and all(model in out for model in MODELS), err

@@ -212,8 +212,8 @@ def prepare_instance(dagster_home: str | None = None, storage: InstanceStorage =
 def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQLITE) -> dg.DagsterInstance:
     home = resolve_dagster_home(dagster_home, storage)
     os.environ["DAGSTER_HOME"] = str(home)  # so runs launched from here and the UI share it
-    text = (home / INSTANCE_FILE).read_text(errors="replace")
-    storage = storage if storage.postgres or not _says_postgres(text) else _home_storage(text)
+    # the home's own file decides from here on (a mismatch with what was required was refused)
+    storage = _home_storage((home / INSTANCE_FILE).read_text(errors="replace"))
     if storage.postgres and importlib.util.find_spec("dagster_postgres") is None:
         raise InstanceSettingsError(
             "the instance's storage is PostgreSQL: pip install 'rag-eval-pipeline[postgres]'"
@@ -233,10 +233,12 @@ def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQ
 
 
 def _home_storage(text: str) -> InstanceStorage:
-    """A home whose own dagster.yaml names PostgreSQL (written by us, or the team's): its URL's
-    variable, for the creation lock."""
+    """What a home's own dagster.yaml keeps its instance in (written by us, or the team's): for
+    PostgreSQL from a variable, that variable, for the creation lock."""
     import yaml
 
+    if not _says_postgres(text):
+        return SQLITE
     with contextlib.suppress(yaml.YAMLError, AttributeError, TypeError):
         url = (yaml.safe_load(text) or {}).get("storage", {}).get("postgres", {}).get("postgres_url")
         if isinstance(url, dict) and url.get("env"):

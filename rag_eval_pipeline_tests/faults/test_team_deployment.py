@@ -227,3 +227,40 @@ def test_a_killed_run_on_postgres_is_marked_failed_by_the_next_command(
         )
         assert resumed.returncode == 0, resumed.stderr[-2000:]
         assert "| haiku | reference | 16 | 0 |" in resumed.stdout
+
+
+def test_rag_eval_ui_serves_a_postgres_instance(
+    shared_hotpotqa, postgres_server, tmp_path, monkeypatch, capsys
+):
+    """`rag-eval ui` on a home whose storage is PostgreSQL: the UI lists the runs the CLI made."""
+    import contextlib
+
+    from rag_eval_pipeline_tests.support.cli import in_process
+    from rag_eval_pipeline_tests.support.ui import graphql, serve_ui
+
+    monkeypatch.setenv("DAGSTER_PG_URL", fresh_database(postgres_server))
+    config = tmp_path / "rag_eval.yaml"
+    reports_port = free_port()
+    config.write_text(yaml.safe_dump({"ui": {"reports_port": reports_port}}))
+    home = tmp_path / "home"
+    code, _, err = in_process(
+        capsys,
+        "--dagster-home",
+        str(home),
+        "--config",
+        str(config),
+        "run",
+        "--dataset",
+        str(shared_hotpotqa),
+        "--sample",
+        "5",
+        "--models",
+        "oracle",
+    )
+    assert code == 0, err
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        made = {r.run_id for r in instance.get_runs()}
+    with contextlib.ExitStack() as stack:
+        ui = serve_ui(stack, tmp_path, config, reports_port)
+        shown = graphql(ui.url, "{ runsOrError { ... on Runs { results { runId } } } }")
+    assert {r["runId"] for r in shown["runsOrError"]["results"]} == made and len(made) == 3
