@@ -445,19 +445,27 @@ class Settings(_Strict):
             updates["cache"] = self.cache.model_copy(update={"refresh": True})
         return Settings.model_validate(self.model_copy(update=updates).model_dump())
 
-    def with_judgement_list(self, path: str, sample_size: int | None = None) -> Settings:
+    def with_judgement_list(
+        self, path: str, sample_size: int | None = None, documents: str | None = None
+    ) -> Settings:
         """These settings evaluating a judgement list of this project's format (``rag-eval run
-        --dataset FILE``, e.g. a promoted or generated one) over the configured documents and
-        the passages its cases carry: every case unless ``sample_size`` says otherwise (a pinned
-        regression set is run whole)."""
+        --dataset FILE``, e.g. a promoted or generated one) over the configured documents (or
+        ``documents``) and the passages its cases carry: every case unless ``sample_size`` says
+        otherwise (a pinned regression set is run whole)."""
         dataset = self.dataset.model_copy(
             update={
                 "kind": "custom",
                 "questions": str(Path(path).resolve()),
                 "sample_size": sample_size or 0,
+                **({"documents": str(Path(documents).resolve())} if documents else {}),
             }
         )
         return self.model_copy(update={"dataset": dataset})
+
+    def with_documents(self, documents: str, questions: str) -> Settings:
+        """These settings over a folder of documents whose questions are still to be written
+        (`rag-eval generate` writes ``questions``): the knowledge base is the folder's documents."""
+        return self.with_judgement_list(questions, documents=documents)
 
     def with_profile(self, profile: str | None) -> Settings:
         """These settings with one profile's overrides applied."""

@@ -16,6 +16,7 @@ import dagster as dg
 from rag_eval_pipeline.config import ConfigError, Settings, load_settings
 from rag_eval_pipeline.defs.assets.elasticsearch import es_judgement_list, eval_results
 from rag_eval_pipeline.defs.assets.evaluation import EVALUATION_ASSETS, case_traces, phoenix_experiment
+from rag_eval_pipeline.defs.assets.generation import GENERATION_ASSETS
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.production import build_production
 from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS
@@ -26,6 +27,8 @@ from rag_eval_pipeline.defs.loggers import LOGGERS
 from rag_eval_pipeline.defs.names import (
     COMPARISON_JOB,
     EVALUATION_JOB,
+    GENERATION_JOB,
+    GENERATION_STEPS,
     KNOWLEDGE_BASE_JOB,
     PROFILE_TAG,
     REVIEW_JOB,
@@ -114,6 +117,12 @@ def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
             REVIEW_QUEUE_JOB,
             selection=dg.AssetSelection.assets(review_queue),
             description="Write a fresh review queue per evaluated answer model.",
+        ),
+        dg.define_asset_job(
+            GENERATION_JOB,
+            selection=dg.AssetSelection.assets(*GENERATION_STEPS),
+            description="Generate a judgement list from the documents as they are now (the knowledge "
+            "base is read, not published), every case checked.",
         ),
     ]
 
@@ -216,6 +225,7 @@ def build_definitions(
             *REPORTING_ASSETS,
             *REVIEW_ASSETS,
             review_queue,
+            *GENERATION_ASSETS,
             *(production.assets if production else []),
         ],
         asset_checks=[*ASSET_CHECKS, *(production.checks if production else [])],

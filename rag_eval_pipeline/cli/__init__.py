@@ -11,12 +11,12 @@ from collections.abc import Sequence
 
 from dagster import DagsterExecutionInterruptedError  # what Dagster raises on a signal
 
-from rag_eval_pipeline.cli import agents, init, inspect, models, plan, production, review, run, ui
+from rag_eval_pipeline.cli import agents, generate, init, inspect, models, plan, production, review, run, ui
 from rag_eval_pipeline.cli.context import CommandError
 from rag_eval_pipeline.cli.output import error
 from rag_eval_pipeline.instance.home import fail_own_unfinished_runs
 
-COMMANDS = (run, inspect, plan, models, agents, review, production, ui, init)
+COMMANDS = (run, inspect, plan, models, agents, review, production, generate, ui, init)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -65,6 +65,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         "JSONL or parquet)",
     )
     options.add_argument(
+        "--documents",
+        metavar="DIR",
+        help="with a judgement list as --dataset (a generated one, say): the folder of documents "
+        "it is evaluated over (default: dataset.documents of the configuration file)",
+    )
+    options.add_argument(
         "--judges",
         type=comma_list,
         help="comma-separated judges: reference (no LLM), a Claude model such as "
@@ -152,7 +158,10 @@ def handle(args: argparse.Namespace) -> int:
                 "backfill's runs read the configuration file: set dataset.kind custom and "
                 "dataset.questions there and submit again"
             )
-        settings, dataset, sample = settings.with_judgement_list(dataset, args.sample), None, None
+        settings = settings.with_judgement_list(dataset, args.sample, args.documents)
+        dataset, sample = None, None
+    elif args.documents:
+        raise CommandError("--documents goes with a judgement list (--dataset FILE of this project's format)")
     elif settings.dataset.kind == "custom" and (dataset or sample is not None):
         raise CommandError(
             "a custom dataset is sampled in the configuration file, not with --dataset/--sample "

@@ -9,6 +9,7 @@ Every problem is reported with its file and line (or row), all at once, so one p
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import pandas as pd
 from rag_eval_pipeline.data.documents import DOCUMENT_COLUMNS, Chunking, passages_of_records
 from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS, REFERENCE_PENDING
 from rag_eval_pipeline.data.rows import RowFileError, read_rows
+from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 
 CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags", REFERENCE_PENDING]
@@ -196,3 +198,17 @@ def is_judgement_list(path: str | Path) -> bool:
     except (RowFileError, ValueError, OSError):
         return False
     return {"question", "answer"} <= columns and "context" not in columns
+
+
+def rows_version(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The version a judgement list's rows (this format) read as: the judgement_list asset's
+    content hash, what ``rag-eval gate --judgement-list`` pins."""
+    cases = pd.DataFrame(
+        {
+            "qid": [str(r["id"]) for r in rows],
+            "question": [r["question"] for r in rows],
+            "answer": [r["answer"] for r in rows],
+            "answerable": [r.get("answerable", True) for r in rows],
+        }
+    )
+    return judgement_list_version(cases) if len(rows) else "empty"

@@ -8,6 +8,7 @@ REPORTING = "reporting"  # across every model
 ELASTICSEARCH = "elasticsearch"  # indices for dashboards, when the knowledge base lives there
 REVIEW = "review"  # people's labels and each judge measured against them
 PRODUCTION = "production"  # a daily sample of the agent's real traffic, scored without references
+GENERATION = "generation"  # a judgement list written from the documents, every case checked
 
 # the knowledge base's assets, in the order they are built
 HOTPOTQA_RAW = "hotpotqa_raw"
@@ -43,6 +44,11 @@ HUMAN_LABELS = "human_labels"
 JUDGE_AGREEMENT = "judge_agreement"
 REVIEW_QUEUE = "review_queue"
 
+# generated from the documents
+GENERATED_JUDGEMENT_LIST = "generated_judgement_list"
+# what a generation run materializes: the documents as they are now (not published), the list
+GENERATION_STEPS = (USER_DOCUMENTS, KB_PASSAGES, GENERATED_JUDGEMENT_LIST)
+
 # production traffic: a partition per day, then the trend across days
 PRODUCTION_INTERACTIONS = "production_interactions"
 PRODUCTION_SAMPLE = "production_sample"
@@ -58,6 +64,7 @@ EVALUATION_JOB = "evaluation_job"
 COMPARISON_JOB = "comparison_job"
 REVIEW_JOB = "review_job"  # read the labels, measure the judges
 REVIEW_QUEUE_JOB = "review_queue_job"
+GENERATION_JOB = "generation_job"  # questions written from the documents, checked
 PRODUCTION_JOB = "production_job"  # one day: read, sample, score, summarize
 PRODUCTION_REPORT_JOB = "production_report_job"  # the trend across days, its report and metrics
 

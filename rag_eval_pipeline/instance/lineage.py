@@ -64,7 +64,7 @@ def lineage_run_ids(instance: dg.DagsterInstance, answer_model: str) -> dict[str
 
 
 def load_materialization(
-    instance: dg.DagsterInstance, asset: str, partition: str, run_id: str
+    instance: dg.DagsterInstance, asset: str, partition: str | None, run_id: str
 ) -> pd.DataFrame:
     """An asset partition as one run wrote it (kept under the artifacts' history), not the latest."""
     base = UPath(instance.storage_directory()) / ARTIFACTS

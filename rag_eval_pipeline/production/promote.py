@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from rag_eval_pipeline.data.judgement_file import rows_version
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
-from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.metrics.schema import metric_columns
 from rag_eval_pipeline.storage.files import write_atomically
 
@@ -92,19 +92,6 @@ def judgement_rows(cases: pd.DataFrame, day: str, with_contexts: bool) -> list[d
     return rows
 
 
-def list_version(rows: Sequence[dict]) -> str:
-    """The version a judgement list's rows read as (the judgement_list asset's data version)."""
-    cases = pd.DataFrame(
-        {
-            "qid": [r["id"] for r in rows],
-            "question": [r["question"] for r in rows],
-            "answer": [r["answer"] for r in rows],
-            "answerable": [r.get("answerable", True) for r in rows],
-        }
-    )
-    return judgement_list_version(cases)
-
-
 def write_judgement_list(rows: Sequence[dict], path: Path, merge: bool = True) -> tuple[int, str]:
     """Writes (or, with ``merge``, adds to the cases already in) the file, whole or not at
     all; returns the count and version of what it holds now."""
@@ -115,4 +102,4 @@ def write_judgement_list(rows: Sequence[dict], path: Path, merge: bool = True) -
     merged = [r for r in kept if r.get("id") not in ids] + list(rows)
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in merged)
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-    return len(merged), list_version(merged)
+    return len(merged), rows_version(merged)

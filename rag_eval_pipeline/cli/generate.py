@@ -1,0 +1,116 @@
+"""`rag-eval generate`: a judgement list written from a folder of documents by any LLM, every
+case checked by a judge, the kept ones in the list and the rejected ones beside it with their
+reasons; prints what was asked against what survived."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rag_eval_pipeline.cli.arguments import positive, share
+from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
+from rag_eval_pipeline.cli.output import error, report_failure, seconds_since_start
+from rag_eval_pipeline.data.documents import document_files
+from rag_eval_pipeline.definitions import build_definitions, llm_resource
+from rag_eval_pipeline.defs.assets.generation import GenerationConfig, generation_spec
+from rag_eval_pipeline.generation.spec import CaseType
+from rag_eval_pipeline.instance.generation import run_generation
+from rag_eval_pipeline.llm.providers import MissingApiKeyError, parse_llm_name
+from rag_eval_pipeline.reporting.markdown import to_markdown
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    generate = commands.add_parser(
+        "generate",
+        help="write a judgement list from your documents, every case checked",
+        description="Plans cases over the documents (single, multi-hop over two linked passages, "
+        "comparison, unanswerable; spread over the documents), has --model write each, and has "
+        "--judge check each: answerable from its sources, not without them, not from one of two "
+        "passages, not a near-duplicate, a short answer. Writes the kept cases to --out, the "
+        "rejected ones to <out>.rejected.jsonl with their reasons, and <out>.manifest.json.",
+    )
+    generate.add_argument("--documents", required=True, metavar="DIR", help="the folder of documents")
+    generate.add_argument("--n", type=positive, default=100, help="candidate cases to write (default 100)")
+    generate.add_argument(
+        "--model", required=True, help="the generator: an LLM name (claude-sonnet-4-6, local:smollm2)"
+    )
+    generate.add_argument("--judge", help="the validating judge (default: the generator)")
+    generate.add_argument(
+        "--types",
+        default=",".join(t.value for t in CaseType),
+        help="comma-separated: single, multi_hop, comparison, unanswerable (default: all, equal shares)",
+    )
+    generate.add_argument("--seed", type=int, default=0, help="the same seed plans the same cases")
+    generate.add_argument(
+        "--max-document-share", type=share, default=0.1, help="of the cases, at most per document (0.1)"
+    )
+    generate.add_argument("--out", required=True, help="the judgement list to write (JSONL)")
+    generate.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
+    generate.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    folder = Path(args.documents)
+    if not folder.is_dir() or not document_files(folder):
+        raise CommandError(
+            f"no documents in {folder}: give a folder of .md / .txt files or JSONL / parquet rows "
+            "of {title, passage}"
+        )
+    config = GenerationConfig(
+        n=args.n,
+        model=args.model,
+        judge=args.judge,
+        types=args.types,
+        seed=args.seed,
+        max_document_share=args.max_document_share,
+    )
+    try:
+        spec = generation_spec(config)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    settings = settings_of(args).with_documents(str(folder), args.out)
+    llm = llm_resource(settings)
+    problems = []
+    for role, name in (("--model", spec.model), ("--judge", spec.judge)):
+        target = parse_llm_name(name)
+        assert target is not None
+        missing = llm.missing(target.endpoint)
+        if missing:
+            problems.append(f"{role} {name} needs {missing}")
+    for problem in dict.fromkeys(problems):
+        error(problem)
+    if problems:
+        return 2
+    instance = instance_of(args)
+    out = Path(args.out)
+    types = ", ".join(t.value for t in spec.types)
+    print(f"generating {spec.n} cases ({types}) from {folder} with {spec.model}, checked by {spec.judge}")
+    try:
+        report = run_generation(
+            build_definitions(settings),
+            instance,
+            config.model_dump(),
+            out,
+            str(folder.resolve()),
+            args.verbose,
+        )
+    except Exception as err:
+        return report_failure(err, args.verbose, instance.root_directory, (ValueError, MissingApiKeyError))
+    for note in report.notes:
+        print(f"note: {note}")
+    manifest = report.manifest
+    cost = f"${manifest['cost_usd']:.4f}" if manifest["cost_usd"] is not None else "cost unknown"
+    print(f"\n{to_markdown(report.survival)}")
+    print(
+        f"\n{manifest['cases']} of {manifest['asked']} cases kept in {out} (version {manifest['version']}), "
+        f"from {manifest['documents_used']} documents (at most {manifest['largest_document_share']:.0%} "
+        f"from one); {manifest['rejected']} rejected with their reasons in "
+        f"{out.with_name(out.stem + '.rejected.jsonl')}; {manifest['api_calls']} calls made "
+        f"({manifest['cache_hits']} answered from the cache), the cases' tokens {cost}; "
+        f"wall time {seconds_since_start():.1f}s"
+    )
+    print(
+        f"next: review a random queue of it, then evaluate over the same documents: rag-eval run "
+        f"--dataset {out} --documents {folder}"
+    )
+    return 0

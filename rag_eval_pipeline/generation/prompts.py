@@ -1,0 +1,107 @@
+"""The generator's prompts, one per question type (versioned, ``GENERATE_PROMPT_VERSION``), and
+the checks' prompts: the judge answering from given passages (the answer models' own neutral
+prompt) and closed-book, from memory alone. Pure ``render_*`` halves; the generator's output is
+a forced tool validated with pydantic, re-asked once when invalid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rag_eval_pipeline.answering.chat import NEUTRAL_SYSTEM_PROMPT, format_passages, render_answer_prompt
+from rag_eval_pipeline.generation.plan import Source
+from rag_eval_pipeline.generation.spec import CaseType
+from rag_eval_pipeline.llm.client import LLMRequest, Tool
+from rag_eval_pipeline.retrieval.base import SearchHit
+
+GENERATOR_SYSTEM = (
+    "You write evaluation questions for a retrieval-augmented question-answering system, from the "
+    "numbered passages given. Each question must be answerable from those passages and needs them: "
+    "someone who has not read them should not know the answer. The answer is short: an entity, a "
+    "number, a date, yes or no, or a phrase of a few words, exactly as the passages support it. "
+    "Report only through the tool."
+)
+
+INSTRUCTIONS = {
+    CaseType.SINGLE: ("Write one question that passage [1] alone answers, about a specific fact it states."),
+    CaseType.MULTI_HOP: (
+        "Passage [1] mentions the subject of passage [2]. Write one question that needs both: it "
+        "names the subject of passage [2] only through what passage [1] says (a bridge), and its "
+        "answer is a fact that only passage [2] states. Neither passage alone may answer it. Give "
+        "the bridging fact from passage [1] as bridge."
+    ),
+    CaseType.COMPARISON: (
+        "Passages [1] and [2] are about two subjects of the same kind. Write one question comparing "
+        "them on a property both passages state (which is older, larger, first; are both ...). "
+        "The answer is one of the two subjects, or yes or no. Give the compared property as bridge."
+    ),
+    CaseType.UNANSWERABLE: (
+        "Write one question about the subject of passage [1] that sounds answerable but that the "
+        "passage does not answer (a detail it never states). Its answer is exactly: unknown"
+    ),
+}
+
+
+class GeneratedCase(BaseModel):
+    """What the generator writes for one case."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=8)
+    answer: str = Field(min_length=1)
+    bridge: str = ""
+
+
+GENERATED_TOOL = Tool(
+    name="record_case",
+    description="Record the question, its short answer and, where asked, the bridging fact.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "question": {"type": "string"},
+            "answer": {"type": "string"},
+            "bridge": {"type": "string"},
+        },
+        "required": ["question", "answer"],
+        "additionalProperties": False,
+    },
+)
+
+
+def hits(sources: Sequence[Source]) -> tuple[SearchHit, ...]:
+    return tuple(SearchHit(s.passage_id, s.title, s.passage, 0.0) for s in sources)
+
+
+def render_generation(model: str, case_type: CaseType, sources: Sequence[Source]) -> LLMRequest:
+    user = f"<passages>\n{format_passages(hits(sources))}\n</passages>\n\n{INSTRUCTIONS[case_type]}"
+    return LLMRequest(
+        model=model,
+        cached_system=GENERATOR_SYSTEM,
+        messages=({"role": "user", "content": user},),
+        max_tokens=400,
+        temperature=0.0,
+        tool=GENERATED_TOOL,
+    )
+
+
+CLOSED_BOOK_SYSTEM = (
+    "Answer the question from what you know. Reply with the answer alone, in one short line. If "
+    "you do not know, reply exactly: unknown"
+)
+
+
+def render_answer_from(model: str, question: str, passages: Sequence[SearchHit]) -> LLMRequest:
+    """The judge answering from exactly these passages (the answer models' neutral prompt)."""
+    return render_answer_prompt(model, question, passages, NEUTRAL_SYSTEM_PROMPT)
+
+
+def render_closed_book(model: str, question: str) -> LLMRequest:
+    """The judge answering from memory alone: a question it answers so tests nothing."""
+    return LLMRequest(
+        model=model,
+        system=CLOSED_BOOK_SYSTEM,
+        messages=({"role": "user", "content": f"Question: {question}"},),
+        max_tokens=100,
+        temperature=0.0,
+    )
