@@ -68,7 +68,8 @@ class GeneratingModel:
         unanswerable = "Its answer is exactly: unknown" in text
         key = "|".join(titles) + ("|u" if unanswerable else "")
         kind = self._kind(key, two, unanswerable)
-        words = re.findall(r"[A-Za-z]{4,}", passages[0][1])[:4] if passages else ["subject"]
+        # words of the passage holding the answer: two cases from one first passage still differ
+        words = re.findall(r"[A-Za-z]{4,}", passages[-1][1])[:4] if passages else ["subject"]
         mark = hashlib.sha256(key.encode()).hexdigest()[:6]  # no two written questions alike
         with self.lock:
             if kind == DUPLICATE and self.written:

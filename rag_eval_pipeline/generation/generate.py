@@ -110,6 +110,8 @@ def _near(question: str, others: Sequence[tuple[str, str]], bar: float) -> str |
 def _form_problem(case: _Case, spec: GenerationSpec) -> str | None:
     generated, case_type = case.generated, case.planned.case_type
     assert generated is not None
+    if not normalize_answer(generated.answer):
+        return f"no reference answer ({generated.answer!r})"
     if case_type is CaseType.UNANSWERABLE:
         return (
             None
@@ -138,6 +140,11 @@ async def _generate(case: _Case, models: Models) -> None:
     case.add(caller.usage, caller.cost)
 
 
+def _quoted(answer: str, limit: int = 80) -> str:
+    """A judge's answer as a reason quotes it: whole when short."""
+    return repr(answer if len(answer) <= limit else answer[: limit - 1] + "…")
+
+
 async def _judge_says(case: _Case, models: Models, request: LLMRequest) -> str:
     response = await models.judge.complete(request)
     case.add(response.usage, cost_usd(models.judge_id, response.usage, models.judge_prices, response.batch))
@@ -158,18 +165,18 @@ async def _validate(case: _Case, models: Models, retrieve: Retrieve | None) -> N
             if not is_abstention(said):
                 where = found[0].title if found else "its passage"
                 case.reject(
-                    f"answerable from the knowledge base (the judge answered {said!r} from {where!r})"
+                    f"answerable from the knowledge base (the judge answered {_quoted(said)} from {where!r})"
                 )
             return
         said = await _judge_says(case, models, render_answer_from(judge, question, hits(planned.sources)))
         case.checks["from its sources"] = said
         if correctness(said, truth) < AGREES:
-            case.reject(f"not answerable from its source passages (the judge answered {said!r})")
+            case.reject(f"not answerable from its source passages (the judge answered {_quoted(said)})")
             return
         said = await _judge_says(case, models, render_closed_book(judge, question))
         case.checks["without context"] = said
         if correctness(said, truth) >= AGREES:
-            case.reject(f"answerable without context (the judge answered {said!r} from memory)")
+            case.reject(f"answerable without context (the judge answered {_quoted(said)} from memory)")
             return
         if len(planned.sources) > 1:
             for source in planned.sources:
