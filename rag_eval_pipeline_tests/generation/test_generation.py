@@ -233,3 +233,33 @@ def test_a_real_local_model_generates_and_its_cases_are_checked(documents, tmp_p
         assert len(row["answer"].split()) <= 6 and row["question"].strip()
         assert row["generated"]["generator"] == row["generated"]["judge"] == "smollm2"
     assert "| all | 4 | 4 |" in printed
+
+
+def test_the_readme_generation_commands_run_as_written(shared_hotpotqa, tmp_path, capsys, monkeypatch):
+    """The README's "No questions yet? Generate them", command for command, in a project folder
+    with its documents, against the tests' server (whose generator writes every kind of case)."""
+    from rag_eval_pipeline_tests.support import REPO_ROOT
+
+    section = (REPO_ROOT / "README.md").read_text().split("## No questions yet? Generate them", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    commands = [
+        line.split(".venv/bin/rag-eval ", 1)[1].split()
+        for block in section.split("```")[1::2]
+        for line in block.splitlines()
+        if line.startswith(".venv/bin/rag-eval ")
+    ]
+    assert [c[2] for c in commands] == ["generate", "run", "review"]
+    _documents(tmp_path / "docs", shared_hotpotqa)
+    (tmp_path / "rag_eval.yaml").write_text("concurrency: 4\n")
+    monkeypatch.chdir(tmp_path)
+    home = ["--dagster-home", str(tmp_path / "home")]
+    with FakeAnthropic(responder=GeneratingModel()) as claude:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        for words in commands:
+            code, printed, err = in_process(capsys, *home, *words)
+            assert code == 0, (words, err)
+            if words[2] == "generate":
+                assert "| type | asked | planned | kept | rejected | by_reason |" in printed
+                assert "| all | 100 | 100 |" in printed
+    assert (tmp_path / "review" / "generated-review.html").is_file()
