@@ -21,6 +21,7 @@ EXPECTED_ASSETS = {
     "human_labels",
     "judge_agreement",
     "review_queue",
+    "generated_judgement_list",
 }
 EXPECTED_CHECKS = {
     ("kb_passages", "unique_ids"),
@@ -47,6 +48,7 @@ def test_definitions_load_with_every_asset_check_and_job():
             "comparison_job",
             "review_job",
             "review_queue_job",
+            "generation_job",
         ]
     }
     assert jobs["evaluation_job"].partitions_def.name == "answer_model"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 import pandas as pd
+import pytest
 
 from rag_eval_pipeline.defs.resources.history import HistoryResource
 from rag_eval_pipeline.llm.cache import ResponseCache
@@ -53,6 +54,7 @@ def _write(worker: int, folder: str, start) -> None:
         history.record(rows)
 
 
+@pytest.mark.slow  # four processes of their own
 def test_cache_and_history_under_four_writers_at_once(tmp_path):
     context = multiprocessing.get_context("spawn")  # separate processes, as separate runs are
     start = context.Event()

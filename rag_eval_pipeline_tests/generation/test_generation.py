@@ -235,6 +235,7 @@ def test_a_real_local_model_generates_and_its_cases_are_checked(documents, tmp_p
     assert "| all | 4 | 4 |" in printed
 
 
+@pytest.mark.slow  # 100 cases through the CLI, the README's walk-through beside the test above
 def test_the_readme_generation_commands_run_as_written(shared_hotpotqa, tmp_path, capsys, monkeypatch):
     """The README's "No questions yet? Generate them", command for command, in a project folder
     with its documents, against the tests' server (whose generator writes every kind of case)."""

@@ -5,6 +5,8 @@ written, `production run` printing the day the README shows row for row (and exi
 import subprocess
 import sys
 
+import pytest
+
 from rag_eval_pipeline_tests.support import REPO_ROOT
 from rag_eval_pipeline_tests.support.cli import in_process
 
@@ -25,6 +27,7 @@ def _commands(section: str) -> list[list[str]]:
     return commands
 
 
+@pytest.mark.slow  # the example agent's three days through the CLI, as the README walks them
 def test_the_readme_production_example_runs_as_written(tmp_path, capsys):
     section = _section()
     commands = _commands(section)
