@@ -27,7 +27,7 @@ from rag_eval_pipeline.llm.settings import (
     LocalLLMSettings,
     OpenAISettings,
 )
-from rag_eval_pipeline.metrics.gates import Bound, Gate, parse_gate
+from rag_eval_pipeline.metrics.gates import Gate, ThresholdSettings, checked_thresholds, gates_of
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION_PATTERNS, AbstentionPolicy
 from rag_eval_pipeline.metrics.statistics import (
     MIN_CASES,
@@ -152,14 +152,6 @@ BUILTIN_PROFILES = {
     "pr": {"sample_size": 150},
     "nightly": {"sample_size": 50, "selection": "random", "schedule": "0 3 * * *"},
 }
-
-
-class ThresholdSettings(_Strict):
-    """A threshold with its bound: ``lower`` passes only when the 95% interval's lower end
-    clears it (a release gate); ``mean`` when the mean does."""
-
-    min: float = Field(ge=0, le=1)
-    bound: Bound = Bound.MEAN
 
 
 class StatisticsSettings(_Strict):
@@ -340,21 +332,11 @@ class Settings(_Strict):
     def _scores_are_shares(
         cls, thresholds: dict[str, float | ThresholdSettings]
     ) -> dict[str, float | ThresholdSettings]:
-        wrong = {k: v for k, v in thresholds.items() if isinstance(v, float | int) and not 0 <= v <= 1}
-        if wrong:
-            raise ValueError(f"thresholds are scores between 0 and 1, got {wrong}")
-        for key in thresholds:
-            parse_gate(key, 0.5)  # the key's grammar, said now
-        return thresholds
+        return dict(checked_thresholds(thresholds))
 
     def gates(self) -> list[Gate]:
         """The thresholds, each resolved once into a gate."""
-        return [
-            parse_gate(key, value, Bound.MEAN)
-            if isinstance(value, float | int)
-            else parse_gate(key, value.min, value.bound)
-            for key, value in self.thresholds.items()
-        ]
+        return gates_of(self.thresholds)
 
     @field_validator("abstention_patterns")
     @classmethod

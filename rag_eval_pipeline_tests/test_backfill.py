@@ -8,19 +8,17 @@ import os
 import re
 import subprocess
 import sys
-import time
 import urllib.request
 
 import dagster as dg
 import pytest
 import yaml
 
-from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.home import SQLITE, InstanceStorage, prepare_instance
 from rag_eval_pipeline_tests.conftest import fresh_database
 from rag_eval_pipeline_tests.support import STORAGES
 from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agent_service
-from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
+from rag_eval_pipeline_tests.support.processes import dagster_dev, free_port
 from stand_ins.anthropic_api import FakeAnthropic
 
 pytestmark = pytest.mark.slow  # dagster dev and its daemon
@@ -43,17 +41,6 @@ def _rag_eval(home, project, env, *args: str) -> subprocess.CompletedProcess:
 def _tables(output: str) -> str:
     """The comparison and paired tables: what both paths must agree on."""
     return "\n".join(line for line in output.splitlines() if line.startswith("|"))
-
-
-def _wait_for_daemon(home, process, timeout_s: float = 180) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        assert process.poll() is None, (home / "dagster-dev.log").read_text()[-3000:]
-        with dg.DagsterInstance.from_config(str(home)) as instance:
-            if backfill.daemon_running(instance):  # what the CLI checks before submitting
-                return
-        time.sleep(1.0)  # the daemon is still starting
-    raise TimeoutError("the Dagster daemon did not start")
 
 
 @pytest.mark.parametrize("storage", STORAGES)
@@ -98,18 +85,7 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(
             str(home), InstanceStorage("DAGSTER_PG_URL", required=True) if storage_env else SQLITE
         )
         port = free_port()
-        log = open(home / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
-        dev = subprocess.Popen(
-            [sys.executable, "-m", "dagster", "dev", "-m", "rag_eval_pipeline.definitions"]
-            + ["-h", "127.0.0.1", "-p", str(port)],
-            cwd=project,
-            env={**env, "DAGSTER_HOME": str(home)},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            _wait_for_daemon(home, dev)
+        with dagster_dev(home, project, env, port):
             daemon = _rag_eval(home, project, env, "backfill", *arguments)
             assert daemon.returncode == 0, (
                 daemon.stderr[-3000:] + (home / "dagster-dev.log").read_text()[-3000:]
@@ -126,9 +102,6 @@ def test_backfill_runs_partitions_in_parallel_within_one_provider_limit(
             )
             with urllib.request.urlopen(request, timeout=30) as response:
                 shown = json.loads(response.read())["data"]["partitionBackfillOrError"]
-        finally:
-            stop_process_group(dev)
-            log.close()
         calls_through_the_daemon = len(claude.requests)
 
     # the UI's backfill view has it, with every partition

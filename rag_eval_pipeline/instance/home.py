@@ -259,6 +259,12 @@ def _alive(pid: int) -> bool:
 UNFINISHED = [dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED]
 
 
+def _free_slots(instance: dg.DagsterInstance, run_id: str) -> None:
+    """The pool slots a run that will not finish held (its calls in flight, its partition)."""
+    if instance.event_log_storage.supports_global_concurrency_limits:
+        instance.event_log_storage.free_concurrency_slots_for_run(run_id)
+
+
 def fail_own_unfinished_runs(reason: str) -> list[str]:
     """Runs this process left unfinished (it was interrupted): marked failed now, with why."""
     if "DAGSTER_HOME" not in os.environ:
@@ -271,6 +277,7 @@ def fail_own_unfinished_runs(reason: str) -> list[str]:
         )
         for run in runs:
             instance.report_run_failed(run, reason)
+            _free_slots(instance, run.run_id)
         return [run.run_id for run in runs]
 
 
@@ -285,7 +292,6 @@ def fail_runs_of_dead_cli_processes(instance: dg.DagsterInstance) -> list[str]:
         pid = int(run.tags.get(CLI_PID_TAG, "0") or 0)
         if pid and pid != os.getpid() and not _alive(pid):
             instance.report_run_failed(run, f"the rag-eval process {pid} that ran it is gone (killed)")
-            if instance.event_log_storage.supports_global_concurrency_limits:
-                instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)  # its calls' slots
+            _free_slots(instance, run.run_id)
             failed.append(run.run_id)
     return failed

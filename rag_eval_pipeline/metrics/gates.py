@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
 
 from rag_eval_pipeline.metrics.schema import OVERALL
 from rag_eval_pipeline.metrics.statistics import MIN_CASES, TOO_FEW_CASES
@@ -59,6 +60,40 @@ def parse_gate(key: str, threshold: float, bound: Bound | str = Bound.MEAN, judg
     if not parts[-1] or len(parts) > 2:
         raise ValueError(f"gate '{key}': expected [tag:|type:|level:|agent_version:GROUP/][JUDGE/]METRIC")
     return Gate(parts[-1], float(threshold), parts[0] if len(parts) == 2 else judge, group, Bound(bound))
+
+
+class ThresholdSettings(BaseModel):
+    """A threshold with its bound, as a configuration file writes it: ``lower`` passes only when
+    the 95% interval's lower end clears it (a release gate); ``mean`` when the mean does."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min: float = Field(ge=0, le=1)
+    bound: Bound = Bound.MEAN
+
+
+Thresholds = Mapping[str, "float | ThresholdSettings"]
+
+
+def checked_thresholds(thresholds: Thresholds) -> Thresholds:
+    """A configuration's thresholds, refused in one message when a score is not a share or a key
+    does not read as a gate (what both the evaluation's and production's validators say)."""
+    wrong = {k: v for k, v in thresholds.items() if isinstance(v, float | int) and not 0 <= v <= 1}
+    if wrong:
+        raise ValueError(f"thresholds are scores between 0 and 1, got {wrong}")
+    for key in thresholds:
+        parse_gate(key, 0.5)  # the key's grammar, said now
+    return thresholds
+
+
+def gates_of(thresholds: Thresholds) -> list[Gate]:
+    """A configuration's thresholds, each resolved once into a gate."""
+    return [
+        parse_gate(key, value, Bound.MEAN)
+        if isinstance(value, float | int)
+        else parse_gate(key, value.min, value.bound)
+        for key, value in thresholds.items()
+    ]
 
 
 def parse_threshold(text: str) -> tuple[str, float]:

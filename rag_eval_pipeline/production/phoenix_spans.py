@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 
-PAGE = 1000
+from rag_eval_pipeline.review.phoenix import PhoenixNotFoundError, phoenix_pages
+
 TIMEOUT_S = 30
 
 
@@ -26,26 +27,14 @@ def read_spans(
 ) -> Iterator[dict[str, Any]]:
     """Every span of the project that started in [start, end) (all of them without a window)."""
     where = f"Phoenix {url.rstrip('/')} project {project}"
-    params: dict[str, Any] = {"limit": PAGE}
-    if start is not None:
-        params["start_time"] = start.isoformat()
-    if end is not None:
-        params["end_time"] = end.isoformat()
+    window = {
+        **({"start_time": start.isoformat()} if start is not None else {}),
+        **({"end_time": end.isoformat()} if end is not None else {}),
+    }
     try:
         with httpx.Client(base_url=url.rstrip("/"), headers=dict(headers or {}), timeout=TIMEOUT_S) as client:
-            cursor = None
-            while True:
-                response = client.get(
-                    f"/v1/projects/{project}/spans",
-                    params={**params, **({"cursor": cursor} if cursor else {})},
-                )
-                if response.status_code == 404:
-                    raise PhoenixSpansError(f"{where}: not found ({response.text.strip()[:200]})")
-                response.raise_for_status()
-                page = response.json()
-                yield from page.get("data", [])
-                cursor = page.get("next_cursor")
-                if not cursor:
-                    return
+            yield from phoenix_pages(client, f"/v1/projects/{project}/spans", window)
+    except PhoenixNotFoundError as err:
+        raise PhoenixSpansError(f"{where}: not found ({err})") from None
     except httpx.HTTPError as err:
         raise PhoenixSpansError(f"{where}: {type(err).__name__}: {err}") from None

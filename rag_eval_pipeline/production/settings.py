@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rag_eval_pipeline.answering.agents.mapping import compile_path
-from rag_eval_pipeline.metrics.gates import Bound, Gate, parse_gate
+from rag_eval_pipeline.metrics.gates import Gate, ThresholdSettings, checked_thresholds, gates_of
 
 DEFAULT_THRESHOLDS = {"faithfulness": 0.8}  # the staged strategy's production bar
 DEFAULT_START_DATE = "2026-01-01"
@@ -106,11 +106,6 @@ class ProductionFilters(_Strict):
     )
 
 
-class ProductionThreshold(_Strict):
-    min: float = Field(ge=0, le=1)
-    bound: Bound = Bound.MEAN
-
-
 class ProductionSettings(_Strict):
     """Score a seeded random sample of each day's real traffic with reference-free judges,
     hold each day to thresholds, and watch the trend."""
@@ -125,7 +120,7 @@ class ProductionSettings(_Strict):
     judges: list[str] | None = Field(
         default=None, description="reference-free judges; unset: the file's judges, each without a reference"
     )
-    thresholds: dict[str, float | ProductionThreshold] = Field(
+    thresholds: dict[str, float | ThresholdSettings] = Field(
         default_factory=lambda: dict(DEFAULT_THRESHOLDS),
         description="[agent_version:V/][JUDGE/]METRIC: a score, or {min, bound: lower}; a day below fails",
     )
@@ -151,10 +146,8 @@ class ProductionSettings(_Strict):
 
     @field_validator("thresholds")
     @classmethod
-    def _gates_parse(cls, thresholds: dict[str, float | ProductionThreshold]) -> dict:
-        for key, value in thresholds.items():
-            parse_gate(key, value if isinstance(value, float | int) else value.min)
-        return thresholds
+    def _gates_parse(cls, thresholds: dict[str, float | ThresholdSettings]) -> dict:
+        return dict(checked_thresholds(thresholds))
 
     @model_validator(mode="after")
     def _sources_named_once(self) -> ProductionSettings:
@@ -165,12 +158,7 @@ class ProductionSettings(_Strict):
         return self
 
     def gates(self) -> list[Gate]:
-        return [
-            parse_gate(key, value, Bound.MEAN)
-            if isinstance(value, float | int)
-            else parse_gate(key, value.min, value.bound)
-            for key, value in self.thresholds.items()
-        ]
+        return gates_of(self.thresholds)
 
     @property
     def zone(self) -> ZoneInfo:

@@ -33,14 +33,19 @@ def _attribute(attributes: Mapping[str, Any], name: str) -> Any:
     return value
 
 
-def _pages(client: httpx.Client, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+class PhoenixNotFoundError(LookupError):
+    """Phoenix answered 404: no such project (its own words, cut)."""
+
+
+def phoenix_pages(client: httpx.Client, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every item of a paged Phoenix REST listing (``data``, ``next_cursor``)."""
     cursor = None
     while True:
         response = client.get(
             path, params={**params, "limit": PAGE, **({"cursor": cursor} if cursor else {})}
         )
         if response.status_code == 404:
-            raise PhoenixLabelsError(f"Phoenix has no {path} ({response.text[:200]})")
+            raise PhoenixNotFoundError(response.text.strip()[:200])
         response.raise_for_status()
         page = response.json()
         yield from page.get("data", [])
@@ -52,7 +57,7 @@ def _pages(client: httpx.Client, path: str, params: dict[str, Any]) -> Iterator[
 def case_spans(client: httpx.Client, project: str) -> dict[str, tuple[str, str]]:
     """span id -> (answer model, question id) of every case's root span in the project."""
     cases = {}
-    for span in _pages(client, f"/v1/projects/{project}/spans", {}):
+    for span in phoenix_pages(client, f"/v1/projects/{project}/spans", {}):
         if span.get("parent_id"):
             continue
         attributes = span.get("attributes") or {}
@@ -94,8 +99,10 @@ def read_phoenix_labels(
             for start in range(0, len(ids), SPAN_IDS_PER_REQUEST):
                 chunk = ids[start : start + SPAN_IDS_PER_REQUEST]
                 annotations += list(
-                    _pages(client, f"/v1/projects/{project}/span_annotations", {"span_ids": chunk})
+                    phoenix_pages(client, f"/v1/projects/{project}/span_annotations", {"span_ids": chunk})
                 )
+    except PhoenixNotFoundError as err:
+        raise PhoenixLabelsError(f"{where}: not found ({err})") from None
     except httpx.HTTPError as err:
         raise PhoenixLabelsError(f"{where}: {type(err).__name__}: {err}") from None
     rows = []

@@ -15,11 +15,10 @@ import dagster as dg
 import pytest
 import yaml
 
-from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.home import InstanceStorage, prepare_instance
 from rag_eval_pipeline_tests.conftest import fresh_database
 from rag_eval_pipeline_tests.support.cli import RAG_EVAL
-from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
+from rag_eval_pipeline_tests.support.processes import dagster_dev, free_port
 from stand_ins.anthropic_api import FakeAnthropic
 
 pytestmark = pytest.mark.slow  # PostgreSQL, dagster dev and its daemon, several processes
@@ -86,32 +85,12 @@ def test_two_people_and_a_backfill_share_one_postgres_instance(
             "DAGSTER_PG_URL": url,
             "RAG_EVAL_CONFIG": str(project / "rag_eval.yaml"),
         }
-        log = open(tmp_path / "dagster-dev.log", "w")  # noqa: SIM115 (open for the server's lifetime)
-        dev = subprocess.Popen(
-            [sys.executable, "-m", "dagster", "dev", "-m", "rag_eval_pipeline.definitions"]
-            + ["-h", "127.0.0.1", "-p", str(free_port())],
-            cwd=project,
-            env={**env, "DAGSTER_HOME": str(home)},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-
-            def daemon_up():
-                assert dev.poll() is None, (tmp_path / "dagster-dev.log").read_text()[-3000:]
-                with dg.DagsterInstance.from_config(str(home)) as instance:
-                    return backfill.daemon_running(instance)
-
-            _wait_for(daemon_up, "the Dagster daemon")
+        with dagster_dev(home, project, env):
             dataset = ["--dataset", str(shared_hotpotqa), "--sample", SAMPLE]
             first = _start(home, project, env, "run", *dataset, "--models", "haiku,oracle")
             second = _start(home, project, env, "run", *dataset, "--models", "haiku,null")
             third = _start(home, project, env, "backfill", *dataset, "--models", "sonnet")
             outputs = [p.communicate(timeout=900) for p in (first, second, third)]
-        finally:
-            stop_process_group(dev)
-            log.close()
         peak = claude.max_in_flight
         asked = [r["model"] for r in claude.requests]
 

@@ -1,9 +1,18 @@
 """Services a test starts: a free port for each, and a clean stop."""
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import dagster as dg
+
+DAEMON_START_S = 180
 
 
 def free_port() -> int:
@@ -21,3 +30,33 @@ def stop_process_group(process, timeout_s: float = 90) -> None:
         process.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def dagster_dev(home: Path, project: Path, env: dict, port: int | None = None) -> Iterator[subprocess.Popen]:
+    """`dagster dev` (webserver and daemon) on the code location, for ``home``, until the block
+    ends; its log in ``home/dagster-dev.log``; yields once the daemon processes backfills."""
+    from rag_eval_pipeline.instance import backfill
+
+    with (home / "dagster-dev.log").open("w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "dagster", "dev", "-m", "rag_eval_pipeline.definitions"]
+            + ["-h", "127.0.0.1", "-p", str(port or free_port())],
+            cwd=project,
+            env={**env, "DAGSTER_HOME": str(home)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + DAEMON_START_S
+            while True:
+                assert process.poll() is None, (home / "dagster-dev.log").read_text()[-3000:]
+                with dg.DagsterInstance.from_config(str(home)) as instance:
+                    if backfill.daemon_running(instance):  # what the CLI checks before submitting
+                        break
+                assert time.monotonic() < deadline, "the Dagster daemon did not start"
+                time.sleep(1.0)  # the daemon is still starting
+            yield process
+        finally:
+            stop_process_group(process)
