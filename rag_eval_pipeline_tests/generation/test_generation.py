@@ -264,3 +264,39 @@ def test_the_readme_generation_commands_run_as_written(shared_hotpotqa, tmp_path
                 assert "| type | asked | planned | kept | rejected | by_reason |" in printed
                 assert "| all | 100 | 100 |" in printed
     assert (tmp_path / "review" / "generated-review.html").is_file()
+
+
+def test_near_duplicates_by_vectors_when_there_are_any_else_by_words():
+    """With an embedding model the bar is cosine similarity (a rewording shares few words but
+    means the same); without one, shared content words."""
+    import numpy as np
+
+    from rag_eval_pipeline.generation.generate import _Case, _duplicates
+    from rag_eval_pipeline.generation.plan import Planned, Source
+    from rag_eval_pipeline.generation.prompts import GeneratedCase
+
+    source = (Source("p1", "T", "text"),)
+    questions = [
+        "Which river flows through the capital of Burkina Faso?",
+        "Through Burkina Faso's capital, which river runs?",  # the same, reworded
+        "Who designed the first suspension bridge in Wales?",
+    ]
+
+    def cases():
+        return [
+            _Case(Planned(f"g{n}", CaseType.SINGLE, source), GeneratedCase(question=q, answer="x"))
+            for n, q in enumerate(questions, start=1)
+        ]
+
+    meanings = {questions[0]: [1.0, 0.0], questions[1]: [0.95, 0.3], questions[2]: [0.0, 1.0]}
+    by_vectors = cases()
+    _duplicates(
+        by_vectors,
+        GenerationSpec(n=3, model="m", judge="m"),
+        lambda texts: np.array([meanings[t] for t in texts]),
+    )
+    assert [c.reason for c in by_vectors][0::2] == [None, None]
+    assert by_vectors[1].reason == "near-duplicate of g1 (cosine 0.95)"
+    by_words = cases()
+    _duplicates(by_words, GenerationSpec(n=3, model="m", judge="m"), None)
+    assert [c.reason for c in by_words] == [None, None, None]  # too few words shared to say
