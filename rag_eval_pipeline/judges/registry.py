@@ -113,52 +113,47 @@ def _parse_reference(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     )
 
 
+def _llm_judge_spec(
+    name: str,
+    kind: str,
+    target: LLMTarget,
+    metrics: tuple[str, ...],
+    three_point_metrics: tuple[str, ...],
+    reference_free_metrics: tuple[str, ...],
+    custom: CustomMetricSettings | None = None,
+) -> JudgeSpec:
+    return JudgeSpec(
+        name,
+        kind,
+        metrics,
+        three_point_metrics,
+        reference_free_metrics,
+        target.provider,
+        target.model_id,
+        target.endpoint,
+        custom=custom,
+    )
+
+
 def _parse_strict(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = _llm_target(name, "strict") or parse_llm_name(name)
     if target is None:
         return None
-    return JudgeSpec(
-        name,
-        "strict",
-        STRICT_METRICS,
-        STRICT_METRICS,
-        GROUNDING_METRICS,
-        target.provider,
-        target.model_id,
-        target.endpoint,
-    )
+    return _llm_judge_spec(name, "strict", target, STRICT_METRICS, STRICT_METRICS, GROUNDING_METRICS)
 
 
 def _parse_strict_blind(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = _llm_target(name, "strict-blind")
     if target is None:
         return None
-    return JudgeSpec(
-        name,
-        "strict-blind",
-        STRICT_METRICS,
-        STRICT_METRICS,
-        GROUNDING_METRICS,
-        target.provider,
-        target.model_id,
-        target.endpoint,
-    )
+    return _llm_judge_spec(name, "strict-blind", target, STRICT_METRICS, STRICT_METRICS, GROUNDING_METRICS)
 
 
 def _parse_ragas(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = _llm_target(name, "ragas")
     if target is None:
         return None
-    return JudgeSpec(
-        name,
-        "ragas",
-        RAGAS_METRICS,
-        (),
-        RAGAS_REFERENCE_FREE_METRICS,
-        target.provider,
-        target.model_id,
-        target.endpoint,
-    )
+    return _llm_judge_spec(name, "ragas", target, RAGAS_METRICS, (), RAGAS_REFERENCE_FREE_METRICS)
 
 
 def _parse_python(name: str, custom: CustomMetrics) -> JudgeSpec | None:
@@ -187,17 +182,8 @@ def _parse_rubric(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = parse_llm_name(metric.model)
     if target is None:
         raise UnknownJudgeError(f"custom metric '{name}': unknown model '{metric.model}'")
-    return JudgeSpec(
-        name,
-        "rubric",
-        (name,),
-        (),
-        (name,) if metric.reference_free else (),
-        target.provider,
-        target.model_id,
-        target.endpoint,
-        custom=metric,
-    )
+    reference_free = (name,) if metric.reference_free else ()
+    return _llm_judge_spec(name, "rubric", target, (name,), (), reference_free, custom=metric)
 
 
 def _build_rubric(spec: JudgeSpec, context: JudgeContext) -> Judge:
