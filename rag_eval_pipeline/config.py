@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from rag_eval_pipeline.answering.chat import NEUTRAL_SYSTEM_PROMPT
 from rag_eval_pipeline.answering.registry import ENTRY_TAGS, AnswerModelSettings, AnswerRegistry
+from rag_eval_pipeline.generation.settings import GenerationSettings
 from rag_eval_pipeline.judges.custom import PythonMetricSettings, RubricMetricSettings
 from rag_eval_pipeline.judges.registry import builtin_judge_kind
 from rag_eval_pipeline.llm.settings import (
@@ -326,6 +327,9 @@ class Settings(_Strict):
     production: ProductionSettings | None = Field(
         default=None, description="score a daily sample of real traffic (README: Production sampling)"
     )
+    generation: GenerationSettings | None = Field(
+        default=None, description="a judgement list written from the documents (README: No questions yet?)"
+    )
 
     @field_validator("thresholds")
     @classmethod
@@ -446,8 +450,10 @@ class Settings(_Strict):
 
     def with_documents(self, documents: str, questions: str) -> Settings:
         """These settings over a folder of documents whose questions are still to be written
-        (`rag-eval generate` writes ``questions``): the knowledge base is the folder's documents."""
-        return self.with_judgement_list(questions, documents=documents)
+        (`rag-eval generate` writes ``questions``): the knowledge base is the folder's documents,
+        the generation section this file's or the defaults."""
+        over_documents = self.with_judgement_list(questions, documents=documents)
+        return over_documents.model_copy(update={"generation": self.generation or GenerationSettings()})
 
     def with_profile(self, profile: str | None) -> Settings:
         """These settings with one profile's overrides applied."""

@@ -118,13 +118,21 @@ def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
             selection=dg.AssetSelection.assets(review_queue),
             description="Write a fresh review queue per evaluated answer model.",
         ),
-        dg.define_asset_job(
-            GENERATION_JOB,
-            selection=dg.AssetSelection.assets(*GENERATION_STEPS),
-            description="Generate a judgement list from the documents as they are now (the knowledge "
-            "base is read, not published), every case checked.",
-        ),
     ]
+
+
+def _generation(settings: Settings) -> tuple[list, list]:
+    """The generated judgement list and its job, when the file has a generation section (off:
+    neither, so the UI's "Materialize all" never has an LLM write questions unasked)."""
+    if settings.generation is None:
+        return [], []
+    job = dg.define_asset_job(
+        GENERATION_JOB,
+        selection=dg.AssetSelection.assets(*GENERATION_STEPS),
+        description="Generate a judgement list from the documents as they are now (the knowledge "
+        "base is read, not published), every case checked.",
+    )
+    return list(GENERATION_ASSETS), [job]
 
 
 def _schedules(settings: Settings, knowledge_base_job: dg.UnresolvedAssetJobDefinition) -> list:
@@ -218,6 +226,7 @@ def build_definitions(
     jobs = _jobs(knowledge, evaluation)
     # production traffic, when the file has a production section (off: none of its assets)
     production = build_production(settings) if settings.production is not None else None
+    generation_assets, generation_jobs = _generation(settings)
     return dg.Definitions(
         assets=[
             *knowledge,
@@ -225,11 +234,11 @@ def build_definitions(
             *REPORTING_ASSETS,
             *REVIEW_ASSETS,
             review_queue,
-            *GENERATION_ASSETS,
+            *generation_assets,
             *(production.assets if production else []),
         ],
         asset_checks=[*ASSET_CHECKS, *(production.checks if production else [])],
-        jobs=[*jobs, *(production.jobs if production else [])],
+        jobs=[*jobs, *generation_jobs, *(production.jobs if production else [])],
         schedules=[*_schedules(settings, jobs[0]), *_review_schedules(settings, jobs[4])],
         sensors=[
             *build_sensors(jobs[0], jobs[1], settings, jobs[2], jobs[3]),

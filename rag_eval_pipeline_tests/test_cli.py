@@ -185,6 +185,8 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
         "run",
         "ui",
         "backfill",  # no daemon here: said, then evaluated in this process
+        "run",  # the PostgreSQL example, here on the test's instance (on PostgreSQL, with its
+        "ui",  # UI: faults/test_team_deployment.py)
     ]
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))  # ~/Downloads, where the labelling page saves

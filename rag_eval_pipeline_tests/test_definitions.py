@@ -21,7 +21,6 @@ EXPECTED_ASSETS = {
     "human_labels",
     "judge_agreement",
     "review_queue",
-    "generated_judgement_list",
 }
 EXPECTED_CHECKS = {
     ("kb_passages", "unique_ids"),
@@ -48,12 +47,28 @@ def test_definitions_load_with_every_asset_check_and_job():
             "comparison_job",
             "review_job",
             "review_queue_job",
-            "generation_job",
         ]
     }
     assert jobs["evaluation_job"].partitions_def.name == "answer_model"
     blocking = {key.name for key in graph.asset_check_keys if graph.get(key).blocking}
     assert blocking == {name for _, name in EXPECTED_CHECKS}
+
+
+def test_the_generated_list_is_in_the_code_location_only_when_the_file_asks_for_it():
+    """Off by default: the UI's "Materialize all" must never have an LLM write questions unasked.
+    A generation section puts the asset and its job in, its values the run's defaults."""
+    from rag_eval_pipeline.config import Settings
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.generation.settings import GenerationSettings
+
+    assert "generation_job" not in {j.name for j in defs.jobs}
+    section = GenerationSettings(n=7, model="local:smollm2", types="single")
+    on = build_definitions(Settings(generation=section))
+    graph = on.resolve_asset_graph()
+    assert graph.get(dg.AssetKey("generated_judgement_list")).group_name == "generation"
+    assert on.resolve_job_def("generation_job") is not None
+    spec = section.overridden({"n": None, "seed": 3}).spec()
+    assert (spec.n, spec.model, spec.judge, spec.seed) == (7, "local:smollm2", "local:smollm2", 3)
 
 
 def test_sensors():

@@ -12,8 +12,7 @@ from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
 from rag_eval_pipeline.cli.output import error, report_failure, seconds_since_start
 from rag_eval_pipeline.data.documents import document_files
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
-from rag_eval_pipeline.defs.assets.generation import GenerationConfig, generation_spec
-from rag_eval_pipeline.generation.spec import CaseType
+from rag_eval_pipeline.generation.settings import GenerationSettings
 from rag_eval_pipeline.instance.generation import run_generation
 from rag_eval_pipeline.llm.providers import MissingApiKeyError, parse_llm_name
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -30,19 +29,23 @@ def register(commands: argparse._SubParsersAction) -> None:
         "rejected ones to <out>.rejected.jsonl with their reasons, and <out>.manifest.json.",
     )
     generate.add_argument("--documents", required=True, metavar="DIR", help="the folder of documents")
-    generate.add_argument("--n", type=positive, default=100, help="candidate cases to write (default 100)")
+    # unset options take rag_eval.yaml's generation section, else its defaults (shown)
+    defaults = GenerationSettings()
+    generate.add_argument("--n", type=positive, help=f"candidate cases to write (default {defaults.n})")
     generate.add_argument(
-        "--model", required=True, help="the generator: an LLM name (claude-sonnet-4-6, local:smollm2)"
+        "--model",
+        help=f"the generator: an LLM name (default {defaults.model}; local:smollm2, openai:<model>)",
     )
     generate.add_argument("--judge", help="the validating judge (default: the generator)")
     generate.add_argument(
         "--types",
-        default=",".join(t.value for t in CaseType),
         help="comma-separated: single, multi_hop, comparison, unanswerable (default: all, equal shares)",
     )
-    generate.add_argument("--seed", type=int, default=0, help="the same seed plans the same cases")
+    generate.add_argument("--seed", type=int, help="the same seed plans the same cases (default 0)")
     generate.add_argument(
-        "--max-document-share", type=share, default=0.1, help="of the cases, at most per document (0.1)"
+        "--max-document-share",
+        type=share,
+        help=f"of the cases, at most per document (default {defaults.max_document_share})",
     )
     generate.add_argument("--out", required=True, help="the judgement list to write (JSONL)")
     generate.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
@@ -56,19 +59,20 @@ def handle(args: argparse.Namespace) -> int:
             f"no documents in {folder}: give a folder of .md / .txt files or JSONL / parquet rows "
             "of {title, passage}"
         )
-    config = GenerationConfig(
-        n=args.n,
-        model=args.model,
-        judge=args.judge,
-        types=args.types,
-        seed=args.seed,
-        max_document_share=args.max_document_share,
-    )
+    chosen = {
+        "n": args.n,
+        "model": args.model,
+        "judge": args.judge,
+        "types": args.types,
+        "seed": args.seed,
+        "max_document_share": args.max_document_share,
+    }
+    settings = settings_of(args).with_documents(str(folder), args.out)
+    assert settings.generation is not None
     try:
-        spec = generation_spec(config)
+        spec = settings.generation.overridden(chosen).spec()
     except ValueError as err:
         raise CommandError(str(err)) from None
-    settings = settings_of(args).with_documents(str(folder), args.out)
     llm = llm_resource(settings)
     problems = []
     for role, name in (("--model", spec.model), ("--judge", spec.judge)):
@@ -89,7 +93,7 @@ def handle(args: argparse.Namespace) -> int:
         report = run_generation(
             build_definitions(settings),
             instance,
-            config.model_dump(),
+            {k: v for k, v in chosen.items() if v is not None},
             out,
             str(folder.resolve()),
             args.verbose,

@@ -178,6 +178,13 @@ def test_bad_generation_input_is_one_line(documents, tmp_path, capsys, monkeypat
         capsys, *args, "--documents", str(documents), "--model", "claude-sonnet-4-6", "--out", "q.jsonl"
     )
     assert code == 2 and "error: --model claude-sonnet-4-6 needs ANTHROPIC_API_KEY" in err
+    # unset flags take the file's generation section: its model is the one checked
+    config = tmp_path / "rag_eval.yaml"
+    config.write_text("generation: {model: 'openai:gpt-x', types: single}\n")
+    code, _, err = in_process(
+        capsys, "--config", str(config), *args, "--documents", str(documents), "--out", "q.jsonl"
+    )
+    assert code == 2 and "error: --model openai:gpt-x needs" in err
 
 
 KNOWN_REASONS = (

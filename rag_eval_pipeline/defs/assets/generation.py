@@ -10,47 +10,27 @@ from pydantic import Field
 
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.names import GENERATION
-from rag_eval_pipeline.defs.resources import KnowledgeBaseResource, LLMResource
+from rag_eval_pipeline.defs.resources import KnowledgeBaseResource, LLMResource, SettingsResource
 from rag_eval_pipeline.generation.generate import Models, generate_cases
 from rag_eval_pipeline.generation.output import asked_by_type, document_spread, survival
 from rag_eval_pipeline.generation.plan import plan_cases
-from rag_eval_pipeline.generation.spec import GENERATE_PROMPT_VERSION, CaseType, GenerationSpec, parse_types
+from rag_eval_pipeline.generation.settings import GenerationSettings
+from rag_eval_pipeline.generation.spec import GENERATE_PROMPT_VERSION, CaseType
 from rag_eval_pipeline.llm.providers import parse_llm_name
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
 
 
 class GenerationConfig(dg.Config):
-    """What to generate: how many cases, of which types, by which model, checked by which judge."""
+    """A run's choices; each one left unset takes the ``generation`` section's value."""
 
-    n: int = Field(default=100, ge=1, description="candidate cases to write (the kept ones are fewer)")
-    model: str = Field(default="claude-sonnet-4-6", description="the generator: any LLM name")
-    judge: str | None = Field(default=None, description="the validating judge; unset: the generator")
-    types: str = Field(
-        default=",".join(t.value for t in CaseType), description="single, multi_hop, comparison, unanswerable"
-    )
-    seed: int = 0
-    max_document_share: float = Field(default=0.1, gt=0, le=1, description="of the cases, per document")
-    max_answer_words: int = Field(default=6, ge=1, description="a longer reference answer is rejected")
-
-
-def generation_spec(config: GenerationConfig) -> GenerationSpec:
-    """The config resolved once; an unknown model or type is a ValueError naming it."""
-    for name in (config.model, config.judge):
-        if name is not None and parse_llm_name(name) is None:
-            raise ValueError(
-                f"unknown model {name!r}: use an LLM name (claude-sonnet-4-6, anthropic:<id>, "
-                "openai:<model>, local:<model>)"
-            )
-    return GenerationSpec(
-        n=config.n,
-        model=config.model,
-        judge=config.judge or config.model,
-        types=parse_types(config.types),
-        seed=config.seed,
-        max_document_share=config.max_document_share,
-        max_answer_words=config.max_answer_words,
-    )
+    n: int | None = Field(default=None, ge=1, description="candidate cases to write")
+    model: str | None = Field(default=None, description="the generator: any LLM name")
+    judge: str | None = Field(default=None, description="the validating judge (else the generator)")
+    types: str | None = Field(default=None, description="single, multi_hop, comparison, unanswerable")
+    seed: int | None = None
+    max_document_share: float | None = Field(default=None, gt=0, le=1, description="per document")
+    max_answer_words: int | None = Field(default=None, ge=1, description="longer answers rejected")
 
 
 @dg.asset(group_name=GENERATION, code_version=GENERATE_PROMPT_VERSION)
@@ -60,13 +40,15 @@ def generated_judgement_list(
     kb_passages: pd.DataFrame,
     llm: LLMResource,
     knowledge_base: KnowledgeBaseResource,
+    settings: SettingsResource,
 ) -> pd.DataFrame:
     """Questions generated from the knowledge base's passages (single, multi-hop over two linked
     passages, comparison, unanswerable), each with its reference answer and source passages, and
     each held to its checks: answerable from its sources, not without them, not from one passage
     of two, not a near-duplicate, a short answer. A case that fails is kept with its reason
     (``kept`` false), never in the list quietly."""
-    spec = generation_spec(config)
+    section = settings.settings.generation or GenerationSettings()
+    spec = section.overridden(config.model_dump()).spec()
     plan = plan_cases(kb_passages, spec)
     for note in plan.notes:
         context.log.warning(note)
