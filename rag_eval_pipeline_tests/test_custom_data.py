@@ -124,6 +124,12 @@ def test_custom_data_end_to_end(evaluated):
         assert relevance["n"] == 3 and relevance["mean"] > 0
     else:
         assert relevance["n"] == 0 and pd.isna(relevance["mean"])  # absent, not 0
+        validation = load_asset(defs, instance, "judge_validation").set_index(
+            ["judge_id", "axis", "answer_model"]
+        )
+        unmeasured = validation.loc[("claude-sonnet-4-6", "context_relevance", "all models")]
+        assert unmeasured["n"] == 0 and pd.isna(unmeasured["accuracy"])  # no agreement to measure: absent
+        assert unmeasured["kappa_note"] == "undefined: no case scored by both judges"
     assert overall.loc[("claude-sonnet-4-6", "context_relevance"), "n"] == 3  # the LLM judge carries it
     groups = set(summary["group"])
     assert {"tag=billing", "tag=logistics", "tag=company"} <= groups

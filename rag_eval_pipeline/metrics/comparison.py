@@ -147,7 +147,19 @@ POOLED = "all models"
 
 
 def _agreement(reference: list[float], judged: list[float]) -> dict[str, object]:
-    """Accuracy and linearly weighted kappa with a bootstrap interval, or why kappa is undefined."""
+    """Accuracy and linearly weighted kappa with a bootstrap interval, or why kappa is undefined
+    (no case both judges scored, as context relevance without relevance labels)."""
+    if not reference:
+        nan = float("nan")
+        note = "undefined: no case scored by both judges"
+        return {
+            "n": 0,
+            "accuracy": nan,
+            "kappa": nan,
+            "kappa_low": nan,
+            "kappa_high": nan,
+            "kappa_note": note,
+        }
     kappa = weighted_kappa(reference, judged)
     low, high = bootstrap_statistic([reference, judged], weighted_kappa)
     note = "" if not np.isnan(kappa) else "undefined: one label only on both sides"
