@@ -149,7 +149,7 @@ def test_a_failed_gate_leaves_the_reports_as_they_were(shared_hotpotqa, tmp_path
         run_evaluation(
             defs, instance, ["oracle", "null"], dataset=str(shared_hotpotqa), sample=10, echo=lambda _: None
         )
-        paired_before = load_asset(defs, instance, "paired_comparison")
+        paired_before = load_asset(instance, "paired_comparison")
         gated = build_definitions(
             settings=Settings(
                 thresholds={"correctness": 0.5},
@@ -164,13 +164,13 @@ def test_a_failed_gate_leaves_the_reports_as_they_were(shared_hotpotqa, tmp_path
             instance=instance, partition_key="null", raise_on_error=False
         )
         assert not failed.success
-        stored = load_asset(gated, instance, "judge_scores", "null")
+        stored = load_asset(instance, "judge_scores", "null")
         assert "short_answer" in set(stored["judge_id"])  # the failed run's scores are stored
 
         gated.resolve_job_def("comparison_job").execute_in_process(instance=instance)
-        comparison = load_asset(gated, instance, "model_comparison").set_index("answer_model")
-        paired_after = load_asset(gated, instance, "paired_comparison")
-        validation = load_asset(gated, instance, "judge_validation")
+        comparison = load_asset(instance, "model_comparison").set_index("answer_model")
+        paired_after = load_asset(instance, "paired_comparison")
+        validation = load_asset(instance, "judge_validation")
         report = (Path(instance.storage_directory()) / "artifacts" / "eval_report.html").read_text()
     # null keeps its last good values, marked: the failed run is named in the note
     assert bool(comparison.loc["null", "stale"]) and not bool(comparison.loc["oracle", "stale"])
@@ -187,6 +187,8 @@ def test_plan_says_how_many_cases_a_comparison_needs(home, capsys):
     differ give no basis and say so in one line."""
     import re
 
+    from rag_eval_pipeline.metrics.statistics import cases_needed, exact_power
+
     def needed(*args):
         code, out, err = _cli(home, capsys, "plan", "--difference", "0.1", *args)
         assert code == 0, err
@@ -202,4 +204,12 @@ def test_plan_says_how_many_cases_a_comparison_needs(home, capsys):
     code, _, err = _cli(home, capsys, "plan", "--difference", "0.1", "--model", "null", "--model", "null")
     assert code == 2 and err.startswith("error: null and null score alike on all 40 stored cases")
     code, _, err = _cli(home, capsys, "plan", "--difference", "0.3", "--discordance", "0.05")
-    assert code == 2 and len(err.splitlines()) == 1 and "needs a discordance above 0.090" in err
+    assert (
+        code == 2
+        and len(err.splitlines()) == 1
+        and "needs the models to differ on at least that share" in err
+    )
+    # the planned size reaches the stated power by the test's exact power, and the curve shows it
+    planned, out = needed("--discordance", "0.4")
+    assert planned == [cases_needed(0.1, 0.4)] and f"{planned[0]:>6} cases -> power 0.80" in out
+    assert exact_power(planned[0], 0.1, 0.4) >= 0.8 > exact_power(312, 0.1, 0.4)  # the old 312

@@ -8,8 +8,8 @@ import argparse
 import os
 from pathlib import Path
 
-from rag_eval_pipeline.cli.arguments import positive
-from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
+from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.errors import one_line, root_cause
 from rag_eval_pipeline.instance.lineage import NotMaterializedError
@@ -24,49 +24,6 @@ from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.review.labels import LabelFileError, read_label_file
 from rag_eval_pipeline.review.phoenix import PhoenixLabelsError, read_phoenix_labels
 from rag_eval_pipeline.review.queue import QueueSpec, Strategy
-
-
-def register(commands: argparse._SubParsersAction) -> None:
-    review = commands.add_parser("review", help="human review: export a queue to label, import the labels")
-    review_commands = review.add_subparsers(dest="review_command", required=True)
-    export = review_commands.add_parser(
-        "export",
-        help="write a review queue: a labelling page and a JSONL of empty label rows",
-        description="Picks cases of a model's latest evaluation (seeded) and writes "
-        "<review folder>/<queue>.html (one self-contained page: label each metric 0 / 0.5 / 1, save "
-        "downloads <queue>.labels.jsonl) and <queue>.jsonl (the same cases as empty label rows). "
-        "The judges' verdicts are hidden unless --show-judge.",
-    )
-    export.add_argument("--model", required=True, help="the answer model whose cases to review")
-    export.add_argument("--n", type=positive, default=40, help="cases in the queue (default 40)")
-    export.add_argument(
-        "--strategy",
-        choices=[s.value for s in Strategy],
-        default=Strategy.DISAGREEMENT.value,
-        help="disagreement (judges, or a judge and the reference, disagree most; then at random), "
-        "random (unbiased corrected means), low (lowest scores first), failed (failures first)",
-    )
-    export.add_argument("--judge", help="one judge's metrics and verdicts (default: every judge's)")
-    export.add_argument("--seed", type=int, default=0, help="the same seed picks the same cases")
-    export.add_argument("--name", help="the queue's name (default <model>-<strategy>-<date>)")
-    export.add_argument("--show-judge", action="store_true", help="show the judges' verdicts (not blind)")
-    export.set_defaults(handler=handle_export)
-
-    take = review_commands.add_parser(
-        "import",
-        help="take in labels: a file, or Phoenix's HUMAN span annotations",
-        description="Checks every row (each problem named by file and line; nothing is taken from a "
-        "file with one), keeps the labels in <review folder>/labels, measures every judge against "
-        "them (judge_agreement), summarizes the labelled models again with corrected means, and "
-        "refreshes the report.",
-    )
-    take.add_argument("file", nargs="?", help="a label file (.jsonl, .csv or .parquet)")
-    take.add_argument("--phoenix", metavar="URL", help="read HUMAN annotations from this Phoenix")
-    take.add_argument(
-        "--project", help="the Phoenix project the case traces went to (default tracing.project)"
-    )
-    take.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
-    take.set_defaults(handler=handle_import)
 
 
 def handle_export(args: argparse.Namespace) -> int:
@@ -145,7 +102,14 @@ def handle_import(args: argparse.Namespace) -> int:
     if len(applied.reviewers):
         print("\nreviewers against each other (cases with two or more):")
         print(to_markdown(applied.reviewers))
-    if len(applied.corrected):
-        print("\nmeans corrected by the labels (prediction-powered, 95% interval):")
-        print(to_markdown(applied.corrected))
+    corrected = applied.corrected
+    if len(corrected):
+        done = corrected[corrected["n_labels"] > 0]
+        if len(done):
+            print("\nmeans corrected by the labels (prediction-powered, 95% interval):")
+            print(to_markdown(done.drop(columns=["correction_note"])))
+            for note in sorted(set(done["correction_note"])):
+                print(f"note: {note}")
+        for note in sorted(set(corrected.loc[corrected["n_labels"] == 0, "correction_note"])):
+            print(f"note: means not corrected: {note.removeprefix('not corrected: ')}")
     return 0

@@ -6,11 +6,11 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
-from rag_eval_pipeline.answering.answer_cases import AGENT_RETRIEVAL
-from rag_eval_pipeline.answering.spec import AnswerSpec
+from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, FLAG_COLUMN
-from rag_eval_pipeline.metrics.schema import OVERALL, USAGE
+from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, CORRECTION_NOTE, FLAG_COLUMN
+from rag_eval_pipeline.metrics.schema import USAGE
+from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
@@ -258,6 +258,10 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     people = (
         {"corrected_by_people": dg.MetadataValue.md(to_markdown(corrected[shown]))} if len(corrected) else {}
     )
+    notes = overall.get(CORRECTION_NOTE, pd.Series("", index=overall.index))
+    refused = sorted(set(notes[(notes != "") & (overall.get("n_labels", 0) == 0)]))
+    if refused:  # labels exist, but none of a draw a correction can rest on: said, not silently biased
+        people["not_corrected"] = "; ".join(refused)
     return {
         "summary": dg.MetadataValue.md(to_markdown(table)),
         **people,

@@ -30,8 +30,13 @@ from rag_eval_pipeline.defs.names import (
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_asset
 from rag_eval_pipeline.instance.runs import execute
-from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, LABELLED_METRICS, reviewer_agreement
-from rag_eval_pipeline.metrics.schema import OVERALL
+from rag_eval_pipeline.metrics.agreement import (
+    CORRECTED_TABLE,
+    CORRECTION_NOTE,
+    LABELLED_METRICS,
+    reviewer_agreement,
+)
+from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
 
 REVIEW_TRIGGER = "review_import"
@@ -51,9 +56,9 @@ def export_queue(
     defs: dg.Definitions, instance: dg.DagsterInstance, spec: QueueSpec, folder: Path, name: str | None
 ) -> WrittenQueue:
     """The queue of ``spec.model``'s latest evaluation, written into ``folder``."""
-    scores = load_asset(defs, instance, JUDGE_SCORES, spec.model)
-    answers = load_asset(defs, instance, CANDIDATE_ANSWERS, spec.model)
-    judgement_list = load_asset(defs, instance, JUDGEMENT_LIST)
+    scores = load_asset(instance, JUDGE_SCORES, spec.model)
+    answers = load_asset(instance, CANDIDATE_ANSWERS, spec.model)
+    judgement_list = load_asset(instance, JUDGEMENT_LIST)
     records = build_queue(spec, answers, judgement_list, scores)
     if not records or not records[0]["metrics"]:
         raise ValueError(
@@ -74,7 +79,7 @@ def evaluated_cases(defs: dg.Definitions, instance: dg.DagsterInstance) -> dict[
     cases = {}
     for model in registered_models(instance):
         try:
-            cases[model] = set(load_asset(defs, instance, CANDIDATE_ANSWERS, model)["qid"])
+            cases[model] = set(load_asset(instance, CANDIDATE_ANSWERS, model)["qid"])
         except NotMaterializedError:
             continue
     return cases
@@ -135,13 +140,14 @@ def apply_labels(
     echo("[review] the comparison and the report ...")
     # the scores did not change: the paired comparison and judge validation stand as they are
     execute(defs, instance, COMPARISON_JOB, {}, None, verbose, tags, assets=AFTER_LABELS)
-    agreement = load_asset(defs, instance, JUDGE_AGREEMENT)
+    agreement = load_asset(instance, JUDGE_AGREEMENT)
     corrected = []
     for model in sorted(set(models) & registered):
-        summary = load_asset(defs, instance, METRIC_SUMMARY, model)
-        rows = summary[(summary["group"] == OVERALL) & (summary["n_labels"] > 0)]
+        summary = load_asset(instance, METRIC_SUMMARY, model)
+        notes = summary.get(CORRECTION_NOTE, "")
+        rows = summary[(summary["group"] == OVERALL) & ((summary["n_labels"] > 0) | (notes != ""))]
         if len(rows):
             corrected.append(rows.assign(answer_model=model))
     columns = ["answer_model", *CORRECTED_TABLE]
     table = pd.concat(corrected, ignore_index=True)[columns] if corrected else pd.DataFrame(columns=columns)
-    return Applied(agreement, table, reviewer_agreement(load_asset(defs, instance, HUMAN_LABELS)))
+    return Applied(agreement, table, reviewer_agreement(load_asset(instance, HUMAN_LABELS)))

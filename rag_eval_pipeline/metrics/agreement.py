@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from rag_eval_pipeline.metrics.schema import OVERALL, per_case
+from rag_eval_pipeline.metrics.schema import per_case
+from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL
 from rag_eval_pipeline.metrics.statistics import (
     Interval,
     bootstrap_statistic,
@@ -33,6 +33,7 @@ class AgreementBars:
 
     min_kappa: float = 0.5
     min_rate: float = 0.8
+    min_labels: int = MIN_CASES  # fewer label pairs: said to be too few to conclude
 
 
 AGREEMENT_COLUMNS = [
@@ -62,6 +63,23 @@ def _rate(hits: int, n: int) -> tuple[float, float, float]:
     return hits / n, float(low), float(high)
 
 
+def _kappa_note(human: np.ndarray, judged: np.ndarray, kappa: float, min_labels: int) -> str:
+    """Why kappa or the flags say little: too few labels to conclude, or kappa undefined (and
+    which side gives one label only)."""
+    notes = []
+    if len(human) < min_labels:
+        notes.append(f"too few labels to conclude (n = {len(human)} < {min_labels})")
+    if np.isnan(kappa) and len(human):
+        constant = [
+            side for side, values in (("people", human), ("the judge", judged)) if len(set(values)) < 2
+        ]
+        notes.append(
+            f"kappa undefined: {' and '.join(constant)} give{'s' if len(constant) == 1 else ''} "
+            "one label on every case"
+        )
+    return "; ".join(notes)
+
+
 def agreement_row(human: Sequence[float], judged: Sequence[float], bars: AgreementBars) -> dict[str, object]:
     """One judge on one metric against people: accuracy, linearly weighted kappa with a
     bootstrap interval, and the pass/fail rates at 0.5 with exact intervals (a judge that passes
@@ -84,7 +102,7 @@ def agreement_row(human: Sequence[float], judged: Sequence[float], bars: Agreeme
         "kappa": kappa,
         "kappa_low": low,
         "kappa_high": high,
-        "kappa_note": "" if not np.isnan(kappa) else "undefined: one label only on both sides",
+        "kappa_note": _kappa_note(human_a, judged_a, kappa, bars.min_labels),
         "true_positive_rate": tpr[0],
         "tpr_low": tpr[1],
         "tpr_high": tpr[2],
@@ -182,62 +200,129 @@ class CorrectedMean:
 
 
 def corrected_mean(
-    judged_all: Sequence[float], judged_labelled: Sequence[float], human: Sequence[float]
+    judged_all: Sequence[float],
+    judged_labelled: Sequence[float],
+    human: Sequence[float],
+    inclusion: Sequence[float] | None = None,
 ) -> CorrectedMean:
     """Prediction-powered inference: the judge's mean over every case plus the mean of
     (human - judge) over the labelled cases, with a 95% interval from both parts' variances
     (the judge's over all N cases, the differences' over the n labelled ones) and Student's t
     with n - 1 degrees of freedom (few labels: the normal quantile under-covers), clipped to
-    [0, 1]. A biased judge is corrected by as much as people show it is off; with
-    few labels the interval says so by its width. NaN with fewer than two labels."""
+    [0, 1]. Labelled cases drawn with unequal probabilities (``inclusion``, each case's chance
+    of being drawn) are weighted by their inverse (the Hajek estimator of the mean difference,
+    with its linearised variance), so a queue that favours disagreements corrects without
+    bias; equal probabilities give the plain mean. NaN with fewer than two labels."""
     f_all = np.asarray(judged_all, dtype=float)
     f_lab, h_lab = np.asarray(judged_labelled, dtype=float), np.asarray(human, dtype=float)
     n, big_n = len(h_lab), len(f_all)
     if n < 2 or big_n < 2:
         nan = float("nan")
         return CorrectedMean(Interval(nan, nan, nan), n)
+    weights = np.ones(n) if inclusion is None else 1.0 / np.asarray(inclusion, dtype=float)
     differences = h_lab - f_lab
-    estimate = float(f_all.mean() + differences.mean())
-    sd = float(np.sqrt(f_all.var(ddof=1) / big_n + differences.var(ddof=1) / n))
+    rectifier = float(np.sum(weights * differences) / np.sum(weights))
+    rectifier_var = (
+        n / (n - 1) * float(np.sum(weights**2 * (differences - rectifier) ** 2)) / np.sum(weights) ** 2
+    )
+    estimate = float(f_all.mean() + rectifier)
+    sd = float(np.sqrt(f_all.var(ddof=1) / big_n + rectifier_var))
+    from scipy import stats  # imported when used: 1 s at import otherwise
+
     critical = float(stats.t.ppf(0.975, n - 1))
     low, high = max(0.0, estimate - critical * sd), min(1.0, estimate + critical * sd)
     return CorrectedMean(Interval(min(max(estimate, 0.0), 1.0), low, high), n)
 
 
 CORRECTED_COLUMNS = ["corrected_mean", "corrected_low", "corrected_high", "n_labels"]
+CORRECTION_NOTE = "correction_note"  # what the correction rests on, or why there is none
 # a judge's mean beside its correction, as the asset page and `review import` show them
-CORRECTED_TABLE = ["judge_id", "metric", "mean", *CORRECTED_COLUMNS]
+CORRECTED_TABLE = ["judge_id", "metric", "mean", *CORRECTED_COLUMNS, CORRECTION_NOTE]
+
+
+@dataclass(frozen=True)
+class LabelledDraw:
+    """The labels a correction may rest on: those of one probability draw (the queue with the
+    most labelled cases), each case's mean label and inclusion probability; and why not, when
+    no draw has labels."""
+
+    human: pd.Series  # qid -> mean label
+    inclusion: pd.Series  # qid -> the case's chance of being drawn
+    queue: str
+    selection: str
+    left_out: int  # labelled cases of other queues or of no draw: they measure, not correct
+
+
+def labelled_draw(labels: pd.DataFrame, metric: str) -> LabelledDraw | str:
+    """The probability draw a metric's correction rests on, or why there is none."""
+    mine = labels[labels["metric"] == metric]
+    if "inclusion_probability" not in mine:
+        mine = mine.assign(inclusion_probability=float("nan"), queue="", selection="unknown")
+    drawn = mine[mine["inclusion_probability"].notna()]
+    if drawn.empty:
+        chosen = ", ".join(sorted(set(mine["selection"]))) or "unknown"
+        return (
+            f"not corrected: the labelled cases were not drawn at random (selection: {chosen}); labels "
+            "of a random or disagreement queue (rag-eval review export) correct the mean"
+        )
+    counts = drawn.groupby("queue")["qid"].nunique().sort_values(ascending=False, kind="stable")
+    queue = str(counts.index[0])
+    used = drawn[drawn["queue"] == queue]
+    return LabelledDraw(
+        used.groupby("qid")["label"].mean(),
+        used.groupby("qid")["inclusion_probability"].first(),
+        queue,
+        str(used["selection"].iloc[0]),
+        int(mine["qid"].nunique() - used["qid"].nunique()),
+    )
+
+
+def _correction_note(draw: LabelledDraw, n: int) -> str:
+    weighted = (
+        "weighted by each case's chance of being drawn" if draw.selection != "random" else "a random draw"
+    )
+    queue = draw.queue or "(unnamed)"
+    note = f"corrected from {n} labelled cases of queue {queue} ({draw.selection}: {weighted})"
+    if draw.left_out:
+        note += (
+            f"; {draw.left_out} cases labelled otherwise measure the judge but do not enter the correction"
+        )
+    return note
 
 
 def with_corrected_means(
     summary: pd.DataFrame, judge_scores: pd.DataFrame, labels: pd.DataFrame
 ) -> pd.DataFrame:
     """The summary with each judge's overall mean corrected by this model's human labels
-    (``corrected_mean`` with its 95% interval, ``n_labels``: the labelled cases it rests on).
-    Where a case has several reviewers their mean label is its human value. NaN (and 0 labels)
-    where people labelled fewer than two of the cases a judge scored on that metric.
-
-    Unbiased when the labelled cases are a random sample of the evaluated ones (a `random`
-    review queue); a queue that picks disagreements first measures the judge where it matters
-    but over-weights those cases here."""
+    (``corrected_mean`` with its 95% interval, ``n_labels``: the labelled cases it rests on,
+    ``correction_note``: which draw, or why none). Where a case has several reviewers their mean
+    label is its human value. Only labels whose cases were drawn with a known probability (a
+    ``random`` or ``disagreement`` queue) correct a mean, weighted by it; labels of an order
+    (``low``, ``failed``) or of unknown origin would bias it, so the mean stays uncorrected and
+    the note says why. NaN (and 0 labels) where fewer than two drawn cases were labelled."""
     out = summary.copy()
     out[CORRECTED_COLUMNS[:3]] = float("nan")
     out["n_labels"] = 0
+    out[CORRECTION_NOTE] = ""
     if labels is None or labels.empty or judge_scores.empty:
         return out
-    human = labels.groupby(["metric", "qid"])["label"].mean()
     cases = per_case(judge_scores)
     cases = cases[cases["status"] == "ok"]
+    draws = {metric: labelled_draw(labels, metric) for metric in set(labels["metric"])}
     for index, row in out.iterrows():
         metric = row["metric"]
-        if row["group"] != OVERALL or metric not in LABELLED_METRICS or metric not in human.index.levels[0]:
+        if row["group"] != OVERALL or metric not in LABELLED_METRICS or metric not in draws:
             continue
         if metric not in cases:
             continue
+        draw = draws[metric]
+        if isinstance(draw, str):
+            out.loc[index, CORRECTION_NOTE] = draw
+            continue
         judged = cases.loc[cases["judge_id"] == row["judge_id"], ["qid", metric]].dropna()
-        people = human.loc[metric].rename("label").reset_index()
+        people = pd.DataFrame({"label": draw.human, "inclusion": draw.inclusion}).reset_index()
         paired = judged.merge(people, on="qid")
-        corrected = corrected_mean(judged[metric], paired[metric], paired["label"])
+        corrected = corrected_mean(judged[metric], paired[metric], paired["label"], paired["inclusion"])
         if np.isnan(corrected.interval.estimate):
             continue
         out.loc[index, CORRECTED_COLUMNS] = [
@@ -246,6 +331,7 @@ def with_corrected_means(
             corrected.interval.high,
             corrected.n_labels,
         ]
+        out.loc[index, CORRECTION_NOTE] = _correction_note(draw, corrected.n_labels)
     out["n_labels"] = out["n_labels"].astype(int)
     return out
 

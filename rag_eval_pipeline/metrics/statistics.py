@@ -15,34 +15,25 @@ the README). Paired verdicts come from an exact sign-flip (randomization) test.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-CONFIDENCE = 0.95
-SIGNIFICANCE = 0.05
+from rag_eval_pipeline.metrics.settings import (
+    CONFIDENCE,
+    MONTE_CARLO_DRAWS,
+    SIGNIFICANCE,
+    IntervalMethod,
+)
+
 RESAMPLES = 2000
 SEED = 0
-MIN_CASES = 10  # below this many scored cases a summary or gate says "too few cases to conclude"
-MONTE_CARLO_DRAWS = 20_000  # sign flips drawn when exact enumeration would be too large
 EXACT_SUPPORT_LIMIT = 200_000  # distinct sums kept while enumerating sign flips exactly
-TOO_FEW_CASES = "too few cases to conclude"
 NO_DIFFERENCE = "no difference shown"
-
-
-class IntervalMethod(str, Enum):
-    """How a mean's interval is computed: ``clopper_pearson`` (default) or ``wilson`` for scores
-    in [0, 1], or the seeded bootstrap (``percentile``, ``bca``), which collapses on identical
-    values."""
-
-    CLOPPER_PEARSON = "clopper_pearson"
-    WILSON = "wilson"
-    PERCENTILE = "percentile"
-    BCA = "bca"
 
 
 @dataclass(frozen=True)
@@ -64,6 +55,8 @@ def _present(values: Sequence[float]) -> np.ndarray:
 
 def wilson_interval(mean: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval of a mean in [0, 1] over ``n`` cases (vectorizes over arrays)."""
+    from scipy import stats  # imported when used: 1 s at import otherwise
+
     z = stats.norm.ppf(0.5 + confidence / 2)
     mean, n = np.asarray(mean, dtype=float), np.asarray(n, dtype=float)
     denominator = 1 + z**2 / n
@@ -75,6 +68,8 @@ def wilson_interval(mean: float, n: int, confidence: float = CONFIDENCE) -> tupl
 def clopper_pearson_interval(mean: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Clopper-Pearson interval of a mean in [0, 1] over ``n`` cases, with ``n * mean`` successes
     (continuous in the mean, so 0.5 scores need no rounding); vectorizes over arrays."""
+    from scipy import stats  # imported when used: 1 s at import otherwise
+
     alpha = 1 - confidence
     mean, n = np.asarray(mean, dtype=float), np.asarray(n, dtype=float)
     successes = mean * n
@@ -103,6 +98,8 @@ def bootstrap_mean(
     """Mean with a seeded bootstrap interval (``percentile`` or ``bca``). One value or none:
     the interval is NaN; identical values: a zero-width interval (nothing varies to resample),
     which is why it is not the default for small samples."""
+    from scipy import stats  # imported when used: 1 s at import otherwise
+
     data = _present(values)
     if len(data) == 0:
         return _NAN_INTERVAL
@@ -166,14 +163,67 @@ class SignFlipResult:
     n_nonzero: int
 
 
-# Differences are counted on an integer grid of this resolution: every sum is then exact, so the
-# observed assignment is never lost to floating-point error (a difference of 1e-7 or less is 0).
-SIGN_FLIP_RESOLUTION = 10**6
+# Differences are summed exactly where they are fractions of a small common denominator (0/0.5/1
+# scores, their means over repeats, F1 of short answers): then ties between sums are exact ties.
+MAX_DENOMINATOR = 10**4  # a difference is read as a fraction of at most this denominator
+MAX_COMMON_DENOMINATOR = 10**9  # beyond this, sums are floats compared with a tolerance
+RELATIVE_TOLERANCE = 1e-9  # of the sum of magnitudes: float sums this close are one sum
 
 
-def _grid(differences: Sequence[float]) -> np.ndarray:
-    """The differences on the integer grid (rounded to the nearest millionth)."""
-    return np.rint(_present(differences) * SIGN_FLIP_RESOLUTION).astype(np.int64)
+def _as_integers(differences: np.ndarray) -> np.ndarray | None:
+    """The differences as integers over their common denominator, when every one is exactly (to
+    a float's precision) a fraction of a small denominator and the sums stay well inside int64;
+    None otherwise (continuous scores)."""
+    values, where = np.unique(differences, return_inverse=True)  # scores repeat: few distinct values
+    fractions = [Fraction(d).limit_denominator(MAX_DENOMINATOR) for d in values.tolist()]
+    if any(abs(float(f) - d) > 1e-12 * max(1.0, abs(d)) for f, d in zip(fractions, values.tolist())):
+        return None
+    common = math.lcm(*(f.denominator for f in fractions)) if fractions else 1
+    if common > MAX_COMMON_DENOMINATOR:
+        return None
+    numerators = [int(f * common) for f in fractions]
+    if sum(abs(numerators[i]) for i in where.tolist()) >= 2**62:
+        return None
+    return np.asarray(numerators, dtype=np.int64)[where]
+
+
+def _merged(sums: np.ndarray, probabilities: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """Equal sums as one (exactly for integers; within ``tolerance`` for floats, whose order of
+    addition moves a sum by a few units in the last place)."""
+    sums, inverse = np.unique(sums, return_inverse=True)
+    probabilities = np.bincount(inverse, weights=probabilities)
+    if tolerance > 0 and len(sums) > 1:
+        group = np.concatenate([[0], np.cumsum(np.diff(sums) > tolerance)])
+        probabilities = np.bincount(group, weights=probabilities)
+        sums = sums[np.concatenate([[0], np.flatnonzero(np.diff(group)) + 1])]
+    return sums, probabilities
+
+
+DENSE_SUM_LIMIT = 2_000_000  # integer sums up to this large are counted on a dense grid
+
+
+def _dense_p(magnitudes: np.ndarray, observed: int) -> float:
+    """P(|sum of random signs times magnitudes| >= observed) for integer magnitudes, on a grid of
+    every possible sum: each magnitude's copies add a binomial (k of c copies positive), so the
+    distribution is built in one step per distinct magnitude."""
+    from scipy import stats  # imported when used: 1 s at import otherwise
+
+    total = int(magnitudes.sum())
+    probabilities = np.zeros(2 * total + 1)
+    probabilities[total] = 1.0
+    for magnitude, count in zip(*np.unique(magnitudes, return_counts=True)):
+        positive = np.arange(count + 1)
+        weights = stats.binom.pmf(positive, count, 0.5)
+        shifts = int(magnitude) * (2 * positive - count)
+        moved = np.zeros_like(probabilities)
+        for shift, weight in zip(shifts.tolist(), weights.tolist()):
+            if shift >= 0:
+                moved[shift:] += weight * probabilities[: len(probabilities) - shift]
+            else:
+                moved[:shift] += weight * probabilities[-shift:]
+        probabilities = moved
+    sums = np.abs(np.arange(-total, total + 1))
+    return float(probabilities[sums >= observed].sum())
 
 
 def sign_flip_test(
@@ -183,36 +233,44 @@ def sign_flip_test(
 
     Under the null each case's difference is as likely positive as negative, so the reference
     distribution of the sum is that of every sign assignment; p = P(|sum| >= |observed sum|).
-    Sums are counted on an integer grid (``SIGN_FLIP_RESOLUTION``), so the enumeration is exact
-    for any scores, not only 0 / 0.5 / 1: no rounding drops the observed assignment. The
-    distribution is enumerated while it has at most ``EXACT_SUPPORT_LIMIT`` distinct sums
-    (always for 0/0.5/1 scores); above that ``draws`` seeded random sign assignments give a Monte
-    Carlo p-value, (1 + hits) / (1 + draws) (Phipson & Smyth 2010). For 0/1 outcomes the
-    non-zero differences are McNemar's discordant pairs and p equals the exact McNemar test.
-    No non-zero difference: p = 1.
+    Differences that are fractions of a small common denominator (0 / 0.5 / 1 scores, means of
+    repeats in thirds or sixths, F1 of short answers) are summed as integers over it, so a tie
+    between two sums is an exact tie and counts; continuous differences are summed as floats and
+    compared with a tolerance of ``RELATIVE_TOLERANCE`` of their total. The distribution is
+    enumerated while it has at most ``EXACT_SUPPORT_LIMIT`` distinct sums (always for 0/0.5/1
+    scores); above that ``draws`` seeded random sign assignments give a Monte Carlo p-value,
+    (1 + hits) / (1 + draws) (Phipson & Smyth 2010). For 0/1 outcomes the non-zero differences
+    are McNemar's discordant pairs and p equals the exact McNemar test. No non-zero difference:
+    p = 1.
     """
-    grid = _grid(differences)
-    magnitudes = np.abs(grid[grid != 0])
+    data = _present(differences)
+    integers = _as_integers(data)
+    values = integers if integers is not None else data
+    magnitudes = np.abs(values[values != 0])
     if len(magnitudes) == 0:
         return SignFlipResult(1.0, "exact", 0)
-    observed = abs(int(grid.sum()))
-    sums, probabilities = np.array([0], dtype=np.int64), np.array([1.0])
+    tolerance = 0.0 if integers is not None else RELATIVE_TOLERANCE * float(magnitudes.sum())
+    observed = abs(values.sum())
+    threshold = observed - tolerance  # a sum this large in magnitude is as extreme as the observed
+    if integers is not None and int(magnitudes.sum()) <= DENSE_SUM_LIMIT:
+        p_value = _dense_p(magnitudes, int(observed))
+        return SignFlipResult(min(1.0, p_value), "exact", len(magnitudes))
+    sums, probabilities = np.zeros(1, dtype=values.dtype), np.array([1.0])
     for magnitude in magnitudes:
         sums = np.concatenate([sums + magnitude, sums - magnitude])
         probabilities = np.concatenate([probabilities, probabilities]) / 2
-        sums, inverse = np.unique(sums, return_inverse=True)
-        probabilities = np.bincount(inverse, weights=probabilities)
+        sums, probabilities = _merged(sums, probabilities, tolerance)
         if len(sums) > EXACT_SUPPORT_LIMIT:
             break
     else:
-        p_value = float(probabilities[np.abs(sums) >= observed].sum())
+        p_value = float(probabilities[np.abs(sums) >= threshold].sum())
         return SignFlipResult(min(1.0, p_value), "exact", len(magnitudes))
     rng = np.random.default_rng(seed)
     hits, done, chunk = 0, 0, max(1, 2_000_000 // len(magnitudes))
     while done < draws:
         size = min(chunk, draws - done)
-        signs = rng.choice(np.array([-1, 1], dtype=np.int64), size=(size, len(magnitudes)))
-        hits += int((np.abs(signs @ magnitudes) >= observed).sum())
+        signs = rng.choice(np.array([-1, 1], dtype=values.dtype), size=(size, len(magnitudes)))
+        hits += int((np.abs(signs @ magnitudes) >= threshold).sum())
         done += size
     return SignFlipResult((1 + hits) / (1 + draws), f"monte carlo ({draws} draws)", len(magnitudes))
 
@@ -233,63 +291,119 @@ def holm_adjusted(p_values: Sequence[float]) -> list[float]:
 
 
 POWER = 0.8
+POWER_SEARCH_MARGIN = 1.05  # the planned n keeps its power up to this multiple of it (and 20 more)
+
+
+def _discordance_model(difference: float, discordance: float) -> float:
+    """The chance that a discordant case favours the first model, when two models differ on a
+    share ``discordance`` of the cases by ``difference`` on average (0/1 scores: each differing
+    case is +1 or -1)."""
+    if not 0 < discordance <= 1:
+        raise ValueError("discordance is a share of cases, above 0 and at most 1")
+    if not 0 < difference <= discordance:
+        raise ValueError(f"a mean difference of {difference} needs a discordance of at least {difference}")
+    return (discordance + difference) / (2 * discordance)
+
+
+def exact_power(n: int, difference: float, discordance: float, level: float = SIGNIFICANCE) -> float:
+    """The power of this project's paired test (the exact sign-flip test, which on 0/1 scores is
+    the exact McNemar test) at a two-sided ``level`` on ``n`` cases, computed exactly: the
+    number of discordant cases is binomial (n, discordance), and among them the test rejects
+    when the two-sided binomial p of the split is below the level. Scores on 0/0.5/1 with the
+    same mean square difference have at least this power (measured in benchmarks/)."""
+    from scipy import stats  # imported when used: 1 s at import otherwise
+
+    favours_first = _discordance_model(difference, discordance)
+    # the counts of discordant cases that carry the probability (beyond 9 sd: below 1e-18)
+    spread = 9 * np.sqrt(n * discordance * (1 - discordance)) + 2
+    k = np.arange(max(0, int(n * discordance - spread)), min(n, int(n * discordance + spread)) + 1)
+    # the largest split c with two-sided p < level: P(X <= c) < level / 2 under a fair coin
+    c = stats.binom.ppf(level / 2, k, 0.5) - 1
+    c = np.where(2 * stats.binom.cdf(c + 1, k, 0.5) < level, c + 1, c)  # a float's last place
+    rejects = np.where(
+        c >= 0,
+        stats.binom.cdf(c, k, favours_first) + stats.binom.sf(k - c - 1, k, favours_first),
+        0.0,
+    )
+    return float(np.sum(stats.binom.pmf(k, n, discordance) * rejects))
+
+
+def _normal_cases(difference: float, discordance: float, level: float, power: float) -> int:
+    """McNemar's normal-approximation sample size (Connor 1987): where the exact search starts."""
+    from scipy import stats  # imported when used: 1 s at import otherwise
+
+    sd = float(np.sqrt(discordance - difference**2))
+    null_sd = float(np.sqrt(discordance))
+    z_level, z_power = stats.norm.ppf(1 - level / 2), stats.norm.ppf(power)
+    return max(1, int(np.ceil(((z_level * null_sd + z_power * sd) / difference) ** 2)))
+
+
+def cases_needed(
+    difference: float, discordance: float, level: float = SIGNIFICANCE, power: float = POWER
+) -> int:
+    """Paired cases for the exact test to detect a true mean difference ``difference`` with
+    ``power`` at a two-sided ``level``, for two models that differ on a share ``discordance``
+    of the cases: the smallest n whose exact power (``exact_power``) reaches ``power`` and stays
+    there for every larger n up to ``POWER_SEARCH_MARGIN`` times it (the exact power is a saw
+    in n, so the first n over the line can be followed by ones below it). The normal
+    approximation alone sized about 5% short (312 for 330 at 0.1 and 40%)."""
+    start = _normal_cases(difference, discordance, level, power)
+    powers: dict[int, float] = {}
+
+    def at(n: int) -> float:
+        if n not in powers:
+            powers[n] = exact_power(n, difference, discordance, level)
+        return powers[n]
+
+    low, high = max(1, start // 2), start * 2
+    while at(high) < power:
+        low, high = high, high * 2
+    while low + 1 < high:  # bisection to the first crossing, as if the power rose steadily
+        middle = (low + high) // 2
+        low, high = (low, middle) if at(middle) >= power else (middle, high)
+    n = high
+    while True:  # then the saw: no n in the margin above may fall back below the line
+        below = next((m for m in range(n + 1, int(n * POWER_SEARCH_MARGIN) + 21) if at(m) < power), None)
+        if below is None:
+            return n
+        n = below + 1
+        while at(n) < power:
+            n += 1
+
+
+def power_curve(
+    planned: int, difference: float, discordance: float, level: float = SIGNIFICANCE
+) -> list[tuple[int, float]]:
+    """The exact power at fractions of the planned n (60% to 140%): what fewer or more cases buy."""
+    sizes = sorted({max(1, round(planned * f)) for f in (0.6, 0.8, 0.9, 1.0, 1.1, 1.2, 1.4)})
+    return [(n, exact_power(n, difference, discordance, level)) for n in sizes]
 
 
 def detectable_difference(
     differences: Sequence[float], level: float = SIGNIFICANCE, power: float = POWER
 ) -> float:
     """The smallest true mean difference that ``len(differences)`` paired cases detect with
-    ``power`` at a two-sided ``level``, for two models that disagree case by case as much as
-    these did: the inverse of ``cases_needed``, the per-case differences keeping their observed
-    mean square (for 0/1 scores, the discordance; at least one discordant case is assumed, a
-    lower bound on what n cases can show) and taking the hypothesised mean. 1.0 when no
+    ``power`` at a two-sided ``level`` (the exact power of ``exact_power``), for two models
+    that disagree case by case as much as these did: their mean square difference taken as the
+    discordance (for 0/1 scores, the share of cases they differ on), or the difference itself
+    where that is larger (a difference of d needs a share d of cases to differ). 1.0 when no
     difference these cases could show would be detected."""
     data = _present(differences)
     n = len(data)
     if n == 0:
         return float("nan")
-    spread = max(float(np.mean(data**2)), 1.0 / n)
+    observed = float(np.mean(data**2))
 
-    def needed(difference: float) -> int:
-        return cases_needed(difference, float(np.sqrt(max(spread - difference**2, 0.0))), level, power)
+    def detected(difference: float) -> bool:  # a difference of d needs at least d discordance
+        return exact_power(n, difference, min(1.0, max(observed, difference)), level) >= power
 
-    low, high = 1e-4, 1.0
-    if needed(high) > n:
+    if not detected(1.0):
         return 1.0
-    for _ in range(40):  # bisection: fewer cases are needed for a larger difference
+    low, high = 0.0, 1.0
+    for _ in range(30):  # bisection: the power grows with the difference
         middle = (low + high) / 2
-        low, high = (middle, high) if needed(middle) > n else (low, middle)
+        low, high = (low, middle) if middle > 0 and detected(middle) else (middle, high)
     return float(high)
-
-
-def cases_needed(difference: float, sd: float, level: float = SIGNIFICANCE, power: float = POWER) -> int:
-    """Paired cases to detect a true mean difference ``difference`` with ``power`` at a
-    two-sided ``level``, for per-case differences of standard deviation ``sd`` under that
-    difference: McNemar's sample size (Connor 1987), whose test statistic has the variance of the
-    null, sd**2 + difference**2, and the alternative's, sd**2. Two floors keep it honest: a
-    difference of ``d`` on a 0-1 scale has an sd of at least sqrt(d(1 - d)) however alike the
-    models looked when it was measured, and the exact test needs k discordant cases with
-    2 / 2**k below the level before any verdict is possible at all."""
-    if difference <= 0:
-        raise ValueError("the difference to detect must be positive")
-    sd = max(sd, float(np.sqrt(difference * (1 - difference))))
-    null_sd = float(np.sqrt(sd**2 + difference**2))
-    z_level, z_power = stats.norm.ppf(1 - level / 2), stats.norm.ppf(power)
-    normal = int(np.ceil(((z_level * null_sd + z_power * sd) / difference) ** 2))
-    discordant = int(np.ceil(np.log2(2 / level)))
-    return max(normal, int(np.ceil(discordant / difference)))
-
-
-def discordance_sd(discordance: float, difference: float) -> float:
-    """The sd of per-case differences whose mean square is ``discordance`` (for 0/1 scores, the
-    share of cases two models differ on) when their mean is ``difference``: a stated assumption,
-    or measured on stored scores, for planning."""
-    if not 0 < discordance <= 1:
-        raise ValueError("discordance is a share of cases, above 0 and at most 1")
-    variance = discordance - difference**2
-    if variance <= 0:
-        raise ValueError(f"a mean difference of {difference} needs a discordance above {difference**2:.3f}")
-    return float(np.sqrt(variance))
 
 
 def paired_verdict(
@@ -309,6 +423,8 @@ def paired_verdict(
 def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> tuple[int, int, float]:
     """Exact McNemar test: (cases only a got right, cases only b got right, two-sided p).
     With no discordant case p = 1."""
+    from scipy import stats  # imported when used: 1 s at import otherwise
+
     a_arr, b_arr = np.asarray(a_correct, dtype=bool), np.asarray(b_correct, dtype=bool)
     only_a = int(np.sum(a_arr & ~b_arr))
     only_b = int(np.sum(~a_arr & b_arr))
@@ -339,10 +455,13 @@ def weighted_kappa(
     """Cohen's kappa linearly weighted on an ordinal scale: a 0.5 against a 1 is half a
     disagreement, a 0 against a 1 a whole one. 1 - (weighted observed disagreement) / (weighted
     disagreement expected by chance from the two marginals). NaN when it is undefined: no pairs,
-    or both sides use a single label (no disagreement is possible by chance)."""
+    or either side uses a single label (then agreement beyond chance cannot be told from none:
+    a judge that says 1 on every case would read 0, whatever people said)."""
     if len(a) != len(b):
         raise ValueError("kappa needs paired labels")
     if len(a) == 0:
+        return float("nan")
+    if len(set(map(float, a))) < 2 or len(set(map(float, b))) < 2:
         return float("nan")
     index = {level: i for i, level in enumerate(levels)}
     k = len(levels)

@@ -14,7 +14,22 @@ import pandas as pd
 from rag_eval_pipeline.data.rows import RowFileError, read_rows
 from rag_eval_pipeline.metrics.agreement import LABELLED_METRICS, SCALE
 
-LABEL_COLUMNS = ["qid", "answer_model", "metric", "label", "reviewer", "note", "labelled_at", "source"]
+LABEL_COLUMNS = [
+    "qid",
+    "answer_model",
+    "metric",
+    "label",
+    "reviewer",
+    "note",
+    "labelled_at",
+    "source",
+    # how the case came to be labelled: the queue, its strategy, the case's chance of being drawn
+    # (empty where unknown: such labels measure a judge but cannot correct its mean)
+    "queue",
+    "selection",
+    "inclusion_probability",
+]
+UNKNOWN_SELECTION = "unknown"
 LABEL_KEY = ["reviewer", "answer_model", "qid", "metric"]
 
 
@@ -24,6 +39,15 @@ class LabelFileError(RowFileError):
 
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, float) and pd.isna(value)) or str(value).strip() == ""
+
+
+def _probability(value: Any) -> float | None:
+    """An inclusion probability in (0, 1], else None (not given, or not a probability)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0 < number <= 1 else None
 
 
 def _label(value: Any) -> float | None:
@@ -89,6 +113,15 @@ def checked_labels(
                 f"{seen[key][0]:g} at {seen[key][1]}"
             )
             continue
+        probability = None
+        if not _blank(row.get("inclusion_probability")):
+            probability = _probability(row.get("inclusion_probability"))
+            if probability is None:
+                problems.append(
+                    f"{location}: inclusion_probability {row.get('inclusion_probability')!r} is not a "
+                    "probability above 0 and at most 1"
+                )
+                continue
         seen[key] = (label, location)
         labelled_at = row.get("labelled_at")
         labels.append(
@@ -101,6 +134,9 @@ def checked_labels(
                 "note": "" if _blank(row.get("note")) else str(row.get("note")),
                 "labelled_at": "" if _blank(labelled_at) else str(labelled_at),
                 "source": f"{source}, {location}",
+                "queue": "" if _blank(row.get("queue")) else str(row.get("queue")),
+                "selection": UNKNOWN_SELECTION if _blank(row.get("selection")) else str(row.get("selection")),
+                "inclusion_probability": float("nan") if probability is None else probability,
             }
         )
     if problems:

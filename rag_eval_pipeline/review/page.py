@@ -88,7 +88,8 @@ function labels() {
     if (!chosen) return;
     const note = document.querySelector(`#m-${ci}-${mi} input.note`).value;
     rows.push({qid: c.qid, answer_model: c.answer_model, metric, label: Number(chosen.value),
-               reviewer, note, labelled_at: at});
+               reviewer, note, labelled_at: at, queue: QUEUE.queue, selection: c.selection,
+               inclusion_probability: c.inclusion_probability});
   }));
   return rows;
 }
@@ -107,12 +108,11 @@ function move(caseStep) {
   document.getElementById('case-' + current.c).scrollIntoView({block: 'start'});
 }
 function setLabel(value) {
+  // labels the highlighted metric and stays on it: only m, j and k move, as the legend says
   const input = document.querySelector(`input[name="label-${current.c}-${current.m}"][value="${value}"]`);
   if (!input) return;
   input.checked = true;
-  const n = QUEUE.cases[current.c].metrics.length;
-  if (current.m + 1 < n) { current.m += 1; update(); } else if (current.c + 1 < QUEUE.cases.length) move(1);
-  else update();
+  update();
 }
 function save() {
   const reviewer = document.getElementById('reviewer');
@@ -154,8 +154,8 @@ def labelling_page(queue: str, records: Sequence[dict[str, Any]], blind: bool) -
         f"<header><b>Review {html.escape(queue)}</b>"
         "<label>reviewer <input id='reviewer' autocomplete='name' placeholder='your name'></label>"
         "<span id='progress'></span><button id='save'>Save labels</button>"
-        f"<span id='help'>{html.escape(mode)} · keys: j / k next / previous case, 1 / 2 / 3 label "
-        "0 / 0.5 / 1, m next metric, s save</span></header>"
+        f"<span id='help'>{html.escape(mode)} · keys: 1 / 2 / 3 label the highlighted metric "
+        "0 / 0.5 / 1, m next metric, j / k next / previous case, s save</span></header>"
         "<main id='cases'></main>"
         f"<script type='application/json' id='queue-data'>{data}</script>"
         f"<script>{_SCRIPT}</script></body></html>"

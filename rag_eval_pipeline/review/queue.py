@@ -9,7 +9,6 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +18,8 @@ import pandas as pd
 from rag_eval_pipeline.metrics.agreement import LABELLED_METRICS
 from rag_eval_pipeline.metrics.schema import case_key, per_case
 from rag_eval_pipeline.review.page import labelling_page
-
-
-class Strategy(str, Enum):
-    """``disagreement``: where two judges (or a judge and the reference) disagree most, then the
-    rest at random; ``random``; ``low``: the judge's lowest scores first; ``failed``: answers or
-    judgements that failed first, then at random."""
-
-    DISAGREEMENT = "disagreement"
-    RANDOM = "random"
-    LOW = "low"
-    FAILED = "failed"
+from rag_eval_pipeline.review.sampling import DISAGREEMENT_FLOOR, Draw, random_draw, systematic_draw
+from rag_eval_pipeline.review.strategy import Strategy
 
 
 @dataclass(frozen=True)
@@ -48,37 +38,46 @@ def labelled_metrics(scores: pd.DataFrame, judge: str | None = None) -> list[str
     return [m for m in LABELLED_METRICS if m in rows and rows[m].notna().any()]
 
 
-def select_cases(scores: pd.DataFrame, spec: QueueSpec) -> list[str]:
-    """Up to ``spec.n`` question ids, in review order, the same for the same seed."""
-    rng = np.random.default_rng(spec.seed)
+def disagreement(scores: pd.DataFrame, metrics: Sequence[str]) -> pd.Series:
+    """Per case, the widest spread between the judges' scores on any labelled metric (0 where one
+    judge scored it, or all agree): where a label tells most about which judge is right."""
+    cases = per_case(scores)
+    ok = cases[cases["status"] == "ok"]
+    spread = ok.groupby("qid")[list(metrics)].agg(lambda v: v.max() - v.min() if v.notna().sum() > 1 else 0.0)
+    return spread.max(axis=1).fillna(0.0)
+
+
+def select_cases(scores: pd.DataFrame, spec: QueueSpec) -> Draw:
+    """Up to ``spec.n`` question ids in review order, the same for the same seed, with each
+    one's inclusion probability where the strategy is a probability draw: ``random`` (equal),
+    ``disagreement`` (weighted towards the cases the judges disagree on, none left out). ``low``
+    and ``failed`` are orders: their labels cannot correct a mean."""
     qids = list(dict.fromkeys(scores["qid"]))
+    metrics = labelled_metrics(scores, spec.judge)
+    if spec.strategy is Strategy.RANDOM:
+        return random_draw(qids, spec.n, spec.seed)
+    if spec.strategy is Strategy.DISAGREEMENT:
+        spread = disagreement(scores, metrics).reindex(qids).fillna(0.0) if metrics else pd.Series(0.0, qids)
+        return systematic_draw(qids, (DISAGREEMENT_FLOOR + spread).tolist(), spec.n, spec.seed)
+    rng = np.random.default_rng(spec.seed)
     shuffled = [qids[i] for i in rng.permutation(len(qids))]
     cases = per_case(scores)
-    metrics = labelled_metrics(scores, spec.judge)
     first: list[str] = []
-    if spec.strategy is Strategy.DISAGREEMENT and metrics:
-        ok = cases[cases["status"] == "ok"]
-        spread = ok.groupby("qid")[metrics].agg(lambda v: v.max() - v.min() if v.notna().sum() > 1 else 0.0)
-        widest = spread.max(axis=1)
-        widest = widest[widest > 0]
-        rank = {qid: i for i, qid in enumerate(shuffled)}  # ties in seeded order
-        first = sorted(widest.index, key=lambda q: (-widest[q], rank[q]))
-    elif spec.strategy is Strategy.LOW and metrics:
+    if spec.strategy is Strategy.LOW and metrics:
         judged = cases[
             (cases["status"] == "ok") & (cases["judge_id"] == (spec.judge or cases["judge_id"].iloc[0]))
         ]
         lowest = judged.set_index("qid")[metrics].mean(axis=1).sort_values(kind="stable")
         first = list(lowest.index)
     elif spec.strategy is Strategy.FAILED:
-        failed = cases[cases["status"] != "ok"]["qid"]
-        first = [q for q in shuffled if q in set(failed)]
-    ordered = list(dict.fromkeys([*first, *shuffled]))
-    return ordered[: spec.n]
+        failed = set(cases[cases["status"] != "ok"]["qid"])
+        first = [q for q in shuffled if q in failed]
+    return Draw(list(dict.fromkeys([*first, *shuffled]))[: spec.n], None)
 
 
 def queue_records(
     spec: QueueSpec,
-    qids: Sequence[str],
+    draw: Draw,
     answers: pd.DataFrame,
     judgement_list: pd.DataFrame,
     scores: pd.DataFrame,
@@ -89,7 +88,7 @@ def queue_records(
     truth = judgement_list.set_index("qid")
     by_answer = {case_key(a): a for a in answers.to_dict(orient="records")}
     records = []
-    for qid in qids:
+    for qid in draw.qids:
         answer = by_answer.get((qid, 0))
         if answer is None:
             continue
@@ -123,12 +122,15 @@ def queue_records(
                 ],
                 "metrics": metrics,
                 "judge": verdicts,
+                # how the case came into the queue: what lets its labels correct a mean
+                "selection": spec.strategy.value,
+                "inclusion_probability": None if draw.inclusion is None else draw.inclusion[qid],
             }
         )
     return records
 
 
-def queue_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def queue_rows(records: Sequence[dict[str, Any]], queue: str) -> list[dict[str, Any]]:
     """The same cases as empty label rows, one per metric, for a spreadsheet or another tool."""
     return [
         {
@@ -142,6 +144,9 @@ def queue_rows(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "question": r["question"],
             "answer": r["answer"],
             "truth": r["truth"],
+            "queue": queue,
+            "selection": r["selection"],
+            "inclusion_probability": r["inclusion_probability"],
         }
         for r in records
         for metric in r["metrics"]
@@ -170,7 +175,7 @@ def write_queue(folder: Path, name: str, records: Sequence[dict[str, Any]], blin
     page, rows = folder / f"{name}.html", folder / f"{name}.jsonl"
     contents = {
         page: labelling_page(name, records, blind),
-        rows: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in queue_rows(records)),
+        rows: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in queue_rows(records, name)),
     }
     for path, text in contents.items():
         tmp = path.with_name(f".{path.name}.tmp")

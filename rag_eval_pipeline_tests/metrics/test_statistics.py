@@ -318,23 +318,108 @@ def test_equal_models_rarely_give_a_false_verdict_after_holm():
     assert false_verdict_rate(models=6, n=35, families=150, seed=1) <= 0.08
 
 
-def test_the_detectable_difference_and_the_cases_a_comparison_needs_agree():
-    from rag_eval_pipeline.metrics.statistics import cases_needed, detectable_difference, discordance_sd
+def test_the_sign_flip_p_is_exact_on_fractional_scores():
+    """The audit's example: [1/3, 1/3, -1/3, -2/3] has p = 1 exactly (every assignment's sum is at
+    least 1/3 in magnitude); rounding each difference to a millionth made it 0.875."""
+    assert sign_flip_test([1 / 3, 1 / 3, -1 / 3, -2 / 3]).p_value == 1.0
+    assert sign_flip_test([1 / 3, 1 / 3, -1 / 3, -2 / 3]).p_value == _brute_force_p_tied(
+        [1 / 3, 1 / 3, -1 / 3, -2 / 3]
+    )
+
+
+def _brute_force_p_tied(differences: list[float], tolerance: float = 1e-9) -> float:
+    """Every sign assignment, with sums within ``tolerance`` of the observed counted as ties:
+    the definition for scores that are floats of intended fractions (0.1 + 0.2 is 0.3)."""
+    import itertools
+
+    observed = abs(sum(differences))
+    flips = list(itertools.product([-1, 1], repeat=len(differences)))
+    hits = sum(abs(sum(s * d for s, d in zip(signs, differences))) >= observed - tolerance for signs in flips)
+    return hits / len(flips)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-12, 12), st.sampled_from([2, 3, 6, 12, 7])), min_size=1, max_size=10))
+def test_sign_flip_matches_brute_force_on_rational_scores(fractions):
+    """Means over repeats (thirds, sixths), 0/0.5/1, sevenths: exact sums over the common
+    denominator, so ties between sums are ties."""
+    from fractions import Fraction
+
+    differences = [numerator / denominator for numerator, denominator in fractions]
+    expected = _brute_force_p([Fraction(n, d) for n, d in fractions])
+    assert sign_flip_test(differences).p_value == pytest.approx(expected, abs=1e-12)
+
+
+def test_sign_flip_matches_brute_force_on_continuous_and_tied_scores():
+    rng = np.random.default_rng(5)
+    for _ in range(150):
+        n = int(rng.integers(1, 11))
+        if rng.random() < 0.5:  # continuous: no two sums alike
+            differences = rng.uniform(-1, 1, n).tolist()
+        else:  # a few continuous values repeated: ties between sums that floats break
+            values = rng.uniform(-1, 1, 3)
+            differences = [float(values[i]) for i in rng.integers(0, 3, n)] + [float(values[0] + values[1])]
+        assert sign_flip_test(differences).p_value == pytest.approx(
+            _brute_force_p_tied(differences), abs=1e-12
+        )
+
+
+def test_the_exact_power_is_the_tests_own_rejection_rate():
+    """For 0/1 differences the power sums, over every count of wins, losses and ties, the chance
+    of the counts times whether the project's test rejects them: exact_power must equal it."""
+    from math import comb
+
+    from rag_eval_pipeline.metrics.statistics import exact_power
+
+    for n, difference, discordance in ((12, 0.3, 0.5), (20, 0.1, 0.4), (25, 0.2, 0.2)):
+        win, loss = (discordance + difference) / 2, (discordance - difference) / 2
+        expected = 0.0
+        for wins in range(n + 1):
+            for losses in range(n - wins + 1):
+                ties = n - wins - losses
+                chance = (
+                    comb(n, wins)
+                    * comb(n - wins, losses)
+                    * win**wins
+                    * loss**losses
+                    * (1 - discordance) ** ties
+                )
+                test = sign_flip_test([1.0] * wins + [-1.0] * losses + [0.0] * ties)
+                expected += chance * (test.p_value < 0.05)
+        assert exact_power(n, difference, discordance) == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_planned_cases_reach_the_stated_power():
+    """The audit's case: a difference of 0.10 at 40% discordance. The normal approximation said
+    312 cases (exact power 0.778); the plan now gives the smallest n whose exact power reaches
+    0.8 and stays there, and a simulation of the project's own test at that n agrees with it
+    within what 1,500 draws can tell (3 standard errors)."""
+    from rag_eval_pipeline.metrics.statistics import cases_needed, exact_power, power_curve
+
+    planned = cases_needed(0.1, 0.4)
+    assert 320 <= planned <= 340
+    assert exact_power(312, 0.1, 0.4) == pytest.approx(0.778, abs=0.002)
+    assert all(exact_power(m, 0.1, 0.4) >= 0.8 for m in range(planned, planned + 30))
+    curve = dict(power_curve(planned, 0.1, 0.4))
+    assert curve[planned] >= 0.8 and min(curve) < planned < max(curve)
+    assert curve[min(curve)] < 0.8 < curve[max(curve)]
+    rng = np.random.default_rng(2)
+    draws = 1500
+    outcomes = rng.choice([1.0, -1.0, 0.0], p=[0.25, 0.15, 0.6], size=(draws, planned))
+    rejected = sum(sign_flip_test(row).p_value < 0.05 for row in outcomes)
+    standard_error = (0.8 * 0.2 / draws) ** 0.5
+    assert abs(rejected / draws - exact_power(planned, 0.1, 0.4)) <= 3 * standard_error
+    with pytest.raises(ValueError, match="needs a discordance of at least"):
+        cases_needed(0.1, 0.05)
+
+
+def test_the_detectable_difference_is_the_inverse_of_the_exact_power():
+    from rag_eval_pipeline.metrics.statistics import detectable_difference, exact_power
 
     differences = [1.0] * 4 + [-1.0] * 3 + [0.0] * 28  # 7 discordant cases of 35
     mde = detectable_difference(differences)
-    # the inverse, for models that disagree on 7 of 35 cases: the smallest difference planned for
-    assert (
-        cases_needed(mde, discordance_sd(0.2, mde))
-        <= 35
-        < cases_needed(mde * 0.95, discordance_sd(0.2, mde * 0.95))
-    )
+    discordance = max(7 / 35, mde)
+    assert exact_power(35, mde, discordance) >= 0.8 > exact_power(35, mde * 0.95, max(7 / 35, mde * 0.95))
     # more disagreement, more noise: a larger difference is needed to be seen
     assert detectable_difference([1.0] * 20 + [-1.0] * 15) > mde
-    # McNemar's sample size by hand (Connor 1987): variance sd**2 + d**2 under the null, sd**2 under d
-    d = 0.2
-    by_hand = ((1.959964 * math.sqrt(0.4) + 0.841621 * math.sqrt(0.4 - d**2)) / d) ** 2
-    assert cases_needed(d, discordance_sd(0.4, d)) == math.ceil(by_hand - 1e-6)
-    assert discordance_sd(0.3, 0.1) == pytest.approx(math.sqrt(0.3 - 0.01))
-    with pytest.raises(ValueError, match="needs a discordance above"):
-        discordance_sd(0.005, 0.1)
+    assert detectable_difference([1.0]) == 1.0  # one case shows nothing

@@ -48,7 +48,7 @@ class Workspace:
         return build_definitions(load_settings(self.config))
 
     def asset(self, key: str, partition: str | None = None):
-        return load_asset(self.defs(), open_instance(str(self.home)), key, partition)
+        return load_asset(open_instance(str(self.home)), key, partition)
 
 
 def _workspace(folder: Path) -> Workspace:
@@ -178,7 +178,8 @@ def test_a_queue_holds_what_a_reviewer_needs_and_hides_the_judge(evaluated_for_r
     assert len(rows) == 15 and all(r["label"] is None and r["truth"] for r in rows)
     page = (space.review / "blind.html").read_text()
     assert "verdicts are hidden" in page and '"judge": {}' in page
-    # disagreement first: where the two judges' scores differ most, then the rest
+    # a draw weighted towards where the two judges' scores differ most, each case's chance of
+    # being drawn recorded, reviewed widest disagreement first
     scores = space.asset("judge_scores", "extractive-baseline")
     spread = pd.concat(
         [
@@ -190,11 +191,21 @@ def test_a_queue_holds_what_a_reviewer_needs_and_hides_the_judge(evaluated_for_r
         axis=1,
     ).max(axis=1)
     queued = [spread[r["qid"]] for r in rows[::3]]
-    assert queued == sorted(queued, reverse=True) and queued[0] == spread.max()
+    assert queued == sorted(queued, reverse=True)
+    weights = 0.2 + spread.fillna(0.0)
+    for row in rows:
+        expected = min(1.0, 5 * weights[row["qid"]] / weights.sum())  # none capped at 5 of 40
+        assert row["selection"] == "disagreement" and row["inclusion_probability"] == pytest.approx(expected)
     # the same seed picks the same cases; --show-judge shows the verdicts
     assert _export(capsys, space, "shown", "--show-judge")[0] == 0
-    shown = (space.review / "shown.jsonl").read_text()
-    assert shown == (space.review / "blind.jsonl").read_text()
+
+    def cases(name: str) -> list[dict]:  # the same rows but for the queue's own name
+        return [
+            {**json.loads(line), "queue": None}
+            for line in (space.review / f"{name}.jsonl").read_text().splitlines()
+        ]
+
+    assert cases("shown") == cases("blind")
     assert f'"{LLM_JUDGE} / correctness"' in (space.review / "shown.html").read_text()
     code, _, err = in_process(capsys, *space.args, "review", "export", "--model", "never-evaluated")
     assert code == 2 and err.startswith("error: never-evaluated is not an evaluated answer model here")
@@ -355,8 +366,18 @@ def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_m
     _write(
         labels / "dropped.jsonl",
         [
-            {"qid": q, "answer_model": "oracle", "metric": "correctness", "label": 0.5, "reviewer": "cy"}
-            for q in qids
+            {
+                "qid": q,
+                "answer_model": "oracle",
+                "metric": "correctness",
+                "label": 0.5 if number % 2 else 0.0,  # people fail half of what the judge passes
+                "reviewer": "cy",
+                # as a random queue of 6 writes them: what lets the labels correct the mean
+                "queue": "cy-random",
+                "selection": "random",
+                "inclusion_probability": 6 / len(space.asset("candidate_answers", "oracle")),
+            }
+            for number, q in enumerate(qids)
         ],
     )
     sensor = defs.resolve_sensor_def("new_labels_sensor")
@@ -391,7 +412,9 @@ def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_m
         & (summary["judge_id"] == "reference")
         & (summary["metric"] == "correctness")
     ].iloc[0]
-    assert row["mean"] == 1.0 and row["n_labels"] == 6 and row["corrected_mean"] == pytest.approx(0.5)
+    # the judge gives 1 everywhere, people 0.25 on average: corrected by 0.75, from a random draw
+    assert row["mean"] == 1.0 and row["n_labels"] == 6 and row["corrected_mean"] == pytest.approx(0.25)
+    assert row["correction_note"].startswith("corrected from 6 labelled cases of queue cy-random")
     assert "true-negative rate" in row["flagged_by_people"] or "kappa" in row["flagged_by_people"]
     # the same folder again: nothing new to read
     cursor = json.dumps({"dropped.jsonl": file_digest(labels / "dropped.jsonl")})
@@ -439,11 +462,19 @@ def test_the_labelling_page_works_offline_by_keyboard_and_click_and_its_file_imp
         assert page.locator("#progress").inner_text() == "0 of 9 labelled"
         page.fill("#reviewer", "dee")
         page.locator("main").click(position={"x": 2, "y": 2})  # out of the name field
-        for key in ("3", "2", "1"):  # case 1: correctness 1, faithfulness 0.5, context relevance 0
+        # the keys do what the legend says and nothing more: a label stays on the highlighted
+        # metric (and shows there), m moves to the next metric, j and k to the next and previous case
+        page.keyboard.press("1")
+        page.keyboard.press("3")  # a second press corrects the same metric: correctness 1
+        assert page.locator('input[name="label-0-0"][value="1"]').is_checked()
+        assert page.locator("#case-0.current").count() == 1 and page.locator("#m-0-0.current").count() == 1
+        for key in ("m", "2", "m", "1"):  # faithfulness 0.5, context relevance 0
             page.keyboard.press(key)
-        assert page.locator("#case-1.current").count() == 1  # moved on to the next case
+        assert page.locator("#case-0.current").count() == 1  # still case 1: only j moves on
         page.keyboard.press("j")
-        page.keyboard.press("3")  # case 3's correctness
+        page.keyboard.press("j")
+        page.keyboard.press("3")  # case 3's correctness: no case was skipped on the way
+        assert page.locator('input[name="label-2-0"][value="1"]').is_checked()
         page.keyboard.press("k")
         assert page.locator("#case-1.current").count() == 1
         page.locator('input[name="label-1-0"][value="0"]').check()  # a click on case 2's correctness

@@ -337,8 +337,16 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
         answers = build_definitions(load_settings(ui.config)).load_asset_value(
             "candidate_answers", instance=instance, partition_key="oracle"
         )
+    drawn = {"queue": "ui-test", "selection": "random", "inclusion_probability": 10 / len(answers)}
     rows = [
-        {"qid": q, "answer_model": "oracle", "metric": "correctness", "label": 0, "reviewer": "ui-test"}
+        {
+            "qid": q,
+            "answer_model": "oracle",
+            "metric": "correctness",
+            "label": 0,
+            "reviewer": "ui-test",
+            **drawn,
+        }
         for q in answers["qid"][:10]
     ]
     labels = ui.config.parent / "review" / "labels"
