@@ -18,7 +18,8 @@ from rag_eval_pipeline.answering.base import (
     PreparedAnswerModel,
     ReturnedContext,
 )
-from rag_eval_pipeline.answering.spec import AnswerSpec
+from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
+from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.concurrency import run_bounded
@@ -56,7 +57,6 @@ CANDIDATE_COLUMNS = [
 
 
 DEFAULT_MAX_ANSWER_CHARS = 20_000
-AGENT_RETRIEVAL = "agent"  # the retrieval_mode of an agent's cases: it retrieved on its own
 
 
 def capped_answer(answer: str, max_chars: int) -> str:
@@ -96,6 +96,7 @@ def answer_cases(
     max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
     matcher: ContextMatcher | None = None,
     match_by_text: bool = False,
+    redact: Redactor = NO_SECRETS,
 ) -> pd.DataFrame:
     """One row per question (per repeat, for an agent asked several times): the contexts the
     answer was given from, the answer, its tokens and cost.
@@ -114,7 +115,8 @@ def answer_cases(
     failures. ``prefill`` sees every request before any is answered (the Message Batches API
     fills the response cache through it). An answer longer than ``max_answer_chars`` is stored
     cut, its full length in ``answer_length``: a model that answers with megabytes must not
-    fill every later report.
+    fill every later report. ``redact`` masks the run's secrets in what is stored (a reason, an
+    answer that echoes a header).
     """
     cases = judgement_list.to_dict(orient="records")
     questions = [(c["qid"], c["question"]) for c in cases]
@@ -158,7 +160,7 @@ def answer_cases(
                 prompt_version=None,
                 answer=None,
                 status="failed",
-                error=f"{type(err).__name__}: {err}",
+                error=redact(f"{type(err).__name__}: {err}"),  # where a failure is recorded: no secret in it
                 cost_usd=None,
                 from_cache=False,
             )
@@ -168,7 +170,7 @@ def answer_cases(
             row.update(
                 model_id=result.model_id,
                 prompt_version=result.prompt_version,
-                answer=capped_answer(result.answer, max_answer_chars),
+                answer=redact(capped_answer(result.answer, max_answer_chars)),
                 answer_length=len(result.answer),
                 status="ok",
                 error=None,

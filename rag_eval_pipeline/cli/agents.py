@@ -7,30 +7,13 @@ import argparse
 from pathlib import Path
 
 from rag_eval_pipeline.answering.agents.provider import check_agent
-from rag_eval_pipeline.cli.context import CommandError, settings_of
+from rag_eval_pipeline.cli.context import settings_of
+from rag_eval_pipeline.cli.errors import CommandError, say
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.hotpotqa import load_questions
 from rag_eval_pipeline.data.rows import RowFileError, read_rows
 
 FALLBACK_QUESTION = "What is this about?"
-
-
-def register(commands: argparse._SubParsersAction) -> None:
-    agents = commands.add_parser("agents", help="the team's agents: list them, check one's response mapping")
-    agent_commands = agents.add_subparsers(dest="agents_command", required=True)
-    agent_commands.add_parser("list", help="the agents of the configuration file").set_defaults(
-        handler=handle_list
-    )
-    check = agent_commands.add_parser(
-        "check",
-        help="call an agent once and show what each JSONPath of its mapping finds",
-        description="Calls the agent once (a file: reads its first row) and prints the request, the raw "
-        "response (cut), what each JSONPath extracted and what is missing. Exit 0 when a run could read "
-        "a reply from it, 1 when not.",
-    )
-    check.add_argument("name", help="an agent of the configuration file (provider http, python or file)")
-    check.add_argument("--question", help="the question to ask (default: the dataset's first question)")
-    check.set_defaults(handler=handle_check)
 
 
 def handle_list(args: argparse.Namespace) -> int:
@@ -78,5 +61,5 @@ def handle_check(args: argparse.Namespace) -> int:
     if problems:
         raise CommandError("; ".join(problems))
     report, readable = check_agent(spec, args.question or _first_question(settings))
-    print(report)
+    say(report)  # the raw reply may echo a secret header
     return 0 if readable else 1

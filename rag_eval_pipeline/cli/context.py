@@ -7,6 +7,7 @@ import argparse
 
 import dagster as dg
 
+from rag_eval_pipeline.cli.errors import CommandError, mask_secrets
 from rag_eval_pipeline.config import ConfigError, Settings, load_settings
 from rag_eval_pipeline.instance.home import (
     InstanceSettingsError,
@@ -17,15 +18,14 @@ from rag_eval_pipeline.instance.home import (
 )
 
 
-class CommandError(Exception):
-    """A problem the user can fix, said in one line (exit 2)."""
-
-
 def settings_of(args: argparse.Namespace) -> Settings:
+    """The command's settings; from here on what it prints masks their secrets."""
     try:
-        return load_settings(args.config).with_profile(getattr(args, "profile", None))
+        settings = load_settings(args.config).with_profile(getattr(args, "profile", None))
     except ConfigError as err:
         raise CommandError(str(err)) from None
+    mask_secrets(settings.redactor())
+    return settings
 
 
 def instance_of(args: argparse.Namespace, reads_only: bool = False) -> dg.DagsterInstance:

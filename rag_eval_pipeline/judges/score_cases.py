@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
 from rag_eval_pipeline.llm.budget import BudgetExhaustedError
@@ -62,20 +63,27 @@ def judge_case(case: Mapping[str, Any]) -> JudgeCase:
 
 
 def answer_outcome(answered: bool, abstained: bool, answerable: bool) -> dict[str, float]:
-    """What the answer did, as 1/0 shares (absent where it does not apply): it answered; it
-    answered a question the documents cannot answer; it abstained on one they can."""
-    gave_answer = answered and not abstained
+    """What the answer did, as 1/0 shares (absent where it does not apply): the call failed
+    (``error_rate``, over every case); and, over the cases that got a reply, it answered; it
+    answered a question the documents cannot answer; it abstained on one they can. A failure is
+    not a decline: a failed call has no answer rate, and counts in the error rate only."""
+    nan = float("nan")
+    if not answered:
+        return {"error_rate": 1.0, "answer_rate": nan, "false_answer_rate": nan, "over_abstention_rate": nan}
     return {
-        "answer_rate": float(gave_answer),
-        "false_answer_rate": float(gave_answer) if not answerable else float("nan"),
-        "over_abstention_rate": float(answered and abstained) if answerable else float("nan"),
+        "error_rate": 0.0,
+        "answer_rate": float(not abstained),
+        "false_answer_rate": float(not abstained) if not answerable else nan,
+        "over_abstention_rate": float(abstained) if answerable else nan,
     }
 
 
 OVER_BUDGET = "over_budget"  # a case the budget left unjudged
 
 
-async def _score_one(judge: Judge, case: Mapping[str, Any], abstention: AbstentionPolicy) -> dict[str, Any]:
+async def _score_one(
+    judge: Judge, case: Mapping[str, Any], abstention: AbstentionPolicy, redact: Redactor = NO_SECRETS
+) -> dict[str, Any]:
     answered = case["status"] == "ok"
     abstained = answered and abstention.matches(str(case["answer"]))
     answerable = bool(case.get("answerable", True))
@@ -105,11 +113,11 @@ async def _score_one(judge: Judge, case: Mapping[str, Any], abstention: Abstenti
         row.update(status=OVER_BUDGET, error=str(err))
         return row
     except Exception as err:  # one bad case must not sink the run; LLM judges return their errors
-        row.update(status="judge_error", error=f"{type(err).__name__}: {err}")
+        row.update(status="judge_error", error=redact(f"{type(err).__name__}: {err}"))
         return row
     row.update(outcome.usage.to_dict(), cost_usd=outcome.cost_usd)
     if outcome.error is not None:
-        row.update(status="judge_error", error=outcome.error)
+        row.update(status="judge_error", error=redact(outcome.error))
     else:
         known = _known(outcome.scores, bool(case.get("contexts_known", True)))
         if judged.ground_truth is None:  # no reference: what needs one is absent, whatever came back
@@ -144,6 +152,7 @@ def score_cases(
     prefill: Callable[[list[LLMRequest]], None] | None = None,
     source: AnswerSource = AnswerSource.GENERATIVE,
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
+    redact: Redactor = NO_SECRETS,
 ) -> pd.DataFrame:
     """A row per case per judge with every metric the judges declare (absent metrics are NaN).
 
@@ -156,7 +165,8 @@ def score_cases(
     answer model's answers come from (it decides between the diagnoses parametric_answer and
     correct_from_non_gold); ``abstention`` which answers decline to answer. Every row also
     says what the answer did (``ANSWER_METRICS``): an abstention leaves faithfulness's
-    denominator, and the answer rate says how often that happened.
+    denominator, and the answer rate says how often that happened. ``redact`` masks the run's
+    secrets in a judge's reason.
     """
     metric_names = list(dict.fromkeys([*(m for judge in judges for m in judge.metrics), *ANSWER_METRICS]))
     pairs = [(judge, case) for judge in judges for case in cases.to_dict(orient="records")]
@@ -169,7 +179,7 @@ def score_cases(
             ]
         )
     bound = concurrency if concurrency is not None else max(1, len(pairs))
-    rows = run_bounded(pairs, lambda pair: _score_one(*pair, abstention), bound, on_progress)
+    rows = run_bounded(pairs, lambda pair: _score_one(*pair, abstention, redact), bound, on_progress)
     frame = pd.DataFrame(rows, columns=SCORE_ID_COLUMNS + metric_names)
     frame[metric_names] = frame[metric_names].astype("float64")
     frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
+from rag_eval_pipeline.llm.cache import MAX_RESPONSE_CHARS
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.services import CallCount
 
@@ -36,7 +38,8 @@ class FatalAgentError(FatalLLMError):
 
 class AgentCache:
     """``<folder>/<agent>/<key[:2]>/<key>.json``: the agent's response documents, by
-    (version, question, repeat). Only responses the mapping could read are kept."""
+    (version, question, repeat). Only responses the mapping could read, of at most
+    ``MAX_RESPONSE_CHARS`` characters, are kept."""
 
     def __init__(self, folder: Path, agent: str, version: str) -> None:
         self.folder = folder / agent
@@ -58,12 +61,18 @@ class AgentCache:
         except (ValueError, KeyError, TypeError):  # a torn or foreign file: a miss
             return None
 
-    def put(self, key: str, document: Any) -> None:
+    def put(self, key: str, document: Any) -> bool:
+        """Keeps a reply of at most ``MAX_RESPONSE_CHARS`` characters (a larger one is asked
+        again by the next run rather than filling the cache); whether it was kept."""
+        text = json.dumps({"document": document}, ensure_ascii=False, default=str)
+        if len(text) > MAX_RESPONSE_CHARS:
+            return False
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
-        tmp.write_text(json.dumps({"document": document}, ensure_ascii=False, default=str))
+        tmp.write_text(text)
         os.replace(tmp, path)
+        return True
 
 
 class CachedAgent:
@@ -78,8 +87,10 @@ class CachedAgent:
         concurrency: int,
         refresh: bool = False,
         counter: CallCount | None = None,
+        redact: Redactor = NO_SECRETS,
     ) -> None:
         self._transport = transport
+        self._redact = redact
         self._cache = cache
         self._concurrency = concurrency
         self._refresh = refresh
@@ -108,7 +119,8 @@ class CachedAgent:
                 return cached, True
         async with self._limit():
             self.counter.calls += 1
-            document = await self._transport(qid, question)
+            # a reply that echoes a secret header is masked before anything keeps it
+            document = self._redact.document(await self._transport(qid, question))
         if self._cache is not None and key is not None and usable(document):
             self._cache.put(key, document)
         return document, False

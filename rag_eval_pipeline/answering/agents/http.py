@@ -18,6 +18,7 @@ import httpx
 
 from rag_eval_pipeline.answering.agents.calls import AgentCallError, FatalAgentError
 from rag_eval_pipeline.answering.agents.settings import HttpAgentEntry
+from rag_eval_pipeline.common.secrets import Redactor
 
 BODY_EXCERPT = 200  # characters of an error body kept on the failed case
 MAX_RETRY_AFTER_S = 60.0
@@ -66,6 +67,8 @@ class HttpTransport:
     def __init__(self, entry: HttpAgentEntry, secret_headers: Mapping[str, str]) -> None:
         self._entry = entry
         self._headers = {**entry.headers, **secret_headers}
+        # a server that echoes a header in its error body must not put the secret in a reason
+        self.redact = Redactor.of(secret_headers.values())
         # made once: building the TLS context is most of what a new client costs (about 20 ms)
         self._tls = httpx.create_ssl_context()
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
@@ -109,30 +112,32 @@ class HttpTransport:
             except (TimeoutError, httpx.TimeoutException):
                 last, wait = f"no response within {entry.timeout_s:g} s", None
             except httpx.TransportError as err:
-                last, wait = f"connection failed ({type(err).__name__}: {err})", None
+                last, wait = self.redact(f"connection failed ({type(err).__name__}: {err})"), None
             else:
                 status = response.status_code
                 if status in FATAL_STATUSES:
                     raise FatalAgentError(
-                        f"agent {entry.name}: HTTP {status} from {entry.url}: {_excerpt(response)}"
+                        self.redact(
+                            f"agent {entry.name}: HTTP {status} from {entry.url}: {_excerpt(response)}"
+                        )
                     )
                 if status == 429 or status >= 500:
                     last, wait = (
-                        f"HTTP {status}: {_excerpt(response)}",
+                        self.redact(f"HTTP {status}: {_excerpt(response)}"),
                         retry_after_s(response.headers.get("retry-after")),
                     )
                 elif status >= 400:
-                    raise AgentCallError(f"HTTP {status}: {_excerpt(response)}")
+                    raise AgentCallError(self.redact(f"HTTP {status}: {_excerpt(response)}"))
                 else:
-                    return _json(response)
+                    return _json(response, self.redact)
             if attempt + 1 < attempts:
                 await asyncio.sleep(wait if wait is not None else backoff_s(attempt))
         raise AgentCallError(f"{last} (after {attempts} attempt{'s' if attempts > 1 else ''})")
 
 
-def _json(response: httpx.Response) -> Any:
+def _json(response: httpx.Response, redact: Redactor) -> Any:
     try:
-        return response.json()
+        return redact.document(response.json())
     except ValueError:
         kind = response.headers.get("content-type", "no content type")
-        raise AgentCallError(f"the response is not JSON ({kind}): {_excerpt(response)}") from None
+        raise AgentCallError(redact(f"the response is not JSON ({kind}): {_excerpt(response)}")) from None

@@ -29,6 +29,7 @@ from rag_eval_pipeline.answering.agents.settings import (
 )
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
+from rag_eval_pipeline.common.secrets import NO_SECRETS
 from rag_eval_pipeline.llm.services import CallCount, LLMServices
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 
@@ -193,7 +194,9 @@ class _CalledProvider(_AgentProvider, ABC):
             else None
         )
         counter = services.counter(f"agent {spec.partition_key}")
-        agent = CachedAgent(self.transport(entry), cache, entry.concurrency, services.refresh, counter)
+        transport = self.transport(entry)
+        redact = getattr(transport, "redact", NO_SECRETS)  # what its own secret headers echo
+        agent = CachedAgent(transport, cache, entry.concurrency, services.refresh, counter, redact)
         return AgentAnswerer(spec, entry, agent)
 
 
@@ -235,7 +238,7 @@ class PythonAgentProvider(_CalledProvider):
     entry_type = PythonAgentEntry
 
     def transport(self, entry: PythonAgentEntry) -> Transport:
-        return PythonTransport(load_target(entry.target), entry.timeout_s)
+        return PythonTransport(entry.target, entry.timeout_s, entry.concurrency)
 
     def check(self, spec: AnswerSpec, question: str) -> tuple[str, bool]:
         return check_python(spec.agent, question)
