@@ -6,10 +6,9 @@ import argparse
 
 import dagster as dg
 
-from rag_eval_pipeline.cli.arguments import positive
-from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
+from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.freshness import stale_reasons
 from rag_eval_pipeline.defs.names import (
     CANDIDATE_ANSWERS,
@@ -19,75 +18,12 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
 )
 from rag_eval_pipeline.defs.partitions import registered_models
-from rag_eval_pipeline.defs.resources import SettingsResource
 from rag_eval_pipeline.instance.lineage import lineage_run_ids, load_asset, load_materialization
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
-from rag_eval_pipeline.metrics.gates import Bound, Gate, check_gates, gate_table, parse_gate, parse_threshold
+from rag_eval_pipeline.metrics.gates import check_gates, error_rate_gate, gate_table
+from rag_eval_pipeline.metrics.settings import Gate, parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.explain import explain_case, worst_cases
 from rag_eval_pipeline.reporting.markdown import to_markdown
-
-
-def register(commands: argparse._SubParsersAction) -> None:
-    explain = commands.add_parser(
-        "explain",
-        help="the lineage of one case's scores",
-        description="The question, ground truth, retrieved passages (gold marked), the answer, "
-        "each judge's scores and rationales, prompt versions, model ids, index version and the "
-        "Dagster runs that produced each step.",
-    )
-    explain.add_argument("qid", help="question id")
-    explain.add_argument("--model", required=True, help="answer-model partition")
-    explain.add_argument(
-        "--run",
-        metavar="RUN_ID",
-        help="the case as this Dagster run scored it (each materialization's files are kept), "
-        "not as the latest did",
-    )
-    explain.set_defaults(handler=handle_explain)
-
-    worst = commands.add_parser("worst", help="the lowest-scoring cases of a model")
-    worst.add_argument("--model", required=True, help="answer-model partition")
-    worst.add_argument("--metric", default="correctness")
-    worst.add_argument("--judge", help="judge id (default: the first judge with the metric)")
-    worst.add_argument("-n", type=positive, default=10, help="how many cases (default 10)")
-    worst.set_defaults(handler=handle_worst)
-
-    gate = commands.add_parser(
-        "gate",
-        help="fail (exit 1) when a metric is below its threshold: for CI pipelines",
-        description="Reads the model's metric_summary and compares overall means with thresholds. "
-        "Exit 0: all pass; 1: a metric is below its threshold, not measured, or stale; 2: no summary.",
-    )
-    gate.add_argument("--model", required=True, help="answer-model partition")
-    gate.add_argument(
-        "--min",
-        dest="thresholds",
-        action="append",
-        metavar="METRIC=VALUE",
-        help="e.g. faithfulness=0.7, JUDGE/METRIC=VALUE, or tag:TAG/METRIC=VALUE (also type: and "
-        "level:) for one group of cases; repeatable (default: the configuration file's thresholds)",
-    )
-    gate.add_argument("--judge", help="apply bare metrics to this judge only")
-    gate.add_argument(
-        "--bound",
-        choices=[b.value for b in Bound],
-        default=Bound.MEAN.value,
-        help="what must clear each --min threshold: the mean (default), or the lower end of its "
-        "95%% interval (a release gate: 0.32 on 25 cases does not clear 0.30)",
-    )
-    gate.add_argument(
-        "--min-n",
-        type=positive,
-        help="fewest scored cases a gate may pass on; fewer: 'too few cases to conclude', exit 1 "
-        "(default: statistics.min_cases of the configuration file, else 10)",
-    )
-    gate.add_argument(
-        "--judgement-list",
-        metavar="VERSION",
-        help="the judgement list's version the results must be on (a pinned regression set: `rag-eval "
-        "run` and `production promote` print it); another list fails the gate",
-    )
-    gate.set_defaults(handler=handle_gate)
 
 
 class _Stored:
@@ -99,16 +35,15 @@ class _Stored:
         self.model: str = args.model
         if self.model not in registered_models(self.instance):
             raise CommandError(f"no answer model '{self.model}' in {self.instance.root_directory}")
-        self.defs = build_definitions(self.settings)
 
     def load(self, asset: str, partition: str | None = None):
         try:
-            return load_asset(self.defs, self.instance, asset, partition)
+            return load_asset(self.instance, asset, partition)
         except (FileNotFoundError, ValueError) as err:  # missing, damaged, or an unreadable pointer
             raise CommandError(str(err)) from None
 
     def stale(self, summary) -> list[str]:
-        registry = SettingsResource.from_settings(self.settings).answer_registry()
+        registry = self.settings.answer_registry()
         cases, manifest = self.load(JUDGEMENT_LIST), self.load(KB_INDEX)
         return stale_reasons(self.instance, self.model, summary, registry, cases["qid"], manifest.version)
 
@@ -167,7 +102,8 @@ def handle_gate(args: argparse.Namespace) -> int:
         raise CommandError("no thresholds: pass --min METRIC=VALUE or set thresholds in the file")
     summary = stored.load(METRIC_SUMMARY, stored.model)
     min_cases = args.min_n if args.min_n is not None else stored.settings.statistics.min_cases
-    results = check_gates(summary, thresholds, args.judge, min_cases)
+    allowed = args.max_error_rate if args.max_error_rate is not None else stored.settings.max_error_rate
+    results = [*check_gates(summary, thresholds, args.judge, min_cases), error_rate_gate(summary, allowed)]
     print(to_markdown(gate_table(results)))
     stale = stored.stale(summary)
     if args.judgement_list:

@@ -8,8 +8,8 @@ import argparse
 
 import pandas as pd
 
-from rag_eval_pipeline.cli.arguments import comma_list, non_negative, positive
-from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
+from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import (
     comparison_table,
     error,
@@ -19,13 +19,13 @@ from rag_eval_pipeline.cli.output import (
     seconds_since_start,
     ui_command,
 )
-from rag_eval_pipeline.config import DEFAULT_MODELS, ConfigError
+from rag_eval_pipeline.config import ConfigError
 from rag_eval_pipeline.data.hotpotqa import DatasetUnavailableError
 from rag_eval_pipeline.data.judgement_file import is_judgement_list
 from rag_eval_pipeline.definitions import build_definitions, elasticsearch_resource, llm_resource
 from rag_eval_pipeline.instance.runs import run_evaluation
 from rag_eval_pipeline.llm.providers import MissingApiKeyError
-from rag_eval_pipeline.retrieval.elasticsearch import ElasticsearchUnavailableError
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import ElasticsearchUnavailableError, access_problem
 from rag_eval_pipeline.retrieval.embedder import SemanticExtraMissingError
 from rag_eval_pipeline.storage.formats import CorruptArtifactError
 
@@ -39,105 +39,31 @@ BAD_INPUT = (
     SemanticExtraMissingError,
     CorruptArtifactError,
 )
+SHOWN_REASONS = 3  # of why a model's answer calls failed, the most common
 # flags that set this process's resources: a backfill's runs are launched by the daemon, which
 # reads the configuration file
 PROCESS_ONLY = ("embedding_model", "elasticsearch", "concurrency", "refresh")
 
 
-def register(commands: argparse._SubParsersAction) -> None:
-    options = argparse.ArgumentParser(add_help=False)
-    options.add_argument(
-        "--models",
-        type=comma_list,
-        help="comma-separated answer configurations: names from the configuration file, or "
-        f"MODEL or MODEL@MODE-kK (default: the file's, else {','.join(DEFAULT_MODELS)})",
-    )
-    options.add_argument("--profile", help="a profile of the configuration file: dev, pr, nightly")
-    options.add_argument(
-        "--sample", type=non_negative, help="questions to evaluate (default: the file's, else 35; 0 = all)"
-    )
-    options.add_argument("--selection", choices=["first", "random"], help="which N questions")
-    options.add_argument("--seed", type=int, help="seed for --selection random")
-    options.add_argument(
-        "--dataset",
-        help="'bundled' (the default: 500 HotpotQA questions shipped in the package, no network), "
-        "'hub' (the full split from the Hugging Face hub), or a local HotpotQA file (JSON list, "
-        "JSONL or parquet)",
-    )
-    options.add_argument(
-        "--documents",
-        metavar="DIR",
-        help="with a judgement list as --dataset (a generated one, say): the folder of documents "
-        "it is evaluated over (default: dataset.documents of the configuration file)",
-    )
-    options.add_argument(
-        "--judges",
-        type=comma_list,
-        help="comma-separated judges: reference (no LLM), a Claude model such as "
-        "claude-sonnet-4-6 (the STRICT rubric), ragas:<model> (RAGAS-style metrics); "
-        "default: the configuration file's, else reference",
-    )
-    options.add_argument(
-        "--concurrency", type=positive, help="LLM calls in flight at most (default: the file's, else 8)"
-    )
-    options.add_argument(
-        "--embedding-model",
-        help="adds vectors to the knowledge base for the semantic, hybrid and two_hop modes: minilm "
-        "(all-MiniLM-L6-v2 on ONNX Runtime, the [semantic] extra, no PyTorch), an .onnx file or "
-        "folder, or a sentence-transformers name or folder (the [semantic-torch] extra)",
-    )
-    options.add_argument(
-        "--elasticsearch",
-        metavar="URL",
-        help="build the knowledge base in this Elasticsearch cluster (default: knowledge_base.backend "
-        "of the configuration file, the embedded on-disk index unless it says elasticsearch)",
-    )
-    options.add_argument(
-        "--refresh",
-        action="store_true",
-        help="ask every LLM call again this run instead of answering from the response cache",
-    )
-    options.add_argument("--verbose", action="store_true", help="show Dagster's log and tracebacks")
-    run = commands.add_parser(
-        "run",
-        parents=[options],
-        help="register models and materialize the whole graph, then print the comparison",
-        description="Register the answer-model partitions, materialize every asset through the "
-        "Dagster instance (the runs show in the UI), and print the model comparison.",
-    )
-    run.add_argument(
-        "--backfill",
-        action="store_true",
-        help="submit the models' partitions as one Dagster backfill for the instance's daemon "
-        "(runs in parallel, shown in the UI's backfill view); in this process when no daemon runs",
-    )
-    run.set_defaults(handler=handle, backfill=False)
-    backfill = commands.add_parser(
-        "backfill",
-        parents=[options],
-        help="the same as run --backfill",
-        description="Rebuild the knowledge base here, submit the answer-model partitions as one "
-        "Dagster backfill for the daemon of `rag-eval ui` or a deployment, follow it, then print "
-        "the comparison.",
-    )
-    backfill.set_defaults(handler=handle, backfill=True)
-
-
 def _cluster_problem(settings) -> str | None:
-    """Whether the configured cluster answers, checked before any work."""
+    """Whether the configured cluster gives a run what it needs (it answers; the knowledge
+    base's index can be read or created), checked before any work, in the cluster's own words."""
     try:
         resource = elasticsearch_resource(settings)
-        if resource is not None:
-            resource.client().info()
+        if resource is None:
+            return None
+        problem = access_problem(
+            resource.client(), settings.knowledge_base.elasticsearch.index_names.knowledge_base
+        )
     except ConfigError as err:
         return str(err)
-    except Exception as err:
-        where = settings.knowledge_base.elasticsearch.url or "ELASTICSEARCH_URL"
-        return (
-            f"Elasticsearch at {where} does not answer ({type(err).__name__}): start it, or set "
-            "knowledge_base.backend: embedded"
-        )
-    return None
+    except Exception as err:  # a client that cannot even be built (a malformed URL, a bad CA file)
+        problem = f"cannot be reached ({type(err).__name__}: {err})"
+    if problem is None:
+        return None
+    where = settings.knowledge_base.elasticsearch.url or "ELASTICSEARCH_URL"
+    remedy = "start it or fix its access, or set knowledge_base.backend: embedded"
+    return f"Elasticsearch at {where} {problem}: {remedy}"
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -211,6 +137,13 @@ def handle(args: argparse.Namespace) -> int:
         print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")
     for note in report.notes:
         print(f"note: {note}")
+    for model, (failed, cases, reasons) in sorted(report.failures.items()):
+        shown = "; ".join(f"{reason} ({count})" for reason, count in reasons[:SHOWN_REASONS])
+        more = f"; and {len(reasons) - SHOWN_REASONS} other reasons" if len(reasons) > SHOWN_REASONS else ""
+        print(
+            f"warning: {failed} of {cases} answer calls of {model} failed (counted in error_rate, not as "
+            f"declines; `rag-eval gate` fails on them unless max_error_rate allows): {shown}{more}"
+        )
     print(
         f"\nwall time {seconds_since_start():.1f}s; open the UI with: {ui_command(instance.root_directory)}"
     )

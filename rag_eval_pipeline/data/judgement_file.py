@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.data.documents import DOCUMENT_COLUMNS, Chunking, passages_of_records
-from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS, REFERENCE_PENDING
+from rag_eval_pipeline.data.documents import DOCUMENT_COLUMNS, Chunking, merge_passages, passages_of_records
+from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS, PASSAGE_COLUMNS, REFERENCE_PENDING
 from rag_eval_pipeline.data.rows import RowFileError, read_rows
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
@@ -212,3 +212,13 @@ def rows_version(rows: Sequence[Mapping[str, Any]]) -> str:
         }
     )
     return judgement_list_version(cases) if len(rows) else "empty"
+
+
+def custom_knowledge_base(
+    questions: str | Path, documents: pd.DataFrame, chunking: Chunking | None = None
+) -> tuple[pd.DataFrame, list[str]]:
+    """The knowledge base of a custom dataset: the passages the judgement list's cases carry and
+    the user's ``documents`` (a document replacing a carried passage of the same title), with
+    the problems of the carried ones. What the asset builds and the preflight checks against."""
+    carried, problems = judgement_file_documents(questions, chunking)
+    return merge_passages(carried[PASSAGE_COLUMNS], documents).reset_index(drop=True), problems

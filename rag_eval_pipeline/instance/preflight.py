@@ -8,10 +8,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
+from rag_eval_pipeline.data.documents import Chunking, load_documents, merge_passages
+from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB, load_questions, sample_questions
+from rag_eval_pipeline.data.judgement_file import (
+    JudgementFileError,
+    custom_knowledge_base,
+    read_judgement_file,
+)
+from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.judges.registry import JudgeSpec
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 
@@ -38,6 +47,47 @@ def dataset_problems(settings: Settings, dataset: str | None) -> list[str]:
         elif path.stat().st_size == 0:
             problems.append(f"no questions in {path}: the file is empty")
     return problems
+
+
+def judgement_list_problems(settings: Settings) -> list[str]:
+    """A custom judgement list read against the documents it will be evaluated over, before the
+    knowledge base is built: every row's problem (a relevant title or id the documents do not
+    hold, an empty answer) named with its file and line, as the judgement list asset would say
+    after the index was built."""
+    dataset = settings.dataset
+    if dataset.kind != "custom" or not dataset.questions or not Path(dataset.questions).is_file():
+        return []
+    chunking = Chunking(dataset.chunking.size, dataset.chunking.overlap)
+    documents = load_documents(dataset.documents, chunking, int(dataset.max_file_mb * 1e6))
+    passages, _ = custom_knowledge_base(dataset.questions, documents.passages, chunking)
+    try:
+        read_judgement_file(dataset.questions, passages, settings.abstention())
+    except JudgementFileError as err:
+        shown = err.problems[:MAX_SHOWN]
+        if len(err.problems) > MAX_SHOWN:
+            shown.append(f"... and {len(err.problems) - MAX_SHOWN} more problems of {dataset.questions}")
+        if any("relevant title" in problem for problem in err.problems):
+            shown.append("`rag-eval titles` lists the knowledge base's titles, to copy from (--filter TEXT)")
+        return shown
+    return []
+
+
+MAX_SHOWN = 20
+
+
+def knowledge_base_passages(settings: Settings, dataset: str | None = None) -> pd.DataFrame:
+    """The passages a run would index, read as the knowledge-base assets read them but without
+    building anything: the sample's HotpotQA paragraphs (or every question's, scope all) and the
+    user's documents; for a custom dataset the documents and what the list's cases carry."""
+    config = settings.dataset
+    chunking = Chunking(config.chunking.size, config.chunking.overlap)
+    documents = load_documents(config.documents, chunking, int(config.max_file_mb * 1e6)).passages
+    if config.kind == "custom":
+        return custom_knowledge_base(config.questions or "", documents, chunking)[0]
+    questions = load_questions(dataset or config.source)
+    if settings.knowledge_base.scope == "sample":
+        questions = sample_questions(questions, config.sample_size, config.selection, config.seed)
+    return merge_passages(flatten_passages(questions), documents)
 
 
 def endpoint_problems(
@@ -84,6 +134,7 @@ def preflight_problems(
     """Everything that can be checked before the knowledge base is built. Pure apart from what
     the callers pass: what an LLM endpoint lacks, and whether the cluster answers."""
     problems = dataset_problems(settings, dataset)
+    problems += judgement_list_problems(settings)
     problems += endpoint_problems(answer_specs, judge_specs, llm_missing)
     for spec in answer_specs:
         problems += registry.problems(spec)

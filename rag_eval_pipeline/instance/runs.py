@@ -47,7 +47,7 @@ from rag_eval_pipeline.instance.preflight import PreflightError, preflight_probl
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.comparison import paired_comparisons
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
-from rag_eval_pipeline.metrics.summary import compare_models
+from rag_eval_pipeline.metrics.summary import compare_models, failure_reasons
 from rag_eval_pipeline.storage.snapshots import SnapshotStore, UnreadableLivePointerError
 
 
@@ -71,6 +71,8 @@ class RunReport:
     # what this command's own evaluation runs stored, whatever other runs stored since
     own_comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
     own_paired: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # per model: (failed answer calls, cases, the reasons with their counts, most common first)
+    failures: dict[str, tuple[int, int, list[tuple[str, int]]]] = field(default_factory=dict)
 
 
 def dataset_source(dataset: str | None) -> str | None:
@@ -220,8 +222,8 @@ def run_evaluation(
             failed[model] = f"{type(cause).__name__}: {one_line(cause)}"
             echo(f"{label}: FAILED ({failed[model]})")
     stage("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
-    comparison = load_asset(defs, instance, MODEL_COMPARISON)
-    paired = load_asset(defs, instance, PAIRED_COMPARISON)
+    comparison = load_asset(instance, MODEL_COMPARISON)
+    paired = load_asset(instance, PAIRED_COMPARISON)
     notes = []
     live = live_knowledge_base_run(instance)
     if live is not None and live != kb_run:
@@ -234,6 +236,12 @@ def run_evaluation(
     }
     own_scores = {m: load_materialization(instance, JUDGE_SCORES, m, run) for m, run in evaluated.items()}
     statistics = settings.statistics
+    failures = {}
+    for model, scores in own_scores.items():
+        reasons = failure_reasons(scores)
+        if reasons:
+            answers = scores.drop_duplicates([c for c in ("qid", "repeat") if c in scores])
+            failures[model] = (sum(count for _, count in reasons), len(answers), reasons)
     return RunReport(
         comparison,
         time.perf_counter() - started,
@@ -244,6 +252,7 @@ def run_evaluation(
         notes,
         compare_models(own_summaries),
         paired_comparisons(own_scores, statistics.significance_level, statistics.monte_carlo_draws),
+        failures,
     )
 
 

@@ -46,7 +46,9 @@ class ReferenceJudge:
             else {
                 "exact_match": reference.exact_match(answer, truth),
                 "f1": reference.f1(answer, truth),
-                "correctness": reference.correctness(answer, truth, case.answerable, self._abstention),
+                "correctness": reference.correctness(
+                    answer, truth, case.answerable, self._abstention, case.question, titles
+                ),
             }
         )
         return {

@@ -9,103 +9,12 @@ the lower end of its 95% interval must.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
 
-from rag_eval_pipeline.metrics.schema import OVERALL
-from rag_eval_pipeline.metrics.statistics import MIN_CASES, TOO_FEW_CASES
-
-_GROUP = re.compile(r"^(tag|type|level|agent_version):(.+)$")
-
-
-class Bound(str, Enum):
-    """What must clear a threshold: the mean, or the lower end of its interval."""
-
-    MEAN = "mean"
-    LOWER = "lower"
-
-
-@dataclass(frozen=True)
-class Gate:
-    """One threshold: a metric (of one judge, or of every judge that measured it) in one group of
-    cases (all of them, a tag, a question type or level) must reach ``threshold``."""
-
-    metric: str
-    threshold: float
-    judge_id: str | None = None
-    group: str = OVERALL
-    bound: Bound = Bound.MEAN
-
-    @property
-    def key(self) -> str:
-        parts = [] if self.group == OVERALL else [self.group.replace("=", ":", 1)]
-        return "/".join([*parts, *([self.judge_id] if self.judge_id else []), self.metric])
-
-
-def parse_gate(key: str, threshold: float, bound: Bound | str = Bound.MEAN, judge: str | None = None) -> Gate:
-    """``faithfulness``, ``claude-sonnet-4-6/faithfulness`` or ``tag:unanswerable/correctness``
-    with its threshold; ``judge`` applies to a key that names none."""
-    if not 0 <= threshold <= 1:
-        raise ValueError(f"threshold of '{key}' must be a score between 0 and 1, got {threshold}")
-    parts = [p.strip() for p in key.split("/")]
-    group = OVERALL
-    if len(parts) > 1 and (match := _GROUP.match(parts[0])):
-        group = f"{match[1]}={match[2]}"
-        parts = parts[1:]
-    if not parts[-1] or len(parts) > 2:
-        raise ValueError(f"gate '{key}': expected [tag:|type:|level:|agent_version:GROUP/][JUDGE/]METRIC")
-    return Gate(parts[-1], float(threshold), parts[0] if len(parts) == 2 else judge, group, Bound(bound))
-
-
-class ThresholdSettings(BaseModel):
-    """A threshold with its bound, as a configuration file writes it: ``lower`` passes only when
-    the 95% interval's lower end clears it (a release gate); ``mean`` when the mean does."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    min: float = Field(ge=0, le=1)
-    bound: Bound = Bound.MEAN
-
-
-Thresholds = Mapping[str, "float | ThresholdSettings"]
-
-
-def checked_thresholds(thresholds: Thresholds) -> Thresholds:
-    """A configuration's thresholds, refused in one message when a score is not a share or a key
-    does not read as a gate (what both the evaluation's and production's validators say)."""
-    wrong = {k: v for k, v in thresholds.items() if isinstance(v, float | int) and not 0 <= v <= 1}
-    if wrong:
-        raise ValueError(f"thresholds are scores between 0 and 1, got {wrong}")
-    for key in thresholds:
-        parse_gate(key, 0.5)  # the key's grammar, said now
-    return thresholds
-
-
-def gates_of(thresholds: Thresholds) -> list[Gate]:
-    """A configuration's thresholds, each resolved once into a gate."""
-    return [
-        parse_gate(key, value, Bound.MEAN)
-        if isinstance(value, float | int)
-        else parse_gate(key, value.min, value.bound)
-        for key, value in thresholds.items()
-    ]
-
-
-def parse_threshold(text: str) -> tuple[str, float]:
-    """``faithfulness=0.7`` or ``claude-sonnet-4-6/faithfulness=0.7`` -> (key, 0.7)."""
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise ValueError(f"expected METRIC=VALUE, got '{text}'")
-    try:
-        threshold = float(value)
-    except ValueError:
-        raise ValueError(f"threshold of '{key}' is not a number: '{value}'") from None
-    return key.strip(), threshold
+from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL, TOO_FEW_CASES, Bound, Gate, parse_gate
 
 
 @dataclass(frozen=True)
@@ -187,6 +96,27 @@ def check_gates(
                 result = _with(result, passed=bool(result.checked >= gate.threshold))
             results.append(result)
     return results
+
+
+ERROR_RATE = "error_rate"
+
+
+def error_rate_gate(summary: pd.DataFrame, allowed: float) -> GateResult:
+    """The share of failed answer calls against the most a gate allows (a gate must not pass on
+    the cases that happened to get a reply): it passes at or below ``allowed``. Summaries from
+    before failures were counted apart have no error rate: then the failed cases count."""
+    rows = summary[(summary["group"] == OVERALL) & (summary["metric"] == ERROR_RATE) & (summary["n"] > 0)]
+    if len(rows):
+        rate = float(rows["mean"].iloc[0])
+    else:
+        overall = summary[summary["group"] == OVERALL]
+        cases = int(overall["n_cases"].max()) if len(overall) else 0
+        answered = summary[(summary["group"] == OVERALL) & (summary["metric"] == "answer_rate")]
+        failed = int(answered["n_failed"].max()) if len(answered) else 0
+        rate = failed / cases if cases else 0.0
+    passed = rate <= allowed
+    note = "" if passed else f"{rate:.3f} of the answer calls failed; at most {allowed:g} allowed"
+    return GateResult(ERROR_RATE, None, rate, allowed, passed, note, OVERALL, Bound.MEAN, None, None)
 
 
 def _with(result: GateResult, **changes: object) -> GateResult:

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag_eval_pipeline.metrics.equivalence import STOP_WORDS, lexical_tokens, says_answer
+
 REFERENCE_JUDGE_ID = "reference"  # the judge id under which these metrics are recorded
 _PUNCTUATION = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -33,125 +35,6 @@ DEFAULT_ABSTENTION_PATTERNS = (
 # tokens plus a few, so pasting every passage (which contains the truth) earns nothing
 CONTAINMENT_TOKEN_FACTOR = 2
 CONTAINMENT_EXTRA_TOKENS = 4
-
-# Small English stop list for the lexical proxies: tokens that carry no claim.
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "at",
-        "by",
-        "for",
-        "with",
-        "about",
-        "against",
-        "between",
-        "into",
-        "through",
-        "during",
-        "before",
-        "after",
-        "above",
-        "below",
-        "to",
-        "from",
-        "up",
-        "down",
-        "in",
-        "out",
-        "on",
-        "off",
-        "over",
-        "under",
-        "again",
-        "further",
-        "then",
-        "once",
-        "here",
-        "there",
-        "when",
-        "where",
-        "why",
-        "how",
-        "all",
-        "any",
-        "both",
-        "each",
-        "few",
-        "more",
-        "most",
-        "other",
-        "some",
-        "such",
-        "no",
-        "nor",
-        "not",
-        "only",
-        "own",
-        "same",
-        "so",
-        "than",
-        "too",
-        "very",
-        "can",
-        "will",
-        "just",
-        "should",
-        "now",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "have",
-        "has",
-        "had",
-        "having",
-        "do",
-        "does",
-        "did",
-        "doing",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "he",
-        "him",
-        "his",
-        "she",
-        "her",
-        "it",
-        "its",
-        "they",
-        "them",
-        "their",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "this",
-        "that",
-        "these",
-        "those",
-        "am",
-        "as",
-        "until",
-        "while",
-        "s",
-        "t",
-    ]
-)
 
 
 def normalize_answer(text: str) -> str:
@@ -224,15 +107,20 @@ def correctness(
     ground_truth: str,
     answerable: bool = True,
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
+    question: str = "",
+    sources: Sequence[str] = (),
 ) -> float:
-    """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels.
+    """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels, for answers
+    as agents write them.
 
-    Rule: 1.0 on exact match; 0.5 when a short prediction contains the whole normalised ground
-    truth (``contains_answer``: a right answer with a few extra words) or HotpotQA F1 >= 0.5
-    (a partly right answer); else 0.0. An abstention scores 0.0 on an answerable question and
-    1.0 on one the documents cannot answer (``answerable`` False), where any answer scores 0.0.
-    An empty prediction is an abstention (exact_match, HotpotQA's own definition, still gives
-    ("unknown", "Unknown") 1.0).
+    Rule: 1.0 on exact match, or when the answer says the reference in a sentence
+    (``equivalence.says_answer``: the reference stands in it unrejected, with nothing else
+    claimed beyond the question's words, the ``sources``' titles and a few more; a yes/no
+    reference by the answer's leading or final yes or no); 0.0 when the answer contradicts it
+    (the other yes/no, "not X"); 0.5 when a short answer contains the reference with a few other
+    words, or HotpotQA F1 >= 0.5 (a partly right answer); else 0.0. An abstention scores 0.0 on
+    an answerable question and 1.0 on one the documents cannot answer (``answerable`` False),
+    where any answer scores 0.0. An empty prediction is an abstention.
     """
     abstained = abstention.matches(prediction)
     if not answerable:
@@ -241,6 +129,11 @@ def correctness(
         return 0.0
     if exact_match(prediction, ground_truth):
         return 1.0
+    verdict = says_answer(prediction, ground_truth, question, sources)
+    if verdict.credited:
+        return 1.0
+    if verdict.contradicts:
+        return 0.0
     if contains_answer(prediction, ground_truth) or f1(prediction, ground_truth) >= 0.5:
         return 0.5
     return 0.0
@@ -306,15 +199,16 @@ def faithfulness_lexical(
 ) -> float | None:
     """Lexical proxy for faithfulness: share of the answer's content tokens found in the passages.
 
-    A proxy, not RAGAS faithfulness: it checks words, not claims. None for an abstention, an empty
-    answer or an answer of stop words only (no claim to check). No passages scores 0.0.
+    A proxy, not RAGAS faithfulness: it checks words, not claims. Words are split at every
+    punctuation mark, ASCII or not, so "1909" is found in "1909–1994". None for an abstention, an
+    empty answer or an answer of stop words only (no claim to check). No passages scores 0.0.
     """
     if abstention.matches(answer):
         return None
-    tokens = content_tokens(answer)
+    tokens = [t for t in lexical_tokens(answer) if t not in STOP_WORDS]
     if not tokens:
         return None
     vocabulary = set()
     for passage in passages:
-        vocabulary.update(normalize_answer(passage).split())
+        vocabulary.update(lexical_tokens(passage))
     return sum(1 for t in tokens if t in vocabulary) / len(tokens)

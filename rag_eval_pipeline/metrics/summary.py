@@ -12,18 +12,13 @@ from rag_eval_pipeline.metrics.schema import (
     ANSWER_MODEL_ROW,
     ANSWER_VARIABILITY,
     DIAGNOSIS,
-    OVERALL,
     USAGE,
     case_set_id,
     metric_columns,
     per_case,
 )
-from rag_eval_pipeline.metrics.statistics import (
-    MIN_CASES,
-    TOO_FEW_CASES,
-    IntervalMethod,
-    mean_interval,
-)
+from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL, TOO_FEW_CASES, IntervalMethod
+from rag_eval_pipeline.metrics.statistics import mean_interval
 
 SUMMARY_COLUMNS = [
     "judge_id",
@@ -110,8 +105,9 @@ def _summarize_group(
     judge_errors = int((rows["status"] == "judge_error").sum())
     out = []
     for metric in metrics:
-        # what the answers did is over every case (a failed answer did not answer); a judge's
-        # metric is over the cases it scored
+        # what the answers did is over every case (its values are absent where they do not
+        # apply: a failed call has an error, not an answer rate); a judge's metric is over the
+        # cases it scored
         counted = rows if metric in ANSWER_METRICS else rows[rows["status"] == "ok"]
         values = counted[metric].dropna()
         interval, used = mean_interval(values.tolist(), method)
@@ -180,6 +176,24 @@ def summarize(
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
+ANSWER_FAILED = "answer_failed"
+REASON_CHARS = 100
+
+
+def failure_reasons(judge_scores: pd.DataFrame) -> list[tuple[str, int]]:
+    """Why answer calls failed, most common first: each failed answer once (not once per
+    judge), its reason without the retry count and cut at ``REASON_CHARS``."""
+    if judge_scores.empty or "status" not in judge_scores:
+        return []
+    failed = judge_scores[judge_scores["status"] == ANSWER_FAILED]
+    failed = failed.drop_duplicates([c for c in ("qid", "repeat") if c in failed])
+    reasons = (
+        failed["error"].fillna("failed").astype(str).map(lambda e: e.split(" (after ")[0][:REASON_CHARS])
+    )
+    counts = reasons.value_counts(sort=True)
+    return [(str(reason), int(count)) for reason, count in counts.items()]
+
+
 def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence[str] | None) -> list[str]:
     """The metrics a judge declares, so that another judge's columns do not show up as its n = 0
     rows; a metric it declares but never produced stays, with n = 0. Undeclared: those with
@@ -192,7 +206,7 @@ def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence
 
 
 # the headline metrics whose intervals the comparison carries beside their means
-INTERVAL_METRICS = ("correctness", "faithfulness", "context_relevance", "answer_rate")
+INTERVAL_METRICS = ("correctness", "faithfulness", "context_relevance", "answer_rate", "error_rate")
 COMPARISON_ID_COLUMNS = [
     "answer_model",
     "judge_id",

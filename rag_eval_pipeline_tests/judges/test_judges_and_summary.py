@@ -92,8 +92,10 @@ def test_summary_means_counts_and_groups():
         "false_answer": 0.0,
         "over_abstention": 0.0,
     }
-    # the answer rate is over every case: one answered, one abstained, one failed
-    assert overall.loc["answer_rate", "mean"] == pytest.approx(1 / 3) and overall.loc["answer_rate", "n"] == 3
+    # one answered, one abstained, one failed: a failure is not a decline. The answer rate is over
+    # the cases that got a reply, the error rate over every case
+    assert overall.loc["answer_rate", "mean"] == pytest.approx(1 / 2) and overall.loc["answer_rate", "n"] == 2
+    assert overall.loc["error_rate", "mean"] == pytest.approx(1 / 3) and overall.loc["error_rate", "n"] == 3
     assert "false_answer_rate" not in overall.index  # no unanswerable question: absent, not 0
     cost = summary[(summary["group"] == "usage") & (summary["metric"] == "cost_usd")]
     assert cost["judge_id"].tolist() == ["reference"] and cost["total"].item() == 0.0

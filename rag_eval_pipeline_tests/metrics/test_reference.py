@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rag_eval_pipeline.metrics import reference as m
+from rag_eval_pipeline.metrics.equivalence import says_answer
 
 
 # --- hotpot_evaluate_v1.py, verbatim logic (the definition our metrics must reproduce) ---------
@@ -92,8 +93,10 @@ def test_f1_yes_no_special_cases():
 
 def test_correctness_rule_by_hand():
     assert m.correctness("Chief of Protocol", "chief of protocol") == 1.0
-    # contained whole: a right answer buried in a sentence
-    assert m.correctness("She served as Chief of Protocol of the US.", "Chief of Protocol") == 0.5
+    # said in a sentence: the truth unrejected, a few other words (metrics/equivalence.py)
+    assert m.correctness("She served as Chief of Protocol of the US.", "Chief of Protocol") == 1.0
+    # contained, with more than a few other words: short enough for partial credit only
+    assert m.correctness("Chief of Protocol, a post Temple held from 1976 onward", "Chief of Protocol") == 0.5
     # partly right: F1 = 2/3 >= 0.5
     assert m.correctness("Chief of Protocol", "Chief of Protocol of the United States") == 0.5
     # F1 = 2*(1/2)*(1/3)/(1/2+1/3) = 0.4 < 0.5 and not contained
@@ -185,7 +188,7 @@ def test_correctness_is_on_the_three_point_scale_and_consistent(prediction, trut
     assert score in (0.0, 0.5, 1.0)
     if m.is_abstention(prediction):
         assert score == 0.0
-    elif m.exact_match(prediction, truth):
+    elif m.exact_match(prediction, truth) or says_answer(prediction, truth).credited:
         assert score == 1.0
     elif m.f1(prediction, truth) == 0.0 and not m.contains_answer(prediction, truth):
         assert score == 0.0
@@ -208,12 +211,12 @@ def test_context_precision_bounds_and_perfect_ranking(retrieved, gold):
 
 
 def test_saying_everything_earns_no_containment_credit():
-    """An answer that pastes the passages contains the truth; only a short answer that contains
-    it (at most twice its tokens plus 4) earns 0.5."""
+    """An answer that pastes the passages contains the truth and earns nothing; a sentence that
+    says it is credited."""
     from rag_eval_pipeline.metrics.reference import correctness
 
     truth = "Chief of Protocol"
-    assert correctness("She was the Chief of Protocol", truth) == 0.5  # 6 tokens: short enough
+    assert correctness("She was the Chief of Protocol", truth) == 1.0  # a sentence that says it
     pasted = "Kiss and Tell is a 1945 film starring Shirley Temple. " * 4 + f"She became {truth}."
     assert correctness(pasted, truth) == 0.0
     assert correctness("chief of protocol", truth) == 1.0

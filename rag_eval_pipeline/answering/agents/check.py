@@ -82,7 +82,12 @@ async def _http(
 async def _python(entry: PythonAgentEntry, qid: str, question: str) -> tuple[list[str], bool]:
     lines = [f"call: {entry.target}({question!r})"]
     try:
-        document = await PythonTransport(load_target(entry.target), entry.timeout_s)(qid, question)
+        load_target(entry.target)  # an import that fails is said as such
+        transport = PythonTransport(entry.target, entry.timeout_s)
+        try:
+            document = await transport(qid, question)
+        finally:
+            await transport.aclose()
     except Exception as err:
         return [*lines, "", f"FAILED: {type(err).__name__}: {err}"], False
     lines += ["", "returned:", _cut(json.dumps(document, ensure_ascii=False, default=str, indent=2))]

@@ -67,8 +67,11 @@ class ResponseMapping:
         return self.contexts is not None
 
     def read(self, document: Any) -> tuple[str, tuple[ReturnedContext, ...] | None]:
-        """The answer and the contexts of one response; UnreadableReplyError when the answer path
-        finds nothing, or ids or titles do not line up with the contexts."""
+        """The answer and the contexts of one response. Every field but the answer is optional in
+        the reply itself: contexts the path finds nothing for are not known (None: what needs
+        them is absent, never 0; an empty list is known, and empty), ids or titles it finds
+        nothing for are not given (the contexts are matched by what is). UnreadableReplyError
+        when the answer path finds nothing, or ids or titles are given but do not line up."""
         path, compiled = self.answer
         answers = _found(compiled, document)
         if not answers or answers[0] is None:
@@ -76,16 +79,20 @@ class ResponseMapping:
         answer = answers[0] if isinstance(answers[0], str) else str(answers[0])
         if self.contexts is None:
             return answer, None
-        texts = _texts(_found(self.contexts[1], document))
+        found = _found(self.contexts[1], document)
+        if not found or found == [None]:
+            return answer, None
+        texts = _texts(found)
         ids = self._aligned(self.context_ids, document, len(texts))
         titles = self._aligned(self.context_titles, document, len(texts))
         return answer, tuple(ReturnedContext(t, i, n) for t, i, n in zip(texts, ids, titles, strict=True))
 
     @staticmethod
     def _aligned(field: tuple[str, Any] | None, document: Any, count: int) -> list[str | None]:
-        if field is None:
+        found = [] if field is None else _found(field[1], document)
+        if field is None or not found or found == [None]:  # not mapped, or not in this reply
             return [None] * count
-        values = _texts(_found(field[1], document))
+        values = _texts(found)
         if len(values) != count:
             raise UnreadableReplyError(
                 f"response mapping: {field[0]} found {len(values)} values for {count} contexts"

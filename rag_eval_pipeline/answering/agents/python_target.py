@@ -1,19 +1,23 @@
 """The agent as a Python callable, ``module:function``: imported with the current folder on the
-path (as ``python -m`` would), called with the question (and ``qid=`` when it takes one), sync
-functions on a worker thread so calls overlap; each call bounded by the entry's timeout."""
+path (as ``python -m`` would), called with the question (and ``qid=`` when it takes one) in
+worker processes (``python_worker.py``), so calls overlap and a call past the entry's timeout is
+ended with its process."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
+import json
 import os
+import select
+import subprocess
 import sys
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rag_eval_pipeline.answering.agents.calls import AgentCallError
-from rag_eval_pipeline.answering.agents.mapping import as_document
 
 
 class TargetNotFoundError(ValueError):
@@ -42,27 +46,107 @@ def load_target(target: str) -> Callable[..., Any]:
     return found
 
 
+def _stderr_fd() -> int | None:
+    """Where the agent's own prints go: this process's stderr (inherited where it has none)."""
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+@dataclass
+class _Worker:
+    process: subprocess.Popen
+    replies: Any  # the read end of the reply pipe, one JSON line per request
+
+
 class PythonTransport:
-    """Calls the target once per (qid, question) and returns what it gave as a document."""
+    """Calls the target once per (qid, question) in worker processes of its own (at most
+    ``workers``, started on first use, each calling one question at a time): a call that has not
+    returned within ``timeout_s`` fails its case, and its worker is ended and replaced, so a
+    callable that never returns cannot hold the stage."""
 
-    def __init__(self, function: Callable[..., Any], timeout_s: float) -> None:
-        self._function = function
+    def __init__(self, target: str, timeout_s: float, workers: int = 1) -> None:
+        self._target = target
         self._timeout_s = timeout_s
-        self._takes_qid = "qid" in inspect.signature(function).parameters
-        self._is_async = inspect.iscoroutinefunction(function)
+        self._workers = workers
+        self._idle: list[_Worker] = []
+        self._started = 0
+        self._lock = threading.Lock()
+        self._free = threading.Semaphore(workers)
 
-    async def _call(self, qid: str, question: str) -> Any:
-        kwargs = {"qid": qid} if self._takes_qid else {}
-        if self._is_async:
-            return await self._function(question, **kwargs)
-        return await asyncio.to_thread(self._function, question, **kwargs)
+    def _start(self) -> _Worker:
+        read_fd, write_fd = os.pipe()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([os.getcwd(), *sys.path])}
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "rag_eval_pipeline.answering.agents.python_worker",
+                self._target,
+                str(write_fd),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=_stderr_fd(),
+            pass_fds=(write_fd,),
+            env=env,
+            text=True,
+        )
+        os.close(write_fd)
+        return _Worker(process, os.fdopen(read_fd, "r", encoding="utf-8"))
+
+    def _take(self) -> _Worker:
+        self._free.acquire()
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._start()
+
+    def _give_back(self, worker: _Worker | None) -> None:
+        with self._lock:
+            if worker is not None:
+                self._idle.append(worker)
+        self._free.release()
+
+    @staticmethod
+    def _end(worker: _Worker) -> None:
+        worker.process.kill()
+        worker.process.wait()
+        worker.replies.close()
+
+    def _call_blocking(self, qid: str, question: str) -> Any:
+        worker = self._take()
+        try:
+            assert worker.process.stdin is not None
+            worker.process.stdin.write(json.dumps({"qid": qid, "question": question}) + "\n")
+            worker.process.stdin.flush()
+            ready, _, _ = select.select([worker.replies], [], [], self._timeout_s)
+            line = worker.replies.readline() if ready else ""
+        except (OSError, ValueError):
+            line = ""
+        if not line:  # the deadline passed, or the worker died: end it, a new one takes its place
+            code = worker.process.poll()
+            self._end(worker)
+            self._give_back(None)
+            if code is None:
+                raise AgentCallError(
+                    f"no answer within {self._timeout_s:g} s (the call's worker process was ended)"
+                )
+            raise AgentCallError(f"the agent's worker process exited (code {code})")
+        self._give_back(worker)
+        reply = json.loads(line)
+        if "error" in reply:
+            raise AgentCallError(reply["error"])
+        return reply["document"]
 
     async def aclose(self) -> None:
-        """Nothing is kept open between calls."""
+        """Ends the idle workers (a busy one is ended by its deadline)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            if worker.process.stdin is not None:
+                worker.process.stdin.close()
+            self._end(worker)
 
     async def __call__(self, qid: str, question: str) -> Any:
-        try:
-            returned = await asyncio.wait_for(self._call(qid, question), self._timeout_s)
-        except TimeoutError:
-            raise AgentCallError(f"no answer within {self._timeout_s:g} s") from None
-        return as_document(returned)
+        return await asyncio.to_thread(self._call_blocking, qid, question)

@@ -7,10 +7,9 @@ from pydantic import Field
 
 from rag_eval_pipeline.data.documents import merge_passages
 from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
-from rag_eval_pipeline.data.judgement_file import judgement_file_documents, read_judgement_file
+from rag_eval_pipeline.data.judgement_file import custom_knowledge_base, read_judgement_file
 from rag_eval_pipeline.data.knowledge_base import (
     IN_SAMPLE,
-    PASSAGE_COLUMNS,
     REFERENCE_PENDING,
     build_judgement_list,
     flatten_passages,
@@ -149,10 +148,9 @@ def custom_kb_passages(
     the passages the judgement list's cases carry (a promoted production case's served
     contexts), a document replacing a carried passage of the same title."""
     questions = settings.settings.dataset.questions or ""
-    carried, problems = judgement_file_documents(questions, documents.chunking)
+    passages, problems = custom_knowledge_base(questions, user_documents, documents.chunking)
     for problem in problems:
         context.log.warning(f"skipped: {problem}")
-    passages = merge_passages(carried[PASSAGE_COLUMNS], user_documents)
     if passages.empty:
         raise ValueError(
             f"no readable documents in {documents.folder} and none carried by {questions}: the "
@@ -162,10 +160,10 @@ def custom_kb_passages(
         {
             "distinct_passages": len(passages),
             "documents_folder": str(documents.folder),
-            "carried_by_the_judgement_list": len(carried),
+            "carried_by_the_judgement_list": len(passages) - len(user_documents),
         }
     )
-    return passages.reset_index(drop=True)
+    return passages
 
 
 @dg.asset(name=JUDGEMENT_LIST, group_name=KNOWLEDGE, code_version="custom-1")

@@ -26,13 +26,6 @@ class ElasticsearchUnavailableError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class EsIndexNames:
-    knowledge_base: str = "hotpot-knowledge-base"
-    judgement_list: str = "hotpot-judgement-list"
-    eval_results: str = "eval-results"
-
-
-@dataclass(frozen=True)
 class EsFeatures:
     """What this cluster can do, detected once: the integ-test distribution lacks the english
     analyzer, inference endpoints and the rrf retriever; Elastic Cloud has all three."""
@@ -46,8 +39,8 @@ class EsFeatures:
     def base64_vectors(self) -> bool:
         """Elasticsearch 9.3+ takes a dense vector as base64 of big-endian float32: a third of
         the JSON, and no float formatting on either side of a bulk load."""
-        major, minor = (int(part) for part in re.findall(r"\d+", self.version)[:2])
-        return (major, minor) >= (9, 3)
+        parts = [int(part) for part in re.findall(r"\d+", self.version)[:2]]
+        return len(parts) == 2 and tuple(parts) >= (9, 3)  # an unknown version: plain JSON arrays
 
     @property
     def analyzer(self) -> str:
@@ -117,12 +110,61 @@ def _unassigned_reason(es: Elasticsearch, name: str) -> str:
     return str(explain.get("allocate_explanation") or unassigned)
 
 
+def cluster_error(err: Exception) -> str:
+    """The cluster's own words for a refused or failed call: its error type and reason, else the
+    client's message."""
+    info = getattr(err, "info", None) or getattr(err, "body", None)
+    if isinstance(info, dict) and isinstance(info.get("error"), dict):
+        cause = info["error"]
+        return f"{cause.get('type', 'error')}: {cause.get('reason', '')}".strip()
+    if isinstance(info, dict) and isinstance(info.get("error"), str):
+        return info["error"]
+    status = getattr(err, "status_code", None) or getattr(getattr(err, "meta", None), "status", None)
+    return f"HTTP {status}: {err}" if status else f"{type(err).__name__}: {err}"
+
+
+def access_problem(es: Elasticsearch, knowledge_base: str) -> str | None:
+    """What a run needs of the cluster, checked before any work: that it answers, and that the
+    knowledge base's index or alias can be read (when it exists) or created (when it does not).
+    Asks nothing a restricted key lacks: no GET / (which the integ-test distribution does not
+    serve) and no cluster monitoring; None when all is well, else the cluster's own error."""
+    try:
+        exists = bool(es.indices.exists(index=knowledge_base, allow_no_indices=False))
+    except (TransportError, ConnectionError) as err:
+        return f"does not answer ({type(err).__name__}: {err})"
+    except ApiError as err:
+        return f"refused to say whether {knowledge_base} exists ({cluster_error(err)})"
+    try:
+        if exists:
+            es.count(index=knowledge_base)
+        else:  # a create is only possible, not done: the privilege is asked for where security is on
+            es.indices.exists(index=f"{knowledge_base}-*", allow_no_indices=True)
+    except ApiError as err:
+        verb = "read" if exists else "see indices named like"
+        return f"refused to {verb} {knowledge_base} ({cluster_error(err)})"
+    except (TransportError, ConnectionError) as err:
+        return f"does not answer ({type(err).__name__}: {err})"
+    return None
+
+
+def _version(es: Elasticsearch) -> str:
+    """The local node's version (GET / is not served by every distribution, the integ-test one
+    lacks it: ask the nodes); "unknown" where a key may not monitor the cluster."""
+    try:
+        nodes = es.nodes.info(node_id="_local", filter_path="nodes.*.version")
+    except ApiError as err:
+        if getattr(err, "status_code", None) in (401, 403):
+            return "unknown"
+        raise
+    except (TransportError, ConnectionError) as err:
+        raise ElasticsearchUnavailableError(
+            f"Elasticsearch unreachable while reading cluster info: {err}"
+        ) from err
+    return next(iter(nodes["nodes"].values()))["version"]
+
+
 def detect_features(es: Elasticsearch, inference_id: str | None) -> EsFeatures:
-    # GET / is not served by every distribution (the integ-test one lacks it): ask the nodes
-    nodes = es_call(
-        "reading cluster info", lambda: es.nodes.info(node_id="_local", filter_path="nodes.*.version")
-    )
-    version = next(iter(nodes["nodes"].values()))["version"]
+    version = _version(es)
     try:
         es.indices.analyze(analyzer="english", text="probe")
         english = True

@@ -1,0 +1,48 @@
+"""A worker process that calls the team's Python agent: ``python -m
+rag_eval_pipeline.answering.agents.python_worker TARGET FD`` reads one JSON request per line on
+stdin, ``{"qid": ..., "question": ...}``, and writes one JSON reply per line to file descriptor
+FD: ``{"document": ...}`` or ``{"error": "..."}``. What the agent prints goes to stderr. A
+process of its own, so a call that never returns can be ended at its deadline by ending the
+process, which a thread cannot be."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import sys
+
+
+def serve(target: str, reply_fd: int) -> None:
+    from rag_eval_pipeline.answering.agents.mapping import as_document
+    from rag_eval_pipeline.answering.agents.python_target import load_target
+
+    replies = os.fdopen(reply_fd, "w", encoding="utf-8", buffering=1)
+    try:
+        function = load_target(target)
+    except Exception as err:  # said on the first request, not as a crash
+        function, failure = None, f"{type(err).__name__}: {err}"
+    else:
+        failure = None
+    takes_qid = function is not None and "qid" in inspect.signature(function).parameters
+    loop = asyncio.new_event_loop()
+    sys.stdout = sys.stderr  # the agent's prints must not mix with the replies
+    for line in sys.stdin:
+        request = json.loads(line)
+        if function is None:
+            replies.write(json.dumps({"error": failure}) + "\n")
+            continue
+        try:
+            kwargs = {"qid": request["qid"]} if takes_qid else {}
+            returned = function(request["question"], **kwargs)
+            if inspect.isawaitable(returned):
+                returned = loop.run_until_complete(returned)
+            reply = {"document": as_document(returned)}
+        except Exception as err:  # the agent's own error: one case fails, the worker goes on
+            reply = {"error": f"{type(err).__name__}: {err}"}
+        replies.write(json.dumps(reply, ensure_ascii=False, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]))
