@@ -21,7 +21,9 @@ from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.retrieval.base import document_texts
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
-from rag_eval_pipeline.retrieval.elasticsearch import build, build_es_index, detect_features
+from rag_eval_pipeline.retrieval.elasticsearch import build
+from rag_eval_pipeline.retrieval.elasticsearch.build import build_es_index
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import detect_features
 from rag_eval_pipeline.retrieval.elasticsearch.search import EsDenseIndex, EsLexicalIndex
 from rag_eval_pipeline.retrieval.embedder import MINILM, make_embedder, resolve_embedding_model
 from rag_eval_pipeline.retrieval.vector_index import DenseIndex

@@ -192,14 +192,14 @@ def es_measure(size: int, es_url: str, base_vectors: np.ndarray | None, as_array
     """``as_arrays``: vectors as JSON float arrays, the product's format before base64 (the baseline)."""
     from elasticsearch import Elasticsearch
 
-    from rag_eval_pipeline.retrieval.elasticsearch import build, detect_features
+    from rag_eval_pipeline.retrieval.elasticsearch import build
     from rag_eval_pipeline.retrieval.elasticsearch.build import (
         VECTOR_FIELD,
         bulk_load_settings,
         kb_mapping,
         vector_value,
     )
-    from rag_eval_pipeline.retrieval.elasticsearch.cluster import create_index
+    from rag_eval_pipeline.retrieval.elasticsearch.cluster import create_index, detect_features
     from rag_eval_pipeline.retrieval.elasticsearch.search import EsLexicalIndex
 
     es = Elasticsearch(es_url, request_timeout=300)

@@ -7,20 +7,22 @@ exists, else the built-in defaults (the bundled HotpotQA sample, offline models,
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from rag_eval_pipeline.answering.chat import NEUTRAL_SYSTEM_PROMPT
-from rag_eval_pipeline.answering.registry import ENTRY_TAGS, AnswerModelSettings, AnswerRegistry
+from rag_eval_pipeline.answering.entries import ENTRY_TAGS, AnswerModelSettings
+from rag_eval_pipeline.answering.spec import DEFAULT_MODELS
+from rag_eval_pipeline.common.secrets import Redactor
 from rag_eval_pipeline.generation.settings import GenerationSettings
-from rag_eval_pipeline.judges.custom import PythonMetricSettings, RubricMetricSettings
-from rag_eval_pipeline.judges.registry import builtin_judge_kind
+from rag_eval_pipeline.judges.settings import PythonMetricSettings, RubricMetricSettings
+from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV
 from rag_eval_pipeline.llm.settings import (
     AnthropicSettings,
     CacheSettings,
@@ -28,26 +30,33 @@ from rag_eval_pipeline.llm.settings import (
     LocalLLMSettings,
     OpenAISettings,
 )
-from rag_eval_pipeline.metrics.gates import Gate, ThresholdSettings, checked_thresholds, gates_of
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION_PATTERNS, AbstentionPolicy
-from rag_eval_pipeline.metrics.statistics import (
+from rag_eval_pipeline.metrics.settings import (
     MIN_CASES,
     MONTE_CARLO_DRAWS,
     SIGNIFICANCE,
+    Gate,
     IntervalMethod,
+    ThresholdSettings,
+    checked_thresholds,
+    gates_of,
 )
-from rag_eval_pipeline.production.settings import ProductionSettings
-from rag_eval_pipeline.production.sources import SOURCE_KINDS
+from rag_eval_pipeline.production.settings import SOURCE_TAGS, ProductionSettings
 from rag_eval_pipeline.retrieval.base import Backend
-from rag_eval_pipeline.retrieval.elasticsearch import EsIndexNames
-from rag_eval_pipeline.retrieval.knowledge_base import KnowledgeBaseSpec
-from rag_eval_pipeline.retrieval.vector_index import VectorSearch
-from rag_eval_pipeline.review.queue import Strategy
+from rag_eval_pipeline.retrieval.spec import EsIndexNames, KnowledgeBaseSpec, VectorSearch
+from rag_eval_pipeline.review.strategy import Strategy
+
+if TYPE_CHECKING:  # built when asked for: reading a configuration imports no answer model
+    from rag_eval_pipeline.answering.registry import AnswerRegistry
 
 CONFIG_ENV = "RAG_EVAL_CONFIG"
-SOURCE_TAGS = tuple(SOURCE_KINDS)  # the kinds of production.sources
-# evaluated when the configuration names no answer model: a real baseline and the two bounds
-DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
+# secrets read from fixed variables: Langfuse's keys, Elasticsearch's credentials
+ALWAYS_SECRET = (
+    "LANGFUSE_PUBLIC_KEY",
+    "LANGFUSE_SECRET_KEY",
+    "ELASTICSEARCH_API_KEY",
+    "ELASTICSEARCH_PASSWORD",
+)
 DEFAULT_CONFIG_FILE = "rag_eval.yaml"
 
 
@@ -290,6 +299,13 @@ class Settings(_Strict):
         description="[tag:|type:|level:GROUP/][JUDGE/]METRIC: a score, or {min: score, bound: lower}",
     )
     max_judge_error_share: float = Field(default=0.1, ge=0, le=1)
+    max_error_rate: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="`rag-eval gate` fails when more than this share of the answer calls failed "
+        "(a failure is not a decline: its case has no scores)",
+    )
     concurrency: int = Field(default=8, ge=1)
     max_answer_chars: int = Field(
         default=20_000,
@@ -354,6 +370,23 @@ class Settings(_Strict):
                 ) from None
         return patterns
 
+    def secret_variables(self) -> list[str]:
+        """Every environment variable this configuration reads a secret from: the API keys, the
+        agents' secret headers, the collectors' tokens, the instance's database URL."""
+        names = [ANTHROPIC_KEY_ENV, self.openai.api_key_env, *ALWAYS_SECRET]
+        names += [self.tracing.phoenix.api_key_env, self.storage.postgres_url_env]
+        names += list(self.tracing.headers_env.values())
+        for entry in self.answer_models:
+            names += list(getattr(entry, "headers_env", {}).values())
+            names += [getattr(entry, "api_key_env", None) or ""]
+        if self.production is not None:
+            names += [getattr(source, "api_key_env", "") for source in self.production.sources]
+        return sorted({name for name in names if name})
+
+    def redactor(self, environ: Mapping[str, str] = os.environ) -> Redactor:
+        """What masks this configuration's secrets in everything stored, logged or printed."""
+        return Redactor.of_variables(self.secret_variables(), environ)
+
     def abstention(self) -> AbstentionPolicy:
         return AbstentionPolicy(tuple(self.abstention_patterns))
 
@@ -363,6 +396,8 @@ class Settings(_Strict):
         cls, metrics: list[RubricMetricSettings | PythonMetricSettings]
     ) -> list[RubricMetricSettings | PythonMetricSettings]:
         """A custom metric named like a built-in judge would silently be that judge."""
+        from rag_eval_pipeline.judges.registry import builtin_judge_kind  # the judges, when there are some
+
         for metric in metrics:
             kind = builtin_judge_kind(metric.name)
             if kind is not None:
@@ -389,6 +424,9 @@ class Settings(_Strict):
     def answer_registry(self) -> AnswerRegistry:
         """Every answer model and agent by name; LLM answer models over the team's own documents
         get a neutral default prompt (the HotpotQA one speaks of Wikipedia)."""
+        from rag_eval_pipeline.answering.chat import NEUTRAL_SYSTEM_PROMPT
+        from rag_eval_pipeline.answering.registry import AnswerRegistry
+
         neutral = NEUTRAL_SYSTEM_PROMPT if self.dataset.kind == "custom" else None
         return AnswerRegistry(self.answer_models, neutral)
 
@@ -487,11 +525,39 @@ def config_path(explicit: str | None = None) -> Path | None:
     return default if default.is_file() else None
 
 
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The settings models an annotation can hold (through Optional, lists, dicts and unions)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
+
+
+def _nearest_key(loc: tuple[Any, ...]) -> str | None:
+    """For a key the settings do not have, the closest key they have at the same place (a typo:
+    ``source`` for ``sources``), or None."""
+    models: list[type[BaseModel]] = [Settings]
+    for part in loc[:-1]:
+        fields = [m.model_fields[part] for m in models if isinstance(part, str) and part in m.model_fields]
+        if fields:  # an index, a union's tag or a dict's key leaves the models as they are
+            models = [m for f in fields for m in _models_in(f.annotation)]
+    known = sorted({name for m in models for name in m.model_fields})
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def validation_problems(err: ValidationError) -> str:
     """Each problem as ``field.path: what is wrong``, without pydantic's "Value error, " prefix
-    (our validators' messages are written for the user already)."""
+    (our validators' messages are written for the user already); a mistyped key names the key
+    meant, and a key it leaves missing is not said twice."""
+    errors = err.errors()
     problems = []
-    for e in err.errors():
+    meant = set()
+    for e in errors:
+        if e["type"] == "extra_forbidden" and (nearest := _nearest_key(tuple(e["loc"]))):
+            meant.add((*e["loc"][:-1], nearest))
+    for e in errors:
+        if e["type"] == "missing" and tuple(e["loc"]) in meant:
+            continue
         # the tag of a named answer model's entry type (model, http, ...) or of a production
         # source's kind is not a field
         loc = [
@@ -502,8 +568,18 @@ def validation_problems(err: ValidationError) -> str:
         ]
         where = ".".join(str(p) for p in loc)
         message = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden" and (nearest := _nearest_key(tuple(e["loc"]))):
+            message = f"unknown key (did you mean '{nearest}'?)"
         problems.append(f"{where}: {message}" if where else message)
     return "; ".join(problems)
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """A YAML error in one line: where (line and column) and what, without the echoed source."""
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return f"{where}{problem}"
 
 
 def load_settings(path: str | Path | None = None) -> Settings:
@@ -516,7 +592,7 @@ def load_settings(path: str | Path | None = None) -> Settings:
     try:
         raw: Any = yaml.safe_load(found.read_text()) or {}
     except yaml.YAMLError as err:
-        raise ConfigError(f"{found}: not valid YAML: {err}") from err
+        raise ConfigError(f"{found}: not valid YAML: {_yaml_problem(err)}") from None
     except RecursionError:
         raise ConfigError(f"{found}: nested too deeply to be a configuration file") from None
     except UnicodeDecodeError:
@@ -526,7 +602,7 @@ def load_settings(path: str | Path | None = None) -> Settings:
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as err:
-        raise ConfigError(f"{found}: {validation_problems(err)}") from err
+        raise ConfigError(f"{found}: {validation_problems(err)}") from None
     except RecursionError:
         raise ConfigError(f"{found}: nested too deeply to be a configuration file") from None
     base = found.resolve().parent  # relative paths in the file are relative to the file

@@ -252,4 +252,8 @@ def build_definitions(
     )
 
 
-defs = build_definitions()
+@dg.definitions
+def defs() -> dg.Definitions:
+    """The code location that ``workspace.yaml`` and ``dagster dev`` load: built when loaded,
+    never at import, so importing this module reads no configuration file."""
+    return build_definitions()

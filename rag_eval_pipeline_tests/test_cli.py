@@ -9,7 +9,6 @@ import pytest
 
 from rag_eval_pipeline import cli
 from rag_eval_pipeline.config import load_settings
-from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline_tests.support.cli import in_process, rag_eval
@@ -115,7 +114,7 @@ def test_the_init_configuration_keeps_its_calibration_models(shared_hotpotqa, tm
         )
     assert code == 0, err
     instance = open_instance(str(tmp_path / "home"))
-    validation: pd.DataFrame = load_asset(build_definitions(settings=settings), instance, "judge_validation")
+    validation: pd.DataFrame = load_asset(instance, "judge_validation")
     correctness = validation[validation["axis"] == "correctness"].set_index("answer_model")
     assert correctness.loc[null_like, "calibration_expected"] == 0.0
     assert correctness.loc[oracle_like, "calibration_expected"] == 1.0
@@ -135,10 +134,9 @@ def test_knowledge_base_scope_all_keeps_the_index_whatever_the_sample(tmp_path, 
         arguments = ["--config", str(config), "--dagster-home", str(home), "run", "--models", "oracle"]
         code, _, err = in_process(capsys, *arguments, "--sample", sample)
         assert code == 0, err
-        defs = build_definitions(settings=load_settings(config))
         instance = open_instance(str(home))
-        manifest = load_asset(defs, instance, "kb_index")
-        cases = load_asset(defs, instance, "judgement_list")
+        manifest = load_asset(instance, "kb_index")
+        cases = load_asset(instance, "judgement_list")
         sizes[sample] = (manifest.documents, len(cases))
     assert sizes == {"5": (4943, 5), "10": (4943, 10)}
 
@@ -410,11 +408,11 @@ def test_stale_results_never_pass_the_gate(tmp_path, monkeypatch, capsys):
     assert code == 0 and out.startswith("note: stale results: computed on case set")
     assert "note: stale results: evaluation run " in out
     instance = open_instance(str(tmp_path / "home"))
-    comparison = load_asset(build_definitions(), instance, "model_comparison")
+    comparison = load_asset(instance, "model_comparison")
     assert comparison.set_index("judge_id").loc["reference", "stale"]
-    report = load_asset(build_definitions(), instance, "eval_report")
+    report = load_asset(instance, "eval_report")
     assert '<div id="stale"' in report and "computed on case set" in report
-    broken = load_asset(build_definitions(), instance, "judge_scores", "oracle")
+    broken = load_asset(instance, "judge_scores", "oracle")
     judge_errors = int((broken["status"] == "judge_error").sum())
     assert judge_errors > 4  # over the 10% the blocking check allows
     # the broken judge's outputs were never cached: against a healthy API the same run now
@@ -442,7 +440,6 @@ def test_huge_and_unsupported_documents_are_skipped_by_name_and_the_run_goes_on(
     assert "warning: skipped: huge.txt: 1.4 MB is over the 1.0 MB limit" in out
     assert "warning: skipped: slides.pptx: unsupported file type '.pptx'" in out
     passages = load_asset(
-        build_definitions(settings=load_settings(config)),
         open_instance(str(tmp_path / "home")),
         "kb_passages",
     )

@@ -46,7 +46,7 @@ def test_invalid_files_name_the_file_and_field(tmp_path, monkeypatch):
         and "answer_models.0.provider" in message
     )
     (tmp_path / "typo.yaml").write_text("judgez: [reference]\n")
-    with pytest.raises(ConfigError, match="judgez: Extra inputs are not permitted"):
+    with pytest.raises(ConfigError, match=r"judgez: unknown key \(did you mean .judges.\?\)"):
         load_settings(tmp_path / "typo.yaml")
     (tmp_path / "custom.yaml").write_text("dataset: {kind: custom}\n")
     with pytest.raises(ConfigError, match="needs dataset.questions"):

@@ -106,7 +106,7 @@ def evaluated(request, tmp_path, monkeypatch):
 def _summary(config, home, model):
     instance = open_instance(str(home))
     defs = build_definitions(settings=load_settings(config))
-    return load_asset(defs, instance, "metric_summary", model), instance, defs
+    return load_asset(instance, "metric_summary", model), instance, defs
 
 
 def test_custom_data_end_to_end(evaluated):
@@ -124,9 +124,7 @@ def test_custom_data_end_to_end(evaluated):
         assert relevance["n"] == 3 and relevance["mean"] > 0
     else:
         assert relevance["n"] == 0 and pd.isna(relevance["mean"])  # absent, not 0
-        validation = load_asset(defs, instance, "judge_validation").set_index(
-            ["judge_id", "axis", "answer_model"]
-        )
+        validation = load_asset(instance, "judge_validation").set_index(["judge_id", "axis", "answer_model"])
         unmeasured = validation.loc[("claude-sonnet-4-6", "context_relevance", "all models")]
         assert unmeasured["n"] == 0 and pd.isna(unmeasured["accuracy"])  # no agreement to measure: absent
         assert unmeasured["kappa_note"] == "undefined: no case scored by both judges"
@@ -139,9 +137,9 @@ def test_custom_data_end_to_end(evaluated):
         & (summary["judge_id"] == "reference")
     ]
     assert billing["n"].item() == 2  # a question with two tags counts in both
-    passages = load_asset(defs, instance, "kb_passages")
+    passages = load_asset(instance, "kb_passages")
     assert sorted(passages["title"]) == sorted(n.rsplit(".", 1)[0] for n in DOCUMENTS)
-    baseline = load_asset(defs, instance, "candidate_answers", "baseline-k2")
+    baseline = load_asset(instance, "candidate_answers", "baseline-k2")
     assert (baseline["top_k"] == 2).all() and baseline["retrieved_ids"].map(len).le(2).all()
 
 

@@ -1,6 +1,8 @@
 import dagster as dg
 
-from rag_eval_pipeline.definitions import defs
+from rag_eval_pipeline.definitions import defs as load_defs
+
+defs = load_defs()  # the code location as `dagster dev` loads it
 
 EXPECTED_ASSETS = {
     "hotpotqa_raw",

@@ -46,7 +46,7 @@ def evaluated_on(request, evaluated, shared_hotpotqa, tmp_path_factory, monkeypa
 
 def test_calibration_models_bound_the_baseline(evaluated_on):
     evaluated = evaluated_on
-    comparison = load_asset(evaluated.defs, evaluated.instance, "model_comparison")
+    comparison = load_asset(evaluated.instance, "model_comparison")
     comparison = comparison.set_index("answer_model")
     assert len(comparison) == 3
     correctness = comparison["correctness"]
@@ -102,14 +102,14 @@ def test_every_check_of_every_partition_ran_and_passed(evaluated_on):
 
 
 def test_stored_artifacts_hold_per_case_detail(evaluated_on):
-    defs, instance = evaluated_on.defs, evaluated_on.instance
-    answers = load_asset(defs, instance, "candidate_answers", partition="extractive-baseline")
+    instance = evaluated_on.instance
+    answers = load_asset(instance, "candidate_answers", partition="extractive-baseline")
     assert len(answers) == 40
     first = answers.iloc[0]
     assert len(first["retrieved_ids"]) == 4
     assert list(first["retrieved_scores"]) == sorted(first["retrieved_scores"], reverse=True)
     assert first["prompt_version"] == "extractive-v1" and first["model_id"] == "extractive-baseline"
-    summary = load_asset(defs, instance, "metric_summary", partition="oracle")
+    summary = load_asset(instance, "metric_summary", partition="oracle")
     assert {"all", "type=bridge", "type=comparison"} <= set(summary["group"])
 
 
@@ -119,10 +119,10 @@ def test_candidate_answers_asset_directly(evaluated):
     from rag_eval_pipeline.definitions import build_resources
     from rag_eval_pipeline.defs.assets.evaluation import candidate_answers
 
-    defs, instance = evaluated.defs, evaluated.instance
-    cases = load_asset(defs, instance, "judgement_list").head(5)
-    manifest = load_asset(defs, instance, "kb_index")
-    passages = load_asset(defs, instance, "kb_passages")
+    instance = evaluated.instance
+    cases = load_asset(instance, "judgement_list").head(5)
+    manifest = load_asset(instance, "kb_index")
+    passages = load_asset(instance, "kb_passages")
     resources = build_resources(Settings())
     context = dg.build_asset_context(partition_key="oracle", instance=instance)
     answers = candidate_answers(
@@ -230,7 +230,7 @@ def test_every_reading_command_works_on_the_instance(evaluated_on, capsys):
     home = ["--dagster-home", str(evaluated_on.home)]
     code, out, err = in_process(capsys, *home, "gate", "--model", "oracle", "--min", "correctness=0.9")
     assert code == 0 and "oracle: all gates passed" in out, err
-    qid = load_asset(evaluated_on.defs, evaluated_on.instance, "judgement_list")["qid"].iloc[0]
+    qid = load_asset(evaluated_on.instance, "judgement_list")["qid"].iloc[0]
     code, out, err = in_process(capsys, *home, "explain", qid, "--model", "extractive-baseline")
     assert code == 0 and qid in out, err
     code, out, err = in_process(capsys, *home, "worst", "--model", "null", "-n", "3")

@@ -68,7 +68,7 @@ def test_prometheus_textfile_parses(reported):
 
 def test_summary_has_intervals_and_a_chart(reported):
     defs, instance, _, _ = reported
-    summary = load_asset(defs, instance, "metric_summary", "extractive-baseline")
+    summary = load_asset(instance, "metric_summary", "extractive-baseline")
     row = summary[(summary["group"] == "all") & (summary["metric"] == "correctness")].iloc[0]
     assert row["ci_low"] <= row["mean"] <= row["ci_high"] and row["ci_high"] > row["ci_low"]
     record = instance.fetch_materializations(

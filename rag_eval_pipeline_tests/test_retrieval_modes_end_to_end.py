@@ -28,7 +28,7 @@ def semantic_run(shared_hotpotqa, tmp_path_factory):
 @pytest.mark.parametrize("mode", MODES)
 def test_each_mode_answers_every_case_and_records_mode_and_k(semantic_run, mode):
     defs, instance, _ = semantic_run
-    answers = load_asset(defs, instance, "candidate_answers", f"extractive-baseline@{mode}-k4")
+    answers = load_asset(instance, "candidate_answers", f"extractive-baseline@{mode}-k4")
     assert len(answers) == 8 and (answers["status"] == "ok").all()
     assert (answers["retrieval_mode"] == mode).all() and (answers["top_k"] == 4).all()
     assert answers["retrieved_ids"].map(len).eq(4).all()
@@ -37,16 +37,14 @@ def test_each_mode_answers_every_case_and_records_mode_and_k(semantic_run, mode)
 def test_modes_rank_differently_and_k_is_honoured(semantic_run):
     defs, instance, report = semantic_run
     rankings = {
-        mode: load_asset(defs, instance, "candidate_answers", f"extractive-baseline@{mode}-k4")[
-            "retrieved_ids"
-        ]
+        mode: load_asset(instance, "candidate_answers", f"extractive-baseline@{mode}-k4")["retrieved_ids"]
         .map(tuple)
         .tolist()
         for mode in MODES
     }
     assert rankings["bm25"] != rankings["semantic"]
-    oracle = load_asset(defs, instance, "candidate_answers", "oracle@hybrid-k2")
+    oracle = load_asset(instance, "candidate_answers", "oracle@hybrid-k2")
     assert oracle["retrieved_ids"].map(len).eq(2).all()
-    manifest = load_asset(defs, instance, "kb_index")
+    manifest = load_asset(instance, "kb_index")
     assert manifest.modes == MODES
     assert len(report.comparison) == 5

@@ -10,23 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Any
-
-from pydantic import Discriminator, Tag
 
 from rag_eval_pipeline.answering.agents.provider import AGENT_PROVIDERS
-from rag_eval_pipeline.answering.agents.settings import (
-    FILE,
-    HTTP,
-    PYTHON,
-    AnswersFileEntry,
-    HttpAgentEntry,
-    PythonAgentEntry,
-)
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerProvider, model_spec
 from rag_eval_pipeline.answering.chat import ChatProvider
+from rag_eval_pipeline.answering.entries import AnswerModelSettings
 from rag_eval_pipeline.answering.offline import OFFLINE_ANSWER_MODELS, OfflineProvider
-from rag_eval_pipeline.answering.settings import ModelEntry
 from rag_eval_pipeline.answering.spec import AnswerSpec, InvalidNameError, check_name
 from rag_eval_pipeline.llm.providers import LLM_PROVIDERS
 from rag_eval_pipeline.llm.services import LLMServices
@@ -38,24 +27,6 @@ PROVIDERS: dict[str, AnswerProvider] = {
 }
 
 
-def _entry_kind(entry: Any) -> str:
-    """Which entry type validates a named answer model: its provider's, else ``ModelEntry``
-    (which names the unknown provider with the registered ones)."""
-    provider = entry.get("provider") if isinstance(entry, dict) else getattr(entry, "provider", None)
-    return provider if provider in AGENT_ENTRY_TYPES else "model"
-
-
-AGENT_ENTRY_TYPES = {provider.name: provider.entry_type for provider in AGENT_PROVIDERS}
-ENTRY_TAGS = ("model", *AGENT_ENTRY_TYPES)  # the union's tags, which are not fields of the file
-# a named answer model of the configuration file, whichever provider it names: one type,
-# discriminated by ``provider``
-AnswerModelSettings = Annotated[
-    Annotated[ModelEntry, Tag("model")]
-    | Annotated[HttpAgentEntry, Tag(HTTP)]
-    | Annotated[PythonAgentEntry, Tag(PYTHON)]
-    | Annotated[AnswersFileEntry, Tag(FILE)],
-    Discriminator(_entry_kind),
-]
 _SUFFIX = re.compile(r"^(?P<mode>[a-z0-9_]+)-k(?P<k>[0-9]+)$")
 
 

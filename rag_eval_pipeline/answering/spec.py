@@ -14,6 +14,9 @@ from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.retrieval.base import RetrievalMode
 
 MAX_NAME_LENGTH = 120
+AGENT_RETRIEVAL = "agent"  # the retrieval_mode of an agent's cases: it retrieved on its own
+# evaluated when the configuration names no answer model: a real baseline and the two bounds
+DEFAULT_MODELS = ("extractive-baseline", "oracle", "null")
 # a leading letter or digit: "." or ".." would name the storage folder itself
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]*")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 from collections.abc import Callable
 
 
@@ -41,4 +42,23 @@ def share(value: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
     if not 0 < number <= 1:
         raise argparse.ArgumentTypeError(f"expected a number above 0 and at most 1, got {value}")
+    return number
+
+
+def day(value: str) -> str:
+    """A day as YYYY-MM-DD (a production partition)."""
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a day as YYYY-MM-DD, got {value!r}") from None
+
+
+def share_or_zero(value: str) -> float:
+    """A number from 0 to 1 (an allowed share of failures)."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+    if not 0 <= number <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {value}")
     return number

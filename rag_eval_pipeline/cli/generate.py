@@ -7,49 +7,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rag_eval_pipeline.cli.arguments import positive, share
-from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
+from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import error, report_failure, seconds_since_start
 from rag_eval_pipeline.data.documents import document_files
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
-from rag_eval_pipeline.generation.settings import GenerationSettings
 from rag_eval_pipeline.instance.generation import run_generation
 from rag_eval_pipeline.llm.providers import MissingApiKeyError, parse_llm_name
 from rag_eval_pipeline.reporting.markdown import to_markdown
-
-
-def register(commands: argparse._SubParsersAction) -> None:
-    generate = commands.add_parser(
-        "generate",
-        help="write a judgement list from your documents, every case checked",
-        description="Plans cases over the documents (single, multi-hop over two linked passages, "
-        "comparison, unanswerable; spread over the documents), has --model write each, and has "
-        "--judge check each: answerable from its sources, not without them, not from one of two "
-        "passages, not a near-duplicate, a short answer. Writes the kept cases to --out, the "
-        "rejected ones to <out>.rejected.jsonl with their reasons, and <out>.manifest.json.",
-    )
-    generate.add_argument("--documents", required=True, metavar="DIR", help="the folder of documents")
-    # unset options take rag_eval.yaml's generation section, else its defaults (shown)
-    defaults = GenerationSettings()
-    generate.add_argument("--n", type=positive, help=f"candidate cases to write (default {defaults.n})")
-    generate.add_argument(
-        "--model",
-        help=f"the generator: an LLM name (default {defaults.model}; local:smollm2, openai:<model>)",
-    )
-    generate.add_argument("--judge", help="the validating judge (default: the generator)")
-    generate.add_argument(
-        "--types",
-        help="comma-separated: single, multi_hop, comparison, unanswerable (default: all, equal shares)",
-    )
-    generate.add_argument("--seed", type=int, help="the same seed plans the same cases (default 0)")
-    generate.add_argument(
-        "--max-document-share",
-        type=share,
-        help=f"of the cases, at most per document (default {defaults.max_document_share})",
-    )
-    generate.add_argument("--out", required=True, help="the judgement list to write (JSONL)")
-    generate.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
-    generate.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -5,14 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rag_eval_pipeline.cli.context import CommandError
+from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.config import example_config
-
-
-def register(commands: argparse._SubParsersAction) -> None:
-    init = commands.add_parser("init", help="write a commented example configuration file")
-    init.add_argument("path", nargs="?", default="rag_eval.yaml")
-    init.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:

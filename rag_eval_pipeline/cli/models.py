@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
+from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.defs.partitions import add_models, registered_models, remove_models
-from rag_eval_pipeline.defs.resources import SettingsResource
-
-
-def register(commands: argparse._SubParsersAction) -> None:
-    models = commands.add_parser("models", help="list, add or remove answer-model partitions")
-    model_commands = models.add_subparsers(dest="models_command", required=True)
-    model_commands.add_parser("list", help="the registered answer models").set_defaults(handler=handle_list)
-    add = model_commands.add_parser("add", help="register answer models (partitions)")
-    add.add_argument("names", nargs="+", help="MODEL or MODEL@MODE-kK")
-    add.set_defaults(handler=handle_add)
-    remove = model_commands.add_parser("remove", help="unregister answer models")
-    remove.add_argument("names", nargs="+")
-    remove.set_defaults(handler=handle_remove)
 
 
 def handle_list(args: argparse.Namespace) -> int:
@@ -29,7 +17,7 @@ def handle_list(args: argparse.Namespace) -> int:
 
 
 def handle_add(args: argparse.Namespace) -> int:
-    registry = SettingsResource.from_settings(settings_of(args)).answer_registry()
+    registry = settings_of(args).answer_registry()
     instance = instance_of(args)
     try:
         added = add_models(instance, args.names, registry.resolve)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rag_eval_pipeline.cli.errors import error
 from rag_eval_pipeline.instance.errors import one_line, root_cause
 from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
 
@@ -19,6 +20,7 @@ METRIC_ORDER = (
     "correctness",
     "faithfulness",
     "answer_rate",
+    "error_rate",
     "exact_match",
     "f1",
     "faithfulness_lexical",
@@ -31,10 +33,6 @@ METRIC_ORDER = (
 )
 
 
-def error(message: str) -> None:
-    print(f"error: {message}", file=sys.stderr)
-
-
 def comparison_table(comparison: pd.DataFrame) -> str:
     """The model, judge and case counts, the metrics in a fixed order (the headline ones with
     their intervals), then the case set; ``stale`` and ``note`` only when a model is stale."""
@@ -42,6 +40,8 @@ def comparison_table(comparison: pd.DataFrame) -> str:
         return "_no models evaluated_"
     if "stale" in comparison and not comparison["stale"].astype(bool).any():
         comparison = comparison.drop(columns=[c for c in ("stale", "note") if c in comparison])
+    if "error_rate" in comparison and not comparison["error_rate"].fillna(0).gt(0).any():
+        comparison = comparison.drop(columns=[c for c in comparison if c.startswith("error_rate")])
     comparison = with_intervals(comparison)
     identity = [c for c in ("answer_model", "judge_id", "n_cases", "n_failed") if c in comparison]
     metrics = [m for m in METRIC_ORDER if m in comparison.columns]

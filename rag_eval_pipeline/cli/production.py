@@ -5,14 +5,13 @@ threshold; and turn a day's problem cases into regression cases of a judgement l
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import logging
 from pathlib import Path
 
 import pandas as pd
 
-from rag_eval_pipeline.cli.arguments import positive
-from rag_eval_pipeline.cli.context import CommandError, instance_of, settings_of
+from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
 from rag_eval_pipeline.defs.names import PRODUCTION_SAMPLE, PRODUCTION_SCORES
@@ -22,8 +21,9 @@ from rag_eval_pipeline.instance.production import (
     production_problems,
     run_production,
 )
-from rag_eval_pipeline.metrics.gates import Bound, failed_gates_line
+from rag_eval_pipeline.metrics.gates import failed_gates_line
 from rag_eval_pipeline.metrics.schema import USAGE
+from rag_eval_pipeline.metrics.settings import Bound
 from rag_eval_pipeline.production.promote import (
     PromoteError,
     chosen_cases,
@@ -33,52 +33,6 @@ from rag_eval_pipeline.production.promote import (
 from rag_eval_pipeline.reporting.markdown import means_with_intervals, to_markdown
 
 SHOWN_PROBLEMS = 10
-
-
-def _day(value: str) -> str:
-    try:
-        return dt.date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a day as YYYY-MM-DD, got {value!r}") from None
-
-
-def register(commands: argparse._SubParsersAction) -> None:
-    production = commands.add_parser(
-        "production", help="score a daily sample of real traffic; promote problem cases"
-    )
-    sub = production.add_subparsers(dest="production_command", required=True)
-    run = sub.add_parser(
-        "run",
-        help="score the days the production sources hold (or one) and print them",
-        description="Reads the production sources, materializes each day they hold (a daily "
-        "partition: its interactions, a seeded sample, reference-free scores, the summary held to "
-        "the thresholds), then the trend and report. Exit 1 when a day fails a threshold.",
-    )
-    run.add_argument("--day", type=_day, help="only this day (YYYY-MM-DD)")
-    run.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
-    run.set_defaults(handler=handle_run)
-
-    promote = sub.add_parser(
-        "promote",
-        help="write a day's chosen cases as judgement-list cases (regression cases)",
-        description="Writes sampled cases of a scored day to a judgement list of this project's "
-        "format: the question, an empty reference answer to fill in (reference_pending), the "
-        "served contexts as the case's documents with --with-contexts. `rag-eval run --dataset FILE` "
-        "evaluates it. Prints the list's count and version (a content hash a CI gate can pin).",
-    )
-    promote.add_argument("--day", type=_day, required=True, help="the scored day (YYYY-MM-DD)")
-    chosen = promote.add_mutually_exclusive_group(required=True)
-    chosen.add_argument("--qid", nargs="+", help="the interactions' ids (as the day's sample names them)")
-    chosen.add_argument("--worst", type=positive, metavar="N", help="the N scored lowest on --metric")
-    promote.add_argument(
-        "--metric", default="faithfulness", help="what --worst ranks by (default faithfulness)"
-    )
-    promote.add_argument("--judge", help="whose --metric (default: the first judge that measured it)")
-    promote.add_argument(
-        "--with-contexts", action="store_true", help="carry the served contexts as the cases' documents"
-    )
-    promote.add_argument("--out", required=True, help="the judgement list (JSONL; cases are added to it)")
-    promote.set_defaults(handler=handle_promote)
 
 
 def day_table(outcome: DayOutcome) -> str:

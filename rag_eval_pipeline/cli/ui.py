@@ -14,7 +14,8 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from rag_eval_pipeline.cli.context import CommandError, settings_of
+from rag_eval_pipeline.cli.context import settings_of
+from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.config import config_path
 from rag_eval_pipeline.defs.io_manager import ARTIFACTS
 from rag_eval_pipeline.instance.home import InstanceSettingsError, InstanceStorage, prepare_instance
@@ -26,17 +27,6 @@ load_from:
       location_name: rag_eval_pipeline
       working_directory: {directory}
 """
-
-
-def register(commands: argparse._SubParsersAction) -> None:
-    ui = commands.add_parser(
-        "ui",
-        help="open this instance in the Dagster UI, with the daemon and the reports",
-        description="Starts `dagster dev` (webserver and daemon) for the instance, with its generated "
-        "dagster.yaml, and serves the HTML reports read-only on ui.reports_port; stops both on Ctrl-C.",
-    )
-    ui.add_argument("--port", type=int, help="the Dagster UI's port (default: ui.port of the configuration)")
-    ui.set_defaults(handler=handle)
 
 
 class _Reports(SimpleHTTPRequestHandler):

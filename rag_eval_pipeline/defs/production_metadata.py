@@ -6,7 +6,8 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.metrics.schema import OVERALL, USAGE
+from rag_eval_pipeline.metrics.schema import USAGE
+from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.production.interactions import ReadInteractions
 from rag_eval_pipeline.production.settings import ProductionSettings
 from rag_eval_pipeline.reporting.markdown import means_with_intervals, to_markdown

@@ -10,7 +10,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rag_eval_pipeline.generation.spec import CaseType, GenerationSpec, parse_types
+from rag_eval_pipeline.generation.spec import (
+    DEFAULT_CASES,
+    DEFAULT_GENERATOR,
+    DEFAULT_MAX_DOCUMENT_SHARE,
+    CaseType,
+    GenerationSpec,
+    parse_types,
+)
 from rag_eval_pipeline.llm.providers import parse_llm_name
 
 ALL_TYPES = ",".join(t.value for t in CaseType)
@@ -19,12 +26,16 @@ ALL_TYPES = ",".join(t.value for t in CaseType)
 class GenerationSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    n: int = Field(default=100, ge=1, description="candidate cases to write (the kept ones are fewer)")
-    model: str = Field(default="claude-sonnet-4-6", description="the generator: any LLM name")
+    n: int = Field(
+        default=DEFAULT_CASES, ge=1, description="candidate cases to write (the kept ones are fewer)"
+    )
+    model: str = Field(default=DEFAULT_GENERATOR, description="the generator: any LLM name")
     judge: str | None = Field(default=None, description="the validating judge; unset: the generator")
     types: str = Field(default=ALL_TYPES, description="single, multi_hop, comparison, unanswerable")
     seed: int = Field(default=0, description="the same seed plans the same cases")
-    max_document_share: float = Field(default=0.1, gt=0, le=1, description="of the cases, per document")
+    max_document_share: float = Field(
+        default=DEFAULT_MAX_DOCUMENT_SHARE, gt=0, le=1, description="of the cases, per document"
+    )
     max_answer_words: int = Field(default=6, ge=1, description="a longer reference answer is rejected")
 
     def overridden(self, overrides: Mapping[str, Any]) -> GenerationSettings:

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 from enum import Enum
 
 GENERATE_PROMPT_VERSION = "generate-v1"
+# what a generation asks for unless the configuration or the command line says otherwise
+DEFAULT_CASES = 100
+DEFAULT_GENERATOR = "claude-sonnet-4-6"
+DEFAULT_MAX_DOCUMENT_SHARE = 0.1
 
 
 class CaseType(str, Enum):
@@ -50,7 +54,7 @@ class GenerationSpec:
     judge: str
     types: tuple[CaseType, ...] = tuple(CaseType)
     seed: int = 0
-    max_document_share: float = 0.1
+    max_document_share: float = DEFAULT_MAX_DOCUMENT_SHARE
     max_answer_words: int = 6
     duplicate_overlap: float = 0.8
     duplicate_cosine: float = 0.92

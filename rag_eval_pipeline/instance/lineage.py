@@ -3,8 +3,6 @@ the Dagster run behind each step of a score."""
 
 from __future__ import annotations
 
-import logging
-
 import dagster as dg
 import pandas as pd
 from upath import UPath
@@ -14,6 +12,7 @@ from rag_eval_pipeline.defs.names import EVALUATION_STEPS, SNAPSHOT_ASSETS
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.materializations import kept_runs, materialization_file
+from rag_eval_pipeline.storage.paths import contained
 from rag_eval_pipeline.storage.snapshots import SnapshotStore
 
 
@@ -21,31 +20,47 @@ class NotMaterializedError(FileNotFoundError):
     """An asset read before any run stored it: said with the command that stores it."""
 
 
-def load_asset(defs: dg.Definitions, instance: dg.DagsterInstance, key: str, partition: str | None = None):
-    """An asset's stored value, read through the IO manager without its debug chatter."""
+def artifacts_folder(instance: dg.DagsterInstance) -> UPath:
+    """Where the IO manager stores every asset of this instance."""
+    return UPath(instance.storage_directory()) / ARTIFACTS
+
+
+def load_asset(instance: dg.DagsterInstance, key: str, partition: str | None = None):
+    """An asset's latest stored value, read from where the IO manager wrote it (a knowledge-base
+    asset from the live snapshot), without building the definitions: a reading command needs
+    the instance, not the code location."""
     if partition is not None and partition not in registered_models(instance):
         known = ", ".join(registered_models(instance)) or "none"
         raise NotMaterializedError(
             f"{partition} is not an evaluated answer model here (registered: {known}): evaluate it with "
             f"`rag-eval run --models {partition}`"
         )
-    logging.disable(logging.INFO)  # the loader logs each file it opens at DEBUG to the console
-    try:
-        return defs.load_asset_value(key, instance=instance, partition_key=partition)
-    except FileNotFoundError as err:
+    base = artifacts_folder(instance)
+    if key in SNAPSHOT_ASSETS:
+        snapshots = SnapshotStore(base)
+        run_id = snapshots.live().get(key)
+        if run_id is None:
+            raise NotMaterializedError(f"no {key} stored yet: run `rag-eval run` first")
+        return formats.read(snapshots.path(key, run_id), "rebuild the knowledge base (`rag-eval run`)")
+    path = contained(base, base / key / partition) if partition is not None else base / key
+    if formats.stored_file(path) is None:
         if partition is None:
-            raise NotMaterializedError(f"no {key} stored yet: run `rag-eval run` first") from err
+            raise NotMaterializedError(f"no {key} stored yet: run `rag-eval run` first")
         raise NotMaterializedError(
             f"no {key} of {partition} stored yet (its evaluation failed or never ran; the UI shows "
             f"its runs): evaluate it with `rag-eval run --models {partition}`"
-        ) from err
-    finally:
-        logging.disable(logging.NOTSET)
+        )
+    remedy = (
+        f"delete it and evaluate {partition} again (`rag-eval run --models {partition}`)"
+        if partition is not None
+        else f"delete it and materialize {key} again (`rag-eval run` rebuilds every asset)"
+    )
+    return formats.read(path, remedy)
 
 
 def load_snapshot_asset(instance: dg.DagsterInstance, knowledge_base_run: str, asset: str):
     """A knowledge-base asset as the rebuild of ``knowledge_base_run`` published it."""
-    snapshots = SnapshotStore(UPath(instance.storage_directory()) / ARTIFACTS)
+    snapshots = SnapshotStore(artifacts_folder(instance))
     run_id = snapshots.published(knowledge_base_run)[asset]
     return formats.read(snapshots.path(asset, run_id), "rebuild the knowledge base (`rag-eval run`)")
 
@@ -67,7 +82,7 @@ def load_materialization(
     instance: dg.DagsterInstance, asset: str, partition: str | None, run_id: str
 ) -> pd.DataFrame:
     """An asset partition as one run wrote it (kept under the artifacts' history), not the latest."""
-    base = UPath(instance.storage_directory()) / ARTIFACTS
+    base = artifacts_folder(instance)
     kept = materialization_file(base, asset, partition, run_id)
     if kept is None:
         runs = ", ".join(kept_runs(base, asset, partition)[:5]) or "none"

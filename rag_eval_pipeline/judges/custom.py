@@ -5,11 +5,10 @@ one re-ask, cache, cost)."""
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
 from rag_eval_pipeline.judges.engine import JudgeCaller, parse_tool_output, single_verdict
@@ -17,49 +16,6 @@ from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.pricing import ModelPrice
 
 CUSTOM_PROMPT_VERSION = "custom-rubric-v1"
-# a custom metric's name becomes a column, a Prometheus label value and a report header
-_METRIC_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
-
-
-class _CustomMetric(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    reference_free: bool = Field(
-        default=False,
-        description="it scores a case without a reference answer (production traffic): the rubric "
-        "is then shown no ground truth, the callable gets ground_truth None",
-    )
-
-    @field_validator("name")
-    @classmethod
-    def _plain_name(cls, name: str) -> str:
-        if not _METRIC_NAME.fullmatch(name):
-            raise ValueError(
-                f"custom metric name {name!r}: use a letter, then letters, digits and _ "
-                "(at most 64): it becomes a column, a label and a header"
-            )
-        return name
-
-
-class RubricMetricSettings(_CustomMetric):
-    """An LLM-scored metric declared in the configuration file (e.g. the RAGAS article's style
-    consistency)."""
-
-    kind: Literal["rubric"] = "rubric"
-    instructions: str
-    allowed_scores: list[float] = Field(default=[0.0, 0.5, 1.0], min_length=2)
-    model: str = "claude-sonnet-4-6"
-
-
-class PythonMetricSettings(_CustomMetric):
-    """A pure Python metric ``(case) -> score | None`` named by ``module:function``."""
-
-    kind: Literal["python"] = "python"
-    callable: str
-
-
-CustomMetricSettings = RubricMetricSettings | PythonMetricSettings
 
 
 def load_callable(path: str) -> Callable[[Mapping[str, Any]], float | None]:

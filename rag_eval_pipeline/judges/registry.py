@@ -18,12 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag_eval_pipeline.judges.base import Judge
-from rag_eval_pipeline.judges.custom import (
-    CustomMetricSettings,
-    PythonMetricJudge,
-    RubricMetricJudge,
-    load_callable,
-)
+from rag_eval_pipeline.judges.custom import PythonMetricJudge, RubricMetricJudge, load_callable
 from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RAGAS_REFERENCE_FREE_METRICS, RagasLLMJudge
 from rag_eval_pipeline.judges.reference import (
     REFERENCE_FREE_METRICS,
@@ -31,6 +26,7 @@ from rag_eval_pipeline.judges.reference import (
     REFERENCE_METRICS,
     ReferenceJudge,
 )
+from rag_eval_pipeline.judges.settings import CustomMetricSettings
 from rag_eval_pipeline.judges.strict import (
     GROUNDING_METRICS,
     STRICT_METRICS,

@@ -14,8 +14,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.llm.cache import ResponseCache
 from rag_eval_pipeline.llm.client import LLMClient
 from rag_eval_pipeline.llm.llamacpp_server import LocalServers, LocalServerSettings
@@ -28,6 +28,9 @@ from rag_eval_pipeline.llm.targets import (
     LocalModelNotFoundError,
     local_model_path,
 )
+
+if TYPE_CHECKING:  # the batches adapter imports the SDK: only when a run asks for batches
+    from rag_eval_pipeline.llm.batches import BatchPrefetcher
 
 ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
@@ -102,6 +105,8 @@ def _anthropic_client(endpoint: LLMEndpoint, env: LLMEnvironment) -> LLMClient:
 
 def _anthropic_batches(env: LLMEnvironment, cache: ResponseCache, state: Path) -> BatchPrefetcher | None:
     import anthropic
+
+    from rag_eval_pipeline.llm.batches import BatchPrefetcher
 
     section = env.settings.anthropic
     if not section.use_batches:

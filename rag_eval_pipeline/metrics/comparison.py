@@ -10,9 +10,8 @@ import pandas as pd
 
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
 from rag_eval_pipeline.metrics.schema import metric_columns, per_case
+from rag_eval_pipeline.metrics.settings import MONTE_CARLO_DRAWS, SIGNIFICANCE
 from rag_eval_pipeline.metrics.statistics import (
-    MONTE_CARLO_DRAWS,
-    SIGNIFICANCE,
     bootstrap_statistic,
     confusion,
     detectable_difference,

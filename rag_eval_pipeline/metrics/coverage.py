@@ -11,12 +11,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from rag_eval_pipeline.metrics.statistics import (
-    CONFIDENCE,
-    IntervalMethod,
-    clopper_pearson_interval,
-    wilson_interval,
-)
+from rag_eval_pipeline.metrics.settings import CONFIDENCE, IntervalMethod
+from rag_eval_pipeline.metrics.statistics import clopper_pearson_interval, wilson_interval
 
 SCORE_LEVELS = np.array([0.0, 0.5, 1.0])
 

@@ -11,10 +11,13 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+from rag_eval_pipeline.metrics.schema import case_set_id
+from rag_eval_pipeline.metrics.settings import OVERALL
 
-from rag_eval_pipeline.metrics.schema import OVERALL, case_set_id
+if TYPE_CHECKING:  # tables pass through; pandas is imported where a function needs it
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class FinishedRun:
 def judgement_list_version(cases: pd.DataFrame) -> str:
     """A content hash of the questions and their ground truths (the judgement list's Dagster data
     version): a changed sample or a corrected answer makes every evaluation downstream stale."""
+    import pandas as pd
+
     answerable = cases["answerable"] if "answerable" in cases else pd.Series(True, index=cases.index)
     rows = sorted(
         # an unanswerable question is marked; answerable ones hash as they always did
@@ -56,6 +61,8 @@ def current_provenance(
 
 
 def _first(rows: pd.DataFrame, column: str) -> str | None:
+    import pandas as pd
+
     if column not in rows or not len(rows) or pd.isna(rows[column].iloc[0]):
         return None
     return str(rows[column].iloc[0])

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # tables pass through; pandas is imported where a function needs it
+    import pandas as pd
+
 
 TOKEN_COLUMNS = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
 SCORE_ID_COLUMNS = [
@@ -32,11 +34,11 @@ SCORE_ID_COLUMNS = [
     "diagnosis",
 ]
 
-# what the answers did, the same for every judge: summarized over every case (a failed answer
-# did not answer), beside the judges' metrics, which are over the scored cases only
-ANSWER_METRICS = ("answer_rate", "false_answer_rate", "over_abstention_rate")
+# what the answers did, the same for every judge, beside the judges' metrics (which are over the
+# scored cases only): the error rate over every case, the others over the cases that got a reply
+ANSWER_METRICS = ("error_rate", "answer_rate", "false_answer_rate", "over_abstention_rate")
 
-OVERALL = "all"  # the summary group over every case
+
 USAGE = "usage"  # rows whose ``total`` sums tokens or dollars instead of averaging a metric
 DIAGNOSIS = "diagnosis"  # rows whose ``total`` counts the cases of one diagnosis
 ANSWER_MODEL_ROW = "answer_model"  # the usage rows of the answer model (not of a judge)
@@ -85,6 +87,8 @@ def per_case(judge_scores: pd.DataFrame) -> pd.DataFrame:
 def case_key(row: Mapping[str, Any]) -> tuple[str, int]:
     """Which answer a row is about: its question and repeat (0 where there are no repeats, and
     in tables stored before repeats existed)."""
+    import pandas as pd
+
     repeat = row.get("repeat", 0)
     return str(row["qid"]), 0 if repeat is None or pd.isna(repeat) else int(repeat)
 

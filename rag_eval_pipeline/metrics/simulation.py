@@ -8,8 +8,8 @@ from itertools import combinations
 
 import numpy as np
 
+from rag_eval_pipeline.metrics.settings import SIGNIFICANCE
 from rag_eval_pipeline.metrics.statistics import (
-    SIGNIFICANCE,
     holm_adjusted,
     paired_difference,
     paired_verdict,

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from rag_eval_pipeline.judges.score_cases import OVER_BUDGET
-from rag_eval_pipeline.metrics.gates import Gate, GateResult, check_gates
-from rag_eval_pipeline.metrics.schema import OVERALL, USAGE
-from rag_eval_pipeline.metrics.statistics import IntervalMethod
+from rag_eval_pipeline.metrics.gates import GateResult, check_gates
+from rag_eval_pipeline.metrics.schema import USAGE
+from rag_eval_pipeline.metrics.settings import OVERALL, Gate, IntervalMethod
 from rag_eval_pipeline.metrics.summary import summarize
 
 PRODUCTION_CONFIG = "production"  # the answer_config of a production case: the agent as it served

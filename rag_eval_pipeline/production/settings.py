@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rag_eval_pipeline.answering.agents.mapping import compile_path
-from rag_eval_pipeline.metrics.gates import Gate, ThresholdSettings, checked_thresholds, gates_of
+from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings, checked_thresholds, gates_of
 
 DEFAULT_THRESHOLDS = {"faithfulness": 0.8}  # the staged strategy's production bar
 DEFAULT_START_DATE = "2026-01-01"
@@ -93,6 +93,8 @@ class SpansSource(_Strict):
     fields: SpanFields = SpanFields()
 
 
+SOURCE_SETTINGS = (LogsSource, PhoenixSource, SpansSource)
+SOURCE_TAGS = tuple(s.model_fields["kind"].default for s in SOURCE_SETTINGS)  # logs, phoenix, spans
 ProductionSource = Annotated[LogsSource | PhoenixSource | SpansSource, Field(discriminator="kind")]
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from rag_eval_pipeline.answering.answer_cases import AGENT_RETRIEVAL
+from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL
 from rag_eval_pipeline.metrics.schema import answer_keys, metric_columns
 from rag_eval_pipeline.retrieval.base import IndexManifest
 

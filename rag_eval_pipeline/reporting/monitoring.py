@@ -7,7 +7,8 @@ from collections.abc import Mapping
 import pandas as pd
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 
-from rag_eval_pipeline.metrics.schema import ANSWER_MODEL_ROW, OVERALL, USAGE
+from rag_eval_pipeline.metrics.schema import ANSWER_MODEL_ROW, USAGE
+from rag_eval_pipeline.metrics.settings import OVERALL
 
 HISTORY_COLUMNS = [
     "materialized_at",

@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
-from rag_eval_pipeline.metrics.schema import DIAGNOSIS, OVERALL, case_key
+from rag_eval_pipeline.metrics.schema import DIAGNOSIS, case_key
+from rag_eval_pipeline.metrics.settings import OVERALL
 
 HEADLINE_METRICS = (
     "correctness",

@@ -25,7 +25,8 @@ from rag_eval_pipeline.retrieval.base import (
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index, IndexNotFoundError, read_passages
 from rag_eval_pipeline.retrieval.embedder import Embedder
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, TitleCatalog
-from rag_eval_pipeline.retrieval.vector_index import DenseIndex, HnswIndex, VectorSearch, has_vectors
+from rag_eval_pipeline.retrieval.spec import VectorSearch
+from rag_eval_pipeline.retrieval.vector_index import DenseIndex, HnswIndex, has_vectors
 
 BACKEND_NAME = Backend.EMBEDDED.value
 INDEX_FORMAT_VERSION = "2"  # bump when the on-disk layout or the tokenisation changes

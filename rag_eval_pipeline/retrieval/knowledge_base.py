@@ -18,36 +18,15 @@ from rag_eval_pipeline.retrieval.base import (
     RetrievalMode,
     SearchHit,
 )
-from rag_eval_pipeline.retrieval.elasticsearch import (
-    ElasticsearchBackend,
-    EsFeatures,
-    EsIndexNames,
-    detect_features,
-)
+from rag_eval_pipeline.retrieval.elasticsearch.backend import ElasticsearchBackend
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import EsFeatures, detect_features
 from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend
 from rag_eval_pipeline.retrieval.embedder import Embedder, make_embedder, resolve_embedding_model
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, SearchBackend, search_many
-from rag_eval_pipeline.retrieval.vector_index import VectorSearch
+from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
 
 Retriever = Callable[[Sequence[str], int], list[list[SearchHit]]]
 EMBEDDING_BATCH_SIZE = 64
-
-
-@dataclass(frozen=True)
-class KnowledgeBaseSpec:
-    """Where and how the knowledge base is built, resolved once from the configuration."""
-
-    backend: Backend = Backend.EMBEDDED
-    embedding_model: str | None = None
-    vector_search: VectorSearch = VectorSearch.EXACT
-    index_names: EsIndexNames = EsIndexNames()
-    inference_id: str | None = None  # an Elasticsearch inference endpoint for semantic_text
-    max_error_share: float = 0.0  # Elasticsearch: documents that may fail to index
-
-    @property
-    def has_vectors(self) -> bool:
-        """Whether semantic modes can be served (client-side vectors or a semantic field)."""
-        return bool(self.embedding_model or self.inference_id)
 
 
 @dataclass

@@ -9,7 +9,6 @@ recall@10 0.95 against exact at the search width used here, memory-mapped from d
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
 
 import numpy as np
@@ -24,13 +23,6 @@ _GRAPH_FILE = "vectors.usearch"
 HNSW_CONNECTIVITY = 16  # usearch's default graph degree
 HNSW_EXPANSION = 512  # candidates a search keeps: recall@10 0.954 at 1M where the default 64 gives 0.757
 ANN_INSTALL_HINT = "pip install 'rag-eval-pipeline[ann]'"
-
-
-class VectorSearch(StrEnum):
-    """How the embedded backend searches its vectors (Elasticsearch's kNN is always HNSW)."""
-
-    EXACT = "exact"
-    HNSW = "hnsw"
 
 
 def has_vectors(folder: Path) -> bool:

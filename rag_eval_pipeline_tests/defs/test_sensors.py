@@ -78,7 +78,7 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(
         rebuild = kb.execute_in_process(
             instance=instance, asset_selection=list(request.asset_selection), tags=request.tags
         )
-        passages = load_asset(defs, instance, "kb_passages")
+        passages = load_asset(instance, "kb_passages")
         assert "Company handbook" in set(passages["title"])
 
         # the rebuild published the knowledge base: every registered model is evaluated again

@@ -49,7 +49,7 @@ def test_graph_on_elasticsearch_writes_queryable_results_idempotently(
         first = counts()
         run_evaluation(defs, instance, MODELS, dataset=str(shared_hotpotqa), sample=15, echo=lambda _: None)
         second = counts()
-        manifest = load_asset(defs, instance, "kb_index")
+        manifest = load_asset(instance, "kb_index")
     assert manifest.backend == "elasticsearch" and manifest.location == names["knowledge_base"]
     assert first == second == (150, 15, 15 * len(MODELS))  # 15 questions x 10 paragraphs, all distinct
     comparison = report.comparison.set_index("answer_model")

@@ -12,7 +12,7 @@ from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
-from rag_eval_pipeline.retrieval.elasticsearch import ElasticsearchUnavailableError
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import ElasticsearchUnavailableError
 
 QID = "5a8c7595554299585d9e36b6"  # the first question of the bundled sample
 
@@ -27,7 +27,7 @@ def test_a_failed_rebuild_leaves_the_previous_knowledge_base_live(tmp_path, caps
     home = ["--dagster-home", str(tmp_path / "home")]
     assert _cli(capsys, *home, "run", "--sample", "35", "--models", "extractive-baseline")[0] == 0
     defs, instance = build_definitions(), open_instance(str(tmp_path / "home"))
-    before = load_asset(defs, instance, "kb_index")
+    before = load_asset(instance, "kb_index")
 
     # Elasticsearch unreachable: the command says so before any work
     code, _, err = _cli(capsys, *home, "run", "--sample", "10", "--elasticsearch", "http://127.0.0.1:9")
@@ -42,9 +42,9 @@ def test_a_failed_rebuild_leaves_the_previous_knowledge_base_live(tmp_path, caps
     rebuild = build_definitions(down).resolve_job_def("knowledge_base_job")
     with pytest.raises(ElasticsearchUnavailableError):
         rebuild.execute_in_process(instance=instance, run_config=knowledge_base_run_config(sample_size=10))
-    assert len(load_asset(defs, instance, "judgement_list")) == 35
-    assert len(load_asset(defs, instance, "hotpotqa_raw")) == 35
-    assert load_asset(defs, instance, "kb_index") == before
+    assert len(load_asset(instance, "judgement_list")) == 35
+    assert len(load_asset(instance, "hotpotqa_raw")) == 35
+    assert load_asset(instance, "kb_index") == before
 
     # an empty dataset handed straight to the job (the CLI refuses it before): the first asset fails
     empty = tmp_path / "empty.jsonl"
@@ -52,7 +52,7 @@ def test_a_failed_rebuild_leaves_the_previous_knowledge_base_live(tmp_path, caps
     job = defs.resolve_job_def("knowledge_base_job")
     with pytest.raises(EmptyDatasetError, match=f"no questions in {empty}"):
         job.execute_in_process(instance=instance, run_config=knowledge_base_run_config(str(empty)))
-    assert len(load_asset(defs, instance, "judgement_list")) == 35
+    assert len(load_asset(instance, "judgement_list")) == 35
 
     code, out, _ = _cli(capsys, *home, "explain", QID, "--model", "extractive-baseline")
     assert code == 0 and "ground truth: Chief of Protocol" in out and "stale" not in out

@@ -43,9 +43,9 @@ def claude_run(shared_hotpotqa, tmp_path_factory, monkeypatch_module):
 
 def test_claude_answers_and_judges_every_case(claude_run):
     defs, instance, report, _, first_requests, _ = claude_run
-    answers = load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
+    answers = load_asset(instance, "candidate_answers", "claude-haiku-4-5")
     assert (answers["status"] == "ok").all() and (answers["prompt_version"] == "answer-v1").all()
-    scores = load_asset(defs, instance, "judge_scores", "claude-haiku-4-5")
+    scores = load_asset(instance, "judge_scores", "claude-haiku-4-5")
     assert sorted(scores["judge_id"].unique()) == sorted(JUDGES)
     assert len(scores) == 12 * 3
     strict = scores[scores["judge_id"] == "claude-sonnet-4-6"]
@@ -70,8 +70,8 @@ def test_second_materialization_sends_zero_requests(claude_run):
 
 def test_tokens_and_cost_reach_the_summary_and_its_metadata(claude_run):
     defs, instance, _, _, _, _ = claude_run
-    answers = load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
-    summary = load_asset(defs, instance, "metric_summary", "claude-haiku-4-5")
+    answers = load_asset(instance, "candidate_answers", "claude-haiku-4-5")
+    summary = load_asset(instance, "metric_summary", "claude-haiku-4-5")
     usage = summary[summary["group"] == "usage"].set_index(["judge_id", "metric"])["total"]
     assert usage[("answer_model", "cost_usd")] == pytest.approx(answers["cost_usd"].sum())
     assert usage[("answer_model", "input_tokens")] == answers["input_tokens"].sum() > 0
@@ -86,7 +86,7 @@ def test_tokens_and_cost_reach_the_summary_and_its_metadata(claude_run):
 
 def test_ragas_judge_notes_answer_relevancy_absent_without_embedder(claude_run):
     defs, instance, _, _, _, _ = claude_run
-    scores = load_asset(defs, instance, "judge_scores", "claude-haiku-4-5")
+    scores = load_asset(instance, "judge_scores", "claude-haiku-4-5")
     ragas = scores[scores["judge_id"] == "ragas:claude-sonnet-4-6"]
     assert ragas["answer_relevancy"].isna().all()
     assert ragas["notes"].str.contains("no embedder configured").all()
@@ -131,7 +131,7 @@ def test_batch_mode_through_the_graph(shared_hotpotqa, tmp_path, monkeypatch):
                 judges=["reference", "claude-sonnet-4-6"],
                 echo=lambda _: None,
             )
-            answers = load_asset(defs, instance, "candidate_answers", "claude-haiku-4-5")
+            answers = load_asset(instance, "candidate_answers", "claude-haiku-4-5")
     assert len(server.batches) == 2 and server.requests == []  # no single call at all
     assert answers["from_cache"].all() and (answers["status"] == "ok").all()
     comparison = report.comparison.set_index("judge_id")

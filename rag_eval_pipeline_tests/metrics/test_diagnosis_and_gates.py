@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
-from rag_eval_pipeline.metrics.gates import check_gates, gate_table, parse_threshold
+from rag_eval_pipeline.metrics.gates import check_gates, gate_table
+from rag_eval_pipeline.metrics.settings import parse_threshold
 
 
 @pytest.mark.parametrize(
@@ -104,7 +105,8 @@ SUMMARY_WITH_GROUPS = pd.DataFrame(
 
 def test_a_release_gate_holds_the_lower_end_of_the_interval():
     """0.320 on 25 cases passes a 0.300 threshold on the mean, not on the interval's lower end."""
-    from rag_eval_pipeline.metrics.gates import Bound, failed_gates_line, parse_gate
+    from rag_eval_pipeline.metrics.gates import failed_gates_line
+    from rag_eval_pipeline.metrics.settings import Bound, parse_gate
 
     assert check_gates(SUMMARY_WITH_GROUPS, [parse_gate("correctness", 0.3)])[0].passed
     lower = check_gates(SUMMARY_WITH_GROUPS, [parse_gate("correctness", 0.3, Bound.LOWER)])
@@ -113,7 +115,7 @@ def test_a_release_gate_holds_the_lower_end_of_the_interval():
 
 
 def test_a_gate_per_tag_is_a_group_not_a_judge():
-    from rag_eval_pipeline.metrics.gates import parse_gate
+    from rag_eval_pipeline.metrics.settings import parse_gate
 
     gate = parse_gate("tag:unanswerable/correctness", 1.0)
     assert (gate.group, gate.judge_id, gate.metric) == ("tag=unanswerable", None, "correctness")

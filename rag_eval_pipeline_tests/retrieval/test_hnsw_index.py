@@ -12,7 +12,8 @@ import pytest
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.retrieval.embedded import build_embedded_index, open_embedded_index
-from rag_eval_pipeline.retrieval.vector_index import HnswIndex, VectorSearch
+from rag_eval_pipeline.retrieval.spec import VectorSearch
+from rag_eval_pipeline.retrieval.vector_index import HnswIndex
 from rag_eval_pipeline_tests.retrieval.test_vector_index import HashingEmbedder
 
 pytestmark = pytest.mark.slow  # vectors of real passages, a graph built twice

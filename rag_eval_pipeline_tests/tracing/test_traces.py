@@ -15,8 +15,6 @@ import dagster as dg
 import pytest
 
 from rag_eval_pipeline import cli
-from rag_eval_pipeline.config import load_settings
-from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline_tests.support import REPO_ROOT
@@ -293,13 +291,12 @@ def test_phoenix_lists_every_case_and_each_model_as_an_experiment_over_the_quest
     assert len(examples) == 10 and all(e["input"]["question"] and e["output"]["answer"] for e in examples)
     experiments = _phoenix_get(f"{phoenix}/v1/datasets/{dataset['id']}/experiments")["data"]
     assert sorted(e["metadata"]["answer_model"] for e in experiments) == ["haiku", "oracle"]
-    settings = load_settings(tmp_path / "rag_eval.yaml")
     instance = open_instance(str(tmp_path / "home"))
     for experiment in experiments:
         model = experiment["metadata"]["answer_model"]
         runs = _phoenix_get(f"{phoenix}/v1/experiments/{experiment['id']}/json")
         assert len(runs) == 10 and not any(run.get("error") for run in runs)
-        stored = load_asset(build_definitions(settings=settings), instance, "judge_scores", model)
+        stored = load_asset(instance, "judge_scores", model)
         for judge in ("reference", "claude-sonnet-4-6"):
             replayed = {
                 run["input"]["qid"]: a["score"]

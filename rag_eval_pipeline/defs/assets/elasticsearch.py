@@ -9,7 +9,7 @@ from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
 from rag_eval_pipeline.reporting.results import eval_result_documents
 from rag_eval_pipeline.retrieval.base import IndexManifest
-from rag_eval_pipeline.retrieval.elasticsearch import index_documents
+from rag_eval_pipeline.retrieval.elasticsearch.records import index_documents
 
 
 @dg.asset(group_name=ELASTICSEARCH, code_version="1")

@@ -39,7 +39,7 @@ from rag_eval_pipeline.metrics.schema import case_set_id
 from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.reporting.monitoring import history_rows
 from rag_eval_pipeline.retrieval.base import IndexManifest
-from rag_eval_pipeline.tracing import TraceContext, build_case_traces
+from rag_eval_pipeline.tracing.cases import TraceContext, build_case_traces
 from rag_eval_pipeline.tracing.phoenix_experiments import experiment_cases
 
 
@@ -112,6 +112,7 @@ def candidate_answers(
         max_answer_chars=settings.settings.max_answer_chars,
         matcher=ContextMatcher(kb_passages) if spec.is_agent else None,
         match_by_text=spec.agent_matches_by_text,
+        redact=settings.settings.redactor(),
     )
     context.add_output_metadata(
         answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started)
@@ -148,6 +149,7 @@ def judge_scores(
         # a batch carries one provider's calls: only when every judge that calls a model is on it
         prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", list),
         source=answer_spec.source if answer_spec else AnswerSource.GENERATIVE,
+        redact=settings.settings.redactor(),
     )
     metadata = scores_metadata([s.judge_id for s in specs], scores, services)
     worst = worst_cases_table(

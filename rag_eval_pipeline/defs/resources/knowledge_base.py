@@ -7,7 +7,8 @@ from pydantic import Field, PrivateAttr
 from rag_eval_pipeline.defs.resources.elasticsearch import ElasticsearchResource
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
 from rag_eval_pipeline.retrieval.base import Backend
-from rag_eval_pipeline.retrieval.knowledge_base import KnowledgeBase, KnowledgeBaseSpec
+from rag_eval_pipeline.retrieval.knowledge_base import KnowledgeBase
+from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
 
 KB_INDEX_FOLDER = "kb_index"
 

@@ -4,13 +4,13 @@ of the instance, the overall deadline of a call, the prices and the batch prefet
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dagster as dg
 from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.defs.resources.pools import InstancePool, instance_holds_pools
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
-from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.llamacpp_server import LocalServers
@@ -19,6 +19,9 @@ from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV, LLMEnvironment, l
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.shared_slots import SharedLimit, SharedSlots
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+
+if TYPE_CHECKING:  # the batches adapter imports the SDK: only when a stage batches
+    from rag_eval_pipeline.llm.batches import BatchPrefetcher
 
 LLM_CACHE_FOLDER = "llm_cache"
 LLM_SLOTS_FOLDER = "llm_slots"
@@ -127,7 +130,7 @@ class LLMResource(dg.ConfigurableResource):
             return InstancePool(self._pools, f"{LLM_POOL_PREFIX}{name}", limit, self._run_id, "llm call")
         return SharedSlots(self._slots_root / name, limit) if self._slots_root is not None else None
 
-    def batches(self, endpoints: list[LLMEndpoint]) -> BatchPrefetcher | None:
+    def batches(self, endpoints: list[LLMEndpoint]) -> "BatchPrefetcher | None":
         """A prefetcher that sends a stage's calls as one batch, when every endpoint of the stage
         is one provider that batches and whose settings ask for it (else None)."""
         if not endpoints or len({e.provider for e in endpoints}) > 1 or self._cache_root is None:

@@ -1,0 +1,92 @@
+"""Commands answer at once: parsing a command (``--help``, a wrong flag) imports none of the heavy
+libraries, and nothing reads the configuration file before a command needs it, so a broken file
+is one ``error:`` line of that command, never of ``--help``. Checked by what a fresh interpreter
+has imported, not by time."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+# what parsing must never import: Dagster, the SDKs, the numerics and the table libraries
+HEAVY = ("dagster", "anthropic", "openai", "scipy", "pandas", "pyarrow", "numpy", "elasticsearch", "httpx")
+# what reading a configuration file must never import (numpy may come with the judges' table,
+# which checks that a custom metric is not named like a built-in judge)
+NOT_FOR_SETTINGS = ("dagster", "anthropic", "openai", "scipy", "pandas", "pyarrow", "elasticsearch")
+
+PROBE = """
+import json, sys
+from rag_eval_pipeline.cli import main
+try:
+    code = main(sys.argv[2:])
+except SystemExit as stop:
+    code = stop.code
+with open(sys.argv[1], "w") as out:
+    json.dump({"code": code, "modules": sorted({m.split(".")[0] for m in sys.modules})}, out)
+"""
+
+
+def _probe(tmp_path, *words: str) -> tuple[int, set[str], str]:
+    record = tmp_path / "probe.json"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(record), *words], cwd=tmp_path, capture_output=True, text=True
+    )
+    result = json.loads(record.read_text())
+    return result["code"], set(result["modules"]), done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("--help",),
+        ("run", "--help"),
+        ("explain", "--help"),
+        ("production", "run", "--help"),
+        ("review", "import", "--help"),
+        ("run", "--sample", "ten"),  # an argument error
+        ("gate", "--model", "m", "--bound", "median"),
+        ("no-such-command",),
+    ],
+)
+def test_parsing_a_command_imports_nothing_heavy(tmp_path, words):
+    code, modules, output = _probe(tmp_path, *words)
+    assert code in (0, 2), output
+    assert not modules & set(HEAVY), f"rag-eval {' '.join(words)} imported {sorted(modules & set(HEAVY))}"
+
+
+def test_help_works_beside_a_broken_configuration_which_its_command_names_in_one_line(tmp_path):
+    (tmp_path / "rag_eval.yaml").write_text(
+        "production: {source: [], sample: 10}\ndataset: {sample_size: -3}\n"
+    )
+    code, _, output = _probe(tmp_path, "--help")
+    assert code == 0 and "usage: rag-eval" in output
+    code, _, output = _probe(tmp_path, "agents", "list")
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1, output
+    assert lines[0].startswith("error: rag_eval.yaml: ")
+    assert "production.source: unknown key (did you mean 'sources'?)" in lines[0]
+    assert "dataset.sample_size: Input should be greater than or equal to 0" in lines[0]
+    assert "Traceback" not in output and "production.sources: Field required" not in output
+    (tmp_path / "rag_eval.yaml").write_text("dataset: [unclosed\n")
+    code, _, output = _probe(tmp_path, "models", "list")
+    assert code == 2 and output.strip().count("\n") == 0, output
+    assert output.startswith("error: rag_eval.yaml: not valid YAML: line 2, column 1: expected ','")
+
+
+def test_reading_a_configuration_and_importing_the_code_location_read_and_build_nothing(tmp_path):
+    """The settings import no numerics, SDK or Dagster; the code location module builds nothing
+    and reads no file at import (``dagster dev`` calls its definitions function)."""
+    (tmp_path / "rag_eval.yaml").write_text("judgez: [reference]\n")  # would fail if it were read
+    script = (
+        "import sys\n"
+        "from rag_eval_pipeline.config import example_config, load_settings\n"
+        "(__import__('pathlib').Path('example.yaml')).write_text(example_config())\n"
+        "load_settings('example.yaml')\n"
+        "settings_modules = {m.split('.')[0] for m in sys.modules}\n"
+        "import rag_eval_pipeline.definitions\n"
+        f"print(sorted(settings_modules & set({NOT_FOR_SETTINGS!r})))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
