@@ -60,6 +60,12 @@ class _Worker:
     replies: Any  # the read end of the reply pipe, one JSON line per request
 
 
+# how long a new worker may take to import the target before its first call fails: an import
+# that builds an index takes its time, and counting it against a call's deadline would fail
+# the first call of every new worker
+START_TIMEOUT_S = 120.0
+
+
 class PythonTransport:
     """Calls the target once per (qid, question) in worker processes of its own (at most
     ``workers``, started on first use, each calling one question at a time): a call that has not
@@ -93,14 +99,25 @@ class PythonTransport:
             text=True,
         )
         os.close(write_fd)
-        return _Worker(process, os.fdopen(read_fd, "r", encoding="utf-8"))
+        worker = _Worker(process, os.fdopen(read_fd, "r", encoding="utf-8"))
+        ready, _, _ = select.select([worker.replies], [], [], max(START_TIMEOUT_S, self._timeout_s))
+        if not ready or not worker.replies.readline():
+            code = process.poll()
+            self._end(worker)
+            said = f"exited (code {code})" if code is not None else f"took over {START_TIMEOUT_S:g} s"
+            raise AgentCallError(f"the agent's worker process {said} while importing {self._target}")
+        return worker
 
     def _take(self) -> _Worker:
         self._free.acquire()
         with self._lock:
             if self._idle:
                 return self._idle.pop()
-        return self._start()
+        try:
+            return self._start()
+        except AgentCallError:
+            self._free.release()
+            raise
 
     def _give_back(self, worker: _Worker | None) -> None:
         with self._lock:

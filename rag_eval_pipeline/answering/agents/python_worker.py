@@ -1,7 +1,8 @@
 """A worker process that calls the team's Python agent: ``python -m
 rag_eval_pipeline.answering.agents.python_worker TARGET FD`` reads one JSON request per line on
 stdin, ``{"qid": ..., "question": ...}``, and writes one JSON reply per line to file descriptor
-FD: ``{"document": ...}`` or ``{"error": "..."}``. What the agent prints goes to stderr. A
+FD: ``{"document": ...}`` or ``{"error": "..."}``, after one ``{"ready": true}`` line once the
+target is imported (an import's time is not a call's). What the agent prints goes to stderr. A
 process of its own, so a call that never returns can be ended at its deadline by ending the
 process, which a thread cannot be."""
 
@@ -28,6 +29,7 @@ def serve(target: str, reply_fd: int) -> None:
     takes_qid = function is not None and "qid" in inspect.signature(function).parameters
     loop = asyncio.new_event_loop()
     sys.stdout = sys.stderr  # the agent's prints must not mix with the replies
+    replies.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         request = json.loads(line)
         if function is None:
