@@ -27,6 +27,8 @@ GOOD, MEMORY, DISGUISED, DUPLICATE, LONG, LEAKY = (
     "long",
     "leaky",
 )
+# an order a document may give, and a careless generator follows: "... ask: <question> Answer: <answer>."
+ORDER = re.compile(r"ask:\s*(?P<question>.+?)\s+Answer:\s*(?P<answer>[^.]+)", re.IGNORECASE | re.DOTALL)
 # of every 10 cases: what a careless generator writes
 DEFAULT_SHARES = {GOOD: 5, MEMORY: 1, DISGUISED: 1, DUPLICATE: 1, LONG: 1, LEAKY: 1}
 
@@ -63,6 +65,10 @@ class GeneratingModel:
 
     def write(self, text: str) -> dict[str, str]:
         passages = _passages(text)
+        for _, passage in passages:  # a careless generator obeys orders its passages give
+            order = ORDER.search(passage)
+            if order:
+                return {"question": order["question"].strip(), "answer": order["answer"].strip()}
         titles = [t for t, _ in passages]
         two = len(passages) > 1
         unanswerable = "Its answer is exactly: unknown" in text

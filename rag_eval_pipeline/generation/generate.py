@@ -13,6 +13,7 @@ question, the judge answering from what the knowledge base retrieves for it abst
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -107,9 +108,62 @@ def _near(question: str, others: Sequence[tuple[str, str]], bar: float) -> str |
     return None
 
 
+# what a case written from a passage that gave the generator orders looks like: instructions,
+# markup, a link; each is refused (a question asked of the team's agent must be a question)
+INSTRUCTION_LIKE = re.compile(
+    r"\b(ignore|disregard|forget|override)\b.{0,40}\b(instruction|prompt|rule|above|previous|prior)s?\b"
+    r"|\bsystem prompt\b|\byou are now\b|\bas an ai\b|\bnew instructions?\b",
+    re.IGNORECASE,
+)
+MARKUP = re.compile(r"<\s*/?\s*[a-z][a-z0-9]*\b[^>]*>|```|javascript:|\bon[a-z]+\s*=", re.IGNORECASE)
+URL = re.compile(r"\b(?:https?://|www\.)\S+", re.IGNORECASE)
+
+
+def _evidence(case: _Case) -> str:
+    """What the case's sources say up to the first order one gives: a passage that gives orders
+    is no evidence for what it orders, nor for what follows them."""
+    return " ".join(
+        f"{source.title} {INSTRUCTION_LIKE.split(source.passage, maxsplit=1)[0]}"
+        for source in case.planned.sources
+    )
+
+
+def _injection_problem(case: _Case) -> str | None:
+    """Instruction-like text, markup, or a link its sources do not hold, in a question or answer."""
+    generated = case.generated
+    assert generated is not None
+    written = f"{generated.question}\n{generated.answer}\n{generated.bridge}"
+    if INSTRUCTION_LIKE.search(written):
+        return "instruction-like text in the case (a source passage may be giving orders)"
+    if MARKUP.search(written):
+        return "markup in the case (tags or code: a question is plain text)"
+    sources = _evidence(case)
+    for link in URL.findall(written):
+        if link.rstrip(".,;)") not in sources:
+            return f"a link its sources do not hold ({link[:60]})"
+    return None
+
+
+def _answer_in_sources(case: _Case) -> str | None:
+    """The reference answer stands in a cited passage (its title or text), or is a yes/no of a
+    comparison: an answer planted by a passage's own instructions, or made up, is neither."""
+    generated, case_type = case.generated, case.planned.case_type
+    assert generated is not None
+    answer = normalize_answer(generated.answer)
+    if case_type is CaseType.UNANSWERABLE or (case_type is CaseType.COMPARISON and answer in ("yes", "no")):
+        return None
+    cited = normalize_answer(_evidence(case))
+    if f" {answer} " not in f" {cited} ":
+        return f"the reference answer is not in its cited passages ({generated.answer[:60]!r})"
+    return None
+
+
 def _form_problem(case: _Case, spec: GenerationSpec) -> str | None:
     generated, case_type = case.generated, case.planned.case_type
     assert generated is not None
+    injected = _injection_problem(case)
+    if injected:
+        return injected
     if not normalize_answer(generated.answer):
         return f"no reference answer ({generated.answer!r})"
     if case_type is CaseType.UNANSWERABLE:
@@ -123,7 +177,7 @@ def _form_problem(case: _Case, spec: GenerationSpec) -> str | None:
     words = answer_words(generated.answer)
     if words > spec.max_answer_words:
         return f"reference answer too long ({words} words; at most {spec.max_answer_words})"
-    return None
+    return _answer_in_sources(case)
 
 
 async def _generate(case: _Case, models: Models) -> None:

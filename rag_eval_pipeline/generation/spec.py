@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-GENERATE_PROMPT_VERSION = "generate-v1"
+GENERATE_PROMPT_VERSION = "generate-v2"  # v2: passages are data, never instructions
 # what a generation asks for unless the configuration or the command line says otherwise
 DEFAULT_CASES = 100
 DEFAULT_GENERATOR = "claude-sonnet-4-6"

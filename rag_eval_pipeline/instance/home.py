@@ -209,6 +209,97 @@ def prepare_instance(dagster_home: str | None = None, storage: InstanceStorage =
     return home
 
 
+def relax_sqlite_sync() -> None:
+    """SQLite databases this process opens commit without waiting for the disk each time
+    (``synchronous=NORMAL``; Dagster's run and event storage is in WAL mode already): a crash of
+    the machine, not of the process, may lose the last events, never corrupt the database. A run
+    writes hundreds of events, each a commit: about a quarter of an offline run's time. Local
+    instances only: PostgreSQL is untouched. Registered once per process."""
+    import sqlalchemy
+
+    if getattr(relax_sqlite_sync, "done", False):
+        return
+
+    @sqlalchemy.event.listens_for(sqlalchemy.engine.Engine, "connect")
+    def _relaxed(connection, record) -> None:  # noqa: ANN001 (SQLAlchemy's own hook signature)
+        if type(connection).__module__.startswith("sqlite3"):
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+    relax_sqlite_sync.done = True  # type: ignore[attr-defined]
+
+
+# the home's SQLite files whose loss loses what the UI shows: the runs, and the asset index
+HISTORY_FILES = ("history/runs.db", "history/runs/index.db", "schedules/schedules.db")
+BACKUP_SUFFIX = ".backup"  # a copy of a healthy history file, taken as a command opens the home
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def damaged_history(home: Path) -> list[str]:
+    """Each SQLite file of a local home that exists but is not a whole database (empty, cut, or
+    overwritten), named with what is lost and the way back: Dagster would otherwise re-create an
+    empty one silently (the run history gone), or fail in a way that blames dagster.yaml."""
+    import sqlite3
+
+    problems = []
+    for name in HISTORY_FILES:
+        path = home / name
+        if not path.is_file():
+            continue
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        way_back = (
+            f"restore the copy taken by the last command that opened it (cp {backup} {path}; runs since "
+            "then are lost)"
+            if backup.is_file()
+            else "move it aside to start a new history"
+        )
+        what = "the runs and their logs" if "runs" in name else "the schedules' and sensors' state"
+        damage = None
+        if path.stat().st_size == 0:
+            damage = "is empty (0 bytes)"
+        else:
+            with path.open("rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+            if header != SQLITE_HEADER:
+                damage = "is not a SQLite database (overwritten?)"
+            else:
+                try:
+                    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+                        verdict = db.execute("PRAGMA quick_check").fetchone()[0]
+                except sqlite3.DatabaseError as err:
+                    verdict = str(err)
+                if verdict != "ok":
+                    damage = f"is damaged ({verdict[:80]})"
+        if damage:
+            problems.append(
+                f"{path} {damage}: it holds {what}, which the UI shows; {way_back}. Stored results under "
+                "storage/ stay either way"
+            )
+    return problems
+
+
+def back_up_history(home: Path) -> None:
+    """A consistent copy of each healthy history file beside it (SQLite's backup, not a file
+    copy): what a damaged one is restored from."""
+    import sqlite3
+
+    for name in HISTORY_FILES:
+        path = home / name
+        if not path.is_file() or path.stat().st_size == 0:
+            continue
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        try:
+            with (
+                contextlib.closing(sqlite3.connect(str(path), timeout=1)) as source,
+                contextlib.closing(sqlite3.connect(str(backup.with_name(backup.name + ".tmp")))) as target,
+            ):
+                source.backup(target)
+            backup.with_name(backup.name + ".tmp").replace(backup)
+        except sqlite3.Error:
+            continue  # busy or locked: the previous copy stays
+
+
 def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQLITE) -> dg.DagsterInstance:
     home = resolve_dagster_home(dagster_home, storage)
     os.environ["DAGSTER_HOME"] = str(home)  # so runs launched from here and the UI share it
@@ -218,6 +309,11 @@ def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQ
         raise InstanceSettingsError(
             "the instance's storage is PostgreSQL: pip install 'rag-eval-pipeline[postgres]'"
         )
+    if not storage.postgres:
+        damaged = damaged_history(home)
+        if damaged:
+            raise InstanceSettingsError("; ".join(damaged))
+        relax_sqlite_sync()
     try:
         instance = _locked_open(home, storage)
     except InstanceSettingsError:
@@ -228,6 +324,8 @@ def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQ
             f"{home / INSTANCE_FILE} is unreadable ({type(err).__name__}: {first}): fix it, or delete "
             "it and rag-eval writes a default one (runs and stored results stay)"
         ) from err
+    if not storage.postgres:
+        back_up_history(home)
     fail_runs_of_dead_cli_processes(instance)
     return instance
 

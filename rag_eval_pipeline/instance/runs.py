@@ -175,6 +175,10 @@ def run_evaluation(
         echo(f"{label}: done in {time.perf_counter() - t0:.1f}s")
         return run_id
 
+    try:
+        SnapshotStore(UPath(instance.storage_directory()) / ARTIFACTS).live()
+    except UnreadableLivePointerError as err:  # repaired by the rebuild below: said, not silent
+        echo(f"warning: {str(err).split(': `rag-eval run`')[0]}: this run's rebuild writes it anew")
     kb_run = stage(
         "[knowledge base] sample, passages, index, judgement list",
         KNOWLEDGE_BASE_JOB,

@@ -160,34 +160,67 @@ def judge_agreement(
 REVIEWER_COLUMNS = ["metric", "cases", "pairs", "accuracy", "kappa", "kappa_low", "kappa_high"]
 
 
-def reviewer_agreement(labels: pd.DataFrame) -> pd.DataFrame:
+def _pair_kappa(pairs: np.ndarray) -> float:
+    """Weighted kappa of a symmetric table of label pairs (rows and columns on ``SCALE``)."""
+    total = pairs.sum()
+    if total == 0:
+        return float("nan")
+    observed = pairs / total
+    marginal = observed.sum(axis=1)
+    if np.count_nonzero(marginal) < 2:
+        return float("nan")  # one label only: agreement beyond chance cannot be told
+    positions = np.arange(len(SCALE))
+    weights = np.abs(positions[:, None] - positions[None, :]) / (len(SCALE) - 1)
+    chance = float((weights * np.outer(marginal, marginal)).sum())
+    return 1.0 - float((weights * observed).sum()) / chance if chance else float("nan")
+
+
+def _case_pairs(counts: np.ndarray) -> np.ndarray:
+    """A case's label pairs from how many of its reviewers gave each label: c_i c_j pairs of
+    labels i and j (i != j), c_i (c_i - 1) / 2 of label i with itself, as a symmetric table."""
+    table = np.outer(counts, counts).astype(float)
+    table[np.diag_indices_from(table)] = counts * (counts - 1)
+    return table / 2
+
+
+def reviewer_agreement(labels: pd.DataFrame, resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
     """People against each other, where a case has two or more reviewers: every pair of their
-    labels of one answer and metric."""
+    labels of one answer and metric, counted from each case's label counts (linear in the labels,
+    however many reviewers a case has), kappa with an interval from resampling the cases."""
     rows = []
+    index = {level: i for i, level in enumerate(SCALE)}
     for metric, by_metric in labels.groupby("metric", sort=True):
-        first, second, cases = [], [], 0
-        for _, case in by_metric.groupby(["answer_model", "qid"]):
-            values = case.sort_values("reviewer")["label"].tolist()
-            if len(values) < 2:
-                continue
-            cases += 1
-            for i in range(len(values)):
-                for j in range(i + 1, len(values)):
-                    first.append(values[i])
-                    second.append(values[j])
-        if not first:
+        positions = by_metric["label"].astype(float).map(index)
+        counts = (
+            pd.crosstab([by_metric["answer_model"], by_metric["qid"]], positions)
+            .reindex(columns=range(len(SCALE)), fill_value=0)
+            .to_numpy()
+        )
+        counts = counts[counts.sum(axis=1) >= 2]
+        if not len(counts):
             continue
-        kappa = weighted_kappa(first, second, SCALE)
-        low, high = bootstrap_statistic([first, second], lambda a, b: weighted_kappa(a, b, SCALE))
+        tables = np.stack([_case_pairs(c) for c in counts])
+        pooled = tables.sum(axis=0)
+        rng = np.random.default_rng(seed)
+        draws = [
+            _pair_kappa(
+                np.tensordot(
+                    np.bincount(rng.integers(0, len(tables), len(tables)), minlength=len(tables)), tables, 1
+                )
+            )
+            for _ in range(resamples if len(tables) > 1 else 0)
+        ]
+        draws = [d for d in draws if not np.isnan(d)]
+        low, high = (np.quantile(draws, 0.025), np.quantile(draws, 0.975)) if draws else (np.nan, np.nan)
         rows.append(
             {
                 "metric": metric,
-                "cases": cases,
-                "pairs": len(first),
-                "accuracy": float(np.mean(np.asarray(first) == np.asarray(second))),
-                "kappa": kappa,
-                "kappa_low": low,
-                "kappa_high": high,
+                "cases": len(counts),
+                "pairs": int(round(pooled.sum())),
+                "accuracy": float(np.trace(pooled) / pooled.sum()),
+                "kappa": _pair_kappa(pooled),
+                "kappa_low": float(low),
+                "kappa_high": float(high),
             }
         )
     return pd.DataFrame(rows, columns=REVIEWER_COLUMNS)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from rag_eval_pipeline.metrics.summary import INTERVAL_METRICS
@@ -16,6 +18,19 @@ def markdown_cell(value: object, float_format: str = "{:.3f}") -> str:
         return ABSENT if pd.isna(value) else float_format.format(value)
     text = str(value)
     return " ".join(text.replace("\\", "\\\\").replace("|", "\\|").splitlines())
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-!|<>~])")
+
+
+def markdown_text(value: object, limit: int | None = None) -> str:
+    """Text shown inside Markdown as written: every character Markdown would read as markup
+    escaped (an answer cannot make a heading, a link or a table of its own), line breaks as
+    spaces, and at most ``limit`` characters (the cut marked with the length)."""
+    text = " ".join(str(value).splitlines())
+    if limit is not None and len(text) > limit:
+        text = f"{text[:limit]} [...{len(text):,} characters]"
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
 def to_markdown(frame: pd.DataFrame, float_format: str = "{:.3f}") -> str:

@@ -51,6 +51,8 @@ def _probability(value: Any) -> float | None:
 
 
 def _label(value: Any) -> float | None:
+    if isinstance(value, bool):  # true / false is not a score, however Python reads it
+        return None
     try:
         number = float(value)
     except (TypeError, ValueError):

@@ -12,7 +12,7 @@ from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
-from rag_eval_pipeline.retrieval.elasticsearch.cluster import ElasticsearchUnavailableError
+from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
 
 QID = "5a8c7595554299585d9e36b6"  # the first question of the bundled sample
 

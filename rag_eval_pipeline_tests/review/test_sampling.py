@@ -81,3 +81,44 @@ def test_labels_of_unknown_selection_measure_but_do_not_correct():
     assert (
         "corrected from 6 labelled cases of queue q-random (random: a random draw)" in row["correction_note"]
     )
+
+
+def test_reviewers_against_each_other_count_every_pair_in_linear_time():
+    """3,000 reviewers on a few cases used to be 4.5 million pairs walked one by one (an import
+    that never finished); the pairs are now counted from each case's label counts. Kappa equals
+    the one of every pair written out, in both orders (agreement has no direction)."""
+    import itertools
+
+    import pandas as pd
+
+    from rag_eval_pipeline.metrics.agreement import reviewer_agreement
+    from rag_eval_pipeline.metrics.statistics import weighted_kappa
+
+    rng = np.random.default_rng(1)
+    rows = [
+        {"answer_model": "m", "qid": f"q{case}", "metric": "correctness", "reviewer": f"r{r}", "label": label}
+        for case in range(6)
+        for r, label in enumerate(
+            rng.choice([0.0, 0.5, 1.0], size=int(rng.integers(2, 7)), p=[0.3, 0.2, 0.5])
+        )
+    ]
+    labels = pd.DataFrame(rows)
+    first, second = [], []
+    for _, case in labels.groupby("qid"):
+        for a, b in itertools.combinations(case["label"].tolist(), 2):
+            first += [a, b]
+            second += [b, a]
+    row = reviewer_agreement(labels).iloc[0]
+    assert row["pairs"] == len(first) // 2 and row["kappa"] == pytest.approx(weighted_kappa(first, second))
+    assert row["accuracy"] == pytest.approx(np.mean(np.asarray(first) == np.asarray(second)))
+    many = pd.DataFrame(
+        {
+            "answer_model": "m",
+            "qid": [f"q{i % 4}" for i in range(12_000)],
+            "metric": "correctness",
+            "reviewer": [f"r{i // 4}" for i in range(12_000)],
+            "label": rng.choice([0.0, 0.5, 1.0], size=12_000),
+        }
+    )
+    # 18 million pairs, counted from 12 case-by-label counts (walked one by one, they took minutes)
+    assert reviewer_agreement(many, resamples=200).iloc[0]["pairs"] == 4 * 3000 * 2999 // 2

@@ -82,16 +82,6 @@ def production_days(settings: Settings) -> dg.DailyPartitionsDefinition:
     )
 
 
-def _spent_before(context: dg.AssetExecutionContext) -> float:
-    """What earlier materializations of this day's scores spent."""
-    records = context.instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=context.asset_key, asset_partitions=[context.partition_key]),
-        limit=1000,
-    ).records
-    spent = [r.asset_materialization.metadata.get(SPENT) for r in records if r.asset_materialization]
-    return float(sum(getattr(s, "value", 0.0) or 0.0 for s in spent))
-
-
 def build_production(settings: Settings) -> ProductionDefinitions:
     """The production assets, their check, the two jobs and the sensor that watches the sources."""
     production = settings.production
@@ -147,9 +137,9 @@ def build_production(settings: Settings) -> ProductionDefinitions:
             context.log.warning(
                 f"judge {spec.judge_id} measures nothing without a reference answer: left out"
             )
-        spent_before = _spent_before(context)
-        budget = None if chosen.daily_budget_usd is None else max(0.0, chosen.daily_budget_usd - spent_before)
-        services = llm.services(budget)
+        # the day's spend is written down call by call: a crashed run's calls count too
+        services = llm.services(chosen.daily_budget_usd, budget_name=f"production-{context.partition_key}")
+        spent_before = services.budget.spent_before_usd if services.budget is not None else 0.0
         judges = [registry.build(s, services, knowledge_base.knowledge_base.query_embedder()) for s in specs]
         scores = score_cases(
             production_cases(production_sample),

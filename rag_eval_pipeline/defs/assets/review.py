@@ -28,11 +28,25 @@ AS_SUMMARIZED = {**EVERY_MODEL, PINNED_BY: METRIC_SUMMARY}
 
 
 def label_files(folder: Path) -> list[Path]:
-    """The label files of a folder, oldest first (a later file corrects an earlier one)."""
+    """The label files of a folder, oldest first (a later file corrects an earlier one); a link
+    to a file outside the folder is not one of them (``outside_links`` names it)."""
     if not folder.is_dir():
         return []
-    files = [p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in ROW_FILE_TYPES]
+    files = [
+        p
+        for p in folder.iterdir()
+        if p.is_file() and p.suffix.lower() in ROW_FILE_TYPES and p not in outside_links(folder)
+    ]
     return sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+
+def outside_links(folder: Path) -> list[Path]:
+    """Links in the folder to files outside it: labels are what people dropped there, not what a
+    link can make the instance read from anywhere."""
+    if not folder.is_dir():
+        return []
+    inside = folder.resolve()
+    return [p for p in folder.iterdir() if p.is_symlink() and inside not in p.resolve().parents]
 
 
 def labels_version(labels: pd.DataFrame) -> str:
@@ -60,6 +74,8 @@ def human_labels(
     with a bad row is left out whole, each problem logged with its file and line."""
     folder = settings.settings.review.labels_folder
     frames, skipped = [], []
+    for link in outside_links(folder):
+        context.log.warning(f"label file left out: {link.name} is a link to a file outside {folder}")
     for path in label_files(folder):
         try:
             frames.append(read_label_file(path, known_cases(candidate_answers)))

@@ -1,6 +1,8 @@
 """Every metric summary ever materialized, for the trend in the report; and every judge's
 agreement with people at each set of labels, for the calibration chart."""
 
+import os
+import shutil
 from pathlib import Path
 
 import dagster as dg
@@ -11,6 +13,7 @@ from rag_eval_pipeline.defs.resources.settings import storage_folder
 from rag_eval_pipeline.metrics.agreement import AGREEMENT_HISTORY_COLUMNS, upsert_agreement_history
 from rag_eval_pipeline.reporting.monitoring import HISTORY_COLUMNS, upsert_history
 from rag_eval_pipeline.storage.files import exclusive, write_atomically
+from rag_eval_pipeline.storage.formats import CorruptArtifactError
 
 
 class HistoryResource(dg.ConfigurableResource):
@@ -30,24 +33,59 @@ class HistoryResource(dg.ConfigurableResource):
         self._agreement_file = self._file.with_name("agreement_history.parquet")
 
     def read_agreement(self) -> pd.DataFrame:
-        if self._agreement_file.is_file():
-            return pd.read_parquet(self._agreement_file)
-        return pd.DataFrame(columns=AGREEMENT_HISTORY_COLUMNS)
+        return read_history(self._agreement_file, AGREEMENT_HISTORY_COLUMNS, "calibration chart")
 
     def record_agreement(self, rows: pd.DataFrame) -> int:
         """Records one set of labels' agreement (the same labels again replace their rows)."""
         with exclusive(self._agreement_file):
             history = upsert_agreement_history(self.read_agreement(), rows)
-            write_atomically(self._agreement_file, lambda tmp: history.to_parquet(tmp, index=False))
+            rewrite_history(self._agreement_file, history)
         return len(history)
 
     def read(self) -> pd.DataFrame:
-        return pd.read_parquet(self._file) if self._file.is_file() else pd.DataFrame(columns=HISTORY_COLUMNS)
+        return read_history(self._file, HISTORY_COLUMNS, "trend")
 
     def record(self, rows: pd.DataFrame) -> int:
         """Records one summary's rows, replacing an earlier record of the same summary run
         (idempotent), atomically (write aside, then rename); returns the history's length."""
         with exclusive(self._file):  # two runs recording at once must not lose each other's rows
             history = upsert_history(self.read(), rows)
-            write_atomically(self._file, lambda tmp: history.to_parquet(tmp, index=False))
+            rewrite_history(self._file, history)
         return len(history)
+
+
+BACKUP_SUFFIX = ".previous"  # the history as it was before its last rewrite
+
+
+def read_history(path: Path, columns: list[str], shown_as: str) -> pd.DataFrame:
+    """A history file, or an empty one; a damaged file is one error naming it, what is lost and
+    the copy it can be restored from (the version before the last rewrite)."""
+    if not path.is_file():
+        return pd.DataFrame(columns=columns)
+    try:
+        return pd.read_parquet(path)
+    except Exception as err:  # truncated or overwritten
+        previous = path.with_name(path.name + BACKUP_SUFFIX)
+        way_back = (
+            f"restore the version before its last rewrite (cp {previous} {path}: one summary's rows "
+            "are lost), or delete it to start the history anew"
+            if previous.is_file()
+            else "delete it to start the history anew"
+        )
+        raise CorruptArtifactError(
+            f"{path} is unreadable ({type(err).__name__}): it holds the report's {shown_as}; {way_back} "
+            "(every stored result stays)"
+        ) from err
+
+
+def rewrite_history(path: Path, history: pd.DataFrame) -> None:
+    """The new history written aside and renamed into place, the old one kept beside it (a hard
+    link: no copy) as what a damaged file is restored from."""
+    previous = path.with_name(path.name + BACKUP_SUFFIX)
+    if path.is_file():
+        previous.unlink(missing_ok=True)
+        try:
+            os.link(path, previous)
+        except OSError:  # links not allowed on this filesystem: a copy
+            shutil.copyfile(path, previous)
+    write_atomically(path, lambda tmp: history.to_parquet(tmp, index=False))

@@ -11,7 +11,7 @@ from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.defs.resources.pools import InstancePool, instance_holds_pools
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
-from rag_eval_pipeline.llm.budget import SpendingLimit
+from rag_eval_pipeline.llm.budget import SpendingLimit, SpendLedger
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.llamacpp_server import LocalServers
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the batches adapter imports the SDK: only when a stage batc
     from rag_eval_pipeline.llm.batches import BatchPrefetcher
 
 LLM_CACHE_FOLDER = "llm_cache"
+SPEND_FOLDER = "spend"  # what each named budget's calls spent, call by call (a day's production)
 LLM_SLOTS_FOLDER = "llm_slots"
 LLM_POOL_PREFIX = "rag_eval_llm_"  # the instance's pool of a provider: rag_eval_llm_anthropic
 
@@ -43,6 +44,7 @@ class LLMResource(dg.ConfigurableResource):
 
     _cache_root: Path | None = PrivateAttr(default=None)
     _slots_root: Path | None = PrivateAttr(default=None)
+    _spend_root: Path | None = PrivateAttr(default=None)
     _pools: dg.DagsterInstance | None = PrivateAttr(default=None)  # the instance, where it holds pools
     _run_id: str = PrivateAttr(default="")
     _servers: LocalServers = PrivateAttr(default_factory=LocalServers)
@@ -53,6 +55,7 @@ class LLMResource(dg.ConfigurableResource):
         if cache.enabled:
             self._cache_root = Path(cache.folder) if cache.folder else storage / LLM_CACHE_FOLDER
         self._slots_root = storage / LLM_SLOTS_FOLDER
+        self._spend_root = storage / SPEND_FOLDER
         if context.instance is not None and context.dagster_run is not None:
             self._run_id = context.dagster_run.run_id
             self._pools = context.instance if instance_holds_pools(context.instance) else None
@@ -88,12 +91,19 @@ class LLMResource(dg.ConfigurableResource):
             table[model] = ModelPrice(input_, output, write, read)
         return table
 
-    def services(self, budget_usd: float | None = None) -> LLMServices:
+    def services(self, budget_usd: float | None = None, budget_name: str | None = None) -> LLMServices:
         """The clients of one step (made on first use: offline runs need no key) and prices;
-        with ``budget_usd``, every paid call of the step together stays within it."""
+        with ``budget_usd``, every paid call of the step together stays within it, and with a
+        ``budget_name`` (a production day) within it together with every earlier step that spent
+        under that name, crashed ones included (a ledger in the storage folder)."""
         settings = self.settings.settings
         prices = self.price_table()
-        budget = SpendingLimit(budget_usd, prices) if budget_usd is not None else None
+        ledger = (
+            SpendLedger(self._spend_root / f"{budget_name}.jsonl")
+            if budget_name is not None and self._spend_root is not None
+            else None
+        )
+        budget = SpendingLimit(budget_usd, prices, ledger) if budget_usd is not None else None
         return LLMServices(
             lambda endpoint: self.client(endpoint, budget),
             prices,
