@@ -25,7 +25,7 @@ from rag_eval_pipeline.data.judgement_file import is_judgement_list
 from rag_eval_pipeline.definitions import build_definitions, elasticsearch_resource, llm_resource
 from rag_eval_pipeline.instance.runs import run_evaluation
 from rag_eval_pipeline.llm.providers import MissingApiKeyError
-from rag_eval_pipeline.retrieval.elasticsearch.cluster import ElasticsearchUnavailableError, access_problem
+from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
 from rag_eval_pipeline.retrieval.embedder import SemanticExtraMissingError
 from rag_eval_pipeline.storage.formats import CorruptArtifactError
 
@@ -52,6 +52,8 @@ def _cluster_problem(settings) -> str | None:
         resource = elasticsearch_resource(settings)
         if resource is None:
             return None
+        from rag_eval_pipeline.retrieval.elasticsearch.cluster import access_problem  # the client, now
+
         problem = access_problem(
             resource.client(), settings.knowledge_base.elasticsearch.index_names.knowledge_base
         )

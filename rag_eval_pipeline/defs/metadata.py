@@ -12,7 +12,7 @@ from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, CORRECTION_NOTE
 from rag_eval_pipeline.metrics.schema import USAGE
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
-from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
+from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
@@ -86,6 +86,11 @@ def scores_metadata(judge_ids: list[str], scores: pd.DataFrame, services: LLMSer
 
 
 WORST_CASES = 10
+# what one worst case's page shows of each text (the whole case is one `rag-eval explain` away): a
+# page of ten cases with 10 passages each must render in a moment, whatever an answer's length
+CASE_CHARS = 600
+NOT_LISTED = "(not in the current judgement list)"
+PASSAGE_CHARS = 400
 
 
 def _usage_table(usage: pd.DataFrame) -> pd.DataFrame:
@@ -164,13 +169,14 @@ def worst_case_markdown(
         judged = scores[scores["qid"] == row.qid]
         metrics = [c for c in judged.columns if c in _CASE_METRICS]
         repeats = ["repeat"] if "repeat" in judged and judged["repeat"].gt(0).any() else []
+        missed = ", ".join(sorted(gold - set(answer["retrieved_titles"]))) or "none"
         lines = [
-            f"**{_question(row.qid, answer, truth)}**",
+            f"**{markdown_text(_question(row.qid, answer, truth), CASE_CHARS)}**",
             "",
-            f"- answer: {answer['answer']}",
-            f"- truth: {truth.loc[row.qid, 'answer'] if known else '(not in the current judgement list)'}",
+            f"- answer: {markdown_text(answer['answer'], CASE_CHARS)}",
+            f"- truth: {markdown_text(truth.loc[row.qid, 'answer'] if known else NOT_LISTED, CASE_CHARS)}",
             f"- diagnosis: {row.diagnosis}",
-            f"- missed gold: {', '.join(sorted(gold - set(answer['retrieved_titles']))) or 'none'}",
+            f"- missed gold: {markdown_text(missed, CASE_CHARS)}",
             "",
             to_markdown(judged[["judge_id", *repeats, "status", *metrics]]),
             "",
@@ -181,7 +187,8 @@ def worst_case_markdown(
         for n, (title, text) in enumerate(
             zip(answer["retrieved_titles"], answer["retrieved_passages"]), start=1
         ):
-            lines += ["", f"{n}. **{title}**{' (gold)' if title in gold else ''}: {text}"]
+            gold_mark = " (gold)" if title in gold else ""
+            lines += ["", f"{n}. **{markdown_text(title)}**{gold_mark}: {markdown_text(text, PASSAGE_CHARS)}"]
         explain = f"rag-eval explain {row.qid} --model {partition}" + (f" --run {run_id}" if run_id else "")
         lines += ["", f"`{explain}`"]
         entries[f"worst case {rank}: {row.qid}"] = dg.MetadataValue.md("\n".join(lines))

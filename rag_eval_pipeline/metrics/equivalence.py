@@ -61,25 +61,24 @@ STOP_WORDS = _words(
 JOINERS = _words("and &")
 
 
+_PIECES = re.compile(r"[^\W_]+|[\W_]+")  # a run of letters and digits, or of anything else
+_APOSTROPHE_RUN = re.compile(f"[{_APOSTROPHES}]")
+
+
 def _tokens(text: str) -> tuple[list[str], list[bool]]:
     """Lower-case words, with for each whether punctuation follows it: apostrophes are dropped
     (as HotpotQA's normalisation drops ASCII punctuation), every other punctuation mark or
-    symbol, ASCII or not (dashes, curly quotes), splits words; no articles."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    chars = []
-    for ch in text:
-        if ch in _APOSTROPHES:
-            continue
-        chars.append(" | " if unicodedata.category(ch)[0] in "PS" else ch)
+    symbol, ASCII or not (dashes, curly quotes, underscores), splits words; no articles."""
+    text = _APOSTROPHE_RUN.sub("", unicodedata.normalize("NFKC", text).lower())
     words: list[str] = []
     breaks: list[bool] = []
-    for piece in "".join(chars).split():
-        if piece == "|":
-            if breaks:
-                breaks[-1] = True
-        elif piece not in _ARTICLES:
-            words.append(piece)
-            breaks.append(False)
+    for piece in _PIECES.findall(text):
+        if piece[0].isalnum():
+            if piece not in _ARTICLES:
+                words.append(piece)
+                breaks.append(False)
+        elif breaks and not piece.isspace():
+            breaks[-1] = True
     return words, breaks
 
 

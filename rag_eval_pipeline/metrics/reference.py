@@ -37,10 +37,13 @@ CONTAINMENT_TOKEN_FACTOR = 2
 CONTAINMENT_EXTRA_TOKENS = 4
 
 
+_DROP_PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
 def normalize_answer(text: str) -> str:
     """HotpotQA's normalisation: lower case, drop punctuation, drop articles, single spaces."""
     text = text.lower()
-    text = "".join(ch for ch in text if ch not in _PUNCTUATION)
+    text = text.translate(_DROP_PUNCTUATION)
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
 

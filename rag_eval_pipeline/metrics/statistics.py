@@ -15,6 +15,7 @@ the README). Paired verdicts come from an exact sign-flip (randomization) test.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,15 +69,16 @@ def wilson_interval(mean: float, n: int, confidence: float = CONFIDENCE) -> tupl
 def clopper_pearson_interval(mean: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Clopper-Pearson interval of a mean in [0, 1] over ``n`` cases, with ``n * mean`` successes
     (continuous in the mean, so 0.5 scores need no rounding); vectorizes over arrays."""
-    from scipy import stats  # imported when used: 1 s at import otherwise
+    # the beta quantile itself (stats.beta.ppf checks its arguments for a millisecond a call)
+    from scipy.special import betaincinv  # imported when used: 1 s at import otherwise
 
     alpha = 1 - confidence
     mean, n = np.asarray(mean, dtype=float), np.asarray(n, dtype=float)
     successes = mean * n
     failures = n - successes
     with np.errstate(invalid="ignore"):
-        low = stats.beta.ppf(alpha / 2, np.maximum(successes, 1e-300), failures + 1)
-        high = stats.beta.ppf(1 - alpha / 2, successes + 1, np.maximum(failures, 1e-300))
+        low = betaincinv(np.maximum(successes, 1e-300), failures + 1, alpha / 2)
+        high = betaincinv(successes + 1, np.maximum(failures, 1e-300), 1 - alpha / 2)
     low = np.where(successes <= 0, 0.0, low)
     high = np.where(failures <= 0, 1.0, high)
     return low, high
@@ -255,21 +257,31 @@ def sign_flip_test(
     if integers is not None and int(magnitudes.sum()) <= DENSE_SUM_LIMIT:
         p_value = _dense_p(magnitudes, int(observed))
         return SignFlipResult(min(1.0, p_value), "exact", len(magnitudes))
+    # continuous differences of many distinct sizes have about 2**sizes distinct sums: past the
+    # limit at once, so they are drawn without building the part of the distribution that fits
+    enumerable = integers is not None or len(np.unique(magnitudes)) <= math.log2(EXACT_SUPPORT_LIMIT)
     sums, probabilities = np.zeros(1, dtype=values.dtype), np.array([1.0])
-    for magnitude in magnitudes:
+    for magnitude in magnitudes if enumerable else ():
         sums = np.concatenate([sums + magnitude, sums - magnitude])
         probabilities = np.concatenate([probabilities, probabilities]) / 2
         sums, probabilities = _merged(sums, probabilities, tolerance)
         if len(sums) > EXACT_SUPPORT_LIMIT:
             break
     else:
+        if not enumerable:
+            return _monte_carlo(magnitudes, threshold, draws, seed)
         p_value = float(probabilities[np.abs(sums) >= threshold].sum())
         return SignFlipResult(min(1.0, p_value), "exact", len(magnitudes))
+    return _monte_carlo(magnitudes, threshold, draws, seed)
+
+
+def _monte_carlo(magnitudes: np.ndarray, threshold: float, draws: int, seed: int) -> SignFlipResult:
+    """``draws`` seeded random sign assignments: p = (1 + hits) / (1 + draws)."""
     rng = np.random.default_rng(seed)
     hits, done, chunk = 0, 0, max(1, 2_000_000 // len(magnitudes))
     while done < draws:
         size = min(chunk, draws - done)
-        signs = rng.choice(np.array([-1, 1], dtype=values.dtype), size=(size, len(magnitudes)))
+        signs = rng.choice(np.array([-1, 1], dtype=magnitudes.dtype), size=(size, len(magnitudes)))
         hits += int((np.abs(signs @ magnitudes) >= threshold).sum())
         done += size
     return SignFlipResult((1 + hits) / (1 + draws), f"monte carlo ({draws} draws)", len(magnitudes))
@@ -291,6 +303,7 @@ def holm_adjusted(p_values: Sequence[float]) -> list[float]:
 
 
 POWER = 0.8
+DETECTABLE_STEPS = 17  # bisection steps of the detectable difference: to 1e-5, below what is shown
 POWER_SEARCH_MARGIN = 1.05  # the planned n keeps its power up to this multiple of it (and 20 more)
 
 
@@ -305,27 +318,57 @@ def _discordance_model(difference: float, discordance: float) -> float:
     return (discordance + difference) / (2 * discordance)
 
 
+@functools.lru_cache(maxsize=4096)
+def _critical_splits(n: int, level: float) -> np.ndarray:
+    """For every count k of discordant cases out of n, the largest split c whose two-sided
+    binomial p is below ``level`` (P(X <= c) < level / 2 under a fair coin; -1 where none is):
+    the same for every difference, so a search over differences computes it once."""
+    from scipy.special import bdtr  # imported when used: 1 s at import otherwise
+
+    k = np.arange(n + 1)
+    c = np.full(n + 1, -1.0)
+    for _ in range(2):  # c grows with k: start from the normal approximation, then correct
+        guess = np.floor(k / 2 - 1.96 * np.sqrt(np.maximum(k, 1)) / 2) if _ == 0 else c
+        c = np.clip(guess, -1, None)
+        while True:  # up while the next split still rejects, down while this one does not
+            up = (c + 1 < k / 2) & (2 * bdtr(c + 1, k, 0.5) < level)
+            down = (c >= 0) & ~(2 * bdtr(np.maximum(c, 0), k, 0.5) < level)
+            if not up.any() and not down.any():
+                break
+            c = c + up - down
+    return c
+
+
 def exact_power(n: int, difference: float, discordance: float, level: float = SIGNIFICANCE) -> float:
     """The power of this project's paired test (the exact sign-flip test, which on 0/1 scores is
     the exact McNemar test) at a two-sided ``level`` on ``n`` cases, computed exactly: the
     number of discordant cases is binomial (n, discordance), and among them the test rejects
     when the two-sided binomial p of the split is below the level. Scores on 0/0.5/1 with the
     same mean square difference have at least this power (measured in benchmarks/)."""
-    from scipy import stats  # imported when used: 1 s at import otherwise
+    from scipy.special import bdtr, bdtrc, gammaln  # imported when used: 1 s at import otherwise
 
     favours_first = _discordance_model(difference, discordance)
     # the counts of discordant cases that carry the probability (beyond 9 sd: below 1e-18)
     spread = 9 * np.sqrt(n * discordance * (1 - discordance)) + 2
     k = np.arange(max(0, int(n * discordance - spread)), min(n, int(n * discordance + spread)) + 1)
-    # the largest split c with two-sided p < level: P(X <= c) < level / 2 under a fair coin
-    c = stats.binom.ppf(level / 2, k, 0.5) - 1
-    c = np.where(2 * stats.binom.cdf(c + 1, k, 0.5) < level, c + 1, c)  # a float's last place
-    rejects = np.where(
-        c >= 0,
-        stats.binom.cdf(c, k, favours_first) + stats.binom.sf(k - c - 1, k, favours_first),
-        0.0,
-    )
-    return float(np.sum(stats.binom.pmf(k, n, discordance) * rejects))
+    c = _critical_splits(n, level)[k]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rejects = np.where(
+            c >= 0,
+            bdtr(np.maximum(c, 0), k, favours_first) + bdtrc(np.maximum(k - c - 1, 0), k, favours_first),
+            0.0,
+        )
+        if discordance >= 1.0:
+            chance = (k == n).astype(float)
+        else:
+            chance = np.exp(
+                gammaln(n + 1)
+                - gammaln(k + 1)
+                - gammaln(n - k + 1)
+                + k * np.log(discordance)
+                + (n - k) * np.log1p(-discordance)
+            )
+    return float(np.sum(chance * rejects))
 
 
 def _normal_cases(difference: float, discordance: float, level: float, power: float) -> int:
@@ -400,7 +443,7 @@ def detectable_difference(
     if not detected(1.0):
         return 1.0
     low, high = 0.0, 1.0
-    for _ in range(30):  # bisection: the power grows with the difference
+    for _ in range(DETECTABLE_STEPS):  # bisection: the power grows with the difference
         middle = (low + high) / 2
         low, high = (low, middle) if middle > 0 and detected(middle) else (middle, high)
     return float(high)

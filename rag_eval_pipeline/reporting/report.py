@@ -157,7 +157,9 @@ def case_table(
     """Every judged case: its question and answer as they were asked and answered (a stale
     partition may hold cases the current judgement list no longer has), the scores, and where
     they came from (run and index version)."""
-    truth = judgement_list.set_index("qid")
+    # plain lookups: a .loc per case row cost half the report's time on 1,500 rows
+    gold_of = dict(zip(judgement_list["qid"], judgement_list["gold_titles"]))
+    truth_of = dict(zip(judgement_list["qid"], judgement_list["answer"]))
     head = [
         "model",
         "judge",
@@ -180,8 +182,8 @@ def case_table(
             if case_key(row) not in answers:
                 continue
             case = answers[case_key(row)]
-            known = row["qid"] in truth.index
-            gold = set(truth.loc[row["qid"], "gold_titles"]) if known else set()
+            known = row["qid"] in truth_of
+            gold = set(gold_of[row["qid"]]) if known else set()
             faithfulness = row.get("faithfulness")
             if faithfulness is None or pd.isna(faithfulness):
                 faithfulness = row.get("faithfulness_lexical")
@@ -191,7 +193,7 @@ def case_table(
                 row["qid"],
                 case["question"],
                 _preview(case["answer"]),
-                truth.loc[row["qid"], "answer"] if known else "(not in the current judgement list)",
+                truth_of[row["qid"]] if known else "(not in the current judgement list)",
             ]
             numbers = [row.get("correctness"), faithfulness, row.get("context_relevance")]
             tds = [f"<td>{html.escape(str(c))}</td>" for c in cells]

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from elasticsearch import Elasticsearch
 
 from rag_eval_pipeline.retrieval.base import (
     Backend,
@@ -18,12 +18,15 @@ from rag_eval_pipeline.retrieval.base import (
     RetrievalMode,
     SearchHit,
 )
-from rag_eval_pipeline.retrieval.elasticsearch.backend import ElasticsearchBackend
-from rag_eval_pipeline.retrieval.elasticsearch.cluster import EsFeatures, detect_features
 from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend
 from rag_eval_pipeline.retrieval.embedder import Embedder, make_embedder, resolve_embedding_model
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, SearchBackend, search_many
 from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
+
+if TYPE_CHECKING:  # the Elasticsearch client is imported when the backend is the cluster
+    from elasticsearch import Elasticsearch
+
+    from rag_eval_pipeline.retrieval.elasticsearch.cluster import EsFeatures
 
 Retriever = Callable[[Sequence[str], int], list[list[SearchHit]]]
 EMBEDDING_BATCH_SIZE = 64
@@ -60,6 +63,8 @@ class KnowledgeBase:
             raise ValueError("the knowledge base is not in Elasticsearch (knowledge_base.backend)")
         if self._es is None:
             client = self.connect()
+            from rag_eval_pipeline.retrieval.elasticsearch.cluster import detect_features
+
             self._es = (client, detect_features(client, self.spec.inference_id))
         return self._es
 
@@ -71,6 +76,8 @@ class KnowledgeBase:
             return EmbeddedBackend(self.root, embedder, self.embedder, self.spec.vector_search)
         es, features = self.es()
         alias = self.spec.index_names.knowledge_base
+        from rag_eval_pipeline.retrieval.elasticsearch.backend import ElasticsearchBackend
+
         return ElasticsearchBackend(es, features, alias, embedder, self.embedder, self.spec.max_error_share)
 
     def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest:

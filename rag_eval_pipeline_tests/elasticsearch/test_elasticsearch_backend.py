@@ -13,7 +13,8 @@ from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index
 from rag_eval_pipeline.retrieval.elasticsearch.build import BulkIndexingError, build_es_index
-from rag_eval_pipeline.retrieval.elasticsearch.cluster import ElasticsearchUnavailableError, detect_features
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import detect_features
+from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
 from rag_eval_pipeline.retrieval.elasticsearch.search import open_es_index
 from rag_eval_pipeline.retrieval.modes import FusedIndex, ModeUnavailableError, TwoHopIndex
 from rag_eval_pipeline_tests.retrieval.test_vector_index import HashingEmbedder

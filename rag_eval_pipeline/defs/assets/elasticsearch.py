@@ -9,7 +9,6 @@ from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import KnowledgeBaseResource
 from rag_eval_pipeline.reporting.results import eval_result_documents
 from rag_eval_pipeline.retrieval.base import IndexManifest
-from rag_eval_pipeline.retrieval.elasticsearch.records import index_documents
 
 
 @dg.asset(group_name=ELASTICSEARCH, code_version="1")
@@ -30,6 +29,8 @@ def es_judgement_list(
         }
         for r in judgement_list.to_dict(orient="records")
     ]
+    from rag_eval_pipeline.retrieval.elasticsearch.records import index_documents  # the client
+
     report = index_documents(es, index, rows, id_fields=["qid"])
     documents = es.count(index=index)["count"]
     context.add_output_metadata(
@@ -54,6 +55,8 @@ def eval_results(
     documents = eval_result_documents(
         context.partition_key, candidate_answers, judge_scores, judgement_list, kb_index.version
     )
+    from rag_eval_pipeline.retrieval.elasticsearch.records import index_documents  # the client
+
     report = index_documents(es, index, documents, id_fields=["answer_model", "judge_id", "qid"])
     in_index = es.count(index=index, query={"term": {"answer_model": context.partition_key}})["count"]
     context.add_output_metadata(

@@ -3,6 +3,7 @@ and (when configured) its case traces and its Phoenix experiment."""
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import dagster as dg
 import pandas as pd
@@ -31,7 +32,6 @@ from rag_eval_pipeline.defs.resources import (
     TracingResource,
 )
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
-from rag_eval_pipeline.llm.batches import BatchPrefetcher
 from rag_eval_pipeline.metrics.agreement import with_corrected_means, with_judge_flags
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
@@ -42,9 +42,12 @@ from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.tracing.cases import TraceContext, build_case_traces
 from rag_eval_pipeline.tracing.phoenix_experiments import experiment_cases
 
+if TYPE_CHECKING:  # the batches adapter imports the Anthropic SDK: only when a stage batches
+    from rag_eval_pipeline.llm.batches import BatchPrefetcher
+
 
 def batch_prefill(
-    context: dg.AssetExecutionContext, prefetcher: BatchPrefetcher | None, what: str, to_requests: Callable
+    context: dg.AssetExecutionContext, prefetcher: "BatchPrefetcher | None", what: str, to_requests: Callable
 ) -> Callable | None:
     """A prefill hook that sends a stage's calls as one batch and logs what it did (None when
     the stage's provider does not batch, or its settings do not ask for it)."""

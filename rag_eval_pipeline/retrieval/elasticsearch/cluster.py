@@ -14,15 +14,12 @@ from typing import Any
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from rag_eval_pipeline.retrieval.base import Backend
+from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
 
 log = logging.getLogger(__name__)
 
 BACKEND_NAME = Backend.ELASTICSEARCH.value
 FALLBACK_ANALYZER = "standard_english_stop"
-
-
-class ElasticsearchUnavailableError(RuntimeError):
-    """The cluster cannot be reached or answered with an error; the message says which."""
 
 
 @dataclass(frozen=True)

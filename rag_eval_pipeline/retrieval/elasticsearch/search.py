@@ -13,11 +13,8 @@ from elasticsearch import Elasticsearch, helpers
 
 from rag_eval_pipeline.retrieval.base import IndexManifest, SearchHit, SearchIndex
 from rag_eval_pipeline.retrieval.elasticsearch.build import SEMANTIC_FIELD, VECTOR_FIELD
-from rag_eval_pipeline.retrieval.elasticsearch.cluster import (
-    ElasticsearchUnavailableError,
-    EsFeatures,
-    es_call,
-)
+from rag_eval_pipeline.retrieval.elasticsearch.cluster import EsFeatures, es_call
+from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
 from rag_eval_pipeline.retrieval.embedder import Embedder
 from rag_eval_pipeline.retrieval.fusion import DEFAULT_RRF_K
 from rag_eval_pipeline.retrieval.modes import FUSION_CANDIDATES, FusedIndex, OpenedIndex, TitleCatalog
