@@ -90,3 +90,21 @@ def test_reading_a_configuration_and_importing_the_code_location_read_and_build_
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_reading_commands_that_need_no_instance_api_import_no_dagster(tmp_path, capsys):
+    """`models list` on a local home reads its asset index directly, and `plan` from a stated
+    assumption needs only the exact power: neither imports Dagster or pandas, and the models
+    listed are the ones Dagster lists."""
+    from rag_eval_pipeline.defs.partitions import registered_models
+    from rag_eval_pipeline.instance.home import open_instance
+    from rag_eval_pipeline_tests.support.cli import in_process
+
+    home = tmp_path / "home"
+    assert in_process(capsys, "--dagster-home", str(home), "models", "add", "oracle", "null")[0] == 0
+    code, modules, output = _probe(tmp_path, "--dagster-home", str(home), "models", "list")
+    assert code == 0 and output.split() == registered_models(open_instance(str(home))) == ["oracle", "null"]
+    assert not modules & {"dagster", "pandas", "pyarrow", "scipy"}, sorted(modules & set(HEAVY))
+    code, modules, output = _probe(tmp_path, "plan", "--difference", "0.1")
+    assert code == 0 and "paired cases" in output, output
+    assert not modules & {"dagster", "pandas", "pyarrow", "anthropic", "openai"}, sorted(modules & set(HEAVY))

@@ -4,18 +4,19 @@ once and refused in one line when a command that only reads names a home that do
 from __future__ import annotations
 
 import argparse
-
-import dagster as dg
+from typing import TYPE_CHECKING
 
 from rag_eval_pipeline.cli.errors import CommandError, mask_secrets
 from rag_eval_pipeline.config import ConfigError, Settings, load_settings
-from rag_eval_pipeline.instance.home import (
-    InstanceSettingsError,
-    InstanceStorage,
+from rag_eval_pipeline.instance.location import (
+    DamagedHistoryError,
     dagster_home_path,
     instance_exists,
-    open_instance,
+    local_registered_models,
 )
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
@@ -28,12 +29,36 @@ def settings_of(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def instance_of(args: argparse.Namespace, reads_only: bool = False) -> dg.DagsterInstance:
-    if reads_only and not instance_exists(args.dagster_home):
+def _refuse_missing(args: argparse.Namespace) -> None:
+    if not instance_exists(args.dagster_home):
         raise CommandError(
             f"no Dagster instance at {dagster_home_path(args.dagster_home)}: `rag-eval run` creates one "
             "there; or point --dagster-home (or DAGSTER_HOME) at yours"
         )
+
+
+def registered_models_of(args: argparse.Namespace) -> list[str]:
+    """The instance's answer models: from a local home's index without Dagster, else as the
+    opened instance lists them."""
+    settings_of(args)  # a broken configuration is said first
+    _refuse_missing(args)
+    try:
+        found = local_registered_models(args.dagster_home)
+    except DamagedHistoryError as err:
+        raise CommandError(str(err)) from None
+    if found is not None:
+        return found
+    from rag_eval_pipeline.defs.partitions import registered_models
+
+    return registered_models(instance_of(args, reads_only=True))
+
+
+def instance_of(args: argparse.Namespace, reads_only: bool = False) -> dg.DagsterInstance:
+    # Dagster is imported here, by the commands that open the instance: 1.5 s the others skip
+    from rag_eval_pipeline.instance.home import InstanceSettingsError, InstanceStorage, open_instance
+
+    if reads_only:
+        _refuse_missing(args)
     try:
         return open_instance(args.dagster_home, InstanceStorage.of(settings_of(args).storage))
     except InstanceSettingsError as err:

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import argparse
 
-from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.context import instance_of, registered_models_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
-from rag_eval_pipeline.defs.partitions import add_models, registered_models, remove_models
 
 
 def handle_list(args: argparse.Namespace) -> int:
-    settings_of(args)  # a broken configuration is said here too
-    for key in registered_models(instance_of(args, reads_only=True)):
+    for key in registered_models_of(args):
         print(key)
     return 0
 
 
 def handle_add(args: argparse.Namespace) -> int:
+    from rag_eval_pipeline.defs.partitions import add_models
+
     registry = settings_of(args).answer_registry()
     instance = instance_of(args)
     try:
@@ -28,6 +28,8 @@ def handle_add(args: argparse.Namespace) -> int:
 
 
 def handle_remove(args: argparse.Namespace) -> int:
+    from rag_eval_pipeline.defs.partitions import registered_models, remove_models
+
     settings_of(args)
     instance = instance_of(args, reads_only=True)
     registered = registered_models(instance)

@@ -11,8 +11,6 @@ import numpy as np
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.parser import ASSUMED_DISCORDANCE
-from rag_eval_pipeline.defs.names import JUDGE_SCORES
-from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.metrics.statistics import POWER, cases_needed, detectable_difference, power_curve
 
 
@@ -64,6 +62,9 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _stored_differences(args: argparse.Namespace) -> list[float]:
+    from rag_eval_pipeline.defs.names import JUDGE_SCORES
+    from rag_eval_pipeline.instance.lineage import load_asset  # with pandas: only when stored runs are read
+
     instance = instance_of(args, reads_only=True)
     frames = []
     for model in args.model:

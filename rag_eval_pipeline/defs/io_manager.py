@@ -2,6 +2,7 @@
 the knowledge base's snapshots, every materialization's own file, and fan-in reads pinned to
 the last accepted summary."""
 
+import copy
 from typing import Any
 
 import dagster as dg
@@ -26,6 +27,7 @@ PINNED_BY = "rag_eval/pinned_by"
 # input metadata of an input that may not exist yet (labels before anyone labelled): None then
 ABSENT_AS_NONE = "rag_eval/absent_as_none"
 ARTIFACTS = "artifacts"
+READS_KEPT = 8  # values a run's IO manager keeps after reading them (each file's latest version)
 
 
 class PublishSnapshot:
@@ -46,11 +48,36 @@ def _remedy(asset: str, partition: str | None) -> str:
     return f"delete it and evaluate {partition} again (`rag-eval run --models {partition}`)"
 
 
+def _copy(value: Any) -> Any:
+    """A value handed to one more reader, copied where it could be changed (a step that changes
+    its input must not change another step's): frames, and JSON's dicts and lists."""
+    if isinstance(value, (dict, list)):
+        return copy.deepcopy(value)
+    return value.copy() if hasattr(value, "columns") else value
+
+
 class _ArtifactStore(dg.UPathIOManager):
-    """Writes ``<base>/<asset>[/<partition>].<ext>`` in the format its value's type has."""
+    """Writes ``<base>/<asset>[/<partition>].<ext>`` in the format its value's type has. Within a
+    run each stored file is read once: a model's run reads its answers and scores in five steps."""
 
     extension = None  # chosen per value by storage.formats
     keep_materializations = KEEP_MATERIALIZATIONS
+
+    def _read(self, path: UPath, remedy: str) -> Any:
+        """The value at ``path``, read once per version of its file (its size and time)."""
+        found = formats.stored_file(path)
+        if found is None:
+            return formats.read(path, remedy)  # says what is missing
+        stat = found.stat()
+        version = (str(found), stat.st_size, getattr(stat, "st_mtime_ns", stat.st_mtime))
+        read = getattr(self, "_reads", None)
+        if read is None:
+            read = self._reads = {}
+        if version not in read:
+            if len(read) >= READS_KEPT:  # the oldest goes: a run holds a few values, never the store
+                read.pop(next(iter(read)))
+            read[version] = formats.read(path, remedy)
+        return _copy(read[version])
 
     @property
     def snapshots(self) -> SnapshotStore:
@@ -95,7 +122,7 @@ class _ArtifactStore(dg.UPathIOManager):
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         contained(self._base_path, path)
         partition = context.partition_key if context.has_partition_key else None
-        return formats.read(path, _remedy(context.asset_key.to_user_string(), partition))
+        return self._read(path, _remedy(context.asset_key.to_user_string(), partition))
 
     def path_exists(self, path: UPath) -> bool:
         return formats.stored_file(path) is not None
@@ -118,7 +145,7 @@ class _ArtifactStore(dg.UPathIOManager):
         for key in keys:
             path = self.get_path_for_partition(context, base, key)
             if self.path_exists(path):
-                values[key] = formats.read(path, _remedy(asset, key))
+                values[key] = self._read(path, _remedy(asset, key))
         return values
 
     def _load_pinned(self, context: dg.InputContext, keys: list[str], pinned_by: str) -> dict[str, Any]:
@@ -149,7 +176,7 @@ class _ArtifactStore(dg.UPathIOManager):
                 if kept is not None  # (written before files were kept per run: the latest is all there is)
                 else self.get_path_for_partition(context, self._get_path_without_extension(context), key)
             )
-            values[key] = formats.read(path, _remedy(asset, key))
+            values[key] = self._read(path, _remedy(asset, key))
         return values
 
     def get_metadata(self, context: dg.OutputContext, obj: Any) -> dict[str, Any]:

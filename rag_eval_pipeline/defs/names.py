@@ -1,6 +1,9 @@
 """Every name the Dagster glue, the instance helpers and the command line share: asset keys, their
 groups and the lists derived from them, and the run tags. One place, so no list drifts."""
 
+# the dynamic partitions: one per answer model
+ANSWER_MODEL_PARTITIONS = "answer_model"
+
 # groups
 KNOWLEDGE = "knowledge"  # the knowledge base and the judgement list, rebuilt as one snapshot
 EVALUATION = "evaluation"  # one answer model's partition: answers, scores, summary

@@ -3,10 +3,8 @@ partitions definition, and what the instance knows of each partition's runs."""
 
 import dagster as dg
 
-from rag_eval_pipeline.defs.names import PARTITION_TAG
+from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, PARTITION_TAG
 from rag_eval_pipeline.metrics.freshness import FinishedRun
-
-ANSWER_MODEL_PARTITIONS = "answer_model"
 
 answer_model_partitions = dg.DynamicPartitionsDefinition(name=ANSWER_MODEL_PARTITIONS)
 

@@ -18,20 +18,30 @@ from pathlib import Path
 import dagster as dg
 
 from rag_eval_pipeline.config import StorageSettings
-from rag_eval_pipeline.defs.names import CLI_HOST_TAG, CLI_PID_TAG, PARTITION_TAG
-from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS
+from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, CLI_HOST_TAG, CLI_PID_TAG, PARTITION_TAG
+from rag_eval_pipeline.instance.location import (
+    BACKUP_SUFFIX,
+    HISTORY_FILES,
+    INSTANCE_FILE,
+    INSTANCE_HEADER,
+    dagster_home_path,
+    damaged_history,
+    says_postgres,
+)
 
-DEFAULT_DAGSTER_HOME = ".dagster_home"
-INSTANCE_FILE = "dagster.yaml"
 CREATION_LOCK = ".rag-eval-instance.lock"
-
-INSTANCE_HEADER = "# Dagster instance settings (https://docs.dagster.io/deployment/oss/dagster-yaml).\n"
 RUN_MONITORING = (
     "# Run monitoring: the daemon (dagster dev, or a deployment's) fails runs whose worker died\n"
     "# instead of leaving them STARTED forever, and frees the pool slots (LLM calls in flight) of\n"
     "# finished runs. Runs of a killed `rag-eval` are marked failed by the next `rag-eval` command.\n"
     "run_monitoring:\n  enabled: true\n  start_timeout_seconds: 180\n  max_resume_run_attempts: 0\n"
     "  poll_interval_seconds: 30\n  free_slots_after_run_end_seconds: 60\n"
+)
+LOG_LEVEL = (
+    "# Runs store INFO and above: progress, warnings, errors. Dagster's own DEBUG lines (a line per\n"
+    "# file an IO manager reads or writes) were a third of a run's stored events, each a database\n"
+    "# write; set DEBUG to see them.\n"
+    "python_logs:\n  python_log_level: INFO\n"
 )
 POSTGRES_ADVISORY_KEY = 7_261_946_051  # the creation lock's id among a database's advisory locks
 RUN_QUEUE = (
@@ -82,18 +92,6 @@ class InstanceStorage:
 SQLITE = InstanceStorage()
 
 
-def dagster_home_path(explicit: str | None = None) -> Path:
-    """Where the instance is (the argument, else DAGSTER_HOME, else ./.dagster_home), unchanged."""
-    return Path(explicit or os.environ.get("DAGSTER_HOME") or DEFAULT_DAGSTER_HOME).resolve()
-
-
-def instance_exists(explicit: str | None = None) -> bool:
-    """Whether a command that only reads has anything to read: a folder `rag-eval` or `dagster
-    dev` has used (its instance file, run history or stored assets)."""
-    home = dagster_home_path(explicit)
-    return any((home / name).exists() for name in (INSTANCE_FILE, "history", "storage"))
-
-
 def _storage_settings(storage: InstanceStorage) -> str:
     if not storage.postgres:
         return "# Defaults: SQLite run, event and schedule storage inside this folder.\n"
@@ -125,11 +123,8 @@ def default_instance_settings(storage: InstanceStorage = SQLITE) -> str:
         + "telemetry:\n  enabled: false\n"
         + RUN_MONITORING
         + RUN_QUEUE
+        + LOG_LEVEL
     )
-
-
-def _says_postgres(text: str) -> bool:
-    return "postgres_url" in text or "postgres_db" in text
 
 
 def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage = SQLITE) -> Path:
@@ -143,8 +138,8 @@ def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage =
         config.write_text(default_instance_settings(storage))
         return home
     text = config.read_text(errors="replace")
-    if storage.required and storage.postgres != _says_postgres(text):
-        has, wants = ("PostgreSQL", "SQLite") if _says_postgres(text) else ("SQLite", "PostgreSQL")
+    if storage.required and storage.postgres != says_postgres(text):
+        has, wants = ("PostgreSQL", "SQLite") if says_postgres(text) else ("SQLite", "PostgreSQL")
         raise InstanceSettingsError(
             f"{config} keeps this instance in {has}, and the configuration asks for {wants} "
             "(storage.instance): use another --dagster-home for it, or set storage.instance to match"
@@ -152,7 +147,11 @@ def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage =
     if text.startswith(INSTANCE_HEADER):
         additions = [
             part
-            for key, part in (("run_monitoring", RUN_MONITORING), ("concurrency:", RUN_QUEUE))
+            for key, part in (
+                ("run_monitoring", RUN_MONITORING),
+                ("concurrency:", RUN_QUEUE),
+                ("python_logs", LOG_LEVEL),
+            )
             if key not in text
         ]
         if additions:
@@ -230,53 +229,10 @@ def relax_sqlite_sync() -> None:
     relax_sqlite_sync.done = True  # type: ignore[attr-defined]
 
 
-# the home's SQLite files whose loss loses what the UI shows: the runs, and the asset index
-HISTORY_FILES = ("history/runs.db", "history/runs/index.db", "schedules/schedules.db")
-BACKUP_SUFFIX = ".backup"  # a copy of a healthy history file, taken as a command opens the home
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def damaged_history(home: Path) -> list[str]:
-    """Each SQLite file of a local home that exists but is not a whole database (empty, cut, or
-    overwritten), named with what is lost and the way back: Dagster would otherwise re-create an
-    empty one silently (the run history gone), or fail in a way that blames dagster.yaml."""
-    import sqlite3
-
-    problems = []
-    for name in HISTORY_FILES:
-        path = home / name
-        if not path.is_file():
-            continue
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
-        way_back = (
-            f"restore the copy taken by the last command that opened it (cp {backup} {path}; runs since "
-            "then are lost)"
-            if backup.is_file()
-            else "move it aside to start a new history"
-        )
-        what = "the runs and their logs" if "runs" in name else "the schedules' and sensors' state"
-        damage = None
-        if path.stat().st_size == 0:
-            damage = "is empty (0 bytes)"
-        else:
-            with path.open("rb") as handle:
-                header = handle.read(len(SQLITE_HEADER))
-            if header != SQLITE_HEADER:
-                damage = "is not a SQLite database (overwritten?)"
-            else:
-                try:
-                    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-                        verdict = db.execute("PRAGMA quick_check").fetchone()[0]
-                except sqlite3.DatabaseError as err:
-                    verdict = str(err)
-                if verdict != "ok":
-                    damage = f"is damaged ({verdict[:80]})"
-        if damage:
-            problems.append(
-                f"{path} {damage}: it holds {what}, which the UI shows; {way_back}. Stored results under "
-                "storage/ stay either way"
-            )
-    return problems
+def _last_write_ns(path: Path) -> int:
+    """When the database last changed: its file or its write-ahead log (WAL mode)."""
+    wal = path.with_name(path.name + "-wal")
+    return max(path.stat().st_mtime_ns, wal.stat().st_mtime_ns if wal.is_file() else 0)
 
 
 def back_up_history(home: Path) -> None:
@@ -289,6 +245,8 @@ def back_up_history(home: Path) -> None:
         if not path.is_file() or path.stat().st_size == 0:
             continue
         backup = path.with_name(path.name + BACKUP_SUFFIX)
+        if backup.is_file() and backup.stat().st_mtime_ns >= _last_write_ns(path):
+            continue  # nothing written since the copy: a large history is not copied per command
         try:
             with (
                 contextlib.closing(sqlite3.connect(str(path), timeout=1)) as source,
@@ -335,7 +293,7 @@ def _home_storage(text: str) -> InstanceStorage:
     PostgreSQL from a variable, that variable, for the creation lock."""
     import yaml
 
-    if not _says_postgres(text):
+    if not says_postgres(text):
         return SQLITE
     with contextlib.suppress(yaml.YAMLError, AttributeError, TypeError):
         url = (yaml.safe_load(text) or {}).get("storage", {}).get("postgres", {}).get("postgres_url")

@@ -15,6 +15,7 @@ leading (else final) yes or no."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -82,10 +83,21 @@ def _tokens(text: str) -> tuple[list[str], list[bool]]:
     return words, breaks
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
 def lexical_tokens(text: str) -> list[str]:
     """Lower-case words split at every punctuation mark, ASCII or not, apostrophes dropped, no
     articles: "1909–1994" is two words here, where the official normalisation keeps it one."""
-    return _tokens(text)[0]
+    text = _APOSTROPHE_RUN.sub("", unicodedata.normalize("NFKC", text).lower())
+    return [word for word in _WORD.findall(text) if word not in _ARTICLES]
+
+
+@functools.lru_cache(maxsize=16_384)
+def passage_vocabulary(passage: str) -> frozenset[str]:
+    """The words of a passage, once per passage: every model's answer to a question is checked
+    against the same retrieved passages."""
+    return frozenset(lexical_tokens(passage))
 
 
 @dataclass(frozen=True)

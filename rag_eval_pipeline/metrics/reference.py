@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_eval_pipeline.metrics.equivalence import STOP_WORDS, lexical_tokens, says_answer
+from rag_eval_pipeline.metrics.equivalence import STOP_WORDS, lexical_tokens, passage_vocabulary, says_answer
 
 REFERENCE_JUDGE_ID = "reference"  # the judge id under which these metrics are recorded
 _PUNCTUATION = set(string.punctuation)
@@ -211,7 +211,5 @@ def faithfulness_lexical(
     tokens = [t for t in lexical_tokens(answer) if t not in STOP_WORDS]
     if not tokens:
         return None
-    vocabulary = set()
-    for passage in passages:
-        vocabulary.update(lexical_tokens(passage))
-    return sum(1 for t in tokens if t in vocabulary) / len(tokens)
+    vocabularies = [passage_vocabulary(passage) for passage in passages]
+    return sum(1 for t in tokens if any(t in words for words in vocabularies)) / len(tokens)

@@ -20,9 +20,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from rag_eval_pipeline.metrics.settings import (
     CONFIDENCE,
@@ -30,6 +31,9 @@ from rag_eval_pipeline.metrics.settings import (
     SIGNIFICANCE,
     IntervalMethod,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RESAMPLES = 2000
 SEED = 0
@@ -50,15 +54,23 @@ class Interval:
 _NAN_INTERVAL = Interval(float("nan"), float("nan"), float("nan"))
 
 
+def _absent(value: object) -> bool:
+    """None, NaN or pandas' NA (pandas itself not imported: `rag-eval plan` does without it)."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN is the one value unequal to itself
+    except TypeError:  # pandas' NA has no truth value
+        return True
+
+
 def _present(values: Sequence[float]) -> np.ndarray:
-    return np.asarray([v for v in values if not pd.isna(v)], dtype=float)
+    return np.asarray([v for v in values if not _absent(v)], dtype=float)
 
 
 def wilson_interval(mean: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Wilson score interval of a mean in [0, 1] over ``n`` cases (vectorizes over arrays)."""
-    from scipy import stats  # imported when used: 1 s at import otherwise
-
-    z = stats.norm.ppf(0.5 + confidence / 2)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     mean, n = np.asarray(mean, dtype=float), np.asarray(n, dtype=float)
     denominator = 1 + z**2 / n
     centre = (mean + z**2 / (2 * n)) / denominator
@@ -100,8 +112,6 @@ def bootstrap_mean(
     """Mean with a seeded bootstrap interval (``percentile`` or ``bca``). One value or none:
     the interval is NaN; identical values: a zero-width interval (nothing varies to resample),
     which is why it is not the default for small samples."""
-    from scipy import stats  # imported when used: 1 s at import otherwise
-
     data = _present(values)
     if len(data) == 0:
         return _NAN_INTERVAL
@@ -110,6 +120,11 @@ def bootstrap_mean(
         return Interval(mean, float("nan"), float("nan"))
     if np.all(data == data[0]):
         return Interval(mean, mean, mean)
+    if method == "percentile":
+        low, high = _percentile_bootstrap(data, confidence, resamples, seed)
+        return Interval(mean, low, high)
+    from scipy import stats  # BCa only: 1 s at import otherwise
+
     result = stats.bootstrap(
         (data,),
         np.mean,
@@ -119,6 +134,25 @@ def bootstrap_mean(
         rng=np.random.default_rng(seed),
     )
     return Interval(mean, float(result.confidence_interval.low), float(result.confidence_interval.high))
+
+
+BOOTSTRAP_BATCH = 4_000_000  # resampled values held at once: memory stays bounded on large lists
+
+
+def _percentile_bootstrap(
+    data: np.ndarray, confidence: float, resamples: int, seed: int
+) -> tuple[float, float]:
+    """The percentile interval of the means of ``resamples`` seeded resamples with replacement
+    (what scipy's ``bootstrap(method="percentile")`` computes, without importing scipy.stats)."""
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    batch = max(1, BOOTSTRAP_BATCH // len(data))
+    for start in range(0, resamples, batch):
+        stop = min(resamples, start + batch)
+        means[start:stop] = data[rng.integers(0, len(data), size=(stop - start, len(data)))].mean(axis=1)
+    alpha = 1 - confidence
+    low, high = np.percentile(means, [100 * alpha / 2, 100 * (1 - alpha / 2)])
+    return float(low), float(high)
 
 
 def mean_interval(
@@ -208,14 +242,14 @@ def _dense_p(magnitudes: np.ndarray, observed: int) -> float:
     """P(|sum of random signs times magnitudes| >= observed) for integer magnitudes, on a grid of
     every possible sum: each magnitude's copies add a binomial (k of c copies positive), so the
     distribution is built in one step per distinct magnitude."""
-    from scipy import stats  # imported when used: 1 s at import otherwise
+    from scipy.special import binom  # imported when used
 
     total = int(magnitudes.sum())
     probabilities = np.zeros(2 * total + 1)
     probabilities[total] = 1.0
     for magnitude, count in zip(*np.unique(magnitudes, return_counts=True)):
         positive = np.arange(count + 1)
-        weights = stats.binom.pmf(positive, count, 0.5)
+        weights = binom(count, positive) * 0.5**count
         shifts = int(magnitude) * (2 * positive - count)
         moved = np.zeros_like(probabilities)
         for shift, weight in zip(shifts.tolist(), weights.tolist()):
@@ -373,11 +407,9 @@ def exact_power(n: int, difference: float, discordance: float, level: float = SI
 
 def _normal_cases(difference: float, discordance: float, level: float, power: float) -> int:
     """McNemar's normal-approximation sample size (Connor 1987): where the exact search starts."""
-    from scipy import stats  # imported when used: 1 s at import otherwise
-
     sd = float(np.sqrt(discordance - difference**2))
     null_sd = float(np.sqrt(discordance))
-    z_level, z_power = stats.norm.ppf(1 - level / 2), stats.norm.ppf(power)
+    z_level, z_power = NormalDist().inv_cdf(1 - level / 2), NormalDist().inv_cdf(power)
     return max(1, int(np.ceil(((z_level * null_sd + z_power * sd) / difference) ** 2)))
 
 
@@ -465,15 +497,16 @@ def paired_verdict(
 
 def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> tuple[int, int, float]:
     """Exact McNemar test: (cases only a got right, cases only b got right, two-sided p).
-    With no discordant case p = 1."""
-    from scipy import stats  # imported when used: 1 s at import otherwise
+    With no discordant case p = 1: for p = 1/2 the binomial is symmetric, so the two-sided p is
+    twice the smaller tail (what scipy's ``binomtest`` gives), capped at 1."""
+    from scipy.special import bdtr  # imported when used
 
     a_arr, b_arr = np.asarray(a_correct, dtype=bool), np.asarray(b_correct, dtype=bool)
     only_a = int(np.sum(a_arr & ~b_arr))
     only_b = int(np.sum(~a_arr & b_arr))
     if only_a + only_b == 0:
         return only_a, only_b, 1.0
-    return only_a, only_b, float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+    return only_a, only_b, min(1.0, 2 * float(bdtr(min(only_a, only_b), only_a + only_b, 0.5)))
 
 
 def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float:
@@ -483,6 +516,8 @@ def cohen_kappa(a: Sequence[object], b: Sequence[object]) -> float:
         raise ValueError("kappa needs paired labels")
     if len(a) == 0:
         return float("nan")
+    import pandas as pd
+
     a_s, b_s = pd.Series(list(a)), pd.Series(list(b))
     observed = float((a_s.values == b_s.values).mean())
     labels = set(a_s) | set(b_s)
@@ -549,6 +584,8 @@ def bootstrap_statistic(
 
 def confusion(a: Sequence[object], b: Sequence[object], labels: Sequence[object]) -> pd.DataFrame:
     """Counts of (a label, b label); rows are a, columns b."""
+    import pandas as pd
+
     table = pd.crosstab(
         pd.Categorical(list(a), categories=labels), pd.Categorical(list(b), categories=labels), dropna=False
     )

@@ -1,0 +1,121 @@
+"""Where the Dagster instance lives, and what a reading command can learn of a local one without
+importing Dagster (1.5 s before anything else; 3 s with its storage): whether it exists, and
+the answer models registered in it, read from the SQLite asset index Dagster keeps them in.
+Standard library only."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+
+from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS
+
+DEFAULT_DAGSTER_HOME = ".dagster_home"
+INSTANCE_FILE = "dagster.yaml"
+INSTANCE_HEADER = "# Dagster instance settings (https://docs.dagster.io/deployment/oss/dagster-yaml).\n"
+# where a local instance's SQLite event storage keeps its asset index (dynamic partitions too)
+ASSET_INDEX = Path("history") / "runs" / "index.db"
+# keys of a dagster.yaml that put runs or events somewhere else than the home's SQLite files
+OTHER_STORAGE = ("storage:", "run_storage:", "event_log_storage:")
+
+
+class DamagedHistoryError(ValueError):
+    """A history file of the home is not a whole database: named, with the way back."""
+
+
+def dagster_home_path(explicit: str | None = None) -> Path:
+    """Where the instance is (the argument, else DAGSTER_HOME, else ./.dagster_home), unchanged."""
+    return Path(explicit or os.environ.get("DAGSTER_HOME") or DEFAULT_DAGSTER_HOME).resolve()
+
+
+def instance_exists(explicit: str | None = None) -> bool:
+    """Whether a command that only reads has anything to read: a folder `rag-eval` or `dagster
+    dev` has used (its instance file, run history or stored assets)."""
+    home = dagster_home_path(explicit)
+    return any((home / name).exists() for name in (INSTANCE_FILE, "history", "storage"))
+
+
+def says_postgres(text: str) -> bool:
+    return "postgres_url" in text or "postgres_db" in text
+
+
+def local_registered_models(explicit: str | None = None) -> list[str] | None:
+    """The registered answer models of a local instance rag-eval set up (its own dagster.yaml,
+    SQLite in the home), in the order they were added, as Dagster lists them; None where only
+    Dagster can say (PostgreSQL, a team's own storage settings, an index not created yet or
+    unreadable): the caller opens the instance then. A damaged history file is refused, as
+    opening the instance would refuse it."""
+    home = dagster_home_path(explicit)
+    try:
+        settings = (home / INSTANCE_FILE).read_text(errors="replace")
+    except OSError:
+        return None
+    own = settings.startswith(INSTANCE_HEADER) and not says_postgres(settings)
+    if not own or any(line.startswith(OTHER_STORAGE) for line in settings.splitlines()):
+        return None
+    index = home / ASSET_INDEX
+    if not index.is_file():
+        return None
+    damaged = damaged_history(home)
+    if damaged:
+        raise DamagedHistoryError("; ".join(damaged))
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=5)) as db:
+            rows = db.execute(
+                "SELECT partition FROM dynamic_partitions WHERE partitions_def_name = ? ORDER BY id",
+                (ANSWER_MODEL_PARTITIONS,),
+            ).fetchall()
+    except sqlite3.Error:  # no such table yet, damaged, or locked: Dagster opens it and says so
+        return None
+    return [row[0] for row in rows]
+
+
+# the home's SQLite files whose loss loses what the UI shows: the runs, and the asset index
+HISTORY_FILES = ("history/runs.db", "history/runs/index.db", "schedules/schedules.db")
+BACKUP_SUFFIX = ".backup"  # a copy of a healthy history file, taken as a command opens the home
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def damaged_history(home: Path) -> list[str]:
+    """Each SQLite file of a local home that exists but is not a whole database (empty, cut, or
+    overwritten), named with what is lost and the way back: Dagster would otherwise re-create an
+    empty one silently (the run history gone), or fail in a way that blames dagster.yaml."""
+    import sqlite3
+
+    problems = []
+    for name in HISTORY_FILES:
+        path = home / name
+        if not path.is_file():
+            continue
+        backup = path.with_name(path.name + BACKUP_SUFFIX)
+        way_back = (
+            f"restore the copy taken by the last command that opened it (cp {backup} {path}; runs since "
+            "then are lost)"
+            if backup.is_file()
+            else "move it aside to start a new history"
+        )
+        what = "the runs and their logs" if "runs" in name else "the schedules' and sensors' state"
+        damage = None
+        if path.stat().st_size == 0:
+            damage = "is empty (0 bytes)"
+        else:
+            with path.open("rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+            if header != SQLITE_HEADER:
+                damage = "is not a SQLite database (overwritten?)"
+            else:
+                try:
+                    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+                        verdict = db.execute("PRAGMA quick_check").fetchone()[0]
+                except sqlite3.DatabaseError as err:
+                    verdict = str(err)
+                if verdict != "ok":
+                    damage = f"is damaged ({verdict[:80]})"
+        if damage:
+            problems.append(
+                f"{path} {damage}: it holds {what}, which the UI shows; {way_back}. Stored results under "
+                "storage/ stay either way"
+            )
+    return problems
