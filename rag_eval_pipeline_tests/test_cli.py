@@ -15,6 +15,7 @@ from rag_eval_pipeline_tests.support.cli import in_process, rag_eval
 from stand_ins.anthropic_api import FakeAnthropic
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_run_prints_the_comparison_then_models_are_managed(shared_hotpotqa, tmp_path, capsys):
     home = ["--dagster-home", str(tmp_path / "home")]
     run = rag_eval(
@@ -236,6 +237,7 @@ def test_built_in_profiles_need_no_configuration_file(tmp_path, capsys):
     assert code == 2 and "unknown profile 'weekly'; defined: dev, nightly, pr" in err
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_the_quickstart_runs_offline_and_prints_the_readme_table(tmp_path):
     """`rag-eval run` with nothing else, the hub unreachable: the bundled sample, and the table
     the README shows, row for row."""

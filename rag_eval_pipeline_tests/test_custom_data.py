@@ -109,6 +109,7 @@ def _summary(config, home, model):
     return load_asset(instance, "metric_summary", model), instance, defs
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_custom_data_end_to_end(evaluated):
     labelled, config, home = evaluated
     summary, instance, defs = _summary(config, home, "oracle")

@@ -70,6 +70,7 @@ def test_gate_exit_codes(home, capsys, monkeypatch):
     assert code == 1 and "too few cases to conclude: n = 40 < 50" in out
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_blocking_quality_gate_stops_the_summary(shared_hotpotqa, tmp_path):
     defs = build_definitions(settings=Settings(thresholds={"correctness": 0.5}))
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
@@ -138,6 +139,7 @@ def test_explain_shows_a_case_as_an_earlier_run_scored_it(home, capsys, evaluate
     )
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_a_failed_gate_leaves_the_reports_as_they_were(shared_hotpotqa, tmp_path):
     """null passes, then is judged again with one more metric under a gate it fails: that run's
     judge_scores are stored (and kept), but no summary follows, so the comparison, judge

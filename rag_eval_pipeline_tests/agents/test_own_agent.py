@@ -132,6 +132,7 @@ def _load(evaluated, asset: str, partition: str | None = None) -> pd.DataFrame:
     return load_asset(evaluated["instance"], asset, partition)
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_the_agents_own_contexts_are_stored_and_judged(evaluated):
     """What the agent returned, case by case, is what candidate_answers holds, and the reference
     retrieval metrics are those of its contexts (recomputed here from its reply)."""
@@ -154,6 +155,7 @@ def test_the_agents_own_contexts_are_stored_and_judged(evaluated):
     assert (answers["retrieval_mode"] == "agent").all() and answers["top_k"].isna().all()
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_http_python_async_and_a_file_give_identical_scores(evaluated):
     def reference_scores(model: str) -> pd.DataFrame:
         scores = _load(evaluated, "judge_scores", model)
@@ -170,6 +172,7 @@ def test_http_python_async_and_a_file_give_identical_scores(evaluated):
     assert "bot-file: columns of" in evaluated["out"] and "no mapping reads: latency_ms" in evaluated["out"]
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_an_agent_that_returns_no_contexts_has_no_retrieval_metrics_rather_than_zero(evaluated):
     scores = _load(evaluated, "judge_scores", "bot-blind")
     for metric in ("context_relevance", "context_precision", "context_recall", "faithfulness_lexical"):
@@ -208,6 +211,7 @@ def test_a_version_is_a_cache_and_a_new_version_asks_again(agent, tmp_path, caps
     assert asked() - before == 16
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_faults_of_an_http_agent_cost_only_their_case(agent, tmp_path, capsys):
     """429 with Retry-After (retried, answered), 500 twice, a hang past the timeout twice, HTML
     instead of JSON, a JSON reply without the answer: each case recorded as what happened, the
@@ -363,6 +367,7 @@ def test_a_bad_agent_entry_is_one_line_before_any_work(tmp_path, capsys, monkeyp
     assert not (home / "storage" / "artifacts").exists()  # nothing ran
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_repeats_measure_the_agents_own_variability(tmp_path, capsys, monkeypatch_module):
     """Asked three times, the flaky agent answers, abstains, answers: every case varies, and
     each question is still one case for the intervals and the paired tests."""

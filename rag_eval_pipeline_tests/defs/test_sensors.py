@@ -37,6 +37,7 @@ def _tick(defs, instance, folder, cursor=None):
         return sensor(context)
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 @pytest.mark.parametrize("storage", storage_params())
 def test_new_documents_rebuild_then_every_partition_is_re_evaluated(
     storage, shared_hotpotqa, tmp_path, request, monkeypatch
@@ -132,6 +133,7 @@ def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, t
     }
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_new_summaries_refresh_the_reports_once_and_catch_up(shared_hotpotqa, tmp_path):
     """The refresh sensor is on by default and reads stored history: a partition evaluated while
     nothing watched (as a backfill's runs, or before the daemon started) is caught up at the

@@ -23,6 +23,7 @@ def _cli(capsys, *args):
     return code, captured.out, captured.err
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_a_failed_rebuild_leaves_the_previous_knowledge_base_live(tmp_path, capsys):
     home = ["--dagster-home", str(tmp_path / "home")]
     assert _cli(capsys, *home, "run", "--sample", "35", "--models", "extractive-baseline")[0] == 0

@@ -3,12 +3,15 @@ retry-after), 529 or 500, and not one case is lost."""
 
 import hashlib
 
+import pytest
+
 from rag_eval_pipeline import cli
 from stand_ins.anthropic_api import FakeAnthropic, SimulatedModel, error_reply
 
 FAULTS = [("rate_limit_error", 429), ("overloaded_error", 529), ("api_error", 500)]
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_thirty_percent_transient_faults_lose_no_case(tmp_path, monkeypatch, capsys):
     healthy = SimulatedModel()
     seen: set[str] = set()

@@ -115,6 +115,7 @@ def test_an_oversized_reply_never_enters_the_agent_cache(tmp_path):
     assert (stored["answer_length"] > 1_000_000).all() and stored["answer"].str.len().max() < 21_000
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_damaged_history_files_are_named_and_their_recovery_works(tmp_path, capsys):
     home = tmp_path / "home"
     args = ["--dagster-home", str(home)]

@@ -210,6 +210,7 @@ def test_names_and_input_that_would_slip_through_are_refused_in_one_line(tmp_pat
     assert code == 2 and err == f"error: {binary}, line 2: not valid UTF-8 text (a binary file?)\n"
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_every_question_with_sample_size_zero_and_documents_in_subfolders(tmp_path, capsys):
     five = tmp_path / "five.jsonl"
     five.write_text("".join(SHARED_HOTPOTQA.read_text().splitlines(keepends=True)[:5]))

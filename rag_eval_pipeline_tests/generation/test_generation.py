@@ -70,6 +70,7 @@ def test_the_plan_spreads_types_and_documents_and_links_multi_hop_pairs(document
     assert [c.sources for c in other.cases] != [c.sources for c in plan.cases]
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_generated_cases_are_checked_and_every_bad_kind_is_rejected_with_its_reason(
     documents, tmp_path, capsys, monkeypatch
 ):

@@ -41,6 +41,7 @@ def claude_run(shared_hotpotqa, tmp_path_factory, monkeypatch_module):
             yield defs, instance, report, rerun, first_requests, list(server.requests)
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_claude_answers_and_judges_every_case(claude_run):
     defs, instance, report, _, first_requests, _ = claude_run
     answers = load_asset(instance, "candidate_answers", "claude-haiku-4-5")
@@ -55,6 +56,7 @@ def test_claude_answers_and_judges_every_case(claude_run):
     assert 12 + 24 + 2 * 24 <= first_requests <= 12 + 24 + 4 * 24
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_calibration_holds_for_the_llm_judge(claude_run):
     _, _, report, _, _, _ = claude_run
     comparison = report.comparison.set_index(["answer_model", "judge_id"])
@@ -62,12 +64,14 @@ def test_calibration_holds_for_the_llm_judge(claude_run):
     assert comparison.loc[("oracle", "reference"), "correctness"] == 1.0
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_second_materialization_sends_zero_requests(claude_run):
     _, _, report, rerun, _, requests_on_rerun = claude_run
     assert requests_on_rerun == []
     assert rerun.comparison.equals(report.comparison)
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_tokens_and_cost_reach_the_summary_and_its_metadata(claude_run):
     defs, instance, _, _, _, _ = claude_run
     answers = load_asset(instance, "candidate_answers", "claude-haiku-4-5")
@@ -84,6 +88,7 @@ def test_tokens_and_cost_reach_the_summary_and_its_metadata(claude_run):
     assert record.asset_materialization.metadata["cost_usd"].value > 0
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_ragas_judge_notes_answer_relevancy_absent_without_embedder(claude_run):
     defs, instance, _, _, _, _ = claude_run
     scores = load_asset(instance, "judge_scores", "claude-haiku-4-5")
@@ -115,6 +120,7 @@ def test_missing_api_key_is_a_clear_error(shared_hotpotqa, tmp_path, monkeypatch
     ]
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_batch_mode_through_the_graph(shared_hotpotqa, tmp_path, monkeypatch):
     """use_batches: answers and STRICT judgements each go out as one Message Batch."""
     with FakeAnthropic() as server:

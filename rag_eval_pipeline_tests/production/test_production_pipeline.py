@@ -74,6 +74,7 @@ def _check(instance, run_id):
     return [e.dagster_event.event_specific_data for e in events]
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_three_days_through_the_sensor_late_rows_and_the_failing_day(tmp_path):
     _write_logs(tmp_path / "logs")
     settings = _settings(tmp_path)
@@ -180,6 +181,7 @@ def project(tmp_path):
     return tmp_path, ["--dagster-home", str(tmp_path / "home"), "--config", str(config)]
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_production_run_prints_each_day_and_promote_feeds_a_regression_run(project, capsys):
     folder, args = project
     with (folder / "logs" / "2026-11-29.jsonl").open("a") as handle:

@@ -4,6 +4,7 @@ and stable under late rows (bottom-k by a hash of seed, day and id)."""
 import collections
 
 import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -48,6 +49,7 @@ def test_late_rows_displace_only_what_they_outrank():
     assert len(kept) == 50 - len(entered) and len(entered) < 15  # about 30/330 of the sample
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_a_uniform_sample_over_many_seeds():
     """Each interaction is drawn about n/N of the time: no position or id is favoured."""
     day = _interactions(40)

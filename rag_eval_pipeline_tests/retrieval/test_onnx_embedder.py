@@ -27,6 +27,7 @@ def passages(shared_hotpotqa):
     return document_texts(flatten_passages(read_hotpotqa_file(shared_hotpotqa).head(8)))
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_the_packaged_int8_model_gives_the_reference_vectors(passages, minilm):
     onnx = make_embedder(resolve_embedding_model(MINILM))
     cosines = (onnx.encode(passages) * minilm.encode(passages)).sum(axis=1)

@@ -23,6 +23,11 @@ from rag_eval_pipeline_tests.support.cli import in_process
 from rag_eval_pipeline_tests.support.phoenix import phoenix_root_spans
 from stand_ins.anthropic_api import FakeAnthropic
 
+# evaluated instances of their own, labelled and imported, through the CLI and the sensors: over
+# 10 s a test, so behind `slow` (CI runs them); the pure sampling and agreement code is tested
+# in test_sampling.py on the fast path
+pytestmark = pytest.mark.slow
+
 MODELS = ("extractive-baseline", "oracle")
 LLM_JUDGE = "claude-sonnet-4-6"
 SAMPLE = 16

@@ -114,6 +114,7 @@ def _run(tmp_path, dataset, tracing: dict, models="oracle,null", sample="10", en
     return code
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_traces_carry_the_attributes_langfuse_reads_on_its_otlp_path(shared_hotpotqa, tmp_path, capsys):
     """Claude answering and judging (the tests' Messages-API server) beside the oracle: the LLM
     spans carry model and usage, the spans of work that called no model do not."""
@@ -335,6 +336,7 @@ def test_phoenix_lists_every_case_and_each_model_as_an_experiment_over_the_quest
     assert Path(artifacts / "phoenix-experiments.png").is_file()
 
 
+@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_the_teams_agent_is_an_agent_span_with_its_own_contexts(
     shared_hotpotqa, tmp_path, capsys, monkeypatch
 ):
