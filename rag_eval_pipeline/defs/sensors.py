@@ -10,11 +10,13 @@ import dagster as dg
 from rag_eval_pipeline.answering.spec import InvalidNameError, check_name
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.documents import document_versions, file_digest
-from rag_eval_pipeline.defs.assets.review import label_files
+from rag_eval_pipeline.defs.assets.review import READ_FILES, label_files
 from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     DOCUMENTS_REBUILD,
     DOCUMENTS_TAG,
+    EVALUATION_STEPS,
+    HUMAN_LABELS,
     JUDGE_AGREEMENT,
     JUDGE_SCORES,
     KNOWLEDGE_BASE,
@@ -29,6 +31,7 @@ from rag_eval_pipeline.defs.resources import DocumentsResource
 from rag_eval_pipeline.defs.run_config import evaluation_run_config
 
 NEW_DOCUMENTS = "new_documents"
+BACKFILL_TAG = "dagster/backfill"  # the tag Dagster puts on every run of a backfill
 
 
 def partition_requests(configured: list[str], registered: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -54,11 +57,20 @@ def evaluations_after_publish(
 ) -> list[dg.RunRequest] | dg.SkipReason:
     """One evaluation run per registered model after the run ``published_by`` made a rebuilt
     knowledge base live, pinned to that snapshot (the profile's judges after a profile's
-    schedule); none when rag-eval published it, since it evaluates its models itself."""
+    schedule); none when the launch that published it evaluates the models itself (rag-eval, a
+    backfill, a run that selected the evaluation assets too): one evaluation per model per
+    knowledge base."""
     run = instance.get_run_by_id(published_by)
     tags = run.tags if run is not None else {}
     if CLI_PID_TAG in tags:
         return dg.SkipReason("published by rag-eval, which evaluates its models itself")
+    if BACKFILL_TAG in tags:
+        return dg.SkipReason(
+            f"published by backfill {tags[BACKFILL_TAG]}, which evaluates the models it selected itself"
+        )
+    selected = {key.to_user_string() for key in (run.asset_selection or set())} if run is not None else set()
+    if selected & set(EVALUATION_STEPS):
+        return dg.SkipReason("the launch that rebuilt it evaluates the models too")
     profile = tags.get(PROFILE_TAG)
     run_config = evaluation_run_config(settings.with_profile(profile).judges if profile else None)
     return [
@@ -114,6 +126,14 @@ IN_FLIGHT = [
 
 
 NEW_LABELS = "new_labels"
+
+
+def labels_read(instance: dg.DagsterInstance) -> dict[str, str]:
+    """The label files the latest read of the labels read, name -> digest (none before any)."""
+    records = instance.fetch_materializations(dg.AssetKey(HUMAN_LABELS), limit=1).records
+    materialization = records[0].asset_materialization if records else None
+    value = materialization.metadata.get(READ_FILES) if materialization is not None else None
+    return dict(getattr(value, "value", None) or {})
 
 
 def summaries_after_labels(
@@ -252,9 +272,13 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
         folder = settings.review.labels_folder
         cursor = json.loads(context.cursor) if context.cursor else {}
         versions = {path.name: file_digest(path) for path in label_files(folder)}
-        changed = changed_files(versions, cursor)
+        unseen = changed_files(versions, cursor)
+        read = labels_read(context.instance)
+        changed = [name for name in unseen if read.get(name) != versions[name]]
         if not changed:
-            return dg.SkipReason(f"no new or changed label files in {folder}")
+            said = f"no new or changed label files in {folder} (each read as it is)"
+            new_cursor = json.dumps(versions, sort_keys=True)
+            return dg.SensorResult(skip_reason=said, cursor=new_cursor) if unseen else dg.SkipReason(said)
         return dg.SensorResult(
             run_requests=[
                 dg.RunRequest(

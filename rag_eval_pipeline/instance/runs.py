@@ -28,6 +28,7 @@ from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     COMPARISON_JOB,
     EVALUATION_JOB,
+    JUDGE_AGREEMENT,
     JUDGE_SCORES,
     JUDGEMENT_LIST,
     KB_INDEX,
@@ -36,6 +37,7 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     MODEL_COMPARISON,
     PAIRED_COMPARISON,
+    REVIEW_JOB,
 )
 from rag_eval_pipeline.defs.partitions import add_models
 from rag_eval_pipeline.defs.resources import SettingsResource
@@ -197,6 +199,11 @@ def run_evaluation(
             f"note: {pending} of {cases} cases have no reference answer yet (reference_pending): what "
             "needs one (correctness, exact match, F1) is absent for them, never 0"
         )
+    if not instance.fetch_materializations(dg.AssetKey(JUDGE_AGREEMENT), limit=1).records:
+        # the summaries read the judges' agreement with people: measured first on a new instance
+        # (no labels yet), so the summaries record its version and stay fresh when it is
+        # measured again after them (a dependency first materialized later would make them stale)
+        stage("[review] labels and judge agreement (none yet)", REVIEW_JOB, {}, tags=pinned)
     judge_config = evaluation_run_config(judges)
     failed: dict[str, str] = {}
     evaluated: dict[str, str] = {}  # model -> the run that evaluated it for this command

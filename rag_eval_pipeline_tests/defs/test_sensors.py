@@ -107,6 +107,14 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(
         skipped = evaluations_after_publish(instance, cli_run.run_id, Settings())
         assert isinstance(skipped, dg.SkipReason) and "evaluates its models itself" in skipped.skip_message
 
+        # nor one published by a backfill (the UI's "Materialize all"): its runs evaluate the
+        # models; a second evaluation of each would be the same work twice
+        in_backfill = kb.execute_in_process(
+            instance=instance, asset_selection=list(request.asset_selection), tags={"dagster/backfill": "abc"}
+        )
+        skipped = evaluations_after_publish(instance, in_backfill.run_id, Settings())
+        assert isinstance(skipped, dg.SkipReason) and "backfill abc" in skipped.skip_message
+
 
 def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, tmp_path):
     """The nightly schedule's rebuild carries its profile, and the evaluations it fans out to

@@ -141,6 +141,11 @@ def test_three_days_through_the_sensor_late_rows_and_the_failing_day(tmp_path):
         assert len(grown) == PER_DAY + 4
         assert len(_materializations(instance, "production_interactions", "2026-11-28")) == 2
         assert len(_materializations(instance, "production_interactions", "2026-11-29")) == 1
+        # a sensor that starts afresh (the UI opened after `rag-eval production run`) finds
+        # every day stored as its rows are: one change, one run, whoever made it
+        fresh = _tick(defs, instance, settings)
+        assert not fresh.run_requests and "each stored as it is" in fresh.skip_reason.skip_message
+        assert isinstance(_tick(defs, instance, settings, fresh.cursor), dg.SkipReason)
 
         # the trend across days, and Prometheus series per day
         defs.resolve_job_def("production_report_job").execute_in_process(instance=instance)

@@ -16,6 +16,7 @@ from rag_eval_pipeline.defs.names import (
     PRODUCTION,
     PRODUCTION_DAY,
     PRODUCTION_DIGEST_TAG,
+    PRODUCTION_INTERACTIONS,
     PRODUCTION_JOB,
     PRODUCTION_REPORT,
     PRODUCTION_REPORT_JOB,
@@ -312,17 +313,37 @@ def build_production(settings: Settings) -> ProductionDefinitions:
     )
 
 
+DATA_VERSION_TAG = "dagster/data_version"  # where Dagster records a materialization's data version
+
+
+def stored_digest(instance: dg.DagsterInstance, day: str) -> str | None:
+    """The rows' digest of the day's latest stored interactions (their data version): a day
+    `rag-eval production run` already scored is not scored again by the sensor."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(PRODUCTION_INTERACTIONS), asset_partitions=[day]), limit=1
+    ).records
+    materialization = records[0].asset_materialization if records else None
+    return materialization.tags.get(DATA_VERSION_TAG) if materialization is not None else None
+
+
 def day_requests(
     context: dg.SensorEvaluationContext, sources: ProductionResource, days: dg.DailyPartitionsDefinition
 ) -> dg.SensorResult | dg.SkipReason:
-    """A run per day whose rows are new or changed since the cursor (each state once, by its
-    digest); problems are logged when the sources change, days outside the partitions named."""
+    """A run per day whose rows are new or changed since the cursor and since the day was last
+    stored (each state once, by its digest, whoever scored it); problems are logged when the
+    sources change, days outside the partitions named."""
     cursor = json.loads(context.cursor) if context.cursor else {}
     read = sources.read_all()
     digests = day_digests(read.frame)
-    changed = sorted(day for day, digest in digests.items() if cursor.get(day) != digest)
+    unseen = [day for day, digest in digests.items() if cursor.get(day) != digest]
+    changed = sorted(day for day in unseen if stored_digest(context.instance, day) != digests[day])
     if not changed:
-        return dg.SkipReason(f"no new or changed rows ({len(digests)} days seen)")
+        said = f"no new or changed rows ({len(digests)} days seen, each stored as it is)"
+        return (
+            dg.SensorResult(skip_reason=said, cursor=json.dumps(digests, sort_keys=True))
+            if unseen
+            else (dg.SkipReason(said))
+        )
     for problem in read.problems:
         context.log.warning(f"skipped: {problem}")
     known = set(days.get_partition_keys(dynamic_partitions_store=context.instance))

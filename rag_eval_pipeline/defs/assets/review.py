@@ -7,6 +7,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from rag_eval_pipeline.data.documents import file_digest
 from rag_eval_pipeline.data.rows import ROW_FILE_TYPES, RowFileError
 from rag_eval_pipeline.defs.io_manager import FAN_IN, PINNED_BY
 from rag_eval_pipeline.defs.names import METRIC_SUMMARY, REVIEW
@@ -61,6 +62,9 @@ def agreement_version(agreement: pd.DataFrame) -> str:
     return hashlib.sha256(content.encode()).hexdigest()[:16]
 
 
+READ_FILES = "read_files"  # human_labels' metadata: the label files it read, name -> digest
+
+
 def known_cases(answers_by_model: dict[str, pd.DataFrame]) -> dict[str, set[str]]:
     return {model: set(answers["qid"]) for model, answers in answers_by_model.items()}
 
@@ -76,7 +80,8 @@ def human_labels(
     frames, skipped = [], []
     for link in outside_links(folder):
         context.log.warning(f"label file left out: {link.name} is a link to a file outside {folder}")
-    for path in label_files(folder):
+    files = label_files(folder)
+    for path in files:
         try:
             frames.append(read_label_file(path, known_cases(candidate_answers)))
         except RowFileError as err:
@@ -95,6 +100,9 @@ def human_labels(
             "files_left_out": ", ".join(skipped) or "none",
             "folder": dg.MetadataValue.path(str(folder)),
             "labels_version": version,
+            # each file as it was read (left out or not): the labels sensor reads a file again
+            # only when it changed since, whoever read it (`rag-eval review import`, the sensor)
+            READ_FILES: dg.MetadataValue.json({path.name: file_digest(path) for path in files}),
         }
     )
     return labels
