@@ -64,7 +64,9 @@ def handle(args: argparse.Namespace) -> int:
             args.verbose,
         )
     except Exception as err:
-        return report_failure(err, args.verbose, instance.root_directory, (ValueError, MissingApiKeyError))
+        return report_failure(
+            err, args.verbose, instance.root_directory, (ValueError, MissingApiKeyError), args.config
+        )
     for note in report.notes:
         print(f"note: {note}")
     manifest = report.manifest

@@ -90,9 +90,15 @@ def paired_rule(level: float, family: int) -> str:
     )
 
 
-def ui_command(home: str) -> str:
-    """The command that opens this instance in the UI, with the rag-eval of this environment."""
-    return f"{Path(sys.executable).with_name('rag-eval')} --dagster-home {home} ui"
+def ui_command(home: str, config: str | None = None) -> str:
+    """The command that opens this instance in the UI, with the rag-eval of this environment and
+    the configuration the command read (its production, review and agents' assets are there):
+    run from any folder, it opens what was just made."""
+    from rag_eval_pipeline.config import config_path
+
+    found = config_path(config)
+    read = f" --config {found.resolve()}" if found is not None else ""
+    return f"{Path(sys.executable).with_name('rag-eval')}{read} --dagster-home {home} ui"
 
 
 def seconds_since_start() -> float:
@@ -106,7 +112,9 @@ def seconds_since_start() -> float:
         return time.perf_counter() - _IMPORTED_AT
 
 
-def report_failure(err: BaseException, verbose: bool, home: str, bad_input: tuple[type, ...]) -> int:
+def report_failure(
+    err: BaseException, verbose: bool, home: str, bad_input: tuple[type, ...], config: str | None = None
+) -> int:
     """One ``error:`` line per problem (the traceback only with --verbose); exit 2 for bad input
     or configuration, 1 for a run that failed for another reason."""
     cause = root_cause(err)
@@ -118,5 +126,5 @@ def report_failure(err: BaseException, verbose: bool, home: str, bad_input: tupl
             error(problem)
         return 2
     error(f"the run failed: {type(cause).__name__}: {problems[0]}")
-    error(f"its logs are in the UI: {ui_command(home)}")
+    error(f"its logs are in the UI: {ui_command(home, config)}")
     return 1

@@ -101,7 +101,7 @@ def handle_run(args: argparse.Namespace) -> int:
             failed.append(outcome.day)
     print(
         f"\n{len(report.days) - len(failed)} of {len(report.days)} days passed; wall time "
-        f"{seconds_since_start():.1f}s; open the UI with: {ui_command(instance.root_directory)}"
+        f"{seconds_since_start():.1f}s; open the UI with: {ui_command(instance.root_directory, args.config)}"
     )
     for day in failed:
         error(f"{day} failed a production threshold")

@@ -122,7 +122,7 @@ def handle(args: argparse.Namespace) -> int:
             cluster_problem=lambda: _cluster_problem(settings),
         )
     except Exception as err:
-        return report_failure(err, args.verbose, instance.root_directory, BAD_INPUT)
+        return report_failure(err, args.verbose, instance.root_directory, BAD_INPUT, args.config)
     comparison = report.comparison
     if "answer_model" not in comparison.columns:  # no model produced a summary
         comparison = pd.DataFrame({"answer_model": pd.Series(dtype=str)})
@@ -146,9 +146,8 @@ def handle(args: argparse.Namespace) -> int:
             f"warning: {failed} of {cases} answer calls of {model} failed (counted in error_rate, not as "
             f"declines; `rag-eval gate` fails on them unless max_error_rate allows): {shown}{more}"
         )
-    print(
-        f"\nwall time {seconds_since_start():.1f}s; open the UI with: {ui_command(instance.root_directory)}"
-    )
+    opener = ui_command(instance.root_directory, args.config)
+    print(f"\nwall time {seconds_since_start():.1f}s; open the UI with: {opener}")
     for model, reason in report.failed.items():
         error(f"{model} failed: {reason}")
     return 1 if report.failed else 0

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from rag_eval_pipeline.config import Settings
+from rag_eval_pipeline.config import Settings, load_settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.resources import SettingsResource
 from rag_eval_pipeline.defs.resources.production import ProductionResource
@@ -207,6 +207,14 @@ def test_production_run_prints_each_day_and_promote_feeds_a_regression_run(proje
 
     code, out, err = in_process(capsys, *args, "production", "run", "--day", "2026-11-27")
     assert code == 0 and "1 of 1 days passed" in out, err
+    # the UI command it prints reads the same configuration, from any folder: its production
+    # assets are there
+    opener = out.split("open the UI with: ")[1].split()
+    config = Path(opener[opener.index("--config") + 1])
+    assert config.is_absolute() and config.samefile(folder / "rag_eval.yaml") and opener[-1] == "ui"
+    assert "production_summary" in {
+        key.to_user_string() for key in build_definitions(load_settings(str(config))).resolve_all_asset_keys()
+    }
 
     out_file = folder / "regressions.jsonl"
     code, out, err = in_process(
