@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from rag_eval_pipeline.answering.entries import ENTRY_TAGS, AnswerModelSettings
 from rag_eval_pipeline.answering.spec import DEFAULT_MODELS
 from rag_eval_pipeline.common.secrets import Redactor
+from rag_eval_pipeline.common.settings import Strict
+from rag_eval_pipeline.data.settings import DatasetSettings
 from rag_eval_pipeline.generation.settings import GenerationSettings
 from rag_eval_pipeline.judges.settings import PythonMetricSettings, RubricMetricSettings
 from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV
@@ -32,19 +34,21 @@ from rag_eval_pipeline.llm.settings import (
 )
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION_PATTERNS, AbstentionPolicy
 from rag_eval_pipeline.metrics.settings import (
-    MIN_CASES,
-    MONTE_CARLO_DRAWS,
-    SIGNIFICANCE,
     Gate,
-    IntervalMethod,
+    StatisticsSettings,
     ThresholdSettings,
     checked_thresholds,
     gates_of,
 )
 from rag_eval_pipeline.production.settings import SOURCE_TAGS, ProductionSettings
+from rag_eval_pipeline.reporting.settings import MonitoringSettings, UISettings
 from rag_eval_pipeline.retrieval.base import Backend
-from rag_eval_pipeline.retrieval.spec import EsIndexNames, KnowledgeBaseSpec, VectorSearch
-from rag_eval_pipeline.review.strategy import Strategy
+from rag_eval_pipeline.retrieval.settings import (
+    KnowledgeBaseSettings,
+)
+from rag_eval_pipeline.review.settings import ReviewSettings
+from rag_eval_pipeline.storage.settings import StorageSettings
+from rag_eval_pipeline.tracing.settings import TracingSettings
 
 if TYPE_CHECKING:  # built when asked for: reading a configuration imports no answer model
     from rag_eval_pipeline.answering.registry import AnswerRegistry
@@ -60,94 +64,7 @@ ALWAYS_SECRET = (
 DEFAULT_CONFIG_FILE = "rag_eval.yaml"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ChunkingSettings(_Strict):
-    size: int = Field(default=200, ge=0, description="words per chunk of a longer document; 0 = never")
-    overlap: int = Field(default=40, ge=0)
-
-
-class DatasetSettings(_Strict):
-    kind: Literal["hotpotqa", "custom"] = "hotpotqa"
-    source: str = Field(
-        default="bundled",
-        description="hotpotqa: 'bundled' (500 questions shipped in the package), 'hub', or a local file",
-    )
-    sample_size: int | None = Field(default=35, ge=0, description="questions to evaluate; 0 = all")
-    selection: Literal["first", "random"] = "first"
-    seed: int = 0
-    questions: str | None = Field(default=None, description="custom: JSONL / CSV / parquet judgement list")
-    documents: str = Field(default="data/documents", description="folder of the user's documents")
-    chunking: ChunkingSettings = ChunkingSettings()
-    max_file_mb: float = Field(default=5.0, gt=0, description="larger document files are skipped, named")
-
-    @model_validator(mode="after")
-    def _custom_needs_questions(self) -> DatasetSettings:
-        if self.kind == "custom" and not self.questions:
-            raise ValueError("dataset.kind custom needs dataset.questions (a judgement list file)")
-        return self
-
-
-class EsIndexNamesSettings(_Strict):
-    knowledge_base: str = EsIndexNames.knowledge_base  # an alias over versioned indices
-    judgement_list: str = EsIndexNames.judgement_list
-    eval_results: str = EsIndexNames.eval_results
-
-
-class ElasticsearchSettings(_Strict):
-    """The cluster (``knowledge_base.backend: elasticsearch``); credentials stay in the
-    environment. ``url`` and ``cloud_id`` unset: ELASTICSEARCH_URL / ELASTICSEARCH_CLOUD_ID."""
-
-    url: str | None = None
-    cloud_id: str | None = None
-    verify_certs: bool = True
-    ca_certs: str | None = None
-    index_names: EsIndexNamesSettings = EsIndexNamesSettings()
-    inference_id: str | None = None
-    max_error_share: float = Field(default=0.0, ge=0, le=1)
-
-
-class KnowledgeBaseSettings(_Strict):
-    backend: Backend = Field(
-        default=Backend.EMBEDDED,
-        description="the one switch: embedded (an index on disk) or elasticsearch (ELASTICSEARCH_URL "
-        "or elasticsearch.url gives its address)",
-    )
-    scope: Literal["sample", "all"] = Field(
-        default="sample",
-        description="sample: the paragraphs of the evaluated questions (as in the Elastic "
-        "LLM-as-a-judge article); all: of every question of the file (harder, and the same "
-        "knowledge base whatever the sample size)",
-    )
-    embedding_model: str | None = None
-    vector_search: VectorSearch = Field(
-        default=VectorSearch.EXACT,
-        description="embedded vectors: exact, or hnsw (approximate, the [ann] extra) past a few "
-        "hundred thousand passages",
-    )
-    elasticsearch: ElasticsearchSettings = ElasticsearchSettings()
-
-    @model_validator(mode="after")
-    def _vectors_to_search(self) -> KnowledgeBaseSettings:
-        if self.vector_search is not VectorSearch.EXACT and not self.embedding_model:
-            raise ValueError(f"vector_search: {self.vector_search} needs an embedding_model (e.g. minilm)")
-        return self
-
-    def spec(self) -> KnowledgeBaseSpec:
-        es = self.elasticsearch
-        return KnowledgeBaseSpec(
-            self.backend,
-            self.embedding_model,
-            self.vector_search,
-            EsIndexNames(**es.index_names.model_dump()),
-            es.inference_id,
-            es.max_error_share,
-        )
-
-
-class ProfileSettings(_Strict):
+class ProfileSettings(Strict):
     """Overrides for one stage (dev, pr, nightly) of the Elastic LLM-as-a-judge article's staged
     strategy."""
 
@@ -164,132 +81,7 @@ BUILTIN_PROFILES = {
 }
 
 
-class StatisticsSettings(_Strict):
-    """How means and comparisons are reported (see "Reading the numbers" in the README)."""
-
-    interval_method: IntervalMethod = IntervalMethod.CLOPPER_PEARSON
-    significance_level: float = Field(default=SIGNIFICANCE, gt=0, lt=1)
-    min_cases: int = Field(default=MIN_CASES, ge=1, description="fewer scored cases: no conclusion")
-    monte_carlo_draws: int = Field(default=MONTE_CARLO_DRAWS, ge=1000)
-
-
-class MonitoringSettings(_Strict):
-    """Where the Prometheus metrics go: a textfile for node-exporter's collector, and a
-    Pushgateway when one is set."""
-
-    textfile: str | None = Field(
-        default=None, description="None: <DAGSTER_HOME>/storage/metrics/rag_eval.prom"
-    )
-    pushgateway_url: str | None = None
-    job_name: str = "rag_eval"
-
-
-class UISettings(_Strict):
-    """Where `rag-eval ui` serves the Dagster UI and the reports (their links in the asset pages
-    point there)."""
-
-    host: str = "127.0.0.1"
-    port: int = Field(default=3000, ge=1, le=65535, description="the Dagster UI")
-    reports_port: int = Field(default=3001, ge=1, le=65535, description="the HTML reports, read-only")
-
-    @property
-    def reports_url(self) -> str:
-        return f"http://{self.host}:{self.reports_port}"
-
-
-class PhoenixExperimentSettings(_Strict):
-    """The judgement list as a Phoenix dataset, each answer model as an experiment over it
-    (opt-in; needs the ``[phoenix]`` extra)."""
-
-    experiments: bool = False
-    url: str | None = Field(
-        default=None,
-        description="Phoenix's base URL; None: the tracing endpoint's host with preset phoenix, "
-        "else http://127.0.0.1:6006",
-    )
-    api_key_env: str = Field(default="PHOENIX_API_KEY", description="variable holding the API key, if any")
-
-
-class ReviewSettings(_Strict):
-    """Human review: where queues are written and labels dropped, the bars a judge must clear
-    against people, and an optional schedule that writes a fresh queue (monthly calibration)."""
-
-    folder: str = Field(
-        default="review", description="queues are written here; label files dropped in <folder>/labels"
-    )
-    min_kappa: float = Field(default=0.5, ge=-1, le=1, description="a judge below it is flagged")
-    min_rate: float = Field(
-        default=0.8,
-        ge=0,
-        le=1,
-        description="a judge whose true-positive or true-negative rate is below it is flagged",
-    )
-    schedule: str | None = Field(
-        default=None, description="cron of a scheduled review queue, e.g. '0 6 1 * *' (monthly)"
-    )
-    queue_size: int = Field(default=40, ge=1, description="cases per model in a scheduled queue")
-    strategy: Strategy = Strategy.RANDOM
-
-    @property
-    def labels_folder(self) -> Path:
-        return Path(self.folder) / "labels"
-
-
-class StorageSettings(_Strict):
-    """Where the Dagster instance keeps runs, events, schedules and pools, and where every
-    artifact, index, the LLM cache and the history live: a team's deployment puts the first in
-    PostgreSQL and the second on storage every worker reaches."""
-
-    instance: Literal["auto", "sqlite", "postgres"] = Field(
-        default="auto",
-        description="auto: PostgreSQL when the postgres_url_env variable is set, else SQLite inside "
-        "DAGSTER_HOME; sqlite; postgres (the pip extra [postgres])",
-    )
-    postgres_url_env: str = Field(
-        default="DAGSTER_PG_URL", description="the variable holding the PostgreSQL URL (never the file)"
-    )
-    folder: str | None = Field(
-        default=None,
-        description="artifacts, indexes, the LLM cache and the history; null: DAGSTER_HOME/storage",
-    )
-
-    def uses_postgres(self, environ: Mapping[str, str]) -> bool:
-        """The one rule for which storage the instance has."""
-        return self.instance == "postgres" or (
-            self.instance == "auto" and bool(environ.get(self.postgres_url_env))
-        )
-
-
-class TracingSettings(_Strict):
-    """One trace per case and answer model over OTLP/HTTP (off by default; no cost when off)."""
-
-    enabled: bool = False
-    preset: Literal["otlp", "phoenix", "langfuse"] = Field(
-        default="otlp",
-        description="otlp: endpoint or OTEL_EXPORTER_OTLP_ENDPOINT; phoenix: 127.0.0.1:6006; "
-        "langfuse: LANGFUSE_HOST with Basic auth from LANGFUSE_PUBLIC_KEY / LANGFUSE_SECRET_KEY",
-    )
-    endpoint: str | None = Field(default=None, description="the OTLP/HTTP traces URL, e.g. .../v1/traces")
-    headers_env: dict[str, str] = Field(
-        default_factory=dict, description="header name -> the environment variable holding its value"
-    )
-    service_name: str = "rag-eval-pipeline"
-    project: str = Field(default="rag-eval", description="Phoenix project (openinference.project.name)")
-    sample: float = Field(default=1.0, gt=0, le=1, description="share of cases traced")
-    flush_timeout_s: float = Field(default=5.0, gt=0, description="at most this long waiting for a collector")
-    phoenix: PhoenixExperimentSettings = PhoenixExperimentSettings()
-
-    def phoenix_url(self) -> str:
-        """Where datasets and experiments go: said outright, else where the traces go when
-        that is Phoenix, else Phoenix's local default."""
-        if self.phoenix.url:
-            return self.phoenix.url.rstrip("/")
-        if self.preset == "phoenix" and self.endpoint:
-            return self.endpoint.removesuffix("/v1/traces").rstrip("/")
-        return "http://127.0.0.1:6006"
-
-
-class Settings(_Strict):
+class Settings(Strict):
     dataset: DatasetSettings = DatasetSettings()
     knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
     answer_models: list[AnswerModelSettings] = Field(default_factory=list)

@@ -12,6 +12,7 @@ from rag_eval_pipeline.config import load_settings
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline_tests.support.cli import in_process, rag_eval
+from rag_eval_pipeline_tests.support.docs import commands, reading_order
 from stand_ins.anthropic_api import FakeAnthropic
 
 
@@ -143,15 +144,13 @@ def test_knowledge_base_scope_all_keeps_the_index_whatever_the_sample(tmp_path, 
 
 
 def readme_commands() -> list[list[str]]:
-    """Every `rag-eval` command of the README's code blocks, as the words a shell would pass."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    commands = []
-    for block in readme.split("```")[1::2]:
-        for line in block.replace("\\\n", " ").splitlines():
-            if ".venv/bin/rag-eval " in line:
-                words = line.split(".venv/bin/rag-eval ", 1)[1].split("#", 1)[0].split()
-                commands.append([w for w in words if w != "&"])  # started in the background
-    return commands
+    """Every `rag-eval` command of the README's and the docs pages' code blocks, in reading order
+    (the README, then the pages as the docs index lists them), as the words a shell would pass."""
+    return [
+        words[1:]
+        for page in reading_order()
+        for words in commands(page.read_text(), (".venv/bin/rag-eval ",))
+    ]
 
 
 @pytest.mark.slow  # the real local model answers and judges, Claude answers 150 cases
@@ -163,14 +162,16 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
     needs the user's own files (test_custom_data.py)."""
     commands = readme_commands()
     assert [c[0] for c in commands if c[0] != "--config"] == [
-        "run",
-        "run",
+        "run",  # README: the quickstart
+        "run",  # and with Claude
+        "models",  # answer models: add, list, remove
         "models",
         "models",
-        "models",
+        "run",  # the real local model answers
+        "run",  # and judges
+        "plan",  # judges and statistics
         "plan",
-        "plan",
-        "review",
+        "review",  # human review
         "review",  # the test labels the exported queue where the browser would save it
         "ui",  # serves until stopped: driven in the browser by ui/test_dagster_ui.py
         "explain",
@@ -180,9 +181,7 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
         "gate",
         "run",  # the CI example with Claude
         "gate",
-        "run",
-        "run",
-        "ui",
+        "ui",  # scaling out
         "backfill",  # no daemon here: said, then evaluated in this process
         "run",  # the PostgreSQL example, here on the test's instance (on PostgreSQL, with its
         "ui",  # UI: faults/test_team_deployment.py)
@@ -317,7 +316,7 @@ def test_small_mistakes_get_a_clear_line(tmp_path, capsys, evaluated):
 
 
 def test_every_rag_eval_command_of_the_readme_is_valid():
-    """Each `rag-eval` command of the README parses with the real parser."""
+    """Each `rag-eval` command of the README and the docs parses with the real parser."""
     commands = readme_commands()
     assert len(commands) >= 10
     parser = cli.build_parser()

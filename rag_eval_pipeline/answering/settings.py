@@ -4,9 +4,10 @@ the one type the configuration validates against."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from rag_eval_pipeline.answering.spec import check_name
+from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.llm.providers import LLM_PROVIDERS
 from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
 
@@ -18,11 +19,9 @@ HTTP, PYTHON, FILE = "http", "python", "file"
 AGENT_PROVIDERS = (HTTP, PYTHON, FILE)
 
 
-class NamedEntry(BaseModel):
+class NamedEntry(Strict):
     """What every named answer model has: a name that is its partition key (storage paths are
     built from it, so the grammar is strict) and its provider."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str
     provider: str

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.generation.spec import (
     DEFAULT_CASES,
     DEFAULT_GENERATOR,
@@ -23,9 +24,7 @@ from rag_eval_pipeline.llm.providers import parse_llm_name
 ALL_TYPES = ",".join(t.value for t in CaseType)
 
 
-class GenerationSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class GenerationSettings(Strict):
     n: int = Field(
         default=DEFAULT_CASES, ge=1, description="candidate cases to write (the kept ones are fewer)"
     )

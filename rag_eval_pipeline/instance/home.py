@@ -17,7 +17,6 @@ from pathlib import Path
 
 import dagster as dg
 
-from rag_eval_pipeline.config import StorageSettings
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, CLI_HOST_TAG, CLI_PID_TAG, PARTITION_TAG
 from rag_eval_pipeline.instance.location import (
     BACKUP_SUFFIX,
@@ -28,6 +27,7 @@ from rag_eval_pipeline.instance.location import (
     damaged_history,
     says_postgres,
 )
+from rag_eval_pipeline.storage.settings import StorageSettings
 
 CREATION_LOCK = ".rag-eval-instance.lock"
 RUN_MONITORING = (

@@ -6,15 +6,15 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from rag_eval_pipeline.common.settings import Strict
 
 # a custom metric's name becomes a column, a Prometheus label value and a report header
 _METRIC_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 
 
-class _CustomMetric(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class _CustomMetric(Strict):
     name: str
     reference_free: bool = Field(
         default=False,

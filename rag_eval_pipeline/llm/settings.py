@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from rag_eval_pipeline.common.settings import Strict
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class _Section(Strict):
     timeout_s: float = Field(default=60.0, gt=0, description="seconds one attempt may wait for bytes")
     max_retries: int = Field(default=4, ge=0, description="retries per call: 429 honours retry-after")
     call_deadline_s: float | None = Field(
@@ -62,17 +62,15 @@ class LocalLLMSettings(_Section):
     threads: int | None = Field(default=None, ge=1, description="None: every core")
 
 
-class CacheSettings(BaseModel):
+class CacheSettings(Strict):
     """The content-addressed response cache every LLM call goes through."""
-
-    model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
     refresh: bool = Field(default=False, description="ask every call again (new answers still enter it)")
     folder: str | None = Field(default=None, description="None: <DAGSTER_HOME>/storage/llm_cache")
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(Strict):
     """What the provider table reads: every provider's section, the cache and the limit on calls
     in flight (per provider, shared by every run of the instance)."""
 

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.metrics.bounds import Bound
 
 CONFIDENCE = 0.95
@@ -36,10 +37,8 @@ class IntervalMethod(str, Enum):
     BCA = "bca"
 
 
-class StatisticsSettings(BaseModel):
+class StatisticsSettings(Strict):
     """How means and comparisons are reported (docs: Judges and statistics)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     interval_method: IntervalMethod = IntervalMethod.CLOPPER_PEARSON
     significance_level: float = Field(default=SIGNIFICANCE, gt=0, lt=1)
@@ -82,11 +81,9 @@ def parse_gate(key: str, threshold: float, bound: Bound | str = Bound.MEAN, judg
     return Gate(parts[-1], float(threshold), parts[0] if len(parts) == 2 else judge, group, Bound(bound))
 
 
-class ThresholdSettings(BaseModel):
+class ThresholdSettings(Strict):
     """A threshold with its bound, as a configuration file writes it: ``lower`` passes only when
     the 95% interval's lower end clears it (a release gate); ``mean`` when the mean does."""
-
-    model_config = ConfigDict(extra="forbid")
 
     min: float = Field(ge=0, le=1)
     bound: Bound = Bound.MEAN

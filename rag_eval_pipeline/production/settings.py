@@ -8,17 +8,14 @@ import datetime as dt
 from typing import Annotated, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from rag_eval_pipeline.answering.agents.mapping import compile_path
+from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings, checked_thresholds, gates_of
 
 DEFAULT_THRESHOLDS = {"faithfulness": 0.8}  # the staged strategy's production bar
 DEFAULT_START_DATE = "2026-01-01"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 def _compiles(path: str | None) -> str | None:
@@ -27,7 +24,7 @@ def _compiles(path: str | None) -> str | None:
     return path
 
 
-class LogColumns(_Strict):
+class LogColumns(Strict):
     """Where each field is in a row of a log: a column name, or a JSONPath into the row
     (``retrieved[*].content``). The first four are required of every row; a path for an
     optional field that finds nothing leaves that field absent."""
@@ -49,7 +46,7 @@ class LogColumns(_Strict):
         return _compiles(path)
 
 
-class LogsSource(_Strict):
+class LogsSource(Strict):
     """A folder (or one file) of interaction logs: JSONL or parquet rows, read through ``columns``."""
 
     kind: Literal["logs"] = "logs"
@@ -57,7 +54,7 @@ class LogsSource(_Strict):
     columns: LogColumns = LogColumns()
 
 
-class SpanFields(_Strict):
+class SpanFields(Strict):
     """Where the optional fields are among a trace's root-span attributes (OpenInference puts
     user metadata in ``metadata``, a JSON object): JSONPaths into the attributes, then into
     the resource's (``service.version``)."""
@@ -72,7 +69,7 @@ class SpanFields(_Strict):
         return _compiles(path)
 
 
-class PhoenixSource(_Strict):
+class PhoenixSource(Strict):
     """A Phoenix project: the root spans of the agent's traces through Phoenix's REST API,
     question and answer from ``input.value`` / ``output.value``, contexts from its retriever
     spans' ``retrieval.documents`` (OpenInference)."""
@@ -84,7 +81,7 @@ class PhoenixSource(_Strict):
     fields: SpanFields = SpanFields()
 
 
-class SpansSource(_Strict):
+class SpansSource(Strict):
     """Files of exported spans in the same shape: OTLP/JSON (``resourceSpans``, one export per
     file or per line) or Phoenix's span JSON (``{"data": [spans]}`` or a list of spans)."""
 
@@ -98,7 +95,7 @@ SOURCE_TAGS = tuple(s.model_fields["kind"].default for s in SOURCE_SETTINGS)  # 
 ProductionSource = Annotated[LogsSource | PhoenixSource | SpansSource, Field(discriminator="kind")]
 
 
-class ProductionFilters(_Strict):
+class ProductionFilters(Strict):
     """Which interactions may be sampled: every one by default."""
 
     agent_versions: list[str] | None = Field(default=None, description="keep these agent versions only")
@@ -108,7 +105,7 @@ class ProductionFilters(_Strict):
     )
 
 
-class ProductionSettings(_Strict):
+class ProductionSettings(Strict):
     """Score a seeded random sample of each day's real traffic with reference-free judges,
     hold each day to thresholds, and watch the trend."""
 

@@ -1,5 +1,5 @@
-"""The README's "Evaluate your own agent" example, command for command: the example agent as a
-service, its answers exported, `agents check`, and the run whose table the README shows."""
+"""The "Evaluate your own agent" page's example, command for command: the example agent as a
+service, its answers exported, `agents check`, and the run whose table the page shows."""
 
 import subprocess
 import sys
@@ -10,27 +10,19 @@ import pytest
 from rag_eval_pipeline_tests.support import REPO_ROOT
 from rag_eval_pipeline_tests.support.agent import agent_service
 from rag_eval_pipeline_tests.support.cli import rag_eval
+from rag_eval_pipeline_tests.support.docs import DOCS, commands, section
 
 pytestmark = pytest.mark.slow  # four partitions of 35 questions through the installed script
 
-README = REPO_ROOT / "README.md"
+PAGE = DOCS / "agents.md"
 
 
 def _section() -> str:
-    text = README.read_text()
-    return text.split("## Evaluate your own agent", 1)[1].split("\n## ", 1)[0]
+    return section(PAGE, "Try it with the example agent")
 
 
 def _commands(section: str) -> list[list[str]]:
-    blocks = section.split("```")[1::2]
-    commands = []
-    for block in blocks:
-        for line in block.splitlines():
-            for program in (".venv/bin/rag-eval ", ".venv/bin/python "):
-                if line.startswith(program):
-                    words = line.split(program, 1)[1].split("#", 1)[0].split()
-                    commands.append([program.strip(), *[w for w in words if w != "&"]])
-    return commands
+    return commands(section)
 
 
 def test_the_readme_agent_example_runs_as_written(tmp_path):
@@ -67,7 +59,7 @@ def test_the_readme_agent_example_runs_as_written(tmp_path):
         assert run.returncode == 0, run.stderr
     printed = [line for line in run.stdout.splitlines() if line.startswith("| ")]
     shown = [line for line in section.splitlines() if line.startswith("| ")]
-    assert printed[: len(shown)] == shown and len(shown) == 5  # the README's table, row for row
+    assert printed[: len(shown)] == shown and len(shown) == 5  # the page's table, row for row
 
 
 def _environment() -> dict:

@@ -245,14 +245,14 @@ def test_a_real_local_model_generates_and_its_cases_are_checked(documents, tmp_p
     assert "| all | 4 | 4 |" in printed
 
 
-@pytest.mark.slow  # 100 cases through the CLI, the README's walk-through beside the test above
+@pytest.mark.slow  # 100 cases through the CLI, the data page's walk-through beside the test above
 def test_the_readme_generation_commands_run_as_written(shared_hotpotqa, tmp_path, capsys, monkeypatch):
-    """The README's "No questions yet? Generate them", command for command, in a project folder
+    """The data page's "No questions yet? Generate them", command for command, in a project folder
     with its documents, against the tests' server (whose generator writes every kind of case)."""
-    from rag_eval_pipeline_tests.support import REPO_ROOT
+    from rag_eval_pipeline_tests.support.docs import DOCS
+    from rag_eval_pipeline_tests.support.docs import section as page_section
 
-    section = (REPO_ROOT / "README.md").read_text().split("## No questions yet? Generate them", 1)[1]
-    section = section.split("\n## ", 1)[0]
+    section = page_section(DOCS / "your-data.md", "No questions yet? Generate them")
     commands = [
         line.split(".venv/bin/rag-eval ", 1)[1].split()
         for block in section.split("```")[1::2]

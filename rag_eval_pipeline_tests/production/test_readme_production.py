@@ -1,5 +1,5 @@
-"""The README's "Production sampling" example, command for command: the example agent's traffic
-written, `production run` printing the day the README shows row for row (and exiting 1 on it),
+"""The production page's example, command for command: the example agent's traffic
+written, `production run` printing the day the page shows row for row (and exiting 1 on it),
 `promote` and the regression run over what it wrote."""
 
 import subprocess
@@ -9,25 +9,18 @@ import pytest
 
 from rag_eval_pipeline_tests.support import REPO_ROOT
 from rag_eval_pipeline_tests.support.cli import in_process
-
-README = REPO_ROOT / "README.md"
+from rag_eval_pipeline_tests.support.docs import DOCS, commands, section
 
 
 def _section() -> str:
-    return README.read_text().split("## Production sampling", 1)[1].split("\n## ", 1)[0]
+    return section(DOCS / "production.md", "Production sampling")
 
 
-def _commands(section: str) -> list[list[str]]:
-    commands = []
-    for block in section.split("```")[1::2]:
-        for line in block.splitlines():
-            for program in (".venv/bin/rag-eval ", ".venv/bin/python "):
-                if line.startswith(program):
-                    commands.append([program.strip(), *line.split(program, 1)[1].split("#", 1)[0].split()])
-    return commands
+def _commands(text: str) -> list[list[str]]:
+    return commands(text)
 
 
-@pytest.mark.slow  # the example agent's three days through the CLI, as the README walks them
+@pytest.mark.slow  # the example agent's three days through the CLI, as the production page walks them
 def test_the_readme_production_example_runs_as_written(tmp_path, capsys):
     section = _section()
     commands = _commands(section)

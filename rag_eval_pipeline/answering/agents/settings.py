@@ -9,21 +9,20 @@ import re
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from rag_eval_pipeline.answering.agents.mapping import ResponseMapping, compile_path
 from rag_eval_pipeline.answering.settings import FILE, HTTP, PYTHON, NamedEntry
+from rag_eval_pipeline.common.settings import Strict
 
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-class MappingSettings(BaseModel):
+class MappingSettings(Strict):
     """Where each field of a reply is found: a JSONPath into the agent's response (or into a row
     of an answers file). ``contexts`` may be left out only for an agent that returns none; the
     retrieval metrics are then absent (not 0)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     answer: str = "$.answer"
     contexts: str | None = Field(default="$.contexts", description="the texts the agent answered from")

@@ -1,0 +1,69 @@
+"""What the configuration says about the knowledge base: its backend, its scope, vectors and the
+Elasticsearch cluster, resolved once into a ``KnowledgeBaseSpec``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from rag_eval_pipeline.common.settings import Strict
+from rag_eval_pipeline.retrieval.base import Backend
+from rag_eval_pipeline.retrieval.spec import EsIndexNames, KnowledgeBaseSpec, VectorSearch
+
+
+class EsIndexNamesSettings(Strict):
+    knowledge_base: str = EsIndexNames.knowledge_base  # an alias over versioned indices
+    judgement_list: str = EsIndexNames.judgement_list
+    eval_results: str = EsIndexNames.eval_results
+
+
+class ElasticsearchSettings(Strict):
+    """The cluster (``knowledge_base.backend: elasticsearch``); credentials stay in the
+    environment. ``url`` and ``cloud_id`` unset: ELASTICSEARCH_URL / ELASTICSEARCH_CLOUD_ID."""
+
+    url: str | None = None
+    cloud_id: str | None = None
+    verify_certs: bool = True
+    ca_certs: str | None = None
+    index_names: EsIndexNamesSettings = EsIndexNamesSettings()
+    inference_id: str | None = None
+    max_error_share: float = Field(default=0.0, ge=0, le=1)
+
+
+class KnowledgeBaseSettings(Strict):
+    backend: Backend = Field(
+        default=Backend.EMBEDDED,
+        description="the one switch: embedded (an index on disk) or elasticsearch (ELASTICSEARCH_URL "
+        "or elasticsearch.url gives its address)",
+    )
+    scope: Literal["sample", "all"] = Field(
+        default="sample",
+        description="sample: the paragraphs of the evaluated questions (as in the Elastic "
+        "LLM-as-a-judge article); all: of every question of the file (harder, and the same "
+        "knowledge base whatever the sample size)",
+    )
+    embedding_model: str | None = None
+    vector_search: VectorSearch = Field(
+        default=VectorSearch.EXACT,
+        description="embedded vectors: exact, or hnsw (approximate, the [ann] extra) past a few "
+        "hundred thousand passages",
+    )
+    elasticsearch: ElasticsearchSettings = ElasticsearchSettings()
+
+    @model_validator(mode="after")
+    def _vectors_to_search(self) -> KnowledgeBaseSettings:
+        if self.vector_search is not VectorSearch.EXACT and not self.embedding_model:
+            raise ValueError(f"vector_search: {self.vector_search} needs an embedding_model (e.g. minilm)")
+        return self
+
+    def spec(self) -> KnowledgeBaseSpec:
+        es = self.elasticsearch
+        return KnowledgeBaseSpec(
+            self.backend,
+            self.embedding_model,
+            self.vector_search,
+            EsIndexNames(**es.index_names.model_dump()),
+            es.inference_id,
+            es.max_error_share,
+        )
