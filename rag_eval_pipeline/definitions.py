@@ -89,8 +89,9 @@ def elasticsearch_resource(settings: Settings) -> ElasticsearchResource | None:
     )
 
 
-def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
-    return [
+def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> dict[str, dg.UnresolvedAssetJobDefinition]:
+    """The project's jobs by name: what sensors and schedules target is looked up by name."""
+    jobs = [
         dg.define_asset_job(
             KNOWLEDGE_BASE_JOB,
             selection=dg.AssetSelection.assets(*knowledge_base_assets),
@@ -119,6 +120,7 @@ def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> list:
             description="Write a fresh review queue per evaluated answer model.",
         ),
     ]
+    return {job.name: job for job in jobs}
 
 
 def _generation(settings: Settings) -> tuple[list, list]:
@@ -238,12 +240,12 @@ def build_definitions(
             *(production.assets if production else []),
         ],
         asset_checks=[*ASSET_CHECKS, *(production.checks if production else [])],
-        jobs=[*jobs, *generation_jobs, *(production.jobs if production else [])],
-        schedules=[*_schedules(settings, jobs[0]), *_review_schedules(settings, jobs[4])],
-        sensors=[
-            *build_sensors(jobs[0], jobs[1], settings, jobs[2], jobs[3]),
-            *(production.sensors if production else []),
+        jobs=[*jobs.values(), *generation_jobs, *(production.jobs if production else [])],
+        schedules=[
+            *_schedules(settings, jobs[KNOWLEDGE_BASE_JOB]),
+            *_review_schedules(settings, jobs[REVIEW_QUEUE_JOB]),
         ],
+        sensors=[*build_sensors(jobs, settings), *(production.sensors if production else [])],
         loggers=LOGGERS,
         # a run's steps in one process: a partition run from the UI costs its compute plus a
         # few seconds instead of a process start per step (runs still get a process each)

@@ -4,6 +4,8 @@ registered answer model, new results refresh the comparison and the reports, and
 measure the judges again and correct the labelled models' summaries."""
 
 import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import dagster as dg
 
@@ -13,22 +15,31 @@ from rag_eval_pipeline.data.documents import document_versions, file_digest
 from rag_eval_pipeline.defs.assets.review import READ_FILES, label_files
 from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
+    COMPARISON_JOB,
     DOCUMENTS_REBUILD,
     DOCUMENTS_TAG,
+    EVALUATION_JOB,
     EVALUATION_STEPS,
     HUMAN_LABELS,
     JUDGE_AGREEMENT,
     JUDGE_SCORES,
     KNOWLEDGE_BASE,
+    KNOWLEDGE_BASE_JOB,
     KNOWLEDGE_BASE_RUN_TAG,
     METRIC_SUMMARY,
     MODEL_COMPARISON,
     PROFILE_TAG,
+    REVIEW_JOB,
     TRIGGER_TAG,
 )
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models
 from rag_eval_pipeline.defs.resources import DocumentsResource
 from rag_eval_pipeline.defs.run_config import evaluation_run_config
+
+if TYPE_CHECKING:  # what define_asset_job returns (not exported by dagster's top level)
+    from dagster._core.definitions.unresolved_asset_job_definition import (
+        UnresolvedAssetJobDefinition as Job,
+    )
 
 NEW_DOCUMENTS = "new_documents"
 BACKFILL_TAG = "dagster/backfill"  # the tag Dagster puts on every run of a backfill
@@ -57,20 +68,17 @@ def evaluations_after_publish(
 ) -> list[dg.RunRequest] | dg.SkipReason:
     """One evaluation run per registered model after the run ``published_by`` made a rebuilt
     knowledge base live, pinned to that snapshot (the profile's judges after a profile's
-    schedule); none when the launch that published it evaluates the models itself (rag-eval, a
-    backfill, a run that selected the evaluation assets too): one evaluation per model per
+    schedule), but none for a model the launch that published it evaluates itself (rag-eval, a
+    backfill, a run that selected a partition's evaluation too): one evaluation per model per
     knowledge base."""
     run = instance.get_run_by_id(published_by)
     tags = run.tags if run is not None else {}
     if CLI_PID_TAG in tags:
         return dg.SkipReason("published by rag-eval, which evaluates its models itself")
-    if BACKFILL_TAG in tags:
-        return dg.SkipReason(
-            f"published by backfill {tags[BACKFILL_TAG]}, which evaluates the models it selected itself"
-        )
-    selected = {key.to_user_string() for key in (run.asset_selection or set())} if run is not None else set()
-    if selected & set(EVALUATION_STEPS):
-        return dg.SkipReason("the launch that rebuilt it evaluates the models too")
+    evaluated = evaluated_by_launch(instance, run) if run is not None else frozenset()
+    partitions = [] if evaluated is ALL else [p for p in registered_models(instance) if p not in evaluated]
+    if not partitions:
+        return dg.SkipReason("the launch that rebuilt it evaluates every model on it itself")
     profile = tags.get(PROFILE_TAG)
     run_config = evaluation_run_config(settings.with_profile(profile).judges if profile else None)
     return [
@@ -84,8 +92,35 @@ def evaluations_after_publish(
                 **{k: v for k, v in tags.items() if k == DOCUMENTS_TAG and v},
             },
         )
-        for partition in registered_models(instance)
+        for partition in partitions
     ]
+
+
+ALL: frozenset[str] = frozenset({"*"})  # a launch that evaluates every model (or cannot say which)
+
+
+def evaluated_by_launch(instance: dg.DagsterInstance, run: dg.DagsterRun) -> frozenset[str]:
+    """The answer models the launch of ``run`` evaluates itself: the partition of a run that
+    selected the evaluation assets too, the partitions a backfill targets (ALL when its targets
+    cannot be read), none for a knowledge-base-only launch."""
+    if BACKFILL_TAG in run.tags:
+        backfill = instance.get_backfill(run.tags[BACKFILL_TAG])
+        if backfill is None:
+            return ALL
+        if backfill.asset_backfill_data is None:  # a job's backfill, or one stored serialized
+            return frozenset(backfill.partition_names) if backfill.partition_names else ALL
+        subsets = backfill.asset_backfill_data.target_subset.partitions_subsets_by_asset_key
+        return frozenset(
+            key
+            for step in EVALUATION_STEPS
+            if (subset := subsets.get(dg.AssetKey(step))) is not None
+            for key in subset.get_partition_keys()
+        )
+    selected = {key.to_user_string() for key in (run.asset_selection or set())}
+    if not selected & set(EVALUATION_STEPS):
+        return frozenset()
+    partition = run.tags.get("dagster/partition")
+    return frozenset({partition}) if partition else ALL
 
 
 # what a refresh of the cross-model assets follows: a summary, and the scores of a run whose gate
@@ -94,6 +129,9 @@ def evaluations_after_publish(
 # STALE in the UI, as every evaluation partition does
 REPORTS_INPUTS = (dg.AssetKey(METRIC_SUMMARY), dg.AssetKey(JUDGE_SCORES))
 REPORTS_OUTPUT = dg.AssetKey(MODEL_COMPARISON)
+# how soon after the last evaluation run of a backfill the comparison and reports are refreshed
+# (a tick reads three storage ids and counts the runs in flight: cheap at any interval)
+REPORTS_REFRESH_INTERVAL_S = 5
 
 
 def reports_refresh(
@@ -165,14 +203,27 @@ def summaries_after_labels(
     ] or dg.SkipReason("no answer model has a summary yet")
 
 
-def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, comparison_job, review_job) -> list:
+def build_sensors(jobs: "Mapping[str, Job]", settings: Settings) -> list:
+    """Every sensor of the evaluation, each targeting its job by name."""
+    return [
+        answer_models_sensor(settings),
+        new_documents_sensor(jobs[KNOWLEDGE_BASE_JOB]),
+        knowledge_base_rebuilt_sensor(jobs[EVALUATION_JOB], settings),
+        reports_refresh_sensor(jobs[COMPARISON_JOB]),
+        new_labels_sensor(jobs[REVIEW_JOB], settings),
+        labels_read_sensor(jobs[EVALUATION_JOB]),
+    ]
+
+
+def answer_models_sensor(settings: Settings) -> dg.SensorDefinition:
     @dg.sensor(
+        name="answer_models_sensor",
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Registers every answer model of the configuration file as a partition, and "
         "removes a partition no run could start on (a name outside the allowed grammar), saying why.",
     )
-    def answer_models_sensor(context: dg.SensorEvaluationContext):
+    def sensor(context: dg.SensorEvaluationContext):
         """The configuration's answer models are partitions as soon as the code location loads."""
         missing, invalid = partition_requests(
             settings.configured_models(), registered_models(context.instance)
@@ -187,63 +238,86 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
             return dg.SkipReason("every configured answer model is registered")
         return dg.SensorResult(dynamic_partitions_requests=requests)
 
+    return sensor
+
+
+def new_documents_sensor(knowledge_base_job: "Job") -> dg.SensorDefinition:
     @dg.sensor(
+        name="new_documents_sensor",
         job=knowledge_base_job,
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Rebuilds the knowledge base once per new or changed file of the documents "
         "folder (malformed files are reported and skipped).",
     )
-    def new_documents_sensor(context: dg.SensorEvaluationContext, documents: DocumentsResource):
+    def sensor(context: dg.SensorEvaluationContext, documents: DocumentsResource):
         """Watches the documents folder; a new or changed file rebuilds the knowledge base index,
         reading the folder with the asset's own rules (size limit, chunking)."""
-        cursor = json.loads(context.cursor) if context.cursor else {}
-        versions = document_versions(documents.folder)
-        changed = changed_files(versions, cursor)
-        if not changed:
-            return dg.SkipReason(f"no new or changed documents in {documents.folder}")
-        problems = documents.load().problems
-        bad = {p.split(":", 1)[0] for p in problems}
-        for problem in problems:
-            context.log.warning(f"malformed document skipped: {problem}")
-        usable = [name for name in changed if name not in bad]
-        new_cursor = json.dumps(versions, sort_keys=True)
-        if not usable:
-            return dg.SensorResult(
-                skip_reason=f"only malformed documents changed: {', '.join(changed)}", cursor=new_cursor
-            )
-        run_key = "documents:" + ",".join(f"{name}@{versions[name]}" for name in usable)
-        return dg.SensorResult(
-            run_requests=[
-                dg.RunRequest(
-                    run_key=run_key,
-                    asset_selection=[dg.AssetKey(name) for name in DOCUMENTS_REBUILD],
-                    tags={DOCUMENTS_TAG: ", ".join(usable), TRIGGER_TAG: NEW_DOCUMENTS},
-                )
-            ],
-            cursor=new_cursor,
-        )
+        return documents_rebuild(context, documents)
 
+    return sensor
+
+
+def documents_rebuild(
+    context: dg.SensorEvaluationContext, documents: DocumentsResource
+) -> dg.SensorResult | dg.SkipReason:
+    """One knowledge-base rebuild for the files that are new or changed since the cursor."""
+    cursor = json.loads(context.cursor) if context.cursor else {}
+    versions = document_versions(documents.folder)
+    changed = changed_files(versions, cursor)
+    if not changed:
+        return dg.SkipReason(f"no new or changed documents in {documents.folder}")
+    problems = documents.load().problems
+    bad = {p.split(":", 1)[0] for p in problems}
+    for problem in problems:
+        context.log.warning(f"malformed document skipped: {problem}")
+    usable = [name for name in changed if name not in bad]
+    new_cursor = json.dumps(versions, sort_keys=True)
+    if not usable:
+        return dg.SensorResult(
+            skip_reason=f"only malformed documents changed: {', '.join(changed)}", cursor=new_cursor
+        )
+    run_key = "documents:" + ",".join(f"{name}@{versions[name]}" for name in usable)
+    return dg.SensorResult(
+        run_requests=[
+            dg.RunRequest(
+                run_key=run_key,
+                asset_selection=[dg.AssetKey(name) for name in DOCUMENTS_REBUILD],
+                tags={DOCUMENTS_TAG: ", ".join(usable), TRIGGER_TAG: NEW_DOCUMENTS},
+            )
+        ],
+        cursor=new_cursor,
+    )
+
+
+def knowledge_base_rebuilt_sensor(evaluation_job: "Job", settings: Settings) -> dg.AssetSensorDefinition:
     @dg.asset_sensor(
+        name="knowledge_base_rebuilt_sensor",
         asset_key=dg.AssetKey(KNOWLEDGE_BASE),
         job=evaluation_job,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="When a rebuilt knowledge base is published, from any launch (documents sensor, "
-        "schedule, the UI's catalog), evaluates every registered answer model again on it (one run "
-        "per partition), with the profile's judges after a profile's schedule.",
+        description="When a rebuilt knowledge base is published by a launch that does not evaluate "
+        "the models itself (documents sensor, schedule, the UI's catalog), evaluates every "
+        "registered answer model again on it (one run per partition), with the profile's judges "
+        "after a profile's schedule.",
     )
-    def knowledge_base_rebuilt_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
+    def sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
         return evaluations_after_publish(context.instance, asset_event.run_id, settings)
 
+    return sensor
+
+
+def reports_refresh_sensor(comparison_job: "Job") -> dg.SensorDefinition:
     @dg.sensor(
+        name="reports_refresh_sensor",
         job=comparison_job,
-        minimum_interval_seconds=30,
+        minimum_interval_seconds=REPORTS_REFRESH_INTERVAL_S,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Refreshes model_comparison, the paired comparison, judge validation, the report "
         "and the Prometheus metrics after new results (one run after a backfill ends); it compares "
         "stored history, so it catches up after being off.",
     )
-    def reports_refresh_sensor(context: dg.SensorEvaluationContext):
+    def sensor(context: dg.SensorEvaluationContext):
         """Keeps the cross-model assets current with the partitions' results: new summaries, a
         failed gate's scores, a rebuilt knowledge base.
 
@@ -260,36 +334,54 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
             max(latest_inputs, default=None), _latest_storage_id(instance, REPORTS_OUTPUT), busy
         )
 
+    return sensor
+
+
+def new_labels_sensor(review_job: "Job", settings: Settings) -> dg.SensorDefinition:
     @dg.sensor(
+        name="new_labels_sensor",
         job=review_job,
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Reads the human labels again when a label file is dropped into (or changed "
         "in) the review folder's labels/, and measures every judge against them.",
     )
-    def new_labels_sensor(context: dg.SensorEvaluationContext):
-        """Watches ``<review folder>/labels``: each new or changed file, once."""
-        folder = settings.review.labels_folder
-        cursor = json.loads(context.cursor) if context.cursor else {}
-        versions = {path.name: file_digest(path) for path in label_files(folder)}
-        unseen = changed_files(versions, cursor)
-        read = labels_read(context.instance)
-        changed = [name for name in unseen if read.get(name) != versions[name]]
-        if not changed:
-            said = f"no new or changed label files in {folder} (each read as it is)"
-            new_cursor = json.dumps(versions, sort_keys=True)
-            return dg.SensorResult(skip_reason=said, cursor=new_cursor) if unseen else dg.SkipReason(said)
-        return dg.SensorResult(
-            run_requests=[
-                dg.RunRequest(
-                    run_key="labels:" + ",".join(f"{name}@{versions[name]}" for name in changed),
-                    tags={TRIGGER_TAG: NEW_LABELS},
-                )
-            ],
-            cursor=json.dumps(versions, sort_keys=True),
-        )
+    def sensor(context: dg.SensorEvaluationContext):
+        """Watches ``<review folder>/labels``: each new or changed file, once, whoever read it."""
+        return labels_to_read(context, settings)
 
+    return sensor
+
+
+def labels_to_read(
+    context: dg.SensorEvaluationContext, settings: Settings
+) -> dg.SensorResult | dg.SkipReason:
+    """A read of the labels when a file is new or changed since the cursor and since the latest
+    read (`rag-eval review import` reads what it copies there)."""
+    folder = settings.review.labels_folder
+    cursor = json.loads(context.cursor) if context.cursor else {}
+    versions = {path.name: file_digest(path) for path in label_files(folder)}
+    unseen = changed_files(versions, cursor)
+    read = labels_read(context.instance)
+    changed = [name for name in unseen if read.get(name) != versions[name]]
+    if not changed:
+        said = f"no new or changed label files in {folder} (each read as it is)"
+        new_cursor = json.dumps(versions, sort_keys=True)
+        return dg.SensorResult(skip_reason=said, cursor=new_cursor) if unseen else dg.SkipReason(said)
+    return dg.SensorResult(
+        run_requests=[
+            dg.RunRequest(
+                run_key="labels:" + ",".join(f"{name}@{versions[name]}" for name in changed),
+                tags={TRIGGER_TAG: NEW_LABELS},
+            )
+        ],
+        cursor=json.dumps(versions, sort_keys=True),
+    )
+
+
+def labels_read_sensor(evaluation_job: "Job") -> dg.AssetSensorDefinition:
     @dg.asset_sensor(
+        name="labels_read_sensor",
         asset_key=dg.AssetKey(JUDGE_AGREEMENT),
         job=evaluation_job,
         default_status=dg.DefaultSensorStatus.RUNNING,
@@ -297,14 +389,7 @@ def build_sensors(knowledge_base_job, evaluation_job, settings: Settings, compar
         "model again: its judges' means corrected by the labels, and their flags (the reports "
         "then refresh).",
     )
-    def labels_read_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
+    def sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
         return summaries_after_labels(context.instance, asset_event)
 
-    return [
-        answer_models_sensor,
-        new_documents_sensor,
-        knowledge_base_rebuilt_sensor,
-        reports_refresh_sensor,
-        new_labels_sensor,
-        labels_read_sensor,
-    ]
+    return sensor

@@ -1,9 +1,11 @@
 """Sensor ticks against a temporary documents folder and a real instance."""
 
 import json
+import time
 
 import dagster as dg
 import pytest
+from dagster._core.execution.backfill import PartitionBackfill
 
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import ProfileSettings, Settings
@@ -11,6 +13,7 @@ from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     DOCUMENTS_TAG,
+    EVALUATION_STEPS,
     KNOWLEDGE_BASE_RUN_TAG,
     PROFILE_TAG,
     TRIGGER_TAG,
@@ -107,13 +110,36 @@ def test_new_documents_rebuild_then_every_partition_is_re_evaluated(
         skipped = evaluations_after_publish(instance, cli_run.run_id, Settings())
         assert isinstance(skipped, dg.SkipReason) and "evaluates its models itself" in skipped.skip_message
 
-        # nor one published by a backfill (the UI's "Materialize all"): its runs evaluate the
-        # models; a second evaluation of each would be the same work twice
+        # nor, by a backfill (the UI's "Materialize all" over partitions), the models it targets:
+        # their runs in it evaluate them; a second evaluation of each would be the same work twice
+        backfill = PartitionBackfill.from_asset_partitions(
+            backfill_id="abc",
+            asset_graph=defs.resolve_asset_graph(),
+            partition_names=["oracle"],
+            asset_selection=[dg.AssetKey(step) for step in EVALUATION_STEPS],
+            backfill_timestamp=time.time(),
+            tags={},
+            dynamic_partitions_store=instance,
+            all_partitions=False,
+            title=None,
+            description=None,
+            run_config=None,
+        )
+        instance.add_backfill(backfill)
         in_backfill = kb.execute_in_process(
             instance=instance, asset_selection=list(request.asset_selection), tags={"dagster/backfill": "abc"}
         )
-        skipped = evaluations_after_publish(instance, in_backfill.run_id, Settings())
-        assert isinstance(skipped, dg.SkipReason) and "backfill abc" in skipped.skip_message
+        requests = evaluations_after_publish(instance, in_backfill.run_id, Settings())
+        assert [r.partition_key for r in requests] == ["null"]  # the model the backfill left out
+
+        # nor by one run that selected a partition's evaluation too ("Materialize all" with one
+        # partition chosen): that model, not the others
+        everything = [*request.asset_selection, *(dg.AssetKey(step) for step in EVALUATION_STEPS)]
+        one = defs.resolve_implicit_global_asset_job_def().execute_in_process(
+            instance=instance, asset_selection=everything, partition_key="null", raise_on_error=False
+        )
+        requests = evaluations_after_publish(instance, one.run_id, Settings())
+        assert [r.partition_key for r in requests] == ["oracle"]
 
 
 def test_a_scheduled_profile_re_evaluates_with_its_own_judges(shared_hotpotqa, tmp_path):
