@@ -84,11 +84,23 @@ def production_days(settings: Settings) -> dg.DailyPartitionsDefinition:
 
 
 def build_production(settings: Settings) -> ProductionDefinitions:
-    """The production assets, their check, the two jobs and the sensor that watches the sources."""
+    """The production assets, their check, the two jobs and the sensors: a day's assets and its
+    check are partitioned by day from ``production.start_date``, the trend and report read every
+    day."""
     production = settings.production
     assert production is not None
     days = production_days(settings)
+    summary = _summary(days)
+    day_job, report_job = _jobs(days)
+    return ProductionDefinitions(
+        [_interactions(days), _sample(days), _scores(days), summary, production_trend, production_report],
+        [_quality_gates(summary, days)],
+        [day_job, report_job],
+        [_logs_sensor(day_job, days, production.sensor_interval_s), REPORTS_AUTOMATION],
+    )
 
+
+def _interactions(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
     @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
     def production_interactions(
         context: dg.AssetExecutionContext, production_sources: ProductionResource
@@ -104,6 +116,10 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         context.set_data_version(context.asset_key, dg.DataVersion(digest))  # same rows: nothing stale
         return read.frame
 
+    return production_interactions
+
+
+def _sample(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
     @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
     def production_sample(
         context: dg.AssetExecutionContext, production_interactions: pd.DataFrame, settings: SettingsResource
@@ -119,6 +135,10 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         context.add_output_metadata(sample_metadata(production_interactions, kept, sample, chosen))
         return sample
 
+    return production_sample
+
+
+def _scores(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
     @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
     def production_scores(
         context: dg.AssetExecutionContext,
@@ -167,6 +187,10 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         )
         return scores
 
+    return production_scores
+
+
+def _summary(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
     @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
     def production_summary(
         context: dg.AssetExecutionContext, production_scores: pd.DataFrame, settings: SettingsResource
@@ -182,6 +206,12 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         )
         return summary
 
+    return production_summary
+
+
+def _quality_gates(
+    production_summary: dg.AssetsDefinition, days: dg.DailyPartitionsDefinition
+) -> dg.AssetChecksDefinition:
     @dg.asset_check(asset=production_summary, name="quality_gates", partitions_def=days, blocking=True)
     def production_summary_quality_gates(
         context: dg.AssetCheckExecutionContext, production_summary: pd.DataFrame, settings: SettingsResource
@@ -200,76 +230,84 @@ def build_production(settings: Settings) -> ProductionDefinitions:
             metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)))},
         )
 
-    every_day = {"allow_missing_partitions": True, FAN_IN: True}
+    return production_summary_quality_gates
 
-    @dg.asset(
-        group_name=PRODUCTION,
-        ins={PRODUCTION_SUMMARY: dg.AssetIn(metadata=every_day)},
-        code_version="1",
-        automation_condition=AFTER_ANY_DAY,
+
+EVERY_DAY = {"allow_missing_partitions": True, FAN_IN: True}  # a fan-in over the scored days
+
+
+@dg.asset(
+    group_name=PRODUCTION,
+    ins={PRODUCTION_SUMMARY: dg.AssetIn(metadata=EVERY_DAY)},
+    code_version="1",
+    automation_condition=AFTER_ANY_DAY,
+)
+def production_trend(
+    context: dg.AssetExecutionContext,
+    production_summary: dict[str, pd.DataFrame],
+    settings: SettingsResource,
+    monitoring: MonitoringResource,
+) -> pd.DataFrame:
+    """Every scored day's means with their intervals, per judge, metric and agent version,
+    against its threshold; published as ``rag_eval_production_score{metric,judge,
+    agent_version,day}`` for Prometheus."""
+    statistics = settings.settings.statistics
+    gates = settings.settings.production.gates()
+    results = {day: day_gates(s, gates, statistics.min_cases) for day, s in production_summary.items()}
+    trend = trend_rows(production_summary, results)
+    path = monitoring.publish(production_exposition(trend), PRODUCTION)
+    failing = sorted({d for d, r in results.items() if any(not g.passed for g in r)})
+    context.add_output_metadata(
+        {
+            "days": len(production_summary),
+            "days_failing": ", ".join(failing) or "none",
+            "textfile": dg.MetadataValue.path(path),
+            "trend": dg.MetadataValue.md(to_markdown(trend[trend["agent_version"] == "all"])),
+        }
     )
-    def production_trend(
-        context: dg.AssetExecutionContext,
-        production_summary: dict[str, pd.DataFrame],
-        settings: SettingsResource,
-        monitoring: MonitoringResource,
-    ) -> pd.DataFrame:
-        """Every scored day's means with their intervals, per judge, metric and agent version,
-        against its threshold; published as ``rag_eval_production_score{metric,judge,
-        agent_version,day}`` for Prometheus."""
-        statistics = settings.settings.statistics
-        gates = settings.settings.production.gates()
-        results = {day: day_gates(s, gates, statistics.min_cases) for day, s in production_summary.items()}
-        trend = trend_rows(production_summary, results)
-        path = monitoring.publish(production_exposition(trend), PRODUCTION)
-        failing = sorted({d for d, r in results.items() if any(not g.passed for g in r)})
-        context.add_output_metadata(
-            {
-                "days": len(production_summary),
-                "days_failing": ", ".join(failing) or "none",
-                "textfile": dg.MetadataValue.path(path),
-                "trend": dg.MetadataValue.md(to_markdown(trend[trend["agent_version"] == "all"])),
-            }
-        )
-        return trend
+    return trend
 
-    @dg.asset(
-        group_name=PRODUCTION,
-        ins={
-            PRODUCTION_SCORES: dg.AssetIn(metadata=every_day),
-            PRODUCTION_SAMPLE: dg.AssetIn(metadata=every_day),
-        },
-        code_version="1",
-        automation_condition=AFTER_ANY_DAY,
+
+@dg.asset(
+    group_name=PRODUCTION,
+    ins={
+        PRODUCTION_SCORES: dg.AssetIn(metadata=EVERY_DAY),
+        PRODUCTION_SAMPLE: dg.AssetIn(metadata=EVERY_DAY),
+    },
+    code_version="1",
+    automation_condition=AFTER_ANY_DAY,
+)
+def production_report(
+    context: dg.AssetExecutionContext,
+    production_trend: pd.DataFrame,
+    production_scores: dict[str, pd.DataFrame],
+    production_sample: dict[str, pd.DataFrame],
+    settings: SettingsResource,
+) -> HtmlDocument:
+    """One self-contained HTML page: each metric day by day with intervals and its threshold,
+    per agent version, the days that failed and their cost, the latest day's worst cases."""
+    latest = max(production_scores) if production_scores else None
+    worst = (
+        worst_production_cases(production_scores[latest], production_sample.get(latest))
+        if latest
+        else pd.DataFrame()
     )
-    def production_report(
-        context: dg.AssetExecutionContext,
-        production_trend: pd.DataFrame,
-        production_scores: dict[str, pd.DataFrame],
-        production_sample: dict[str, pd.DataFrame],
-        settings: SettingsResource,
-    ) -> HtmlDocument:
-        """One self-contained HTML page: each metric day by day with intervals and its threshold,
-        per agent version, the days that failed and their cost, the latest day's worst cases."""
-        latest = max(production_scores) if production_scores else None
-        worst = (
-            worst_production_cases(production_scores[latest], production_sample.get(latest))
-            if latest
-            else pd.DataFrame()
-        )
-        notes = [f"sources: {', '.join(source_name(s) for s in settings.settings.production.sources)}"]
-        served = settings.settings.ui.reports_url
-        context.add_output_metadata(
-            {
-                "days": int(production_trend["day"].nunique()) if len(production_trend) else 0,
-                "report": dg.MetadataValue.url(f"{served}/{PRODUCTION_REPORT}.html"),
-                "this_report": dg.MetadataValue.url(
-                    f"{served}/{HISTORY}/{PRODUCTION_REPORT}/{context.run_id}.html"
-                ),
-            }
-        )
-        return HtmlDocument(render_production_report(production_trend, worst, notes))
+    notes = [f"sources: {', '.join(source_name(s) for s in settings.settings.production.sources)}"]
+    served = settings.settings.ui.reports_url
+    context.add_output_metadata(
+        {
+            "days": int(production_trend["day"].nunique()) if len(production_trend) else 0,
+            "report": dg.MetadataValue.url(f"{served}/{PRODUCTION_REPORT}.html"),
+            "this_report": dg.MetadataValue.url(
+                f"{served}/{HISTORY}/{PRODUCTION_REPORT}/{context.run_id}.html"
+            ),
+        }
+    )
+    return HtmlDocument(render_production_report(production_trend, worst, notes))
 
+
+def _jobs(days: dg.DailyPartitionsDefinition) -> tuple:
+    """One day's job (read, sample, score, summarize) and the trend's."""
     day_job = dg.define_asset_job(
         PRODUCTION_JOB,
         selection=dg.AssetSelection.assets(*PRODUCTION_DAY),
@@ -281,10 +319,13 @@ def build_production(settings: Settings) -> ProductionDefinitions:
         selection=dg.AssetSelection.assets(PRODUCTION_TREND, PRODUCTION_REPORT),
         description="The trend across days, its report and Prometheus series.",
     )
+    return day_job, report_job
 
+
+def _logs_sensor(day_job, days: dg.DailyPartitionsDefinition, interval_s: float) -> dg.SensorDefinition:
     @dg.sensor(
         job=day_job,
-        minimum_interval_seconds=production.sensor_interval_s,
+        minimum_interval_seconds=interval_s,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Materializes a day of production traffic when its rows arrive in a source, and "
         "again when late rows change it (only that day).",
@@ -292,25 +333,15 @@ def build_production(settings: Settings) -> ProductionDefinitions:
     def production_logs_sensor(context: dg.SensorEvaluationContext, production_sources: ProductionResource):
         return day_requests(context, production_sources, days)
 
-    automation = dg.AutomationConditionSensorDefinition(
-        "production_reports_sensor",
-        target=dg.AssetSelection.assets(PRODUCTION_TREND, PRODUCTION_REPORT),
-        default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Refreshes the production trend and report after any day is scored.",
-    )
-    return ProductionDefinitions(
-        [
-            production_interactions,
-            production_sample,
-            production_scores,
-            production_summary,
-            production_trend,
-            production_report,
-        ],
-        [production_summary_quality_gates],
-        [day_job, report_job],
-        [production_logs_sensor, automation],
-    )
+    return production_logs_sensor
+
+
+REPORTS_AUTOMATION = dg.AutomationConditionSensorDefinition(
+    "production_reports_sensor",
+    target=dg.AssetSelection.assets(PRODUCTION_TREND, PRODUCTION_REPORT),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Refreshes the production trend and report after any day is scored.",
+)
 
 
 DATA_VERSION_TAG = "dagster/data_version"  # where Dagster records a materialization's data version
