@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt as err:
         return _stopped(err)
-    except Exception as err:
+    except BaseException as err:  # Dagster's interrupt is a BaseException, as KeyboardInterrupt is
         if _interrupted_by_dagster(err):
             return _stopped(err)
         raise

@@ -45,7 +45,8 @@ def local_registered_models(explicit: str | None = None) -> list[str] | None:
     """The registered answer models of a local instance rag-eval set up (its own dagster.yaml,
     SQLite in the home), in the order they were added, as Dagster lists them; None where only
     Dagster can say (PostgreSQL, a team's own storage settings, an index not created yet or
-    unreadable): the caller opens the instance then. A damaged history file is refused, as
+    unreadable) or where a run is unfinished (its process may be dead, and opening the instance
+    marks it failed): the caller opens the instance then. A damaged history file is refused, as
     opening the instance would refuse it."""
     home = dagster_home_path(explicit)
     try:
@@ -62,6 +63,8 @@ def local_registered_models(explicit: str | None = None) -> list[str] | None:
     if damaged:
         raise DamagedHistoryError("; ".join(damaged))
     try:
+        if _has_unfinished_runs(home / HISTORY_FILES[0]):
+            return None
         with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=5)) as db:
             rows = db.execute(
                 "SELECT partition FROM dynamic_partitions WHERE partitions_def_name = ? ORDER BY id",
@@ -70,6 +73,19 @@ def local_registered_models(explicit: str | None = None) -> list[str] | None:
     except sqlite3.Error:  # no such table yet, damaged, or locked: Dagster opens it and says so
         return None
     return [row[0] for row in rows]
+
+
+# the statuses of a run not finished (Dagster's DagsterRunStatus values)
+UNFINISHED_STATUSES = ("NOT_STARTED", "QUEUED", "STARTING", "STARTED", "CANCELING")
+
+
+def _has_unfinished_runs(runs_db: Path) -> bool:
+    if not runs_db.is_file():
+        return False
+    with contextlib.closing(sqlite3.connect(f"file:{runs_db}?mode=ro", uri=True, timeout=5)) as db:
+        marks = ", ".join("?" for _ in UNFINISHED_STATUSES)
+        query = f"SELECT 1 FROM runs WHERE status IN ({marks}) LIMIT 1"  # noqa: S608 (placeholders only)
+        return db.execute(query, UNFINISHED_STATUSES).fetchone() is not None
 
 
 # the home's SQLite files whose loss loses what the UI shows: the runs, and the asset index
