@@ -187,8 +187,8 @@ def test_a_bad_score_is_traced_from_the_asset_page(evaluated):
     assert [c.name for c in worst.schema.columns][:4] == ["qid", "question", "answer", "truth"]
     run_id = scored["path"].value.rsplit("/", 1)[1].removesuffix(".parquet")
     assert rows[0]["run"] == run_id[:8] and "passages" not in rows[0]
-    assert any(" *" in row["retrieved (* gold)"] for row in rows)
-    assert all(len(row["question"]) <= 80 and len(row["answer"]) <= 60 for row in rows)
+    assert any(row["gold read"] in ("1 of 2", "2 of 2") for row in rows)
+    assert all(len(row["question"]) <= 60 and len(row["answer"]) <= 40 for row in rows)
     full = scored[f"worst case 1: {rows[0]['qid']}"].value  # one click: the case in full
     assert "**Passages the model read**" in full and "\n1. **" in full  # what the model read
     assert f"rag-eval explain {rows[0]['qid']} --model extractive-baseline --run {run_id}" in full

@@ -101,6 +101,11 @@ def _usage_table(usage: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+# the table's text columns, clipped so that a case is a few lines tall at a laptop's width
+QUESTION_CHARS = 60
+ANSWER_CHARS = 40
+
+
 def worst_cases_table(
     partition: str,
     scores: pd.DataFrame,
@@ -108,10 +113,10 @@ def worst_cases_table(
     cases: pd.DataFrame,
     run_id: str | None = None,
 ) -> dg.TableMetadataValue | None:
-    """The lowest-correctness cases of this partition in short columns that fit a screen:
-    question, answer, truth, scores, diagnosis, the retrieved titles (gold starred), the gold
-    titles it missed, the index version and the run. Each case in full, passages and all, is
-    one click away (``worst_case_markdown``)."""
+    """The lowest-correctness cases of this partition in short columns, a case a few lines tall:
+    question, answer, truth, scores, diagnosis, how many gold passages it read, the gold titles
+    it missed, the index version and the run. Each case in full, passages and all, is one click
+    away (``worst_case_markdown``)."""
     worst = _worst(scores)
     if worst.empty:
         return None
@@ -128,18 +133,16 @@ def worst_cases_table(
             dg.TableRecord(
                 {
                     "qid": row.qid,
-                    "question": _clip(_question(row.qid, answer, truth), 80),
-                    "answer": _clip(str(answer["answer"]), 60),
-                    "truth": _clip(str(truth.loc[row.qid, "answer"]) if row.qid in truth.index else "–", 40),
+                    "question": _clip(_question(row.qid, answer, truth), QUESTION_CHARS),
+                    "answer": _clip(str(answer["answer"]), ANSWER_CHARS),
+                    "truth": _clip(str(truth.loc[row.qid, "answer"]) if row.qid in truth.index else "–", 30),
                     "judge": row.judge_id,
                     "correctness": float(row.correctness),
                     **{column: _number(getattr(row, column, None)) for column in faithfulness_columns},
                     "context_relevance": _number(getattr(row, "context_relevance", None)),
                     "diagnosis": str(row.diagnosis),
-                    "retrieved (* gold)": _clip(
-                        "; ".join(f"{t} *" if t in gold else t for t in retrieved), 120
-                    ),
-                    "missed gold": _clip("; ".join(sorted(gold - set(retrieved))) or "–", 60),
+                    "gold read": f"{len(gold & set(retrieved))} of {len(gold)}" if gold else "–",
+                    "missed gold": _clip("; ".join(sorted(gold - set(retrieved))) or "–", 40),
                     "index": str(answer.get("kb_version", "–"))[:12],
                     "run": (run_id or "–")[:8],
                 }

@@ -42,4 +42,4 @@ def test_worst_cases_of_several_judges_share_one_set_of_columns():
     by_qid = {record.data["qid"]: record.data for record in table.records}
     assert by_qid["a"]["faithfulness"] == 1.0 and by_qid["a"]["faithfulness_lexical"] is None
     assert by_qid["b"]["faithfulness"] is None and by_qid["b"]["faithfulness_lexical"] == 0.5
-    assert by_qid["b"]["missed gold"] == "t9" and by_qid["a"]["retrieved (* gold)"] == "t1 *"
+    assert by_qid["b"]["missed gold"] == "t9" and by_qid["a"]["gold read"] == "1 of 1"
