@@ -118,19 +118,8 @@ def answer_cases(
     fill every later report. ``redact`` masks the run's secrets in what is stored (a reason, an
     answer that echoes a header).
     """
-    cases = judgement_list.to_dict(orient="records")
-    questions = [(c["qid"], c["question"]) for c in cases]
     agent = model if isinstance(model, PreparedAnswerModel) else None
-    repeats = dict(agent.prepare(questions)) if agent is not None else {}
-    if retrieve is not None and spec.retrieval_mode is not None:
-        hits_per_case = retrieve([c["question"] for c in cases], spec.top_k or 0)
-    else:
-        hits_per_case = [[] for _ in cases]
-    work = [
-        (case, hits, repeat)
-        for case, hits in zip(cases, hits_per_case)
-        for repeat in range(repeats.get(case["qid"], 1))
-    ]
+    work = _work(judgement_list.to_dict(orient="records"), spec, retrieve, agent)
     if prefill is not None:
         prefill([AnswerRequest(c["qid"], c["question"], tuple(h), _reference(c), r) for c, h, r in work])
 
@@ -138,18 +127,7 @@ def answer_cases(
         case, hits, repeat = item
         request = AnswerRequest(case["qid"], case["question"], tuple(hits), _reference(case), repeat)
         started = time.perf_counter()
-        row: dict[str, Any] = {
-            "qid": case["qid"],
-            "repeat": repeat,
-            "question": case["question"],
-            "answer_config": spec.answer_config,
-            "answer_spec": spec.fingerprint,
-            "retrieval_mode": spec.retrieval_mode.value
-            if spec.retrieval_mode is not None
-            else AGENT_RETRIEVAL,
-            "top_k": spec.top_k,
-            **_contexts(hits),
-        }
+        row = _case_row(case, repeat, spec, hits)
         try:
             result = await _call(model, request)
         except FatalLLMError:
@@ -167,17 +145,7 @@ def answer_cases(
             if spec.is_agent:  # nothing came back: no contexts to judge
                 row.update(_agent_contexts(None, matcher))
         else:
-            row.update(
-                model_id=result.model_id,
-                prompt_version=result.prompt_version,
-                answer=redact(capped_answer(result.answer, max_answer_chars)),
-                answer_length=len(result.answer),
-                status="ok",
-                error=None,
-                cost_usd=result.cost_usd,
-                from_cache=result.from_cache,
-                **result.usage.to_dict(),
-            )
+            row.update(_answered(result, max_answer_chars, redact))
             if spec.is_agent:
                 row.update(_agent_contexts(result.contexts, matcher))
         row["latency_s"] = time.perf_counter() - started
@@ -188,6 +156,60 @@ def answer_cases(
     rows = run_bounded(work, one, concurrency, on_progress, agent.aclose if agent is not None else None)
     if rows and all(row["status"] != "ok" for row in rows):
         raise AllCasesFailedError(f"all {len(rows)} cases failed; the first: {rows[0]['error']}")
+    return _candidate_frame(rows)
+
+
+def _work(
+    cases: list[dict[str, Any]],
+    spec: AnswerSpec,
+    retrieve: Retriever | None,
+    agent: PreparedAnswerModel | None,
+) -> list[tuple[dict[str, Any], list[SearchHit], int]]:
+    """Each (case, the passages we retrieved for it, repeat) to answer: every case's passages
+    retrieved in one batch; an agent asked as many times as it prepared for each question."""
+    repeats = dict(agent.prepare([(c["qid"], c["question"]) for c in cases])) if agent is not None else {}
+    if retrieve is not None and spec.retrieval_mode is not None:
+        hits_per_case = retrieve([c["question"] for c in cases], spec.top_k or 0)
+    else:
+        hits_per_case = [[] for _ in cases]
+    return [
+        (case, hits, repeat)
+        for case, hits in zip(cases, hits_per_case)
+        for repeat in range(repeats.get(case["qid"], 1))
+    ]
+
+
+def _case_row(case: dict[str, Any], repeat: int, spec: AnswerSpec, hits: list[SearchHit]) -> dict[str, Any]:
+    """What a case's row says before its answer: the question, how it was answered, its passages."""
+    return {
+        "qid": case["qid"],
+        "repeat": repeat,
+        "question": case["question"],
+        "answer_config": spec.answer_config,
+        "answer_spec": spec.fingerprint,
+        "retrieval_mode": spec.retrieval_mode.value if spec.retrieval_mode is not None else AGENT_RETRIEVAL,
+        "top_k": spec.top_k,
+        **_contexts(hits),
+    }
+
+
+def _answered(result: AnswerResult, max_answer_chars: int, redact: Redactor) -> dict[str, Any]:
+    """An answer as stored: cut to ``max_answer_chars`` (its full length kept), secrets masked."""
+    return {
+        "model_id": result.model_id,
+        "prompt_version": result.prompt_version,
+        "answer": redact(capped_answer(result.answer, max_answer_chars)),
+        "answer_length": len(result.answer),
+        "status": "ok",
+        "error": None,
+        "cost_usd": result.cost_usd,
+        "from_cache": result.from_cache,
+        **result.usage.to_dict(),
+    }
+
+
+def _candidate_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The rows in the asset's columns and types (tokens whole, none of a failed call counted)."""
     frame = pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
     token_columns = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
     frame[token_columns] = frame[token_columns].fillna(0).astype("int64")

@@ -152,9 +152,52 @@ def run_evaluation(
     the registries' errors for unknown names). ``as_backfill``: the models' partitions go to the
     instance's daemon as one backfill (in this process when no daemon is running, said once)."""
     settings: Settings = _settings(defs)
-    registry = SettingsResource.from_settings(settings).answer_registry()
+    _check_and_register(settings, instance, models, dataset, judges, echo, llm_missing, cluster_problem)
+    stages = _Stages(defs, instance, verbose, echo)
+    kb_run = _rebuild_knowledge_base(stages, settings, dataset, sample, selection, seed)
+    pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run}  # every evaluation of this command reads this rebuild
+    if not instance.fetch_materializations(dg.AssetKey(JUDGE_AGREEMENT), limit=1).records:
+        # the summaries read the judges' agreement with people: measured first on a new instance
+        # (no labels yet), so the summaries record its version and stay fresh when it is
+        # measured again after them (a dependency first materialized later would make them stale)
+        stages.run("[review] labels and judge agreement (none yet)", REVIEW_JOB, {}, tags=pinned)
+    evaluated, failed = _evaluate_models(stages, models, evaluation_run_config(judges), pinned, as_backfill)
+    stages.run("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
+    return _report(stages, settings, kb_run, evaluated, failed)
+
+
+class _Stages:
+    """The runs of one command, each said as it starts and ends, their step timings kept."""
+
+    def __init__(self, defs: dg.Definitions, instance: dg.DagsterInstance, verbose: bool, echo):
+        self.defs, self.instance, self.verbose, self.echo = defs, instance, verbose, echo
+        self.steps: list[StepTiming] = []
+        self.started = time.perf_counter()
+
+    def run(self, label: str, job: str, run_config: dict, partition: str | None = None, tags=None) -> str:
+        t0 = time.perf_counter()
+        self.echo(f"{label} ...")
+        run_id, timings = execute(self.defs, self.instance, job, run_config, partition, self.verbose, tags)
+        self.steps.extend(timings)
+        self.echo(f"{label}: done in {time.perf_counter() - t0:.1f}s")
+        return run_id
+
+
+def _check_and_register(
+    settings: Settings,
+    instance: dg.DagsterInstance,
+    models: Sequence[str],
+    dataset: str | None,
+    judges: Sequence[str] | None,
+    echo: Callable[[str], None],
+    llm_missing: Callable[[LLMEndpoint], str | None],
+    cluster_problem: Callable[[], str | None],
+) -> None:
+    """Every problem found before a run starts (raised together), then the models registered."""
+    resource = SettingsResource.from_settings(settings)
+    registry = resource.answer_registry()
     answer_specs = [registry.resolve(model) for model in models]
-    judge_specs = SettingsResource.from_settings(settings).judge_registry().for_run(judges or settings.judges)
+    judge_specs = resource.judge_registry().for_run(judges or settings.judges)
     problems = preflight_problems(
         settings, dataset, registry, answer_specs, judge_specs, llm_missing, cluster_problem
     )
@@ -163,30 +206,30 @@ def run_evaluation(
     for spec in answer_specs:
         for note in registry.notes(spec):
             echo(f"note: {note}")
-    started = time.perf_counter()
     new = add_models(instance, list(models), registry.resolve)
     if new:
         echo(f"registered answer models: {', '.join(new)}")
-    steps: list[StepTiming] = []
 
-    def stage(label: str, job: str, run_config: dict, partition: str | None = None, tags=None) -> str:
-        t0 = time.perf_counter()
-        echo(f"{label} ...")
-        run_id, timings = execute(defs, instance, job, run_config, partition, verbose, tags)
-        steps.extend(timings)
-        echo(f"{label}: done in {time.perf_counter() - t0:.1f}s")
-        return run_id
 
+def _rebuild_knowledge_base(
+    stages: _Stages,
+    settings: Settings,
+    dataset: str | None,
+    sample: int | None,
+    selection: str | None,
+    seed: int | None,
+) -> str:
+    """The rebuild this command's evaluations read, with what the user should know of its cases."""
+    instance, echo = stages.instance, stages.echo
     try:
         SnapshotStore(UPath(instance.storage_directory()) / ARTIFACTS).live()
     except UnreadableLivePointerError as err:  # repaired by the rebuild below: said, not silent
         echo(f"warning: {str(err).split(': `rag-eval run`')[0]}: this run's rebuild writes it anew")
-    kb_run = stage(
+    kb_run = stages.run(
         "[knowledge base] sample, passages, index, judgement list",
         KNOWLEDGE_BASE_JOB,
         knowledge_base_run_config(dataset_source(dataset), sample, selection, seed),
     )
-    pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run}  # every evaluation of this command reads this rebuild
     asked = sample if sample is not None else settings.dataset.sample_size
     judgement = load_snapshot_asset(instance, kb_run, JUDGEMENT_LIST)
     cases = len(judgement)
@@ -199,14 +242,17 @@ def run_evaluation(
             f"note: {pending} of {cases} cases have no reference answer yet (reference_pending): what "
             "needs one (correctness, exact match, F1) is absent for them, never 0"
         )
-    if not instance.fetch_materializations(dg.AssetKey(JUDGE_AGREEMENT), limit=1).records:
-        # the summaries read the judges' agreement with people: measured first on a new instance
-        # (no labels yet), so the summaries record its version and stay fresh when it is
-        # measured again after them (a dependency first materialized later would make them stale)
-        stage("[review] labels and judge agreement (none yet)", REVIEW_JOB, {}, tags=pinned)
-    judge_config = evaluation_run_config(judges)
+    return kb_run
+
+
+def _evaluate_models(
+    stages: _Stages, models: Sequence[str], judge_config: dict, pinned: dict[str, str], as_backfill: bool
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Each model evaluated on the pinned rebuild, as a backfill the daemon runs or here one
+    after another: the run that evaluated each, and each failed model's one-line reason."""
+    instance, echo = stages.instance, stages.echo
     failed: dict[str, str] = {}
-    evaluated: dict[str, str] = {}  # model -> the run that evaluated it for this command
+    evaluated: dict[str, str] = {}
     if as_backfill and not backfill.daemon_running(instance):
         echo(
             "no Dagster daemon is running for this instance (start `rag-eval ui` on this "
@@ -215,26 +261,32 @@ def run_evaluation(
         as_backfill = False
     if as_backfill:
         t0 = time.perf_counter()
-        assets = sorted(defs.resolve_job_def(EVALUATION_JOB).asset_layer.selected_asset_keys)
+        assets = sorted(stages.defs.resolve_job_def(EVALUATION_JOB).asset_layer.selected_asset_keys)
         backfill_id = backfill.submit(
-            defs, instance, assets, models, judge_config, f"rag-eval: {', '.join(models)}", pinned
+            stages.defs, instance, assets, models, judge_config, f"rag-eval: {', '.join(models)}", pinned
         )
         echo(f"[backfill {backfill_id}] {len(models)} partitions submitted; the daemon launches their runs")
         outcomes = backfill.follow(instance, backfill_id, models, echo)
         failed.update({m: f"backfill run {o.status}" for m, o in outcomes.items() if o.status != "SUCCESS"})
         evaluated.update({m: o.run_ids[-1] for m, o in outcomes.items() if o.status == "SUCCESS"})
         echo(f"[backfill {backfill_id}]: done in {time.perf_counter() - t0:.1f}s")
-    for number, model in enumerate([] if as_backfill else models, start=1):
+        return evaluated, failed
+    for number, model in enumerate(models, start=1):
         label = f"[model {number}/{len(models)}] {model}: answer, judge, summarize"
         try:
-            evaluated[model] = stage(label, EVALUATION_JOB, judge_config, partition=model, tags=pinned)
+            evaluated[model] = stages.run(label, EVALUATION_JOB, judge_config, partition=model, tags=pinned)
         except Exception as err:  # one model's failure must not cost the others their evaluation
             cause = root_cause(err)
             failed[model] = f"{type(cause).__name__}: {one_line(cause)}"
             echo(f"{label}: FAILED ({failed[model]})")
-    stage("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
-    comparison = load_asset(instance, MODEL_COMPARISON)
-    paired = load_asset(instance, PAIRED_COMPARISON)
+    return evaluated, failed
+
+
+def _report(
+    stages: _Stages, settings: Settings, kb_run: str, evaluated: dict[str, str], failed: dict[str, str]
+) -> RunReport:
+    """What the command prints: every model's comparison, and what its own runs stored."""
+    instance = stages.instance
     notes = []
     live = live_knowledge_base_run(instance)
     if live is not None and live != kb_run:
@@ -246,19 +298,19 @@ def run_evaluation(
         m: load_materialization(instance, METRIC_SUMMARY, m, run) for m, run in evaluated.items()
     }
     own_scores = {m: load_materialization(instance, JUDGE_SCORES, m, run) for m, run in evaluated.items()}
-    statistics = settings.statistics
     failures = {}
     for model, scores in own_scores.items():
         reasons = failure_reasons(scores)
         if reasons:
             answers = scores.drop_duplicates([c for c in ("qid", "repeat") if c in scores])
             failures[model] = (sum(count for _, count in reasons), len(answers), reasons)
+    statistics = settings.statistics
     return RunReport(
-        comparison,
-        time.perf_counter() - started,
-        steps,
+        load_asset(instance, MODEL_COMPARISON),
+        time.perf_counter() - stages.started,
+        stages.steps,
         failed,
-        paired,
+        load_asset(instance, PAIRED_COMPARISON),
         kb_run,
         notes,
         compare_models(own_summaries),
