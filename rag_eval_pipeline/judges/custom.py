@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
-from rag_eval_pipeline.judges.engine import JudgeCaller, parse_tool_output, single_verdict
+from rag_eval_pipeline.judges.engine import JudgeCaller, parse_tool_output, rubric_request, single_verdict
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.pricing import ModelPrice
 
@@ -108,13 +108,7 @@ def render_rubric_prompt(
             "additionalProperties": False,
         },
     )
-    return LLMRequest(
-        model=model,
-        cached_system=rubric,
-        messages=({"role": "user", "content": user},),
-        max_tokens=300,
-        tool=tool,
-    )
+    return rubric_request(model, rubric, user, 300, tool)
 
 
 class RubricMetricJudge:

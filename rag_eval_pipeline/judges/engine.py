@@ -16,6 +16,7 @@ from rag_eval_pipeline.llm.client import (
     LLMClient,
     LLMRequest,
     LLMResponse,
+    Tool,
     Usage,
 )
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
@@ -26,6 +27,18 @@ class InvalidJudgeOutput(ValueError):
 
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def rubric_request(model: str, system: str, user: str, max_tokens: int, tool: Tool) -> LLMRequest:
+    """A judge's call: its rubric as the cached system block, the case in the user turn, the
+    answer through a forced tool."""
+    return LLMRequest(
+        model=model,
+        cached_system=system,
+        messages=({"role": "user", "content": user},),
+        max_tokens=max_tokens,
+        tool=tool,
+    )
 
 
 def parse_tool_output(response: LLMResponse, model: type[M]) -> M:
@@ -132,3 +145,19 @@ async def single_verdict(
         )
     scores, rationales = to_scores(verdict)
     return JudgeOutcome(scores, rationales, caller.usage, caller.cost)
+
+
+class LLMJudge:
+    """What every judge that calls an LLM is built from (its id, its model, the client and
+    prices of its endpoint), and the caller that makes and counts one case's calls."""
+
+    def __init__(
+        self, judge_id: str, model: str, client: LLMClient, prices: Mapping[str, ModelPrice]
+    ) -> None:
+        self.judge_id = judge_id
+        self.model = model
+        self._client = client
+        self._prices = prices
+
+    def _caller(self) -> JudgeCaller:
+        return JudgeCaller(self._client, self.model, self._prices)

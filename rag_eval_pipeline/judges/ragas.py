@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from rag_eval_pipeline.answering.chat import format_passages
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
-from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, JudgeCaller, parse_tool_output
+from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, LLMJudge, parse_tool_output, rubric_request
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.metrics.reference import is_abstention
@@ -72,13 +72,7 @@ RAGAS_SYSTEM = (
 
 
 def _request(model: str, instruction: str, body: str, tool: Tool) -> LLMRequest:
-    return LLMRequest(
-        model=model,
-        cached_system=RAGAS_SYSTEM,
-        messages=({"role": "user", "content": f"{instruction}\n\n{body}"},),
-        max_tokens=1000,
-        tool=tool,
-    )
+    return rubric_request(model, RAGAS_SYSTEM, f"{instruction}\n\n{body}", 1000, tool)
 
 
 def render_statement_extraction(model: str, question: str, answer: str) -> LLMRequest:
@@ -178,7 +172,7 @@ def answer_relevancy(question_vector: np.ndarray, generated_vectors: np.ndarray,
     return float(np.mean(g @ q))
 
 
-class RagasLLMJudge:
+class RagasLLMJudge(LLMJudge):
     """RAGAS-style metrics with an LLM: statement-level faithfulness, context precision from
     per-passage verdicts, context recall from attributed ground-truth statements, and answer
     relevancy from generated questions (needs an embedder; absent with a note otherwise)."""
@@ -196,14 +190,11 @@ class RagasLLMJudge:
         prices: Mapping[str, ModelPrice],
         embed: Callable[[list[str]], np.ndarray] | None = None,
     ) -> None:
-        self.judge_id = judge_id
-        self.model = model
-        self._client = client
-        self._prices = prices
+        super().__init__(judge_id, model, client, prices)
         self._embed = embed
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        caller = JudgeCaller(self._client, self.model, self._prices)
+        caller = self._caller()
         scores: dict[str, float | None] = {}
         rationales: dict[str, str] = {}
         notes: list[str] = []

@@ -196,38 +196,33 @@ def _build_rubric(spec: JudgeSpec, context: JudgeContext) -> Judge:
     )
 
 
+def _llm_judge_arguments(spec: JudgeSpec, context: JudgeContext) -> tuple:
+    """What every LLM judge is built from: its id, model, the client and prices of its endpoint
+    (an LLM judge's spec always names one)."""
+    return (
+        spec.judge_id,
+        spec.model_id or "",
+        context.services.client(spec.endpoint),  # type: ignore[arg-type]
+        context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
+    )
+
+
 JUDGE_KINDS: tuple[JudgeKind, ...] = (
     JudgeKind("reference", _parse_reference, lambda spec, context: ReferenceJudge(context.abstention)),
     JudgeKind(
         "strict",
         _parse_strict,
-        lambda spec, context: StrictLLMJudge(
-            spec.judge_id,
-            spec.model_id or "",
-            context.services.client(spec.endpoint),  # type: ignore[arg-type]
-            context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
-        ),
+        lambda spec, context: StrictLLMJudge(*_llm_judge_arguments(spec, context)),
     ),
     JudgeKind(
         "strict-blind",
         _parse_strict_blind,
-        lambda spec, context: StrictBlindLLMJudge(
-            spec.judge_id,
-            spec.model_id or "",
-            context.services.client(spec.endpoint),  # type: ignore[arg-type]
-            context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
-        ),
+        lambda spec, context: StrictBlindLLMJudge(*_llm_judge_arguments(spec, context)),
     ),
     JudgeKind(
         "ragas",
         _parse_ragas,
-        lambda spec, context: RagasLLMJudge(
-            spec.judge_id,
-            spec.model_id or "",
-            context.services.client(spec.endpoint),  # type: ignore[arg-type]
-            context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
-            context.embed,
-        ),
+        lambda spec, context: RagasLLMJudge(*_llm_judge_arguments(spec, context), context.embed),
     ),
     JudgeKind("python", _parse_python, _build_python, builtin=False),
     JudgeKind("rubric", _parse_rubric, _build_rubric, builtin=False),

@@ -5,15 +5,20 @@ halves around one call."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
-from rag_eval_pipeline.judges.engine import JudgeCaller, parse_tool_output, single_verdict
-from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, LLMResponse, Tool
-from rag_eval_pipeline.llm.pricing import ModelPrice
+from rag_eval_pipeline.judges.engine import (
+    JudgeCaller,
+    LLMJudge,
+    parse_tool_output,
+    rubric_request,
+    single_verdict,
+)
+from rag_eval_pipeline.llm.client import LLMRequest, LLMResponse, Tool
 
 STRICT_PROMPT_VERSION = "strict-v1"
 THREE_POINT = (0.0, 0.5, 1.0)
@@ -21,52 +26,30 @@ STRICT_METRICS = ("correctness", "faithfulness", "context_relevance")
 # without a reference answer: the grounding call, which never sees one
 GROUNDING_METRICS = ("faithfulness", "context_relevance")
 
-STRICT_RUBRIC = """You are a STRICT evaluator of a retrieval-augmented question-answering system.
-You receive a question, the ground-truth answer, the passages the system retrieved, and the
-system's answer. Score three axes, each exactly 0.0, 0.5 or 1.0. When in doubt between two
-scores, pick the lower one.
-
-correctness - does the answer say the same as the ground truth?
+# the axes' definitions, the same words in every rubric that scores them
+CORRECTNESS_AXIS = """correctness - does the answer say the same as the ground truth?
   1.0 same meaning (wording may differ); 0.5 partly right, incomplete or over-specific;
   0.0 wrong, or "unknown" although a ground truth exists.
-faithfulness - is every claim of the answer supported by the passages?
+"""
+GROUNDING_AXES = """faithfulness - is every claim of the answer supported by the passages?
   1.0 every claim is stated in the passages; 0.5 the main claim is supported but something
   else is not; 0.0 the main claim is not in the passages (even if it is true).
   "unknown" is faithful (1.0) when the passages do not contain the answer, else 0.5.
 context_relevance - do the passages hold what is needed to answer the question?
   1.0 everything needed (every hop of a multi-hop question); 0.5 part of it; 0.0 nothing.
+"""
 
+STRICT_RUBRIC = f"""You are a STRICT evaluator of a retrieval-augmented question-answering system.
+You receive a question, the ground-truth answer, the passages the system retrieved, and the
+system's answer. Score three axes, each exactly 0.0, 0.5 or 1.0. When in doubt between two
+scores, pick the lower one.
+
+{CORRECTNESS_AXIS}{GROUNDING_AXES}
 Give one sentence of rationale per axis, then report with the record_scores tool."""
 
 
 def _score_property(axis: str) -> dict[str, Any]:
     return {"type": "number", "enum": list(THREE_POINT), "description": f"{axis}: 0, 0.5 or 1"}
-
-
-STRICT_TOOL = Tool(
-    name="record_scores",
-    description="Record the three scores and a one-sentence rationale for each.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "correctness": _score_property("correctness"),
-            "correctness_rationale": {"type": "string"},
-            "faithfulness": _score_property("faithfulness"),
-            "faithfulness_rationale": {"type": "string"},
-            "context_relevance": _score_property("context_relevance"),
-            "context_relevance_rationale": {"type": "string"},
-        },
-        "required": [
-            "correctness",
-            "correctness_rationale",
-            "faithfulness",
-            "faithfulness_rationale",
-            "context_relevance",
-            "context_relevance_rationale",
-        ],
-        "additionalProperties": False,
-    },
-)
 
 
 def three_point(value: float) -> float:
@@ -76,112 +59,15 @@ def three_point(value: float) -> float:
     return float(value)
 
 
-class StrictVerdict(BaseModel):
-    """The STRICT rubric's output, validated on our side as well as by the API's schema."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    correctness: float
-    correctness_rationale: str = Field(min_length=1)
-    faithfulness: float
-    faithfulness_rationale: str = Field(min_length=1)
-    context_relevance: float
-    context_relevance_rationale: str = Field(min_length=1)
-
-    @field_validator("correctness", "faithfulness", "context_relevance")
-    @classmethod
-    def _three_point(cls, value: float) -> float:
-        return three_point(value)
-
-
-def render_strict_prompt(model: str, case: JudgeCase) -> LLMRequest:
-    """The rubric is a static, cached system block; the case goes in the user turn."""
-    user = case_context(case.question, case.ground_truth, case.passages, case.answer)
-    return LLMRequest(
-        model=model,
-        cached_system=STRICT_RUBRIC,
-        messages=({"role": "user", "content": user},),
-        max_tokens=600,
-        tool=STRICT_TOOL,
-    )
-
-
-def parse_strict_verdict(response: LLMResponse) -> StrictVerdict:
-    return parse_tool_output(response, StrictVerdict)
-
-
-class StrictLLMJudge:
-    """The Elastic LLM-as-a-judge article's judge: correctness, faithfulness, context relevance on
-    0 / 0.5 / 1."""
-
-    kind = "strict"
-    metrics = STRICT_METRICS
-    reference_free_metrics = GROUNDING_METRICS
-    prompt_version = STRICT_PROMPT_VERSION
-
-    def __init__(
-        self, judge_id: str, model: str, client: LLMClient, prices: Mapping[str, ModelPrice]
-    ) -> None:
-        self.judge_id = judge_id
-        self.model = model
-        self._client = client
-        self._prices = prices
-
-    def first_request(self, case: JudgeCase) -> LLMRequest:
-        """The call made first for ``case`` (what a batch pre-fetches; re-asks go one by one)."""
-        if not case.reference_known:
-            return render_grounding_prompt(self.model, case)
-        return render_strict_prompt(self.model, case)
-
-    async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        if not case.reference_known:  # no truth to show: the blind grounding rubric alone
-            return await grounding_verdict(JudgeCaller(self._client, self.model, self._prices), case)
-        return await single_verdict(
-            JudgeCaller(self._client, self.model, self._prices),
-            self.first_request(case),
-            parse_strict_verdict,
-            lambda verdict: (
-                {axis: getattr(verdict, axis) for axis in self.metrics},
-                {axis: getattr(verdict, f"{axis}_rationale") for axis in self.metrics},
-            ),
-        )
-
-
-STRICT_BLIND_PROMPT_VERSION = "strict-blind-v1"
-
-CORRECTNESS_RUBRIC = """You are a STRICT evaluator of a retrieval-augmented question-answering system.
-You receive a question, the ground-truth answer, the passages the system retrieved, and the
-system's answer. Score correctness exactly 0.0, 0.5 or 1.0; when in doubt, pick the lower one.
-
-correctness - does the answer say the same as the ground truth?
-  1.0 same meaning (wording may differ); 0.5 partly right, incomplete or over-specific;
-  0.0 wrong, or "unknown" although a ground truth exists.
-
-Give one sentence of rationale, then report with the record_correctness tool."""
-
-GROUNDING_RUBRIC = """You are a STRICT evaluator of a retrieval-augmented question-answering system.
-You receive a question, the passages the system retrieved, and the system's answer (you are not
-told the right answer: judge only what the passages support). Score two axes, each exactly 0.0,
-0.5 or 1.0. When in doubt between two scores, pick the lower one.
-
-faithfulness - is every claim of the answer supported by the passages?
-  1.0 every claim is stated in the passages; 0.5 the main claim is supported but something
-  else is not; 0.0 the main claim is not in the passages (even if it is true).
-  "unknown" is faithful (1.0) when the passages do not contain the answer, else 0.5.
-context_relevance - do the passages hold what is needed to answer the question?
-  1.0 everything needed (every hop of a multi-hop question); 0.5 part of it; 0.0 nothing.
-
-Give one sentence of rationale per axis, then report with the record_grounding tool."""
-
-
-def _rubric_tool(name: str, axes: tuple[str, ...]) -> Tool:
+def _rubric_tool(name: str, axes: tuple[str, ...], description: str | None = None) -> Tool:
+    """The forced tool of a rubric: each axis on the three-point scale and its rationale."""
     properties: dict[str, Any] = {}
     for axis in axes:
         properties[axis] = _score_property(axis)
         properties[f"{axis}_rationale"] = {"type": "string"}
     return Tool(
         name=name,
-        description=f"Record {', '.join(axes)} and a one-sentence rationale for each.",
+        description=description or f"Record {', '.join(axes)} and a one-sentence rationale for each.",
         input_schema={
             "type": "object",
             "properties": properties,
@@ -191,111 +77,142 @@ def _rubric_tool(name: str, axes: tuple[str, ...]) -> Tool:
     )
 
 
-CORRECTNESS_TOOL = _rubric_tool("record_correctness", ("correctness",))
-GROUNDING_TOOL = _rubric_tool("record_grounding", ("faithfulness", "context_relevance"))
+def _verdict_model(name: str, axes: tuple[str, ...]) -> type[BaseModel]:
+    """A rubric's output, validated on our side as well as by the API's schema: each axis on
+    the three-point scale with a rationale that says something."""
+    fields: dict[str, Any] = {}
+    for axis in axes:
+        fields[axis] = (float, ...)
+        fields[f"{axis}_rationale"] = (str, Field(min_length=1))
+    validators = {"_three_point": field_validator(*axes)(lambda cls, value: three_point(value))}
+    return create_model(name, __config__=ConfigDict(extra="forbid"), __validators__=validators, **fields)
 
 
-class CorrectnessVerdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@dataclass(frozen=True)
+class Rubric:
+    """One judge call: its system text (a cached block), its tool and output model, the axes it
+    scores, and whether the case's ground truth is shown to it."""
 
-    correctness: float
-    correctness_rationale: str = Field(min_length=1)
+    system: str
+    tool: Tool
+    verdict: type[BaseModel]
+    axes: tuple[str, ...]
+    max_tokens: int
+    shows_truth: bool = True
 
-    @field_validator("correctness")
-    @classmethod
-    def _three_point(cls, value: float) -> float:
-        return three_point(value)
+    def request(self, model: str, case: JudgeCase) -> LLMRequest:
+        truth = case.ground_truth if self.shows_truth else None
+        return rubric_request(
+            model,
+            self.system,
+            case_context(case.question, truth, case.passages, case.answer),
+            self.max_tokens,
+            self.tool,
+        )
 
+    def parse(self, response: LLMResponse) -> BaseModel:
+        return parse_tool_output(response, self.verdict)
 
-class GroundingVerdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    def scores(self, verdict: BaseModel) -> tuple[dict[str, float | None], dict[str, str]]:
+        return (
+            {axis: getattr(verdict, axis) for axis in self.axes},
+            {axis: getattr(verdict, f"{axis}_rationale") for axis in self.axes},
+        )
 
-    faithfulness: float
-    faithfulness_rationale: str = Field(min_length=1)
-    context_relevance: float
-    context_relevance_rationale: str = Field(min_length=1)
-
-    @field_validator("faithfulness", "context_relevance")
-    @classmethod
-    def _three_point(cls, value: float) -> float:
-        return three_point(value)
-
-
-def render_correctness_prompt(model: str, case: JudgeCase) -> LLMRequest:
-    user = case_context(case.question, case.ground_truth, case.passages, case.answer)
-    return LLMRequest(
-        model=model,
-        cached_system=CORRECTNESS_RUBRIC,
-        messages=({"role": "user", "content": user},),
-        max_tokens=300,
-        tool=CORRECTNESS_TOOL,
-    )
+    async def judge(self, caller: JudgeCaller, case: JudgeCase) -> JudgeOutcome:
+        return await single_verdict(caller, self.request(caller.model, case), self.parse, self.scores)
 
 
-def render_grounding_prompt(model: str, case: JudgeCase) -> LLMRequest:
-    """Faithfulness and context relevance without the ground truth: a right answer cannot
-    colour whether the passages support it."""
-    user = case_context(case.question, None, case.passages, case.answer)
-    return LLMRequest(
-        model=model,
-        cached_system=GROUNDING_RUBRIC,
-        messages=({"role": "user", "content": user},),
-        max_tokens=500,
-        tool=GROUNDING_TOOL,
-    )
+STRICT = Rubric(
+    STRICT_RUBRIC,
+    _rubric_tool(
+        "record_scores", STRICT_METRICS, "Record the three scores and a one-sentence rationale for each."
+    ),
+    _verdict_model("StrictVerdict", STRICT_METRICS),
+    STRICT_METRICS,
+    max_tokens=600,
+)
+render_strict_prompt = STRICT.request
+parse_strict_verdict = STRICT.parse
 
 
-async def grounding_verdict(caller: JudgeCaller, case: JudgeCase) -> JudgeOutcome:
-    """Faithfulness and context relevance from the grounding rubric, which never sees a truth."""
-    return await single_verdict(
-        caller,
-        render_grounding_prompt(caller.model, case),
-        lambda r: parse_tool_output(r, GroundingVerdict),
-        lambda v: (
-            {"faithfulness": v.faithfulness, "context_relevance": v.context_relevance},
-            {
-                "faithfulness": v.faithfulness_rationale,
-                "context_relevance": v.context_relevance_rationale,
-            },
-        ),
-    )
+STRICT_BLIND_PROMPT_VERSION = "strict-blind-v1"
+
+CORRECTNESS_RUBRIC = f"""You are a STRICT evaluator of a retrieval-augmented question-answering system.
+You receive a question, the ground-truth answer, the passages the system retrieved, and the
+system's answer. Score correctness exactly 0.0, 0.5 or 1.0; when in doubt, pick the lower one.
+
+{CORRECTNESS_AXIS}
+Give one sentence of rationale, then report with the record_correctness tool."""
+
+GROUNDING_RUBRIC = f"""You are a STRICT evaluator of a retrieval-augmented question-answering system.
+You receive a question, the passages the system retrieved, and the system's answer (you are not
+told the right answer: judge only what the passages support). Score two axes, each exactly 0.0,
+0.5 or 1.0. When in doubt between two scores, pick the lower one.
+
+{GROUNDING_AXES}
+Give one sentence of rationale per axis, then report with the record_grounding tool."""
 
 
-class StrictBlindLLMJudge:
+CORRECTNESS = Rubric(
+    CORRECTNESS_RUBRIC,
+    _rubric_tool("record_correctness", ("correctness",)),
+    _verdict_model("CorrectnessVerdict", ("correctness",)),
+    ("correctness",),
+    max_tokens=300,
+)
+# faithfulness and context relevance without the ground truth: a right answer cannot colour
+# whether the passages support it
+GROUNDING = Rubric(
+    GROUNDING_RUBRIC,
+    _rubric_tool("record_grounding", GROUNDING_METRICS),
+    _verdict_model("GroundingVerdict", GROUNDING_METRICS),
+    GROUNDING_METRICS,
+    max_tokens=500,
+    shows_truth=False,
+)
+
+
+class _RubricJudge(LLMJudge):
+    """A judge of the STRICT rubric's three metrics, made of rubric calls."""
+
+    metrics = STRICT_METRICS
+    reference_free_metrics = GROUNDING_METRICS
+
+
+class StrictLLMJudge(_RubricJudge):
+    """The Elastic LLM-as-a-judge article's judge: correctness, faithfulness, context relevance on
+    0 / 0.5 / 1, in one call (the blind grounding call alone where no truth is known)."""
+
+    kind = "strict"
+    prompt_version = STRICT_PROMPT_VERSION
+
+    def first_request(self, case: JudgeCase) -> LLMRequest:
+        """The call made first for ``case`` (what a batch pre-fetches; re-asks go one by one)."""
+        return (STRICT if case.reference_known else GROUNDING).request(self.model, case)
+
+    async def judge(self, case: JudgeCase) -> JudgeOutcome:
+        return await (STRICT if case.reference_known else GROUNDING).judge(self._caller(), case)
+
+
+class StrictBlindLLMJudge(_RubricJudge):
     """The STRICT rubric in two calls: correctness with the ground truth, faithfulness and
     context relevance in a call that never sees it (``strict-blind:<model>``)."""
 
     kind = "strict-blind"
-    metrics = STRICT_METRICS
-    reference_free_metrics = GROUNDING_METRICS
     prompt_version = STRICT_BLIND_PROMPT_VERSION
 
-    def __init__(
-        self, judge_id: str, model: str, client: LLMClient, prices: Mapping[str, ModelPrice]
-    ) -> None:
-        self.judge_id = judge_id
-        self.model = model
-        self._client = client
-        self._prices = prices
-
     def first_request(self, case: JudgeCase) -> LLMRequest:
-        if not case.reference_known:
-            return render_grounding_prompt(self.model, case)
-        return render_correctness_prompt(self.model, case)
+        return (CORRECTNESS if case.reference_known else GROUNDING).request(self.model, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        caller = JudgeCaller(self._client, self.model, self._prices)
+        caller = self._caller()
         if not case.reference_known:  # nothing to be correct against: the grounding call only
-            return await grounding_verdict(caller, case)
-        correct = await single_verdict(
-            caller,
-            self.first_request(case),
-            lambda r: parse_tool_output(r, CorrectnessVerdict),
-            lambda v: ({"correctness": v.correctness}, {"correctness": v.correctness_rationale}),
-        )
+            return await GROUNDING.judge(caller, case)
+        correct = await CORRECTNESS.judge(caller, case)
         if correct.error is not None:
             return correct
-        grounded = await grounding_verdict(caller, case)
+        grounded = await GROUNDING.judge(caller, case)
         if grounded.error is not None:
             return grounded  # its usage is the caller's: both calls counted
         return JudgeOutcome(
