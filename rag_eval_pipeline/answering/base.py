@@ -161,3 +161,18 @@ def named_model_spec(provider: AnswerProvider, entry: Any, default_prompt: str |
         entry.base_url,
         entry.api_key_env,
     )
+
+
+class BehindOurRetriever:
+    """The part of a provider whose models answer behind this project's retriever and prompt
+    (offline models, LLMs): named entries read as ``named_model_spec``, and nothing of their own
+    to check or say before a run (an LLM's key is checked by the LLM provider table)."""
+
+    def named_spec(self, entry: Any, default_prompt: str | None) -> AnswerSpec:
+        return named_model_spec(self, entry, default_prompt)  # type: ignore[arg-type]
+
+    def problems(self, spec: AnswerSpec) -> list[str]:
+        return []
+
+    def notes(self, spec: AnswerSpec) -> list[str]:
+        return []

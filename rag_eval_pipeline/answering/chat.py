@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, named_model_spec
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
@@ -122,7 +121,7 @@ class ChatAnswerer:
         )
 
 
-class ChatProvider:
+class ChatProvider(BehindOurRetriever):
     """An LLM provider of answer models: Claude (``anthropic``), any OpenAI-compatible server
     (``openai``) or a local GGUF model (``local``). Which names it claims, their model ids and
     endpoints all come from ``llm/targets.py``; every one answers with the chat prompt above."""
@@ -152,15 +151,6 @@ class ChatProvider:
         target = parse_llm_name(model, base_url, api_key_env)
         assert target is not None and target.provider == self.name, model
         return target.endpoint
-
-    def problems(self, spec: AnswerSpec) -> list[str]:
-        return []
-
-    def notes(self, spec: AnswerSpec) -> list[str]:
-        return []
-
-    def named_spec(self, entry: Any, default_prompt: str | None) -> AnswerSpec:
-        return named_model_spec(self, entry, default_prompt)
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         assert spec.endpoint is not None, spec

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, named_model_spec
+from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
@@ -75,7 +74,7 @@ OFFLINE_ANSWER_MODELS: dict[str, type[ExtractiveBaseline | OracleAnswerer | Null
 }
 
 
-class OfflineProvider:
+class OfflineProvider(BehindOurRetriever):
     """Answer models that need no network: the extractive baseline and the calibration bounds."""
 
     name = "offline"
@@ -97,15 +96,6 @@ class OfflineProvider:
 
     def endpoint(self, model: str, base_url: str | None, api_key_env: str | None) -> None:
         return None
-
-    def problems(self, spec: AnswerSpec) -> list[str]:
-        return []
-
-    def notes(self, spec: AnswerSpec) -> list[str]:
-        return []
-
-    def named_spec(self, entry: Any, default_prompt: str | None) -> AnswerSpec:
-        return named_model_spec(self, entry, default_prompt)
 
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         return OFFLINE_ANSWER_MODELS[spec.model]()

@@ -7,7 +7,6 @@ settings file said in one line."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import importlib.util
 import os
 import socket
@@ -27,6 +26,7 @@ from rag_eval_pipeline.instance.location import (
     damaged_history,
     says_postgres,
 )
+from rag_eval_pipeline.storage.files import locked
 from rag_eval_pipeline.storage.settings import StorageSettings
 
 CREATION_LOCK = ".rag-eval-instance.lock"
@@ -162,13 +162,8 @@ def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage =
 @contextlib.contextmanager
 def _home_lock(home: Path) -> Iterator[None]:
     """Every process on this machine that opens the home, one at a time."""
-    descriptor = os.open(home / CREATION_LOCK, os.O_CREAT | os.O_RDWR, 0o644)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    with locked(home / CREATION_LOCK):
         yield
-    finally:
-        fcntl.flock(descriptor, fcntl.LOCK_UN)
-        os.close(descriptor)
 
 
 @contextlib.contextmanager

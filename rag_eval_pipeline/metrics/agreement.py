@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rag_eval_pipeline.metrics.schema import per_case
+from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, per_case
 from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL
 from rag_eval_pipeline.metrics.statistics import (
     Interval,
@@ -40,11 +40,7 @@ AGREEMENT_COLUMNS = [
     "judge_id",
     "metric",
     "n",
-    "accuracy",
-    "kappa",
-    "kappa_low",
-    "kappa_high",
-    "kappa_note",
+    *AGREEMENT_FIGURES,
     "true_positive_rate",
     "tpr_low",
     "tpr_high",

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
-from rag_eval_pipeline.metrics.schema import metric_columns, per_case
+from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, metric_columns, per_case
 from rag_eval_pipeline.metrics.settings import MONTE_CARLO_DRAWS, SIGNIFICANCE
 from rag_eval_pipeline.metrics.statistics import (
     bootstrap_statistic,
@@ -242,11 +242,7 @@ VALIDATION_COLUMNS = [
     "axis",
     "answer_model",
     "n",
-    "accuracy",
-    "kappa",
-    "kappa_low",
-    "kappa_high",
-    "kappa_note",
+    *AGREEMENT_FIGURES,
     "judge_mean",
     "reference_mean",
     "definitions_compared",

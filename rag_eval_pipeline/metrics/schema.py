@@ -38,6 +38,10 @@ SCORE_ID_COLUMNS = [
 # scored cases only): the error rate over every case, the others over the cases that got a reply
 ANSWER_METRICS = ("error_rate", "answer_rate", "false_answer_rate", "over_abstention_rate")
 
+# the figures of a judge's agreement with a reference (people, or a judge's definition), in the
+# order every agreement table shows them
+AGREEMENT_FIGURES = ("accuracy", "kappa", "kappa_low", "kappa_high", "kappa_note")
+
 
 USAGE = "usage"  # rows whose ``total`` sums tokens or dollars instead of averaging a metric
 DIAGNOSIS = "diagnosis"  # rows whose ``total`` counts the cases of one diagnosis

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
-from rag_eval_pipeline.metrics.schema import DIAGNOSIS, case_key
+from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, DIAGNOSIS, case_key
 from rag_eval_pipeline.metrics.settings import OVERALL
 
 HEADLINE_METRICS = (
@@ -243,11 +243,7 @@ def judge_validation_html(validation: pd.DataFrame | None) -> str:
             "judge_id",
             "axis",
             "n",
-            "accuracy",
-            "kappa",
-            "kappa_low",
-            "kappa_high",
-            "kappa_note",
+            *AGREEMENT_FIGURES,
             "definitions_compared",
         ]
     ]

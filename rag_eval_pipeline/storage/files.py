@@ -29,6 +29,13 @@ def exclusive(path: Path) -> Iterator[None]:
     filesystem's locks, waits its turn): for a read, change and write of one file."""
     lock = path.with_name(path.name + ".lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
+    with locked(lock):
+        yield
+
+
+@contextlib.contextmanager
+def locked(lock: Path) -> Iterator[None]:
+    """Holds an exclusive ``flock`` on the file ``lock`` (made if missing) until the block ends."""
     descriptor = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
