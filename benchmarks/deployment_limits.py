@@ -22,13 +22,13 @@ from pathlib import Path
 
 import psycopg2
 
-from rag_eval_pipeline.defs.resources.pools import InstancePool
 from rag_eval_pipeline.instance.home import InstanceStorage, open_instance
+from rag_eval_pipeline.limits.in_flight import run_bounded
+from rag_eval_pipeline.limits.pools import InstancePool
+from rag_eval_pipeline.limits.slot_files import SharedSlots
 from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
 from rag_eval_pipeline.llm.cache import CachedClient
 from rag_eval_pipeline.llm.client import LLMRequest
-from rag_eval_pipeline.llm.concurrency import run_bounded
-from rag_eval_pipeline.llm.shared_slots import SharedSlots
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))

@@ -21,8 +21,8 @@ from rag_eval_pipeline.answering.base import (
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
+from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.client import FatalLLMError
-from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.retrieval.base import SearchHit
 from rag_eval_pipeline.retrieval.knowledge_base import Retriever
 

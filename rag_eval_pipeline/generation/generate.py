@@ -31,8 +31,8 @@ from rag_eval_pipeline.generation.prompts import (
 )
 from rag_eval_pipeline.generation.spec import CaseType, GenerationSpec
 from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, JudgeCaller, parse_tool_output
+from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Usage
-from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
 from rag_eval_pipeline.metrics.reference import content_tokens, correctness, is_abstention, normalize_answer
 from rag_eval_pipeline.retrieval.base import SearchHit

@@ -11,9 +11,9 @@ import pandas as pd
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
+from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.budget import BudgetExhaustedError
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
-from rag_eval_pipeline.llm.concurrency import run_bounded
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, SCORE_ID_COLUMNS, TOKEN_COLUMNS

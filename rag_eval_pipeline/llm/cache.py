@@ -11,9 +11,9 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from rag_eval_pipeline.limits.slot_files import SharedLimit
 from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse
-from rag_eval_pipeline.llm.shared_slots import SharedLimit
 
 
 class ResponseCache:

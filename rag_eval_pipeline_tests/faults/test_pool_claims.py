@@ -9,8 +9,8 @@ import threading
 import dagster as dg
 import pytest
 
-from rag_eval_pipeline.defs.resources.pools import InstancePool
 from rag_eval_pipeline.instance.home import InstanceStorage, prepare_instance
+from rag_eval_pipeline.limits.pools import InstancePool
 
 pytestmark = pytest.mark.slow  # 60 claims through PostgreSQL, about 10 s
 

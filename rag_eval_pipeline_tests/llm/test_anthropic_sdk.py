@@ -386,7 +386,7 @@ def test_a_truncated_answer_is_not_cached_and_refresh_asks_again(tmp_path):
 
 def test_after_a_fatal_error_nothing_new_starts():
     """map_bounded: once one item raises, the items still waiting never start."""
-    from rag_eval_pipeline.llm.concurrency import map_bounded
+    from rag_eval_pipeline.limits.in_flight import map_bounded
 
     started = []
 
@@ -409,7 +409,7 @@ def test_stopping_a_notebook_cell_stops_the_calls_that_have_not_started():
     import signal
     import threading
 
-    from rag_eval_pipeline.llm.concurrency import run_bounded
+    from rag_eval_pipeline.limits.in_flight import run_bounded
 
     class Stopped(Exception):
         pass

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 import dagster as dg
 from pydantic import Field, PrivateAttr
 
-from rag_eval_pipeline.defs.resources.pools import InstancePool, instance_holds_pools
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
+from rag_eval_pipeline.limits.pools import InstancePool, instance_holds_pools
+from rag_eval_pipeline.limits.slot_files import SharedLimit, SharedSlots
 from rag_eval_pipeline.llm.budget import SpendingLimit, SpendLedger
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
 from rag_eval_pipeline.llm.llamacpp_server import LocalServers
 from rag_eval_pipeline.llm.pricing import DEFAULT_PRICES, ModelPrice
 from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV, LLMEnvironment, llm_provider
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.llm.shared_slots import SharedLimit, SharedSlots
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 
 if TYPE_CHECKING:  # the batches adapter imports the SDK: only when a stage batches

@@ -4,7 +4,7 @@ A backfill runs several answer-model partitions at once, each in its own process
 already bounds its own calls (``CachedClient``'s semaphore), but two Claude partitions together
 would make twice as many calls as the account's rate limit allows. A ``SharedLimit`` is held for
 each call: where the instance keeps pools (PostgreSQL: every machine of the deployment), a slot
-of its pool (``defs/resources/pools.py``); else, on one machine, one of N slot files under the
+of its pool (``limits/pools.py``); else, on one machine, one of N slot files under the
 instance's storage (an exclusive ``flock``), here. A process that dies releases its slot files
 with its file descriptors: nothing is left locked.
 """

@@ -2,7 +2,7 @@
 Dagster stores in the instance and shows under Deployment, Concurrency), held here per LLM call
 and per evaluated partition. Where the instance keeps them on a server every machine reaches
 (PostgreSQL), they hold deployment-wide; on SQLite (one machine anyway) the slot files and file
-locks of ``llm/shared_slots.py`` and ``evaluation_lock.py`` hold the same limits without a
+locks of ``slot_files.py`` and ``partition_lock.py`` hold the same limits without a
 database write per call.
 
 Why not an asset's ``pool``: a pool is fixed per asset, while one ``candidate_answers`` asset
@@ -27,7 +27,9 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
-import dagster as dg
+# a DagsterInstance: only its event-log storage's concurrency methods are used, so this pure
+# package needs no Dagster import (the glue in defs/resources passes the run's instance)
+Instance = Any
 
 POLL_S = 0.05  # a blocked claim asks again this often: a freed slot is taken within it
 
@@ -35,7 +37,7 @@ POLL_S = 0.05  # a blocked claim asks again this often: a freed slot is taken wi
 POOL_LOCK_SPACE = 726_194_605  # the first half of this project's advisory-lock ids (int4)
 
 
-def instance_holds_pools(instance: dg.DagsterInstance) -> bool:
+def instance_holds_pools(instance: Instance) -> bool:
     """Whether the instance's pools are shared beyond this machine (a PostgreSQL server), where
     they replace the slot files."""
     storage = instance.event_log_storage
@@ -87,13 +89,13 @@ _LOCKS: dict[str, _PoolLocks] = {}
 _LOCKS_TURN = threading.Lock()
 
 
-def _pool_locks(instance: dg.DagsterInstance) -> _PoolLocks:
+def _pool_locks(instance: Instance) -> _PoolLocks:
     url = instance.event_log_storage.postgres_url
     with _LOCKS_TURN:
         return _LOCKS.setdefault(url, _PoolLocks(url))
 
 
-def ensure_limit(instance: dg.DagsterInstance, key: str, limit: int) -> None:
+def ensure_limit(instance: Instance, key: str, limit: int) -> None:
     """The pool ``key`` holds ``limit`` slots (set from the configuration on every run start, so
     its ``concurrency`` stays the deployment-wide budget)."""
     storage = instance.event_log_storage
@@ -107,7 +109,7 @@ class InstancePool:
     slot of the instance's pool ``key`` for this run (freed when it ends, or by run monitoring
     and the next command if the process died)."""
 
-    def __init__(self, instance: dg.DagsterInstance, key: str, limit: int, run_id: str, holder: str) -> None:
+    def __init__(self, instance: Instance, key: str, limit: int, run_id: str, holder: str) -> None:
         ensure_limit(instance, key, limit)
         self._storage = instance.event_log_storage
         self._locks = _pool_locks(instance)
