@@ -81,6 +81,7 @@ def test_sensors():
         "reports_refresh_sensor",
         "new_labels_sensor",
         "labels_read_sensor",
+        "failed_checks_sensor",
     }
 
 
@@ -114,6 +115,7 @@ PRODUCTION_ASSETS = {
     "production_sample",
     "production_scores",
     "production_summary",
+    "production_verdict",
     "production_trend",
     "production_report",
 }

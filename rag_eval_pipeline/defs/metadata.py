@@ -254,6 +254,39 @@ def _number(value: object) -> float | None:
     return None if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]
 
 
+def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
+    """Every pair's verdict as a table the asset page shows as it opens (the full comparison,
+    intervals and tests included, stays in the Markdown entry): decided pairs first."""
+    rows = (
+        comparisons.assign(_undecided=comparisons["verdict"] == "no difference shown").sort_values(
+            ["_undecided", "p_adjusted"], kind="stable"
+        )
+        if len(comparisons)
+        else comparisons
+    )
+    records = [
+        dg.TableRecord(
+            {
+                "pair": f"{row['model_a']} vs {row['model_b']}",
+                "judge": str(row["judge_id"]),
+                "metric": str(row["metric"]),
+                "n": int(row["n"]),
+                "difference": _number(row["difference"]),
+                "p (Holm)": _number(row["p_adjusted"]),
+                "verdict": str(row["verdict"]),
+            }
+        )
+        for _, row in rows.iterrows()
+    ]
+    columns = [
+        dg.TableColumn(
+            name, "float" if name in ("difference", "p (Holm)") else "int" if name == "n" else "string"
+        )
+        for name in ("pair", "judge", "metric", "n", "difference", "p (Holm)", "verdict")
+    ]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns))
+
+
 def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     """The overall table, token and dollar totals, a chart, and every headline mean."""
     overall = summary[summary["group"] == OVERALL]

@@ -57,9 +57,18 @@ PRODUCTION_INTERACTIONS = "production_interactions"
 PRODUCTION_SAMPLE = "production_sample"
 PRODUCTION_SCORES = "production_scores"
 PRODUCTION_SUMMARY = "production_summary"
+# a day that met its thresholds: not materialized (Failed, red, in its Partitions tab) on a day
+# that did not, for the blocking check on the summary stops it
+PRODUCTION_VERDICT = "production_verdict"
 PRODUCTION_TREND = "production_trend"
 PRODUCTION_REPORT = "production_report"
-PRODUCTION_DAY = (PRODUCTION_INTERACTIONS, PRODUCTION_SAMPLE, PRODUCTION_SCORES, PRODUCTION_SUMMARY)
+PRODUCTION_DAY = (
+    PRODUCTION_INTERACTIONS,
+    PRODUCTION_SAMPLE,
+    PRODUCTION_SCORES,
+    PRODUCTION_SUMMARY,
+    PRODUCTION_VERDICT,
+)
 
 # jobs
 KNOWLEDGE_BASE_JOB = "knowledge_base_job"

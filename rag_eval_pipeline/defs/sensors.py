@@ -212,7 +212,42 @@ def build_sensors(jobs: "Mapping[str, Job]", settings: Settings) -> list:
         reports_refresh_sensor(jobs[COMPARISON_JOB]),
         new_labels_sensor(jobs[REVIEW_JOB], settings),
         labels_read_sensor(jobs[EVALUATION_JOB]),
+        failed_checks_sensor(),
     ]
+
+
+FAILED_CHECKS_INTERVAL_S = 5  # the failed run's page says why within seconds of its end
+
+
+def failed_checks_sensor() -> dg.RunStatusSensorDefinition:
+    @dg.run_failure_sensor(
+        name="failed_checks_sensor",
+        minimum_interval_seconds=FAILED_CHECKS_INTERVAL_S,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        monitor_all_code_locations=True,  # the CLI's runs too (they have no code location)
+        description="Writes what a failed run's blocking checks said (a quality gate's metric, "
+        "value and threshold) as the last line of that run's log, where its page opens: Dagster's "
+        "own error names only how many checks failed.",
+    )
+    def sensor(context: dg.RunFailureSensorContext):
+        said = failed_checks_said(context.instance, context.dagster_run.run_id)
+        if said:
+            context.instance.report_engine_event("; ".join(said), context.dagster_run)
+
+    return sensor
+
+
+def failed_checks_said(instance: dg.DagsterInstance, run_id: str) -> list[str]:
+    """What each failed blocking check of the run said: `<asset> <check> failed: <description>`."""
+    said = []
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION):
+        evaluation = entry.dagster_event.event_specific_data if entry.dagster_event else None
+        if evaluation is None or evaluation.passed or evaluation.severity != dg.AssetCheckSeverity.ERROR:
+            continue
+        key = evaluation.asset_check_key
+        reason = evaluation.description or "no reason given"
+        said.append(f"{key.asset_key.to_user_string()} {key.name} failed: {reason}")
+    return said
 
 
 def answer_models_sensor(settings: Settings) -> dg.SensorDefinition:

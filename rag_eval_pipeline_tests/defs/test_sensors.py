@@ -21,7 +21,7 @@ from rag_eval_pipeline.defs.names import (
 from rag_eval_pipeline.defs.partitions import add_models
 from rag_eval_pipeline.defs.resources import DocumentsResource, SettingsResource
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
-from rag_eval_pipeline.defs.sensors import evaluations_after_publish
+from rag_eval_pipeline.defs.sensors import evaluations_after_publish, failed_checks_said
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.instance.runs import run_evaluation
 from rag_eval_pipeline_tests.support.instances import instance_on, storage_params
@@ -203,3 +203,39 @@ def test_the_refresh_waits_for_runs_in_flight():
     assert isinstance(reports_refresh(10, 5, busy_runs=0), dg.RunRequest)
     assert isinstance(reports_refresh(10, 12, busy_runs=0), dg.SkipReason)
     assert isinstance(reports_refresh(None, None, busy_runs=0), dg.SkipReason)
+
+
+@pytest.mark.slow  # over 10 s: a knowledge base and a failed evaluation run
+def test_a_failed_gate_is_said_as_the_last_line_of_its_run(shared_hotpotqa, tmp_path):
+    """The run page opens at the end of its log: the failure sensor writes there which gate
+    failed, with its metric, value and threshold (Dagster's own error counts failed checks)."""
+    settings = Settings.model_validate({"thresholds": {"correctness": {"min": 0.3, "bound": "lower"}}})
+    defs = build_definitions(settings=settings)
+    (tmp_path / "home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        add_models(instance, ["null", "oracle"], AnswerRegistry().resolve)
+        run_config = knowledge_base_run_config(source=str(shared_hotpotqa), sample_size=20)
+        kb = defs.resolve_job_def("knowledge_base_job")
+        kb.execute_in_process(instance=instance, run_config=run_config)
+        evaluation = defs.resolve_job_def("evaluation_job")
+        failed = evaluation.execute_in_process(instance=instance, partition_key="null", raise_on_error=False)
+        passed = evaluation.execute_in_process(instance=instance, partition_key="oracle")
+        assert not failed.success and passed.success
+        assert failed_checks_said(instance, passed.run_id) == []
+        said = failed_checks_said(instance, failed.run_id)
+        gate = "correctness (reference) lower bound 0.000 < threshold 0.3"
+        assert said == [f"judge_scores quality_gates failed: {gate}"]
+
+        sensor = defs.resolve_sensor_def("failed_checks_sensor")
+        run = instance.get_run_by_id(failed.run_id)
+        failure = next(
+            e.dagster_event for e in instance.all_logs(failed.run_id, of_type=dg.DagsterEventType.RUN_FAILURE)
+        )
+        sensor(
+            dg.build_run_status_sensor_context(
+                sensor_name=sensor.name, dagster_event=failure, dagster_instance=instance, dagster_run=run
+            ).for_run_failure()
+        )
+        last = instance.all_logs(failed.run_id)[-1]
+        assert last.dagster_event.event_type == dg.DagsterEventType.ENGINE_EVENT
+        assert last.message == said[0]

@@ -10,6 +10,7 @@ import re
 
 import dagster as dg
 import pytest
+from playwright.sync_api import expect
 
 from rag_eval_pipeline.config import Settings, load_settings
 from rag_eval_pipeline.definitions import build_definitions
@@ -251,8 +252,19 @@ def test_a_failed_gate_names_its_metric_and_threshold_on_the_run_page(ui, browse
             .execute_in_process(instance=instance, partition_key="null", raise_on_error=False)
         )
     assert not failed.success
+    # the failure sensor writes which gate failed as the run log's last line, where the page opens
+    gate = "judge_scores quality_gates failed: correctness (reference) lower bound 0.000 < threshold 0.5"
+
+    def said_last():
+        with ui.instance() as instance:
+            return instance.all_logs(failed.run_id)[-1].message == gate
+
+    wait_until(said_last, 120, "the failed gate written into its run's log")
     page = browser.new_page()
     open_page(page, f"{ui.url}/runs/{failed.run_id}")
+    first_screen = page.get_by_text(gate, exact=True).first
+    first_screen.wait_for(timeout=60_000)
+    expect(first_screen).to_be_in_viewport()  # no scrolling, no filter: the page opens on it
     said = page.get_by_text(
         re.compile(r"quality gate failed: correctness \(reference\) lower bound 0\.000 < threshold 0\.5")
     )
@@ -292,6 +304,23 @@ def test_a_bad_case_reads_in_one_screen_and_its_passages_are_one_click_away(ui, 
     entry = f"worst case 1: {worst['qid']}"
     assert entry in metadata and "Passages the model read" in metadata[entry].value
     page.get_by_text(entry, exact=True).first.wait_for(timeout=30_000)
+
+
+def test_the_verdicts_and_the_review_queue_read_without_a_click(ui, browser):
+    """paired_comparison's verdicts are a table on its page (not behind "Show Markdown"), and
+    review_queue, never materialized here, says what it writes and how, not "No metadata"."""
+    verdicts = _latest(ui, "paired_comparison").asset_materialization.metadata["verdicts"].value.records
+    assert verdicts and {"pair", "judge", "metric", "n", "difference", "p (Holm)", "verdict"} == set(
+        verdicts[0].data
+    )
+    page = browser.new_page()
+    open_page(page, f"{ui.url}/assets/paired_comparison")
+    page.get_by_text(verdicts[0].data["pair"], exact=True).first.wait_for(timeout=30_000)
+    page.get_by_text(verdicts[0].data["verdict"], exact=True).first.wait_for(timeout=30_000)
+    screenshot(page, "ui-paired-verdicts", full_page=False)
+    open_page(page, f"{ui.url}/assets/review_queue")
+    page.get_by_text(re.compile(r"run `rag-eval review export`")).first.wait_for(timeout=30_000)
+    screenshot(page, "ui-review-queue-before-export", full_page=False)
 
 
 def test_the_report_link_opens_the_report(ui, browser):

@@ -86,6 +86,11 @@ def test_the_daemon_scores_each_day_the_logs_hold_and_the_trend_follows(tmp_path
         page.get_by_text("2026-11-28", exact=True).first.click(timeout=60_000)
         page.get_by_text("faithfulness_lexical", exact=True).first.wait_for(timeout=60_000)  # its summary
         screenshot(page, "ui-production-days", full_page=False)
+        # the failing day reads Failed where users filter days: the verdict the check stopped
+        open_page(page, f"{ui.url}/assets/production_verdict?view=partitions")
+        page.get_by_text("Failed (1)", exact=True).first.wait_for(timeout=60_000)
+        page.get_by_text("Materialized (2)", exact=True).first.wait_for(timeout=60_000)
+        screenshot(page, "ui-production-failed-day", full_page=False)
         open_page(page, f"{ui.url}/assets/production_summary?view=checks")
         page.get_by_text("Execution history", exact=True).first.click(timeout=60_000)
         # each day's verdict, the failed one naming metric, value and threshold

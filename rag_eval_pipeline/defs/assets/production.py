@@ -93,7 +93,15 @@ def build_production(settings: Settings) -> ProductionDefinitions:
     summary = _summary(days)
     day_job, report_job = _jobs(days)
     return ProductionDefinitions(
-        [_interactions(days), _sample(days), _scores(days), summary, production_trend, production_report],
+        [
+            _interactions(days),
+            _sample(days),
+            _scores(days),
+            summary,
+            _verdict(days),
+            production_trend,
+            production_report,
+        ],
         [_quality_gates(summary, days)],
         [day_job, report_job],
         [_logs_sensor(day_job, days, production.sensor_interval_s), REPORTS_AUTOMATION],
@@ -231,6 +239,17 @@ def _quality_gates(
         )
 
     return production_summary_quality_gates
+
+
+def _verdict(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, deps=[PRODUCTION_SUMMARY], code_version="1")
+    def production_verdict(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        """Materialized (green) on a day that met every production threshold; on a day that did
+        not, the summary's blocking check stops it, and the day reads Failed (red) here: filter
+        this asset's Partitions tab by Failed to list the failing days."""
+        return dg.MaterializeResult(metadata={"day": context.partition_key, "thresholds": "every one met"})
+
+    return production_verdict
 
 
 EVERY_DAY = {"allow_missing_partitions": True, FAN_IN: True}  # a fan-in over the scored days

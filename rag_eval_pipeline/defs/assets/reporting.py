@@ -7,7 +7,7 @@ import pandas as pd
 
 from rag_eval_pipeline.defs.freshness import stale_models
 from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE, FAN_IN, PINNED_BY, HtmlDocument
-from rag_eval_pipeline.defs.metadata import comparison_metadata
+from rag_eval_pipeline.defs.metadata import comparison_metadata, verdicts_table
 from rag_eval_pipeline.defs.names import (
     EVAL_REPORT,
     JUDGE_AGREEMENT,
@@ -90,6 +90,7 @@ def paired_comparison(
             "pairs": len(comparisons),
             "differences_shown": len(decided),
             "verdict_rule": VERDICT_RULE.format(level=statistics.significance_level),
+            "verdicts": verdicts_table(comparisons),
             "comparisons": dg.MetadataValue.md(to_markdown(comparisons)),
         }
     )

@@ -182,6 +182,14 @@ def judge_agreement(
         "candidate_answers": dg.AssetIn(metadata=AS_SUMMARIZED),
     },
     code_version="1",
+    # shown on the asset's page before its first materialization, where Dagster would say only
+    # "No metadata found"
+    metadata={
+        "what it writes": "one labelling page and one JSONL of empty label rows per evaluated model, "
+        "in the review folder (review.folder): materialize it, or run `rag-eval review export`",
+        "then": "label the cases in the page, drop the JSONL into <review folder>/labels/ (or run "
+        "`rag-eval review import`): new_labels_sensor measures the judges against them",
+    },
 )
 def review_queue(
     context: dg.AssetExecutionContext,
