@@ -212,8 +212,8 @@ def _plan(commands: argparse._SubParsersAction) -> None:
         "plan",
         help="how many cases a comparison needs to detect a difference",
         description="The paired cases needed to detect a true mean difference with 80 percent power "
-        "at the configured significance level (McNemar's sample size, Connor 1987, generalised to "
-        "0/0.5/1 and continuous scores). With --model A --model B how much two models differ case "
+        "at the configured significance level: the smallest n at which the exact paired test's own "
+        "power reaches it and stays there. With --model A --model B how much two models differ case "
         "by case comes from their stored scores; otherwise from --discordance, the share of cases "
         "on which two models differ.",
     )
