@@ -226,7 +226,7 @@ def failed_checks_sensor() -> dg.RunStatusSensorDefinition:
         default_status=dg.DefaultSensorStatus.RUNNING,
         monitor_all_code_locations=True,  # the CLI's runs too (they have no code location)
         description="Writes what a failed run's blocking checks said (a quality gate's metric, "
-        "value and threshold) as the last line of that run's log, where its page opens: Dagster's "
+        "value and threshold) at the foot of that run's log, where its page opens: Dagster's "
         "own error names only how many checks failed.",
     )
     def sensor(context: dg.RunFailureSensorContext):
