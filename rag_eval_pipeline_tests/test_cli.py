@@ -181,6 +181,11 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
         "gate",
         "run",  # the CI example with Claude
         "gate",
+        "run",  # the pull-request diff: main's run, pinned
+        "baseline",
+        "run",  # the branch's run
+        "diff",  # the comment
+        "diff",  # the gate
         "ui",  # scaling out
         "backfill",  # no daemon here: said, then evaluated in this process
         "run",  # the PostgreSQL example, here on the test's instance (on PostgreSQL, with its
@@ -220,6 +225,10 @@ def test_every_readme_command_runs_as_written(tmp_path, monkeypatch, capsys):
             if "local:smollm2,extractive-baseline,oracle,null" in words:  # a real model, offline
                 assert "| local:smollm2 | reference | 35 | 0 |" in out
                 assert "| extractive-baseline | local:smollm2 | reference | 35 |" in out  # paired
+            if words[0] == "diff":  # the branch changed nothing: no regression, the comment written
+                assert "no metric is significantly worse" in out and "150 compared" in out
+                if "--output" in words:
+                    assert (tmp_path / "diff.md").read_text().startswith("## rag-eval diff: current")
             if words[0] == "backfill":
                 assert "no Dagster daemon is running" in out and "| sonnet | reference | 35 | 0 |" in out
             if "reference,local:smollm2" in words:  # the real small model judges, and is flagged

@@ -18,6 +18,7 @@ EXPECTED_ASSETS = {
     "model_comparison",
     "paired_comparison",
     "judge_validation",
+    "baseline_diffs",
     "eval_report",
     "prometheus_metrics",
     "human_labels",

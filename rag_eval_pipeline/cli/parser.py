@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     for register in (
         _run,
         _inspect,
+        _diff,
         _plan,
         _models,
         _agents,
@@ -205,6 +206,67 @@ def _inspect(commands: argparse._SubParsersAction) -> None:
         "run` and `production promote` print it); another list fails the gate",
     )
     gate.set_defaults(handler=Handler("inspect", "handle_gate"))
+
+
+def _diff(commands: argparse._SubParsersAction) -> None:
+    references = (
+        "a baseline name (`rag-eval baseline set`), an answer model (its latest evaluation), a run "
+        "id or its first 6+ characters, or 'current' (the latest evaluation of the other side's model)"
+    )
+    diff = commands.add_parser(
+        "diff",
+        help="which cases got worse between two evaluations, per metric and tag, tested",
+        description="Matches the two evaluations' cases by question id and reports, per judge and "
+        "metric and then per tag, the cases regressed, improved and unchanged, the mean change with "
+        "its paired interval, the exact paired test's p-value and Holm's adjustment over the metrics "
+        "shown; then the regressed cases worst first with what changed in their lineage. Cases added, "
+        "removed or asked with another question or truth are listed, never counted as regressions.",
+    )
+    diff.add_argument("before", help=f"the evaluation compared against: {references}")
+    diff.add_argument("after", help="the evaluation under review (same forms)")
+    diff.add_argument("--format", choices=["table", "markdown", "json"], default="table",
+                      help="table (default), markdown (a pull-request comment under 60,000 "
+                      "characters), json (every number)")  # fmt: skip
+    diff.add_argument(
+        "--output", metavar="FILE", help="also write it to FILE (a pull-request comment's body, say)"
+    )
+    diff.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when a metric is significantly worse after Holm's adjustment (the CI gate "
+        "against a baseline instead of fixed thresholds)",
+    )
+    diff.add_argument(
+        "--min-effect",
+        type=share_or_zero,
+        default=0.0,
+        help="the smallest mean worsening that counts as a regression (default 0)",
+    )
+    diff.add_argument(
+        "--min-cases",
+        type=positive,
+        help="fewest paired cases a tag is tested on (default: statistics.min_cases, else 10)",
+    )
+    diff.set_defaults(handler=Handler("diff", "handle_diff"))
+
+    baseline = commands.add_parser("baseline", help="name the runs pull requests are compared with")
+    baseline_commands = baseline.add_subparsers(dest="baseline_command", required=True)
+    pin = baseline_commands.add_parser(
+        "set",
+        help="pin a run as a named baseline (say main)",
+        description="Pins RUN under NAME in this instance: `rag-eval diff NAME current` then compares "
+        "the latest evaluation of its model with it, refused when the judgement list or the judges "
+        "differ.",
+    )
+    pin.add_argument("name", help="the baseline's name: letters, digits, '.', '_', '-'")
+    pin.add_argument("run", help="a run id (or its first 6+ characters), or an answer model (its latest)")
+    pin.set_defaults(handler=Handler("diff", "handle_baseline_set"))
+    baseline_commands.add_parser("list", help="the baselines of this instance").set_defaults(
+        handler=Handler("diff", "handle_baseline_list")
+    )
+    forget = baseline_commands.add_parser("remove", help="forget a baseline (its run stays)")
+    forget.add_argument("name")
+    forget.set_defaults(handler=Handler("diff", "handle_baseline_remove"))
 
 
 def _plan(commands: argparse._SubParsersAction) -> None:

@@ -355,3 +355,40 @@ def comparison_metadata(comparison: pd.DataFrame) -> dict[str, Any]:
         ),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
     }
+
+
+def baseline_diffs_metadata(results: list, dagster_url: str) -> dict[str, Any]:
+    """Per baseline: the verdict, the overall metrics, and the regressed cases linked to their
+    drill-down; a refused baseline says why."""
+    from urllib.parse import quote
+
+    from rag_eval_pipeline.metrics.diff import SHOWN_COLUMNS
+    from rag_eval_pipeline.reporting.diff import drill_down_table, verdict
+
+    metadata: dict[str, Any] = {
+        "baselines": len(results),
+        "regressions": ", ".join(
+            r.baseline.name
+            for r in results
+            if r.diff is not None and not r.diff.significant_regressions().empty
+        )
+        or "none",
+    }
+    if not results:
+        metadata["how"] = "no baseline yet: pin one with `rag-eval baseline set main RUN`"
+    for result in results:
+        name = result.baseline.name
+        if result.diff is None:
+            metadata[f"{name}: refused"] = result.refused or "unreadable"
+            continue
+        diff = result.diff
+        case_url = (
+            f"{dagster_url}/assets/judge_scores?view=partitions&partition={quote(diff.after.model, safe='')}"
+        )
+        metadata[f"{name}: verdict"] = (
+            f"{diff.after.label} (run {diff.after.run_id[:8]}) against run {diff.before.run_id[:8]}: "
+            + verdict(diff)
+        )
+        metadata[f"{name}: metrics"] = dg.MetadataValue.md(to_markdown(diff.overall()[SHOWN_COLUMNS]))
+        metadata[f"{name}: regressed cases"] = dg.MetadataValue.md(drill_down_table(diff, case_url))
+    return metadata

@@ -39,6 +39,7 @@ EVALUATION_STEPS = (CANDIDATE_ANSWERS, JUDGE_SCORES, METRIC_SUMMARY)  # the line
 MODEL_COMPARISON = "model_comparison"
 PAIRED_COMPARISON = "paired_comparison"
 JUDGE_VALIDATION = "judge_validation"
+BASELINE_DIFFS = "baseline_diffs"
 EVAL_REPORT = "eval_report"
 PROMETHEUS_METRICS = "prometheus_metrics"
 

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
+from rag_eval_pipeline.metrics.diff import SHOWN_COLUMNS
 from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, DIAGNOSIS, case_key
 from rag_eval_pipeline.metrics.settings import OVERALL
 
@@ -362,6 +363,35 @@ def human_review_html(
     )
 
 
+def baseline_diffs_html(diffs: pd.DataFrame) -> str:
+    """One block per baseline: against which run, whether any metric is significantly worse
+    (Holm-adjusted), and the overall metric rows; a refused baseline says why."""
+    blocks = ['<section id="baseline-diffs"><h2>Against the baselines</h2>']
+    for name, rows in diffs.groupby("baseline", sort=True):
+        first = rows.iloc[0]
+        if isinstance(first["refused"], str) and first["refused"]:
+            blocks.append(
+                f"<h3>{html.escape(str(name))}</h3><p class='stale'>refused: {html.escape(first['refused'])}</p>"
+            )
+            continue
+        overall = rows[rows["group"] == OVERALL]
+        worse = rows[rows["worse"].astype(bool)]
+        said = (
+            "significantly worse: "
+            + ", ".join(f"{g} {j}/{m}" for g, j, m in zip(worse["group"], worse["judge_id"], worse["metric"]))
+            if len(worse)
+            else "no metric significantly worse"
+        )
+        blocks.append(
+            f"<h3>{html.escape(str(name))}</h3><p class='note'>{html.escape(str(first['model']))}: run "
+            f"{html.escape(str(first['after_run'])[:8])} against run {html.escape(str(first['before_run'])[:8])}; "
+            f"{int(first['regressed_cases'])} case(s) regressed on some metric; <b class='verdict'>{html.escape(said)}</b> "
+            "(`rag-eval diff` lists the cases)</p>"
+            + overall[SHOWN_COLUMNS].to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+        )
+    return "".join(blocks) + "</section>"
+
+
 def render_report(
     summaries: Mapping[str, pd.DataFrame],
     scores_by_model: Mapping[str, pd.DataFrame],
@@ -374,10 +404,13 @@ def render_report(
     validation: pd.DataFrame | None = None,
     agreement: pd.DataFrame | None = None,
     agreement_history: pd.DataFrame | None = None,
+    diffs: pd.DataFrame | None = None,
 ) -> str:
     """The whole report as one HTML string; ``stale`` (model -> reasons) is shown first, so
-    numbers computed on other questions or another index are never read as current."""
+    numbers computed on other questions or another index are never read as current; then each
+    baseline's diff (``diffs``, when a baseline is pinned)."""
     sections = [_stale_html(stale or {})] if stale else []
+    sections += [baseline_diffs_html(diffs)] if diffs is not None and not diffs.empty else []
     sections += [
         "<h2>Scores</h2>",
         '<p class="note">Each bar is a mean over the scored cases; the whisker is its 95% interval '

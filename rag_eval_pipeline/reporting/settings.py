@@ -30,3 +30,7 @@ class UISettings(Strict):
     @property
     def reports_url(self) -> str:
         return f"http://{self.host}:{self.reports_port}"
+
+    @property
+    def dagster_url(self) -> str:
+        return f"http://{self.host}:{self.port}"

@@ -5,12 +5,15 @@ new summaries by themselves (``defs/automation.py``)."""
 import dagster as dg
 import pandas as pd
 
+from rag_eval_pipeline.defs.evaluations import against_baselines, baseline_diff_table
 from rag_eval_pipeline.defs.freshness import stale_models
 from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE, FAN_IN, PINNED_BY, HtmlDocument
-from rag_eval_pipeline.defs.metadata import comparison_metadata, verdicts_table
+from rag_eval_pipeline.defs.metadata import baseline_diffs_metadata, comparison_metadata, verdicts_table
 from rag_eval_pipeline.defs.names import (
+    BASELINE_DIFFS,
     EVAL_REPORT,
     JUDGE_AGREEMENT,
+    JUDGE_SCORES,
     JUDGEMENT_LIST,
     KB_INDEX,
     METRIC_SUMMARY,
@@ -19,6 +22,7 @@ from rag_eval_pipeline.defs.names import (
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
+from rag_eval_pipeline.metrics.diff import DiffSpec
 from rag_eval_pipeline.metrics.summary import compare_models
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
@@ -120,6 +124,16 @@ def judge_validation(
     return agreement
 
 
+@dg.asset(group_name=REPORTING, deps=[JUDGE_SCORES, *CURRENT_KNOWLEDGE], code_version="1")
+def baseline_diffs(context: dg.AssetExecutionContext, settings: SettingsResource) -> pd.DataFrame:
+    """Each named baseline (`rag-eval baseline set`) against the latest evaluation of its model:
+    per metric the cases regressed, improved and unchanged, the mean change and the Holm-adjusted
+    paired test, with the regressed cases linked to their drill-down (`rag-eval diff` in full)."""
+    results = against_baselines(context.instance, DiffSpec.of(settings.settings.statistics))
+    context.add_output_metadata(baseline_diffs_metadata(results, settings.settings.ui.dagster_url))
+    return baseline_diff_table(results)
+
+
 @dg.asset(
     group_name=REPORTING,
     ins={
@@ -128,8 +142,9 @@ def judge_validation(
             name: dg.AssetIn(metadata={**ALL_PARTITIONS, PINNED_BY: METRIC_SUMMARY}) for name in PINNED_INPUTS
         },
         JUDGE_AGREEMENT: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+        BASELINE_DIFFS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     },
-    code_version="3",
+    code_version="4",
 )
 def eval_report(
     context: dg.AssetExecutionContext,
@@ -141,6 +156,7 @@ def eval_report(
     paired_comparison: pd.DataFrame,
     judge_validation: pd.DataFrame,
     judge_agreement: pd.DataFrame | None,
+    baseline_diffs: pd.DataFrame | None,
     history: HistoryResource,
     settings: SettingsResource,
 ) -> HtmlDocument:
@@ -161,6 +177,7 @@ def eval_report(
         judge_validation,
         judge_agreement,
         history.read_agreement(),
+        baseline_diffs,
     )
     served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
     context.add_output_metadata(
@@ -193,4 +210,11 @@ def prometheus_metrics(
     return {"textfile": path, "series": series}
 
 
-REPORTING_ASSETS = [model_comparison, paired_comparison, judge_validation, eval_report, prometheus_metrics]
+REPORTING_ASSETS = [
+    model_comparison,
+    paired_comparison,
+    judge_validation,
+    baseline_diffs,
+    eval_report,
+    prometheus_metrics,
+]

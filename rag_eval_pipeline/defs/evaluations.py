@@ -1,0 +1,282 @@
+"""Evaluations named the way a reviewer names them, read back from the instance: a model (its
+latest scores), a run id or its prefix, a named baseline, or ``current`` (the latest of the other
+side's model). Each becomes the run's own scores, the answers they judged and the judgement list
+they were scored on, as that run recorded them (not as they are now)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dagster as dg
+import pandas as pd
+from upath import UPath
+
+from rag_eval_pipeline.defs.io_manager import ARTIFACTS
+from rag_eval_pipeline.defs.names import CANDIDATE_ANSWERS, JUDGE_SCORES
+from rag_eval_pipeline.defs.partitions import registered_models
+from rag_eval_pipeline.metrics.diff import DiffSpec, Evaluation, RunDiff, diff_evaluations
+from rag_eval_pipeline.storage import formats
+from rag_eval_pipeline.storage.baselines import Baseline, BaselineStore
+from rag_eval_pipeline.storage.materializations import materialization_file
+from rag_eval_pipeline.storage.snapshots import SnapshotStore
+
+CURRENT = "current"
+MIN_RUN_PREFIX = 6  # a shorter prefix would match too much to mean one run
+INPUT_VERSION = "dagster/input_data_version/"
+INPUT_POINTER = "dagster/input_event_pointer/"
+SCORES_SEARCHED = 10_000  # judge_scores materializations a run-id prefix is looked up in
+
+
+class EvaluationNotFoundError(LookupError):
+    """A name that is no model, run or baseline here, or a run whose files are no longer kept."""
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """Which run of which model a name meant, and the baseline it named (if it did)."""
+
+    label: str
+    model: str
+    record: dg.EventLogRecord
+    baseline: Baseline | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.record.run_id
+
+
+def artifacts(instance: dg.DagsterInstance) -> UPath:
+    return UPath(instance.storage_directory()) / ARTIFACTS
+
+
+def baselines(instance: dg.DagsterInstance) -> BaselineStore:
+    return BaselineStore(artifacts(instance))
+
+
+def _scores_records(instance: dg.DagsterInstance, model: str | None = None, limit: int = 1):
+    return instance.fetch_materializations(
+        dg.AssetRecordsFilter(
+            asset_key=dg.AssetKey(JUDGE_SCORES), asset_partitions=[model] if model else None
+        ),
+        limit=limit,
+    ).records
+
+
+def latest_of(instance: dg.DagsterInstance, model: str, label: str) -> Pinned:
+    records = _scores_records(instance, model)
+    if not records:
+        raise EvaluationNotFoundError(
+            f"{model} has no scores here yet: evaluate it with `rag-eval run --models {model}`"
+        )
+    return Pinned(label, model, records[0])
+
+
+def _of_run(instance: dg.DagsterInstance, prefix: str) -> Pinned:
+    matches = [r for r in _scores_records(instance, limit=SCORES_SEARCHED) if r.run_id.startswith(prefix)]
+    runs = {r.run_id for r in matches}
+    if not matches:
+        raise EvaluationNotFoundError(
+            f"'{prefix}' is no baseline, answer model or run that scored answers here (models: "
+            f"{', '.join(registered_models(instance)) or 'none'}; `rag-eval baseline list` names the "
+            "baselines)"
+        )
+    if len(runs) > 1:
+        raise EvaluationNotFoundError(
+            f"run prefix '{prefix}' matches {len(runs)} runs ({', '.join(sorted(r[:12] for r in runs))}): "
+            "give more of it"
+        )
+    models = sorted({r.partition_key or "" for r in matches})
+    if len(models) > 1:
+        raise EvaluationNotFoundError(
+            f"run {prefix} scored several models ({', '.join(models)}): name one as MODEL, or pin "
+            "the run of one model"
+        )
+    return Pinned(f"run {matches[0].run_id[:8]}", models[0], matches[0])
+
+
+def pin(instance: dg.DagsterInstance, name: str, other: Pinned | None = None) -> Pinned:
+    """What ``name`` means here: a baseline, ``current`` (the latest of ``other``'s model), a
+    model (its latest scores) or a run id (a prefix of at least ``MIN_RUN_PREFIX`` characters)."""
+    baseline = baselines(instance).get(name)
+    if baseline is not None:
+        found = [
+            r
+            for r in _scores_records(instance, baseline.model, SCORES_SEARCHED)
+            if r.run_id == baseline.run_id
+        ]
+        if not found:
+            raise EvaluationNotFoundError(
+                f"baseline {name} pins run {baseline.run_id[:8]} of {baseline.model}, whose scores are no "
+                f"longer recorded here: pin another (`rag-eval baseline set {name} RUN`)"
+            )
+        return Pinned(f"baseline {name}", baseline.model, found[0], baseline)
+    if name == CURRENT:
+        if other is None:
+            raise EvaluationNotFoundError(
+                "'current' is the latest evaluation of the other side's model: name that side first "
+                "(`rag-eval diff main current`)"
+            )
+        return latest_of(instance, other.model, f"current {other.model}")
+    if name in registered_models(instance):
+        return latest_of(instance, name, name)
+    if len(name) < MIN_RUN_PREFIX:
+        raise EvaluationNotFoundError(
+            f"'{name}' is no baseline or answer model here, and too short for a run id (at least "
+            f"{MIN_RUN_PREFIX} characters); models: {', '.join(registered_models(instance)) or 'none'}"
+        )
+    return _of_run(instance, name)
+
+
+def _tags(record: dg.EventLogRecord) -> dict[str, str]:
+    materialization = record.asset_materialization
+    return dict(materialization.tags or {}) if materialization is not None else {}
+
+
+def _pointed(instance: dg.DagsterInstance, record: dg.EventLogRecord, asset: str) -> dg.EventLogRecord | None:
+    """The materialization of ``asset`` (or of the asset whose key ends with it, such as
+    ``custom_judgement_list``) that the scores' run read: Dagster's input event pointer."""
+    pointers = [
+        (key[len(INPUT_POINTER) :], value)
+        for key, value in _tags(record).items()
+        if key.startswith(INPUT_POINTER) and key.endswith(asset)
+    ]
+    if not pointers:
+        return None
+    key, storage_id = pointers[0]
+    found = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(key), storage_ids=[int(storage_id)]),
+        limit=1,
+    ).records
+    return found[0] if found else None
+
+
+def judgement_list_of(record: dg.EventLogRecord) -> str | None:
+    """The judgement list's version the scores were computed on, as Dagster recorded it."""
+    return next(
+        (v for k, v in _tags(record).items() if k.startswith(INPUT_VERSION) and k.endswith("judgement_list")),
+        None,
+    )
+
+
+def _answers(instance: dg.DagsterInstance, pinned: Pinned) -> pd.DataFrame | None:
+    answered = _pointed(instance, pinned.record, CANDIDATE_ANSWERS)
+    run_id = answered.run_id if answered is not None else pinned.run_id
+    kept = materialization_file(artifacts(instance), CANDIDATE_ANSWERS, pinned.model, run_id)
+    return pd.read_parquet(kept) if kept is not None else None
+
+
+def _cases(instance: dg.DagsterInstance, pinned: Pinned) -> pd.DataFrame | None:
+    listed = _pointed(instance, pinned.record, "judgement_list")
+    if listed is None:
+        return None
+    snapshots = SnapshotStore(artifacts(instance))
+    asset = listed.asset_key.to_user_string() if listed.asset_key else "judgement_list"
+    if not snapshots.has(asset, listed.run_id):
+        return None
+    return formats.read(snapshots.path(asset, listed.run_id), "rebuild the knowledge base (`rag-eval run`)")
+
+
+def load_evaluation(instance: dg.DagsterInstance, pinned: Pinned) -> Evaluation:
+    """The pinned run's own scores, the answers they judged and the judgement list they were
+    scored on; answers or list no longer kept are absent (the diff says so)."""
+    kept = materialization_file(artifacts(instance), JUDGE_SCORES, pinned.model, pinned.run_id)
+    if kept is None:
+        raise EvaluationNotFoundError(
+            f"the scores of {pinned.label} (run {pinned.run_id[:8]} of {pinned.model}) are no longer kept "
+            "(only the newest materializations are): evaluate it again"
+        )
+    return Evaluation(
+        label=pinned.label,
+        model=pinned.model,
+        run_id=pinned.run_id,
+        scores=pd.read_parquet(kept),
+        answers=_answers(instance, pinned),
+        cases=_cases(instance, pinned),
+        judgement_list=judgement_list_of(pinned.record),
+    )
+
+
+def baseline_refusal(baseline: Baseline, candidate: Evaluation) -> str | None:
+    """Why a candidate cannot be compared with a baseline (another judgement list or other
+    judges), in one line; None when it can."""
+    if (
+        baseline.judgement_list
+        and candidate.judgement_list
+        and baseline.judgement_list != candidate.judgement_list
+    ):
+        return (
+            f"baseline {baseline.name} was scored on judgement list {baseline.judgement_list}, "
+            f"{candidate.label} on {candidate.judgement_list}: pin a baseline evaluated on the same "
+            f"list (`rag-eval baseline set {baseline.name} RUN`)"
+        )
+    judges = tuple(candidate.judges())
+    if judges != baseline.judges:
+        return (
+            f"baseline {baseline.name} was judged by {', '.join(baseline.judges)}, {candidate.label} by "
+            f"{', '.join(judges)}: judge both alike, or pin a baseline judged like this run "
+            f"(`rag-eval baseline set {baseline.name} RUN`)"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    """One baseline against the latest evaluation of its model: the diff, or why it was refused
+    or could not be read."""
+
+    baseline: Baseline
+    diff: RunDiff | None = None
+    refused: str | None = None
+
+
+def against_baselines(instance: dg.DagsterInstance, spec: DiffSpec) -> list[BaselineResult]:
+    """Every baseline of the instance diffed with the latest evaluation of its model (what the
+    report and the ``baseline_diffs`` asset show)."""
+    results = []
+    for baseline in baselines(instance).all().values():
+        try:
+            pinned = pin(instance, baseline.name)
+            before = load_evaluation(instance, pinned)
+            after = load_evaluation(instance, latest_of(instance, baseline.model, f"latest {baseline.model}"))
+        except (EvaluationNotFoundError, FileNotFoundError, ValueError) as err:
+            results.append(BaselineResult(baseline, refused=str(err)))
+            continue
+        refusal = baseline_refusal(baseline, after)
+        if refusal:
+            results.append(BaselineResult(baseline, refused=refusal))
+        else:
+            results.append(BaselineResult(baseline, diff=diff_evaluations(before, after, spec)))
+    return results
+
+
+DIFF_TABLE_COLUMNS = ["baseline", "model", "before_run", "after_run", "regressed_cases", "refused"]
+
+
+def baseline_diff_table(results: list[BaselineResult]) -> pd.DataFrame:
+    """The stored value of ``baseline_diffs``: every baseline's metric rows (a refused one as a
+    row that says why), what the report's diff section reads."""
+    frames = []
+    for result in results:
+        head = {
+            "baseline": result.baseline.name,
+            "model": result.baseline.model,
+            "before_run": result.baseline.run_id,
+        }
+        if result.diff is None:
+            frames.append(
+                pd.DataFrame([{**head, "after_run": None, "regressed_cases": 0, "refused": result.refused}])
+            )
+            continue
+        rows = result.diff.metrics.copy()
+        for column, value in {
+            **head,
+            "after_run": result.diff.after.run_id,
+            "regressed_cases": int(result.diff.regressions["qid"].nunique()),
+            "refused": None,
+        }.items():
+            rows[column] = value
+        frames.append(rows)
+    if not frames:
+        return pd.DataFrame(columns=DIFF_TABLE_COLUMNS)
+    table = pd.concat(frames, ignore_index=True)
+    return table[[*DIFF_TABLE_COLUMNS, *[c for c in table.columns if c not in DIFF_TABLE_COLUMNS]]]

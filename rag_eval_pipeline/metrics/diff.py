@@ -1,0 +1,368 @@
+"""What changed between two evaluations, case by case: the cases added, removed or asked anew,
+then per judge and metric (overall and per tag) how many cases regressed, improved or stayed,
+the mean change with its paired interval, the exact paired test and Holm's adjustment, and the
+regressed cases worst first with what changed in their lineage. Pure: two tables in, tables out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from rag_eval_pipeline.metrics.schema import ANSWER_VARIABILITY, metric_columns, per_case
+from rag_eval_pipeline.metrics.settings import (
+    MIN_CASES,
+    MONTE_CARLO_DRAWS,
+    OVERALL,
+    SIGNIFICANCE,
+    StatisticsSettings,
+)
+from rag_eval_pipeline.metrics.statistics import holm_adjusted, paired_difference, sign_flip_test
+
+# metrics where a rise is the worse direction (a failed call, a false answer, a needless decline)
+LOWER_IS_BETTER = frozenset({"error_rate", "false_answer_rate", "over_abstention_rate", ANSWER_VARIABILITY})
+# what an answer's lineage is, as `candidate_answers` records it: a change here explains a change
+LINEAGE_COLUMNS = ("model_id", "prompt_version", "retrieval_mode", "top_k", "kb_version")
+TOLERANCE = 1e-9  # two scores this close are the same score
+
+
+@dataclass(frozen=True)
+class DiffSpec:
+    """How a diff decides: the test level, the fewest cases a tag is tested on, and the smallest
+    mean worsening that counts as a regression (``--min-effect``)."""
+
+    significance: float = SIGNIFICANCE
+    min_cases: int = MIN_CASES
+    min_effect: float = 0.0
+    draws: int = MONTE_CARLO_DRAWS
+
+    @classmethod
+    def of(
+        cls, statistics: StatisticsSettings, min_cases: int | None = None, min_effect: float = 0.0
+    ) -> DiffSpec:
+        """The configured statistics, with a command's own overrides."""
+        return cls(
+            significance=statistics.significance_level,
+            min_cases=min_cases if min_cases is not None else statistics.min_cases,
+            min_effect=min_effect,
+            draws=statistics.monte_carlo_draws,
+        )
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One side of a diff: which run of which model, its scores, the answers they judged and the
+    judgement list they were scored on (``cases``; absent when no longer kept)."""
+
+    label: str
+    model: str
+    run_id: str
+    scores: pd.DataFrame
+    answers: pd.DataFrame | None = None
+    cases: pd.DataFrame | None = None
+    judgement_list: str | None = None  # the list's version (content hash)
+
+    def judges(self) -> list[str]:
+        """Each judge with its prompt version: what ``baseline`` requires to be the same."""
+        pairs = self.scores[["judge_id", "prompt_version"]].drop_duplicates()
+        named = {
+            f"{judge} ({version})" if isinstance(version, str) and version else str(judge)
+            for judge, version in zip(pairs["judge_id"], pairs["prompt_version"])
+        }
+        return sorted(named)
+
+    def describe(self) -> dict[str, str | None]:
+        return {
+            "label": self.label,
+            "model": self.model,
+            "run_id": self.run_id,
+            "judgement_list": self.judgement_list,
+        }
+
+
+@dataclass(frozen=True)
+class RunDiff:
+    """Everything a diff reports: ``metrics`` (one row per group, judge and metric), ``cases``
+    (every paired case's score on both sides), ``regressions`` (worst first) and
+    ``case_changes`` (added, removed, asked anew: never counted as a regression)."""
+
+    before: Evaluation
+    after: Evaluation
+    spec: DiffSpec
+    metrics: pd.DataFrame
+    cases: pd.DataFrame
+    regressions: pd.DataFrame
+    case_changes: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+    def overall(self) -> pd.DataFrame:
+        return self.metrics[self.metrics["group"] == OVERALL]
+
+    def significant_regressions(self) -> pd.DataFrame:
+        """The metrics significantly worse after Holm's adjustment, by at least ``min_effect``."""
+        return self.metrics[self.metrics["worse"]]
+
+
+CHANGE_COLUMNS = ["qid", "change", "before", "after"]
+
+
+def case_changes(before: Evaluation, after: Evaluation) -> pd.DataFrame:
+    """Cases only one side evaluated, and cases whose question or ground truth changed between
+    the two judgement lists: a changed truth makes a score change mean nothing."""
+    before_ids, after_ids = set(before.scores["qid"]), set(after.scores["qid"])
+    rows = [
+        {"qid": q, "change": "removed", "before": None, "after": None} for q in sorted(before_ids - after_ids)
+    ]
+    rows += [
+        {"qid": q, "change": "added", "before": None, "after": None} for q in sorted(after_ids - before_ids)
+    ]
+    if before.cases is not None and after.cases is not None:
+        both = before.cases.merge(after.cases, on="qid", suffixes=("_before", "_after"))
+        both = both[both["qid"].isin(before_ids & after_ids)]
+        for column, change in (("question", "question changed"), ("answer", "truth changed")):
+            differs = both[both[f"{column}_before"].astype(str) != both[f"{column}_after"].astype(str)]
+            rows += [
+                {"qid": q, "change": change, "before": b, "after": a}
+                for q, b, a in zip(differs["qid"], differs[f"{column}_before"], differs[f"{column}_after"])
+            ]
+    return pd.DataFrame(rows, columns=CHANGE_COLUMNS)
+
+
+def _harm(metric: str, change: np.ndarray) -> np.ndarray:
+    """How much worse each case got (positive: worse), whichever direction the metric improves."""
+    return change if metric in LOWER_IS_BETTER else -change
+
+
+def paired_cases(before: Evaluation, after: Evaluation, excluded: set[str]) -> pd.DataFrame:
+    """Every case scored on both sides by the same judge on the same metric (repeats averaged),
+    long: qid, judge_id, metric, before, after, change (after - before), harm."""
+    a, b = per_case(before.scores), per_case(after.scores)
+    frames = []
+    for judge_id in sorted(set(a["judge_id"]) & set(b["judge_id"])):
+        ja, jb = a[a["judge_id"] == judge_id], b[b["judge_id"] == judge_id]
+        for metric in [m for m in metric_columns(jb) if m in set(metric_columns(ja))]:
+            pairs = ja[["qid", metric]].merge(jb[["qid", metric]], on="qid", suffixes=("_b", "_a"))
+            pairs = pairs[~pairs["qid"].isin(excluded)].dropna()
+            if pairs.empty:
+                continue
+            change = pairs[f"{metric}_a"].to_numpy(float) - pairs[f"{metric}_b"].to_numpy(float)
+            change[np.abs(change) < TOLERANCE] = 0.0
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "qid": pairs["qid"].to_numpy(),
+                        "judge_id": judge_id,
+                        "metric": metric,
+                        "before": pairs[f"{metric}_b"].to_numpy(float),
+                        "after": pairs[f"{metric}_a"].to_numpy(float),
+                        "change": change,
+                        "harm": _harm(metric, change),
+                    }
+                )
+            )
+    columns = ["qid", "judge_id", "metric", "before", "after", "change", "harm"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
+def _groups(scores: pd.DataFrame) -> dict[str, set[str]]:
+    """The cases of each tag: ``type:<t>``, ``level:<l>`` and ``tag:<team tag>``."""
+    groups: dict[str, set[str]] = {}
+    cases = scores.drop_duplicates("qid")
+    for column in ("type", "level"):
+        if column in cases:
+            for value, qids in cases.groupby(cases[column].astype(str))["qid"]:
+                if value and value not in ("nan", "None"):
+                    groups[f"{column}:{value}"] = set(qids)
+    if "tags" in cases:
+        for qid, tags in zip(cases["qid"], cases["tags"]):
+            for tag in tags if isinstance(tags, (list, tuple, np.ndarray)) else ():
+                groups.setdefault(f"tag:{tag}", set()).add(qid)
+    return groups
+
+
+def _metric_row(group: str, judge_id: str, metric: str, pairs: pd.DataFrame, spec: DiffSpec) -> dict:
+    interval = paired_difference(pairs["after"], pairs["before"])
+    test = sign_flip_test(pairs["change"].to_numpy(), draws=spec.draws)
+    return {
+        "group": group,
+        "judge_id": judge_id,
+        "metric": metric,
+        "n": len(pairs),
+        "regressed": int((pairs["harm"] > 0).sum()),
+        "improved": int((pairs["harm"] < 0).sum()),
+        "unchanged": int((pairs["harm"] == 0).sum()),
+        "mean_before": float(pairs["before"].mean()),
+        "mean_after": float(pairs["after"].mean()),
+        "mean_change": float(pairs["change"].mean()),
+        "ci_low": interval.low,
+        "ci_high": interval.high,
+        "p_value": test.p_value,
+        "lower_is_better": metric in LOWER_IS_BETTER,
+    }
+
+
+METRIC_COLUMNS = [
+    "group", "judge_id", "metric", "n", "regressed", "improved", "unchanged", "mean_before",
+    "mean_after", "mean_change", "ci_low", "ci_high", "p_value", "p_adjusted", "lower_is_better",
+    "worse",
+]  # fmt: skip
+
+
+# what every view of a diff shows of a metric row, in this order
+SHOWN_COLUMNS = [
+    "judge_id", "metric", "n", "regressed", "improved", "unchanged", "mean_before", "mean_after",
+    "mean_change", "ci_low", "ci_high", "p_value", "p_adjusted",
+]  # fmt: skip
+
+
+def metric_changes(cases: pd.DataFrame, groups: dict[str, set[str]], spec: DiffSpec) -> pd.DataFrame:
+    """One row per group, judge and metric. Holm's adjustment runs over the overall rows as one
+    family and over the tag rows as another (a tag's test never loosens the overall verdict);
+    a tag is tested only where it has at least ``min_cases`` paired cases."""
+    rows = []
+    for (judge_id, metric), pairs in cases.groupby(["judge_id", "metric"], sort=True):
+        rows.append(_metric_row(OVERALL, str(judge_id), str(metric), pairs, spec))
+        for group, qids in sorted(groups.items()):
+            within = pairs[pairs["qid"].isin(qids)]
+            if spec.min_cases <= len(within) < len(pairs):  # (a tag of every case is the overall row)
+                rows.append(_metric_row(group, str(judge_id), str(metric), within, spec))
+    metrics = pd.DataFrame(rows)
+    if metrics.empty:
+        return pd.DataFrame(columns=METRIC_COLUMNS)
+    overall = metrics["group"] == OVERALL
+    metrics["p_adjusted"] = np.nan
+    for family in (overall, ~overall):
+        if family.any():
+            metrics.loc[family, "p_adjusted"] = holm_adjusted(metrics.loc[family, "p_value"].tolist())
+    harm = np.where(metrics["lower_is_better"], metrics["mean_change"], -metrics["mean_change"])
+    metrics["worse"] = (
+        (metrics["p_adjusted"] < spec.significance) & (harm > 0) & (harm >= spec.min_effect)
+    ).astype(bool)
+    return metrics[METRIC_COLUMNS]
+
+
+def _first_rows(table: pd.DataFrame | None, columns: Sequence[str]) -> pd.DataFrame:
+    """One row per case (its first repeat), indexed by qid, with the columns that exist."""
+    if table is None or table.empty:
+        return pd.DataFrame(columns=list(columns))
+    kept = [c for c in columns if c in table.columns]
+    return table.drop_duplicates("qid").set_index("qid")[kept]
+
+
+def lineage_change(before: pd.Series | None, after: pd.Series | None) -> str:
+    """What changed in a case's lineage: ``top_k 2 → 6; model_id a → b`` ("" when nothing did,
+    "unknown" when either side's answers are no longer kept)."""
+    if before is None or after is None:
+        return "unknown"
+    changed = []
+    for column in before.index.intersection(after.index):
+        was, now = before[column], after[column]
+        if str(was) != str(now):
+            changed.append(f"{column} {was} → {now}")
+    return "; ".join(changed)
+
+
+def regressed_cases(cases: pd.DataFrame, before: Evaluation, after: Evaluation) -> pd.DataFrame:
+    """One row per regressed case and judge, worst first (the largest single drop, then the
+    most metrics dropped): the question, both answers, each dropped metric's two scores, both
+    diagnoses, and what changed in the lineage (answer model and version, prompt, retrieval,
+    index, the judge's prompt)."""
+    dropped = cases[cases["harm"] > 0]
+    if dropped.empty:
+        return pd.DataFrame(columns=REGRESSION_COLUMNS)
+    answers_before = _first_rows(before.answers, ["question", "answer", *LINEAGE_COLUMNS])
+    answers_after = _first_rows(after.answers, ["question", "answer", *LINEAGE_COLUMNS])
+    keys = ["qid", "judge_id"]
+    scores_before = before.scores.drop_duplicates(keys).set_index(keys)
+    scores_after = after.scores.drop_duplicates(keys).set_index(keys)
+    rows = []
+    for (qid, judge_id), drops in dropped.groupby(keys, sort=False):
+        drops = drops.sort_values("harm", ascending=False)
+        key = (qid, judge_id)
+        lineage_before = _lineage(answers_before, scores_before, key)
+        lineage_after = _lineage(answers_after, scores_after, key)
+        rows.append(
+            {
+                "qid": qid,
+                "judge_id": judge_id,
+                "question": _cell(answers_after, qid, "question") or _cell(answers_before, qid, "question"),
+                "dropped": "; ".join(
+                    f"{m} {b:.3f} → {a:.3f}"
+                    for m, b, a in zip(drops["metric"], drops["before"], drops["after"])
+                ),
+                "worst_drop": float(drops["harm"].iloc[0]),
+                "metrics_dropped": len(drops),
+                "answer_before": _cell(answers_before, qid, "answer"),
+                "answer_after": _cell(answers_after, qid, "answer"),
+                "diagnosis_before": _score_cell(scores_before, key, "diagnosis"),
+                "diagnosis_after": _score_cell(scores_after, key, "diagnosis"),
+                "lineage_change": lineage_change(lineage_before, lineage_after),
+            }
+        )
+    table = pd.DataFrame(rows, columns=REGRESSION_COLUMNS)
+    return table.sort_values(
+        ["worst_drop", "metrics_dropped", "qid"], ascending=[False, False, True], kind="stable"
+    ).reset_index(drop=True)
+
+
+REGRESSION_COLUMNS = [
+    "qid", "judge_id", "question", "dropped", "worst_drop", "metrics_dropped", "answer_before",
+    "answer_after", "diagnosis_before", "diagnosis_after", "lineage_change",
+]  # fmt: skip
+
+
+def _cell(table: pd.DataFrame, qid: str, column: str) -> str | None:
+    if column not in table.columns or qid not in table.index:
+        return None
+    value = table.at[qid, column]
+    return None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
+
+
+def _score_cell(scores: pd.DataFrame, key: tuple, column: str) -> str | None:
+    if column not in scores.columns or key not in scores.index:
+        return None
+    value = scores.at[key, column]
+    return None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
+
+
+def _lineage(answers: pd.DataFrame, scores: pd.DataFrame, key: tuple) -> pd.Series | None:
+    """A case's lineage on one side: its answer's columns and the judge's prompt version."""
+    qid = key[0]
+    if qid not in answers.index:
+        return None
+    lineage = answers.loc[qid, [c for c in LINEAGE_COLUMNS if c in answers.columns]].copy()
+    lineage["judge_prompt"] = _score_cell(scores, key, "prompt_version")
+    return lineage
+
+
+def diff_evaluations(before: Evaluation, after: Evaluation, spec: DiffSpec = DiffSpec()) -> RunDiff:
+    """The diff of ``after`` against ``before`` (the baseline)."""
+    changes = case_changes(before, after)
+    asked_anew = set(changes.loc[changes["change"].str.endswith("changed"), "qid"])
+    cases = paired_cases(before, after, asked_anew)
+    notes = []
+    if before.cases is None or after.cases is None:
+        notes.append(
+            "questions and truths were not compared: the judgement list of "
+            f"{'run ' + before.run_id[:8] if before.cases is None else 'run ' + after.run_id[:8]} "
+            "is no longer kept"
+        )
+    only_before = sorted(set(before.scores["judge_id"]) - set(after.scores["judge_id"]))
+    only_after = sorted(set(after.scores["judge_id"]) - set(before.scores["judge_id"]))
+    if only_before or only_after:
+        notes.append(
+            "judges on one side only (not compared): "
+            + ", ".join([*(f"{j} (before)" for j in only_before), *(f"{j} (after)" for j in only_after)])
+        )
+    return RunDiff(
+        before=before,
+        after=after,
+        spec=spec,
+        metrics=metric_changes(cases, _groups(after.scores), spec),
+        cases=cases[["qid", "judge_id", "metric", "before", "after", "change"]],
+        regressions=regressed_cases(cases, before, after),
+        case_changes=changes,
+        notes=notes,
+    )
