@@ -296,8 +296,8 @@ def regressed_cases(cases: pd.DataFrame, before: Evaluation, after: Evaluation) 
                 "metrics_dropped": len(drops),
                 "answer_before": _cell(answers_before, qid, "answer"),
                 "answer_after": _cell(answers_after, qid, "answer"),
-                "diagnosis_before": _score_cell(scores_before, key, "diagnosis"),
-                "diagnosis_after": _score_cell(scores_after, key, "diagnosis"),
+                "diagnosis_before": _cell(scores_before, key, "diagnosis"),
+                "diagnosis_after": _cell(scores_after, key, "diagnosis"),
                 "lineage_change": lineage_change(lineage_before, lineage_after),
             }
         )
@@ -313,17 +313,11 @@ REGRESSION_COLUMNS = [
 ]  # fmt: skip
 
 
-def _cell(table: pd.DataFrame, qid: str, column: str) -> str | None:
-    if column not in table.columns or qid not in table.index:
+def _cell(table: pd.DataFrame, key: object, column: str) -> str | None:
+    """One value of a table indexed by case (or by case and judge) as text; None when absent."""
+    if column not in table.columns or key not in table.index:
         return None
-    value = table.at[qid, column]
-    return None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
-
-
-def _score_cell(scores: pd.DataFrame, key: tuple, column: str) -> str | None:
-    if column not in scores.columns or key not in scores.index:
-        return None
-    value = scores.at[key, column]
+    value = table.at[key, column]
     return None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
 
 
@@ -333,7 +327,7 @@ def _lineage(answers: pd.DataFrame, scores: pd.DataFrame, key: tuple) -> pd.Seri
     if qid not in answers.index:
         return None
     lineage = answers.loc[qid, [c for c in LINEAGE_COLUMNS if c in answers.columns]].copy()
-    lineage["judge_prompt"] = _score_cell(scores, key, "prompt_version")
+    lineage["judge_prompt"] = _cell(scores, key, "prompt_version")
     return lineage
 
 

@@ -340,6 +340,40 @@ def test_the_report_link_opens_the_report(ui, browser):
     screenshot(page, "ui-report")
 
 
+def test_a_baseline_diff_reads_on_its_asset_page_and_opens_the_report(ui, browser):
+    """`rag-eval baseline set main oracle`, then the comparison refresh: `baseline_diffs` says
+    main's verdict on its page, and the report opens with the diff against main."""
+    from rag_eval_pipeline import cli
+
+    assert (
+        cli.main(
+            ["--dagster-home", str(ui.home), "--config", str(ui.config), "baseline", "set", "main", "oracle"]
+        )
+        == 0
+    )
+    settings = load_settings(ui.config)
+    with ui.instance() as instance:
+        refreshed = (
+            build_definitions(settings)
+            .resolve_job_def("comparison_job")
+            .execute_in_process(
+                instance=instance, asset_selection=[dg.AssetKey("baseline_diffs"), dg.AssetKey("eval_report")]
+            )
+        )
+    assert refreshed.success
+    verdict = _latest(ui, "baseline_diffs").asset_materialization.metadata["main: verdict"].value
+    assert "against run" in verdict and "significantly worse" in verdict
+    page = browser.new_page()
+    open_page(page, f"{ui.url}/assets/baseline_diffs")
+    page.get_by_text("main: verdict", exact=True).first.wait_for(timeout=30_000)
+    page.get_by_text(verdict, exact=True).first.wait_for(timeout=30_000)
+    screenshot(page, "ui-baseline-diff", full_page=False)
+    page.goto(f"{ui.reports_url}/eval_report.html", wait_until="load")
+    section = page.locator("#baseline-diffs")
+    expect(section).to_be_visible(timeout=30_000)
+    expect(section.locator("h3")).to_have_text("main")
+
+
 def test_the_teams_agent_is_a_partition_like_any_model(ui, browser):
     """The HTTP agent of the configuration beside oracle: its scores in model_comparison, and its
     worst cases, with the contexts it returned, on judge_scores' page."""
