@@ -124,24 +124,30 @@ class Agent:
         return beyond[:TOP_K]
 
     def reply(self, question: str, buggy: bool = False) -> dict:
-        """The answer, and the paragraphs it was given from (text, id, title, score). A
-        ``buggy`` build answers from the paragraph ranked just below the ones it returns: what
-        it says is in none of the contexts it served (a faithfulness bug to be caught)."""
+        """The answer, the paragraphs it was given from (text, id, title, score) and the ones it
+        cites (1-based into them: the paragraph its sentence came from, and its top-ranked one;
+        none when it answers "unknown"). A ``buggy`` build answers from the paragraph ranked
+        just below the ones it returns: what it says is in none of the contexts it served (a
+        faithfulness bug to be caught)."""
         found = self.retrieve(question)
         source = self.retrieve_beyond(question) if buggy else found
         terms = set(_terms(question))
-        best, overlap = "unknown", 0
+        best, overlap, origin = "unknown", 0, None
         for paragraph, _ in source:
             for sentence in paragraph.sentences:
                 shared = len(terms & set(_terms(sentence)))
                 if shared > overlap:
-                    best, overlap = sentence.strip(), shared
+                    best, overlap, origin = sentence.strip(), shared, paragraph
+        returned = [p.id for p, _ in found]
+        cited = [] if origin is None else [origin.id, *returned[:1]]
         return {
             "answer": best,
             "contexts": [p.text for p, _ in found],
-            "context_ids": [p.id for p, _ in found],
+            "context_ids": returned,
             "context_titles": [p.title for p, _ in found],
             "scores": [s for _, s in found],
+            # what it cites, 1-based into its contexts (a buggy build cites what it returned first)
+            "citations": [returned.index(c) + 1 for c in dict.fromkeys(cited) if c in returned],
         }
 
 

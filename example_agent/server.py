@@ -1,7 +1,7 @@
 """The agent behind HTTP, in its own nested JSON shape:
 
     POST /chat  {"query": "...", "session": "..."}
-    -> {"data": {"reply": {"text": "..."},
+    -> {"data": {"reply": {"text": "...", "cites": [{"doc_id": "..."}, ...]},
                  "retrieval": {"documents": [{"doc": {"id": "...", "title": "...", "body": "..."},
                                               "score": 1.7}, ...]}},
         "meta": {"session": "..."}}
@@ -57,8 +57,12 @@ class AgentService:
                 found["contexts"], found["context_ids"], found["context_titles"], found["scores"]
             )
         ]
+        cites = [{"doc_id": found["context_ids"][n - 1]} for n in found["citations"]]
         return {
-            "data": {"reply": {"text": found["answer"]}, "retrieval": {"documents": documents}},
+            "data": {
+                "reply": {"text": found["answer"], "cites": cites},
+                "retrieval": {"documents": documents},
+            },
             "meta": {"session": session},
         }
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.answering.agents.contexts import ContextMatcher, Match, MatchedContext
+from rag_eval_pipeline.answering.agents.contexts import ContextMatcher, Match, MatchedContext, cited_titles
 from rag_eval_pipeline.answering.base import (
     AnswerModel,
     AnswerRequest,
@@ -42,6 +42,8 @@ CANDIDATE_COLUMNS = [
     "retrieved_passages",
     "contexts_known",
     "context_match",
+    "citations",
+    "cited_titles",
     "answer",
     "answer_length",
     "latency_s",
@@ -143,11 +145,11 @@ def answer_cases(
                 from_cache=False,
             )
             if spec.is_agent:  # nothing came back: no contexts to judge
-                row.update(_agent_contexts(None, matcher))
+                row.update(_agent_contexts(None, None, matcher))
         else:
             row.update(_answered(result, max_answer_chars, redact))
             if spec.is_agent:
-                row.update(_agent_contexts(result.contexts, matcher))
+                row.update(_agent_contexts(result.contexts, result.citations, matcher))
         row["latency_s"] = time.perf_counter() - started
         return row
 
@@ -227,22 +229,35 @@ def _contexts(hits: list[SearchHit]) -> dict[str, Any]:
         "retrieved_passages": [h.passage for h in hits],
         "contexts_known": True,
         "context_match": [Match.RETRIEVED] * len(hits),
+        "citations": None,  # our answer models cite nothing
+        "cited_titles": None,
     }
 
 
 def _agent_contexts(
-    contexts: tuple[ReturnedContext, ...] | None, matcher: ContextMatcher | None
+    contexts: tuple[ReturnedContext, ...] | None,
+    citations: tuple[int | str, ...] | None,
+    matcher: ContextMatcher | None,
 ) -> dict[str, Any]:
     """The contexts the agent returned, in its order, each with the passage it was matched to
-    (ids and titles of the knowledge base where matched; the agent's own where not)."""
+    (ids and titles of the knowledge base where matched; the agent's own where not), and the
+    sources it cites with the passage each names."""
+    cited = {"citations": None if citations is None else [str(c) for c in citations]}
     if contexts is None:
-        return {**_contexts([]), "contexts_known": False}
+        return {
+            **_contexts([]),
+            "contexts_known": False,
+            **cited,
+            "cited_titles": cited_titles(citations, (), (), matcher),
+        }
     matched = (
         matcher.match_all(contexts)
         if matcher is not None
         else [MatchedContext(c.id or "", c.title or "", c.text, Match.UNMATCHED) for c in contexts]
     )
     return {
+        **cited,
+        "cited_titles": cited_titles(citations, contexts, matched, matcher),
         "retrieved_ids": [m.passage_id for m in matched],
         "retrieved_titles": [m.title for m in matched],
         "retrieved_scores": [float("nan")] * len(matched),  # the agent's ranking, not its scores

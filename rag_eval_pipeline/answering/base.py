@@ -53,6 +53,7 @@ class AnswerResult:
     cost_usd: float | None = 0.0  # offline models cost nothing; None = unknown price
     from_cache: bool = False
     contexts: tuple[ReturnedContext, ...] | None = None
+    citations: tuple[int | str, ...] | None = None  # the sources the agent cites (None: none read)
 
 
 class AnswerModel(Protocol):

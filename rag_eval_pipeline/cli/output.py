@@ -27,6 +27,8 @@ METRIC_ORDER = (
     "context_relevance",
     "context_precision",
     "context_recall",
+    "citation_precision",
+    "citation_recall",
     "answer_relevancy",
     "answer_cost_usd",
     "judge_cost_usd",
@@ -35,17 +37,19 @@ METRIC_ORDER = (
 
 def comparison_table(comparison: pd.DataFrame) -> str:
     """The model, judge and case counts, the metrics in a fixed order (the headline ones with
-    their intervals), then the case set; ``stale`` and ``note`` only when a model is stale."""
+    their intervals; one no model measured, such as citations of models that cite nothing, left
+    out), then the case set; ``stale`` and ``note`` only when a model is stale."""
     if comparison.empty:
         return "_no models evaluated_"
     if "stale" in comparison and not comparison["stale"].astype(bool).any():
         comparison = comparison.drop(columns=[c for c in ("stale", "note") if c in comparison])
     if "error_rate" in comparison and not comparison["error_rate"].fillna(0).gt(0).any():
         comparison = comparison.drop(columns=[c for c in comparison if c.startswith("error_rate")])
-    comparison = with_intervals(comparison)
+    unmeasured = [m for m in (*METRIC_ORDER, *_RATES) if m in comparison and comparison[m].isna().all()]
+    comparison = with_intervals(comparison.drop(columns=unmeasured))  # no model has it: no column
     identity = [c for c in ("answer_model", "judge_id", "n_cases", "n_failed") if c in comparison]
     metrics = [m for m in METRIC_ORDER if m in comparison.columns]
-    rates = [c for c in _RATES if c in comparison and comparison[c].notna().any()]
+    rates = [c for c in _RATES if c in comparison]
     rest = [c for c in comparison.columns if c not in (*identity, *metrics, *_RATES)]
     return to_markdown(comparison[identity + metrics + rates + rest])
 

@@ -30,6 +30,7 @@ class JudgeCase:
     tags: tuple[str, ...] = ()
     answerable: bool = True  # False: the documents hold no answer, abstaining is right
     contexts_known: bool = True  # False: an agent that returns no contexts (nothing to judge them on)
+    cited_titles: tuple[str, ...] | None = None  # the passages the answer cites (None: it cites none)
 
     @property
     def reference_known(self) -> bool:

@@ -15,10 +15,19 @@ REFERENCE_METRICS = (
     "context_precision",
     "context_recall",
     "faithfulness_lexical",
+    "citation_precision",
+    "citation_recall",
 )
 # what needs no reference answer: the retrieval metrics read gold labels, lexical faithfulness the
 # passages (each absent where what it reads is missing)
-REFERENCE_FREE_METRICS = ("context_relevance", "context_precision", "context_recall", "faithfulness_lexical")
+REFERENCE_FREE_METRICS = (
+    "context_relevance",
+    "context_precision",
+    "context_recall",
+    "faithfulness_lexical",
+    "citation_precision",
+    "citation_recall",
+)
 
 
 class ReferenceJudge:
@@ -59,4 +68,6 @@ class ReferenceJudge:
             "faithfulness_lexical": reference.faithfulness_lexical(
                 answer, case.retrieved_passages, self._abstention
             ),
+            "citation_precision": reference.citation_precision(case.cited_titles, list(case.gold_titles)),
+            "citation_recall": reference.citation_recall(case.cited_titles, list(case.gold_titles)),
         }

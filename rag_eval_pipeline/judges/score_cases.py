@@ -59,7 +59,15 @@ def judge_case(case: Mapping[str, Any]) -> JudgeCase:
         tags=() if tags is None else tuple(tags),
         answerable=bool(case.get("answerable", True)),
         contexts_known=bool(case.get("contexts_known", True)),
+        cited_titles=_listed(case.get("cited_titles")),
     )
+
+
+def _listed(value: Any) -> tuple[str, ...] | None:
+    """A stored list column (a list, or parquet's array) as a tuple; None (or NaN) as None."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return None
+    return tuple(str(v) for v in value)
 
 
 def answer_outcome(answered: bool, abstained: bool, answerable: bool) -> dict[str, float]:

@@ -187,6 +187,36 @@ def context_recall(retrieved_titles: Sequence[str], gold_facts: Sequence[tuple[s
     return sum(1 for title, _ in facts if title in retrieved) / len(facts)
 
 
+def _cited(
+    cited_titles: Sequence[str] | None, gold_titles: Sequence[str]
+) -> tuple[set[str], int, set[str]] | None:
+    gold = set(gold_titles)
+    if not cited_titles or not gold:
+        return None
+    return {t for t in cited_titles if t}, sum(1 for t in cited_titles if not t), gold
+
+
+def citation_precision(cited_titles: Sequence[str] | None, gold_titles: Sequence[str]) -> float | None:
+    """Share of the distinct sources an answer cites that are gold supporting passages (ALCE's
+    citation precision with HotpotQA's labels); a citation naming no known passage counts as a
+    source that is not gold. None when the answer cites nothing or there are no gold titles."""
+    cited = _cited(cited_titles, gold_titles)
+    if cited is None:
+        return None
+    named, unknown, gold = cited
+    return len(named & gold) / (len(named) + unknown)
+
+
+def citation_recall(cited_titles: Sequence[str] | None, gold_titles: Sequence[str]) -> float | None:
+    """Share of the gold supporting passages the answer cites. None when it cites nothing or
+    there are no gold titles (an uncited answer is not measured, not 0)."""
+    cited = _cited(cited_titles, gold_titles)
+    if cited is None:
+        return None
+    named, _, gold = cited
+    return len(named & gold) / len(gold)
+
+
 def content_tokens(text: str) -> list[str]:
     """Normalised tokens of ``text`` without stop words: the words that carry a claim."""
     return [t for t in normalize_answer(text).split() if t not in STOP_WORDS]

@@ -75,6 +75,7 @@ def explain_case(
     missing = gold - set(case["retrieved_titles"])
     if missing:
         lines.append(f"  not retrieved: {', '.join(sorted(missing))}")
+    lines += _citation_lines(case, gold)
     lines += [
         "",
         f"answer by {answer_model} (model {_text(case['model_id'])}, "
@@ -100,6 +101,19 @@ def explain_case(
     lines += ["", "lineage (the Dagster run of each step):"]
     lines += [f"  {asset}: run {run_id}" for asset, run_id in run_ids.items()]
     return "\n".join(lines)
+
+
+def _citation_lines(case: pd.Series, gold: set[str]) -> list[str]:
+    """What the answer cites, each source with the passage it names and whether it is gold."""
+    cited, titles = case.get("citations"), case.get("cited_titles")
+    if cited is None or titles is None or (isinstance(titles, float) and pd.isna(titles)):
+        return []
+    if len(titles) == 0:
+        return ["cites: nothing (citation metrics absent)"]
+    shown = [
+        f"{c} -> {t or '(no known passage)'}{' [GOLD]' if t in gold else ''}" for c, t in zip(cited, titles)
+    ]
+    return [f"cites: {'; '.join(shown)}"]
 
 
 def _contexts_heading(case: pd.Series, index_manifest: IndexManifest) -> str:

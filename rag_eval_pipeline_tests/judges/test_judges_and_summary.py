@@ -49,6 +49,8 @@ def test_reference_judge_scores_one_case():
         "context_precision": 1.0,
         "context_recall": 1.0,
         "faithfulness_lexical": 1.0,
+        "citation_precision": None,  # our answer models cite nothing: absent, not 0
+        "citation_recall": None,
     }
 
 

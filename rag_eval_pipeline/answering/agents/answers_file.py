@@ -11,7 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rag_eval_pipeline.answering.agents.mapping import ResponseMapping, UnreadableReplyError, compile_path
+from rag_eval_pipeline.answering.agents.mapping import (
+    INLINE,
+    ResponseMapping,
+    UnreadableReplyError,
+    compile_path,
+)
 from rag_eval_pipeline.answering.agents.settings import AnswersFileEntry
 from rag_eval_pipeline.data.rows import RowFileError, read_rows
 
@@ -85,8 +90,9 @@ class AnswersFile:
             columns.contexts,
             columns.context_ids,
             columns.context_titles,
+            columns.citations,
         ]
-        read = {_column(p) for p in paths if p}
+        read = {_column(p) for p in paths if p and p != INLINE}
         return [c for c in self.columns if c not in read]
 
     def _key(self, path: Any, row: dict[str, Any]) -> str | None:

@@ -33,7 +33,7 @@ def _preview(mapping: ResponseMapping, document: Any) -> tuple[list[str], bool]:
     for field, path, found in mapping.preview(document):
         lines.append(f"  {field.ljust(width)}  {path}  ->  {_cut(found, 300)}")
     try:
-        answer, contexts = mapping.read(document)
+        reply = mapping.read(document)
     except UnreadableReplyError as err:
         lines += ["", f"MISSING: {err}"]
         return lines, False
@@ -42,10 +42,15 @@ def _preview(mapping: ResponseMapping, document: Any) -> tuple[list[str], bool]:
         lines += ["", f"found nothing for: {', '.join(missing)}"]
     said = (
         "no contexts mapped: retrieval metrics will be absent"
-        if contexts is None
-        else f"{len(contexts)} contexts"
+        if reply.contexts is None
+        else f"{len(reply.contexts)} contexts"
     )
-    lines += ["", f"reply: answer {answer!r}; {said}"]
+    cited = (
+        "cites nothing: citation metrics will be absent"
+        if not reply.citations
+        else f"cites {', '.join(map(str, reply.citations))}"
+    )
+    lines += ["", f"reply: answer {reply.answer!r}; {said}; {cited}"]
     return lines, True
 
 

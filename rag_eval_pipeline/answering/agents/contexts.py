@@ -135,3 +135,39 @@ class ContextMatcher:
 
     def match_all(self, contexts: Sequence[ReturnedContext]) -> list[MatchedContext]:
         return [self.match(c) for c in contexts]
+
+
+def cited_titles(
+    citations: Sequence[int | str] | None,
+    contexts: Sequence[ReturnedContext],
+    matched: Sequence[MatchedContext],
+    matcher: ContextMatcher | None,
+) -> list[str] | None:
+    """The title of the knowledge-base passage each citation names ("" where it names none we
+    know), so citations are checked against the gold supporting passages. A number is a 1-based
+    index into the returned contexts; a text is a returned context's id or title, else a passage
+    id or title of the knowledge base, else (all digits) an index. None: the agent cites nothing
+    the mapping can read."""
+    if citations is None:
+        return None
+    by_reference: dict[str, str] = {}
+    for given, found in zip(contexts, matched):
+        for reference in (given.id, given.title, found.passage_id, found.title):
+            if reference:
+                by_reference.setdefault(str(reference), found.title)
+    titles = []
+    for citation in citations:
+        if isinstance(citation, str) and citation in by_reference:
+            titles.append(by_reference[citation])
+            continue
+        known = (
+            matcher.match(ReturnedContext("", citation, citation))
+            if isinstance(citation, str) and matcher
+            else None
+        )
+        if known is not None and known.how != Match.UNMATCHED:
+            titles.append(known.title)
+            continue
+        index = citation if isinstance(citation, int) else int(citation) if citation.isdigit() else None
+        titles.append(matched[index - 1].title if index is not None and 1 <= index <= len(matched) else "")
+    return titles

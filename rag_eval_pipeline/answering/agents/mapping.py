@@ -4,6 +4,7 @@ path that found nothing."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +15,35 @@ from jsonpath_ng.ext import parse
 from rag_eval_pipeline.answering.base import ReturnedContext
 
 MISSING = "(nothing found)"
+# ``citations: inline``: the answer's own markers, [1] or [2, 3] (1-based into the contexts it returned)
+INLINE = "inline"
+_MARKERS = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+
+Citation = int | str  # a 1-based index into the returned contexts, or a context's id or title
+
+
+def inline_citations(answer: str) -> tuple[int, ...]:
+    """The numbers of the answer's citation markers, in order: ``[1]``, ``[2, 3]``, ``[1][4]``."""
+    return tuple(int(n) for group in _MARKERS.findall(answer) for n in re.split(r"\s*[,;]\s*", group))
+
+
+def _citation(value: Any) -> Citation:
+    """A cited source as found: a JSON number is an index, anything else its text."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return int(value)
+    return "" if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What one response says: the answer, the contexts it was given from (None: not known) and
+    the sources it cites (None: it cites nothing the mapping can read; what needs them is absent)."""
+
+    answer: str
+    contexts: tuple[ReturnedContext, ...] | None
+    citations: tuple[Citation, ...] | None = None
 
 
 class UnreadableReplyError(ValueError):
@@ -47,45 +77,69 @@ class ResponseMapping:
     contexts: tuple[str, Any] | None
     context_ids: tuple[str, Any] | None
     context_titles: tuple[str, Any] | None
+    citations: tuple[str, Any] | None = None  # (INLINE, None): the answer's own markers
 
     @classmethod
     def of(
-        cls, answer: str, contexts: str | None, context_ids: str | None, context_titles: str | None
+        cls,
+        answer: str,
+        contexts: str | None,
+        context_ids: str | None,
+        context_titles: str | None,
+        citations: str | None = None,
     ) -> ResponseMapping:
         def compiled(path: str | None) -> tuple[str, Any] | None:
-            return None if path is None else (path, compile_path(path))
+            return None if path is None else (path, None if path == INLINE else compile_path(path))
 
         return cls(
             (answer, compile_path(answer)),
             compiled(contexts),
             compiled(context_ids),
             compiled(context_titles),
+            compiled(citations),
         )
 
     @property
     def returns_contexts(self) -> bool:
         return self.contexts is not None
 
-    def read(self, document: Any) -> tuple[str, tuple[ReturnedContext, ...] | None]:
-        """The answer and the contexts of one response. Every field but the answer is optional in
-        the reply itself: contexts the path finds nothing for are not known (None: what needs
-        them is absent, never 0; an empty list is known, and empty), ids or titles it finds
-        nothing for are not given (the contexts are matched by what is). UnreadableReplyError
-        when the answer path finds nothing, or ids or titles are given but do not line up."""
+    def read(self, document: Any) -> Reply:
+        """The answer, contexts and citations of one response. Every field but the answer is
+        optional in the reply itself: contexts the path finds nothing for are not known (None:
+        what needs them is absent, never 0; an empty list is known, and empty), ids or titles it
+        finds nothing for are not given (the contexts are matched by what is), citations it finds
+        nothing for are none. UnreadableReplyError when the answer path finds nothing, or ids or
+        titles are given but do not line up."""
         path, compiled = self.answer
         answers = _found(compiled, document)
         if not answers or answers[0] is None:
             raise UnreadableReplyError(f"response mapping: answer path {path} found nothing in the response")
         answer = answers[0] if isinstance(answers[0], str) else str(answers[0])
+        return Reply(answer, self._contexts(document), self._citations(document, answer))
+
+    def _contexts(self, document: Any) -> tuple[ReturnedContext, ...] | None:
         if self.contexts is None:
-            return answer, None
+            return None
         found = _found(self.contexts[1], document)
         if not found or found == [None]:
-            return answer, None
+            return None
         texts = _texts(found)
         ids = self._aligned(self.context_ids, document, len(texts))
         titles = self._aligned(self.context_titles, document, len(texts))
-        return answer, tuple(ReturnedContext(t, i, n) for t, i, n in zip(texts, ids, titles, strict=True))
+        return tuple(ReturnedContext(t, i, n) for t, i, n in zip(texts, ids, titles, strict=True))
+
+    def _citations(self, document: Any, answer: str) -> tuple[Citation, ...] | None:
+        """The cited sources: the answer's markers (``inline``), or what the path finds (a list
+        of ids, titles or indices); None when not mapped, or when the reply has no such field."""
+        if self.citations is None:
+            return None
+        if self.citations[0] == INLINE:
+            return inline_citations(answer)
+        found = _found(self.citations[1], document)
+        if not found or found == [None]:
+            return None
+        values = list(found[0]) if len(found) == 1 and isinstance(found[0], list | tuple) else found
+        return tuple(_citation(v) for v in values)
 
     @staticmethod
     def _aligned(field: tuple[str, Any] | None, document: Any, count: int) -> list[str | None]:
@@ -102,10 +156,13 @@ class ResponseMapping:
     def preview(self, document: Any) -> list[tuple[str, str, str]]:
         """(field, path, what it extracted or ``MISSING``) for every mapped field."""
         rows = []
-        for field in ("answer", "contexts", "context_ids", "context_titles"):
+        for field in ("answer", "contexts", "context_ids", "context_titles", "citations"):
             mapped = getattr(self, field)
             if mapped is None:
                 rows.append((field, "(not mapped)", ""))
+                continue
+            if mapped[0] == INLINE:
+                rows.append((field, INLINE, repr(list(self.read(document).citations or ()))))
                 continue
             values = _found(mapped[1], document)
             shown = MISSING if not values else repr(values[0] if field == "answer" else _texts(values))

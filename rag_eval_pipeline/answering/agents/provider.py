@@ -75,14 +75,15 @@ class AgentAnswerer:
         document, cached = await self._agent.document(
             request.qid, request.question, request.repeat, self._readable
         )
-        answer, contexts = self.mapping.read(document)
+        reply = self.mapping.read(document)
         return AnswerResult(
-            answer=answer,
+            answer=reply.answer,
             model_id=self.model_id,
             prompt_version=self._spec.prompt_version,
             cost_usd=None,  # the agent's own spending is not reported to us: unknown, not free
             from_cache=cached,
-            contexts=contexts,
+            contexts=reply.contexts,
+            citations=reply.citations,
         )
 
     @property
@@ -113,14 +114,15 @@ class FileAnswerer:
         rows = self._rows.get(request.qid) or []
         if request.repeat >= len(rows):
             raise LookupError(f"no answer in {self._answers.path} for this question (partial: true)")
-        answer, contexts = self.mapping.read(rows[request.repeat])
+        reply = self.mapping.read(rows[request.repeat])
         return AnswerResult(
-            answer=answer,
+            answer=reply.answer,
             model_id=self.model_id,
             prompt_version=self._spec.prompt_version,
             cost_usd=None,
             from_cache=True,  # served before: no call now
-            contexts=contexts,
+            contexts=reply.contexts,
+            citations=reply.citations,
         )
 
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 
-from rag_eval_pipeline.answering.agents.mapping import ResponseMapping, compile_path
+from rag_eval_pipeline.answering.agents.mapping import INLINE, ResponseMapping, compile_path
 from rag_eval_pipeline.answering.settings import FILE, HTTP, PYTHON, NamedEntry
 from rag_eval_pipeline.common.settings import Strict
 
@@ -30,11 +30,16 @@ class MappingSettings(Strict):
         default=None, description="their ids: matched against passage and document ids"
     )
     context_titles: str | None = Field(default=None, description="their titles: matched against gold titles")
+    citations: str | None = Field(
+        default=None,
+        description="the sources the answer cites: a JSONPath to a list of context ids, titles or "
+        "1-based indices into the contexts, or 'inline' for markers such as [1] or [2, 3] in the answer",
+    )
 
-    @field_validator("answer", "contexts", "context_ids", "context_titles")
+    @field_validator("answer", "contexts", "context_ids", "context_titles", "citations")
     @classmethod
     def _compiles(cls, path: str | None) -> str | None:
-        if path is not None:
+        if path is not None and path != INLINE:
             compile_path(path)  # a ValueError naming the path and where it does not parse
         return path
 
@@ -43,7 +48,9 @@ class MappingSettings(Strict):
         return self.contexts is not None and self.context_ids is None and self.context_titles is None
 
     def compiled(self) -> ResponseMapping:
-        return ResponseMapping.of(self.answer, self.contexts, self.context_ids, self.context_titles)
+        return ResponseMapping.of(
+            self.answer, self.contexts, self.context_ids, self.context_titles, self.citations
+        )
 
 
 class AgentEntry(NamedEntry):
@@ -129,6 +136,7 @@ class PythonAgentEntry(CalledAgentEntry):
             contexts="$.contexts",
             context_ids="$.context_ids",
             context_titles="$.context_titles",
+            citations="$.citations",
         )
     )
 
