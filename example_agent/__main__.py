@@ -84,6 +84,7 @@ elif args.command == "export":
                         "user_query": row["question"],
                         "response": reply["answer"],
                         "retrieved": sources,
+                        "cites": [reply["context_titles"][n - 1] for n in reply["citations"]],
                     }
                 )
                 + "\n"

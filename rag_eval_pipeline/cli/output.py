@@ -37,15 +37,15 @@ METRIC_ORDER = (
 
 def comparison_table(comparison: pd.DataFrame) -> str:
     """The model, judge and case counts, the metrics in a fixed order (the headline ones with
-    their intervals; one no model measured, such as citations of models that cite nothing, left
-    out), then the case set; ``stale`` and ``note`` only when a model is stale."""
+    their intervals; the citation metrics and the rates of unanswerable questions only when some
+    model has them), then the case set; ``stale`` and ``note`` only when a model is stale."""
     if comparison.empty:
         return "_no models evaluated_"
     if "stale" in comparison and not comparison["stale"].astype(bool).any():
         comparison = comparison.drop(columns=[c for c in ("stale", "note") if c in comparison])
     if "error_rate" in comparison and not comparison["error_rate"].fillna(0).gt(0).any():
         comparison = comparison.drop(columns=[c for c in comparison if c.startswith("error_rate")])
-    unmeasured = [m for m in (*METRIC_ORDER, *_RATES) if m in comparison and comparison[m].isna().all()]
+    unmeasured = [m for m in _OPTIONAL if m in comparison and comparison[m].isna().all()]
     comparison = with_intervals(comparison.drop(columns=unmeasured))  # no model has it: no column
     identity = [c for c in ("answer_model", "judge_id", "n_cases", "n_failed") if c in comparison]
     metrics = [m for m in METRIC_ORDER if m in comparison.columns]
@@ -55,6 +55,8 @@ def comparison_table(comparison: pd.DataFrame) -> str:
 
 
 _RATES = ("false_answer_rate", "over_abstention_rate")  # shown only when some model has them
+# measured only for some systems (an agent that cites): a column only when some model has them
+_OPTIONAL = (*_RATES, "citation_precision", "citation_recall")
 
 
 def paired_table(paired: pd.DataFrame, models: set[str]) -> str:

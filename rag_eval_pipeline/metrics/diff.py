@@ -101,8 +101,14 @@ class RunDiff:
         return self.metrics[self.metrics["group"] == OVERALL]
 
     def significant_regressions(self) -> pd.DataFrame:
-        """The metrics significantly worse after Holm's adjustment, by at least ``min_effect``."""
-        return self.metrics[self.metrics["worse"]]
+        """The metrics significantly worse over every case after Holm's adjustment, by at least
+        ``min_effect``: what ``--fail-on-regression`` fails on. Its chance of failing two runs that
+        differ only by chance is at most the level (one Holm family); a tag's rows are a family
+        of their own, shown but not gated (two families would let false alarms add up)."""
+        return self.metrics[self.metrics["worse"] & (self.metrics["group"] == OVERALL)]
+
+    def worse_tags(self) -> pd.DataFrame:
+        return self.metrics[self.metrics["worse"] & (self.metrics["group"] != OVERALL)]
 
 
 CHANGE_COLUMNS = ["qid", "change", "before", "after"]

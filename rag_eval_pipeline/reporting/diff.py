@@ -20,22 +20,20 @@ ANSWER_CHARS = 80  # of each answer in a regressed case's row
 
 
 def verdict(diff: RunDiff) -> str:
-    """One line: which metrics got significantly worse, or that none did."""
-    worse = diff.significant_regressions()
-    overall = worse[worse["group"] == OVERALL]
+    """One line: which metrics got significantly worse over every case (what the gate fails
+    on), or that none did; then the tags worse within themselves (shown, not gated)."""
+    worse, tags = diff.significant_regressions(), diff.worse_tags()
+    within = ", ".join(f"{r.group} {r.judge_id}/{r.metric} ({r.mean_change:+.3f})" for r in tags.itertuples())
+    in_tags = f"; worse within a tag (not gated): {within}" if within else ""
     if worse.empty:
-        return (
-            f"no metric is significantly worse (Holm-adjusted p < {diff.spec.significance:g}"
-            + (f", by at least {diff.spec.min_effect:g}" if diff.spec.min_effect else "")
-            + ")"
-        )
+        effect = f", by at least {diff.spec.min_effect:g}" if diff.spec.min_effect else ""
+        level = f"Holm-adjusted p < {diff.spec.significance:g}{effect}"
+        return f"no metric is significantly worse ({level}){in_tags}"
     named = [
         f"{r.judge_id}/{r.metric} ({r.mean_change:+.3f}, p_adj {r.p_adjusted:.3g})"
-        for r in overall.itertuples()
+        for r in worse.itertuples()
     ]
-    tags = worse[worse["group"] != OVERALL]
-    named += [f"{r.group} {r.judge_id}/{r.metric} ({r.mean_change:+.3f})" for r in tags.itertuples()]
-    return f"REGRESSION: significantly worse: {', '.join(named)}"
+    return f"REGRESSION: significantly worse: {', '.join(named)}{in_tags}"
 
 
 def _headline(diff: RunDiff) -> list[str]:
@@ -139,7 +137,7 @@ def as_markdown(diff: RunDiff, limit: int = MARKDOWN_LIMIT) -> str:
         "",
         *[f"- {markdown_text(line)}" for line in _headline(diff)[:-1]],
     ]
-    worse = diff.significant_regressions()
+    worse = pd.concat([diff.significant_regressions(), diff.worse_tags()])
     sections = []
     if not worse.empty:
         sections.append(

@@ -375,10 +375,10 @@ def baseline_diffs_html(diffs: pd.DataFrame) -> str:
             )
             continue
         overall = rows[rows["group"] == OVERALL]
-        worse = rows[rows["worse"].astype(bool)]
+        worse = rows[rows["worse"].astype(bool) & (rows["group"] == OVERALL)]  # what the gate fails on
         said = (
             "significantly worse: "
-            + ", ".join(f"{g} {j}/{m}" for g, j, m in zip(worse["group"], worse["judge_id"], worse["metric"]))
+            + ", ".join(f"{j}/{m}" for j, m in zip(worse["judge_id"], worse["metric"]))
             if len(worse)
             else "no metric significantly worse"
         )
