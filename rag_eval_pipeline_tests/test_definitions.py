@@ -13,6 +13,7 @@ EXPECTED_ASSETS = {
     "knowledge_base",
     "candidate_answers",
     "judge_scores",
+    "answer_claims",
     "metric_summary",
     "metric_history",
     "model_comparison",

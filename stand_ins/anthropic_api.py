@@ -135,6 +135,35 @@ def _user_text(request: dict[str, Any]) -> str:
     return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
 
 
+def _states(claim: str, passage: str) -> bool:
+    """The lexical rule the simulated model checks a claim with: every content word in the text."""
+    return (reference.faithfulness_lexical(claim, [passage]) or 0.0) == 1.0
+
+
+def _claims(answer: str, passages: list[tuple[str, str]], citations: str) -> list[dict[str, Any]]:
+    """Each sentence of the answer (its [n] markers removed) as a claim, checked lexically against
+    every passage and against the first passage the answer cites."""
+    cited = [int(n) for n in re.findall(r"\[(\d+)\]", citations)]
+    plain = re.sub(r"\s*\[\d+(?:\s*[,;]\s*\d+)*\]", "", answer)
+    found = []
+    for claim in (s.strip() for s in re.split(r"(?<=[.!?])\s+", plain)):
+        if not claim:
+            continue
+        stating = next((n for n, (_, p) in enumerate(passages, start=1) if _states(claim, p)), 0)
+        source = cited[0] if cited and cited[0] <= len(passages) else 0
+        found.append(
+            {
+                "claim": claim,
+                "supported": int(stating > 0),
+                "passage": stating,
+                "cited": source,
+                "citation_supports": int(source > 0 and _states(claim, passages[source - 1][1])),
+                "reason": "lexical",
+            }
+        )
+    return found
+
+
 class SimulatedModel:
     """Answers and judges from the request alone, with token usage and prompt-cache accounting."""
 
@@ -220,6 +249,10 @@ class SimulatedModel:
                     for n, (_, p) in enumerate(passages, start=1)
                 ]
             }
+        if tool == "record_answer_claims":
+            return {"claims": _claims(answer, passages, _tag(text, "citations"))}
+        if tool == "record_reference_claims":
+            return {"claims": [{"claim": truth, "stated": int(mentions(answer, truth))}]}
         if tool == "record_questions":
             return {
                 "questions": [f"What is {answer}?", f"Which is {answer}?"],

@@ -90,7 +90,8 @@ def _run(commands: argparse._SubParsersAction) -> None:
         "--judges",
         type=comma_list,
         help="comma-separated judges: reference (no LLM), a Claude model such as "
-        "claude-sonnet-4-6 (the STRICT rubric), ragas:<model> (RAGAS-style metrics); "
+        "claude-sonnet-4-6 (the STRICT rubric), ragas:<model> (RAGAS-style metrics), claims:<model> "
+        "(claim precision and recall, citation support); "
         "default: the configuration file's, else reference",
     )
     options.add_argument(

@@ -7,6 +7,7 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
+from rag_eval_pipeline.judges.claims import unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, CORRECTION_NOTE, FLAG_COLUMN
 from rag_eval_pipeline.metrics.schema import USAGE
@@ -164,6 +165,7 @@ def worst_case_markdown(
     marked) and the gold titles it missed, and the command that explains it."""
     worst = _worst(scores)
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
+    unsupported = unsupported_claims(scores)
     entries = {}
     for rank, row in enumerate(worst.itertuples(), start=1):
         known = row.qid in truth.index
@@ -182,6 +184,10 @@ def worst_case_markdown(
             f"- missed gold: {markdown_text(missed, CASE_CHARS)}",
             "",
             to_markdown(judged[["judge_id", *repeats, "status", *metrics]]),
+            *[
+                f"- unsupported claim: {markdown_text(claim, CASE_CHARS)}"
+                for claim in unsupported.get((row.qid, int(getattr(row, "repeat", 0) or 0)), [])
+            ],
             "",
             "**Passages the model read**"
             if answer.get("retrieval_mode") != AGENT_RETRIEVAL

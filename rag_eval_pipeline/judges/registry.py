@@ -4,7 +4,8 @@ Judge ids: ``reference``; an LLM name (``claude-sonnet-4-6``, ``anthropic:<id>``
 ``openai:<model>``, ``local:smollm2``) or ``strict:<LLM name>`` for the STRICT rubric in one call;
 ``strict-blind:<LLM name>`` for the same axes with faithfulness and context relevance asked
 without the ground truth;
-``ragas:<LLM name>`` for RAGAS-style metrics; and the configuration file's custom metrics (a
+``ragas:<LLM name>`` for RAGAS-style metrics; ``claims:<LLM name>`` for claim precision,
+claim recall and citation support; and the configuration file's custom metrics (a
 Python callable or an LLM rubric) by name. LLM names are resolved by the provider table
 (``llm/providers.py``), the same as answer models'. Adding a judge kind is one entry in
 ``JUDGE_KINDS`` plus its own module; a custom metric may not take a built-in judge's name.
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag_eval_pipeline.judges.base import Judge
+from rag_eval_pipeline.judges.claims import CLAIM_METRICS, CLAIM_REFERENCE_FREE_METRICS, ClaimsLLMJudge
 from rag_eval_pipeline.judges.custom import PythonMetricJudge, RubricMetricJudge, load_callable
 from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RAGAS_REFERENCE_FREE_METRICS, RagasLLMJudge
 from rag_eval_pipeline.judges.reference import (
@@ -152,6 +154,13 @@ def _parse_ragas(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     return _llm_judge_spec(name, "ragas", target, RAGAS_METRICS, (), RAGAS_REFERENCE_FREE_METRICS)
 
 
+def _parse_claims(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+    target = _llm_target(name, "claims")
+    if target is None:
+        return None
+    return _llm_judge_spec(name, "claims", target, CLAIM_METRICS, (), CLAIM_REFERENCE_FREE_METRICS)
+
+
 def _parse_python(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     metric = custom.get(name)
     if metric is None or metric.kind != "python":
@@ -224,6 +233,11 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
         _parse_ragas,
         lambda spec, context: RagasLLMJudge(*_llm_judge_arguments(spec, context), context.embed),
     ),
+    JudgeKind(
+        "claims",
+        _parse_claims,
+        lambda spec, context: ClaimsLLMJudge(*_llm_judge_arguments(spec, context)),
+    ),
     JudgeKind("python", _parse_python, _build_python, builtin=False),
     JudgeKind("rubric", _parse_rubric, _build_rubric, builtin=False),
 )
@@ -249,7 +263,8 @@ class JudgeRegistry:
         raise UnknownJudgeError(
             f"unknown judge '{judge_id}': use reference, an LLM (claude-sonnet-4-6, anthropic:<id>, "
             "openai:<model>, local:<model>) for the STRICT rubric, strict-blind:<LLM> for it without "
-            "the ground truth on faithfulness, or ragas:<LLM> for RAGAS-style metrics"
+            "the ground truth on faithfulness, ragas:<LLM> for RAGAS-style metrics, or claims:<LLM> "
+            "for claim precision, claim recall and citation support"
         )
 
     def for_run(self, judge_ids: Iterable[str]) -> list[JudgeSpec]:

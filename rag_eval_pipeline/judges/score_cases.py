@@ -11,12 +11,13 @@ import pandas as pd
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
+from rag_eval_pipeline.judges.claims import unsupported_claims
 from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.budget import BudgetExhaustedError
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
-from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, SCORE_ID_COLUMNS, TOKEN_COLUMNS
+from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, SCORE_ID_COLUMNS, TOKEN_COLUMNS, case_key
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 
@@ -192,13 +193,21 @@ def score_cases(
     frame[metric_names] = frame[metric_names].astype("float64")
     frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")
     frame["cost_usd"] = frame["cost_usd"].astype("float64")
-    frame["diagnosis"] = [diagnose_row(row, source) for row in frame.to_dict(orient="records")]
+    unsupported = unsupported_claims(frame)  # where a claim judge read the case, its claims decide
+    frame["diagnosis"] = [
+        diagnose_row(row, source, unsupported.get(case_key(row))) for row in frame.to_dict(orient="records")
+    ]
     return frame
 
 
-def diagnose_row(row: Mapping[str, Any], source: AnswerSource = AnswerSource.GENERATIVE) -> str | None:
+def diagnose_row(
+    row: Mapping[str, Any],
+    source: AnswerSource = AnswerSource.GENERATIVE,
+    unsupported: Sequence[str] | None = None,
+) -> str | None:
     """The judge's own faithfulness where it read the claims, the lexical proxy otherwise (then
-    a low value is ``unsupported_words``, never ``hallucination``)."""
+    a low value is ``unsupported_words``, never ``hallucination``); where a claim judge checked
+    the answer's claims (``unsupported``: those no context states), hallucination is one of them."""
     faithfulness, judged = row.get("faithfulness"), True
     if faithfulness is None or pd.isna(faithfulness):
         faithfulness, judged = row.get("faithfulness_lexical"), False
@@ -210,4 +219,5 @@ def diagnose_row(row: Mapping[str, Any], source: AnswerSource = AnswerSource.GEN
         answerable=bool(row.get("answerable", True)),
         abstained=bool(row.get("abstained", False)),
         faithfulness_judged=judged,
+        unsupported_claims=None if unsupported is None else len(unsupported),
     )

@@ -42,6 +42,7 @@ def diagnose(
     answerable: bool = True,
     abstained: bool = False,
     faithfulness_judged: bool = True,
+    unsupported_claims: int | None = None,
 ) -> str | None:
     """One label per scored case, checked in this order:
 
@@ -61,8 +62,10 @@ def diagnose(
     - ``retrieval_miss``: wrong, and the gold passages were not all retrieved (relevance < 1);
     - ``reasoning_error``: wrong although everything needed was retrieved.
 
-    None when correctness is absent (an unscored case). An absent faithfulness (an abstention)
-    counts as faithful; an absent context relevance counts as relevant.
+    Where a claim judge read the answer (``unsupported_claims`` not None), ``hallucination``
+    means at least one claim no context states, whatever the faithfulness score says. None when
+    correctness is absent (an unscored case). An absent faithfulness (an abstention) counts as
+    faithful; an absent context relevance counts as relevant.
     """
     if not _present(correctness):
         return None
@@ -78,7 +81,10 @@ def diagnose(
             AnswerSource.EXTRACTIVE: "correct_from_non_gold",
             AnswerSource.REFERENCE: "ok",
         }[source]
-    if source is not AnswerSource.REFERENCE and _present(faithfulness) and faithfulness < 0.5:  # type: ignore[operator]
+    if source is not AnswerSource.REFERENCE and unsupported_claims is not None:
+        if unsupported_claims > 0:
+            return "hallucination"
+    elif source is not AnswerSource.REFERENCE and _present(faithfulness) and faithfulness < 0.5:  # type: ignore[operator]
         return "hallucination" if faithfulness_judged else "unsupported_words"
     if correct:
         return "ok"

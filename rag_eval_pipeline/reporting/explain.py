@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL
+from rag_eval_pipeline.judges.claims import CLAIMS_KEY
 from rag_eval_pipeline.metrics.schema import answer_keys, metric_columns
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
@@ -95,12 +96,27 @@ def explain_case(
             lines.append(f"    {values}")
         if isinstance(row.get("rationales"), str):
             for axis, reason in json.loads(row["rationales"]).items():
-                lines.append(f"    {axis}: {reason}")
+                lines += claim_lines(reason) if axis == CLAIMS_KEY else [f"    {axis}: {reason}"]
         if isinstance(row.get("error"), str) and row["status"] != "ok":
             lines.append(f"    error: {row['error']}")
     lines += ["", "lineage (the Dagster run of each step):"]
     lines += [f"  {asset}: run {run_id}" for asset, run_id in run_ids.items()]
     return "\n".join(lines)
+
+
+def claim_lines(claims_json: str) -> list[str]:
+    """Each claim of the answer on a line of its own, an unsupported one marked first."""
+    lines = []
+    for claim in json.loads(claims_json):
+        mark = f"supported by {claim['supporting_passage']}" if claim["supported"] else "UNSUPPORTED"
+        cited = claim.get("cited_passage")
+        holds = (
+            ""
+            if not cited
+            else f"; cites {cited}: {'holds' if claim.get('citation_supports') else 'DOES NOT HOLD'}"
+        )
+        lines.append(f"    claim [{mark}{holds}]: {claim['claim']}")
+    return lines or ["    claims: none (the answer claims nothing)"]
 
 
 def _citation_lines(case: pd.Series, gold: set[str]) -> list[str]:

@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+from rag_eval_pipeline.judges.claims import CLAIMS_KEY
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.diff import SHOWN_COLUMNS
 from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, DIAGNOSIS, case_key
@@ -138,6 +139,21 @@ def _passages_html(case: pd.Series, gold: set[str]) -> str:
     return f"{titles}<details><summary>passages</summary>{passages}</details>" if passages else titles
 
 
+def _claims_html(row: Mapping) -> str:
+    """A claim judge's claims under the answer, each unsupported one marked."""
+    rationales = row.get("rationales")
+    if row.get("judge_kind") != "claims" or not isinstance(rationales, str):
+        return ""
+    claims = json.loads(json.loads(rationales).get(CLAIMS_KEY, "[]"))
+    items = "".join(
+        f'<li class="claim">{html.escape(c["claim"])}</li>'
+        if c["supported"]
+        else f'<li class="claim unsupported"><mark>unsupported</mark> {html.escape(c["claim"])}</li>'
+        for c in claims
+    )
+    return f'<ul class="claims">{items}</ul>' if items else ""
+
+
 PASSAGE_PREVIEW_CHARS = 600
 ANSWER_PREVIEW_CHARS = 1_000  # the report shows this much of an answer; explain shows all of it
 
@@ -198,6 +214,7 @@ def case_table(
             ]
             numbers = [row.get("correctness"), faithfulness, row.get("context_relevance")]
             tds = [f"<td>{html.escape(str(c))}</td>" for c in cells]
+            tds[4] = f"<td>{html.escape(str(cells[4]))}{_claims_html(row)}</td>"
             tds += [
                 f'<td data-v="{"" if n is None or pd.isna(n) else n}">{"–" if n is None or pd.isna(n) else f"{n:.2f}"}</td>'
                 for n in numbers

@@ -31,6 +31,7 @@ from rag_eval_pipeline.defs.resources import (
     SettingsResource,
     TracingResource,
 )
+from rag_eval_pipeline.judges.claims import claims_table
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.metrics.agreement import with_corrected_means, with_judge_flags
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
@@ -209,6 +210,28 @@ def metric_summary(
 
 
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def answer_claims(context: dg.AssetExecutionContext, judge_scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim of each answer, as a claim judge (`claims:<LLM>`) checked it: supported
+    by the contexts or not, the passage that states it, the passage it cites and whether that
+    citation holds. Empty when no claim judge ran."""
+    claims = claims_table(judge_scores)
+    supported = claims["supported"].astype(bool) if len(claims) else claims["supported"]
+    context.add_output_metadata(
+        {
+            "claims": len(claims),
+            "unsupported": int((~supported).sum()) if len(claims) else 0,
+            "cases_with_an_unsupported_claim": int(claims.loc[~supported, "qid"].nunique())
+            if len(claims)
+            else 0,
+            "how": "add a claim judge to see claims: --judges reference,claims:claude-sonnet-4-6"
+            if claims.empty
+            else "each claim checked against the contexts the answer was given from",
+        }
+    )
+    return claims
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
 def metric_history(
     context: dg.AssetExecutionContext,
     metric_summary: pd.DataFrame,
@@ -321,4 +344,4 @@ def phoenix_experiment(
     return {"uploaded": True, **report.__dict__}
 
 
-EVALUATION_ASSETS = [candidate_answers, judge_scores, metric_summary, metric_history]
+EVALUATION_ASSETS = [candidate_answers, judge_scores, answer_claims, metric_summary, metric_history]
