@@ -81,6 +81,10 @@ def test_claims_are_stored_scored_and_name_the_hallucination(tmp_path):
     assert drilled  # a hallucinated case among the worst: its drill-down names the claim
     assert all("unsupported claim:" in worst[q] for q in drilled)
     assert not any("unsupported claim:" in worst[q] for q in set(worst) - hallucinated)
+    listed = instance.fetch_materializations(dg.AssetKey("answer_claims"), limit=1).records[0]
+    said = listed.asset_materialization.metadata
+    assert said["claims"].value == len(claims)
+    assert said["cases_with_an_unsupported_claim"].value == len(hallucinated)
     report = (tmp_path / "home" / "storage" / "artifacts" / "eval_report.html").read_text()
     assert '<li class="claim unsupported"><mark>unsupported</mark>' in report
     summary = load_asset(instance, "metric_summary", "mixer")
