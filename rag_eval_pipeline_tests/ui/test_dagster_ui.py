@@ -118,10 +118,13 @@ def test_the_asset_graph_shows_every_asset_by_group(ui, browser):
         groups.setdefault(graph.get(key).group_name, []).append(key.to_user_string())
     assert set(groups) == {"knowledge", "evaluation", "reporting", "review"}  # none named like an asset
     page = browser.new_page()
+    # tall enough for every row at once: the catalog draws only the rows in view (a user scrolls)
+    page.set_viewport_size({"width": 1600, "height": 3000})
     open_page(page, f"{ui.url}/assets")
     for asset in sorted(a for assets in groups.values() for a in assets):
         page.get_by_text(asset, exact=True).first.wait_for(timeout=30_000)
     screenshot(page, "ui-assets")
+    page.set_viewport_size({"width": 1600, "height": 1000})
     for group, assets in groups.items():
         open_page(page, f"{ui.url}/locations/{LOCATION}/asset-groups/{group}")
         # the graph opens on part of the group (nodes out of view are not drawn): one of its own
