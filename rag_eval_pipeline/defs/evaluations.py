@@ -22,6 +22,7 @@ from rag_eval_pipeline.storage.snapshots import SnapshotStore
 
 CURRENT = "current"
 MIN_RUN_PREFIX = 6  # a shorter prefix would match too much to mean one run
+RUN_ID_LENGTH = 36  # a Dagster run id (a UUID)
 INPUT_VERSION = "dagster/input_data_version/"
 INPUT_POINTER = "dagster/input_event_pointer/"
 SCORES_SEARCHED = 10_000  # judge_scores materializations a run-id prefix is looked up in
@@ -62,6 +63,23 @@ def _scores_records(instance: dg.DagsterInstance, model: str | None = None, limi
     ).records
 
 
+def _scores_of_run(instance: dg.DagsterInstance, run_id: str) -> list[dg.EventLogRecord]:
+    """The judge_scores materializations of one run, read from that run's own events."""
+    records = instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION).records
+    return [r for r in records if r.asset_key == dg.AssetKey(JUDGE_SCORES)]
+
+
+def pinned_baseline(instance: dg.DagsterInstance, baseline: Baseline) -> Pinned:
+    """The run a baseline pins, as its scores' materialization."""
+    found = [r for r in _scores_of_run(instance, baseline.run_id) if r.partition_key == baseline.model]
+    if not found:
+        raise EvaluationNotFoundError(
+            f"baseline {baseline.name} pins run {baseline.run_id[:8]} of {baseline.model}, whose scores are "
+            f"no longer recorded here: pin another (`rag-eval baseline set {baseline.name} RUN`)"
+        )
+    return Pinned(f"baseline {baseline.name}", baseline.model, found[-1], baseline)
+
+
 def latest_of(instance: dg.DagsterInstance, model: str, label: str) -> Pinned:
     records = _scores_records(instance, model)
     if not records:
@@ -72,7 +90,11 @@ def latest_of(instance: dg.DagsterInstance, model: str, label: str) -> Pinned:
 
 
 def _of_run(instance: dg.DagsterInstance, prefix: str) -> Pinned:
-    matches = [r for r in _scores_records(instance, limit=SCORES_SEARCHED) if r.run_id.startswith(prefix)]
+    matches = (
+        _scores_of_run(instance, prefix)  # a whole run id: that run's own events
+        if len(prefix) == RUN_ID_LENGTH
+        else [r for r in _scores_records(instance, limit=SCORES_SEARCHED) if r.run_id.startswith(prefix)]
+    )
     runs = {r.run_id for r in matches}
     if not matches:
         raise EvaluationNotFoundError(
@@ -99,17 +121,7 @@ def pin(instance: dg.DagsterInstance, name: str, other: Pinned | None = None) ->
     model (its latest scores) or a run id (a prefix of at least ``MIN_RUN_PREFIX`` characters)."""
     baseline = baselines(instance).get(name)
     if baseline is not None:
-        found = [
-            r
-            for r in _scores_records(instance, baseline.model, SCORES_SEARCHED)
-            if r.run_id == baseline.run_id
-        ]
-        if not found:
-            raise EvaluationNotFoundError(
-                f"baseline {name} pins run {baseline.run_id[:8]} of {baseline.model}, whose scores are no "
-                f"longer recorded here: pin another (`rag-eval baseline set {name} RUN`)"
-            )
-        return Pinned(f"baseline {name}", baseline.model, found[0], baseline)
+        return pinned_baseline(instance, baseline)
     if name == CURRENT:
         if other is None:
             raise EvaluationNotFoundError(
@@ -235,8 +247,7 @@ def against_baselines(instance: dg.DagsterInstance, spec: DiffSpec) -> list[Base
     results = []
     for baseline in baselines(instance).all().values():
         try:
-            pinned = pin(instance, baseline.name)
-            before = load_evaluation(instance, pinned)
+            before = load_evaluation(instance, pinned_baseline(instance, baseline))
             after = load_evaluation(instance, latest_of(instance, baseline.model, f"latest {baseline.model}"))
         except (EvaluationNotFoundError, FileNotFoundError, ValueError) as err:
             results.append(BaselineResult(baseline, refused=str(err)))

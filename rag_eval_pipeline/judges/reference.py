@@ -7,19 +7,9 @@ from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.metrics import reference
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
 
-REFERENCE_METRICS = (
-    "exact_match",
-    "f1",
-    "correctness",
-    "context_relevance",
-    "context_precision",
-    "context_recall",
-    "faithfulness_lexical",
-    "citation_precision",
-    "citation_recall",
-)
-# what needs no reference answer: the retrieval metrics read gold labels, lexical faithfulness the
-# passages (each absent where what it reads is missing)
+AGAINST_TRUTH_METRICS = ("exact_match", "f1", "correctness")
+# what needs no reference answer: the retrieval and citation metrics read gold labels, lexical
+# faithfulness the passages (each absent where what it reads is missing)
 REFERENCE_FREE_METRICS = (
     "context_relevance",
     "context_precision",
@@ -28,6 +18,7 @@ REFERENCE_FREE_METRICS = (
     "citation_precision",
     "citation_recall",
 )
+REFERENCE_METRICS = (*AGAINST_TRUTH_METRICS, *REFERENCE_FREE_METRICS)
 
 
 class ReferenceJudge:
@@ -50,7 +41,7 @@ class ReferenceJudge:
     def score(self, case: JudgeCase) -> dict[str, float | None]:
         answer, truth, titles = case.answer, case.ground_truth, case.retrieved_titles
         against_truth: dict[str, float | None] = (
-            {"exact_match": None, "f1": None, "correctness": None}
+            dict.fromkeys(AGAINST_TRUTH_METRICS)
             if truth is None
             else {
                 "exact_match": reference.exact_match(answer, truth),

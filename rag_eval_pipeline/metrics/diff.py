@@ -242,7 +242,7 @@ def metric_changes(cases: pd.DataFrame, groups: dict[str, set[str]], spec: DiffS
     for family in (overall, ~overall):
         if family.any():
             metrics.loc[family, "p_adjusted"] = holm_adjusted(metrics.loc[family, "p_value"].tolist())
-    harm = np.where(metrics["lower_is_better"], metrics["mean_change"], -metrics["mean_change"])
+    harm = np.array([_harm(m, np.float64(c)) for m, c in zip(metrics["metric"], metrics["mean_change"])])
     metrics["worse"] = (
         (metrics["p_adjusted"] < spec.significance) & (harm > 0) & (harm >= spec.min_effect)
     ).astype(bool)
