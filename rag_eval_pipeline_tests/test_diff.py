@@ -135,6 +135,28 @@ def test_the_report_and_the_asset_show_the_diff_against_main(two_settings):
     assert "<h3>main</h3>" in section and "no metric significantly worse" in section
 
 
+def test_a_damaged_baselines_file_is_named_and_the_report_still_refreshes(two_settings):
+    from rag_eval_pipeline.definitions import build_definitions
+
+    pinned = two_settings / "storage" / "artifacts" / "baselines.json"
+    kept = pinned.read_text()
+    pinned.write_text("{not json")
+    try:
+        instance = open_instance(str(two_settings))
+        refreshed = (
+            build_definitions()
+            .resolve_job_def("comparison_job")
+            .execute_in_process(
+                instance=instance, asset_selection=[dg.AssetKey("baseline_diffs"), dg.AssetKey("eval_report")]
+            )
+        )
+        assert refreshed.success
+        record = instance.fetch_materializations(dg.AssetKey("baseline_diffs"), limit=1).records[0]
+        assert "baselines.json is unreadable" in record.asset_materialization.metadata["unreadable"].value
+    finally:
+        pinned.write_text(kept)
+
+
 def test_a_changed_truth_is_reported_as_changed_and_a_baseline_on_another_list_is_refused(
     shared_hotpotqa, tmp_path, capsys
 ):

@@ -53,7 +53,12 @@ def handle_diff(args: argparse.Namespace) -> int:
     written = FORMATS[args.format](diff)
     print(written)
     if args.output:
-        Path(args.output).write_text(written + "\n")
+        try:
+            Path(args.output).write_text(written + "\n")
+        except OSError as err:
+            raise CommandError(
+                f"cannot write {args.output}: {err.strerror or err}: give a writable path"
+            ) from None
     if args.fail_on_regression and not diff.significant_regressions().empty:
         return 1
     return 0

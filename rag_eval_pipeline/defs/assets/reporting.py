@@ -28,6 +28,7 @@ from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
+from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY
 
 ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
@@ -129,8 +130,16 @@ def baseline_diffs(context: dg.AssetExecutionContext, settings: SettingsResource
     """Each named baseline (`rag-eval baseline set`) against the latest evaluation of its model:
     per metric the cases regressed, improved and unchanged, the mean change and the Holm-adjusted
     paired test, with the regressed cases linked to their drill-down (`rag-eval diff` in full)."""
-    results = against_baselines(context.instance, DiffSpec.of(settings.settings.statistics))
-    context.add_output_metadata(baseline_diffs_metadata(results, settings.settings.ui.dagster_url))
+    try:
+        results, damaged = (
+            against_baselines(context.instance, DiffSpec.of(settings.settings.statistics)),
+            None,
+        )
+    except BaselineError as err:  # a damaged baselines file must not hold the report back
+        context.log.warning(str(err))
+        results, damaged = [], str(err)
+    metadata = baseline_diffs_metadata(results, settings.settings.ui.dagster_url)
+    context.add_output_metadata({**metadata, **({"unreadable": damaged} if damaged else {})})
     return baseline_diff_table(results)
 
 
