@@ -171,6 +171,13 @@ CLAIM_COLUMNS = [
 ]  # fmt: skip
 
 
+def claims_of(rationales: object) -> list[dict[str, Any]]:
+    """The claims a claim judge stored in a score row's rationales (none for any other row)."""
+    if not isinstance(rationales, str):
+        return []
+    return json.loads(json.loads(rationales).get(CLAIMS_KEY, "[]"))
+
+
 def claims_table(judge_scores: Any) -> Any:
     """``answer_claims``: one row per claim a claim judge found, read from its rationales (the
     scores and the claims come from the same calls, so they always agree)."""
@@ -179,8 +186,7 @@ def claims_table(judge_scores: Any) -> Any:
     rows = []
     judged = judge_scores[(judge_scores["judge_kind"] == "claims") & (judge_scores["status"] == "ok")]
     for case in judged.to_dict(orient="records"):
-        claims = json.loads(case["rationales"]).get(CLAIMS_KEY, "[]") if case.get("rationales") else "[]"
-        for claim in json.loads(claims):
+        for claim in claims_of(case.get("rationales")):
             rows.append(
                 {
                     "qid": case["qid"],

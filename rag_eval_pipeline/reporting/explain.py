@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL
-from rag_eval_pipeline.judges.claims import CLAIMS_KEY
+from rag_eval_pipeline.judges.claims import CLAIMS_KEY, claims_of
 from rag_eval_pipeline.metrics.schema import answer_keys, metric_columns
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
@@ -96,7 +96,7 @@ def explain_case(
             lines.append(f"    {values}")
         if isinstance(row.get("rationales"), str):
             for axis, reason in json.loads(row["rationales"]).items():
-                lines += claim_lines(reason) if axis == CLAIMS_KEY else [f"    {axis}: {reason}"]
+                lines += claim_lines(row["rationales"]) if axis == CLAIMS_KEY else [f"    {axis}: {reason}"]
         if isinstance(row.get("error"), str) and row["status"] != "ok":
             lines.append(f"    error: {row['error']}")
     lines += ["", "lineage (the Dagster run of each step):"]
@@ -104,10 +104,10 @@ def explain_case(
     return "\n".join(lines)
 
 
-def claim_lines(claims_json: str) -> list[str]:
+def claim_lines(rationales: str) -> list[str]:
     """Each claim of the answer on a line of its own, an unsupported one marked first."""
     lines = []
-    for claim in json.loads(claims_json):
+    for claim in claims_of(rationales):
         mark = f"supported by {claim['supporting_passage']}" if claim["supported"] else "UNSUPPORTED"
         cited = claim.get("cited_passage")
         holds = (

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from rag_eval_pipeline.judges.claims import CLAIMS_KEY
+from rag_eval_pipeline.judges.claims import claims_of
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.diff import SHOWN_COLUMNS
 from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, DIAGNOSIS, case_key
@@ -141,10 +141,7 @@ def _passages_html(case: pd.Series, gold: set[str]) -> str:
 
 def _claims_html(row: Mapping) -> str:
     """A claim judge's claims under the answer, each unsupported one marked."""
-    rationales = row.get("rationales")
-    if row.get("judge_kind") != "claims" or not isinstance(rationales, str):
-        return ""
-    claims = json.loads(json.loads(rationales).get(CLAIMS_KEY, "[]"))
+    claims = claims_of(row.get("rationales")) if row.get("judge_kind") == "claims" else []
     items = "".join(
         f'<li class="claim">{html.escape(c["claim"])}</li>'
         if c["supported"]
