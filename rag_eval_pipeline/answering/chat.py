@@ -3,8 +3,10 @@ LLM-as-a-judge article's prompt, temperature 0, versioned."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
@@ -81,42 +83,37 @@ def first_line(text: str) -> str:
     return ""
 
 
+@dataclass(frozen=True)
 class ChatAnswerer:
     """Answers through an LLM client; cost from the price table, None for an unpriced model."""
 
-    def __init__(
-        self,
-        name: str,
-        model_id: str,
-        client: LLMClient,
-        prices: Mapping[str, ModelPrice],
-        system_prompt: str | None = None,
-        record_served_model: bool = True,
-    ) -> None:
-        self.name = name
-        self.model_id = model_id
-        # the id the server reports (a dated snapshot) unless it is meaningless (a local file path)
-        self._record_served_model = record_served_model
-        self._client = client
-        self._prices = prices
-        self._system_prompt = system_prompt
-        self.prompt_version = answer_prompt_version(system_prompt)
+    name: str
+    model_id: str
+    client: LLMClient
+    prices: Mapping[str, ModelPrice]
+    system_prompt: str | None = None
+    # the id the server reports (a dated snapshot) unless it is meaningless (a local file path)
+    record_served_model: bool = True
+
+    @functools.cached_property
+    def prompt_version(self) -> str:
+        return answer_prompt_version(self.system_prompt)
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         raise TypeError(f"{type(self).__name__} is asynchronous: use answer_async")
 
     def llm_request(self, request: AnswerRequest) -> LLMRequest:
         """The exact call this answerer makes for ``request`` (what a batch pre-fetches)."""
-        return render_answer_prompt(self.model_id, request.question, request.passages, self._system_prompt)
+        return render_answer_prompt(self.model_id, request.question, request.passages, self.system_prompt)
 
     async def answer_async(self, request: AnswerRequest) -> AnswerResult:
-        response = await self._client.complete(self.llm_request(request))
+        response = await self.client.complete(self.llm_request(request))
         return AnswerResult(
             answer=first_line(response.text),
-            model_id=(response.model if self._record_served_model else "") or self.model_id,
+            model_id=(response.model if self.record_served_model else "") or self.model_id,
             prompt_version=self.prompt_version,
             usage=response.usage,
-            cost_usd=cost_usd(self.model_id, response.usage, self._prices, response.batch),
+            cost_usd=cost_usd(self.model_id, response.usage, self.prices, response.batch),
             from_cache=response.from_cache,
         )
 

@@ -37,20 +37,16 @@ def batch_params(request: LLMRequest) -> dict:
     return {**{k: v for k, v in kwargs.items() if k != "extra_body"}, **kwargs.get("extra_body", {})}
 
 
+@dataclass(frozen=True)
 class BatchPrefetcher:
-    def __init__(
-        self,
-        client: anthropic.Anthropic,
-        cache: ResponseCache,
-        state_dir: Path,
-        poll_interval_s: float = 30.0,
-        timeout_s: float = 24 * 3600,
-    ) -> None:
-        self._client = client
-        self._cache = cache
-        self._state_dir = state_dir
-        self._poll_interval_s = poll_interval_s
-        self._timeout_s = timeout_s
+    """Fills the response cache through one Message Batch (half price), resumed by its recorded
+    id after a crash."""
+
+    client: anthropic.Anthropic
+    cache: ResponseCache
+    state_dir: Path
+    poll_interval_s: float = 30.0
+    timeout_s: float = 24 * 3600
 
     def prefill(
         self, requests: Sequence[LLMRequest], on_progress: Callable[[int, int], None] | None = None
@@ -59,29 +55,28 @@ class BatchPrefetcher:
         pending: dict[str, LLMRequest] = {}
         for request in requests:
             key = request.cache_key()
-            if self._cache.get(key) is not None:
+            if self.cache.get(key) is not None:
                 report.already_cached += 1
             else:
                 pending.setdefault(key, request)
         if not pending:
             return report
         state = (
-            self._state_dir
-            / f"{hashlib.sha256(chr(10).join(sorted(pending)).encode()).hexdigest()[:16]}.json"
+            self.state_dir / f"{hashlib.sha256(chr(10).join(sorted(pending)).encode()).hexdigest()[:16]}.json"
         )
         if state.is_file():
             report.batch_id, report.resumed = json.loads(state.read_text())["batch_id"], True
         else:
-            batch = self._client.messages.batches.create(
+            batch = self.client.messages.batches.create(
                 requests=[{"custom_id": key, "params": batch_params(r)} for key, r in pending.items()]
             )
             report.batch_id = batch.id
-            self._state_dir.mkdir(parents=True, exist_ok=True)
+            self.state_dir.mkdir(parents=True, exist_ok=True)
             state.write_text(json.dumps({"batch_id": batch.id, "requests": len(pending)}))
         report.submitted = len(pending)
-        deadline = time.monotonic() + self._timeout_s
+        deadline = time.monotonic() + self.timeout_s
         while True:
-            batch = self._client.messages.batches.retrieve(report.batch_id)
+            batch = self.client.messages.batches.retrieve(report.batch_id)
             counts = batch.request_counts
             if on_progress is not None:
                 on_progress(
@@ -93,10 +88,10 @@ class BatchPrefetcher:
                 raise TimeoutError(
                     f"batch {report.batch_id} still {batch.processing_status}; re-run to resume"
                 )
-            time.sleep(self._poll_interval_s)  # the batch runs remotely: wait between polls
-        for entry in self._client.messages.batches.results(report.batch_id):
+            time.sleep(self.poll_interval_s)  # the batch runs remotely: wait between polls
+        for entry in self.client.messages.batches.results(report.batch_id):
             if entry.result.type == "succeeded":
-                self._cache.put(entry.custom_id, _to_response(entry.result.message, batch=True))
+                self.cache.put(entry.custom_id, _to_response(entry.result.message, batch=True))
                 report.succeeded += 1
             else:
                 report.failed += 1

@@ -10,14 +10,18 @@ import os
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from rag_eval_pipeline.limits.slot_files import SharedLimit
 from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse
 
+T = TypeVar("T")
 
-class ResponseCache:
-    """``<folder>/<key[:2]>/<key>.json``; only successful responses are stored."""
+
+class JsonFiles:
+    """``<folder>/<key[:2]>/<key>.json``: one JSON document a key, written aside and renamed (a
+    reader never sees half a file); a torn or foreign file reads as a miss."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
@@ -25,21 +29,31 @@ class ResponseCache:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> LLMResponse | None:
+    def read(self, key: str, parse: Callable[[Any], T]) -> T | None:
         path = self._path(key)
         if not path.is_file():
             return None
         try:
-            return LLMResponse.from_dict(json.loads(path.read_text()), from_cache=True)
+            return parse(json.loads(path.read_text()))
         except (ValueError, KeyError, TypeError):  # a torn or foreign file: treat as a miss
             return None
 
-    def put(self, key: str, response: LLMResponse) -> None:
+    def write(self, key: str, text: str) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
-        tmp.write_text(json.dumps(response.to_dict(), ensure_ascii=False))
+        tmp.write_text(text)
         os.replace(tmp, path)
+
+
+class ResponseCache(JsonFiles):
+    """The LLM responses by request; only successful responses are stored."""
+
+    def get(self, key: str) -> LLMResponse | None:
+        return self.read(key, lambda data: LLMResponse.from_dict(data, from_cache=True))
+
+    def put(self, key: str, response: LLMResponse) -> None:
+        self.write(key, json.dumps(response.to_dict(), ensure_ascii=False))
 
 
 MAX_RESPONSE_CHARS = 100_000  # a server that answers with megabytes: kept this much, and cached so

@@ -6,14 +6,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
-from rag_eval_pipeline.llm.cache import MAX_RESPONSE_CHARS
+from rag_eval_pipeline.llm.cache import MAX_RESPONSE_CHARS, JsonFiles
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.services import CallCount
 
@@ -36,30 +34,21 @@ class FatalAgentError(FatalLLMError):
     """A failure every call would share (401, 403, 404): the partition stops at its first calls."""
 
 
-class AgentCache:
+class AgentCache(JsonFiles):
     """``<folder>/<agent>/<key[:2]>/<key>.json``: the agent's response documents, by
     (version, question, repeat). Only responses the mapping could read, of at most
     ``MAX_RESPONSE_CHARS`` characters, are kept."""
 
     def __init__(self, folder: Path, agent: str, version: str) -> None:
-        self.folder = folder / agent
+        super().__init__(folder / agent)
         self._version = version
 
     def key(self, question: str, repeat: int) -> str:
         identity = json.dumps([self._version, question, repeat], ensure_ascii=False)
         return hashlib.sha256(identity.encode()).hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.json"
-
     def get(self, key: str) -> Any | None:
-        path = self._path(key)
-        if not path.is_file():
-            return None
-        try:
-            return json.loads(path.read_text())["document"]
-        except (ValueError, KeyError, TypeError):  # a torn or foreign file: a miss
-            return None
+        return self.read(key, lambda data: data["document"])
 
     def put(self, key: str, document: Any) -> bool:
         """Keeps a reply of at most ``MAX_RESPONSE_CHARS`` characters (a larger one is asked
@@ -67,11 +56,7 @@ class AgentCache:
         text = json.dumps({"document": document}, ensure_ascii=False, default=str)
         if len(text) > MAX_RESPONSE_CHARS:
             return False
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        self.write(key, text)
         return True
 
 
