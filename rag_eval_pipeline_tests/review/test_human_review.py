@@ -332,6 +332,7 @@ def _render_section(report: Path) -> None:
             "case '5a-no-such-case' is not among extractive-baseline's evaluated cases",
         ),
         ({"label": 0.7}, "label 0.7 is not 0, 0.5 or 1"),
+        ({"label": True}, "label True is not 0, 0.5 or 1"),  # JSON true is no score
         ({"answer_model": "gpt-9"}, "answer model 'gpt-9' was never evaluated"),
         ({"metric": "style"}, "metric 'style' is not one of correctness, faithfulness, context_relevance"),
         ({"reviewer": ""}, "no reviewer"),
@@ -391,6 +392,14 @@ def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_m
             for number, q in enumerate(qids)
         ],
     )
+    elsewhere = _write(  # a link out of the drop folder: never read, whatever it holds
+        tmp_path / "elsewhere.jsonl",
+        [
+            {"qid": q, "answer_model": "oracle", "metric": "correctness", "label": 1, "reviewer": "zed"}
+            for q in qids
+        ],
+    )
+    (labels / "linked.jsonl").symlink_to(elsewhere)
     sensor = defs.resolve_sensor_def("new_labels_sensor")
     with dg.build_sensor_context(instance=instance, definitions=defs) as context:
         result = sensor(context)
