@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
+from rag_eval_pipeline.answering.settings import OFFLINE_MODELS
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
@@ -72,6 +73,7 @@ OFFLINE_ANSWER_MODELS: dict[str, type[ExtractiveBaseline | OracleAnswerer | Null
     "oracle": OracleAnswerer,
     "null": NullAnswerer,
 }
+assert tuple(OFFLINE_ANSWER_MODELS) == OFFLINE_MODELS  # the names the configuration accepts
 
 
 class OfflineProvider(BehindOurRetriever):

@@ -12,6 +12,9 @@ from rag_eval_pipeline.llm.providers import LLM_PROVIDERS
 from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP_K, RetrievalMode
 
 OFFLINE = "offline"
+# the models of the offline provider (answering/offline.py implements each): named here so that
+# the configuration refuses another name before any work, without importing the answerers
+OFFLINE_MODELS = ("extractive-baseline", "baseline", "oracle", "null")
 # the providers of ``ModelEntry``: the offline models and every LLM API of the provider table
 MODEL_PROVIDERS = (OFFLINE, *LLM_PROVIDERS)
 # the team's own agent: behind an HTTP endpoint, a Python callable, a file of its answers
@@ -60,6 +63,15 @@ class ModelEntry(NamedEntry):
             registered = ", ".join(sorted((*MODEL_PROVIDERS, *AGENT_PROVIDERS)))
             raise ValueError(f"unknown provider '{provider}' (registered: {registered})")
         return provider
+
+    @model_validator(mode="after")
+    def _a_known_offline_model(self) -> ModelEntry:
+        if self.provider == OFFLINE and self.model not in OFFLINE_MODELS:
+            raise ValueError(
+                f"answer model '{self.name}': no offline model '{self.model}' "
+                f"(the offline models: {', '.join(OFFLINE_MODELS)})"
+            )
+        return self
 
     @model_validator(mode="after")
     def _endpoint_where_the_provider_takes_one(self) -> ModelEntry:
