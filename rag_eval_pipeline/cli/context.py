@@ -12,11 +12,14 @@ from rag_eval_pipeline.instance.location import (
     DamagedHistoryError,
     dagster_home_path,
     instance_exists,
+    local_history,
     local_registered_models,
 )
 
 if TYPE_CHECKING:
     import dagster as dg
+
+    from rag_eval_pipeline.instance.lineage import History
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
@@ -51,6 +54,22 @@ def registered_models_of(args: argparse.Namespace) -> list[str]:
     from rag_eval_pipeline.defs.partitions import registered_models
 
     return registered_models(instance_of(args, reads_only=True))
+
+
+def history_of(args: argparse.Namespace) -> History:
+    """What a reading command reads of the instance: a local home's SQLite files without Dagster
+    where they can answer, else the opened instance (which marks a dead process's runs failed)."""
+    settings_of(args)  # a broken configuration is said first
+    _refuse_missing(args)
+    try:
+        local = local_history(args.dagster_home)
+    except DamagedHistoryError as err:
+        raise CommandError(str(err)) from None
+    if local is not None and local.registered_models() is not None:
+        return local
+    from rag_eval_pipeline.instance.lineage import InstanceHistory
+
+    return InstanceHistory(instance_of(args, reads_only=True))
 
 
 def instance_of(args: argparse.Namespace, reads_only: bool = False) -> dg.DagsterInstance:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-import dagster as dg
-
-from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.context import history_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.defs.freshness import stale_reasons
 from rag_eval_pipeline.defs.names import (
     CANDIDATE_ANSWERS,
     JUDGE_SCORES,
@@ -17,9 +14,15 @@ from rag_eval_pipeline.defs.names import (
     KB_INDEX,
     METRIC_SUMMARY,
 )
-from rag_eval_pipeline.defs.partitions import registered_models
-from rag_eval_pipeline.instance.lineage import lineage_run_ids, load_asset, load_materialization
-from rag_eval_pipeline.metrics.freshness import judgement_list_version
+from rag_eval_pipeline.instance.lineage import (
+    History,
+    lineage_run_ids,
+    load_asset,
+    load_materialization,
+    newest_finished,
+)
+from rag_eval_pipeline.instance.location import dagster_home_path
+from rag_eval_pipeline.metrics.freshness import judgement_list_version, summary_stale_reasons
 from rag_eval_pipeline.metrics.gates import check_gates, error_rate_gate, gate_table
 from rag_eval_pipeline.metrics.settings import Gate, parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.explain import explain_case, worst_cases
@@ -31,10 +34,10 @@ class _Stored:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.settings: Settings = settings_of(args)
-        self.instance: dg.DagsterInstance = instance_of(args, reads_only=True)
+        self.instance: History = history_of(args)  # the home's files where they answer, no Dagster
         self.model: str = args.model
-        if self.model not in registered_models(self.instance):
-            raise CommandError(f"no answer model '{self.model}' in {self.instance.root_directory}")
+        if self.model not in (self.instance.registered_models() or []):
+            raise CommandError(f"no answer model '{self.model}' in {dagster_home_path(args.dagster_home)}")
 
     def load(self, asset: str, partition: str | None = None):
         try:
@@ -43,9 +46,11 @@ class _Stored:
             raise CommandError(str(err)) from None
 
     def stale(self, summary) -> list[str]:
-        registry = self.settings.answer_registry()
+        spec = self.settings.answer_registry().try_resolve(self.model)
         cases, manifest = self.load(JUDGEMENT_LIST), self.load(KB_INDEX)
-        return stale_reasons(self.instance, self.model, summary, registry, cases["qid"], manifest.version)
+        newest = newest_finished(self.instance, self.model)
+        fingerprint = spec.fingerprint if spec else None
+        return summary_stale_reasons(self.model, summary, fingerprint, cases["qid"], manifest.version, newest)
 
 
 def _notes(stored: _Stored) -> None:

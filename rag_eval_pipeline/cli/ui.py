@@ -17,7 +17,7 @@ from pathlib import Path
 from rag_eval_pipeline.cli.context import settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.config import config_path
-from rag_eval_pipeline.defs.io_manager import ARTIFACTS
+from rag_eval_pipeline.defs.names import ARTIFACTS
 from rag_eval_pipeline.instance.home import InstanceSettingsError, InstanceStorage, prepare_instance
 
 WORKSPACE = """\

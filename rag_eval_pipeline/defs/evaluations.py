@@ -11,8 +11,7 @@ import dagster as dg
 import pandas as pd
 from upath import UPath
 
-from rag_eval_pipeline.defs.io_manager import ARTIFACTS
-from rag_eval_pipeline.defs.names import CANDIDATE_ANSWERS, JUDGE_SCORES
+from rag_eval_pipeline.defs.names import ARTIFACTS, CANDIDATE_ANSWERS, JUDGE_SCORES
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.metrics.diff import DiffSpec, Evaluation, RunDiff, diff_evaluations
 from rag_eval_pipeline.storage import formats

@@ -6,13 +6,7 @@ import pandas as pd
 
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.defs.partitions import newest_finished_run
-from rag_eval_pipeline.metrics.freshness import current_provenance, freshness, summary_provenance
-
-
-def summary_run_id(summary: pd.DataFrame) -> str | None:
-    if "summary_run_id" not in summary or not len(summary):
-        return None
-    return str(summary["summary_run_id"].iloc[0])
+from rag_eval_pipeline.metrics.freshness import summary_stale_reasons
 
 
 def stale_reasons(
@@ -25,16 +19,14 @@ def stale_reasons(
 ) -> list[str]:
     """Why this partition's stored summary may not be trusted now (empty: it may)."""
     spec = registry.try_resolve(partition)
-    current = current_provenance(judgement_qids, kb_version, spec.fingerprint if spec else None)
-    reasons = freshness(
-        summary_provenance(summary),
-        current,
-        summary_run_id(summary),
+    return summary_stale_reasons(
+        partition,
+        summary,
+        spec.fingerprint if spec else None,
+        judgement_qids,
+        kb_version,
         newest_finished_run(instance, partition),
     )
-    if spec is None:
-        reasons.append(f"{partition} no longer resolves to an answer model of the configuration")
-    return reasons
 
 
 def stale_models(

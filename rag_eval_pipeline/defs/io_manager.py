@@ -8,7 +8,7 @@ from typing import Any
 import dagster as dg
 from upath import UPath
 
-from rag_eval_pipeline.defs.names import KNOWLEDGE_BASE_RUN_TAG, SNAPSHOT_ASSETS
+from rag_eval_pipeline.defs.names import ARTIFACTS, KNOWLEDGE_BASE_RUN_TAG, SNAPSHOT_ASSETS
 from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.formats import HtmlDocument
 from rag_eval_pipeline.storage.materializations import (
@@ -26,7 +26,6 @@ FAN_IN = "rag_eval/fan_in"
 PINNED_BY = "rag_eval/pinned_by"
 # input metadata of an input that may not exist yet (labels before anyone labelled): None then
 ABSENT_AS_NONE = "rag_eval/absent_as_none"
-ARTIFACTS = "artifacts"
 READS_KEPT = 8  # values a run's IO manager keeps after reading them (each file's latest version)
 
 

@@ -93,3 +93,4 @@ KNOWLEDGE_BASE_RUN_TAG = "rag_eval/knowledge_base_run"  # the snapshot an evalua
 PRODUCTION_DIGEST_TAG = "rag_eval/production_digest"  # the day's rows a production run scored
 CLI_PID_TAG = "rag_eval/cli_pid"  # runs `rag-eval` executes in its own process: its pid and host
 CLI_HOST_TAG = "rag_eval/cli_host"
+ARTIFACTS = "artifacts"  # the folder of the storage directory where the IO manager keeps every asset

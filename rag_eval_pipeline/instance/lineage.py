@@ -1,36 +1,96 @@
 """Stored values read back for the command line: the latest of an asset, one run's own file, and
-the Dagster run behind each step of a score."""
+the Dagster run behind each step of a score; from an opened instance, or from a local home's
+SQLite files without Dagster (``LocalHistory``: what makes a reading command answer at once)."""
 
 from __future__ import annotations
 
-import dagster as dg
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
 import pandas as pd
 from upath import UPath
 
-from rag_eval_pipeline.defs.io_manager import ARTIFACTS
-from rag_eval_pipeline.defs.names import EVALUATION_STEPS, SNAPSHOT_ASSETS
-from rag_eval_pipeline.defs.partitions import registered_models
+from rag_eval_pipeline.defs.names import ARTIFACTS, EVALUATION_STEPS, SNAPSHOT_ASSETS
+from rag_eval_pipeline.metrics.freshness import FinishedRun
 from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.materializations import kept_runs, materialization_file
 from rag_eval_pipeline.storage.paths import contained
 from rag_eval_pipeline.storage.snapshots import SnapshotStore
+
+if TYPE_CHECKING:
+    import dagster as dg
+
+
+class History(Protocol):
+    """What a reading command asks of an instance's history."""
+
+    def storage_directory(self) -> str: ...
+
+    def registered_models(self) -> list[str] | None: ...
+
+    def latest_run(self, asset: str, partition: str | None) -> str | None: ...
+
+    def newest_finished_run(self, partition: str) -> tuple[str, bool] | None: ...
+
+
+@dataclass(frozen=True)
+class InstanceHistory:
+    """The same questions asked of an opened Dagster instance (any storage)."""
+
+    instance: dg.DagsterInstance
+
+    def storage_directory(self) -> str:
+        return self.instance.storage_directory()
+
+    def registered_models(self) -> list[str]:
+        from rag_eval_pipeline.defs.partitions import registered_models
+
+        return registered_models(self.instance)
+
+    def latest_run(self, asset: str, partition: str | None) -> str | None:
+        import dagster as dg
+
+        records = self.instance.fetch_materializations(
+            dg.AssetRecordsFilter(
+                asset_key=dg.AssetKey(asset), asset_partitions=None if partition is None else [partition]
+            ),
+            limit=1,
+        ).records
+        return records[0].run_id if records else None
+
+    def newest_finished_run(self, partition: str) -> tuple[str, bool] | None:
+        from rag_eval_pipeline.defs.partitions import newest_finished_run
+
+        run = newest_finished_run(self.instance, partition)
+        return None if run is None else (run.run_id, run.succeeded)
+
+
+def history_of(source: dg.DagsterInstance | History) -> History:
+    """A history as given, or an opened instance's."""
+    return source if hasattr(source, "latest_run") else InstanceHistory(source)  # type: ignore[arg-type]
+
+
+def newest_finished(source: dg.DagsterInstance | History, partition: str) -> FinishedRun | None:
+    found = history_of(source).newest_finished_run(partition)
+    return None if found is None else FinishedRun(*found)
 
 
 class NotMaterializedError(FileNotFoundError):
     """An asset read before any run stored it: said with the command that stores it."""
 
 
-def artifacts_folder(instance: dg.DagsterInstance) -> UPath:
+def artifacts_folder(instance: dg.DagsterInstance | History) -> UPath:
     """Where the IO manager stores every asset of this instance."""
-    return UPath(instance.storage_directory()) / ARTIFACTS
+    return UPath(history_of(instance).storage_directory()) / ARTIFACTS
 
 
-def load_asset(instance: dg.DagsterInstance, key: str, partition: str | None = None):
+def load_asset(instance: dg.DagsterInstance | History, key: str, partition: str | None = None):
     """An asset's latest stored value, read from where the IO manager wrote it (a knowledge-base
     asset from the live snapshot), without building the definitions: a reading command needs
     the instance, not the code location."""
-    if partition is not None and partition not in registered_models(instance):
-        known = ", ".join(registered_models(instance)) or "none"
+    registered = (history_of(instance).registered_models() or []) if partition is not None else []
+    if partition is not None and partition not in registered:
+        known = ", ".join(registered) or "none"
         raise NotMaterializedError(
             f"{partition} is not an evaluated answer model here (registered: {known}): evaluate it with "
             f"`rag-eval run --models {partition}`"
@@ -58,28 +118,25 @@ def load_asset(instance: dg.DagsterInstance, key: str, partition: str | None = N
     return formats.read(path, remedy)
 
 
-def load_snapshot_asset(instance: dg.DagsterInstance, knowledge_base_run: str, asset: str):
+def load_snapshot_asset(instance: dg.DagsterInstance | History, knowledge_base_run: str, asset: str):
     """A knowledge-base asset as the rebuild of ``knowledge_base_run`` published it."""
     snapshots = SnapshotStore(artifacts_folder(instance))
     run_id = snapshots.published(knowledge_base_run)[asset]
     return formats.read(snapshots.path(asset, run_id), "rebuild the knowledge base (`rag-eval run`)")
 
 
-def lineage_run_ids(instance: dg.DagsterInstance, answer_model: str) -> dict[str, str]:
+def lineage_run_ids(instance: dg.DagsterInstance | History, answer_model: str) -> dict[str, str]:
     """The run that last materialized each step behind one answer model's scores."""
-    run_ids = {}
-    for key in (*SNAPSHOT_ASSETS, *EVALUATION_STEPS):
-        partitions = [answer_model] if key in EVALUATION_STEPS else None
-        records = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=partitions), limit=1
-        ).records
-        if records:
-            run_ids[key] = records[0].run_id
-    return run_ids
+    history = history_of(instance)
+    found = {
+        key: history.latest_run(key, answer_model if key in EVALUATION_STEPS else None)
+        for key in (*SNAPSHOT_ASSETS, *EVALUATION_STEPS)
+    }
+    return {key: run_id for key, run_id in found.items() if run_id is not None}
 
 
 def load_materialization(
-    instance: dg.DagsterInstance, asset: str, partition: str | None, run_id: str
+    instance: dg.DagsterInstance | History, asset: str, partition: str | None, run_id: str
 ) -> pd.DataFrame:
     """An asset partition as one run wrote it (kept under the artifacts' history), not the latest."""
     base = artifacts_folder(instance)

@@ -6,11 +6,13 @@ Standard library only."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
 
-from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS
+from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, PARTITION_TAG
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 INSTANCE_FILE = "dagster.yaml"
@@ -41,13 +43,12 @@ def says_postgres(text: str) -> bool:
     return "postgres_url" in text or "postgres_db" in text
 
 
-def local_registered_models(explicit: str | None = None) -> list[str] | None:
-    """The registered answer models of a local instance rag-eval set up (its own dagster.yaml,
-    SQLite in the home), in the order they were added, as Dagster lists them; None where only
-    Dagster can say (PostgreSQL, a team's own storage settings, an index not created yet or
-    unreadable) or where a run is unfinished (its process may be dead, and opening the instance
-    marks it failed): the caller opens the instance then. A damaged history file is refused, as
-    opening the instance would refuse it."""
+def local_history(explicit: str | None = None) -> LocalHistory | None:
+    """The history of a local instance rag-eval set up (its own dagster.yaml, SQLite in the home),
+    read without Dagster; None where only Dagster can say (PostgreSQL, a team's own storage
+    settings, an index not created yet) or where a run is unfinished (its process may be dead,
+    and opening the instance marks it failed): the caller opens the instance then. A damaged
+    history file is refused, as opening the instance would refuse it."""
     home = dagster_home_path(explicit)
     try:
         settings = (home / INSTANCE_FILE).read_text(errors="replace")
@@ -56,8 +57,7 @@ def local_registered_models(explicit: str | None = None) -> list[str] | None:
     own = settings.startswith(INSTANCE_HEADER) and not says_postgres(settings)
     if not own or any(line.startswith(OTHER_STORAGE) for line in settings.splitlines()):
         return None
-    index = home / ASSET_INDEX
-    if not index.is_file():
+    if not (home / ASSET_INDEX).is_file():
         return None
     damaged = damaged_history(home)
     if damaged:
@@ -65,18 +65,71 @@ def local_registered_models(explicit: str | None = None) -> list[str] | None:
     try:
         if _has_unfinished_runs(home / HISTORY_FILES[0]):
             return None
-        with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=5)) as db:
-            rows = db.execute(
-                "SELECT partition FROM dynamic_partitions WHERE partitions_def_name = ? ORDER BY id",
-                (ANSWER_MODEL_PARTITIONS,),
-            ).fetchall()
-    except sqlite3.Error:  # no such table yet, damaged, or locked: Dagster opens it and says so
+    except sqlite3.Error:
         return None
-    return [row[0] for row in rows]
+    return LocalHistory(home)
+
+
+def local_registered_models(explicit: str | None = None) -> list[str] | None:
+    """The registered answer models of a local instance, in the order they were added, as
+    Dagster lists them; None where only Dagster can say (``local_history``)."""
+    history = local_history(explicit)
+    return None if history is None else history.registered_models()
+
+
+@dataclass(frozen=True)
+class LocalHistory:
+    """What a reading command asks of a local home, from the SQLite files Dagster keeps it in:
+    the registered answer models, the run behind each asset's latest materialization, the newest
+    finished run of a partition. Every query is read-only; a table that is missing or locked is
+    ``None`` (the caller then opens the instance, which says what is wrong)."""
+
+    home: Path
+
+    def storage_directory(self) -> str:
+        return str(self.home / "storage")  # Dagster's local artifact storage of an own dagster.yaml
+
+    def _query(self, database: Path, query: str, parameters: tuple) -> list[tuple] | None:
+        try:
+            with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)) as db:
+                return db.execute(query, parameters).fetchall()
+        except sqlite3.Error:  # no such table yet, damaged, or locked
+            return None
+
+    def registered_models(self) -> list[str] | None:
+        rows = self._query(
+            self.home / ASSET_INDEX,
+            "SELECT partition FROM dynamic_partitions WHERE partitions_def_name = ? ORDER BY id",
+            (ANSWER_MODEL_PARTITIONS,),
+        )
+        return None if rows is None else [row[0] for row in rows]
+
+    def latest_run(self, asset: str, partition: str | None) -> str | None:
+        """The run of the asset's (partition's) newest materialization, as Dagster's
+        ``fetch_materializations(limit=1)`` finds it."""
+        query = (
+            "SELECT run_id FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "
+            "AND asset_key = ? AND (? IS NULL OR partition = ?) ORDER BY id DESC LIMIT 1"
+        )
+        rows = self._query(self.home / ASSET_INDEX, query, (json.dumps([asset]), partition, partition))
+        return rows[0][0] if rows else None
+
+    def newest_finished_run(self, partition: str) -> tuple[str, bool] | None:
+        """The newest finished run of any job that evaluated this partition, and whether it
+        succeeded (Dagster lists runs newest first by their row id)."""
+        marks = ", ".join("?" for _ in FINISHED_STATUSES)
+        query = (
+            "SELECT r.run_id, r.status FROM runs r JOIN run_tags t ON t.run_id = r.run_id "  # noqa: S608
+            f"WHERE t.key = ? AND t.value = ? AND r.status IN ({marks}) ORDER BY r.id DESC LIMIT 1"
+        )
+        parameters = (PARTITION_TAG, partition, *FINISHED_STATUSES)
+        rows = self._query(self.home / HISTORY_FILES[0], query, parameters)
+        return (rows[0][0], rows[0][1] == "SUCCESS") if rows else None
 
 
 # the statuses of a run not finished (Dagster's DagsterRunStatus values)
 UNFINISHED_STATUSES = ("NOT_STARTED", "QUEUED", "STARTING", "STARTED", "CANCELING")
+FINISHED_STATUSES = ("SUCCESS", "FAILURE", "CANCELED")
 
 
 def _has_unfinished_runs(runs_db: Path) -> bool:

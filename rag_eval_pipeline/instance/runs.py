@@ -21,9 +21,9 @@ from upath import UPath
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
-from rag_eval_pipeline.defs.io_manager import ARTIFACTS
 from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
 from rag_eval_pipeline.defs.names import (
+    ARTIFACTS,
     CLI_HOST_TAG,
     CLI_PID_TAG,
     COMPARISON_JOB,

@@ -117,3 +117,28 @@ def freshness(
             f"{(result_run_id or '?')[:8]}"
         )
     return reasons
+
+
+def summary_run_id(summary: pd.DataFrame) -> str | None:
+    """The run that computed a stored summary (None for an empty one)."""
+    if "summary_run_id" not in summary or not len(summary):
+        return None
+    return str(summary["summary_run_id"].iloc[0])
+
+
+def summary_stale_reasons(
+    partition: str,
+    summary: pd.DataFrame,
+    answer_spec: str | None,
+    judgement_qids: Iterable[str],
+    kb_version: str,
+    newest_finished: FinishedRun | None,
+) -> list[str]:
+    """Why this partition's stored summary may not be trusted now (empty: it may), given the
+    fingerprint its name resolves to now (None: it no longer resolves) and the newest finished
+    run that evaluated it: the one rule for gate, checks, comparison, report and explain."""
+    current = current_provenance(judgement_qids, kb_version, answer_spec)
+    reasons = freshness(summary_provenance(summary), current, summary_run_id(summary), newest_finished)
+    if answer_spec is None:
+        reasons.append(f"{partition} no longer resolves to an answer model of the configuration")
+    return reasons
