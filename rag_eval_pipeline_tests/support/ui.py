@@ -52,17 +52,28 @@ def graphql(url: str, query: str, variables: dict | None = None) -> dict:
     return answer["data"]
 
 
-def serve_ui(stack: contextlib.ExitStack, folder: Path, config: Path, reports_port: int) -> UI:
-    """`rag-eval ui` (webserver and daemon) on a fresh home in ``folder``, stopped with ``stack``."""
+def serve_ui(
+    stack: contextlib.ExitStack,
+    folder: Path,
+    config: Path,
+    reports_port: int,
+    command: list[str] | None = None,
+    cwd: Path | None = None,
+) -> UI:
+    """`rag-eval ui` (webserver and daemon) on a fresh home in ``folder``, stopped with ``stack``;
+    or ``command`` as a command printed it (its home, its configuration), from ``cwd``."""
     assert shutil.which("chromium"), (
         "Debian's chromium is required (apt-get install chromium); .ci/run installs it"
     )
     home, port = folder / "home", free_port()
+    if command is not None:
+        home = Path(command[command.index("--dagster-home") + 1])
+    command = command or [RAG_EVAL, "--config", str(config), "--dagster-home", str(home), "ui"]
     env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RAG_EVAL_CONFIG")}
     log = stack.enter_context(open(folder / "ui.log", "w"))  # noqa: SIM115 (open for the server's lifetime)
     process = subprocess.Popen(
-        [RAG_EVAL, "--config", str(config), "--dagster-home", str(home), "ui", "--port", str(port)],
-        cwd=folder,
+        [*command, "--port", str(port)],
+        cwd=cwd or folder,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -79,6 +90,15 @@ def serve_ui(stack: contextlib.ExitStack, folder: Path, config: Path, reports_po
 
     wait_until(serving, 180, "the Dagster webserver")
     return UI(url, home, config, f"http://127.0.0.1:{reports_port}")
+
+
+def sensor_ticks(ui: UI, sensor: str) -> list[dict]:
+    """The sensor's latest ticks as the UI lists them, newest first: status, timestamp, skip
+    reason and the runs each launched."""
+    query = """query($s: SensorSelector!) { sensorOrError(sensorSelector: $s) { ... on Sensor {
+                 sensorState { ticks(limit: 20) { status timestamp skipReason runIds } } } } }"""
+    selector = {"repositoryLocationName": LOCATION, "repositoryName": "__repository__", "sensorName": sensor}
+    return graphql(ui.url, query, {"s": selector})["sensorOrError"]["sensorState"]["ticks"]
 
 
 def browser_context(stack: contextlib.ExitStack):

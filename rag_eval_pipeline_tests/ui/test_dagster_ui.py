@@ -4,20 +4,25 @@ first. The tests run in order on one instance: the configured models are there, 
 of one partition is green, a content change makes everything stale, a failed gate is named on its
 run page, a bad case reads in one screen, and the report link opens the report."""
 
+import collections
 import contextlib
 import json
 import re
+import statistics
+import time
 
 import dagster as dg
 import pytest
+from dagster._core.execution.backfill import BulkActionStatus
 from playwright.sync_api import expect
 
 from rag_eval_pipeline.config import Settings, load_settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.names import CLI_PID_TAG, KNOWLEDGE_BASE_RUN_TAG
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
-from rag_eval_pipeline_tests.support import SHARED_HOTPOTQA
+from rag_eval_pipeline_tests.support import ARTIFACTS, SHARED_HOTPOTQA
 from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agent_service
+from rag_eval_pipeline_tests.support.cli import rag_eval
 from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import (
     LOCATION,
@@ -26,6 +31,7 @@ from rag_eval_pipeline_tests.support.ui import (
     graphql,
     open_page,
     screenshot,
+    sensor_ticks,
     serve_ui,
     wait_until,
 )
@@ -208,6 +214,68 @@ def test_materialize_all_for_one_partition_is_a_green_run(ui, browser):
             lambda m=model: _latest(ui, "metric_summary", m), 300, f"{model} evaluated by the rebuilt sensor"
         )
     wait_until(lambda: _settled(ui), 300, "the refresh after the sensor's evaluations")
+
+
+def _evaluates(run: dg.DagsterRun) -> bool:
+    """A run that answers and judges its partition (a backfill's step, a sensor's or a launch's
+    evaluation), not one that only summarizes it again."""
+    selection = run.asset_selection
+    if selection is None:
+        return run.job_name == "evaluation_job"
+    return dg.AssetKey("candidate_answers") in selection
+
+
+def test_a_backfill_of_every_model_evaluates_each_once_and_the_comparison_is_two_clicks_away(ui, browser):
+    """The global lineage's "Materialize all…" with All partitions (the dialog opens on Custom,
+    none chosen: Dagster's default for dynamic partitions): one backfill, exactly one evaluation
+    run per model (the knowledge base it publishes is not evaluated again by the sensor), its
+    page reads Succeeded, and the comparison is two clicks from the asset graph."""
+    with ui.instance() as instance:
+        runs_before = {r.run_id for r in instance.get_runs()}
+        backfills_before = {b.backfill_id for b in instance.get_backfills()}
+    page = browser.new_page()
+    open_page(page, f"{ui.url}/asset-groups")
+    page.get_by_role("button", name="Materialize all…").click()
+    dialog = page.locator("[role=dialog]")
+    dialog.get_by_role("button", name="All", exact=True).click()
+    expect(dialog.get_by_text(f"{len(MODELS)} partitions", exact=True)).to_be_visible()
+    dialog.get_by_role("button", name="Launch backfill").click()
+
+    def launched():
+        with ui.instance() as instance:
+            return next((b for b in instance.get_backfills() if b.backfill_id not in backfills_before), None)
+
+    backfill_id = wait_until(launched, 120, "the backfill").backfill_id
+
+    def ended():
+        with ui.instance() as instance:
+            backfill = instance.get_backfill(backfill_id)
+        return backfill if backfill.status != BulkActionStatus.REQUESTED else None
+
+    assert wait_until(ended, 900, "the backfill's end").status == BulkActionStatus.COMPLETED_SUCCESS
+    wait_until(lambda: _settled(ui), 300, "the refresh after the backfill")
+    with ui.instance() as instance:
+        new = [r for r in instance.get_runs() if r.run_id not in runs_before]
+    evaluations = collections.Counter(r.tags.get("dagster/partition") for r in new if _evaluates(r))
+    assert evaluations == dict.fromkeys(MODELS, 1)  # each model once: no second round by a sensor
+    assert all(r.status == dg.DagsterRunStatus.SUCCESS for r in new)
+    for model in MODELS:  # fresh means fresh: nothing of a completed backfill reads stale
+        assert set(_stale(ui, EVALUATION_ASSETS, model).values()) == {"FRESH"}, model
+    assert set(_stale(ui, CROSS_MODEL_ASSETS, None).values()) == {"FRESH"}
+    open_page(page, f"{ui.url}/runs/b/{backfill_id}")
+    status = page.get_by_text("Status", exact=True).first.locator("xpath=..")  # the page's header
+    expect(status).to_contain_text("Succeeded", timeout=30_000)
+    screenshot(page, "ui-backfill", full_page=False)
+
+    open_page(page, f"{ui.url}/asset-groups")  # the graph: click 1 opens the group, 2 the asset
+    group = page.get_by_text("reporting", exact=True).first
+    box = group.bounding_box()
+    page.mouse.click(box["x"] - 40, box["y"] + box["height"] / 2)  # the group's disclosure arrow
+    page.get_by_text("model_comparison", exact=True).first.click()
+    panel = page.locator("tr", has=page.get_by_text("comparison", exact=True))
+    for model in MODELS:
+        expect(panel.get_by_text(model, exact=True).first).to_be_visible(timeout=30_000)
+    screenshot(page, "ui-comparison-two-clicks", full_page=False)
 
 
 def test_a_content_change_makes_every_evaluation_and_report_stale(ui, browser):
@@ -448,3 +516,61 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
     open_page(page, f"{ui.url}/assets/judge_agreement")
     page.get_by_text("reference / correctness", exact=False).first.wait_for(timeout=30_000)
     screenshot(page, "ui-judge-agreement")
+    header = page.locator("th", has_text=re.compile(r"^flagged")).first  # the agreement table's flags
+    header.wait_for(timeout=30_000)
+    assert header.bounding_box()["x"] < 1600 - 40  # the flags begin in view at a laptop's width
+
+    # labels imported by the command while the daemon runs: its sensors find them read, and
+    # neither reads them again nor summarizes the models a second time
+    imported = ui.config.parent / "cli-labels.jsonl"
+    imported.write_text("".join(json.dumps({**r, "reviewer": "ui-cli"}) + "\n" for r in rows))
+    done = rag_eval(
+        "--config", str(ui.config), "--dagster-home", str(ui.home), "review", "import", str(imported)
+    )
+    assert done.returncode == 0, done.stderr
+    after = time.time()
+
+    def ticked_after_the_import():
+        ticks = {
+            sensor: [tick for tick in sensor_ticks(ui, sensor) if tick["timestamp"] > after]
+            for sensor in ("new_labels_sensor", "labels_read_sensor")
+        }
+        return ticks if all(ticks.values()) else None
+
+    ticks = wait_until(ticked_after_the_import, 240, "the labels sensors' ticks after the import")
+    assert all(not tick["runIds"] for found in ticks.values() for tick in found), ticks
+
+
+RENDER_BOUND = 5  # an asset page may take this many times Dagster's own overview page
+
+
+def test_every_asset_page_renders_within_a_few_times_the_overview_page(ui, browser):
+    """Bounded metadata keeps every asset page quick: each renders (loaded, its data shown: the
+    code location's name, which both pages show once their queries answered) within
+    RENDER_BOUND times what Dagster's overview page takes, measured in the same minute on the
+    same machine, a ratio and not a wall time; a page over the bound is measured once more
+    against a fresh baseline before it counts. The figures go to test-artifacts/. (Partitioned
+    asset pages keep polling, so "network idle" never comes for some.)"""
+    page = browser.new_page()
+    open_page(page, f"{ui.url}/overview")  # past the first visit's dialog
+
+    def render(path: str) -> float:
+        start = time.perf_counter()
+        page.goto(f"{ui.url}{path}", wait_until="load")
+        page.get_by_text(LOCATION, exact=True).first.wait_for(timeout=60_000)
+        return time.perf_counter() - start
+
+    def ratio(asset: str) -> float:
+        overview = statistics.median(render("/overview") for _ in range(3))
+        return render(f"/assets/{asset}") / overview
+
+    nodes = graphql(ui.url, "{ assetNodes { assetKey { path } } }")["assetNodes"]
+    assets = sorted(n["assetKey"]["path"][0] for n in nodes)
+    assert len(assets) >= 15  # every asset of the code location
+    ratios = {asset: ratio(asset) for asset in assets}
+    ratios |= {asset: min(r, ratio(asset)) for asset, r in ratios.items() if r > RENDER_BOUND}
+    ARTIFACTS.mkdir(exist_ok=True)
+    figures = {asset: round(r, 2) for asset, r in sorted(ratios.items(), key=lambda item: -item[1])}
+    (ARTIFACTS / "page-render-ratios.json").write_text(json.dumps(figures, indent=1))
+    slow = {asset: r for asset, r in figures.items() if r > RENDER_BOUND}
+    assert not slow, f"asset pages over {RENDER_BOUND}x the overview page: {slow}"

@@ -9,9 +9,18 @@ import dagster as dg
 import pytest
 import yaml
 
+from rag_eval_pipeline_tests.support.cli import rag_eval
 from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.production import log_row, production_config, shared_questions, write_day
-from rag_eval_pipeline_tests.support.ui import browser_context, open_page, screenshot, serve_ui, wait_until
+from rag_eval_pipeline_tests.support.ui import (
+    browser_context,
+    graphql,
+    open_page,
+    screenshot,
+    sensor_ticks,
+    serve_ui,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow  # `rag-eval ui` (webserver and daemon) and a browser
 
@@ -117,3 +126,42 @@ def test_the_daemon_scores_each_day_the_logs_hold_and_the_trend_follows(tmp_path
         with ui.instance() as instance:
             assert len(_production_runs(instance)) == 4
             assert len(_production_runs(instance, "2026-11-27")) == 1
+
+
+def test_the_ui_the_command_prints_has_its_days_and_scores_none_of_them_again(tmp_path):
+    """`rag-eval production run`, then the UI command it prints, started from another folder: the
+    production assets are there (the command carries its configuration), and the daemon's logs
+    sensor, starting without a cursor, finds each day stored as its rows are: one change, one
+    run, whoever made it."""
+    questions = shared_questions(20)
+    for d, day in enumerate(DAYS[:2]):
+        rows = [log_row(q, day, n, True) for n, q in enumerate(questions[d * 10 : (d + 1) * 10])]
+        write_day(tmp_path / "logs", day, rows)
+    reports_port = free_port()
+    config = tmp_path / "rag_eval.yaml"
+    production = production_config(
+        tmp_path / "logs", sample_per_day=8, thresholds={"faithfulness_lexical": 0.0}, sensor_interval_s=10
+    )
+    settings = {"statistics": {"min_cases": 5}, "production": production}
+    config.write_text(yaml.safe_dump(settings | {"ui": {"reports_port": reports_port}}))
+    scored = rag_eval(
+        "--config", str(config), "--dagster-home", str(tmp_path / "home"), "production", "run", cwd=tmp_path
+    )
+    assert scored.returncode == 0, scored.stderr
+    printed = scored.stdout.split("open the UI with: ")[1].split()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with contextlib.ExitStack() as stack:
+        ui = serve_ui(stack, tmp_path, config, reports_port, command=printed, cwd=elsewhere)
+        nodes = graphql(ui.url, "{ assetNodes { assetKey { path } } }")["assetNodes"]
+        assert {"production_summary", "production_verdict"} <= {n["assetKey"]["path"][0] for n in nodes}
+        ticks = wait_until(
+            lambda: (found := sensor_ticks(ui, "production_logs_sensor")) and len(found) >= 2 and found,
+            240,
+            "two ticks of the logs sensor",
+        )
+        assert all(not tick["runIds"] for tick in ticks), ticks
+        assert "each stored as it is" in ticks[-1]["skipReason"]  # its first tick, without a cursor
+        with ui.instance() as instance:
+            assert _production_runs(instance) == []  # the command's runs are the only ones
+            assert _latest(instance, "production_summary", DAYS[0]) is not None  # scored by the command

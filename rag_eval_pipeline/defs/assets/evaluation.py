@@ -90,7 +90,11 @@ def candidate_answers(
 ) -> pd.DataFrame:
     """Stage 1: for each question, the contexts and the answer: the top-k passages this
     project retrieves and the answer model's answer, or the team's agent's answer and the
-    contexts it returned (each matched to a knowledge-base passage)."""
+    contexts it returned (each matched to a knowledge-base passage).
+
+    To evaluate every model: the lineage's "Materialize all…", then **All** under partition
+    selection (the dialog opens on Custom with none chosen), then "Launch backfill"; the
+    comparison is `model_comparison` in the reporting group."""
     registry = settings.answer_registry()
     spec = registry.resolve(context.partition_key)
     for note in registry.notes(spec):
