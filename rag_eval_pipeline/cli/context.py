@@ -13,7 +13,6 @@ from rag_eval_pipeline.instance.location import (
     dagster_home_path,
     instance_exists,
     local_history,
-    local_registered_models,
 )
 
 if TYPE_CHECKING:
@@ -43,17 +42,7 @@ def _refuse_missing(args: argparse.Namespace) -> None:
 def registered_models_of(args: argparse.Namespace) -> list[str]:
     """The instance's answer models: from a local home's index without Dagster, else as the
     opened instance lists them."""
-    settings_of(args)  # a broken configuration is said first
-    _refuse_missing(args)
-    try:
-        found = local_registered_models(args.dagster_home)
-    except DamagedHistoryError as err:
-        raise CommandError(str(err)) from None
-    if found is not None:
-        return found
-    from rag_eval_pipeline.defs.partitions import registered_models
-
-    return registered_models(instance_of(args, reads_only=True))
+    return history_of(args).registered_models() or []
 
 
 def history_of(args: argparse.Namespace) -> History:

@@ -70,13 +70,6 @@ def local_history(explicit: str | None = None) -> LocalHistory | None:
     return LocalHistory(home)
 
 
-def local_registered_models(explicit: str | None = None) -> list[str] | None:
-    """The registered answer models of a local instance, in the order they were added, as
-    Dagster lists them; None where only Dagster can say (``local_history``)."""
-    history = local_history(explicit)
-    return None if history is None else history.registered_models()
-
-
 @dataclass(frozen=True)
 class LocalHistory:
     """What a reading command asks of a local home, from the SQLite files Dagster keeps it in:
