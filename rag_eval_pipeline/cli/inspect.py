@@ -19,7 +19,6 @@ from rag_eval_pipeline.instance.lineage import (
     lineage_run_ids,
     load_asset,
     load_materialization,
-    newest_finished,
 )
 from rag_eval_pipeline.instance.location import dagster_home_path
 from rag_eval_pipeline.metrics.freshness import judgement_list_version, summary_stale_reasons
@@ -48,7 +47,7 @@ class _Stored:
     def stale(self, summary) -> list[str]:
         spec = self.settings.answer_registry().try_resolve(self.model)
         cases, manifest = self.load(JUDGEMENT_LIST), self.load(KB_INDEX)
-        newest = newest_finished(self.instance, self.model)
+        newest = self.instance.newest_finished_run(self.model)
         fingerprint = spec.fingerprint if spec else None
         return summary_stale_reasons(self.model, summary, fingerprint, cases["qid"], manifest.version, newest)
 

@@ -30,7 +30,7 @@ class History(Protocol):
 
     def latest_run(self, asset: str, partition: str | None) -> str | None: ...
 
-    def newest_finished_run(self, partition: str) -> tuple[str, bool] | None: ...
+    def newest_finished_run(self, partition: str) -> FinishedRun | None: ...
 
 
 @dataclass(frozen=True)
@@ -58,21 +58,15 @@ class InstanceHistory:
         ).records
         return records[0].run_id if records else None
 
-    def newest_finished_run(self, partition: str) -> tuple[str, bool] | None:
+    def newest_finished_run(self, partition: str) -> FinishedRun | None:
         from rag_eval_pipeline.defs.partitions import newest_finished_run
 
-        run = newest_finished_run(self.instance, partition)
-        return None if run is None else (run.run_id, run.succeeded)
+        return newest_finished_run(self.instance, partition)
 
 
 def history_of(source: dg.DagsterInstance | History) -> History:
     """A history as given, or an opened instance's."""
     return source if hasattr(source, "latest_run") else InstanceHistory(source)  # type: ignore[arg-type]
-
-
-def newest_finished(source: dg.DagsterInstance | History, partition: str) -> FinishedRun | None:
-    found = history_of(source).newest_finished_run(partition)
-    return None if found is None else FinishedRun(*found)
 
 
 class NotMaterializedError(FileNotFoundError):

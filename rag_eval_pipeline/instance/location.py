@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, PARTITION_TAG
+from rag_eval_pipeline.metrics.freshness import FinishedRun
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 INSTANCE_FILE = "dagster.yaml"
@@ -107,7 +108,7 @@ class LocalHistory:
         rows = self._query(self.home / ASSET_INDEX, query, (json.dumps([asset]), partition, partition))
         return rows[0][0] if rows else None
 
-    def newest_finished_run(self, partition: str) -> tuple[str, bool] | None:
+    def newest_finished_run(self, partition: str) -> FinishedRun | None:
         """The newest finished run of any job that evaluated this partition, and whether it
         succeeded (Dagster lists runs newest first by their row id)."""
         marks = ", ".join("?" for _ in FINISHED_STATUSES)
@@ -117,7 +118,7 @@ class LocalHistory:
         )
         parameters = (PARTITION_TAG, partition, *FINISHED_STATUSES)
         rows = self._query(self.home / HISTORY_FILES[0], query, parameters)
-        return (rows[0][0], rows[0][1] == "SUCCESS") if rows else None
+        return FinishedRun(rows[0][0], rows[0][1] == "SUCCESS") if rows else None
 
 
 # the statuses of a run not finished (Dagster's DagsterRunStatus values)
