@@ -23,7 +23,16 @@ from rag_eval_pipeline.common.secrets import Redactor
 from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.data.settings import DatasetSettings
 from rag_eval_pipeline.generation.settings import GenerationSettings
-from rag_eval_pipeline.judges.settings import PythonMetricSettings, RubricMetricSettings
+from rag_eval_pipeline.judges.settings import (
+    JUDGE_REPEATS_FIELD,
+    JUDGE_TEMPERATURE_FIELD,
+    JURY_FIELD,
+    JudgeRepeats,
+    JuryMode,
+    PythonMetricSettings,
+    RubricMetricSettings,
+    checked_repeats,
+)
 from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV
 from rag_eval_pipeline.llm.settings import (
     AnthropicSettings,
@@ -86,6 +95,9 @@ class Settings(Strict):
     knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
     answer_models: list[AnswerModelSettings] = Field(default_factory=list)
     judges: list[str] = Field(default_factory=lambda: ["reference"])
+    judge_repeats: JudgeRepeats = JUDGE_REPEATS_FIELD
+    jury: JuryMode | None = JURY_FIELD
+    judge_temperature: float | None = JUDGE_TEMPERATURE_FIELD
     thresholds: dict[str, float | ThresholdSettings] = Field(
         default_factory=dict,
         description="[tag:|type:|level:GROUP/][JUDGE/]METRIC: a score, or {min: score, bound: lower}",
@@ -181,6 +193,11 @@ class Settings(Strict):
 
     def abstention(self) -> AbstentionPolicy:
         return AbstentionPolicy(tuple(self.abstention_patterns))
+
+    @field_validator("judge_repeats")
+    @classmethod
+    def _repeats(cls, repeats: JudgeRepeats) -> JudgeRepeats:
+        return checked_repeats(repeats)
 
     @field_validator("custom_metrics")
     @classmethod

@@ -118,7 +118,10 @@ def test_validators_fail_when_they_should():
     assert judge_error_share_problems(scores, 0.2) == ["j: 33.3% judge errors (allowed 20.0%)"]
     assert judge_error_share_problems(scores, 0.5) == []
     answers = pd.DataFrame({"qid": ["a", "b", "c", "d"]})
-    assert scoring_completeness_problems(scores, answers) == ["3 score rows for 4 cases x 1 judges"]
+    assert scoring_completeness_problems(scores, answers) == ["j: 3 score rows for 4 cases"]
+    rescored = pd.concat([scores.assign(judge_repeat=0), scores.assign(judge_repeat=1)])
+    assert scoring_completeness_problems(rescored, answers) == ["j: 6 score rows for 4 cases x 2 re-scores"]
+    assert scoring_completeness_problems(rescored, answers[:3]) == []
 
 
 def test_explain_shows_a_case_as_an_earlier_run_scored_it(home, capsys, evaluated):

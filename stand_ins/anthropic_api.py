@@ -9,13 +9,14 @@ scores vary with the inputs and are never hard-coded.
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 import time
 import uuid
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -413,3 +414,34 @@ class FakeAnthropic:
         assert self._server is not None
         self._server.shutdown()
         self._server.server_close()
+
+
+class UnstableJudges(SimulatedModel):
+    """The simulated model, except that a judge model of ``shares`` re-draws each axis of a
+    share of its STRICT verdicts at random (0, 0.5 or 1): a judge whose scores change between
+    runs with nothing changed. Seeded, so a test's draws repeat; every other model is stable."""
+
+    def __init__(self, shares: dict[str, float], seed: int = 0) -> None:
+        super().__init__()
+        self.shares = shares
+        self._random = random.Random(seed)
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        reply = super().__call__(request)
+        share = self.shares.get(request.get("model", ""), 0.0)
+        tool = (request.get("tool_choice") or {}).get("name")
+        if not share or tool != "record_scores":
+            return reply
+        assert reply.body is not None
+        body = dict(reply.body)
+        content = [dict(block) for block in body["content"]]
+        for block in content:
+            if block.get("type") == "tool_use":
+                verdict = dict(block["input"])
+                with self._lock:
+                    for axis in ("correctness", "faithfulness", "context_relevance"):
+                        if self._random.random() < share:
+                            verdict[axis] = self._random.choice([0.0, 0.5, 1.0])
+                block["input"] = verdict
+        body["content"] = content
+        return replace(reply, body=body)

@@ -80,6 +80,11 @@ def paired_table(paired: pd.DataFrame, models: set[str]) -> str:
         "verdict",
         "detectable_difference",
     ]
+    # where a judge was asked several times: how much its re-scores alone move the difference
+    if "judge_noise" in rows and rows["judge_noise"].notna().any():
+        columns.append("judge_noise")
+        noisy = rows["judge_noise_note"].astype(bool)
+        rows = rows.assign(verdict=rows["verdict"].where(~noisy, rows["verdict"] + " (within judge noise)"))
     return (
         to_markdown(rows[columns].rename(columns={"detectable_difference": "detectable"}))
         if len(rows)
@@ -92,7 +97,9 @@ def paired_rule(level: float, family: int) -> str:
     return (
         f"Paired on correctness (the same cases; 'better' needs the sign-flip p, Holm-adjusted over the "
         f"{family} pair{'s' if family != 1 else ''} of each judge, below {level} and an interval that "
-        "excludes 0; 'detectable' is the smallest difference these cases would show with 80% power):"
+        "excludes 0; 'detectable' is the smallest difference these cases would show with 80% power; "
+        "'judge_noise', where a judge was asked several times, how far its re-scores alone move the "
+        "difference: one no larger is within the judge's own instability):"
     )
 
 

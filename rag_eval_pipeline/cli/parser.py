@@ -95,6 +95,23 @@ def _run(commands: argparse._SubParsersAction) -> None:
         "default: the configuration file's, else reference",
     )
     options.add_argument(
+        "--judge-repeats",
+        type=positive,
+        metavar="K",
+        help="ask each LLM judge K times per case (independent calls, cached apart): each case's "
+        "median is its score, <metric>_flip_rate the share of cases whose K scores differ; K times "
+        "the judge calls (default: judge_repeats of the configuration file, else 1)",
+    )
+    options.add_argument(
+        "--jury",
+        nargs="?",
+        const="median",
+        choices=["median", "weighted"],
+        help="add the judge 'jury': per case the median of the run's LLM judges, with Krippendorff's "
+        "alpha between them; 'weighted' also weighs them by agreement with people's labels "
+        "(default: jury of the configuration file, else none)",
+    )
+    options.add_argument(
         "--concurrency", type=positive, help="LLM calls in flight at most (default: the file's, else 8)"
     )
     options.add_argument(

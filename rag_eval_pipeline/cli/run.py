@@ -116,6 +116,8 @@ def handle(args: argparse.Namespace) -> int:
             selection=args.selection,
             seed=args.seed,
             judges=args.judges,
+            judge_repeats=args.judge_repeats,
+            jury=args.jury,
             verbose=args.verbose,
             as_backfill=args.backfill,
             llm_missing=llm.missing,

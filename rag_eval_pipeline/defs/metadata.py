@@ -10,8 +10,9 @@ from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
 from rag_eval_pipeline.judges.claims import unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, CORRECTION_NOTE, FLAG_COLUMN
-from rag_eval_pipeline.metrics.schema import USAGE
+from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.settings import OVERALL
+from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
@@ -117,8 +118,10 @@ def worst_cases_table(
     """The lowest-correctness cases of this partition in short columns, a case a few lines tall:
     question, answer, truth, scores, diagnosis, how many gold passages it read, the gold titles
     it missed, the index version and the run. Each case in full, passages and all, is one click
-    away (``worst_case_markdown``)."""
-    worst = _worst(scores)
+    away (``worst_case_markdown``). Where a judge was asked several times, its median is shown
+    and ``unstable`` names what flipped between its re-scores."""
+    unstable = unstable_cases(scores) if has_rescores(scores) else None
+    worst = _worst(per_answer(scores))
     if worst.empty:
         return None
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
@@ -142,6 +145,11 @@ def worst_cases_table(
                     **{column: _number(getattr(row, column, None)) for column in faithfulness_columns},
                     "context_relevance": _number(getattr(row, "context_relevance", None)),
                     "diagnosis": str(row.diagnosis),
+                    **(
+                        {"unstable": ", ".join(unstable.get(case_key(row._asdict()), [])) or "–"}
+                        if unstable is not None
+                        else {}
+                    ),
                     "gold read": f"{len(gold & set(retrieved))} of {len(gold)}" if gold else "–",
                     "missed gold": _clip("; ".join(sorted(gold - set(retrieved))) or "–", 40),
                     "index": str(answer.get("kb_version", "–"))[:12],
@@ -163,7 +171,8 @@ def worst_case_markdown(
     """Each worst case in full, as its own metadata entry (one click in the UI): the question,
     answer, truth, every judge's scores and rationales, the passages the model read (gold
     marked) and the gold titles it missed, and the command that explains it."""
-    worst = _worst(scores)
+    unstable = unstable_cases(scores)
+    worst = _worst(per_answer(scores))
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
     unsupported = unsupported_claims(scores)
     entries = {}
@@ -174,6 +183,7 @@ def worst_case_markdown(
         judged = scores[scores["qid"] == row.qid]
         metrics = [c for c in judged.columns if c in _CASE_METRICS]
         repeats = ["repeat"] if "repeat" in judged and judged["repeat"].gt(0).any() else []
+        repeats += [JUDGE_REPEAT] if has_rescores(judged) else []  # each re-score, as it came
         missed = ", ".join(sorted(gold - set(answer["retrieved_titles"]))) or "none"
         lines = [
             f"**{markdown_text(_question(row.qid, answer, truth), CASE_CHARS)}**",
@@ -181,6 +191,11 @@ def worst_case_markdown(
             f"- answer: {markdown_text(answer['answer'], CASE_CHARS)}",
             f"- truth: {markdown_text(truth.loc[row.qid, 'answer'] if known else NOT_LISTED, CASE_CHARS)}",
             f"- diagnosis: {row.diagnosis}",
+            *[
+                f"- unstable: {markdown_text(', '.join(flipped))} (the re-scores disagree)"
+                for flipped in [unstable.get(case_key(row._asdict()))]
+                if flipped
+            ],
             f"- missed gold: {markdown_text(missed, CASE_CHARS)}",
             "",
             to_markdown(judged[["judge_id", *repeats, "status", *metrics]]),

@@ -19,6 +19,11 @@ def knowledge_base_run_config(
     return {"ops": {HOTPOTQA_RAW: {"config": config}}} if config else {}
 
 
-def evaluation_run_config(judges: Sequence[str] | None) -> dict[str, Any]:
-    """The judges of one evaluation run (None: the configuration file's)."""
-    return {"ops": {JUDGE_SCORES: {"config": {"judges": list(judges)}}}} if judges else {}
+def evaluation_run_config(
+    judges: Sequence[str] | None, judge_repeats: int | None = None, jury: str | None = None
+) -> dict[str, Any]:
+    """The judges of one evaluation run, how often each LLM judge scores a case and its jury
+    (each None: the configuration file's), recorded in the run's config."""
+    given = {"judges": list(judges) if judges else None, "judge_repeats": judge_repeats, "jury": jury}
+    config = {k: v for k, v in given.items() if v is not None}
+    return {"ops": {JUDGE_SCORES: {"config": config}}} if config else {}

@@ -46,6 +46,7 @@ from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.errors import one_line, root_cause
 from rag_eval_pipeline.instance.lineage import load_asset, load_materialization, load_snapshot_asset
 from rag_eval_pipeline.instance.preflight import PreflightError, preflight_problems
+from rag_eval_pipeline.judges.registry import judging_line
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.comparison import paired_comparisons
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
@@ -141,6 +142,8 @@ def run_evaluation(
     selection: str | None = None,
     seed: int | None = None,
     judges: Sequence[str] | None = ("reference",),
+    judge_repeats: int | None = None,
+    jury: str | None = None,
     verbose: bool = False,
     echo: Callable[[str], None] = print,
     as_backfill: bool = False,
@@ -152,7 +155,8 @@ def run_evaluation(
     the registries' errors for unknown names). ``as_backfill``: the models' partitions go to the
     instance's daemon as one backfill (in this process when no daemon is running, said once)."""
     settings: Settings = _settings(defs)
-    _check_and_register(settings, instance, models, dataset, judges, echo, llm_missing, cluster_problem)
+    judging = (list(judges) if judges else None, judge_repeats, jury)
+    _check_and_register(settings, instance, models, dataset, judging, echo, llm_missing, cluster_problem)
     stages = _Stages(defs, instance, verbose, echo)
     kb_run = _rebuild_knowledge_base(stages, settings, dataset, sample, selection, seed)
     pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run}  # every evaluation of this command reads this rebuild
@@ -161,7 +165,7 @@ def run_evaluation(
         # (no labels yet), so the summaries record its version and stay fresh when it is
         # measured again after them (a dependency first materialized later would make them stale)
         stages.run("[review] labels and judge agreement (none yet)", REVIEW_JOB, {}, tags=pinned)
-    evaluated, failed = _evaluate_models(stages, models, evaluation_run_config(judges), pinned, as_backfill)
+    evaluated, failed = _evaluate_models(stages, models, evaluation_run_config(*judging), pinned, as_backfill)
     stages.run("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
     return _report(stages, settings, kb_run, evaluated, failed)
 
@@ -188,7 +192,7 @@ def _check_and_register(
     instance: dg.DagsterInstance,
     models: Sequence[str],
     dataset: str | None,
-    judges: Sequence[str] | None,
+    judging: tuple[list[str] | None, int | None, str | None],
     echo: Callable[[str], None],
     llm_missing: Callable[[LLMEndpoint], str | None],
     cluster_problem: Callable[[], str | None],
@@ -197,7 +201,8 @@ def _check_and_register(
     resource = SettingsResource.from_settings(settings)
     registry = resource.answer_registry()
     answer_specs = [registry.resolve(model) for model in models]
-    judge_specs = resource.judge_registry().for_run(judges or settings.judges)
+    resolved = resource.judging(*judging)
+    judge_specs = list(resolved.specs)
     problems = preflight_problems(
         settings, dataset, registry, answer_specs, judge_specs, llm_missing, cluster_problem
     )
@@ -206,6 +211,9 @@ def _check_and_register(
     for spec in answer_specs:
         for note in registry.notes(spec):
             echo(f"note: {note}")
+    said = judging_line(resolved)
+    if said:
+        echo(said)
     new = add_models(instance, list(models), registry.resolve)
     if new:
         echo(f"registered answer models: {', '.join(new)}")

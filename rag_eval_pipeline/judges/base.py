@@ -31,6 +31,7 @@ class JudgeCase:
     answerable: bool = True  # False: the documents hold no answer, abstaining is right
     contexts_known: bool = True  # False: an agent that returns no contexts (nothing to judge them on)
     cited_titles: tuple[str, ...] | None = None  # the passages the answer cites (None: it cites none)
+    judge_repeat: int = 0  # which of a judge's K independent scorings of this case (0: the first)
 
     @property
     def reference_known(self) -> bool:

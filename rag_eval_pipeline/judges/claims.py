@@ -141,7 +141,7 @@ class ClaimsLLMJudge(LLMJudge):
     prompt_version = CLAIMS_PROMPT_VERSION
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        caller = self._caller()
+        caller = self._caller(case)
         try:
             claims: list[AnswerClaim] = []
             if not is_abstention(case.answer):  # an abstention claims nothing
@@ -180,11 +180,13 @@ def claims_of(rationales: object) -> list[dict[str, Any]]:
 
 def claims_table(judge_scores: Any) -> Any:
     """``answer_claims``: one row per claim a claim judge found, read from its rationales (the
-    scores and the claims come from the same calls, so they always agree)."""
+    scores and the claims come from the same calls, so they always agree); of a judge asked
+    several times per case, the claims of its first asking."""
     import pandas as pd
 
     rows = []
-    judged = judge_scores[(judge_scores["judge_kind"] == "claims") & (judge_scores["status"] == "ok")]
+    first = judge_scores["judge_repeat"] == 0 if "judge_repeat" in judge_scores else True
+    judged = judge_scores[(judge_scores["judge_kind"] == "claims") & (judge_scores["status"] == "ok") & first]
     for case in judged.to_dict(orient="records"):
         for claim in claims_of(case.get("rationales")):
             rows.append(

@@ -146,7 +146,7 @@ class RubricMetricJudge:
         if not case.reference_known and not self.reference_free_metrics:
             return JudgeOutcome({self.judge_id: None}, notes=[f"{self.judge_id}: needs a reference answer"])
         return await single_verdict(
-            JudgeCaller(self._client, self._model, self._prices),
+            JudgeCaller(self._client, self._model, self._prices, case.judge_repeat),
             self.first_request(case),
             lambda response: parse_tool_output(response, self._verdict),
             lambda verdict: ({self.judge_id: verdict.score}, {self.judge_id: verdict.rationale}),

@@ -5,11 +5,12 @@ Usage and dollars of every call (re-asks included) are added up per case."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from rag_eval_pipeline.judges.base import JudgeOutcome
+from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.llm.client import (
     FatalLLMError,
     LLMCallError,
@@ -83,6 +84,7 @@ def reask_request(request: LLMRequest, response: LLMResponse, problem: str) -> L
         max_tokens=request.max_tokens,
         temperature=request.temperature,
         tool=request.tool,
+        sample=request.sample,
     )
 
 
@@ -97,16 +99,21 @@ def _parses(parse: Callable[[LLMResponse], object], response: LLMResponse) -> bo
 class JudgeCaller:
     """Makes a judge's calls for one case, re-asking once on invalid output, and adds up usage."""
 
-    def __init__(self, client: LLMClient, model: str, prices: Mapping[str, ModelPrice]) -> None:
+    def __init__(
+        self, client: LLMClient, model: str, prices: Mapping[str, ModelPrice], sample: int = 0
+    ) -> None:
         self._client = client
         self.model = model
         self._prices = prices
+        self.sample = sample  # which re-score of the case: every call of it is asked anew
         self.usage = Usage()
         self.cost: float | None = 0.0
 
     async def _complete(self, request: LLMRequest, parse: Callable[[LLMResponse], M]) -> LLMResponse:
-        """One call; a cache keeps the response only if ``parse`` accepts it."""
-        return await self._client.complete(request, accept=lambda r: _parses(parse, r))
+        """One call (as this re-score's sample); a cache keeps the response only if ``parse``
+        accepts it."""
+        sampled = request if request.sample == self.sample else replace(request, sample=self.sample)
+        return await self._client.complete(sampled, accept=lambda r: _parses(parse, r))
 
     def _account(self, response: LLMResponse) -> None:
         self.usage = self.usage + response.usage
@@ -159,5 +166,6 @@ class LLMJudge:
         self._client = client
         self._prices = prices
 
-    def _caller(self) -> JudgeCaller:
-        return JudgeCaller(self._client, self.model, self._prices)
+    def _caller(self, case: JudgeCase) -> JudgeCaller:
+        """The caller of one case's calls, as the re-score of it that ``case`` says."""
+        return JudgeCaller(self._client, self.model, self._prices, case.judge_repeat)

@@ -194,7 +194,7 @@ class RagasLLMJudge(LLMJudge):
         self._embed = embed
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        caller = self._caller()
+        caller = self._caller(case)
         scores: dict[str, float | None] = {}
         rationales: dict[str, str] = {}
         notes: list[str] = []

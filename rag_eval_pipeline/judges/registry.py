@@ -14,7 +14,8 @@ Python callable or an LLM rubric) by name. LLM names are resolved by the provide
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -28,17 +29,19 @@ from rag_eval_pipeline.judges.reference import (
     REFERENCE_METRICS,
     ReferenceJudge,
 )
-from rag_eval_pipeline.judges.settings import CustomMetricSettings
+from rag_eval_pipeline.judges.settings import CustomMetricSettings, JudgeRepeats
 from rag_eval_pipeline.judges.strict import (
     GROUNDING_METRICS,
     STRICT_METRICS,
     StrictBlindLLMJudge,
     StrictLLMJudge,
 )
+from rag_eval_pipeline.llm.client import AtTemperature, LLMClient, LLMRequest
 from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint, LLMTarget
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
+from rag_eval_pipeline.metrics.reliability import JURY
 
 DEFAULT_LLM_JUDGE = "claude-sonnet-4-6"
 Embed = Callable[[list[str]], np.ndarray]
@@ -46,6 +49,12 @@ Embed = Callable[[list[str]], np.ndarray]
 
 class UnknownJudgeError(ValueError):
     pass
+
+
+# the calls one scoring of a case makes by kind: the STRICT rubric one, strict-blind two (with
+# and without the truth), RAGAS-style four (statements, verdicts, passages, questions), claims two
+JUDGE_CALLS = {"strict": 1, "strict-blind": 2, "ragas": 4, "claims": 2, "rubric": 1}
+JURY_JUDGE_ID = JURY  # the run's LLM judges combined (``judges.jury``): not a judge of its own
 
 
 @dataclass(frozen=True)
@@ -63,13 +72,65 @@ class JudgeSpec:
     model_id: str | None = None
     endpoint: LLMEndpoint | None = None
     custom: CustomMetricSettings | None = field(default=None, compare=False)
+    repeats: int = 1  # independent scorings per case (an LLM judge's re-scores; 1 for the rest)
+    temperature: float | None = None  # an LLM judge's sampling temperature (None: its own, 0)
 
     @property
     def needs_llm(self) -> bool:
         return self.provider is not None
 
+    @property
+    def calls_per_case(self) -> int:
+        """The calls one scoring of a case makes at least (re-asks of invalid output aside)."""
+        return JUDGE_CALLS.get(self.kind, 1) if self.needs_llm else 0
+
 
 CustomMetrics = Mapping[str, CustomMetricSettings]
+
+
+class Juror(Protocol):
+    """What a jury needs of a juror (a judge or its spec): who it is and what it scores."""
+
+    judge_id: str
+    metrics: tuple[str, ...]
+
+
+def jury_axes(jurors: Sequence[Juror]) -> list[str]:
+    """The metrics two jurors or more declare, in the order the first declares them."""
+    declared = [m for s in jurors for m in s.metrics]
+    return [m for m in dict.fromkeys(declared) if declared.count(m) >= 2]
+
+
+JURY_MODES = ("median", "weighted")
+
+
+@dataclass(frozen=True)
+class Judging:
+    """A run's judging, resolved once: its judges (each LLM judge with its re-scores) and, with
+    a jury, the jurors it combines (every LLM judge of the run) and how."""
+
+    specs: tuple[JudgeSpec, ...]
+    jury: str | None = None
+
+    @property
+    def jurors(self) -> tuple[JudgeSpec, ...]:
+        return tuple(s for s in self.specs if s.needs_llm) if self.jury else ()
+
+    @property
+    def judge_ids(self) -> list[str]:
+        """Every judge whose rows the scores hold, the jury last."""
+        return [s.judge_id for s in self.specs] + ([JURY_JUDGE_ID] if self.jury else [])
+
+    def as_asked(self, requests: list[LLMRequest]) -> list[LLMRequest]:
+        """Judges' first calls as they will be sent (at the run's temperature): what a batch
+        pre-fetches must be what the judges then ask for."""
+        temperature = next((s.temperature for s in self.specs if s.temperature is not None), None)
+        return requests if temperature is None else [replace(r, temperature=temperature) for r in requests]
+
+    @property
+    def calls_per_case(self) -> int:
+        """The LLM calls one case costs at least: each judge's calls times its re-scores."""
+        return sum(s.calls_per_case * s.repeats for s in self.specs)
 
 
 @dataclass(frozen=True)
@@ -199,7 +260,7 @@ def _build_rubric(spec: JudgeSpec, context: JudgeContext) -> Judge:
         rubric.instructions,
         rubric.allowed_scores,
         spec.model_id or "",
-        context.services.client(spec.endpoint),  # type: ignore[arg-type]
+        _client_of(spec, context),
         context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
         rubric.reference_free,
     )
@@ -211,9 +272,15 @@ def _llm_judge_arguments(spec: JudgeSpec, context: JudgeContext) -> tuple:
     return (
         spec.judge_id,
         spec.model_id or "",
-        context.services.client(spec.endpoint),  # type: ignore[arg-type]
+        _client_of(spec, context),
         context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
     )
+
+
+def _client_of(spec: JudgeSpec, context: JudgeContext) -> LLMClient:
+    """The client of an LLM judge's endpoint, asking at its configured temperature if it has one."""
+    client = context.services.client(spec.endpoint)  # type: ignore[arg-type]
+    return client if spec.temperature is None else AtTemperature(client, spec.temperature)
 
 
 JUDGE_KINDS: tuple[JudgeKind, ...] = (
@@ -267,9 +334,44 @@ class JudgeRegistry:
             "for claim precision, claim recall and citation support"
         )
 
-    def for_run(self, judge_ids: Iterable[str]) -> list[JudgeSpec]:
-        """The named judges, then every custom metric of the configuration file."""
-        return [self.resolve(j) for j in dict.fromkeys([*judge_ids, *self._custom])]
+    def for_run(self, judge_ids: Iterable[str], repeats: JudgeRepeats = 1) -> list[JudgeSpec]:
+        """The named judges, then every custom metric of the configuration file; each LLM judge
+        asked ``repeats`` times per case (a number for all, or judge id -> number), every other
+        judge once (the same input gives it the same score)."""
+        specs = [self.resolve(j) for j in dict.fromkeys([*judge_ids, *self._custom])]
+        if isinstance(repeats, Mapping):
+            unknown = sorted(set(repeats) - {s.judge_id for s in specs})
+            if unknown:
+                raise UnknownJudgeError(
+                    f"judge_repeats names {', '.join(unknown)}, not a judge of this run "
+                    f"({', '.join(s.judge_id for s in specs)})"
+                )
+        return [replace(s, repeats=_repeats_of(s, repeats)) if s.needs_llm else s for s in specs]
+
+    def judging(
+        self,
+        judge_ids: Iterable[str],
+        repeats: JudgeRepeats = 1,
+        jury: str | None = None,
+        temperature: float | None = None,
+    ) -> Judging:
+        """The judges of a run with their re-scores, temperature and its jury; a jury that cannot
+        be (an unknown mode, fewer than two LLM judges sharing a metric) is an error with its
+        remedy."""
+        specs = tuple(
+            replace(s, temperature=temperature) if s.needs_llm else s
+            for s in self.for_run(judge_ids, repeats)
+        )
+        if jury is not None and jury not in JURY_MODES:
+            raise UnknownJudgeError(f"unknown jury '{jury}': use {' or '.join(JURY_MODES)}")
+        jurors = [s for s in specs if s.needs_llm]
+        if jury is not None and (len(jurors) < 2 or not jury_axes(jurors)):
+            named = ", ".join(s.judge_id for s in jurors) or "none"
+            raise UnknownJudgeError(
+                f"a jury needs two LLM judges or more that score the same metric (this run's: {named}): "
+                "add one, e.g. --judges claude-sonnet-4-6,claude-haiku-4-5"
+            )
+        return Judging(specs, jury)
 
     def declared_metrics(self, judge_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """What each judge declares, for judge ids found in stored scores (unknown ids omitted)."""
@@ -303,8 +405,50 @@ class JudgeRegistry:
             return None
 
 
+def judging_line(judging: Judging) -> str | None:
+    """What re-scores and a jury cost, said before a run (None when neither is asked)."""
+    asked = [s for s in judging.specs if s.repeats > 1]
+    if not asked and not judging.jury:
+        return None
+    parts = [f"{s.judge_id} asked {s.repeats} times a case" for s in asked]
+    if judging.jury:
+        jurors = ", ".join(s.judge_id for s in judging.jurors)
+        parts.append(f"a jury ({judging.jury}) of {jurors}, from their scores: no call of its own")
+    once = sum(s.calls_per_case for s in judging.specs)
+    return (
+        f"judging: {'; '.join(parts)}: at least {judging.calls_per_case} LLM judge calls a case "
+        f"({judging.calls_per_case / once:.1f}x one scoring each; cached, a re-run pays none)"
+        if once
+        else f"judging: {'; '.join(parts)}"
+    )
+
+
+def judging_rules(judging: Judging) -> dict[str, str]:
+    """How a run's re-scores and jury make its per-case scores, for the scores' metadata."""
+    rules = {}
+    asked = {s.judge_id: s.repeats for s in judging.specs if s.repeats > 1}
+    if asked:
+        rules["re-scores"] = (
+            ", ".join(f"{judge} x{k}" for judge, k in asked.items())
+            + ": each case's score is the median of its re-scores (the lower middle one of an even "
+            "number), <metric>_flip_rate the share of cases whose re-scores are not all equal"
+        )
+    if judging.jury:
+        rules["jury"] = (
+            f"{judging.jury} of {', '.join(s.judge_id for s in judging.jurors)}: per case the median "
+            "of the jurors' scores; <metric>_juror_alpha their Krippendorff's alpha (ordinal)"
+        )
+    return rules
+
+
+def _repeats_of(spec: JudgeSpec, repeats: JudgeRepeats) -> int:
+    return repeats.get(spec.judge_id, 1) if isinstance(repeats, Mapping) else repeats
+
+
 def builtin_judge_kind(name: str) -> str | None:
     """The built-in kind that claims ``name`` as a judge id (a custom metric may not take it)."""
+    if name == JURY_JUDGE_ID:
+        return "jury"
     for kind in JUDGE_KINDS:
         if kind.builtin and kind.parse(name, {}) is not None:
             return kind.name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -12,6 +13,7 @@ from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
 from rag_eval_pipeline.judges.claims import unsupported_claims
+from rag_eval_pipeline.judges.jury import Juror, jury_scores
 from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.budget import BudgetExhaustedError
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
@@ -91,7 +93,11 @@ OVER_BUDGET = "over_budget"  # a case the budget left unjudged
 
 
 async def _score_one(
-    judge: Judge, case: Mapping[str, Any], abstention: AbstentionPolicy, redact: Redactor = NO_SECRETS
+    judge: Judge,
+    case: Mapping[str, Any],
+    judge_repeat: int,
+    abstention: AbstentionPolicy,
+    redact: Redactor = NO_SECRETS,
 ) -> dict[str, Any]:
     answered = case["status"] == "ok"
     abstained = answered and abstention.matches(str(case["answer"]))
@@ -99,6 +105,7 @@ async def _score_one(
     row: dict[str, Any] = {
         "qid": case["qid"],
         "repeat": int(case.get("repeat", 0) or 0),
+        "judge_repeat": judge_repeat,
         "judge_id": judge.judge_id,
         "judge_kind": judge.kind,
         "answer_config": case["answer_config"],
@@ -113,7 +120,7 @@ async def _score_one(
     if not answered:
         row.update(status="answer_failed", error=case["error"])
         return row
-    judged = judge_case(case)
+    judged = replace(judge_case(case), judge_repeat=judge_repeat)
     try:
         outcome: JudgeOutcome = await judge.judge(judged)
     except FatalLLMError:
@@ -162,8 +169,13 @@ def score_cases(
     source: AnswerSource = AnswerSource.GENERATIVE,
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
     redact: Redactor = NO_SECRETS,
+    repeats: Mapping[str, int] | None = None,
+    jurors: Sequence[Juror] = (),
 ) -> pd.DataFrame:
-    """A row per case per judge with every metric the judges declare (absent metrics are NaN).
+    """A row per case per judge with every metric the judges declare (absent metrics are NaN);
+    a judge asked K times per case (``repeats``: judge id -> K, 1 where not given) has K rows
+    per case, ``judge_repeat`` 0..K-1, each an independent call cached apart; with ``jurors``
+    the rows of the judge ``jury`` follow (``judges.jury``: their median, no call).
 
     A case whose answer failed is kept with status ``answer_failed`` and no scores; a judge that
     fails on a case (an API error after retries, or invalid output twice) gives status
@@ -178,21 +190,26 @@ def score_cases(
     secrets in a judge's reason.
     """
     metric_names = list(dict.fromkeys([*(m for judge in judges for m in judge.metrics), *ANSWER_METRICS]))
-    pairs = [(judge, case) for judge in judges for case in cases.to_dict(orient="records")]
+    records = cases.to_dict(orient="records")
+    asked = {judge.judge_id: (repeats or {}).get(judge.judge_id, 1) for judge in judges}
+    work = [(judge, case, r) for judge in judges for case in records for r in range(asked[judge.judge_id])]
     if prefill is not None:  # the first call of each case of judges that can say it in advance
         prefill(
             [
-                judge.first_request(judge_case(case))
-                for judge, case in pairs
+                replace(judge.first_request(judge_case(case)), sample=r)
+                for judge, case, r in work
                 if isinstance(judge, BatchableJudge) and case["status"] == "ok"
             ]
         )
-    bound = concurrency if concurrency is not None else max(1, len(pairs))
-    rows = run_bounded(pairs, lambda pair: _score_one(*pair, abstention, redact), bound, on_progress)
+    bound = concurrency if concurrency is not None else max(1, len(work))
+    rows = run_bounded(work, lambda item: _score_one(*item, abstention, redact), bound, on_progress)
     frame = pd.DataFrame(rows, columns=SCORE_ID_COLUMNS + metric_names)
     frame[metric_names] = frame[metric_names].astype("float64")
     frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")
     frame["cost_usd"] = frame["cost_usd"].astype("float64")
+    if jurors:
+        jury = jury_scores(frame, jurors).reindex(columns=frame.columns)
+        frame = pd.concat([frame, jury.astype(frame.dtypes.to_dict())], ignore_index=True)
     unsupported = unsupported_claims(frame)  # where a claim judge read the case, its claims decide
     frame["diagnosis"] = [
         diagnose_row(row, source, unsupported.get(case_key(row))) for row in frame.to_dict(orient="records")

@@ -51,3 +51,37 @@ class PythonMetricSettings(_CustomMetric):
 
 
 CustomMetricSettings = RubricMetricSettings | PythonMetricSettings
+
+
+MAX_JUDGE_REPEATS = 25  # each re-score is a paid call per case: more than this is a typo
+JUDGE_REPEATS_FIELD = Field(
+    default=1,
+    description="ask each LLM judge this many times per case (independent calls, each cached apart): "
+    "a number for every LLM judge, or {judge id: number} for some; the summaries use each case's "
+    "median and add <metric>_flip_rate, the share of cases whose re-scores differ",
+)
+JURY_FIELD = Field(
+    default=None,
+    description="add the judge 'jury': per case the median of the run's LLM judges (its jurors), with "
+    "Krippendorff's alpha between them; 'weighted' weighs each juror by its agreement with the "
+    "people's labels (fitted on half the labelled questions, measured on the other half)",
+)
+JUDGE_TEMPERATURE_FIELD = Field(
+    default=None,
+    ge=0,
+    le=1,
+    description="the sampling temperature of every LLM judge (unset: 0); re-scores at 0 measure what "
+    "a provider varies on its own, above 0 also what sampling does",
+)
+JuryMode = Literal["median", "weighted"]
+JudgeRepeats = int | dict[str, int]
+
+
+def checked_repeats(repeats: JudgeRepeats) -> JudgeRepeats:
+    """1 to ``MAX_JUDGE_REPEATS`` re-scores, for every judge or by judge id."""
+    for who, count in repeats.items() if isinstance(repeats, dict) else [("every judge", repeats)]:
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_JUDGE_REPEATS:
+            raise ValueError(
+                f"judge_repeats of {who}: {count!r} is not a whole number from 1 to {MAX_JUDGE_REPEATS}"
+            )
+    return repeats

@@ -192,7 +192,7 @@ class StrictLLMJudge(_RubricJudge):
         return (STRICT if case.reference_known else GROUNDING).request(self.model, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        return await (STRICT if case.reference_known else GROUNDING).judge(self._caller(), case)
+        return await (STRICT if case.reference_known else GROUNDING).judge(self._caller(case), case)
 
 
 class StrictBlindLLMJudge(_RubricJudge):
@@ -206,7 +206,7 @@ class StrictBlindLLMJudge(_RubricJudge):
         return (CORRECTNESS if case.reference_known else GROUNDING).request(self.model, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        caller = self._caller()
+        caller = self._caller(case)
         if not case.reference_known:  # nothing to be correct against: the grounding call only
             return await GROUNDING.judge(caller, case)
         correct = await CORRECTNESS.judge(caller, case)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 
@@ -55,6 +55,9 @@ class LLMRequest:
     max_tokens: int = 512
     temperature: float | None = 0.0
     tool: Tool | None = None
+    # which independent asking of the same prompt (a judge's re-score): never sent, part of the
+    # cache key where above 0, so K re-scores are K calls and a re-run of them none
+    sample: int = 0
 
     def api_kwargs(self) -> dict[str, Any]:
         """The Messages-API body. Sampling parameters left the SDK's signature in anthropic 1.0;
@@ -89,8 +92,14 @@ class LLMRequest:
 
     def cache_key(self) -> str:
         """Content address: model, parameters and the full prompt, nothing else."""
-        canonical = json.dumps(self.api_kwargs(), sort_keys=True, ensure_ascii=False)
+        canonical = json.dumps(self.keyed_kwargs(), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    def keyed_kwargs(self) -> dict[str, Any]:
+        """What a cache key is made of: the body, and the sample where it is not the first (the
+        keys of every single call stay what they always were)."""
+        kwargs = self.api_kwargs()
+        return {**kwargs, "sample": self.sample} if self.sample else kwargs
 
 
 @dataclass(frozen=True)
@@ -148,3 +157,17 @@ class LLMClient(Protocol):
         """One call. ``accept`` says whether a response is usable (a judge's validation): a
         client that keeps responses (the cache) keeps only those; others may ignore it."""
         ...
+
+
+@dataclass(frozen=True)
+class AtTemperature:
+    """A client whose every request is sampled at ``temperature`` (judges asked at the configured
+    ``judge_temperature``): the temperature is in the body, so in every cache key too."""
+
+    inner: LLMClient
+    temperature: float
+
+    async def complete(
+        self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
+    ) -> LLMResponse:
+        return await self.inner.complete(replace(request, temperature=self.temperature), accept=accept)

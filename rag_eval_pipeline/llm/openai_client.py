@@ -250,7 +250,7 @@ class OpenAICompatibleClient:
     def cache_key(self, request: LLMRequest) -> str:
         """Provider, endpoint and the Messages-shaped request: the same prompt sent to another
         server (or another local model file) is another call."""
-        key: dict[str, Any] = {"endpoint": self._identity, "request": request.api_kwargs()}
+        key: dict[str, Any] = {"endpoint": self._identity, "request": request.keyed_kwargs()}
         if request.tool is not None and self._max_string_chars:  # another schema, another request
             key["max_string_chars"] = self._max_string_chars
         canonical = json.dumps(key, sort_keys=True, ensure_ascii=False)

@@ -11,6 +11,7 @@ import pandas as pd
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
 from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, metric_columns, per_case
 from rag_eval_pipeline.metrics.settings import MONTE_CARLO_DRAWS, SIGNIFICANCE
+from rag_eval_pipeline.metrics.stability import is_flip_column, rescore_spread
 from rag_eval_pipeline.metrics.statistics import (
     bootstrap_statistic,
     confusion,
@@ -59,7 +60,12 @@ def paired_comparisons(
         for judge_id in sorted(set(a["judge_id"]) & set(b["judge_id"])):
             ja = a[(a["judge_id"] == judge_id) & (a["status"] == "ok")]
             jb = b[(b["judge_id"] == judge_id) & (b["status"] == "ok")]
-            for metric in sorted(set(metric_columns(ja)) & set(metric_columns(jb))):
+            raw_a, raw_b = (
+                scores_by_model[name][scores_by_model[name]["judge_id"] == judge_id]
+                for name in (name_a, name_b)
+            )
+            metrics = set(metric_columns(ja)) & set(metric_columns(jb))
+            for metric in sorted(m for m in metrics if not is_flip_column(m)):
                 pairs = (
                     ja[["qid", metric]].merge(jb[["qid", metric]], on="qid", suffixes=("_a", "_b")).dropna()
                 )
@@ -87,6 +93,7 @@ def paired_comparisons(
                     "mcnemar_only_a": None,
                     "mcnemar_only_b": None,
                     "mcnemar_p": None,
+                    "judge_noise": rescore_spread(raw_a, raw_b, metric, pairs["qid"].tolist()),
                 }
                 if metric == "correctness":
                     only_a, only_b, p = mcnemar_exact(
@@ -95,6 +102,10 @@ def paired_comparisons(
                     row.update(mcnemar_only_a=only_a, mcnemar_only_b=only_b, mcnemar_p=p)
                 rows.append(row)
     return _decide(pd.DataFrame(rows), significance)
+
+
+def _of_judge(scores: pd.DataFrame, judge_id: str) -> pd.DataFrame:
+    return scores[scores["judge_id"] == judge_id]
 
 
 FAMILY = ["judge_id", "metric"]
@@ -138,8 +149,20 @@ def _decide(comparisons: pd.DataFrame, significance: float) -> pd.DataFrame:
         "mcnemar_only_a",
         "mcnemar_only_b",
         "mcnemar_p",
+        "judge_noise",
+        "judge_noise_note",
+    ]
+    comparisons["judge_noise_note"] = [
+        NOISE_NOTE.format(noise=noise) if noise is not None and not pd.isna(noise) and abs(d) <= noise else ""
+        for d, noise in zip(comparisons["difference"], comparisons["judge_noise"])
     ]
     return comparisons[ordered]
+
+
+# said beside a difference that re-scoring the same answers alone can produce
+NOISE_NOTE = (
+    "smaller than the judge's own instability: its re-scores alone move this difference by {noise:.3f}"
+)
 
 
 POOLED = "all models"

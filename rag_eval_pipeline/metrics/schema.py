@@ -8,6 +8,13 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from rag_eval_pipeline.metrics.stability import (
+    collapse_rescores,
+    flipped_metric,
+    has_rescores,
+    is_flip_column,
+)
+
 if TYPE_CHECKING:  # tables pass through; pandas is imported where a function needs it
     import pandas as pd
 
@@ -16,6 +23,7 @@ TOKEN_COLUMNS = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_r
 SCORE_ID_COLUMNS = [
     "qid",
     "repeat",
+    "judge_repeat",
     "judge_id",
     "judge_kind",
     "answer_config",
@@ -64,19 +72,42 @@ ANSWER_VARIABILITY = "answer_variability"
 CASE_KEYS = ["qid", "judge_id"]
 
 
+def per_answer(judge_scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per answer and judge: a judge's re-scores collapsed to their median, with a
+    flip indicator per metric (``metrics.stability``); a table without re-scores as it is."""
+    return collapse_rescores(judge_scores, metric_columns(judge_scores), steady=ANSWER_METRICS)
+
+
+def unstable_cases(judge_scores: pd.DataFrame) -> dict[tuple[str, int], list[str]]:
+    """(question, answer repeat) -> the ``judge/metric`` whose re-scores disagree on it."""
+    if not has_rescores(judge_scores):
+        return {}
+    collapsed = per_answer(judge_scores)
+    found: dict[tuple[str, int], list[str]] = {}
+    for column in [c for c in collapsed.columns if is_flip_column(c)]:
+        for row in collapsed[collapsed[column] == 1.0].itertuples():
+            key = (str(row.qid), int(getattr(row, "repeat", 0) or 0))
+            found.setdefault(key, []).append(f"{row.judge_id}/{flipped_metric(column)}")
+    return found
+
+
 def per_case(judge_scores: pd.DataFrame) -> pd.DataFrame:
-    """One row per case and judge: the repeated answers of an agent asked several times averaged
-    (each metric over the repeats that have it; the case is scored when any repeat was), with
+    """One row per case and judge: a judge's re-scores of an answer first collapsed to their
+    median, with flip indicators (``metrics.stability``); then the repeated answers of an agent
+    asked several times averaged (each metric over the repeats that have it; the case is scored
+    when any repeat was), with
     ``answer_variability`` 1 where the scored repeats' values differ, 0 where they agree, absent
     with fewer than two. The question, not the answer, is the unit every interval and paired
     test counts. A table without repeats is returned as it is."""
+    judge_scores = per_answer(judge_scores)
     if "repeat" not in judge_scores or not (judge_scores["repeat"] > 0).any():
         return judge_scores
     metrics = metric_columns(judge_scores)
     ok = judge_scores[judge_scores["status"] == "ok"]
     grouped = ok.groupby(CASE_KEYS, sort=False)[metrics]
     means = grouped.mean()
-    differs = grouped.agg(lambda values: values.dropna().nunique() > 1).any(axis=1).astype("float64")
+    scores = [m for m in metrics if not is_flip_column(m)]  # a judge's flip is not the answer's
+    differs = grouped[scores].agg(lambda v: v.dropna().nunique() > 1).any(axis=1).astype("float64")
     scored = ok.groupby(CASE_KEYS, sort=False).size()
     cases = judge_scores.sort_values("status", key=lambda s: s != "ok", kind="stable").drop_duplicates(
         CASE_KEYS
@@ -84,6 +115,8 @@ def per_case(judge_scores: pd.DataFrame) -> pd.DataFrame:
     cases = cases.set_index(CASE_KEYS)
     cases.loc[means.index, metrics] = means
     cases[ANSWER_VARIABILITY] = differs.where(scored >= 2).reindex(cases.index)
+    flips = [m for m in metrics if is_flip_column(m)]  # flipped on any of the answers
+    cases[flips] = cases[flips].gt(0).astype("float64").where(cases[flips].notna())
     order = judge_scores.drop_duplicates(CASE_KEYS).set_index(CASE_KEYS).index
     return cases.loc[order].reset_index()
 

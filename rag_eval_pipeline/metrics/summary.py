@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
+from rag_eval_pipeline.metrics.reliability import ALPHA_NOTE, ALPHA_SUFFIX, JURY, juror_alpha
 from rag_eval_pipeline.metrics.schema import (
     ANSWER_METRICS,
     ANSWER_MODEL_ROW,
@@ -15,9 +16,11 @@ from rag_eval_pipeline.metrics.schema import (
     USAGE,
     case_set_id,
     metric_columns,
+    per_answer,
     per_case,
 )
 from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL, TOO_FEW_CASES, IntervalMethod
+from rag_eval_pipeline.metrics.stability import flipped_metric, is_flip_column
 from rag_eval_pipeline.metrics.statistics import mean_interval
 
 SUMMARY_COLUMNS = [
@@ -154,7 +157,9 @@ def summarize(
     ``group_by`` names the columns whose values are the per-group rows (production traffic:
     the agent version).
     """
-    answers = judge_scores  # a row per answer: tokens, dollars and diagnoses count each answer
+    # a row per answer (a judge's re-scores collapsed): tokens, dollars and diagnoses count each
+    answers = per_answer(judge_scores)
+    alphas = juror_alpha(judge_scores)
     judge_scores = per_case(judge_scores)  # a row per question: what every interval counts
     metrics = [m for m in metric_columns(judge_scores) if m not in group_by]
     rows: list[dict[str, object]] = []
@@ -173,7 +178,33 @@ def summarize(
             groups += [(f"tag={tag}", g) for tag, g in exploded.groupby("tags", sort=True)]
         for group, group_rows in groups:
             rows += _summarize_group(group_rows, str(judge_id), group, own, interval_method, min_cases)
+        if judge_id == JURY:
+            rows += alpha_rows(alphas, by_judge)
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def alpha_rows(alphas: Mapping[str, tuple[float, int]], jury: pd.DataFrame) -> list[dict[str, object]]:
+    """The jurors' agreement per axis, as overall rows of the jury (no interval: a reliability
+    figure, not a mean over cases)."""
+    return [
+        {
+            "judge_id": JURY,
+            "metric": f"{axis}{ALPHA_SUFFIX}",
+            "group": OVERALL,
+            "mean": alpha,
+            "ci_low": float("nan"),
+            "ci_high": float("nan"),
+            "n": units,
+            "n_cases": len(jury),
+            "n_failed": int((jury["status"] != "ok").sum()),
+            "n_judge_errors": int((jury["status"] == "judge_error").sum()),
+            "case_set": case_set_id(jury["qid"]),
+            "total": float("nan"),
+            "ci_method": "",
+            "note": ALPHA_NOTE,
+        }
+        for axis, (alpha, units) in alphas.items()
+    ]
 
 
 ANSWER_FAILED = "answer_failed"
@@ -200,9 +231,16 @@ def judge_metrics(rows: pd.DataFrame, metrics: Sequence[str], declared: Sequence
     values. What the answers did (``ANSWER_METRICS``) is beside every judge's metrics."""
     beside = (*ANSWER_METRICS, ANSWER_VARIABILITY)
     answer_level = [m for m in metrics if m in beside and rows[m].notna().any()]
+    # a judge's flip rates, where it was asked more than once, follow its own metrics
+    flips = [
+        m
+        for m in metrics
+        if is_flip_column(m) and rows[m].notna().any() and (declared is None or flipped_metric(m) in declared)
+    ]
+    own = [m for m in metrics if m not in beside and not is_flip_column(m)]
     if declared is None:
-        return [m for m in metrics if m not in beside and rows[m].notna().any()] + answer_level
-    return [m for m in metrics if m in declared and m not in beside] + answer_level
+        return [m for m in own if rows[m].notna().any()] + flips + answer_level
+    return [m for m in own if m in declared] + flips + answer_level
 
 
 # the headline metrics whose intervals the comparison carries beside their means

@@ -63,14 +63,15 @@ def score_range_problems(
 
 
 def scoring_completeness_problems(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame) -> list[str]:
-    """Every case has a row per judge, each scored or recorded as failed (never silently missing)."""
+    """Every case has a row per judge (per re-score of a judge asked several times), each scored
+    or recorded as failed (never silently missing)."""
     problems = []
-    judges = judge_scores["judge_id"].nunique()
-    expected = len(candidate_answers) * judges
-    if len(judge_scores) != expected:
-        problems.append(
-            f"{len(judge_scores)} score rows for {len(candidate_answers)} cases x {judges} judges"
-        )
+    for judge_id, rows in judge_scores.groupby("judge_id", sort=True):
+        asked = int(rows["judge_repeat"].max()) + 1 if "judge_repeat" in rows and len(rows) else 1
+        expected = len(candidate_answers) * asked
+        if len(rows) != expected:
+            times = f" x {asked} re-scores" if asked > 1 else ""
+            problems.append(f"{judge_id}: {len(rows)} score rows for {len(candidate_answers)} cases{times}")
     unknown = set(judge_scores["status"]) - {"ok", "answer_failed", "judge_error"}
     if unknown:
         problems.append(f"unknown statuses: {sorted(unknown)}")

@@ -9,7 +9,8 @@ import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL
 from rag_eval_pipeline.judges.claims import CLAIMS_KEY, claims_of
-from rag_eval_pipeline.metrics.schema import answer_keys, metric_columns
+from rag_eval_pipeline.metrics.schema import answer_keys, case_key, metric_columns, per_answer, unstable_cases
+from rag_eval_pipeline.metrics.stability import has_rescores
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 
@@ -155,7 +156,10 @@ def worst_cases(
     n: int = 10,
 ) -> pd.DataFrame:
     """The ``n`` lowest-scoring cases on ``metric`` (of ``judge_id``, or the first judge that has
-    the metric), with their diagnosis, question, answer and ground truth."""
+    the metric), with their diagnosis, question, answer and ground truth; ``unstable`` names what
+    flipped between a judge's re-scores of the case (where any judge was asked several times)."""
+    unstable, rescored = unstable_cases(judge_scores), has_rescores(judge_scores)
+    judge_scores = per_answer(judge_scores)  # a judge asked K times: its median
     if metric not in judge_scores:
         raise KeyError(f"no metric '{metric}'; known: {', '.join(metric_columns(judge_scores))}")
     scored = judge_scores[judge_scores[metric].notna()]
@@ -172,6 +176,9 @@ def worst_cases(
         judgement_list[["qid", "answer"]].rename(columns={"answer": "ground_truth"}), on="qid"
     )
     joined = joined.sort_values([metric, "qid"], kind="stable").head(n)
-    return joined[["qid", "judge_id", metric, "diagnosis", "question", "answer", "ground_truth"]].reset_index(
-        drop=True
-    )
+    joined["unstable"] = [
+        ", ".join(unstable.get(case_key(row), [])) for row in joined.to_dict(orient="records")
+    ]
+    flips = ["unstable"] if rescored else []  # a column only where a judge was asked several times
+    columns = ["qid", "judge_id", metric, "diagnosis", *flips, "question", "answer", "ground_truth"]
+    return joined[columns].reset_index(drop=True)

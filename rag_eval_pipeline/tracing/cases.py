@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.schema import TOKEN_COLUMNS, metric_columns
+from rag_eval_pipeline.metrics.schema import TOKEN_COLUMNS, metric_columns, per_answer
 
 AttributeValue = str | bool | int | float | list[str] | list[float] | list[int]
 
@@ -194,6 +194,7 @@ def build_case_traces(
     """One root span per answered case, with its retrieval span, answer span and a span per LLM
     judge; every metric of every judge (the reference metrics too) on the root
     (``rag_eval.score.<judge>.<metric>``), where dashboards and Langfuse's scores read them."""
+    judge_scores = per_answer(judge_scores)  # a judge asked K times: its median, and its flips
     metrics = metric_columns(judge_scores)
     by_case: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for row in judge_scores.to_dict(orient="records"):  # one pass: no frame per case

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.schema import metric_columns
+from rag_eval_pipeline.metrics.schema import metric_columns, per_answer
 
 
 class StoredFailure(RuntimeError):
@@ -80,6 +80,7 @@ def experiment_cases(
         candidate_answers = candidate_answers[candidate_answers["repeat"] == 0]
     if "repeat" in judge_scores:
         judge_scores = judge_scores[judge_scores["repeat"] == 0]
+    judge_scores = per_answer(judge_scores)  # a judge asked K times: its median
     metrics = metric_columns(judge_scores)
     measured = {
         judge: [metric for metric in metrics if rows[metric].notna().any()]

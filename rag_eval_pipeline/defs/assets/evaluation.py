@@ -32,6 +32,7 @@ from rag_eval_pipeline.defs.resources import (
     TracingResource,
 )
 from rag_eval_pipeline.judges.claims import claims_table
+from rag_eval_pipeline.judges.registry import judging_rules
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.metrics.agreement import with_corrected_means, with_judge_flags
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
@@ -68,12 +69,20 @@ def batch_prefill(
 
 
 class JudgeConfig(dg.Config):
-    """Which judges score each case; several judges give a row per case per judge."""
+    """Which judges score each case, how many times, and whether a jury combines them; several
+    judges give a row per case per judge (per re-score)."""
 
     judges: list[str] | None = Field(
         default=None,
         description="reference; a Claude model (e.g. claude-sonnet-4-6) for the STRICT rubric; "
         "ragas:<model> for RAGAS-style metrics. Unset: the configuration file's judges.",
+    )
+    judge_repeats: int | None = Field(
+        default=None,
+        description="ask every LLM judge this many times per case. Unset: the file's judge_repeats.",
+    )
+    jury: str | None = Field(
+        default=None, description="median or weighted: add the judge 'jury'. Unset: the file's jury."
     )
 
 
@@ -141,10 +150,11 @@ def judge_scores(
 ) -> pd.DataFrame:
     """Stage 2: every metric of every judge, and of every custom metric, a row per case per
     judge (failed cases kept, unscored)."""
-    registry = settings.judge_registry()
-    specs = registry.for_run(config.judges or settings.settings.judges)
+    judging = settings.judging(config.judges, config.judge_repeats, config.jury)
+    specs = judging.specs
     answer_spec = settings.answer_registry().try_resolve(context.partition_key)
     services = llm.services()
+    registry = settings.judge_registry()
     judges = [
         registry.build(spec, services, knowledge_base.knowledge_base.query_embedder()) for spec in specs
     ]
@@ -155,18 +165,21 @@ def judge_scores(
         on_progress=progress_logger(context, "judged"),
         concurrency=None,  # the provider's client bounds the calls in flight across all cases
         # a batch carries one provider's calls: only when every judge that calls a model is on it
-        prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", list),
+        prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", judging.as_asked),
         source=answer_spec.source if answer_spec else AnswerSource.GENERATIVE,
         redact=settings.settings.redactor(),
+        repeats={spec.judge_id: spec.repeats for spec in specs},
+        jurors=judging.jurors,
     )
-    metadata = scores_metadata([s.judge_id for s in specs], scores, services)
+    metadata = scores_metadata(judging.judge_ids, scores, services)
     worst = worst_cases_table(
         context.partition_key, scores, candidate_answers, judgement_list, context.run_id
     )
     cases = worst_case_markdown(
         context.partition_key, scores, candidate_answers, judgement_list, context.run_id
     )
-    context.add_output_metadata({**metadata, **({"worst_cases": worst} if worst else {}), **cases})
+    rules = judging_rules(judging)
+    context.add_output_metadata({**metadata, **rules, **({"worst_cases": worst} if worst else {}), **cases})
     return scores
 
 

@@ -8,7 +8,7 @@ from pydantic import Field, PrivateAttr
 
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.judges.registry import JudgeRegistry
+from rag_eval_pipeline.judges.registry import JudgeRegistry, Judging
 
 
 class SettingsResource(dg.ConfigurableResource):
@@ -38,6 +38,18 @@ class SettingsResource(dg.ConfigurableResource):
 
     def judge_registry(self) -> JudgeRegistry:
         return JudgeRegistry(self.settings.custom_metrics, self.settings.abstention())
+
+    def judging(
+        self, judges: list[str] | None = None, repeats: int | None = None, jury: str | None = None
+    ) -> Judging:
+        """A run's judging: what its run config asks, else the configuration file's."""
+        settings = self.settings
+        return self.judge_registry().judging(
+            judges or settings.judges,
+            repeats or settings.judge_repeats,
+            jury or settings.jury,
+            settings.judge_temperature,
+        )
 
 
 def storage_folder(context: dg.InitResourceContext) -> Path:
