@@ -314,6 +314,12 @@ def _plan(commands: argparse._SubParsersAction) -> None:
         default=2,
         help="models compared at once: Holm's first test is then at the level / number of pairs",
     )
+    plan.add_argument(
+        "--judges", type=comma_list, help="the judges to count calls for (default: the configuration file's)"
+    )
+    plan.add_argument(
+        "--judge-repeats", type=positive, metavar="K", help="each LLM judge asked K times a case"
+    )
     plan.set_defaults(handler=Handler("plan", "handle"))
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.parser import ASSUMED_DISCORDANCE
+from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.metrics.statistics import POWER, cases_needed, detectable_difference, power_curve
 
 
@@ -58,7 +59,34 @@ def handle(args: argparse.Namespace) -> int:
     for n, power in power_curve(planned, args.difference, discordance, tested_at):
         marker = "  <- planned" if n == planned else ""
         print(f"  {n:>6} cases -> power {power:.3f}{marker}")
+    said = judge_calls_line(settings, args, planned)
+    if said:
+        print(f"\n{said}")
     return 0
+
+
+def judge_calls_line(settings: Settings, args: argparse.Namespace, cases: int) -> str | None:
+    """The LLM judge calls the planned cases cost for the models compared (None: no LLM judge)."""
+    from rag_eval_pipeline.judges.registry import JudgeRegistry, UnknownJudgeError
+
+    registry = JudgeRegistry(settings.custom_metrics, settings.abstention())
+    try:
+        judging = registry.judging(
+            args.judges or settings.judges, args.judge_repeats or settings.judge_repeats, settings.jury
+        )
+    except UnknownJudgeError as err:
+        raise CommandError(str(err)) from None
+    if not judging.calls_per_case:
+        return None
+    asked = ", ".join(
+        f"{s.judge_id} {s.calls_per_case} x {s.repeats}" for s in judging.specs if s.calls_per_case
+    )
+    total = cases * args.models_compared * judging.calls_per_case
+    return (
+        f"LLM judge calls at that size: {cases} cases x {args.models_compared} models x "
+        f"{judging.calls_per_case} a case ({asked}: calls a scoring x re-scores) = {total:,} at least "
+        "(re-asks of invalid output aside; cached calls are not paid again)"
+    )
 
 
 def _stored_differences(args: argparse.Namespace) -> list[float]:
