@@ -13,8 +13,16 @@ from plotly.offline import get_plotlyjs
 from rag_eval_pipeline.judges.claims import claims_of
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.diff import SHOWN_COLUMNS
-from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, DIAGNOSIS, case_key
+from rag_eval_pipeline.metrics.reliability import ALPHA_SUFFIX
+from rag_eval_pipeline.metrics.schema import (
+    AGREEMENT_FIGURES,
+    DIAGNOSIS,
+    case_key,
+    per_answer,
+    unstable_cases,
+)
 from rag_eval_pipeline.metrics.settings import OVERALL
+from rag_eval_pipeline.metrics.stability import is_flip_column
 
 HEADLINE_METRICS = (
     "correctness",
@@ -78,6 +86,7 @@ def score_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
 def distribution_chart(scores_by_model: Mapping[str, pd.DataFrame], metric: str = "correctness") -> go.Figure:
     figure = go.Figure()
     for model, scores in sorted(scores_by_model.items()):
+        scores = per_answer(scores)  # a judge asked several times: its median per case
         for judge_id, rows in scores[scores["status"] == "ok"].groupby("judge_id"):
             if metric in rows and rows[metric].notna().any():
                 figure.add_histogram(
@@ -190,6 +199,8 @@ def case_table(
     ]
     body = []
     for model, scores in sorted(scores_by_model.items()):
+        unstable = unstable_cases(scores)  # what flipped between a judge's re-scores, by answer
+        scores = per_answer(scores)
         answers = {case_key(a): a for a in answers_by_model[model].to_dict(orient="records")}
         provenance = _provenance((summaries or {}).get(model, pd.DataFrame()))
         for row in scores.to_dict(orient="records"):
@@ -216,8 +227,10 @@ def case_table(
                 f'<td data-v="{"" if n is None or pd.isna(n) else n}">{"–" if n is None or pd.isna(n) else f"{n:.2f}"}</td>'
                 for n in numbers
             ]
+            flipped = [f for f in unstable.get(case_key(row), []) if f.startswith(f"{row['judge_id']}/")]
+            marker = f" · unstable ({', '.join(f.split('/', 1)[1] for f in flipped)})" if flipped else ""
             tds += [
-                f"<td>{html.escape(str(row.get('diagnosis') or row['status']))}</td>",
+                f"<td>{html.escape(str(row.get('diagnosis') or row['status']) + marker)}</td>",
                 f"<td>{_passages_html(case, gold)}</td>",
                 f"<td>{html.escape(provenance)}</td>",
             ]
@@ -270,6 +283,38 @@ def judge_validation_html(validation: pd.DataFrame | None) -> str:
         "Calibration: a sound judge gives the oracle about 1 and the null model about 0.</p>"
         + agreement.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
         + (flags.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–") if len(flags) else "")
+    )
+
+
+def judge_stability_html(summaries: Mapping[str, pd.DataFrame]) -> str:
+    """Each re-scored judge's flip rates (the share of cases whose re-scores differ, with their
+    interval) and a jury's agreement between its jurors, per model; empty when no judge was
+    asked more than once and no jury sat."""
+    rows = []
+    for model, summary in sorted(summaries.items()):
+        overall = summary[summary["group"] == OVERALL]
+        steady = overall[overall["metric"].map(lambda m: is_flip_column(m) or m.endswith(ALPHA_SUFFIX))]
+        for row in steady.itertuples():
+            flip = is_flip_column(row.metric)
+            rows.append(
+                {
+                    "model": model,
+                    "judge": row.judge_id,
+                    "figure": row.metric,
+                    "value": _interval(row.mean, row.ci_low, row.ci_high) if flip else f"{row.mean:.3f}",
+                    "cases": int(row.n),
+                }
+            )
+    if not rows:
+        return ""
+    return (
+        '<section id="judge-stability"><h2>How steady are the judges?</h2><p class="note">'
+        "&lt;metric&gt;_flip_rate: the share of cases whose re-scores by the same judge are not all "
+        "equal, with its 95% Clopper-Pearson interval (each case scores the median of its re-scores); "
+        "&lt;metric&gt;_juror_alpha: Krippendorff's alpha (ordinal) between a jury's jurors (1: they "
+        "always agree, 0: no better than chance). Cases that flipped are marked unstable below.</p>"
+        + pd.DataFrame(rows).to_html(index=False, na_rep="–")
+        + "</section>"
     )
 
 
@@ -441,6 +486,7 @@ def render_report(
         else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
         '<h2 id="judge-validation">Can the judges be trusted?</h2>',
         judge_validation_html(validation),
+        judge_stability_html(summaries),
         '<section id="human-review"><h2>Judges against people</h2>'
         + human_review_html(agreement, summaries, agreement_history)
         + "</section>",

@@ -236,3 +236,13 @@ def test_bad_judging_is_one_error_line(rescored, tmp_path, capsys):
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "a jury needs two LLM judges" in err[0]
+
+
+def test_the_report_shows_how_steady_the_judges_are(rescored):
+    report = (rescored.home / "storage" / "artifacts" / "eval_report.html").read_text()
+    section = report.split('<section id="judge-stability">')[1].split("</section>")[0]
+    summary = rescored.asset("metric_summary", MODELS[0])
+    flip = _overall(summary, UNSTABLE, "correctness_flip_rate")
+    assert f"{flip['mean']:.3f}" in section and "correctness_juror_alpha" in section
+    cases = report.split('<table id="cases">')[1]
+    assert "unstable (" in cases  # a flipped case is marked beside its diagnosis
