@@ -11,17 +11,18 @@ from collections.abc import Sequence
 import pandas as pd
 
 from rag_eval_pipeline.judges.registry import JURY_JUDGE_ID, Juror, jury_axes
-from rag_eval_pipeline.metrics.reliability import JURORS_KEY
+from rag_eval_pipeline.metrics.reliability import JURORS_KEY, MODE_KEY
 from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, SCORE_ID_COLUMNS, TOKEN_COLUMNS, per_answer
 from rag_eval_pipeline.metrics.stability import lower_median
 
 JURY_KIND = "jury"
 
 
-def jury_scores(judge_scores: pd.DataFrame, jurors: Sequence[Juror]) -> pd.DataFrame:
+def jury_scores(judge_scores: pd.DataFrame, jurors: Sequence[Juror], mode: str = "median") -> pd.DataFrame:
     """The jury's rows, one per answer, in ``judge_scores``' layout: each shared axis the lower
     median of the jurors that scored it, the row scored when any juror scored the answer; its
-    rationales say who gave what. Tokens and dollars are 0: the jurors' rows carry them."""
+    rationales say who gave what, and ``mode`` how people's labels weigh them (``weighted``: in
+    ``judge_agreement``, where labels are). Tokens and dollars are 0: the jurors' rows carry them."""
     axes = jury_axes(jurors)
     names = [s.judge_id for s in jurors]
     answers = per_answer(judge_scores[judge_scores["judge_id"].isin(names)])
@@ -46,7 +47,7 @@ def jury_scores(judge_scores: pd.DataFrame, jurors: Sequence[Juror]) -> pd.DataF
         row["status"] = "ok" if len(scored) else str(first["status"])
         row["error"] = None if len(scored) else first["error"]
         row["rationales"] = json.dumps(
-            {JURORS_KEY: ", ".join(names), **{a: _votes(v) for a, v in given.items() if v}}
+            {JURORS_KEY: ", ".join(names), MODE_KEY: mode, **{a: _votes(v) for a, v in given.items() if v}}
         )
         rows.append(row)
     return pd.DataFrame(rows)

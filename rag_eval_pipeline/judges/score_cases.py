@@ -171,6 +171,7 @@ def score_cases(
     redact: Redactor = NO_SECRETS,
     repeats: Mapping[str, int] | None = None,
     jurors: Sequence[Juror] = (),
+    jury: str = "median",
 ) -> pd.DataFrame:
     """A row per case per judge with every metric the judges declare (absent metrics are NaN);
     a judge asked K times per case (``repeats``: judge id -> K, 1 where not given) has K rows
@@ -208,8 +209,8 @@ def score_cases(
     frame[TOKEN_COLUMNS] = frame[TOKEN_COLUMNS].fillna(0).astype("int64")
     frame["cost_usd"] = frame["cost_usd"].astype("float64")
     if jurors:
-        jury = jury_scores(frame, jurors).reindex(columns=frame.columns)
-        frame = pd.concat([frame, jury.astype(frame.dtypes.to_dict())], ignore_index=True)
+        combined = jury_scores(frame, jurors, jury).reindex(columns=frame.columns)
+        frame = pd.concat([frame, combined.astype(frame.dtypes.to_dict())], ignore_index=True)
     unsupported = unsupported_claims(frame)  # where a claim judge read the case, its claims decide
     frame["diagnosis"] = [
         diagnose_row(row, source, unsupported.get(case_key(row))) for row in frame.to_dict(orient="records")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rag_eval_pipeline.metrics.reliability import JURY, jurors_of, jury_mode_of
 from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, per_case
 from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL
 from rag_eval_pipeline.metrics.statistics import (
@@ -20,6 +21,7 @@ from rag_eval_pipeline.metrics.statistics import (
     confusion,
     weighted_kappa,
 )
+from rag_eval_pipeline.metrics.weighted_jury import WEIGHTED_JURY, weighted_jury_pairs
 
 PASS_AT = 0.5  # a score at or above it passes
 SCALE = (0.0, 0.5, 1.0)
@@ -150,7 +152,38 @@ def judge_agreement(
         table = confusion(human, judged, list(SCALE))
         table.index.name, table.columns.name = "people", "judge"
         tables[f"{judge_id} / {metric}"] = table
+    rows += _weighted_jury_rows(pairs, scores_by_model, bars)
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS), tables
+
+
+def _weighted_jury_rows(
+    pairs: pd.DataFrame, scores_by_model: Mapping[str, pd.DataFrame], bars: AgreementBars
+) -> list[dict[str, object]]:
+    """Where a jury sat with ``jury: weighted``: per metric, the jurors weighed by their kappa
+    on one half of the labelled cases, measured on the other half, beside the median jury on
+    that same half (its note says both, and the weights)."""
+    weighted = [s for s in scores_by_model.values() if jury_mode_of(s) == "weighted"]
+    if not weighted:
+        return []
+    jurors = jurors_of(weighted[0])
+    rows = []
+    for metric, by_metric in pairs.groupby("metric", sort=True):
+        test, weights, fitted_on = weighted_jury_pairs(by_metric, jurors)
+        if test.empty:
+            continue
+        row = agreement_row(test["label"].tolist(), test["judge"].tolist(), bars)
+        median = by_metric[(by_metric["judge_id"] == JURY)].merge(
+            test[["answer_model", "qid", "reviewer"]], on=["answer_model", "qid", "reviewer"]
+        )
+        plain = weighted_kappa(median["label"].to_numpy(float), median["judge"].to_numpy(float), SCALE)
+        shown = ", ".join(f"{j} {w:.2f}" for j, w in weights.items())
+        note = (
+            f"weights fitted on {fitted_on} other labelled cases ({shown}); on these held-out cases "
+            f"the median jury's kappa is {plain:.2f}"
+        )
+        row["kappa_note"] = "; ".join(n for n in (str(row["kappa_note"]), note) if n)
+        rows.append({"judge_id": WEIGHTED_JURY, "metric": metric, **row})
+    return rows
 
 
 REVIEWER_COLUMNS = ["metric", "cases", "pairs", "accuracy", "kappa", "kappa_low", "kappa_high"]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the judge registry names the jury from here: no pandas at i
 
 JURY = "jury"
 JURORS_KEY = "jurors"  # the jury rows' rationales name their jurors under this key
+MODE_KEY = "jury"  # ... and how it combines them (median, weighted)
 ALPHA_SUFFIX = "_juror_alpha"
 ALPHA_NOTE = "Krippendorff's alpha (ordinal) between the jurors"
 
@@ -57,6 +58,16 @@ def jurors_of(judge_scores: pd.DataFrame) -> list[str]:
     for rationales in jury["rationales"].dropna():
         return [j for j in json.loads(rationales).get(JURORS_KEY, "").split(", ") if j]
     return []
+
+
+def jury_mode_of(judge_scores: pd.DataFrame) -> str | None:
+    """How a stored jury combines its jurors (None without a jury)."""
+    if "rationales" not in judge_scores:
+        return None
+    jury = judge_scores[judge_scores["judge_id"] == JURY]
+    for rationales in jury["rationales"].dropna():
+        return json.loads(rationales).get(MODE_KEY, "median")
+    return None
 
 
 def juror_alpha(judge_scores: pd.DataFrame) -> dict[str, tuple[float, int]]:

@@ -5,6 +5,7 @@ the two. Every figure the pipeline stores is recomputed here from the stored re-
 import contextlib
 import io
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from rag_eval_pipeline import cli
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.metrics.reliability import ordinal_alpha
+from rag_eval_pipeline.metrics.weighted_jury import held_out
 from stand_ins.anthropic_api import FakeAnthropic, UnstableJudges
 
 pytestmark = pytest.mark.slow  # an evaluated instance of its own, through the CLI (CI runs it)
@@ -246,3 +248,48 @@ def test_the_report_shows_how_steady_the_judges_are(rescored):
     assert f"{flip['mean']:.3f}" in section and "correctness_juror_alpha" in section
     cases = report.split('<table id="cases">')[1]
     assert "unstable (" in cases  # a flipped case is marked beside its diagnosis
+
+
+def test_a_weighted_jury_is_fitted_on_half_the_labels_and_measured_on_the_other(
+    rescored, tmp_path, shared_hotpotqa
+):
+    """A reviewer who labels as the stable judge scores: the weights favour it, and on the held-out
+    half the weighted jury agrees with people as it does, beside the median jury and each juror."""
+    space = Rescored(tmp_path / "home", tmp_path / "rag_eval.yaml", "", [], [])
+    shutil.copytree(rescored.home, space.home)
+    space.config.write_text(f"judge_repeats: {K}\njury: weighted\nreview:\n  folder: review\n")
+    code, out = space.cli(
+        "run", "--dataset", str(shared_hotpotqa), "--sample", str(SAMPLE), "--models", ",".join(MODELS),
+        "--judges", f"reference,{STABLE},{UNSTABLE}",
+    )  # fmt: skip
+    assert code == 0, out
+    assert "a jury (weighted)" in out
+    labels = []
+    for model in MODELS:
+        assert (
+            space.cli("review", "export", "--model", model, "--n", str(SAMPLE), "--name", f"{model}-q")[0]
+            == 0
+        )
+        stable = space.asset("judge_scores", model)
+        stable = stable[(stable["judge_id"] == STABLE) & (stable["judge_repeat"] == 0)].set_index("qid")
+        for line in (tmp_path / "review" / f"{model}-q.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            if row["metric"] == "correctness":
+                label = float(stable.loc[row["qid"], "correctness"])
+                labels.append(
+                    {**row, "label": label, "reviewer": "ana", "note": "", "labelled_at": "2026-12-02"}
+                )
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    assert space.cli("review", "import", str(path))[0] == 0
+    agreement = space.asset("judge_agreement")
+    correctness = agreement[agreement["metric"] == "correctness"].set_index("judge_id")
+    assert {STABLE, UNSTABLE, "jury", "jury:weighted"} <= set(correctness.index)  # side by side
+    weighted = correctness.loc["jury:weighted"]
+    held = [r for r in labels if held_out(r["answer_model"], r["qid"])]
+    assert weighted["n"] == len(held) < len(labels)  # measured on the held-out half only
+    assert weighted["kappa"] == pytest.approx(1.0)  # it follows the juror people agree with
+    note = weighted["kappa_note"]
+    assert f"fitted on {len(labels) - len(held)} other labelled cases" in note
+    assert "median jury's kappa" in note
+    assert correctness.loc[UNSTABLE, "kappa"] < correctness.loc[STABLE, "kappa"] == pytest.approx(1.0)

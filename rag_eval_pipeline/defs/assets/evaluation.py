@@ -170,6 +170,7 @@ def judge_scores(
         redact=settings.settings.redactor(),
         repeats={spec.judge_id: spec.repeats for spec in specs},
         jurors=judging.jurors,
+        jury=judging.jury or "median",
     )
     metadata = scores_metadata(judging.judge_ids, scores, services)
     worst = worst_cases_table(
