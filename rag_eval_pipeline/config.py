@@ -98,6 +98,11 @@ class Settings(Strict):
     judge_repeats: JudgeRepeats = JUDGE_REPEATS_FIELD
     jury: JuryMode | None = JURY_FIELD
     judge_temperature: float | None = JUDGE_TEMPERATURE_FIELD
+    judge_prompts: dict[str, str] = Field(
+        default_factory=dict,
+        description="pin a STRICT judge's prompt version: base (its own) or one `rag-eval judges align` "
+        "adopted; unpinned, a judge uses the newest adopted",
+    )
     thresholds: dict[str, float | ThresholdSettings] = Field(
         default_factory=dict,
         description="[tag:|type:|level:GROUP/][JUDGE/]METRIC: a score, or {min: score, bound: lower}",

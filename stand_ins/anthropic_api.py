@@ -445,3 +445,48 @@ class UnstableJudges(SimulatedModel):
                 block["input"] = verdict
         body["content"] = content
         return replace(reply, body=body)
+
+
+def lenient_correctness(answer: str, truth: str) -> float:
+    """A lenient reviewer's correctness: 1 when the answer shares a content word with the truth."""
+    shared = set(reference.content_tokens(answer)) & set(reference.content_tokens(truth))
+    return 1.0 if shared else 0.0
+
+
+class ExampleFollower(SimulatedModel):
+    """The simulated model, except that a STRICT verdict follows the examples its prompt shows:
+    where most examples were scored above what its own rule gives them (lenient reviewers), it
+    scores correctness as they do (``lenient_correctness``). Without examples, or with
+    ``follows=False`` (a model that ignores them), it scores as the simulated model does."""
+
+    def __init__(self, follows: bool = True) -> None:
+        super().__init__()
+        self.follows = follows
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        reply = super().__call__(request)
+        if not self.follows or (request.get("tool_choice") or {}).get("name") != "record_scores":
+            return reply
+        system = "".join(b.get("text", "") for b in request.get("system", []) if isinstance(b, dict))
+        shown = re.findall(
+            r"<answer>(.*?)</answer><people_scored metric=\"correctness\">([0-9.]+)</people_scored>",
+            system,
+            re.S,
+        )
+        truths = re.findall(r"<ground_truth>(.*?)</ground_truth><answer>", system, re.S)
+        above = sum(
+            float(given) > reference.correctness(answer, truth)
+            for (answer, given), truth in zip(shown, truths)
+        )
+        if not shown or above * 2 <= len(shown):
+            return reply
+        text = _user_text(request)
+        assert reply.body is not None
+        body = dict(reply.body)
+        content = [dict(block) for block in body["content"]]
+        for block in content:
+            if block.get("type") == "tool_use":
+                lenient = lenient_correctness(_tag(text, "answer"), _tag(text, "ground_truth"))
+                block["input"] = {**block["input"], "correctness": lenient}
+        body["content"] = content
+        return replace(reply, body=body)

@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
         _agents,
         _titles,
         _review,
+        _judges,
         _production,
         _generate,
         _ui,
@@ -321,6 +322,26 @@ def _plan(commands: argparse._SubParsersAction) -> None:
         "--judge-repeats", type=positive, metavar="K", help="each LLM judge asked K times a case"
     )
     plan.set_defaults(handler=Handler("plan", "handle"))
+
+
+def _judges(commands: argparse._SubParsersAction) -> None:
+    judges = commands.add_parser("judges", help="align a judge to your reviewers' labels")
+    judge_commands = judges.add_subparsers(dest="judges_command", required=True)
+    align = judge_commands.add_parser(
+        "align",
+        help="a judge's prompt with examples where it and people disagreed, kept if it agrees better",
+        description="Build a candidate prompt for a STRICT judge with few-shot examples drawn from "
+        "labelled cases where judge and reviewer disagreed (one half of the labelled cases, chosen "
+        "by a hash of model and question), score the other half with both prompts, and report each "
+        "one's weighted kappa and true-positive / true-negative rates against the labels. The "
+        "candidate becomes a new prompt version of the judge (used by later runs, recorded as the "
+        "scores' prompt_version) only when its held-out kappa is higher.",
+    )
+    align.add_argument("judge", help="a STRICT judge id, e.g. claude-sonnet-4-6")
+    align.add_argument("--metric", default="correctness", help="the labelled metric (default correctness)")
+    align.add_argument("--examples", type=positive, default=6, help="examples in the prompt at most (6)")
+    align.add_argument("--verbose", action="store_true", help="show tracebacks")
+    align.set_defaults(handler=Handler("judges", "handle_align"))
 
 
 def _models(commands: argparse._SubParsersAction) -> None:

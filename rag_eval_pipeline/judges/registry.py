@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
+from rag_eval_pipeline.judges.alignment import PromptStore, PromptVersion
 from rag_eval_pipeline.judges.base import Judge
 from rag_eval_pipeline.judges.claims import CLAIM_METRICS, CLAIM_REFERENCE_FREE_METRICS, ClaimsLLMJudge
 from rag_eval_pipeline.judges.custom import PythonMetricJudge, RubricMetricJudge, load_callable
@@ -74,6 +75,7 @@ class JudgeSpec:
     custom: CustomMetricSettings | None = field(default=None, compare=False)
     repeats: int = 1  # independent scorings per case (an LLM judge's re-scores; 1 for the rest)
     temperature: float | None = None  # an LLM judge's sampling temperature (None: its own, 0)
+    prompt: PromptVersion | None = field(default=None, compare=False)  # an aligned prompt, if adopted
 
     @property
     def needs_llm(self) -> bool:
@@ -126,6 +128,20 @@ class Judging:
         pre-fetches must be what the judges then ask for."""
         temperature = next((s.temperature for s in self.specs if s.temperature is not None), None)
         return requests if temperature is None else [replace(r, temperature=temperature) for r in requests]
+
+    def with_prompts(self, store: PromptStore, pinned: Mapping[str, str]) -> Judging:
+        """Each STRICT judge with the prompt it uses: the version ``pinned`` names, else the newest
+        its alignment adopted, else its own (``judges.alignment``)."""
+        unknown = sorted(set(pinned) - {s.judge_id for s in self.specs if s.kind == "strict"})
+        if unknown:
+            raise UnknownJudgeError(
+                f"judge_prompts names {', '.join(unknown)}: not a STRICT judge of this run"
+            )
+        specs = tuple(
+            replace(s, prompt=store.chosen(s.judge_id, pinned.get(s.judge_id))) if s.kind == "strict" else s
+            for s in self.specs
+        )
+        return replace(self, specs=specs)
 
     @property
     def calls_per_case(self) -> int:
@@ -288,7 +304,7 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
     JudgeKind(
         "strict",
         _parse_strict,
-        lambda spec, context: StrictLLMJudge(*_llm_judge_arguments(spec, context)),
+        lambda spec, context: StrictLLMJudge(*_llm_judge_arguments(spec, context), prompt=spec.prompt),
     ),
     JudgeKind(
         "strict-blind",

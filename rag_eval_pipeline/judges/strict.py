@@ -5,11 +5,12 @@ halves around one call."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
+from rag_eval_pipeline.judges.alignment import PromptVersion
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
 from rag_eval_pipeline.judges.engine import (
     JudgeCaller,
@@ -187,12 +188,18 @@ class StrictLLMJudge(_RubricJudge):
     kind = "strict"
     prompt_version = STRICT_PROMPT_VERSION
 
+    def __init__(self, *args: Any, prompt: PromptVersion | None = None) -> None:
+        """``prompt``: an aligned version of the rubric (``judges.alignment``), else its own."""
+        super().__init__(*args)
+        self._rubric = STRICT if prompt is None else replace(STRICT, system=STRICT.system + prompt.block())
+        self.prompt_version = STRICT_PROMPT_VERSION if prompt is None else prompt.version
+
     def first_request(self, case: JudgeCase) -> LLMRequest:
         """The call made first for ``case`` (what a batch pre-fetches; re-asks go one by one)."""
-        return (STRICT if case.reference_known else GROUNDING).request(self.model, case)
+        return (self._rubric if case.reference_known else GROUNDING).request(self.model, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        return await (STRICT if case.reference_known else GROUNDING).judge(self._caller(case), case)
+        return await (self._rubric if case.reference_known else GROUNDING).judge(self._caller(case), case)
 
 
 class StrictBlindLLMJudge(_RubricJudge):

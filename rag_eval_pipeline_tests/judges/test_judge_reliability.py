@@ -20,7 +20,7 @@ from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.metrics.reliability import ordinal_alpha
 from rag_eval_pipeline.metrics.weighted_jury import held_out
-from stand_ins.anthropic_api import FakeAnthropic, UnstableJudges
+from stand_ins.anthropic_api import ExampleFollower, FakeAnthropic, UnstableJudges, lenient_correctness
 
 pytestmark = pytest.mark.slow  # an evaluated instance of its own, through the CLI (CI runs it)
 
@@ -293,3 +293,70 @@ def test_a_weighted_jury_is_fitted_on_half_the_labels_and_measured_on_the_other(
     assert f"fitted on {len(labels) - len(held)} other labelled cases" in note
     assert "median jury's kappa" in note
     assert correctness.loc[UNSTABLE, "kappa"] < correctness.loc[STABLE, "kappa"] == pytest.approx(1.0)
+
+
+def _lenient_labels(space: Rescored, folder: Path) -> list[dict]:
+    """Every case of both models labelled on correctness by a lenient reviewer, imported."""
+    truth = space.asset("judgement_list").set_index("qid")["answer"]
+    labels = []
+    for model in MODELS:
+        assert (
+            space.cli("review", "export", "--model", model, "--n", str(SAMPLE), "--name", f"{model}-q")[0]
+            == 0
+        )
+        answers = space.asset("candidate_answers", model).set_index("qid")["answer"]
+        for line in (folder / "review" / f"{model}-q.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            if row["metric"] == "correctness":
+                label = lenient_correctness(str(answers[row["qid"]]), str(truth[row["qid"]]))
+                labels.append(
+                    {**row, "label": label, "reviewer": "ana", "note": "", "labelled_at": "2026-12-02"}
+                )
+    path = folder / "labels.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    assert space.cli("review", "import", str(path))[0] == 0
+    return labels
+
+
+def _labelled_copy(rescored: Rescored, folder: Path) -> Rescored:
+    space = Rescored(folder / "home", folder / "rag_eval.yaml", "", [], [])
+    shutil.copytree(rescored.home, space.home)
+    space.config.write_text(f"judge_repeats: {K}\nreview:\n  folder: review\n")
+    _lenient_labels(space, folder)
+    return space
+
+
+@pytest.mark.parametrize("follows", [True, False], ids=["follows-examples", "ignores-examples"])
+def test_a_judge_aligned_to_reviewers_is_adopted_only_when_it_agrees_better_held_out(
+    rescored, tmp_path, monkeypatch, shared_hotpotqa, follows
+):
+    space = _labelled_copy(rescored, tmp_path)
+    with FakeAnthropic(ExampleFollower(follows)) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        code, out = space.cli("judges", "align", STABLE)
+        assert code == 0, out
+        table = [
+            line.split("|")
+            for line in out.splitlines()
+            if line.startswith("| current") or line.startswith("| candidate")
+        ]
+        kappa = {row[1].strip(): float(row[5]) for row in table}
+        store = json.loads((space.home / "storage" / "judge_prompts.json").read_text()) if follows else {}
+        if follows:
+            assert kappa["candidate"] > kappa["current"] and "adopted:" in out
+            assert f"judge_prompts: {{{STABLE}: base}}" in out  # how to select the former
+            (version,) = store[STABLE]
+            assert version["held_out"]["kappa"] == pytest.approx(kappa["candidate"], abs=5e-4)
+            assert 0 < len(version["examples"]) <= 6
+            # later runs score with it, recorded in the scores' lineage; the former stays selectable
+            run = ["run", "--dataset", str(shared_hotpotqa), "--sample", str(SAMPLE), "--models", MODELS[0]]
+            assert space.cli(*run, "--judges", f"reference,{STABLE}")[0] == 0
+            scores = space.asset("judge_scores", MODELS[0])
+            assert set(scores.loc[scores["judge_id"] == STABLE, "prompt_version"]) == {version["version"]}
+            space.config.write_text(f"judge_prompts: {{{STABLE}: base}}\n")
+            assert space.cli(*run, "--judges", f"reference,{STABLE}")[0] == 0
+            scores = space.asset("judge_scores", MODELS[0])
+            assert set(scores.loc[scores["judge_id"] == STABLE, "prompt_version"]) == {"strict-v1"}
+        else:
+            assert kappa["candidate"] <= kappa["current"] and "not adopted" in out
+            assert not (space.home / "storage" / "judge_prompts.json").exists()

@@ -3,6 +3,7 @@ and (when configured) its case traces and its Phoenix experiment."""
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -31,6 +32,7 @@ from rag_eval_pipeline.defs.resources import (
     SettingsResource,
     TracingResource,
 )
+from rag_eval_pipeline.judges.alignment import PromptStore
 from rag_eval_pipeline.judges.claims import claims_table
 from rag_eval_pipeline.judges.registry import judging_rules
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
@@ -150,7 +152,9 @@ def judge_scores(
 ) -> pd.DataFrame:
     """Stage 2: every metric of every judge, and of every custom metric, a row per case per
     judge (failed cases kept, unscored)."""
-    judging = settings.judging(config.judges, config.judge_repeats, config.jury)
+    judging = settings.judging(config.judges, config.judge_repeats, config.jury).with_prompts(
+        PromptStore(Path(context.instance.storage_directory())), settings.settings.judge_prompts
+    )
     specs = judging.specs
     answer_spec = settings.answer_registry().try_resolve(context.partition_key)
     services = llm.services()
