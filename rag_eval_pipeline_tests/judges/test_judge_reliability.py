@@ -127,6 +127,12 @@ def test_flip_rates_are_the_share_of_cases_whose_rescores_differ_with_exact_inte
                     assert row["mean"] == 0.0  # the stable judge never flips
         unstable = [_overall(summary, UNSTABLE, f"{a}_flip_rate")["mean"] for a in AXES]
         assert max(unstable) > 0.2  # the random draws show
+        # on the asset page (and plotted across materializations) beside every other mean
+        metadata = rescored.metadata("metric_summary", model)
+        assert metadata[f"{UNSTABLE}/correctness_flip_rate"].value == round(unstable[0], 4)
+        assert "jury/correctness_juror_alpha" in metadata or np.isnan(
+            _overall(summary, "jury", "correctness_juror_alpha")["mean"]
+        )
 
 
 def test_a_case_scores_the_median_of_its_rescores(rescored):
