@@ -104,11 +104,11 @@ def per_case(judge_scores: pd.DataFrame) -> pd.DataFrame:
         return judge_scores
     metrics = metric_columns(judge_scores)
     ok = judge_scores[judge_scores["status"] == "ok"]
-    grouped = ok.groupby(CASE_KEYS, sort=False)[metrics]
-    means = grouped.mean()
+    by_case = ok.groupby(CASE_KEYS, sort=False)
+    means = by_case[metrics].mean()
     scores = [m for m in metrics if not is_flip_column(m)]  # a judge's flip is not the answer's
-    differs = grouped[scores].agg(lambda v: v.dropna().nunique() > 1).any(axis=1).astype("float64")
-    scored = ok.groupby(CASE_KEYS, sort=False).size()
+    differs = by_case[scores].agg(lambda v: v.dropna().nunique() > 1).any(axis=1).astype("float64")
+    scored = by_case.size()
     cases = judge_scores.sort_values("status", key=lambda s: s != "ok", kind="stable").drop_duplicates(
         CASE_KEYS
     )
