@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -50,6 +51,16 @@ class PromptVersion:
             "\n\nThis team's reviewers scored these cases; where your reading differs from theirs, "
             f"score as they do:\n<examples>\n{shown}\n</examples>"
         )
+
+
+def agrees_better(current_kappa: float, candidate_kappa: float) -> bool:
+    """Whether a candidate prompt's held-out weighted kappa beats the current prompt's. An
+    undefined candidate kappa never does; an undefined current kappa (the judge said one thing on
+    every held-out case) counts as 0, agreement no better than chance, so a candidate must show
+    some: a constant judge is not beaten by one that agrees with people less often than chance."""
+    if math.isnan(candidate_kappa):
+        return False
+    return candidate_kappa > (0.0 if math.isnan(current_kappa) else current_kappa)
 
 
 def version_id(base_version: str, examples: Sequence[Example]) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from rag_eval_pipeline.judges.alignment import Example, PromptVersion, version_id
+from rag_eval_pipeline.judges.alignment import Example, PromptVersion, agrees_better, version_id
 from rag_eval_pipeline.judges.registry import JudgeRegistry, JudgeSpec
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.judges.strict import STRICT_PROMPT_VERSION
@@ -97,7 +97,7 @@ def align_judge(
 ) -> AlignmentResult:
     """Examples from the training half's disagreements; both prompts on the held-out half; the
     candidate in ``adopted`` only when its held-out weighted kappa is higher than the current
-    prompt's (an undefined kappa never adopts)."""
+    prompt's (``agrees_better``)."""
     current_version = current.version if current is not None else STRICT_PROMPT_VERSION
     pairs = labelled_pairs(inputs.labels, inputs.scores_by_model)
     pairs = pairs[(pairs["judge_id"] == spec.judge_id) & (pairs["metric"] == metric)]
@@ -135,7 +135,7 @@ def align_judge(
         )
     ]
     now, then = float(table[0]["kappa"]), float(table[1]["kappa"])
-    better = not np.isnan(then) and (np.isnan(now) or then > now)
+    better = agrees_better(now, then)
     figures = {k: float(v) for k, v in table[1].items() if isinstance(v, float)}
     adopted = replace(candidate, held_out=figures | {"current_kappa": now}) if better else None
     return AlignmentResult(basis, current_version, table, adopted)
