@@ -96,7 +96,7 @@ def test_report_renders_offline_and_the_table_filters(reported):
             lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_(),
         )
         page.goto(report.as_uri())
-        page.wait_for_selector(".main-svg", timeout=30_000)
+        page.wait_for_selector(".main-svg", timeout=60_000)
         assert page.locator(".plot-container").count() == 4  # scores, distribution, diagnosis, trend
         assert page.locator("g.point").count() > 0 or page.locator("path.point").count() > 0  # bars drawn
         rows = page.locator("#cases tbody tr")

@@ -315,7 +315,7 @@ def _render_section(report: Path) -> None:
         page.goto(report.as_uri())
         section = page.locator("#human-review")
         section.scroll_into_view_if_needed()
-        page.wait_for_selector(".main-svg", timeout=30_000)
+        page.wait_for_selector(".main-svg", timeout=60_000)
         assert page.locator("#flagged-judges").count() == 1
         assert page.get_by_text("corrected by people").count() >= 1
         assert section.locator("table").count() == 2  # the judges against people, the corrected means

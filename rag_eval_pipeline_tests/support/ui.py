@@ -101,6 +101,10 @@ def sensor_ticks(ui: UI, sensor: str) -> list[dict]:
     return graphql(ui.url, query, {"s": selector})["sensorOrError"]["sensorState"]["ticks"]
 
 
+NAVIGATION_TIMEOUT_MS = 120_000
+ACTION_TIMEOUT_MS = 60_000
+
+
 def browser_context(stack: contextlib.ExitStack):
     """A headless chromium (Debian's; Playwright never downloads one) and a wide page context."""
     from playwright.sync_api import sync_playwright
@@ -119,13 +123,21 @@ def browser_context(stack: contextlib.ExitStack):
     )
     stack.callback(browser.close)
     context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    # a webserver sharing two cores with the daemon, its runs and another test worker can take
+    # longer than Playwright's 30 s default to answer a page: waits are for behaviour, not speed
+    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
     stack.callback(context.close)
     return context
 
 
 def open_page(page, url: str) -> None:
-    """Go to a page and dismiss the first-visit "Join the Dagster community" dialog if shown."""
-    page.goto(url, wait_until="networkidle")
+    """Go to a page, let its first queries settle, and dismiss the first-visit "Join the Dagster
+    community" dialog if shown. Pages that keep polling (runs in flight, partitioned assets) never
+    reach network idle, so the settling is bounded and callers wait for what they assert."""
+    page.goto(url, wait_until="load")
+    with contextlib.suppress(Exception):
+        page.wait_for_load_state("networkidle", timeout=30_000)
     with contextlib.suppress(Exception):  # the dialog shows once per browser profile
         page.get_by_role("button", name="Skip", exact=True).first.click(timeout=3_000)
 

@@ -322,14 +322,14 @@ def test_phoenix_lists_every_case_and_each_model_as_an_experiment_over_the_quest
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
         page.goto(f"{phoenix}/projects", wait_until="networkidle")
         page.get_by_text("rag-eval-test").first.click()
-        page.get_by_text(roots[0]["name"]).first.wait_for(timeout=30_000)
+        page.get_by_text(roots[0]["name"]).first.wait_for(timeout=60_000)
         artifacts = REPO_ROOT / "test-artifacts"
         artifacts.mkdir(exist_ok=True)
         page.screenshot(path=str(artifacts / "phoenix-traces.png"))
         page.goto(f"{phoenix}/datasets/{dataset['id']}/experiments", wait_until="networkidle")
         page.get_by_text(
             next(e["name"] for e in experiments if e["name"].startswith("oracle"))
-        ).first.wait_for(timeout=30_000)  # the experiments' table, drawn
+        ).first.wait_for(timeout=60_000)  # the experiments' table, drawn
         page.screenshot(path=str(artifacts / "phoenix-experiments.png"))
         browser.close()
     assert Path(artifacts / "phoenix-traces.png").is_file()

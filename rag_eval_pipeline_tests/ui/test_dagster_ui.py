@@ -128,14 +128,14 @@ def test_the_asset_graph_shows_every_asset_by_group(ui, browser):
     page.set_viewport_size({"width": 1600, "height": 3000})
     open_page(page, f"{ui.url}/assets")
     for asset in sorted(a for assets in groups.values() for a in assets):
-        page.get_by_text(asset, exact=True).first.wait_for(timeout=30_000)
+        page.get_by_text(asset, exact=True).first.wait_for(timeout=60_000)
     screenshot(page, "ui-assets")
     page.set_viewport_size({"width": 1600, "height": 1000})
     for group, assets in groups.items():
         open_page(page, f"{ui.url}/locations/{LOCATION}/asset-groups/{group}")
         # the graph opens on part of the group (nodes out of view are not drawn): one of its own
         shown = re.compile("^(" + "|".join(re.escape(a) for a in sorted(assets)) + ")$")
-        page.get_by_text(shown).first.wait_for(timeout=30_000)
+        page.get_by_text(shown).first.wait_for(timeout=60_000)
         screenshot(page, f"ui-graph-{group}")
 
 
@@ -148,7 +148,7 @@ def test_the_configured_models_are_partitions_without_any_cli_step(ui, browser):
     page = browser.new_page()
     open_page(page, f"{ui.url}/assets/candidate_answers?view=partitions")
     for model in MODELS:
-        page.get_by_text(model, exact=True).first.wait_for(timeout=30_000)
+        page.get_by_text(model, exact=True).first.wait_for(timeout=60_000)
     screenshot(page, "ui-configured-partitions")
 
 
@@ -203,7 +203,7 @@ def test_materialize_all_for_one_partition_is_a_green_run(ui, browser):
     run = wait_until(finished, 300, "the Materialize all run")
     assert run.status == dg.DagsterRunStatus.SUCCESS
     open_page(page, f"{ui.url}/runs/{run.run_id}")
-    page.get_by_text("Success").first.wait_for(timeout=30_000)
+    page.get_by_text("Success").first.wait_for(timeout=60_000)
     screenshot(page, "ui-materialize-all")
     comparison = _latest(ui, "model_comparison")
     assert comparison.run_id == run.run_id  # the same run compared what existed: oracle
@@ -264,7 +264,7 @@ def test_a_backfill_of_every_model_evaluates_each_once_and_the_comparison_is_two
     assert set(_stale(ui, CROSS_MODEL_ASSETS, None).values()) == {"FRESH"}
     open_page(page, f"{ui.url}/runs/b/{backfill_id}")
     status = page.get_by_text("Status", exact=True).first.locator("xpath=..")  # the page's header
-    expect(status).to_contain_text("Succeeded", timeout=30_000)
+    expect(status).to_contain_text("Succeeded", timeout=60_000)
     screenshot(page, "ui-backfill", full_page=False)
 
     open_page(page, f"{ui.url}/asset-groups")  # the graph: click 1 opens the group, 2 the asset
@@ -274,7 +274,7 @@ def test_a_backfill_of_every_model_evaluates_each_once_and_the_comparison_is_two
     page.get_by_text("model_comparison", exact=True).first.click()
     panel = page.locator("tr", has=page.get_by_text("comparison", exact=True))
     for model in MODELS:
-        expect(panel.get_by_text(model, exact=True).first).to_be_visible(timeout=30_000)
+        expect(panel.get_by_text(model, exact=True).first).to_be_visible(timeout=60_000)
     screenshot(page, "ui-comparison-two-clicks", full_page=False)
 
 
@@ -294,7 +294,7 @@ def test_a_content_change_makes_every_evaluation_and_report_stale(ui, browser):
     assert set(_stale(ui, CROSS_MODEL_ASSETS, None).values()) == {"STALE"}
     page = browser.new_page()
     open_page(page, f"{ui.url}/assets/model_comparison")
-    page.get_by_text(re.compile(r"^Unsynced")).first.wait_for(timeout=30_000)
+    page.get_by_text(re.compile(r"^Unsynced")).first.wait_for(timeout=60_000)
     screenshot(page, "ui-stale")
 
     with ui.instance() as instance:  # oracle evaluated on the new knowledge base, null not
@@ -347,7 +347,7 @@ def test_a_failed_gate_names_its_metric_and_threshold_on_the_run_page(ui, browse
     )
     said.first.wait_for(timeout=60_000)
     page.locator("input[placeholder^='Filter']").first.fill("quality gate failed")  # the run log's filter
-    said.first.wait_for(timeout=30_000)
+    said.first.wait_for(timeout=60_000)
     screenshot(page, "ui-failed-gate", full_page=False)
     # the refresh follows the failed run's scores: the comparison names it, not "current"
     wait_until(
@@ -371,16 +371,16 @@ def test_a_bad_case_reads_in_one_screen_and_its_passages_are_one_click_away(ui, 
     metadata = record.asset_materialization.metadata
     worst = metadata["worst_cases"].value.records[0].data
     assert {"missed gold", "index", "run"} <= set(worst) and "passages" not in worst
-    page.get_by_text("worst_cases", exact=True).first.wait_for(timeout=30_000)
+    page.get_by_text("worst_cases", exact=True).first.wait_for(timeout=60_000)
     row = page.get_by_text(worst["qid"], exact=True).first
     row.scroll_into_view_if_needed()
-    row.wait_for(state="visible", timeout=30_000)
+    row.wait_for(state="visible", timeout=60_000)
     cell = page.locator("tr", has=page.get_by_text(worst["qid"], exact=True)).last  # the innermost row
     screenshot(page, "ui-worst-cases", full_page=False)
     assert cell.bounding_box()["height"] < 200  # short columns: a case reads in one screen
     entry = f"worst case 1: {worst['qid']}"
     assert entry in metadata and "Passages the model read" in metadata[entry].value
-    page.get_by_text(entry, exact=True).first.wait_for(timeout=30_000)
+    page.get_by_text(entry, exact=True).first.wait_for(timeout=60_000)
 
 
 def test_the_verdicts_and_the_review_queue_read_without_a_click(ui, browser):
@@ -392,11 +392,11 @@ def test_the_verdicts_and_the_review_queue_read_without_a_click(ui, browser):
     )
     page = browser.new_page()
     open_page(page, f"{ui.url}/assets/paired_comparison")
-    page.get_by_text(verdicts[0].data["pair"], exact=True).first.wait_for(timeout=30_000)
-    page.get_by_text(verdicts[0].data["verdict"], exact=True).first.wait_for(timeout=30_000)
+    page.get_by_text(verdicts[0].data["pair"], exact=True).first.wait_for(timeout=60_000)
+    page.get_by_text(verdicts[0].data["verdict"], exact=True).first.wait_for(timeout=60_000)
     screenshot(page, "ui-paired-verdicts", full_page=False)
     open_page(page, f"{ui.url}/assets/review_queue")
-    page.get_by_text(re.compile(r"run `rag-eval review export`")).first.wait_for(timeout=30_000)
+    page.get_by_text(re.compile(r"run `rag-eval review export`")).first.wait_for(timeout=60_000)
     screenshot(page, "ui-review-queue-before-export", full_page=False)
 
 
@@ -406,9 +406,9 @@ def test_the_report_link_opens_the_report(ui, browser):
     assert link == f"{ui.reports_url}/eval_report.html"
     page = browser.new_page()
     open_page(page, f"{ui.url}/assets/eval_report")
-    page.locator(f'a[href="{link}"]').first.wait_for(timeout=30_000)
+    page.locator(f'a[href="{link}"]').first.wait_for(timeout=60_000)
     page.goto(link, wait_until="load")
-    page.wait_for_selector("#cases tbody tr", timeout=30_000)
+    page.wait_for_selector("#cases tbody tr", timeout=60_000)
     assert "RAG evaluation report" in page.title() and page.locator("#judge-validation").count() == 1
     screenshot(page, "ui-report")
 
@@ -438,12 +438,12 @@ def test_a_baseline_diff_reads_on_its_asset_page_and_opens_the_report(ui, browse
     assert "against run" in verdict and "significantly worse" in verdict
     page = browser.new_page()
     open_page(page, f"{ui.url}/assets/baseline_diffs")
-    page.get_by_text("main: verdict", exact=True).first.wait_for(timeout=30_000)
-    page.get_by_text(verdict, exact=True).first.wait_for(timeout=30_000)
+    page.get_by_text("main: verdict", exact=True).first.wait_for(timeout=60_000)
+    page.get_by_text(verdict, exact=True).first.wait_for(timeout=60_000)
     screenshot(page, "ui-baseline-diff", full_page=False)
     page.goto(f"{ui.reports_url}/eval_report.html", wait_until="load")
     section = page.locator("#baseline-diffs")
-    expect(section).to_be_visible(timeout=30_000)
+    expect(section).to_be_visible(timeout=60_000)
     expect(section.locator("h3")).to_have_text("main")
 
 
@@ -458,14 +458,14 @@ def test_the_teams_agent_is_a_partition_like_any_model(ui, browser):
     assert row["n_cases"] == 25 and 0 < row["f1"] < 1  # evaluated by the sensor after the first rebuild
     page = browser.new_page()
     open_page(page, f"{ui.url}/assets/model_comparison")
-    page.get_by_text("bot", exact=True).first.wait_for(timeout=30_000)
+    page.get_by_text("bot", exact=True).first.wait_for(timeout=60_000)
     record = _latest(ui, "judge_scores", "bot")
     metadata = record.asset_materialization.metadata
     worst = metadata["worst_cases"].value.records[0].data
     entry = f"worst case 1: {worst['qid']}"
     assert "**Contexts the agent returned**" in metadata[entry].value
     open_page(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=bot")
-    page.get_by_text(worst["qid"], exact=True).first.wait_for(timeout=30_000)
+    page.get_by_text(worst["qid"], exact=True).first.wait_for(timeout=60_000)
     screenshot(page, "ui-agent-worst-cases", full_page=False)
 
 
@@ -514,10 +514,10 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
     assert row["mean"] == 1.0 and row["n_labels"] == 10 and row["corrected_mean"] == 0.0
     page = browser.new_page()
     open_page(page, f"{ui.url}/assets/judge_agreement")
-    page.get_by_text("reference / correctness", exact=False).first.wait_for(timeout=30_000)
+    page.get_by_text("reference / correctness", exact=False).first.wait_for(timeout=60_000)
     screenshot(page, "ui-judge-agreement")
     header = page.locator("th", has_text=re.compile(r"^flagged")).first  # the agreement table's flags
-    header.wait_for(timeout=30_000)
+    header.wait_for(timeout=60_000)
     assert header.bounding_box()["x"] < 1600 - 40  # the flags begin in view at a laptop's width
 
     # labels imported by the command while the daemon runs: its sensors find them read, and
