@@ -135,8 +135,10 @@ def open_page(page, url: str) -> None:
     """Go to a page, let its first queries settle, and dismiss the first-visit "Join the Dagster
     community" dialog if shown. Pages that keep polling (runs in flight, partitioned assets) never
     reach network idle, so the settling is bounded and callers wait for what they assert."""
+    from playwright.sync_api import TimeoutError as StillPolling
+
     page.goto(url, wait_until="load")
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(StillPolling):
         page.wait_for_load_state("networkidle", timeout=30_000)
     with contextlib.suppress(Exception):  # the dialog shows once per browser profile
         page.get_by_role("button", name="Skip", exact=True).first.click(timeout=3_000)
