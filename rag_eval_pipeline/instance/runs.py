@@ -46,6 +46,7 @@ from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.errors import one_line, root_cause
 from rag_eval_pipeline.instance.lineage import load_asset, load_materialization, load_snapshot_asset
 from rag_eval_pipeline.instance.preflight import PreflightError, preflight_problems
+from rag_eval_pipeline.instance.sqlite_storage import connections_kept
 from rag_eval_pipeline.judges.registry import judging_line
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.comparison import paired_comparisons
@@ -111,14 +112,15 @@ def execute(
 ) -> tuple[str, list[StepTiming]]:
     """One run of a job (or of ``assets`` of it) in this process, tagged as this command's."""
     job = defs.resolve_job_def(job_name)
-    result = job.execute_in_process(
-        instance=instance,
-        run_config={**run_config, **console_logs(verbose)},
-        partition_key=partition_key,
-        raise_on_error=True,
-        tags={**cli_tags(), **(tags or {})},
-        asset_selection=[dg.AssetKey(a) for a in assets] if assets else None,
-    )
+    with connections_kept(instance):  # a run's hundreds of events over one connection per database
+        result = job.execute_in_process(
+            instance=instance,
+            run_config={**run_config, **console_logs(verbose)},
+            partition_key=partition_key,
+            raise_on_error=True,
+            tags={**cli_tags(), **(tags or {})},
+            asset_selection=[dg.AssetKey(a) for a in assets] if assets else None,
+        )
     return result.run_id, [
         StepTiming(job_name, partition_key, s.step_key, (s.end_time or 0) - (s.start_time or 0))
         for s in instance.get_run_step_stats(result.run_id)

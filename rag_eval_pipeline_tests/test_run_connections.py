@@ -1,0 +1,63 @@
+"""A run's events go over one kept connection per database (Dagster's SQLite storage opens one per
+statement, about five per stored event), and the home is left as Dagster's own classes read it:
+what `dagster dev` opens. Counted, not timed."""
+
+import sqlite3
+from contextlib import closing
+
+import dagster as dg
+import sqlalchemy
+
+from rag_eval_pipeline import cli
+
+MODELS = ("extractive-baseline", "oracle", "null")
+
+
+def _stored_events(history) -> int:
+    total = 0
+    for shard in (history / "runs").glob("*.db"):
+        if shard.stem != "index":
+            with closing(sqlite3.connect(shard)) as db:
+                total += db.execute("SELECT COUNT(*) FROM event_logs").fetchone()[0]
+    return total
+
+
+def test_a_run_connects_once_per_database_and_dagster_reads_what_it_wrote(tmp_path, shared_hotpotqa):
+    home = tmp_path / "home"
+    connects = []
+
+    def _count(dbapi_connection, record) -> None:  # noqa: ANN001 (SQLAlchemy's hook)
+        connects.append(1)
+
+    sqlalchemy.event.listen(sqlalchemy.engine.Engine, "connect", _count)
+    try:
+        code = cli.main(["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa), "--sample", "8"])
+    finally:
+        sqlalchemy.event.remove(sqlalchemy.engine.Engine, "connect", _count)
+    assert code == 0
+
+    events = _stored_events(home / "history")
+    assert events > 300  # six runs: the knowledge base, the review, three models, the comparison
+    assert len(connects) < events / 3, f"{len(connects)} SQLite connections for {events} stored events"
+
+    # Dagster's own storage classes (what `dagster dev` opens) read every run, event and partition
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        runs = instance.get_runs()
+        assert len(runs) == 6 and {run.status for run in runs} == {dg.DagsterRunStatus.SUCCESS}
+        for run in runs:
+            logs = instance.all_logs(run.run_id)
+            assert logs[-1].dagster_event.event_type == dg.DagsterEventType.RUN_SUCCESS
+        for model in MODELS:
+            scores = instance.fetch_materializations(
+                dg.AssetRecordsFilter(dg.AssetKey("judge_scores"), asset_partitions=[model]), limit=1
+            )
+            assert scores.records, model
+        # each run's database carries the schema revision Dagster's own init stamps on the index
+        with closing(sqlite3.connect(home / "history" / "runs" / "index.db")) as db:
+            (head,) = db.execute("SELECT version_num FROM alembic_version").fetchone()
+        for run in runs:
+            with closing(sqlite3.connect(home / "history" / "runs" / f"{run.run_id}.db")) as db:
+                assert db.execute("SELECT version_num FROM alembic_version").fetchone() == (head,)
+                assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    # the connections were closed when each run ended: no journal left beside the history
+    assert not list((home / "history").rglob("*.db-wal"))
