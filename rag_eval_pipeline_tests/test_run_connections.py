@@ -31,7 +31,8 @@ def test_a_run_connects_once_per_database_and_dagster_reads_what_it_wrote(tmp_pa
 
     sqlalchemy.event.listen(sqlalchemy.engine.Engine, "connect", _count)
     try:
-        code = cli.main(["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa), "--sample", "8"])
+        arguments = ["--dagster-home", str(home), "run", "--dataset", str(shared_hotpotqa)]
+        code = cli.main([*arguments, "--sample", "8"])
     finally:
         sqlalchemy.event.remove(sqlalchemy.engine.Engine, "connect", _count)
     assert code == 0
