@@ -315,18 +315,39 @@ def _report(
             answers = scores.drop_duplicates([c for c in ("qid", "repeat") if c in scores])
             failures[model] = (sum(count for _, count in reasons), len(answers), reasons)
     statistics = settings.statistics
+    paired = load_asset(instance, PAIRED_COMPARISON)
+    own_paired = (
+        paired  # the comparison run read exactly these runs' scores: not computed twice
+        if _compared_only(instance, evaluated)
+        else paired_comparisons(own_scores, statistics.significance_level, statistics.monte_carlo_draws)
+    )
     return RunReport(
         load_asset(instance, MODEL_COMPARISON),
         time.perf_counter() - stages.started,
         stages.steps,
         failed,
-        load_asset(instance, PAIRED_COMPARISON),
+        paired,
         kb_run,
         notes,
         compare_models(own_summaries),
-        paired_comparisons(own_scores, statistics.significance_level, statistics.monte_carlo_draws),
+        own_paired,
         failures,
     )
+
+
+def _compared_only(instance: dg.DagsterInstance, evaluated: dict[str, str]) -> bool:
+    """Whether the models with scores are exactly this command's, each latest from its own run:
+    then the comparison (run after them) read nothing else."""
+    key = dg.AssetKey(JUDGE_SCORES)
+    if not evaluated or set(instance.get_materialized_partitions(key)) != set(evaluated):
+        return False
+    for model, run_id in evaluated.items():
+        latest = instance.fetch_materializations(
+            dg.AssetRecordsFilter(key, asset_partitions=[model]), limit=1
+        ).records
+        if not latest or latest[0].run_id != run_id:
+            return False
+    return True
 
 
 def _settings(defs: dg.Definitions) -> Settings:
