@@ -1,5 +1,5 @@
 """A run's events go over one kept connection per database (Dagster's SQLite storage opens one per
-statement, about five per stored event), and the home is left as Dagster's own classes read it:
+statement, about three per stored event), and the home is left as Dagster's own classes read it:
 what `dagster dev` opens. Counted, not timed."""
 
 import sqlite3
