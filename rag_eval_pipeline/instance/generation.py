@@ -13,8 +13,7 @@ import pandas as pd
 from rag_eval_pipeline.defs.names import GENERATED_JUDGEMENT_LIST, GENERATION_JOB, TRIGGER_TAG
 from rag_eval_pipeline.generation.output import survival, write_outputs
 from rag_eval_pipeline.instance.lineage import load_materialization
-from rag_eval_pipeline.instance.runs import cli_tags, console_logs
-from rag_eval_pipeline.instance.sqlite_storage import connections_kept
+from rag_eval_pipeline.instance.runs import cli_tags, console_logs, run_in_process
 
 
 @dataclass
@@ -36,13 +35,13 @@ def run_generation(
 ) -> GenerationReport:
     """One run of the generation job in this process (raises as the run failed); the list, its
     rejected cases and its manifest written from what the run stored."""
-    with connections_kept(instance):
-        result = defs.resolve_job_def(GENERATION_JOB).execute_in_process(
-            instance=instance,
-            run_config={"ops": {GENERATED_JUDGEMENT_LIST: {"config": config}}, **console_logs(verbose)},
-            tags={**cli_tags(), TRIGGER_TAG: "cli"},
-            raise_on_error=True,
-        )
+    result = run_in_process(
+        defs.resolve_job_def(GENERATION_JOB),
+        instance,
+        run_config={"ops": {GENERATED_JUDGEMENT_LIST: {"config": config}}, **console_logs(verbose)},
+        tags={**cli_tags(), TRIGGER_TAG: "cli"},
+        raise_on_error=True,
+    )
     generated = load_materialization(instance, GENERATED_JUDGEMENT_LIST, None, result.run_id)
     records = instance.fetch_materializations(dg.AssetKey(GENERATED_JUDGEMENT_LIST), limit=20).records
     record = next(r for r in records if r.run_id == result.run_id)  # this run's, whatever ran since

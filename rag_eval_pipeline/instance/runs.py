@@ -100,6 +100,15 @@ def cli_tags() -> dict[str, str]:
     return {CLI_PID_TAG: str(os.getpid()), CLI_HOST_TAG: socket.gethostname()}
 
 
+def run_in_process(
+    job: dg.JobDefinition, instance: dg.DagsterInstance, **options
+) -> dg.ExecuteInProcessResult:
+    """Every run a command executes itself: its hundreds of events over one connection per
+    database (``instance.sqlite_storage``), closed when it ends."""
+    with connections_kept(instance):
+        return job.execute_in_process(instance=instance, **options)
+
+
 def execute(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
@@ -111,16 +120,15 @@ def execute(
     assets: Sequence[str] | None = None,
 ) -> tuple[str, list[StepTiming]]:
     """One run of a job (or of ``assets`` of it) in this process, tagged as this command's."""
-    job = defs.resolve_job_def(job_name)
-    with connections_kept(instance):  # a run's hundreds of events over one connection per database
-        result = job.execute_in_process(
-            instance=instance,
-            run_config={**run_config, **console_logs(verbose)},
-            partition_key=partition_key,
-            raise_on_error=True,
-            tags={**cli_tags(), **(tags or {})},
-            asset_selection=[dg.AssetKey(a) for a in assets] if assets else None,
-        )
+    result = run_in_process(
+        defs.resolve_job_def(job_name),
+        instance,
+        run_config={**run_config, **console_logs(verbose)},
+        partition_key=partition_key,
+        raise_on_error=True,
+        tags={**cli_tags(), **(tags or {})},
+        asset_selection=[dg.AssetKey(a) for a in assets] if assets else None,
+    )
     return result.run_id, [
         StepTiming(job_name, partition_key, s.step_key, (s.end_time or 0) - (s.start_time or 0))
         for s in instance.get_run_step_stats(result.run_id)
