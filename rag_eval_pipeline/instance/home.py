@@ -16,6 +16,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from rag_eval_pipeline.common.processes import process_alive
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, CLI_HOST_TAG, CLI_PID_TAG, PARTITION_TAG
 from rag_eval_pipeline.instance.location import (
     BACKUP_SUFFIX,
@@ -308,16 +309,6 @@ def _home_storage(text: str) -> InstanceStorage:
     return SQLITE  # a literal URL or separate fields: the home lock alone (one machine) guards it
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, someone else's
-        return True
-    return True
-
-
 UNFINISHED = [dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED]
 
 
@@ -352,7 +343,7 @@ def fail_runs_of_dead_cli_processes(instance: dg.DagsterInstance) -> list[str]:
     failed = []
     for run in unfinished:
         pid = int(run.tags.get(CLI_PID_TAG, "0") or 0)
-        if pid and pid != os.getpid() and not _alive(pid):
+        if pid and pid != os.getpid() and not process_alive(pid):
             instance.report_run_failed(run, f"the rag-eval process {pid} that ran it is gone (killed)")
             _free_slots(instance, run.run_id)
             failed.append(run.run_id)
