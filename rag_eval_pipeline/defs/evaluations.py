@@ -11,7 +11,13 @@ import dagster as dg
 import pandas as pd
 from upath import UPath
 
-from rag_eval_pipeline.defs.names import ARTIFACTS, CANDIDATE_ANSWERS, JUDGE_SCORES
+from rag_eval_pipeline.defs.names import (
+    ARTIFACTS,
+    CANDIDATE_ANSWERS,
+    INPUT_POINTER,
+    INPUT_VERSION,
+    JUDGE_SCORES,
+)
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.metrics.diff import DiffSpec, Evaluation, RunDiff, diff_evaluations
 from rag_eval_pipeline.storage import formats
@@ -22,8 +28,6 @@ from rag_eval_pipeline.storage.snapshots import SnapshotStore
 CURRENT = "current"
 MIN_RUN_PREFIX = 6  # a shorter prefix would match too much to mean one run
 RUN_ID_LENGTH = 36  # a Dagster run id (a UUID)
-INPUT_VERSION = "dagster/input_data_version/"
-INPUT_POINTER = "dagster/input_event_pointer/"
 SCORES_SEARCHED = 10_000  # judge_scores materializations a run-id prefix is looked up in
 
 

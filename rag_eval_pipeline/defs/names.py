@@ -93,4 +93,12 @@ KNOWLEDGE_BASE_RUN_TAG = "rag_eval/knowledge_base_run"  # the snapshot an evalua
 PRODUCTION_DIGEST_TAG = "rag_eval/production_digest"  # the day's rows a production run scored
 CLI_PID_TAG = "rag_eval/cli_pid"  # runs `rag-eval` executes in its own process: its pid and host
 CLI_HOST_TAG = "rag_eval/cli_host"
+# the runs of a command that compares every model itself once they end (`rag-eval run`, `review
+# import`), in its process or a backfill's: "<pid>@<host>", so the refresh sensor waits for it
+COMPARED_BY_TAG = "rag_eval/compared_by"
+# tags Dagster itself writes on a materialization: its data version, and per input (suffixed by
+# the input's asset key) the data version and the event it read
+DATA_VERSION_TAG = "dagster/data_version"
+INPUT_VERSION = "dagster/input_data_version/"
+INPUT_POINTER = "dagster/input_event_pointer/"
 ARTIFACTS = "artifacts"  # the folder of the storage directory where the IO manager keeps every asset

@@ -4,23 +4,28 @@ registered answer model, new results refresh the comparison and the reports, and
 measure the judges again and correct the labelled models' summaries."""
 
 import json
+import socket
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import dagster as dg
 
 from rag_eval_pipeline.answering.spec import InvalidNameError, check_name
+from rag_eval_pipeline.common.processes import process_alive
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.documents import document_versions, file_digest
 from rag_eval_pipeline.defs.assets.review import READ_FILES, label_files
 from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
+    COMPARED_BY_TAG,
     COMPARISON_JOB,
     DOCUMENTS_REBUILD,
     DOCUMENTS_TAG,
     EVALUATION_JOB,
     EVALUATION_STEPS,
     HUMAN_LABELS,
+    INPUT_VERSION,
     JUDGE_AGREEMENT,
     JUDGE_SCORES,
     KNOWLEDGE_BASE,
@@ -134,25 +139,51 @@ REPORTS_OUTPUT = dg.AssetKey(MODEL_COMPARISON)
 REPORTS_REFRESH_INTERVAL_S = 5
 
 
+# how long a `rag-eval` of another machine may be between its own runs: its process cannot be
+# seen from here, and its next run (the comparison) starts within seconds of the last summary
+OTHER_HOST_GAP_S = 60
+
+
 def reports_refresh(
-    latest_input: int | None, latest_comparison: int | None, busy_runs: int
+    latest_input: int | None, latest_comparison: int | None, busy_runs: int, comparing: str | None = None
 ) -> dg.RunRequest | dg.SkipReason:
     """A comparison run when an input was stored after the comparison last was (storage ids are
     the event log's order), once no run is in flight, so a backfill of many partitions gets one
-    refresh at its end. It compares stored history, so it catches up with whatever was
-    materialized while it was off."""
+    refresh at its end, and not while the `rag-eval` command that stored it (``comparing``:
+    which) still runs, since it compares itself after its runs. It compares stored history, so
+    it catches up with whatever was materialized while it was off."""
     if latest_input is None:
         return dg.SkipReason("no evaluation yet")
     if latest_comparison is not None and latest_comparison > latest_input:
         return dg.SkipReason("the comparison and the reports are current")
     if busy_runs:
         return dg.SkipReason(f"waiting for {busy_runs} run(s) to finish")
+    if comparing:
+        return dg.SkipReason(f"{comparing} stored the latest results and compares them itself")
     return dg.RunRequest(run_key=f"results-up-to-{latest_input}", tags={TRIGGER_TAG: "new_results"})
 
 
-def _latest_storage_id(instance: dg.DagsterInstance, key: dg.AssetKey) -> int | None:
+def comparing_command(tags: Mapping[str, str], stored_at: float, now: float, host: str) -> str | None:
+    """The `rag-eval` command that stored an input in a run with these ``tags`` and compares
+    after its runs, while it may still be between them: its process alive on this ``host``; on
+    another machine, for OTHER_HOST_GAP_S after it stored it. None for a run of the UI or the
+    daemon's own, and once that command is gone (killed: the refresh then catches up)."""
+    pid, _, where = tags.get(COMPARED_BY_TAG, "").partition("@")
+    if not pid.isdigit():
+        return None
+    if where == host:
+        return f"rag-eval (pid {pid})" if process_alive(int(pid)) else None
+    return f"rag-eval (pid {pid} on {where})" if now - stored_at < OTHER_HOST_GAP_S else None
+
+
+def _latest(instance: dg.DagsterInstance, key: dg.AssetKey) -> dg.EventLogRecord | None:
     records = instance.fetch_materializations(key, limit=1).records
-    return records[0].storage_id if records else None
+    return records[0] if records else None
+
+
+def _latest_storage_id(instance: dg.DagsterInstance, key: dg.AssetKey) -> int | None:
+    record = _latest(instance, key)
+    return record.storage_id if record else None
 
 
 IN_FLIGHT = [
@@ -179,8 +210,9 @@ def summaries_after_labels(
 ) -> list[dg.RunRequest] | dg.SkipReason:
     """A summary run per registered answer model after the judges were measured against a new
     set of labels (the labelled models' corrected means change, and every model's flags of a
-    judge), once per labels version; none when rag-eval read them, since `rag-eval review
-    import` summarizes the models itself."""
+    judge), once per labels version: none for a model whose latest summary already read these
+    labels (`rag-eval review import` summarizes the models itself; a later refresh measures the
+    same labels again)."""
     run = instance.get_run_by_id(event.run_id)
     if run is not None and CLI_PID_TAG in run.tags:
         return dg.SkipReason("read by rag-eval, which summarizes the models itself")
@@ -189,6 +221,10 @@ def summaries_after_labels(
     version = getattr(metadata.get("labels_version"), "value", None)
     if not getattr(metadata.get("labels"), "value", 0):
         return dg.SkipReason("no labels yet")
+    summaries = {model: _latest_summary(instance, model) for model in registered_models(instance)}
+    if not any(summaries.values()):
+        return dg.SkipReason("no answer model has a summary yet")
+    behind = [model for model, summary in summaries.items() if summary and _labels_read(summary) != version]
     return [
         dg.RunRequest(
             run_key=f"labels:{version}:{model}",
@@ -196,11 +232,22 @@ def summaries_after_labels(
             asset_selection=[dg.AssetKey(METRIC_SUMMARY)],
             tags={TRIGGER_TAG: NEW_LABELS},
         )
-        for model in registered_models(instance)
-        if instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(METRIC_SUMMARY), asset_partitions=[model]), limit=1
-        ).records
-    ] or dg.SkipReason("no answer model has a summary yet")
+        for model in behind
+    ] or dg.SkipReason(f"every summary already read labels {version}")
+
+
+def _latest_summary(instance: dg.DagsterInstance, model: str) -> dg.EventLogRecord | None:
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(METRIC_SUMMARY), asset_partitions=[model]), limit=1
+    ).records
+    return records[0] if records else None
+
+
+def _labels_read(summary: dg.EventLogRecord) -> str | None:
+    """The labels version a summary was computed with: its human_labels input's data version,
+    as Dagster recorded it."""
+    materialization = summary.asset_materialization
+    return materialization.tags.get(INPUT_VERSION + HUMAN_LABELS) if materialization else None
 
 
 def build_sensors(jobs: "Mapping[str, Job]", settings: Settings) -> list:
@@ -362,12 +409,13 @@ def reports_refresh_sensor(comparison_job: "Job") -> dg.SensorDefinition:
         ids of the event log says both exactly."""
         instance = context.instance
         busy = instance.get_runs_count(dg.RunsFilter(statuses=IN_FLIGHT))
-        latest_inputs = [
-            i for i in (_latest_storage_id(instance, key) for key in REPORTS_INPUTS) if i is not None
-        ]
-        return reports_refresh(
-            max(latest_inputs, default=None), _latest_storage_id(instance, REPORTS_OUTPUT), busy
-        )
+        inputs = [record for record in (_latest(instance, key) for key in REPORTS_INPUTS) if record]
+        latest = max(inputs, key=lambda record: record.storage_id, default=None)
+        comparing = None
+        if latest is not None and (run := instance.get_run_by_id(latest.run_id)) is not None:
+            comparing = comparing_command(run.tags, latest.timestamp, time.time(), socket.gethostname())
+        compared = _latest_storage_id(instance, REPORTS_OUTPUT)
+        return reports_refresh(latest.storage_id if latest else None, compared, busy, comparing)
 
     return sensor
 

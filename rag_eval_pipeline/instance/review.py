@@ -29,7 +29,7 @@ from rag_eval_pipeline.defs.names import (
 )
 from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_asset
-from rag_eval_pipeline.instance.runs import execute
+from rag_eval_pipeline.instance.runs import compared_afterwards, execute
 from rag_eval_pipeline.metrics.agreement import (
     CORRECTED_TABLE,
     CORRECTION_NOTE,
@@ -130,7 +130,7 @@ def apply_labels(
     """Read every label again, measure the judges, summarize ``models`` again (a labelled
     model's corrected means; every model's flags of a judge people flagged), and refresh the
     comparison and the report."""
-    tags = {TRIGGER_TAG: REVIEW_TRIGGER}
+    tags = {TRIGGER_TAG: REVIEW_TRIGGER, **compared_afterwards()}
     echo("[review] reading the labels, measuring the judges against people ...")
     execute(defs, instance, REVIEW_JOB, {}, None, verbose, tags)
     registered = set(registered_models(instance))

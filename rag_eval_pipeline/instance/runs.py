@@ -26,6 +26,7 @@ from rag_eval_pipeline.defs.names import (
     ARTIFACTS,
     CLI_HOST_TAG,
     CLI_PID_TAG,
+    COMPARED_BY_TAG,
     COMPARISON_JOB,
     EVALUATION_JOB,
     JUDGE_AGREEMENT,
@@ -100,6 +101,12 @@ def cli_tags() -> dict[str, str]:
     return {CLI_PID_TAG: str(os.getpid()), CLI_HOST_TAG: socket.gethostname()}
 
 
+def compared_afterwards() -> dict[str, str]:
+    """The tag of the runs of a command that compares every model itself once they end: the
+    refresh sensor leaves that comparison to it instead of making one between its runs."""
+    return {COMPARED_BY_TAG: f"{os.getpid()}@{socket.gethostname()}"}
+
+
 def run_in_process(
     job: dg.JobDefinition, instance: dg.DagsterInstance, **options
 ) -> dg.ExecuteInProcessResult:
@@ -169,7 +176,8 @@ def run_evaluation(
     _check_and_register(settings, instance, models, dataset, judging, echo, llm_missing, cluster_problem)
     stages = _Stages(defs, instance, verbose, echo)
     kb_run = _rebuild_knowledge_base(stages, settings, dataset, sample, selection, seed)
-    pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run}  # every evaluation of this command reads this rebuild
+    # every evaluation of this command reads this rebuild, and is compared by it
+    pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run, **compared_afterwards()}
     if not instance.fetch_materializations(dg.AssetKey(JUDGE_AGREEMENT), limit=1).records:
         # the summaries read the judges' agreement with people: measured first on a new instance
         # (no labels yet), so the summaries record its version and stay fresh when it is

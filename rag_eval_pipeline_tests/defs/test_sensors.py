@@ -1,6 +1,8 @@
 """Sensor ticks against a temporary documents folder and a real instance."""
 
 import json
+import socket
+import subprocess
 import time
 
 import dagster as dg
@@ -12,6 +14,7 @@ from rag_eval_pipeline.config import ProfileSettings, Settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
+    COMPARED_BY_TAG,
     DOCUMENTS_TAG,
     EVALUATION_STEPS,
     KNOWLEDGE_BASE_RUN_TAG,
@@ -185,7 +188,19 @@ def test_new_summaries_refresh_the_reports_once_and_catch_up(shared_hotpotqa, tm
         current = sensor(dg.build_sensor_context(instance=instance))
         assert isinstance(current, dg.SkipReason) and "current" in current.skip_message  # rag-eval compared
 
-        defs.resolve_job_def("evaluation_job").execute_in_process(instance=instance, partition_key="null")
+        # a command between its own runs (its comparison comes next): left to it while it runs
+        command = subprocess.Popen(["sleep", "600"])
+        between = {COMPARED_BY_TAG: f"{command.pid}@{socket.gethostname()}"}
+        evaluation = defs.resolve_job_def("evaluation_job")
+        evaluation.execute_in_process(instance=instance, partition_key="null", tags=between)
+        waiting = sensor(dg.build_sensor_context(instance=instance))
+        assert isinstance(waiting, dg.SkipReason) and f"pid {command.pid}" in waiting.skip_message
+        command.kill()
+        command.wait()
+        gone = sensor(dg.build_sensor_context(instance=instance))  # killed before it compared
+        assert isinstance(gone, dg.RunRequest)
+
+        evaluation.execute_in_process(instance=instance, partition_key="null")  # the UI's own run
         behind = sensor(dg.build_sensor_context(instance=instance))  # a fresh sensor: no cursor at all
         assert isinstance(behind, dg.RunRequest) and behind.run_key.startswith("results-up-to-")
         again = sensor(dg.build_sensor_context(instance=instance))
@@ -203,6 +218,19 @@ def test_the_refresh_waits_for_runs_in_flight():
     assert isinstance(reports_refresh(10, 5, busy_runs=0), dg.RunRequest)
     assert isinstance(reports_refresh(10, 12, busy_runs=0), dg.SkipReason)
     assert isinstance(reports_refresh(None, None, busy_runs=0), dg.SkipReason)
+    assert isinstance(reports_refresh(10, 5, busy_runs=0, comparing="rag-eval (pid 7)"), dg.SkipReason)
+
+
+def test_a_command_of_another_machine_is_waited_for_only_briefly():
+    """Its process cannot be seen from the daemon's machine: a minute after it stored its
+    results, a command that still has not compared them is taken as gone."""
+    from rag_eval_pipeline.defs.sensors import OTHER_HOST_GAP_S, comparing_command
+
+    tags = {COMPARED_BY_TAG: "4242@laptop"}
+    waited = comparing_command(tags, stored_at=100.0, now=110.0, host="daemon-host")
+    assert waited == "rag-eval (pid 4242 on laptop)"
+    assert comparing_command(tags, stored_at=100.0, now=100.0 + OTHER_HOST_GAP_S, host="daemon-host") is None
+    assert comparing_command({}, stored_at=100.0, now=100.0, host="daemon-host") is None  # the UI's run
 
 
 @pytest.mark.slow  # over 10 s: a knowledge base and a failed evaluation run

@@ -303,6 +303,25 @@ def test_the_report_and_the_import_say_how_the_judges_fare_against_people(labell
     assert not result.run_requests and "each read as it is" in result.skip_reason.skip_message
 
 
+def test_a_refresh_after_an_import_measures_the_same_labels_and_summarizes_nothing_again(labelled, tmp_path):
+    """`rag-eval review import` summarized every model with its labels; a comparison the daemon
+    launches later (a refresh after another evaluation: no rag-eval tags) measures the judges
+    against the same labels again, and the labels sensor asks for no summary a second time."""
+    space = _copy_space(labelled[0], tmp_path / "space")
+    defs = space.defs()
+    instance = open_instance(str(space.home))
+    refresh = defs.resolve_job_def("comparison_job")
+    assert refresh.execute_in_process(instance=instance, tags={"rag_eval/trigger": "new_results"}).success
+    read = defs.resolve_sensor_def("labels_read_sensor")
+    with (
+        dg.build_sensor_context(instance=instance, definitions=defs) as context,
+        dg.partition_loading_context(dynamic_partitions_store=instance),
+    ):
+        result = read.evaluate_tick(context)
+    assert not result.run_requests
+    assert "every summary already read labels" in result.skip_message
+
+
 def _render_section(report: Path) -> None:
     """The report's human-review section in a real browser, offline: its tables and its chart
     drawn (and kept as a picture for the README)."""

@@ -13,6 +13,7 @@ from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.io_manager import FAN_IN, HtmlDocument
 from rag_eval_pipeline.defs.names import (
+    DATA_VERSION_TAG,
     PRODUCTION,
     PRODUCTION_DAY,
     PRODUCTION_DIGEST_TAG,
@@ -361,9 +362,6 @@ REPORTS_AUTOMATION = dg.AutomationConditionSensorDefinition(
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Refreshes the production trend and report after any day is scored.",
 )
-
-
-DATA_VERSION_TAG = "dagster/data_version"  # where Dagster records a materialization's data version
 
 
 def stored_digest(instance: dg.DagsterInstance, day: str) -> str | None:
