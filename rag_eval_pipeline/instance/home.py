@@ -199,6 +199,11 @@ def _locked_open(home: Path, storage: InstanceStorage) -> dg.DagsterInstance:
     creating the same new instance at once (the CLI and `dagster dev`) could otherwise leave
     SQLite's schedule storage with two alembic heads, or race PostgreSQL's schema creation."""
     with _home_lock(home), _database_lock(storage.url()) if storage.postgres else contextlib.nullcontext():
+        # checked under the lock: a history another process is creating right now is briefly
+        # empty, which is not damage
+        damaged = [] if storage.postgres else damaged_history(home)
+        if damaged:
+            raise InstanceSettingsError("; ".join(damaged))
         instance = _instance_of(home)
         # touch every storage, so each is created and migrated now, under the lock
         instance.get_runs(limit=1)
@@ -275,9 +280,6 @@ def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQ
             "the instance's storage is PostgreSQL: pip install 'rag-eval-pipeline[postgres]'"
         )
     if not storage.postgres:
-        damaged = damaged_history(home)
-        if damaged:
-            raise InstanceSettingsError("; ".join(damaged))
         relax_sqlite_sync()
     try:
         instance = _locked_open(home, storage)

@@ -4,6 +4,7 @@ state files are named with a recovery that works, and an early stop says so."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -241,3 +242,52 @@ def test_a_killed_production_run_spends_within_the_day_budget_with_its_re_run(tm
     spend = tmp_path / "killed" / "home" / "storage" / "spend" / f"production-{day}.jsonl"
     recorded = [json.loads(line) for line in spend.read_text().splitlines()]
     assert len(recorded) >= total - 1 and sum(r["cost_usd"] for r in recorded) <= 0.03
+
+
+def _waits_for_lock(process: subprocess.Popen, lock: Path) -> bool:
+    """Until the process waits for the lock (a blocked ``flock`` of it in /proc/locks): True;
+    False if it ended first."""
+    inode = f":{lock.stat().st_ino} "
+    while process.poll() is None:
+        for line in Path("/proc/locks").read_text().splitlines():
+            if "->" in line and inode in line and f" {process.pid} " in line:
+                return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.slow  # two commands that open Dagster
+def test_a_history_another_command_is_creating_is_waited_for_not_called_damaged(tmp_path):
+    """While one command creates a new home's history, the file is briefly empty; a second
+    command started then waits for the creation lock, and only then judges the file: it opens
+    the finished history instead of calling it damaged (what failed two `rag-eval run` started
+    together on a busy machine)."""
+    from rag_eval_pipeline.instance.home import CREATION_LOCK
+    from rag_eval_pipeline.storage.files import locked
+
+    finished = tmp_path / "finished"
+    made = subprocess.run(
+        [RAG_EVAL, "--dagster-home", str(finished), "models", "add", "oracle"], capture_output=True
+    )
+    assert made.returncode == 0, made.stderr
+    home = tmp_path / "home"
+    runs = home / "history" / "runs.db"
+    runs.parent.mkdir(parents=True)
+    with locked(home / CREATION_LOCK):  # this test is the command creating the history
+        runs.write_bytes(b"")  # what SQLite leaves until the schema is written
+        second = subprocess.Popen(
+            [RAG_EVAL, "--dagster-home", str(home), "models", "add", "baseline"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        waited = _waits_for_lock(second, home / CREATION_LOCK)
+        for name in ("history", "schedules", "dagster.yaml"):  # the creation finishes
+            source, target = finished / name, home / name
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True)
+            elif not target.exists():
+                shutil.copy(source, target)
+    out, err = second.communicate(timeout=120)
+    assert waited, err
+    assert second.returncode == 0 and out.strip() == "added: baseline", err
