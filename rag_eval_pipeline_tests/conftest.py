@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +127,26 @@ def evaluated(shared_hotpotqa, tmp_path_factory, worker_id) -> Evaluated:
                 assert cli.main([*arguments, "--sample", str(EVALUATED_SAMPLE)]) == 0
             done.touch()
     return Evaluated(home, open_instance(str(home)), build_definitions())
+
+
+@pytest.fixture
+def evaluated_copy(evaluated, tmp_path) -> Iterator[Evaluated]:
+    """The session's evaluated instance copied for one test that writes to it (runs, partitions):
+    the shared one stays as its readers expect it, whichever worker reads it meanwhile (a run in
+    flight there sends a reading command to Dagster, a partition added changes the model list)."""
+    import sqlite3
+
+    home = tmp_path / "evaluated"
+    # the databases through SQLite's backup: another worker's reader may checkpoint the
+    # write-ahead log (and delete it) while a plain copy runs
+    shutil.copytree(evaluated.home, home, ignore=shutil.ignore_patterns("*.lock", "*.tmp", "*.db", "*.db-*"))
+    for database in evaluated.home.rglob("*.db"):
+        target = home / database.relative_to(evaluated.home)
+        with closing(sqlite3.connect(database)) as source, closing(sqlite3.connect(target)) as copy:
+            source.backup(copy)
+    instance = open_instance(str(home))
+    yield Evaluated(home, instance, evaluated.defs)
+    instance.dispose()
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import dagster as dg
 import pytest
 
 from rag_eval_pipeline.answering.registry import AnswerRegistry
-from rag_eval_pipeline.defs.partitions import add_models, remove_models
+from rag_eval_pipeline.defs.partitions import add_models
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline_tests.conftest import Evaluated, fresh_database
 from rag_eval_pipeline_tests.support import EVALUATED_MODELS as MODELS
@@ -135,32 +135,28 @@ def test_candidate_answers_asset_directly(evaluated):
     assert answers["answer"].tolist() == cases["answer"].tolist()
 
 
-def test_semantic_partition_on_a_lexical_index_fails_with_the_remedy(evaluated):
+def test_semantic_partition_on_a_lexical_index_fails_with_the_remedy(evaluated_copy):
     from rag_eval_pipeline.retrieval.modes import ModeUnavailableError
 
-    defs, instance = evaluated.defs, evaluated.instance
+    defs, instance = evaluated_copy.defs, evaluated_copy.instance
     add_models(instance, ["null@semantic-k4"], AnswerRegistry().resolve)
     with pytest.raises(ModeUnavailableError, match="--embedding-model"):
         defs.resolve_job_def("evaluation_job").execute_in_process(
             instance=instance, partition_key="null@semantic-k4"
         )
-    remove_models(instance, ["null@semantic-k4"])
 
 
-def test_a_partition_added_around_the_cli_is_refused_at_asset_start(evaluated, tmp_path):
+def test_a_partition_added_around_the_cli_is_refused_at_asset_start(evaluated_copy):
     """A key added straight to the instance (as the UI's 'add partition' can) never resolves:
     the run fails at its first asset with the grammar's message, and nothing lands outside."""
     from rag_eval_pipeline.answering.spec import InvalidNameError
 
-    defs, instance = evaluated.defs, evaluated.instance
+    defs, instance = evaluated_copy.defs, evaluated_copy.instance
     key = "anthropic:../../../../tmp/x/PWNED"
     instance.add_dynamic_partitions("answer_model", [key])
-    try:
-        with pytest.raises(InvalidNameError, match="invalid answer model name"):
-            defs.resolve_job_def("evaluation_job").execute_in_process(instance=instance, partition_key=key)
-    finally:
-        instance.delete_dynamic_partition("answer_model", key)
-    artifacts = evaluated.home / "storage" / "artifacts"
+    with pytest.raises(InvalidNameError, match="invalid answer model name"):
+        defs.resolve_job_def("evaluation_job").execute_in_process(instance=instance, partition_key=key)
+    artifacts = evaluated_copy.home / "storage" / "artifacts"
     assert not list(artifacts.rglob("*PWNED*")) and not list((artifacts.parent.parent.parent).glob("x"))
 
 

@@ -30,11 +30,11 @@ def test_history_appends_each_materialization(reported):
     assert per_run["kb_version"].nunique() == 1 and per_run["summary_run_id"].nunique() == 2
 
 
-def test_history_records_a_summary_once_however_often_it_is_recorded(reported):
+def test_history_records_a_summary_once_however_often_it_is_recorded(evaluated_copy):
     """Re-materializing metric_history for the same summary replaces its rows, never adds copies."""
     import pandas as pd
 
-    defs, instance, home, _ = reported
+    defs, instance, home = evaluated_copy.defs, evaluated_copy.instance, evaluated_copy.home
     history_file = home / "storage" / "history" / "metric_history.parquet"
     before = pd.read_parquet(history_file)
     job = defs.resolve_job_def("evaluation_job")
