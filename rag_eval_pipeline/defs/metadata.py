@@ -232,14 +232,10 @@ def _question(qid: str, answer: pd.Series, truth: pd.DataFrame) -> str:
 
 def _answers_by_case(answers: pd.DataFrame):
     """The answer a score row judged: by question and repeat (an agent asked several times)."""
-    keyed = {
-        (qid, int(repeat)): row
-        for (qid, repeat), row in zip(
-            zip(answers["qid"], answers["repeat"] if "repeat" in answers else [0] * len(answers)),
-            (r for _, r in answers.iterrows()),
-        )
-    }
-    return lambda score: keyed[(score.qid, int(getattr(score, "repeat", 0) or 0))]
+    repeats = answers["repeat"] if "repeat" in answers else [0] * len(answers)
+    # positions, each row made when asked: a table shows a few cases of hundreds
+    position = {(qid, int(repeat)): n for n, (qid, repeat) in enumerate(zip(answers["qid"], repeats))}
+    return lambda score: answers.iloc[position[(score.qid, int(getattr(score, "repeat", 0) or 0))]]
 
 
 def _faithfulness_columns(worst: pd.DataFrame) -> list[str]:

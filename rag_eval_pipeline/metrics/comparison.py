@@ -64,11 +64,12 @@ def paired_comparisons(
                 scores_by_model[name][scores_by_model[name]["judge_id"] == judge_id]
                 for name in (name_a, name_b)
             )
-            metrics = set(metric_columns(ja)) & set(metric_columns(jb))
-            for metric in sorted(m for m in metrics if not is_flip_column(m)):
-                pairs = (
-                    ja[["qid", metric]].merge(jb[["qid", metric]], on="qid", suffixes=("_a", "_b")).dropna()
-                )
+            shared = set(metric_columns(ja)) & set(metric_columns(jb))
+            metrics = sorted(m for m in shared if not is_flip_column(m))
+            # one join of the pair's cases for every metric (a join per metric was a third of the step)
+            joined = ja[["qid", *metrics]].merge(jb[["qid", *metrics]], on="qid", suffixes=("_a", "_b"))
+            for metric in metrics:
+                pairs = joined[["qid", f"{metric}_a", f"{metric}_b"]].dropna()
                 if pairs.empty:
                     continue
                 diff = paired_difference(pairs[f"{metric}_a"], pairs[f"{metric}_b"])
