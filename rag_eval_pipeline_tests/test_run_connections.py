@@ -45,6 +45,9 @@ def test_a_run_connects_once_per_database_and_dagster_reads_what_it_wrote(tmp_pa
     with dg.DagsterInstance.from_config(str(home)) as instance:
         runs = instance.get_runs()
         assert len(runs) == 6 and {run.status for run in runs} == {dg.DagsterRunStatus.SUCCESS}
+        # the run databases' template beside them is no run to Dagster (its globs skip dotfiles)
+        assert (home / "history" / "runs" / f".run-database-template-{dg.__version__}.db").is_file()
+        assert set(instance.event_log_storage.get_all_run_ids()) == {run.run_id for run in runs}
         for run in runs:
             logs = instance.all_logs(run.run_id)
             assert logs[-1].dagster_event.event_type == dg.DagsterEventType.RUN_SUCCESS
@@ -62,3 +65,12 @@ def test_a_run_connects_once_per_database_and_dagster_reads_what_it_wrote(tmp_pa
                 assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     # the connections were closed when each run ended: no journal left beside the history
     assert not list((home / "history").rglob("*.db-wal"))
+
+    # a damaged template (overwritten) is made again, and the next run's database is whole
+    template = home / "history" / "runs" / f".run-database-template-{dg.__version__}.db"
+    template.write_bytes(b"not a database")
+    assert cli.main([*arguments, "--sample", "8", "--models", "oracle"]) == 0
+    with closing(sqlite3.connect(template)) as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchone() == (head,)
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        assert {run.status for run in instance.get_runs()} == {dg.DagsterRunStatus.SUCCESS}

@@ -6,9 +6,11 @@ lookup: an offline run of 500 questions x 3 models made 1,735 connections for it
 about a third of its time. While a run executes in this process (``connections_kept``), each
 database keeps one engine and its connection, and all are closed when the run ends, so between
 runs the files are as Dagster leaves them (no connection left open on a home that `dagster dev`,
-another command or a test shares). A new run's database is copied from one made once per process
-by Dagster's own init instead of creating and stamping its schema anew. Same files, same schema,
-same WAL journal, same lock around the event log's connections.
+another command or a test shares). A new run's database is copied from a template made once per
+home and Dagster version by Dagster's own init (a dotfile beside the run databases, which Dagster's
+``*.db`` globs never see) instead of creating and stamping its schema anew: nothing of it lives
+outside the home, so a process killed with -9 leaves nothing behind. Same files, same schema, same
+WAL journal, same lock around the event log's connections.
 
 Only the instance a ``rag-eval`` command opens on a home's SQLite uses these classes (see
 ``instance.home``); a team's own storage in ``dagster.yaml`` is left as it is.
@@ -20,7 +22,6 @@ import contextlib
 import os
 import shutil
 import sqlite3
-import tempfile
 import threading
 import weakref
 from collections.abc import Iterator
@@ -43,6 +44,8 @@ from dagster._core.storage.sqlite_storage import (
 from dagster._serdes import ConfigurableClassData
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Connection, Engine
+
+from rag_eval_pipeline.common.processes import process_alive
 
 STOCK_MODULE, STOCK_CLASS = "dagster._core.storage.sqlite_storage", "DagsterSqliteStorage"
 
@@ -97,12 +100,11 @@ class KeptConnectionEventLogStorage(SqliteEventLogStorage):
     def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None):
         self.kept = KeptEngines()
         self._tables: set[str] = set()
-        self._templates: list[Path] = []  # at most one: made on the first new run
         self._template_lock = threading.Lock()
         super().__init__(base_dir, inst_data)
-        # connections closed and the template removed when the instance is disposed or collected,
-        # or the process exits without disposing it
-        self._release = weakref.finalize(self, _release, self.kept, self._templates)
+        # connections closed when the instance is disposed or collected, or the process exits
+        # without disposing it
+        self._release = weakref.finalize(self, self.kept.release)
 
     @contextlib.contextmanager
     def _connect(self, shard: str) -> Iterator[Connection]:
@@ -139,29 +141,42 @@ class KeptConnectionEventLogStorage(SqliteEventLogStorage):
             super()._initdb(engine, for_index_shard)
 
     def _copy_template(self, path: Path) -> bool:
-        with self._template_lock:
-            if not self._templates or not self._templates[0].is_file():
-                self._templates[:] = [self._make_template()]
         staged = path.with_name(f".{path.name}.{os.getpid()}.new")
         try:
-            shutil.copyfile(self._templates[0], staged)  # checkpointed and closed: the file is the database
+            with self._template_lock:
+                template = self._template()
+            shutil.copyfile(template, staged)  # checkpointed and closed: the file is the database
             os.link(staged, path)  # never over a database another process created meanwhile
             return True
-        except OSError:
+        except (OSError, sqlite3.Error):
             return False
         finally:
             staged.unlink(missing_ok=True)
 
-    def _make_template(self) -> Path:
-        """An empty run database made by Dagster's own init, in WAL mode, outside the history."""
-        template = Path(tempfile.mkdtemp(prefix="rag-eval-run-db-")) / "template.db"
-        engine = create_engine(f"sqlite:///{template}")
+    def _template(self) -> Path:
+        """This home's empty run database for this Dagster version, made by Dagster's own init
+        the first time a run needs it (by whichever process comes first: it is linked into place
+        whole, never over another's) and stamped with the schema revision every copy carries."""
+        folder = Path(self._base_dir)
+        template = folder / f"{TEMPLATE_PREFIX}{dg.__version__}.db"
+        if template.is_file() and _stamped(template):
+            return template
+        template.unlink(missing_ok=True)  # damaged (cut, overwritten): made again below
+        building = folder / f"{TEMPLATE_PREFIX}{dg.__version__}.{os.getpid()}{BUILDING_SUFFIX}"
+        _remove_abandoned(folder)
         try:
-            super()._initdb(engine)
+            engine = create_engine(f"sqlite:///{building}")
+            try:
+                super()._initdb(engine)
+            finally:
+                engine.dispose()
+            with contextlib.closing(sqlite3.connect(building)) as connection:
+                connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            with contextlib.suppress(FileExistsError):  # another process's, equal: kept
+                os.link(building, template)
         finally:
-            engine.dispose()
-        with contextlib.closing(sqlite3.connect(template)) as connection:
-            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            for leftover in (building, *(building.with_name(building.name + s) for s in ("-wal", "-shm"))):
+                leftover.unlink(missing_ok=True)
         return template
 
     def dispose(self) -> None:
@@ -169,13 +184,32 @@ class KeptConnectionEventLogStorage(SqliteEventLogStorage):
         self._release()
 
 
-def _release(kept: KeptEngines, templates: list[Path]) -> None:
-    kept.release()
-    for template in templates:
-        template.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            template.parent.rmdir()
-    templates.clear()
+def _stamped(database: Path) -> bool:
+    """Whether a database opens and carries Dagster's schema revision (a template's last step)."""
+    try:
+        # not read-only: a read-only reader of a WAL database leaves its -wal and -shm behind
+        with contextlib.closing(sqlite3.connect(database)) as connection:
+            return connection.execute("SELECT version_num FROM alembic_version").fetchone() is not None
+    except sqlite3.Error:
+        return False
+
+
+TEMPLATE_PREFIX = ".run-database-template-"  # a dotfile: Dagster's globs of *.db never list it
+BUILDING_SUFFIX = ".building"
+
+
+def _remove_abandoned(folder: Path) -> None:
+    """Templates of another Dagster version, and half-built ones of processes that died (kill -9
+    while Dagster's init ran): a home keeps one template, never leftovers."""
+    for path in folder.glob(f"{TEMPLATE_PREFIX}*"):
+        name = path.name.split("-wal")[0].split("-shm")[0]
+        if BUILDING_SUFFIX in name:
+            pid = name.removesuffix(BUILDING_SUFFIX).rsplit(".", 1)[-1]
+            if pid.isdigit() and (int(pid) == os.getpid() or process_alive(int(pid))):
+                continue
+        elif name == f"{TEMPLATE_PREFIX}{dg.__version__}.db":
+            continue
+        path.unlink(missing_ok=True)
 
 
 class KeptConnectionRunStorage(SqliteRunStorage):

@@ -50,6 +50,9 @@ def test_kill_9_while_answering_and_judging_then_resume(tmp_path):
     with FakeAnthropic(latency_s=0.3) as server:
         env = {**os.environ, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": server.url}
         env.pop("DAGSTER_HOME", None)
+        temp = tmp_path / "temp"  # the killed processes' temporary folder: nothing of ours stays in it
+        temp.mkdir()
+        env["TMPDIR"] = str(temp)
 
         def start() -> subprocess.Popen:
             return subprocess.Popen(
@@ -94,3 +97,8 @@ def test_kill_9_while_answering_and_judging_then_resume(tmp_path):
         pd.read_parquet(table)  # every stored file is whole
     for response in (home / "storage" / "llm_cache").rglob("*.json"):
         json.loads(response.read_text())
+    # the run databases' template lives in the home, one per Dagster version, none half-built
+    assert [p.name for p in temp.iterdir() if p.name.startswith("rag-eval")] == []
+    assert [p.name for p in (home / "history" / "runs").glob(".run-database-template-*")] == [
+        f".run-database-template-{dg.__version__}.db"
+    ]
