@@ -62,6 +62,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run(commands: argparse._SubParsersAction) -> None:
+    """`run`, and `backfill` (the same options, the models' partitions given to the daemon)."""
+    options = _evaluation_options()
+    run = commands.add_parser(
+        "run",
+        parents=[options],
+        help="register models and materialize the whole graph, then print the comparison",
+        description="Register the answer-model partitions, materialize every asset through the "
+        "Dagster instance (the runs show in the UI), and print the model comparison.",
+    )
+    run.add_argument(
+        "--backfill",
+        action="store_true",
+        help="submit the models' partitions as one Dagster backfill for the instance's daemon "
+        "(runs in parallel, shown in the UI's backfill view); in this process when no daemon runs",
+    )
+    run.set_defaults(handler=Handler("run", "handle"), backfill=False)
+    backfill = commands.add_parser(
+        "backfill",
+        parents=[options],
+        help="the same as run --backfill",
+        description="Rebuild the knowledge base here, submit the answer-model partitions as one "
+        "Dagster backfill for the daemon of `rag-eval ui` or a deployment, follow it, then print "
+        "the comparison.",
+    )
+    backfill.set_defaults(handler=Handler("run", "handle"), backfill=True)
+
+
+def _evaluation_options() -> argparse.ArgumentParser:
+    """What an evaluation is of and how it is judged: the options `run` and `backfill` share."""
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument(
         "--models",
@@ -133,29 +162,7 @@ def _run(commands: argparse._SubParsersAction) -> None:
         help="ask every LLM call again this run instead of answering from the response cache",
     )
     options.add_argument("--verbose", action="store_true", help="show Dagster's log and tracebacks")
-    run = commands.add_parser(
-        "run",
-        parents=[options],
-        help="register models and materialize the whole graph, then print the comparison",
-        description="Register the answer-model partitions, materialize every asset through the "
-        "Dagster instance (the runs show in the UI), and print the model comparison.",
-    )
-    run.add_argument(
-        "--backfill",
-        action="store_true",
-        help="submit the models' partitions as one Dagster backfill for the instance's daemon "
-        "(runs in parallel, shown in the UI's backfill view); in this process when no daemon runs",
-    )
-    run.set_defaults(handler=Handler("run", "handle"), backfill=False)
-    backfill = commands.add_parser(
-        "backfill",
-        parents=[options],
-        help="the same as run --backfill",
-        description="Rebuild the knowledge base here, submit the answer-model partitions as one "
-        "Dagster backfill for the daemon of `rag-eval ui` or a deployment, follow it, then print "
-        "the comparison.",
-    )
-    backfill.set_defaults(handler=Handler("run", "handle"), backfill=True)
+    return options
 
 
 def _inspect(commands: argparse._SubParsersAction) -> None:
