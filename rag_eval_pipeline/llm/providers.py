@@ -59,7 +59,8 @@ class LLMProvider:
     says where a model's calls go (``base_url`` and ``api_key_env`` from a named entry, for
     providers with ``named_endpoint``); ``client`` makes its SDK client; ``shared_limit`` names
     the limit every run of the instance shares (None: each run has its own server);
-    ``missing`` says, before a run, what an endpoint lacks, with its remedy."""
+    ``missing`` says, before a run, what an endpoint lacks, with its remedy; ``calls_at_once``
+    is what the server itself takes at once (None: no bound beyond ``concurrency``)."""
 
     name: str
     model_id: Callable[[str], str | None]
@@ -70,6 +71,8 @@ class LLMProvider:
     missing: Callable[[LLMEndpoint, LLMEnvironment], str | None]
     # a stage's calls as one batch at half price, when the settings ask for it (None: never)
     batches: Callable[[LLMEnvironment, ResponseCache, Path], BatchPrefetcher | None] = lambda *_: None
+    # a call beyond what the server decodes at once only waits in its queue, its timeout running
+    calls_at_once: Callable[[LLMSettings], int | None] = lambda settings: None
     free: bool = False  # runs here: tokens counted, dollars 0
     records_served_model: bool = True  # the id the server reports (not a local file path)
     named_endpoint: bool = False
@@ -239,6 +242,7 @@ LLM_PROVIDERS: dict[str, LLMProvider] = {
             section=lambda settings: settings.local,
             shared_limit=lambda endpoint, env: None,  # each run starts its own server
             missing=_local_missing,
+            calls_at_once=lambda settings: settings.local.n_parallel,  # its slots
             free=True,
             records_served_model=False,
             requires=("xllamacpp",),

@@ -107,3 +107,24 @@ def test_a_strict_judgement_through_the_json_schema_grammar(smollm2, tmp_path):
         [StrictLLMJudge("local:smollm2", "smollm2", again, FreeOfCharge())],
     )
     assert again.cache_hits >= len(ok)  # valid verdicts come from the cache; only errors are asked again
+
+
+@pytest.mark.parametrize(("concurrency", "slots", "in_flight"), [(8, 2, 2), (3, 4, 3)])
+def test_calls_to_the_local_server_never_wait_in_its_queue(concurrency, slots, in_flight, monkeypatch):
+    """A call beyond the server's slots only waits in its queue, its timeout running: on a busy
+    machine the last of ten judgements timed out after 600 s. The run's client sends at most as
+    many calls as the server decodes at once (and no more than ``concurrency``)."""
+    from rag_eval_pipeline.config import Settings
+    from rag_eval_pipeline.defs.resources.llm import LLMResource
+    from rag_eval_pipeline.defs.resources.settings import SettingsResource
+    from rag_eval_pipeline.llm.targets import LLMEndpoint
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")  # a client is made, never called
+    settings = Settings.model_validate({"concurrency": concurrency, "local": {"n_parallel": slots}})
+    resource = LLMResource(settings=SettingsResource.from_settings(settings))
+    try:
+        client = resource.client(LLMEndpoint("local", model_file="smollm2"))
+        assert client._max_in_flight == in_flight
+        assert resource.client(LLMEndpoint("anthropic"))._max_in_flight == concurrency
+    finally:
+        resource._servers.stop_all()

@@ -116,15 +116,17 @@ class LLMResource(dg.ConfigurableResource):
     def client(self, endpoint: LLMEndpoint, budget: SpendingLimit | None = None) -> CachedClient:
         """A fresh client for one stage's calls: the provider's SDK client behind the cache, the
         bound on calls in flight (``concurrency``, shared with every run of the instance on this
-        machine where the provider is a shared service), the call's overall deadline and the
-        stage's budget (for a provider whose calls cost money)."""
+        machine where the provider is a shared service; no more than a local server's slots),
+        the call's overall deadline and the stage's budget (for a provider whose calls cost
+        money)."""
         provider, env = llm_provider(endpoint), self.environment()
         settings = env.settings
+        at_once = provider.calls_at_once(settings)
         return CachedClient(
             provider.client(endpoint, env),
             ResponseCache(self._cache_root) if self._cache_root is not None else None,
             refresh=settings.cache.refresh,
-            max_in_flight=settings.concurrency,
+            max_in_flight=min(settings.concurrency, at_once) if at_once else settings.concurrency,
             shared=self._shared_limit(provider.shared_limit(endpoint, env), settings.concurrency),
             deadline_s=provider.section(settings).call_deadline(),
             budget=None if provider.free else budget,
