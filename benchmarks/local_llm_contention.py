@@ -1,14 +1,15 @@
 """Benchmark: the real local judge on a busy machine. The same small run (`rag-eval run --models
 oracle --sample 4 --judges reference,local:smollm2`, a fresh home each time, so no cached call)
 on a quiet machine and with one core kept busy by another process (what a CI worker beside
-another, or a user's other job, does), with the server on every core (the default) and on one
-thread (`local.threads: 1`). Interleaved, median of two; prints each figure and its ratio to the
-same setting when quiet.
+another, or a user's other job, does), with the server on every core, on one thread
+(`local.threads: 1`) and on the cores free when it starts (the default). Interleaved, median
+of two; prints each figure and its ratio to the same setting when quiet.
 
     .venv/bin/python benchmarks/local_llm_contention.py [--dataset PATH] [--repeats 2]
 """
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -20,8 +21,9 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
 CLI = [sys.executable, "-m", "rag_eval_pipeline.cli"]
 SETTINGS = {
-    "every core (the default)": "local:\n  threads: null\n",
+    "every core": f"local:\n  threads: {os.cpu_count()}\n",
     "one thread": "local:\n  threads: 1\n",
+    "the free cores (the default)": "local:\n  threads: null\n",
 }
 HOG = "while True: pass"  # one core's worth of someone else's work
 

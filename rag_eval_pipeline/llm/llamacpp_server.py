@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,45 @@ class LocalServerUnavailableError(RuntimeError):
 @dataclass(frozen=True)
 class LocalServerSettings:
     """``n_parallel`` slots decode side by side (each gets ``n_ctx / n_parallel`` tokens of
-    context); ``threads`` None: every core."""
+    context); ``threads`` None: the cores free when the server starts (``free_cores``)."""
 
     n_ctx: int = 8192
     n_parallel: int = 2
     threads: int | None = None
+
+
+def free_cores(usable: int, busy: float) -> int:
+    """The threads for a server that was given none: the ``usable`` cores less the ones other
+    work keeps ``busy``, at least one. The server's threads wait on each other at every layer,
+    so one descheduled thread stalls the rest: on two cores with one busy, two threads judged
+    2.3x slower than on a quiet machine and one thread 1.0x (benchmarks/local_llm_contention.py)."""
+    return max(1, min(usable, usable - round(busy)))
+
+
+def busy_cores(window_s: float = 0.5) -> float:
+    """How many cores other work keeps busy now: measured over ``window_s`` from /proc/stat
+    where there is one (a job started a moment ago counts), else the 1-minute load average."""
+    stat = Path("/proc/stat")
+    if not stat.exists():
+        return os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+
+    def jiffies() -> tuple[int, int]:
+        values = [int(v) for v in stat.read_text().split("\n", 1)[0].split()[1:9]]
+        idle = values[3] + values[4]  # idle and iowait
+        return sum(values) - idle, sum(values)
+
+    busy_before, total_before = jiffies()
+    time.sleep(window_s)
+    busy_after, total_after = jiffies()
+    share = (busy_after - busy_before) / max(1, total_after - total_before)
+    return share * (os.cpu_count() or 1)
+
+
+def _server_threads(settings: LocalServerSettings) -> int:
+    if settings.threads:
+        return settings.threads
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return free_cores(usable, busy_cores())
 
 
 def _free_port() -> int:
@@ -46,13 +81,14 @@ class LlamaCppServer:
         params.model.path = str(model_file)
         params.n_ctx = settings.n_ctx
         params.n_parallel = settings.n_parallel
-        threads = settings.threads or os.cpu_count() or 1
+        threads = _server_threads(settings)
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.verbosity = -1  # llama.cpp logs every slot's timings to stderr otherwise
         params.port = _free_port()
         self.model_file = model_file
         self.settings = settings
+        self.threads = threads
         self._server: Any = xllamacpp.Server(params)
         self.base_url = f"{self._server.listening_address.rstrip('/')}/v1"
 

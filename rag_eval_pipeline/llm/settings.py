@@ -59,7 +59,9 @@ class LocalLLMSettings(_Section):
     max_retries: int = Field(default=1, ge=0)
     n_ctx: int = Field(default=8192, ge=512, description="context tokens, shared by the slots")
     n_parallel: int = Field(default=2, ge=1, description="requests decoded side by side")
-    threads: int | None = Field(default=None, ge=1, description="None: every core")
+    threads: int | None = Field(
+        default=None, ge=1, description="None: the cores not busy when the server starts, at least one"
+    )
 
 
 class CacheSettings(Strict):

@@ -29,7 +29,7 @@ SMOLLM2 = AnswerRegistry().resolve("local:smollm2@bm25-k2")
 
 @pytest.fixture(scope="session")
 def smollm2():
-    """One llama.cpp server for the session (two slots, every core)."""
+    """One llama.cpp server for the session (two slots, the cores free when it starts)."""
     server = LlamaCppServer(local_model_path("smollm2"), LocalServerSettings(n_ctx=4096, n_parallel=2))
     yield server
     server.stop()

@@ -541,43 +541,56 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
     assert all(not tick["runIds"] for found in ticks.values() for tick in found), ticks
 
 
-RENDER_BOUND = 5  # an asset page may take this many times Dagster's own overview page
-BASELINE_EVERY = 5  # asset pages measured against one baseline: a minute or so on this machine
+METADATA_BYTES = 64_000  # an asset page reads its latest materialization's metadata: bounded
+BASELINE_EVERY = 5  # asset pages timed against one overview baseline (a figure, not asserted)
 PAGE_WAIT_MS = 180_000  # how long a page may take on a loaded machine before it counts as broken
 
 
-def test_every_asset_page_renders_within_a_few_times_the_overview_page(ui, browser):
-    """Bounded metadata keeps every asset page quick: each renders (loaded, its data shown: the
-    code location's name, which both pages show once their queries answered) within
-    RENDER_BOUND times what Dagster's overview page takes, measured within the same minute or so
-    on the same machine (a fresh baseline every BASELINE_EVERY pages), a ratio and not a wall
-    time; a page over the bound is measured once more against a fresh baseline before it counts.
-    The figures go to test-artifacts/. (Partitioned asset pages keep polling, so "network idle"
-    never comes for some.)"""
+def test_every_asset_page_renders_and_its_metadata_stays_bounded(ui, browser):
+    """Every asset page renders (loaded, its data shown: the code location's name, which the page
+    shows once its queries answered; a page that did not answer is asked once more before it
+    counts as broken), and what would make a page slow stays bounded: each asset's latest
+    metadata is under METADATA_BYTES serialized (the worst cases, verdicts and charts are a
+    fixed number of rows, whatever the number of cases). How long each page took against
+    Dagster's own overview page goes to test-artifacts/ as figures: on a loaded machine a time
+    says more about the machine than about the page, so none is asserted."""
+    from dagster._serdes import serialize_value
+    from playwright.sync_api import TimeoutError as NoAnswer
+
     page = browser.new_page()
     page.set_default_navigation_timeout(PAGE_WAIT_MS)
     open_page(page, f"{ui.url}/overview")  # past the first visit's dialog
 
     def render(path: str) -> float:
         start = time.perf_counter()
-        page.goto(f"{ui.url}{path}", wait_until="load")
-        page.get_by_text(LOCATION, exact=True).first.wait_for(timeout=PAGE_WAIT_MS)
+        for attempt in (1, 2):
+            try:
+                page.goto(f"{ui.url}{path}", wait_until="load")
+                page.get_by_text(LOCATION, exact=True).first.wait_for(timeout=PAGE_WAIT_MS)
+                break
+            except NoAnswer:
+                if attempt == 2:
+                    raise
         return time.perf_counter() - start
-
-    def ratios_of(assets: list[str]) -> dict[str, float]:
-        overview = statistics.median(render("/overview") for _ in range(3))
-        return {asset: render(f"/assets/{asset}") / overview for asset in assets}
 
     nodes = graphql(ui.url, "{ assetNodes { assetKey { path } } }")["assetNodes"]
     assets = sorted(n["assetKey"]["path"][0] for n in nodes)
     assert len(assets) >= 15  # every asset of the code location
     ratios: dict[str, float] = {}
     for start in range(0, len(assets), BASELINE_EVERY):
-        ratios |= ratios_of(assets[start : start + BASELINE_EVERY])
-    for asset in [asset for asset, r in ratios.items() if r > RENDER_BOUND]:
-        ratios[asset] = min(ratios[asset], ratios_of([asset])[asset])
+        overview = statistics.median(render("/overview") for _ in range(3))
+        for asset in assets[start : start + BASELINE_EVERY]:
+            ratios[asset] = render(f"/assets/{asset}") / overview
     ARTIFACTS.mkdir(exist_ok=True)
     figures = {asset: round(r, 2) for asset, r in sorted(ratios.items(), key=lambda item: -item[1])}
     (ARTIFACTS / "page-render-ratios.json").write_text(json.dumps(figures, indent=1))
-    slow = {asset: r for asset, r in figures.items() if r > RENDER_BOUND}
-    assert not slow, f"asset pages over {RENDER_BOUND}x the overview page: {slow}"
+
+    sizes = {}
+    with ui.instance() as instance:
+        for asset in assets:
+            latest = instance.fetch_materializations(dg.AssetKey(asset), limit=1).records
+            if latest:
+                sizes[asset] = len(serialize_value(latest[0].asset_materialization.metadata))
+    assert {"judge_scores", "paired_comparison", "metric_summary"} <= set(sizes)  # the largest
+    large = {asset: size for asset, size in sizes.items() if size > METADATA_BYTES}
+    assert not large, f"asset metadata over {METADATA_BYTES} bytes: {large}"
