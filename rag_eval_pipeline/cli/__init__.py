@@ -3,15 +3,16 @@ parser (``parser.py``) imports nothing heavy; each command's module is imported 
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rag_eval_pipeline.cli.errors import CommandError, error
 from rag_eval_pipeline.cli.parser import build_parser
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "entry", "main"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -46,12 +47,15 @@ def _stopped(err: BaseException) -> int:
     return 143 if what == "terminated" else 130
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, loaded: Callable[[], None] = lambda: None) -> int:
+    """Parse, import the command's module, call ``loaded``, run the command."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _terminate)  # before any import: a stop while starting is said too
     try:
         args = build_parser().parse_args(argv)
-        return args.handler.load()(args)
+        handle = args.handler.load()
+        loaded()
+        return handle(args)
     except CommandError as err:
         error(str(err))
         return 2
@@ -63,5 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
 
 
+def entry() -> int:
+    """The `rag-eval` process: ``main``, with the cyclic garbage collector told that what the
+    command imported lives as long as the process (``gc.freeze``), so its passes scan only the
+    command's own objects, and again at the end, so the exit does not scan the whole heap. In
+    the 500 x 3 offline run the collector's passes took about 2 s and the exit 0.8 s; with the
+    two freezes the run went from 7.6 s to 6.4 s (benchmarks/README.md). Only the process's
+    entry point freezes: a caller of ``main`` keeps its collector as it was."""
+    code = main(loaded=gc.freeze)
+    gc.freeze()
+    return code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

@@ -2,6 +2,6 @@
 
 import sys
 
-from rag_eval_pipeline.cli import main
+from rag_eval_pipeline.cli import entry
 
-sys.exit(main())
+sys.exit(entry())
