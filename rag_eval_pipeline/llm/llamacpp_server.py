@@ -85,12 +85,21 @@ class LlamaCppServer:
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.verbosity = -1  # llama.cpp logs every slot's timings to stderr otherwise
+        params.endpoint_metrics = True  # a task through the server's queue, for _wait_for_its_loop
         params.port = _free_port()
         self.model_file = model_file
         self.settings = settings
         self.threads = threads
         self._server: Any = xllamacpp.Server(params)
+        self._wait_for_its_loop()
         self.base_url = f"{self._server.listening_address.rstrip('/')}/v1"
+
+    def _wait_for_its_loop(self) -> None:
+        """Return once the server's task loop runs. The server starts that loop on a thread of its
+        own, and the loop marks itself running when it begins: a server stopped before then never
+        stops, and its destructor waits for it holding the GIL, which froze a whole test process
+        on a busy machine. Metrics are answered only by the loop."""
+        self._server.handle_metrics()
 
     def stop(self) -> None:
         self._server = None  # the server's destructor ends its loop and frees the model

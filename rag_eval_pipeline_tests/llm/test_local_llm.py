@@ -3,6 +3,8 @@ through the real `openai` SDK. Outputs are the model's own; the tests assert wha
 any model (shapes, token counts that match the server's, structured output, the cache)."""
 
 import json
+import subprocess
+import sys
 import urllib.request
 
 import pytest
@@ -128,3 +130,36 @@ def test_calls_to_the_local_server_never_wait_in_its_queue(concurrency, slots, i
         assert resource.client(LLMEndpoint("anthropic"))._max_in_flight == concurrency
     finally:
         resource._servers.stop_all()
+
+
+STOPPED_AT_ONCE = """
+import sys
+from rag_eval_pipeline.llm.llamacpp_server import LlamaCppServer, LocalServerSettings
+from rag_eval_pipeline.llm.targets import local_model_path
+for cycle in range(int(sys.argv[1])):
+    settings = LocalServerSettings(n_ctx=2048, n_parallel=4, threads=1)
+    LlamaCppServer(local_model_path("smollm2"), settings).stop()
+    print(cycle, flush=True)
+"""
+
+
+def test_a_server_stopped_as_soon_as_it_started_stops():
+    """A run makes its local server when it makes the client, so a run answered from the cache
+    stops it moments later. llama.cpp's task loop marks itself running when it begins, on a
+    thread of its own: a server stopped before then never stopped, and its destructor waited
+    holding the GIL (a CI run froze so on a busy machine, and unfixed this hangs within five
+    cycles). Ten servers started and stopped at once beside three spinning processes, in a
+    child process so that a hang fails the test instead of freezing it."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", STOPPED_AT_ONCE, "10"], capture_output=True, text=True, timeout=600
+        )
+    except subprocess.TimeoutExpired as hung:
+        pytest.fail(f"a server stopped at once never stopped; cycles done: {hung.stdout!r}")
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(cycle) for cycle in range(10)]
