@@ -22,6 +22,7 @@ from rag_eval_pipeline.llm.providers import LOCAL_MAX_STRING_CHARS
 from rag_eval_pipeline.llm.services import FreeOfCharge
 from rag_eval_pipeline.llm.targets import local_model_path
 from rag_eval_pipeline_tests.llm.test_anthropic_sdk import HITS, _candidates, _cases
+from rag_eval_pipeline_tests.support.processes import spinning
 
 pytestmark = pytest.mark.slow  # the real llama.cpp server
 
@@ -150,16 +151,12 @@ def test_a_server_stopped_as_soon_as_it_started_stops():
     holding the GIL (a CI run froze so on a busy machine, and unfixed this hangs within five
     cycles). Ten servers started and stopped at once beside three spinning processes, in a
     child process so that a hang fails the test instead of freezing it."""
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", STOPPED_AT_ONCE, "10"], capture_output=True, text=True, timeout=600
-        )
+        with spinning(3):
+            done = subprocess.run(
+                [sys.executable, "-c", STOPPED_AT_ONCE, "10"], capture_output=True, text=True, timeout=600
+            )
     except subprocess.TimeoutExpired as hung:
         pytest.fail(f"a server stopped at once never stopped; cycles done: {hung.stdout!r}")
-    finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(cycle) for cycle in range(10)]

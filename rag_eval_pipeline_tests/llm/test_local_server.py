@@ -1,12 +1,11 @@
 """How many threads a local llama.cpp server gets when the configuration names none."""
 
-import subprocess
-import sys
 import time
 
 import pytest
 
 from rag_eval_pipeline.llm.llamacpp_server import LocalServerSettings, _server_threads, busy_cores, free_cores
+from rag_eval_pipeline_tests.support.processes import spinning
 
 
 @pytest.mark.parametrize(
@@ -26,13 +25,9 @@ def test_a_server_given_no_threads_takes_the_free_cores(usable, busy, threads):
 def test_another_process_spinning_counts_as_a_busy_core():
     """What the server's default reads: a core another process keeps busy right now (whatever
     else the machine runs, the spinner alone keeps most of a core busy)."""
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
+    with spinning(1):
         time.sleep(0.3)  # the interpreter started
         busy = busy_cores(0.5)
-    finally:
-        spinner.kill()
-        spinner.wait()
     assert busy >= 0.7
 
 

@@ -22,6 +22,19 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@contextlib.contextmanager
+def spinning(cores: int) -> Iterator[None]:
+    """Other work on a busy machine: ``cores`` processes that each keep a core busy until the
+    block ends."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
 def stop_process_group(process, timeout_s: float = 90) -> None:
     """SIGTERM to a server started with start_new_session, SIGKILL if it lingers (after longer
     than `rag-eval ui` gives its own children, so that it never leaves them orphaned)."""
