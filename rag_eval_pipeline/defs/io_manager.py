@@ -2,12 +2,12 @@
 the knowledge base's snapshots, every materialization's own file, and fan-in reads pinned to
 the last accepted summary."""
 
-import copy
 from typing import Any
 
 import dagster as dg
 from upath import UPath
 
+from rag_eval_pipeline.defs.kept import kept_for
 from rag_eval_pipeline.defs.names import ARTIFACTS, KNOWLEDGE_BASE_RUN_TAG, SNAPSHOT_ASSETS
 from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.formats import HtmlDocument
@@ -18,6 +18,7 @@ from rag_eval_pipeline.storage.materializations import (
     materialization_file,
 )
 from rag_eval_pipeline.storage.paths import contained
+from rag_eval_pipeline.storage.read_once import ReadOnce
 from rag_eval_pipeline.storage.snapshots import SNAPSHOTS, SnapshotStore
 
 # input metadata of a fan-in (an unpartitioned asset reading every answer model's partition)
@@ -26,7 +27,6 @@ FAN_IN = "rag_eval/fan_in"
 PINNED_BY = "rag_eval/pinned_by"
 # input metadata of an input that may not exist yet (labels before anyone labelled): None then
 ABSENT_AS_NONE = "rag_eval/absent_as_none"
-READS_KEPT = 8  # values a run's IO manager keeps after reading them (each file's latest version)
 
 
 class PublishSnapshot:
@@ -47,36 +47,24 @@ def _remedy(asset: str, partition: str | None) -> str:
     return f"delete it and evaluate {partition} again (`rag-eval run --models {partition}`)"
 
 
-def _copy(value: Any) -> Any:
-    """A value handed to one more reader, copied where it could be changed (a step that changes
-    its input must not change another step's): frames, and JSON's dicts and lists."""
-    if isinstance(value, (dict, list)):
-        return copy.deepcopy(value)
-    return value.copy() if hasattr(value, "columns") else value
-
-
 class _ArtifactStore(dg.UPathIOManager):
-    """Writes ``<base>/<asset>[/<partition>].<ext>`` in the format its value's type has. Within a
-    run each stored file is read once: a model's run reads its answers and scores in five steps."""
+    """Writes ``<base>/<asset>[/<partition>].<ext>`` in the format its value's type has. Each
+    version of a stored file is read once by the runs of one instance in this process: a model's
+    run reads its answers and scores in five steps, a command's six runs the same judgement list
+    and scores (``defs.kept``)."""
 
     extension = None  # chosen per value by storage.formats
     keep_materializations = KEEP_MATERIALIZATIONS
+    reads: ReadOnce | None = None  # set by the factory; a store of its own reads alone
 
     def _read(self, path: UPath, remedy: str) -> Any:
-        """The value at ``path``, read once per version of its file (its size and time)."""
+        """The value at ``path``, read once per version of its file."""
         found = formats.stored_file(path)
         if found is None:
             return formats.read(path, remedy)  # says what is missing
-        stat = found.stat()
-        version = (str(found), stat.st_size, getattr(stat, "st_mtime_ns", stat.st_mtime))
-        read = getattr(self, "_reads", None)
-        if read is None:
-            read = self._reads = {}
-        if version not in read:
-            if len(read) >= READS_KEPT:  # the oldest goes: a run holds a few values, never the store
-                read.pop(next(iter(read)))
-            read[version] = formats.read(path, remedy)
-        return _copy(read[version])
+        if self.reads is None:
+            self.reads = ReadOnce()
+        return self.reads.read(found, lambda: formats.read(path, remedy))
 
     @property
     def snapshots(self) -> SnapshotStore:
@@ -212,6 +200,7 @@ class ArtifactIOManager(dg.ConfigurableIOManagerFactory):
         base = self.base_dir or str(context.instance.storage_directory())
         store = _ArtifactStore(base_path=UPath(base) / ARTIFACTS)
         store.keep_materializations = self.keep_materializations
+        store.reads = kept_for(context.instance).reads
         return store
 
 

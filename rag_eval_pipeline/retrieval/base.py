@@ -4,7 +4,9 @@ the retrieval modes, the default k, what a build produces, and the content hash 
 from __future__ import annotations
 
 import hashlib
+import threading
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -12,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import pandas as pd
+
+KEPT_RANKINGS = 100_000  # queries whose hits an opened index keeps (a judgement list's questions)
 
 
 class RetrievalMode(str, Enum):
@@ -95,6 +99,9 @@ class InMemoryIndex(ABC):
         self._ids: list[str] = passages["passage_id"].tolist()
         self._titles: list[str] = passages["title"].tolist()
         self._texts: list[str] = passages["passage"].tolist()
+        # each query's hits, ranked once: every model of a comparison asks the same questions
+        self._ranked: OrderedDict[tuple[str, int], tuple[SearchHit, ...]] = OrderedDict()
+        self._ranked_lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -111,7 +118,17 @@ class InMemoryIndex(ABC):
         k = min(k, len(self._ids))
         if k < 1:
             return [[] for _ in queries]
-        return self._rank(queries, k)
+        with self._ranked_lock:
+            known = {q: self._ranked[(q, k)] for q in queries if (q, k) in self._ranked}
+        missing = [q for q in dict.fromkeys(queries) if q not in known]
+        if missing:
+            ranked = {q: tuple(hits) for q, hits in zip(missing, self._rank(missing, k))}
+            known.update(ranked)
+            with self._ranked_lock:
+                self._ranked.update({(q, k): hits for q, hits in ranked.items()})
+                while len(self._ranked) > KEPT_RANKINGS:
+                    self._ranked.popitem(last=False)
+        return [list(known[q]) for q in queries]
 
     @abstractmethod
     def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:

@@ -6,8 +6,10 @@ import functools
 import json
 import os
 import shutil
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +33,7 @@ from rag_eval_pipeline.retrieval.vector_index import DenseIndex, HnswIndex, has_
 BACKEND_NAME = Backend.EMBEDDED.value
 INDEX_FORMAT_VERSION = "2"  # bump when the on-disk layout or the tokenisation changes
 MANIFEST_FILE = "manifest.json"
+KEPT_INDEXES = 2  # the live index and the one a rebuild just made
 
 
 def embedded_version(
@@ -114,9 +117,38 @@ def open_embedded_index(manifest: IndexManifest, load_embedder: Callable[[str], 
     return OpenedIndex(lexical, semantic, catalog, manifest.backend)
 
 
+class OpenedIndexes:
+    """Embedded indexes opened once and kept, the ``kept`` most recently used: an index folder
+    is written once under its content version and renamed into place complete, so one opened is
+    the index for as long as its manifest file is the same one."""
+
+    def __init__(self, kept: int = KEPT_INDEXES) -> None:
+        self._kept = kept
+        self._opened: OrderedDict[tuple, OpenedIndex] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def open(self, manifest: IndexManifest, load_embedder: Callable[[str], Embedder]) -> OpenedIndex:
+        try:
+            stat = (Path(manifest.location) / MANIFEST_FILE).stat()
+        except FileNotFoundError:  # gone: said as the index's own error, with its remedy
+            return open_embedded_index(manifest, load_embedder)
+        key = (manifest.location, manifest.version, stat.st_ino, stat.st_mtime_ns)
+        with self._lock:
+            if key in self._opened:
+                self._opened.move_to_end(key)
+                return self._opened[key]
+        opened = open_embedded_index(manifest, load_embedder)
+        with self._lock:
+            self._opened[key] = opened
+            while len(self._opened) > self._kept:
+                self._opened.popitem(last=False)
+        return opened
+
+
 class EmbeddedBackend:
     """The knowledge base on local disk under ``root``: BM25, plus vectors when an embedder is
-    given (searched exactly, or through an HNSW graph); one folder per content version."""
+    given (searched exactly, or through an HNSW graph); one folder per content version. Indexes
+    are opened through ``opened`` (shared by a process's runs) or each time."""
 
     name = BACKEND_NAME
 
@@ -126,11 +158,13 @@ class EmbeddedBackend:
         embedder: Embedder | None,
         load_embedder: Callable[[str], Embedder],
         vector_search: VectorSearch = VectorSearch.EXACT,
+        opened: OpenedIndexes | None = None,
     ) -> None:
         self._root = root
         self._embedder = embedder
         self._load_embedder = load_embedder
         self._vector_search = vector_search
+        self._opened = opened
         if embedder is not None and vector_search is VectorSearch.HNSW:
             HnswIndex.require_library()  # before hours of embedding, not after
 
@@ -138,4 +172,6 @@ class EmbeddedBackend:
         return build_embedded_index(passages, self._root, self._embedder, on_progress, self._vector_search)
 
     def open(self, manifest: IndexManifest) -> OpenedIndex:
-        return open_embedded_index(manifest, self._load_embedder)
+        if self._opened is None:
+            return open_embedded_index(manifest, self._load_embedder)
+        return self._opened.open(manifest, self._load_embedder)

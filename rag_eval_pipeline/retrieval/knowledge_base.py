@@ -18,7 +18,7 @@ from rag_eval_pipeline.retrieval.base import (
     RetrievalMode,
     SearchHit,
 )
-from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend
+from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend, OpenedIndexes
 from rag_eval_pipeline.retrieval.embedder import Embedder, make_embedder, resolve_embedding_model
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, SearchBackend, search_many
 from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
@@ -40,6 +40,7 @@ class KnowledgeBase:
     spec: KnowledgeBaseSpec
     root: Path
     connect: Callable[[], Elasticsearch] | None = None
+    embedded_indexes: OpenedIndexes | None = None  # shared with other runs of the process, if given
     _es: tuple[Elasticsearch, EsFeatures] | None = field(default=None, repr=False)
     _embedders: dict[str, Embedder] = field(default_factory=dict, repr=False)
     _opened: dict[str, OpenedIndex] = field(default_factory=dict, repr=False)
@@ -73,7 +74,9 @@ class KnowledgeBase:
         model = self.spec.embedding_model
         embedder = self.embedder(model) if model else None
         if self.spec.backend is Backend.EMBEDDED:
-            return EmbeddedBackend(self.root, embedder, self.embedder, self.spec.vector_search)
+            return EmbeddedBackend(
+                self.root, embedder, self.embedder, self.spec.vector_search, self.embedded_indexes
+            )
         es, features = self.es()
         alias = self.spec.index_names.knowledge_base
         from rag_eval_pipeline.retrieval.elasticsearch.backend import ElasticsearchBackend

@@ -1,3 +1,4 @@
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -49,6 +50,43 @@ def test_persist_and_reload_give_the_same_hits(tmp_path: Path):
     assert manifest.documents == 3 and manifest.backend == "embedded"
     assert manifest.details["modes"] == ["bm25", "two_hop"]
     assert manifest.details["size_bytes"] > 0
+
+
+def test_a_query_is_ranked_once_per_index_and_each_caller_gets_its_own_hits(monkeypatch):
+    index = Bm25Index.build(TOY)
+    ranked: list[list[str]] = []
+    rank = index._rank
+    monkeypatch.setattr(index, "_rank", lambda queries, k: ranked.append(queries) or rank(queries, k))
+    first = index.search_many(["which animals bark?", "purring felines", "which animals bark?"], k=2)
+    first[0].clear()  # one caller's list is its own
+    again = index.search_many(["purring felines", "which animals bark?", "fish"], k=2)
+    assert ranked == [["which animals bark?", "purring felines"], ["fish"]]  # each query once
+    assert [h.title for h in again[1]] == ["Dogs"] and again[0] == first[1]
+    assert index.search_many(["purring felines"], k=1) == [first[1][:1]]  # another k ranks anew
+    assert len(ranked) == 3
+
+
+def test_an_index_is_opened_once_per_build_by_the_runs_sharing_it(tmp_path: Path, monkeypatch):
+    loads = []
+    load = Bm25Index.load.__func__
+    monkeypatch.setattr(
+        Bm25Index, "load", classmethod(lambda cls, folder: loads.append(folder) or load(cls, folder))
+    )
+    shared = embedded.OpenedIndexes()
+    manifest = build_versioned_index(TOY, tmp_path / "a")
+    backends = [embedded.EmbeddedBackend(tmp_path / "a", None, None, opened=shared) for _ in range(3)]
+    opened = [backend.open(manifest) for backend in backends]  # three runs, one load
+    assert len(loads) == 1 and opened[0] is opened[2]
+    assert [h.title for h in opened[1].lexical.search("bark", 1)] == ["Dogs"]
+
+    rebuilt = build_versioned_index(TOY, tmp_path / "b")  # the same content in another folder
+    assert backends[0].open(rebuilt) is not opened[0] and len(loads) == 2
+    alone = embedded.EmbeddedBackend(tmp_path / "a", None, None)  # no sharing given: its own
+    assert alone.open(manifest) is not opened[0] and len(loads) == 3
+
+    shutil.rmtree(manifest.location)  # deleted under the runs: said as before, with the remedy
+    with pytest.raises(IndexNotFoundError, match="materialize kb_index"):
+        backends[0].open(manifest)
 
 
 def test_same_content_reuses_the_version_and_new_content_gets_a_new_folder(tmp_path: Path):

@@ -4,6 +4,7 @@ cluster, in front of ``retrieval.knowledge_base.KnowledgeBase``."""
 import dagster as dg
 from pydantic import Field, PrivateAttr
 
+from rag_eval_pipeline.defs.kept import kept_for
 from rag_eval_pipeline.defs.resources.elasticsearch import ElasticsearchResource
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
 from rag_eval_pipeline.retrieval.base import Backend
@@ -30,7 +31,8 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
         root = self.index_dir or storage_folder(context) / KB_INDEX_FOLDER
         connect = self.elasticsearch.client if self.elasticsearch is not None else None
-        self._knowledge_base = KnowledgeBase(self.spec, root, connect)  # type: ignore[arg-type]
+        indexes = kept_for(context.instance).indexes  # opened once by the runs of this instance
+        self._knowledge_base = KnowledgeBase(self.spec, root, connect, embedded_indexes=indexes)  # type: ignore[arg-type]
 
     @property
     def spec(self) -> KnowledgeBaseSpec:

@@ -1,0 +1,80 @@
+"""Stored values read once per version of their file: a command's runs (the knowledge base, each
+model's evaluation, the comparison) read the same judgement list, scores and summaries, and a
+file once written is replaced, never changed in place (``formats.write`` renames a new file over
+it), so its inode, size and time name its content."""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+KEPT_VALUES = 32  # a command's six runs read about a dozen files
+KEPT_BYTES = 512 * 2**20  # a frame larger than this is read each time rather than held
+FileVersion = tuple[str | int, int, int, float]
+
+
+def file_version(found: Path) -> FileVersion:
+    """What changes whenever the file at ``found`` is written again: its inode (a rename gives a
+    new one; a run's kept copy is a hard link of the same), size and time; a store without
+    inodes, such as object storage, gives its path instead."""
+    stat = found.stat()
+    modified = getattr(stat, "st_mtime_ns", None) or stat.st_mtime
+    inode = getattr(stat, "st_ino", 0)
+    where: str | int = getattr(stat, "st_dev", 0) if inode else str(found)
+    return where, inode, stat.st_size, modified
+
+
+def handed_out(value: Any) -> Any:
+    """A value handed to one more reader, copied where it could be changed (a step that changes
+    its input must not change another step's): frames, and JSON's dicts and lists."""
+    if isinstance(value, (dict, list)):
+        return copy.deepcopy(value)
+    return value.copy() if hasattr(value, "columns") else value
+
+
+def _size(value: Any) -> int:
+    """A frame's memory (pandas' own count, without walking Python objects); other values are
+    small records."""
+    usage = getattr(value, "memory_usage", None)
+    return int(usage(index=True).sum()) if callable(usage) else 0
+
+
+class ReadOnce:
+    """Values by file version, the newest ``kept`` of them within ``kept_bytes``; each reader gets
+    its own copy. Thread-safe: a run's steps and a sensor may read at once."""
+
+    def __init__(self, kept: int = KEPT_VALUES, kept_bytes: int = KEPT_BYTES) -> None:
+        self._kept, self._kept_bytes = kept, kept_bytes
+        self._values: OrderedDict[FileVersion, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def read(self, found: Path, reader: Callable[[], Any]) -> Any:
+        """The value of the file ``found`` as ``reader`` reads it, read only when this version of
+        the file was not read before."""
+        version = file_version(found)
+        with self._lock:
+            kept = self._values.get(version)
+            if kept is not None:
+                self._values.move_to_end(version)
+                return handed_out(kept[0])
+        value = reader()
+        size = _size(value)
+        if size <= self._kept_bytes:
+            with self._lock:
+                self._values[version] = (value, size)
+                self._evict()
+        return handed_out(value)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def _evict(self) -> None:
+        """The least recently read go first, until the count and the bytes fit."""
+        while len(self._values) > self._kept or (
+            len(self._values) > 1 and sum(size for _, size in self._values.values()) > self._kept_bytes
+        ):
+            self._values.popitem(last=False)
