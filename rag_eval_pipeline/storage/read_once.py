@@ -6,6 +6,7 @@ it), so its inode, size and time name its content."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -14,18 +15,27 @@ from typing import Any
 
 KEPT_VALUES = 32  # a command's six runs read about a dozen files
 KEPT_BYTES = 512 * 2**20  # a frame larger than this is read each time rather than held
-FileVersion = tuple[str | int, int, int, float]
+SAMPLED_BYTES = 64 * 1024  # of each end of a file: all of a small file, a parquet file's footer
+FileVersion = tuple[str | int, int, int, float, str]
 
 
 def file_version(found: Path) -> FileVersion:
     """What changes whenever the file at ``found`` is written again: its inode (a rename gives a
-    new one; a run's kept copy is a hard link of the same), size and time; a store without
-    inodes, such as object storage, gives its path instead."""
+    new one; a run's kept copy is a hard link of the same), size, time, and a hash of its first
+    and last 64 KiB (a freed inode written again within the clock's tick at the same size still
+    differs there: a small file whole, a parquet file in its footer's statistics). A store
+    without inodes, such as object storage, gives its path instead."""
     stat = found.stat()
     modified = getattr(stat, "st_mtime_ns", None) or stat.st_mtime
     inode = getattr(stat, "st_ino", 0)
     where: str | int = getattr(stat, "st_dev", 0) if inode else str(found)
-    return where, inode, stat.st_size, modified
+    digest = hashlib.blake2b(digest_size=16)
+    with found.open("rb") as file:
+        digest.update(file.read(SAMPLED_BYTES))
+        if stat.st_size > SAMPLED_BYTES:
+            file.seek(max(SAMPLED_BYTES, stat.st_size - SAMPLED_BYTES))
+            digest.update(file.read(SAMPLED_BYTES))
+    return where, inode, stat.st_size, modified, digest.hexdigest()
 
 
 def handed_out(value: Any) -> Any:

@@ -56,3 +56,14 @@ def test_the_oldest_values_go_past_the_count_and_a_frame_over_the_bytes_is_not_k
     kept.read(found, _reader(big, reads))
     kept.read(found, _reader(big, reads))
     assert reads.count(big) == 2 and len(kept) == 2
+
+
+def test_the_same_inode_size_and_time_with_other_bytes_is_another_version(tmp_path):
+    path = tmp_path / "scores"
+    found = formats.write({"x": 1}, path, "scores")
+    kept, reads = ReadOnce(), []
+    kept.read(found, _reader(path, reads))
+    written = os.stat(found)
+    found.write_text(found.read_text().replace("1", "2"))  # in place: same inode and size
+    os.utime(found, ns=(written.st_atime_ns, written.st_mtime_ns))  # and the same time
+    assert kept.read(found, _reader(path, reads)) == {"x": 2} and len(reads) == 2
