@@ -1,7 +1,7 @@
 """Stored values read once per version of their file: a command's runs (the knowledge base, each
 model's evaluation, the comparison) read the same judgement list, scores and summaries, and a
 file once written is replaced, never changed in place (``formats.write`` renames a new file over
-it), so its inode, size and time name its content."""
+it), so its inode, size, time and the bytes at its ends name its content."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-KEPT_VALUES = 32  # a command's six runs read about a dozen files
-KEPT_BYTES = 512 * 2**20  # a frame larger than this is read each time rather than held
+KEPT_VALUES = 32  # a command's six runs read about twenty files
+# of stored files (parquet is several times smaller in memory): a larger file is read each time
+KEPT_BYTES = 128 * 2**20
 SAMPLED_BYTES = 64 * 1024  # of each end of a file: all of a small file, a parquet file's footer
 FileVersion = tuple[str | int, int, int, float, str]
 
@@ -46,16 +47,10 @@ def handed_out(value: Any) -> Any:
     return value.copy() if hasattr(value, "columns") else value
 
 
-def _size(value: Any) -> int:
-    """A frame's memory (pandas' own count, without walking Python objects); other values are
-    small records."""
-    usage = getattr(value, "memory_usage", None)
-    return int(usage(index=True).sum()) if callable(usage) else 0
-
-
 class ReadOnce:
-    """Values by file version, the newest ``kept`` of them within ``kept_bytes``; each reader gets
-    its own copy. Thread-safe: a run's steps and a sensor may read at once."""
+    """Values by file version, the ``kept`` most recently read of them, from files of at most
+    ``kept_bytes`` together; each reader gets its own copy. Thread-safe: a run's steps and a
+    sensor may read at once."""
 
     def __init__(self, kept: int = KEPT_VALUES, kept_bytes: int = KEPT_BYTES) -> None:
         self._kept, self._kept_bytes = kept, kept_bytes
@@ -72,8 +67,9 @@ class ReadOnce:
                 self._values.move_to_end(version)
                 return handed_out(kept[0])
         value = reader()
-        size = _size(value)
-        if size <= self._kept_bytes:
+        size = version[2]  # the file's bytes: a cheap, steady measure of what the value holds
+        # kept only when no writer replaced the file while it was read (the value might be the new one's)
+        if size <= self._kept_bytes and file_version(found) == version:
             with self._lock:
                 self._values[version] = (value, size)
                 self._evict()
