@@ -29,12 +29,12 @@ def _evaluations(home: Path, sample: int):
     import dagster as dg
 
     from rag_eval_pipeline import cli
-    from rag_eval_pipeline.defs.evaluations import load_evaluation, pin
+    from rag_eval_pipeline.defs.evaluations import InstanceRecords, load_evaluation, pin
 
     arguments = ["--dagster-home", str(home), "run", "--dataset", str(SHARED), "--sample", str(sample)]
     assert cli.main([*arguments, "--models", f"{WIDE},{NARROW}"]) == 0
-    instance = dg.DagsterInstance.from_config(str(home))
-    return load_evaluation(instance, pin(instance, WIDE)), load_evaluation(instance, pin(instance, NARROW))
+    records = InstanceRecords(dg.DagsterInstance.from_config(str(home)))
+    return load_evaluation(records, pin(records, WIDE)), load_evaluation(records, pin(records, NARROW))
 
 
 def _swapped(before, after, rng):

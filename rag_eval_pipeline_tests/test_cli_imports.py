@@ -136,9 +136,43 @@ def test_explain_worst_and_gate_read_a_local_home_without_dagster_as_dagster_wou
         ["explain", qid, "--model", "oracle"],
         ["worst", "--model", "oracle"],
         ["gate", "--model", "oracle", "--min", "correctness=0.5"],
+        ["diff", "null", "oracle"],
     ):
         code, modules, output = _probe(tmp_path, *home, *words)
         assert code == 0 and "dagster" not in modules, (words, output[-2000:])
+
+
+def test_diff_reads_the_scores_records_of_a_local_home_as_dagster_gives_them(evaluated):
+    """What `diff` pins and loads (the scores' materializations, newest first or of one run, and
+    the inputs their tags point at) is the same record from the home's SQLite as from the
+    opened instance, tags included."""
+    from rag_eval_pipeline.defs.evaluations import load_evaluation, pin
+    from rag_eval_pipeline.instance.lineage import InstanceHistory
+    from rag_eval_pipeline.instance.location import local_history
+
+    local, opened = local_history(str(evaluated.home)), InstanceHistory(evaluated.instance)
+    newest = opened.score_records(None, 100)
+    assert local.score_records(None, 100) == newest and len(newest) >= 3
+    for model in opened.registered_models():
+        assert local.score_records(model, 5) == opened.score_records(model, 5) != []
+    record = newest[0]
+    assert any(key.startswith("dagster/input_event_pointer/") for key in record.tags)
+    in_run = opened.run_score_records(record.run_id)
+    # (a run's own events have the run database's ids; the asset index's are the ones pointed at)
+    assert [(r.run_id, r.partition, r.tags) for r in local.run_score_records(record.run_id)] == [
+        (r.run_id, r.partition, r.tags) for r in in_run
+    ]
+    for key, value in record.tags.items():
+        if key.startswith("dagster/input_event_pointer/"):
+            asset = key.removeprefix("dagster/input_event_pointer/")
+            pointed = opened.materialization(asset, int(value))
+            assert pointed is not None and local.materialization(asset, int(value)) == pointed
+    assert local.materialization("judge_scores", 10**9) is None
+    for source in (local, opened):
+        pinned = pin(source, record.partition)
+        loaded = load_evaluation(source, pinned)
+        assert loaded.run_id == record.run_id and loaded.cases is not None and loaded.answers is not None
+        assert loaded.judgement_list is not None
 
 
 def test_the_rag_eval_process_tells_the_collector_what_its_imports_and_its_end_need_not_scan(tmp_path):
@@ -163,3 +197,14 @@ print(after_main, len(frozen_when_loaded), gc.get_freeze_count() > 0, code)
 """
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
     assert done.stdout.split()[-4:] == ["0", "2", "True", "0"], done.stdout + done.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_command_without_a_traceback(tmp_path):
+    """`rag-eval plan | head -1`: the pipe closes before the command writes; what is left goes
+    nowhere and the process ends as SIGPIPE would end it, saying nothing."""
+    command = [sys.executable, "-m", "rag_eval_pipeline.cli", "plan", "--difference", "0.1"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # long before the interpreter has started
+    errors = process.stderr.read().decode()
+    assert process.wait() == 141, errors
+    assert errors == ""

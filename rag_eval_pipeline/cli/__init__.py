@@ -4,6 +4,7 @@ parser (``parser.py``) imports nothing heavy; each command's module is imported 
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import sys
 import threading
@@ -47,6 +48,18 @@ def _stopped(err: BaseException) -> int:
     return 143 if what == "terminated" else 130
 
 
+READER_GONE = 141  # as a shell reports a process that SIGPIPE ended (128 + 13)
+
+
+def _reader_gone() -> int:
+    """The reader of standard output went away (`rag-eval diff A B | head`): what is left to
+    print goes nowhere, and no traceback follows at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return READER_GONE
+
+
 def main(argv: Sequence[str] | None = None, loaded: Callable[[], None] = lambda: None) -> int:
     """Parse, import the command's module, call ``loaded``, run the command."""
     if threading.current_thread() is threading.main_thread():
@@ -59,6 +72,8 @@ def main(argv: Sequence[str] | None = None, loaded: Callable[[], None] = lambda:
     except CommandError as err:
         error(str(err))
         return 2
+    except BrokenPipeError:
+        return _reader_gone()
     except KeyboardInterrupt as err:
         return _stopped(err)
     except BaseException as err:  # Dagster's interrupt is a BaseException, as KeyboardInterrupt is
@@ -76,6 +91,10 @@ def entry() -> int:
     entry point freezes: a caller of ``main`` keeps its collector as it was."""
     code = main(loaded=gc.freeze)
     gc.freeze()
+    try:
+        sys.stdout.flush()  # what is still buffered, while a closed pipe can be said quietly
+    except BrokenPipeError:
+        return _reader_gone()
     return code
 
 

@@ -7,7 +7,7 @@ import argparse
 from datetime import datetime, timezone
 from pathlib import Path
 
-from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.context import history_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.defs.evaluations import (
     EvaluationNotFoundError,
@@ -17,7 +17,6 @@ from rag_eval_pipeline.defs.evaluations import (
     load_evaluation,
     pin,
 )
-from rag_eval_pipeline.defs.partitions import registered_models
 from rag_eval_pipeline.metrics.diff import DiffSpec, diff_evaluations
 from rag_eval_pipeline.reporting.diff import FORMATS
 from rag_eval_pipeline.storage.baselines import Baseline, BaselineError
@@ -39,7 +38,7 @@ def _loaded(instance, pinned: Pinned):
 
 def handle_diff(args: argparse.Namespace) -> int:
     settings = settings_of(args)
-    instance = instance_of(args, reads_only=True)
+    instance = history_of(args)  # a local home's files where they answer: no Dagster
     before_pin = _pinned(instance, args.before) if args.before != "current" else None
     after_pin = _pinned(instance, args.after, before_pin)
     if before_pin is None:  # `diff current main`: current is the other side's model
@@ -66,8 +65,8 @@ def handle_diff(args: argparse.Namespace) -> int:
 
 def handle_baseline_set(args: argparse.Namespace) -> int:
     settings_of(args)
-    instance = instance_of(args, reads_only=True)
-    if args.name in registered_models(instance):
+    instance = history_of(args)
+    if args.name in (instance.registered_models() or []):
         raise CommandError(
             f"'{args.name}' is an answer model here: a baseline of that name would hide it; choose "
             "another name (main, release-1.2)"
@@ -97,7 +96,7 @@ def handle_baseline_set(args: argparse.Namespace) -> int:
 def handle_baseline_list(args: argparse.Namespace) -> int:
     settings_of(args)
     try:
-        pinned = baselines(instance_of(args, reads_only=True)).all()
+        pinned = baselines(history_of(args)).all()
     except BaselineError as err:
         raise CommandError(str(err)) from None
     if not pinned:
@@ -111,7 +110,7 @@ def handle_baseline_list(args: argparse.Namespace) -> int:
 def handle_baseline_remove(args: argparse.Namespace) -> int:
     settings_of(args)
     try:
-        removed = baselines(instance_of(args, reads_only=True)).remove(args.name)
+        removed = baselines(history_of(args)).remove(args.name)
     except BaselineError as err:
         raise CommandError(str(err)) from None
     if not removed:

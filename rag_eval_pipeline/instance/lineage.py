@@ -13,6 +13,7 @@ from upath import UPath
 from rag_eval_pipeline.defs.names import ARTIFACTS, EVALUATION_STEPS, SNAPSHOT_ASSETS
 from rag_eval_pipeline.metrics.freshness import FinishedRun
 from rag_eval_pipeline.storage import formats
+from rag_eval_pipeline.storage.history import StoredMaterialization
 from rag_eval_pipeline.storage.materializations import kept_runs, materialization_file
 from rag_eval_pipeline.storage.paths import contained
 from rag_eval_pipeline.storage.snapshots import SnapshotStore
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 
 class History(Protocol):
-    """What a reading command asks of an instance's history."""
+    """What a reading command asks of an instance's history; `diff` and `baseline` the scores'
+    records too (``defs.evaluations.EvaluationRecords``)."""
 
     def storage_directory(self) -> str: ...
 
@@ -31,6 +33,12 @@ class History(Protocol):
     def latest_run(self, asset: str, partition: str | None) -> str | None: ...
 
     def newest_finished_run(self, partition: str) -> FinishedRun | None: ...
+
+    def score_records(self, model: str | None, limit: int) -> list[StoredMaterialization]: ...
+
+    def run_score_records(self, run_id: str) -> list[StoredMaterialization]: ...
+
+    def materialization(self, asset: str, storage_id: int) -> StoredMaterialization | None: ...
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,21 @@ class InstanceHistory:
         from rag_eval_pipeline.defs.partitions import newest_finished_run
 
         return newest_finished_run(self.instance, partition)
+
+    def score_records(self, model: str | None, limit: int) -> list[StoredMaterialization]:
+        from rag_eval_pipeline.defs.evaluations import InstanceRecords
+
+        return InstanceRecords(self.instance).score_records(model, limit)
+
+    def run_score_records(self, run_id: str) -> list[StoredMaterialization]:
+        from rag_eval_pipeline.defs.evaluations import InstanceRecords
+
+        return InstanceRecords(self.instance).run_score_records(run_id)
+
+    def materialization(self, asset: str, storage_id: int) -> StoredMaterialization | None:
+        from rag_eval_pipeline.defs.evaluations import InstanceRecords
+
+        return InstanceRecords(self.instance).materialization(asset, storage_id)
 
 
 def history_of(source: dg.DagsterInstance | History) -> History:

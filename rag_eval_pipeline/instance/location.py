@@ -12,8 +12,9 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, PARTITION_TAG
+from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, JUDGE_SCORES, PARTITION_TAG
 from rag_eval_pipeline.metrics.freshness import FinishedRun
+from rag_eval_pipeline.storage.history import StoredMaterialization
 
 DEFAULT_DAGSTER_HOME = ".dagster_home"
 INSTANCE_FILE = "dagster.yaml"
@@ -108,6 +109,33 @@ class LocalHistory:
         rows = self._query(self.home / ASSET_INDEX, query, (json.dumps([asset]), partition, partition))
         return rows[0][0] if rows else None
 
+    def score_records(self, model: str | None, limit: int) -> list[StoredMaterialization]:
+        """The newest ``judge_scores`` materializations (of ``model``), newest first, as
+        Dagster's ``fetch_materializations`` finds them in the same index."""
+        query = (
+            f"SELECT {_RECORD_COLUMNS} FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "  # noqa: S608
+            "AND asset_key = ? AND (? IS NULL OR partition = ?) ORDER BY id DESC LIMIT ?"
+        )
+        rows = self._query(self.home / ASSET_INDEX, query, (json.dumps([JUDGE_SCORES]), model, model, limit))
+        return [_materialization(row) for row in rows or []]
+
+    def run_score_records(self, run_id: str) -> list[StoredMaterialization]:
+        """The ``judge_scores`` materializations of one run, oldest first."""
+        query = (
+            f"SELECT {_RECORD_COLUMNS} FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "  # noqa: S608
+            "AND asset_key = ? AND run_id = ? ORDER BY id"
+        )
+        rows = self._query(self.home / ASSET_INDEX, query, (json.dumps([JUDGE_SCORES]), run_id))
+        return [_materialization(row) for row in rows or []]
+
+    def materialization(self, asset: str, storage_id: int) -> StoredMaterialization | None:
+        query = (
+            f"SELECT {_RECORD_COLUMNS} FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "  # noqa: S608
+            "AND asset_key = ? AND id = ?"
+        )
+        rows = self._query(self.home / ASSET_INDEX, query, (json.dumps(asset.split("/")), storage_id))
+        return _materialization(rows[0]) if rows else None
+
     def newest_finished_run(self, partition: str) -> FinishedRun | None:
         """The newest finished run of any job that evaluated this partition, and whether it
         succeeded (Dagster lists runs newest first by their row id)."""
@@ -119,6 +147,19 @@ class LocalHistory:
         parameters = (PARTITION_TAG, partition, *FINISHED_STATUSES)
         rows = self._query(self.home / HISTORY_FILES[0], query, parameters)
         return FinishedRun(rows[0][0], rows[0][1] == "SUCCESS") if rows else None
+
+
+_RECORD_COLUMNS = "id, run_id, asset_key, partition, event"
+
+
+def _materialization(row: tuple) -> StoredMaterialization:
+    """A row of the asset index as the record Dagster's own would give: the tags are those of
+    the materialization inside the stored event (Dagster's serialized ``EventLogEntry``)."""
+    storage_id, run_id, asset_key, partition, event = row
+    data = json.loads(event).get("dagster_event") or {}
+    materialization = (data.get("event_specific_data") or {}).get("materialization") or {}
+    tags = dict(materialization.get("tags") or {})
+    return StoredMaterialization(storage_id, run_id, "/".join(json.loads(asset_key)), partition, tags)
 
 
 # the statuses of a run not finished (Dagster's DagsterRunStatus values)

@@ -5,7 +5,7 @@ new summaries by themselves (``defs/automation.py``)."""
 import dagster as dg
 import pandas as pd
 
-from rag_eval_pipeline.defs.evaluations import against_baselines, baseline_diff_table
+from rag_eval_pipeline.defs.evaluations import InstanceRecords, against_baselines, baseline_diff_table
 from rag_eval_pipeline.defs.freshness import stale_models
 from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE, FAN_IN, PINNED_BY, HtmlDocument
 from rag_eval_pipeline.defs.metadata import baseline_diffs_metadata, comparison_metadata, verdicts_table
@@ -132,7 +132,7 @@ def baseline_diffs(context: dg.AssetExecutionContext, settings: SettingsResource
     paired test, with the regressed cases linked to their drill-down (`rag-eval diff` in full)."""
     try:
         results, damaged = (
-            against_baselines(context.instance, DiffSpec.of(settings.settings.statistics)),
+            against_baselines(InstanceRecords(context.instance), DiffSpec.of(settings.settings.statistics)),
             None,
         )
     except BaselineError as err:  # a damaged baselines file must not hold the report back
