@@ -1,9 +1,10 @@
 """Benchmark: how fast every touch is. In one run: `rag-eval --help`, an argument error,
-`rag-eval models list` and `rag-eval explain` of a stored case (each a fresh process, median of
-five), the offline run of 500 questions x 3 models (three runs, each on a new home), and its
-compute floor, each run followed by one (a pair shares the machine's moment): the same work in
-plain Python in one fresh process (BM25 over the passages, the three offline answers, the
-official EM/F1, context relevance, Clopper-Pearson intervals, parquet out), imports included.
+`rag-eval models list`, `rag-eval explain` of a stored case, `plan` and `diff` of two stored
+evaluations (each a fresh process, median of five), the offline run of 500 questions x 3
+models (three runs, each on a new home), and its compute floor, each run followed by one (a
+pair shares the machine's moment): the same work in plain Python in one fresh process (BM25
+over the passages, the three offline answers, the official EM/F1, context relevance,
+Clopper-Pearson intervals, parquet out), imports included.
 Prints each figure and the ratio of the run to the floor.
 
     .venv/bin/python benchmarks/fast_commands.py [--dataset PATH]
@@ -115,6 +116,9 @@ def main() -> None:
                 [*CLI, "--dagster-home", home, "explain", qid, "--model", "oracle"], cwd=folder
             ),
             "rag-eval plan --difference 0.1": timed([*CLI, "plan", "--difference", "0.1"], cwd=folder),
+            "rag-eval diff null oracle (two stored)": timed(
+                [*CLI, "--dagster-home", home, "diff", "null", "oracle"], cwd=folder
+            ),
         }
     for what, seconds in figures.items():
         print(f"{what:45s} {seconds:6.2f} s (median of 5)")
