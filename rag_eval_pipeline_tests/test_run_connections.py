@@ -74,3 +74,31 @@ def test_a_run_connects_once_per_database_and_dagster_reads_what_it_wrote(tmp_pa
         assert db.execute("SELECT version_num FROM alembic_version").fetchone() == (head,)
     with dg.DagsterInstance.from_config(str(home)) as instance:
         assert {run.status for run in instance.get_runs()} == {dg.DagsterRunStatus.SUCCESS}
+
+
+def test_a_template_another_process_is_building_is_left_alone_with_its_journal(tmp_path):
+    """Two commands starting their first runs on a new home at once: the second, finding no
+    template yet, clears what dead processes left, and must not take the first's rollback
+    journal from under Dagster's table creation (its run failed with 'disk I/O error')."""
+    import subprocess
+    import sys
+
+    from rag_eval_pipeline.instance.sqlite_storage import TEMPLATE_PREFIX, _remove_abandoned
+
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead = int(ended.stdout)
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        building = [f"{TEMPLATE_PREFIX}{dg.__version__}.{alive.pid}.building{s}" for s in ("", "-journal")]
+        left = [f"{TEMPLATE_PREFIX}{dg.__version__}.{dead}.building{s}" for s in ("", "-journal", "-wal")]
+        kept = [f"{TEMPLATE_PREFIX}{dg.__version__}.db", f"{TEMPLATE_PREFIX}{dg.__version__}.db-wal"]
+        old = [f"{TEMPLATE_PREFIX}0.0.1.db", f"{TEMPLATE_PREFIX}0.0.1.db-shm"]
+        for name in (*building, *left, *kept, *old):
+            (tmp_path / name).write_bytes(b"")
+        _remove_abandoned(tmp_path)
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*building, *kept])
+    finally:
+        alive.kill()
+        alive.wait()

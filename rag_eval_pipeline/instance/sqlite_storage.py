@@ -44,6 +44,7 @@ from dagster._core.storage.sqlite_storage import (
 from dagster._serdes import ConfigurableClassData
 from sqlalchemy import create_engine
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from rag_eval_pipeline.common.processes import process_alive
 
@@ -148,7 +149,7 @@ class KeptConnectionEventLogStorage(SqliteEventLogStorage):
             shutil.copyfile(template, staged)  # checkpointed and closed: the file is the database
             os.link(staged, path)  # never over a database another process created meanwhile
             return True
-        except (OSError, sqlite3.Error):
+        except (OSError, sqlite3.Error, SQLAlchemyError):  # the run's database by Dagster's own init
             return False
         finally:
             staged.unlink(missing_ok=True)
@@ -175,7 +176,7 @@ class KeptConnectionEventLogStorage(SqliteEventLogStorage):
             with contextlib.suppress(FileExistsError):  # another process's, equal: kept
                 os.link(building, template)
         finally:
-            for leftover in (building, *(building.with_name(building.name + s) for s in ("-wal", "-shm"))):
+            for leftover in (building, *(building.with_name(building.name + s) for s in SIDECARS)):
                 leftover.unlink(missing_ok=True)
         return template
 
@@ -198,11 +199,20 @@ TEMPLATE_PREFIX = ".run-database-template-"  # a dotfile: Dagster's globs of *.d
 BUILDING_SUFFIX = ".building"
 
 
+SIDECARS = ("-wal", "-shm", "-journal")  # the files SQLite keeps beside a database
+
+
+def _database_of(name: str) -> str:
+    """The database a file belongs to: itself, or the one whose journal, WAL or shared memory
+    it is (a template being built has a rollback journal while Dagster creates its tables)."""
+    return next((name.removesuffix(s) for s in SIDECARS if name.endswith(s)), name)
+
+
 def _remove_abandoned(folder: Path) -> None:
     """Templates of another Dagster version, and half-built ones of processes that died (kill -9
     while Dagster's init ran): a home keeps one template, never leftovers."""
     for path in folder.glob(f"{TEMPLATE_PREFIX}*"):
-        name = path.name.split("-wal")[0].split("-shm")[0]
+        name = _database_of(path.name)
         if BUILDING_SUFFIX in name:
             pid = name.removesuffix(BUILDING_SUFFIX).rsplit(".", 1)[-1]
             if pid.isdigit() and (int(pid) == os.getpid() or process_alive(int(pid))):
