@@ -4,6 +4,7 @@ manifests as JSON, the report as HTML. Every write goes aside first and is renam
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +67,13 @@ def with_extension(path: UPath, extension: str) -> UPath:
     return path.with_name(path.name + extension)
 
 
+def private_tmp(target: UPath) -> UPath:
+    """Where one writer prepares ``target``: a name no other writer uses (two runs writing the
+    same asset at once each rename their own whole file; a shared name let one rename the
+    other's, half written or gone)."""
+    return with_extension(target, f".{uuid.uuid4().hex[:12]}.tmp")
+
+
 def format_of(value: Any, what: str) -> ArtifactFormat:
     for artifact_format in FORMATS:
         if artifact_format.holds(value):
@@ -81,9 +89,12 @@ def write(value: Any, path: UPath, what: str) -> UPath:
     another format the asset may have written before. Returns the file written."""
     chosen = format_of(value, what)
     target = with_extension(path, chosen.extension)
-    tmp = with_extension(target, ".tmp")
-    chosen.write(value, tmp)
-    tmp.rename(target)  # readers never see half a file
+    tmp = private_tmp(target)
+    try:
+        chosen.write(value, tmp)
+        tmp.rename(target)  # readers never see half a file
+    finally:
+        tmp.unlink(missing_ok=True)
     for other in FORMATS:
         if other is not chosen:
             with_extension(path, other.extension).unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from upath import UPath
 
-from rag_eval_pipeline.storage.formats import with_extension
+from rag_eval_pipeline.storage.formats import private_tmp
 
 SNAPSHOTS = "knowledge_base"
 LIVE_POINTER = "LIVE.json"
@@ -90,9 +90,12 @@ class SnapshotStore:
         snapshot = KnowledgeBaseSnapshot({**current, **dict.fromkeys(self.staged(run_id), run_id)}, run_id)
         record = json.dumps(snapshot.to_dict(), indent=2, sort_keys=True)
         for target in (self.root / f"{PUBLISHED_PREFIX}{run_id}.json", self.pointer):
-            tmp = with_extension(target, ".tmp")
-            tmp.write_text(record)
-            tmp.rename(target)
+            tmp = private_tmp(target)  # two rebuilds publishing at once never share it
+            try:
+                tmp.write_text(record)
+                tmp.rename(target)
+            finally:
+                tmp.unlink(missing_ok=True)
         self._forget_old(set(snapshot.live.values()))
         return snapshot
 
