@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 import pandas as pd
 from upath import UPath
 
+from rag_eval_pipeline.defs.evaluations import InstanceRecords
 from rag_eval_pipeline.defs.names import ARTIFACTS, EVALUATION_STEPS, SNAPSHOT_ASSETS
 from rag_eval_pipeline.metrics.freshness import FinishedRun
 from rag_eval_pipeline.storage import formats
@@ -42,18 +43,9 @@ class History(Protocol):
 
 
 @dataclass(frozen=True)
-class InstanceHistory:
-    """The same questions asked of an opened Dagster instance (any storage)."""
-
-    instance: dg.DagsterInstance
-
-    def storage_directory(self) -> str:
-        return self.instance.storage_directory()
-
-    def registered_models(self) -> list[str]:
-        from rag_eval_pipeline.defs.partitions import registered_models
-
-        return registered_models(self.instance)
+class InstanceHistory(InstanceRecords):
+    """The same questions asked of an opened Dagster instance (any storage): the scores'
+    records as ``InstanceRecords`` reads them, and these two."""
 
     def latest_run(self, asset: str, partition: str | None) -> str | None:
         import dagster as dg
@@ -70,21 +62,6 @@ class InstanceHistory:
         from rag_eval_pipeline.defs.partitions import newest_finished_run
 
         return newest_finished_run(self.instance, partition)
-
-    def score_records(self, model: str | None, limit: int) -> list[StoredMaterialization]:
-        from rag_eval_pipeline.defs.evaluations import InstanceRecords
-
-        return InstanceRecords(self.instance).score_records(model, limit)
-
-    def run_score_records(self, run_id: str) -> list[StoredMaterialization]:
-        from rag_eval_pipeline.defs.evaluations import InstanceRecords
-
-        return InstanceRecords(self.instance).run_score_records(run_id)
-
-    def materialization(self, asset: str, storage_id: int) -> StoredMaterialization | None:
-        from rag_eval_pipeline.defs.evaluations import InstanceRecords
-
-        return InstanceRecords(self.instance).materialization(asset, storage_id)
 
 
 def history_of(source: dg.DagsterInstance | History) -> History:
