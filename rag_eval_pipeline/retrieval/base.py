@@ -4,13 +4,13 @@ the retrieval modes, the default k, what a build produces, and the content hash 
 from __future__ import annotations
 
 import hashlib
-import threading
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from rag_eval_pipeline.common.recent import KeptRecent
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,8 +100,7 @@ class InMemoryIndex(ABC):
         self._titles: list[str] = passages["title"].tolist()
         self._texts: list[str] = passages["passage"].tolist()
         # each query's hits, ranked once: every model of a comparison asks the same questions
-        self._ranked: OrderedDict[tuple[str, int], tuple[SearchHit, ...]] = OrderedDict()
-        self._ranked_lock = threading.Lock()
+        self._ranked: KeptRecent[tuple[str, int], tuple[SearchHit, ...]] = KeptRecent(KEPT_RANKINGS)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -118,16 +117,13 @@ class InMemoryIndex(ABC):
         k = min(k, len(self._ids))
         if k < 1:
             return [[] for _ in queries]
-        with self._ranked_lock:
-            known = {q: self._ranked[(q, k)] for q in queries if (q, k) in self._ranked}
-        missing = [q for q in dict.fromkeys(queries) if q not in known]
+        asked = dict.fromkeys(queries)  # each once, in order
+        known = {q: hits for q in asked if (hits := self._ranked.get((q, k))) is not None}
+        missing = [q for q in asked if q not in known]
         if missing:
-            ranked = {q: tuple(hits) for q, hits in zip(missing, self._rank(missing, k))}
-            known.update(ranked)
-            with self._ranked_lock:
-                self._ranked.update({(q, k): hits for q, hits in ranked.items()})
-                while len(self._ranked) > KEPT_RANKINGS:
-                    self._ranked.popitem(last=False)
+            for query, hits in zip(missing, self._rank(missing, k)):
+                known[query] = tuple(hits)
+                self._ranked.put((query, k), known[query])
         return [list(known[q]) for q in queries]
 
     @abstractmethod

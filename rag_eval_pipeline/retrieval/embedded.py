@@ -6,16 +6,15 @@ import functools
 import json
 import os
 import shutil
-import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
 import bm25s
 import pandas as pd
 
+from rag_eval_pipeline.common.recent import KeptRecent
 from rag_eval_pipeline.retrieval.base import (
     Backend,
     IndexManifest,
@@ -123,9 +122,7 @@ class OpenedIndexes:
     the index for as long as its manifest file is the same one."""
 
     def __init__(self, kept: int = KEPT_INDEXES) -> None:
-        self._kept = kept
-        self._opened: OrderedDict[tuple, OpenedIndex] = OrderedDict()
-        self._lock = threading.Lock()
+        self._opened: KeptRecent[tuple, OpenedIndex] = KeptRecent(kept)
 
     def open(self, manifest: IndexManifest, load_embedder: Callable[[str], Embedder]) -> OpenedIndex:
         try:
@@ -133,15 +130,10 @@ class OpenedIndexes:
         except FileNotFoundError:  # gone: said as the index's own error, with its remedy
             return open_embedded_index(manifest, load_embedder)
         key = (manifest.location, manifest.version, stat.st_ino, stat.st_mtime_ns)
-        with self._lock:
-            if key in self._opened:
-                self._opened.move_to_end(key)
-                return self._opened[key]
-        opened = open_embedded_index(manifest, load_embedder)
-        with self._lock:
-            self._opened[key] = opened
-            while len(self._opened) > self._kept:
-                self._opened.popitem(last=False)
+        opened = self._opened.get(key)
+        if opened is None:
+            opened = open_embedded_index(manifest, load_embedder)
+            self._opened.put(key, opened)
         return opened
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from rag_eval_pipeline.common.recent import KeptRecent
 
 KEPT_VALUES = 32  # a command's six runs read about twenty files
 # of stored files (parquet is several times smaller in memory): a larger file is read each time
@@ -53,34 +53,21 @@ class ReadOnce:
     sensor may read at once."""
 
     def __init__(self, kept: int = KEPT_VALUES, kept_bytes: int = KEPT_BYTES) -> None:
-        self._kept, self._kept_bytes = kept, kept_bytes
-        self._values: OrderedDict[FileVersion, tuple[Any, int]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._values: KeptRecent[FileVersion, Any] = KeptRecent(kept, kept_bytes)
 
     def read(self, found: Path, reader: Callable[[], Any]) -> Any:
         """The value of the file ``found`` as ``reader`` reads it, read only when this version of
         the file was not read before."""
         version = file_version(found)
-        with self._lock:
-            kept = self._values.get(version)
-            if kept is not None:
-                self._values.move_to_end(version)
-                return handed_out(kept[0])
+        kept = self._values.get(version)
+        if kept is not None:
+            return handed_out(kept)
         value = reader()
-        size = version[2]  # the file's bytes: a cheap, steady measure of what the value holds
-        # kept only when no writer replaced the file while it was read (the value might be the new one's)
-        if size <= self._kept_bytes and file_version(found) == version:
-            with self._lock:
-                self._values[version] = (value, size)
-                self._evict()
+        # kept only when no writer replaced the file while it was read (the value might be the new one's);
+        # its size is the file's bytes: a cheap, steady measure of what the value holds
+        if file_version(found) == version:
+            self._values.put(version, value, size=version[2])
         return handed_out(value)
 
     def __len__(self) -> int:
         return len(self._values)
-
-    def _evict(self) -> None:
-        """The least recently read go first, until the count and the bytes fit."""
-        while len(self._values) > self._kept or (
-            len(self._values) > 1 and sum(size for _, size in self._values.values()) > self._kept_bytes
-        ):
-            self._values.popitem(last=False)
