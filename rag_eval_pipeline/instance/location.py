@@ -109,32 +109,29 @@ class LocalHistory:
         rows = self._query(self.home / ASSET_INDEX, query, (json.dumps([asset]), partition, partition))
         return rows[0][0] if rows else None
 
+    def _materializations(self, asset: str, condition: str, parameters: tuple) -> list[StoredMaterialization]:
+        """The asset's materializations in the asset index that meet ``condition`` (SQL with
+        placeholders, then its order), read as Dagster's own records would give them."""
+        query = (
+            f"SELECT {_RECORD_COLUMNS} FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "  # noqa: S608
+            f"AND asset_key = ? AND {condition}"
+        )
+        rows = self._query(self.home / ASSET_INDEX, query, (json.dumps(asset.split("/")), *parameters))
+        return [_materialization(row) for row in rows or []]
+
     def score_records(self, model: str | None, limit: int) -> list[StoredMaterialization]:
         """The newest ``judge_scores`` materializations (of ``model``), newest first, as
         Dagster's ``fetch_materializations`` finds them in the same index."""
-        query = (
-            f"SELECT {_RECORD_COLUMNS} FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "  # noqa: S608
-            "AND asset_key = ? AND (? IS NULL OR partition = ?) ORDER BY id DESC LIMIT ?"
-        )
-        rows = self._query(self.home / ASSET_INDEX, query, (json.dumps([JUDGE_SCORES]), model, model, limit))
-        return [_materialization(row) for row in rows or []]
+        condition = "(? IS NULL OR partition = ?) ORDER BY id DESC LIMIT ?"
+        return self._materializations(JUDGE_SCORES, condition, (model, model, limit))
 
     def run_score_records(self, run_id: str) -> list[StoredMaterialization]:
         """The ``judge_scores`` materializations of one run, oldest first."""
-        query = (
-            f"SELECT {_RECORD_COLUMNS} FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "  # noqa: S608
-            "AND asset_key = ? AND run_id = ? ORDER BY id"
-        )
-        rows = self._query(self.home / ASSET_INDEX, query, (json.dumps([JUDGE_SCORES]), run_id))
-        return [_materialization(row) for row in rows or []]
+        return self._materializations(JUDGE_SCORES, "run_id = ? ORDER BY id", (run_id,))
 
     def materialization(self, asset: str, storage_id: int) -> StoredMaterialization | None:
-        query = (
-            f"SELECT {_RECORD_COLUMNS} FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION' "  # noqa: S608
-            "AND asset_key = ? AND id = ?"
-        )
-        rows = self._query(self.home / ASSET_INDEX, query, (json.dumps(asset.split("/")), storage_id))
-        return _materialization(rows[0]) if rows else None
+        found = self._materializations(asset, "id = ?", (storage_id,))
+        return found[0] if found else None
 
     def newest_finished_run(self, partition: str) -> FinishedRun | None:
         """The newest finished run of any job that evaluated this partition, and whether it
