@@ -43,7 +43,7 @@ def run_stages(server_url: str, cache_dir: Path, cases, index, concurrency: int)
         cases,
         AnswerRegistry().resolve("claude-haiku-4-5@bm25-k4"),
         ChatAnswerer("claude-haiku-4-5", "claude-haiku-4-5", client, DEFAULT_PRICES),
-        retrieve=lambda queries, k: index.search_many(list(queries), k),
+        retrieve=lambda queries, k, languages=None: index.search_many(list(queries), k),
         concurrency=concurrency,
     )
     answered = time.perf_counter()

@@ -33,6 +33,7 @@ from rag_eval_pipeline.judges.settings import (
     RubricMetricSettings,
     checked_repeats,
 )
+from rag_eval_pipeline.language.table import language
 from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV
 from rag_eval_pipeline.llm.settings import (
     AnthropicSettings,
@@ -140,6 +141,11 @@ class Settings(Strict):
         description="regular expressions over the normalised answer (lower case, no punctuation "
         "or articles), matched at its start: the answers that decline to answer",
     )
+    abstention_patterns_by_language: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="a language's own abstention patterns (over its answer in lower case without "
+        "punctuation), replacing its defaults: {zh: ['不知道', ...]}",
+    )
     anthropic: AnthropicSettings = AnthropicSettings()
     openai: OpenAISettings = OpenAISettings()
     local: LocalLLMSettings = LocalLLMSettings()
@@ -170,14 +176,7 @@ class Settings(Strict):
     @field_validator("abstention_patterns")
     @classmethod
     def _patterns_compile(cls, patterns: list[str]) -> list[str]:
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as err:
-                raise ValueError(
-                    f"abstention pattern {pattern!r} is not a regular expression: {err}"
-                ) from None
-        return patterns
+        return _compiling(patterns)
 
     def secret_variables(self) -> list[str]:
         """Every environment variable this configuration reads a secret from: the API keys, the
@@ -196,8 +195,19 @@ class Settings(Strict):
         """What masks this configuration's secrets in everything stored, logged or printed."""
         return Redactor.of_variables(self.secret_variables(), environ)
 
+    @field_validator("abstention_patterns_by_language")
+    @classmethod
+    def _languages_known(cls, by_language: dict[str, list[str]]) -> dict[str, list[str]]:
+        checked = {}
+        for code, patterns in by_language.items():
+            checked[language(code).code] = _compiling(patterns)
+        return checked
+
     def abstention(self) -> AbstentionPolicy:
-        return AbstentionPolicy(tuple(self.abstention_patterns))
+        return AbstentionPolicy(
+            tuple(self.abstention_patterns),
+            {code: tuple(patterns) for code, patterns in self.abstention_patterns_by_language.items()},
+        )
 
     @field_validator("judge_repeats")
     @classmethod
@@ -324,6 +334,16 @@ class Settings(Strict):
             }
         )
         return self.model_copy(update={"dataset": dataset, "judges": chosen.judges or self.judges})
+
+
+def _compiling(patterns: list[str]) -> list[str]:
+    """The abstention patterns, each checked to be a regular expression."""
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as err:
+            raise ValueError(f"abstention pattern {pattern!r} is not a regular expression: {err}") from None
+    return patterns
 
 
 class ConfigError(ValueError):

@@ -21,9 +21,10 @@ from rag_eval_pipeline.answering.base import (
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
+from rag_eval_pipeline.language.table import ENGLISH
 from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.client import FatalLLMError
-from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline.retrieval.base import LANGUAGE_COLUMN, SearchHit
 from rag_eval_pipeline.retrieval.knowledge_base import Retriever
 
 CANDIDATE_COLUMNS = [
@@ -123,11 +124,11 @@ def answer_cases(
     agent = model if isinstance(model, PreparedAnswerModel) else None
     work = _work(judgement_list.to_dict(orient="records"), spec, retrieve, agent)
     if prefill is not None:
-        prefill([AnswerRequest(c["qid"], c["question"], tuple(h), _reference(c), r) for c, h, r in work])
+        prefill([_request(c, h, r) for c, h, r in work])
 
     async def one(item: tuple[dict[str, Any], list[SearchHit], int]) -> dict[str, Any]:
         case, hits, repeat = item
-        request = AnswerRequest(case["qid"], case["question"], tuple(hits), _reference(case), repeat)
+        request = _request(case, hits, repeat)
         started = time.perf_counter()
         row = _case_row(case, repeat, spec, hits)
         try:
@@ -171,7 +172,9 @@ def _work(
     retrieved in one batch; an agent asked as many times as it prepared for each question."""
     repeats = dict(agent.prepare([(c["qid"], c["question"]) for c in cases])) if agent is not None else {}
     if retrieve is not None and spec.retrieval_mode is not None:
-        hits_per_case = retrieve([c["question"] for c in cases], spec.top_k or 0)
+        hits_per_case = retrieve(
+            [c["question"] for c in cases], spec.top_k or 0, [c.get(LANGUAGE_COLUMN) for c in cases]
+        )
     else:
         hits_per_case = [[] for _ in cases]
     return [
@@ -179,6 +182,12 @@ def _work(
         for case, hits in zip(cases, hits_per_case)
         for repeat in range(repeats.get(case["qid"], 1))
     ]
+
+
+def _request(case: dict[str, Any], hits: list[SearchHit], repeat: int) -> AnswerRequest:
+    return AnswerRequest(
+        case["qid"], case["question"], tuple(hits), _reference(case), repeat, case.get(LANGUAGE_COLUMN) or ENGLISH
+    )
 
 
 def _case_row(case: dict[str, Any], repeat: int, spec: AnswerSpec, hits: list[SearchHit]) -> dict[str, Any]:

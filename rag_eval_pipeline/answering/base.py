@@ -29,6 +29,7 @@ class AnswerRequest:
     passages: tuple[SearchHit, ...]
     reference_answer: str | None
     repeat: int = 0  # which of an agent's repeated answers to this question
+    language: str = "en"  # the case's language (ISO 639-1): the answer is asked for in it
 
 
 @dataclass(frozen=True)

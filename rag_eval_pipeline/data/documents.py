@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from rag_eval_pipeline.data.knowledge_base import PASSAGE_COLUMNS, passage_id
+from rag_eval_pipeline.language.analysis import analyzer, split_sentences
+from rag_eval_pipeline.language.detect import resolve_languages
+from rag_eval_pipeline.language.table import ENGLISH, UnknownLanguageError, language
 
 TEXT_SUFFIXES = (".md", ".txt")
 TABLE_SUFFIXES = (".jsonl", ".parquet")
@@ -22,7 +24,6 @@ DEFAULT_MAX_FILE_BYTES = 5_000_000  # one larger file would become a passage in 
 DEFAULT_CHUNK_WORDS = 200
 DEFAULT_CHUNK_OVERLAP = 40
 DOCUMENT_COLUMNS = [*PASSAGE_COLUMNS, "source_file"]
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class LoadedDocuments:
     passages: pd.DataFrame
     problems: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)  # file name -> content digest
+    assumed_language: list[str] = field(default_factory=list)  # documents too short to tell
 
 
 def file_digest(path: Path) -> str:
@@ -91,17 +93,34 @@ def read_utf8(path: Path) -> str:
         raise ValueError(f"line {line}: not valid UTF-8 ({err.reason})") from None
 
 
-def chunk_words(text: str, chunking: Chunking) -> list[str]:
-    words = text.split()
-    if not chunking.size or len(words) <= chunking.size:
+def chunk_words(text: str, chunking: Chunking, code: str = "en") -> list[str]:
+    """Windows of ``chunking.size`` words overlapping by ``chunking.overlap``. A spaced
+    language is cut at spaces; a language written without them (Chinese, Japanese, Thai) at its
+    dictionary's word boundaries, each chunk its text as written."""
+    analysis = analyzer(code)
+    if not analysis.inside_words or analysis.language.index_bigrams:
+        words = text.split()
+        if not chunking.size or len(words) <= chunking.size:
+            return [text]
+        return [" ".join(words[a:b]) for a, b in _windows(len(words), chunking)]
+    segments = analysis.segments(text)
+    word_ends = [i + 1 for i, segment in enumerate(segments) if analysis.is_word(segment)]
+    if not chunking.size or len(word_ends) <= chunking.size:
         return [text]
+    starts = [0, *word_ends[:-1]]
+    return [
+        "".join(segments[starts[a] : word_ends[b - 1]]).strip() for a, b in _windows(len(word_ends), chunking)
+    ]
+
+
+def _windows(count: int, chunking: Chunking) -> list[tuple[int, int]]:
     step = chunking.size - chunking.overlap
-    chunks = []
-    for start in range(0, len(words), step):
-        chunks.append(" ".join(words[start : start + chunking.size]))
-        if start + chunking.size >= len(words):
+    windows = []
+    for start in range(0, count, step):
+        windows.append((start, min(count, start + chunking.size)))
+        if start + chunking.size >= count:
             break
-    return chunks
+    return windows
 
 
 def _records(path: Path) -> list[tuple[str, dict]]:
@@ -126,10 +145,25 @@ def _records(path: Path) -> list[tuple[str, dict]]:
     return records
 
 
-def passages_of_records(records: list[tuple[str, object]], chunking: Chunking, name: str) -> list[dict]:
-    """Passage rows of ``{title, passage[, id]}`` records (long ones chunked); a ValueError
-    names the first record's location that is not one."""
-    rows = []
+@dataclass(frozen=True)
+class Document:
+    """One checked ``{title, passage[, id, language]}`` record of a file, before chunking."""
+
+    title: str
+    text: str
+    base_id: str
+    source_file: str
+    language: str | None  # set by the record; None: detected with the rest
+
+    @property
+    def detected_text(self) -> str:
+        return f"{self.title}\n{self.text}"
+
+
+def documents_of_records(records: list[tuple[str, object]], name: str) -> list[Document]:
+    """The documents of ``{title, passage[, id, language]}`` records; a ValueError names the
+    first record's location that is not one (or names a language this project cannot analyse)."""
+    documents = []
     for location, record in records:
         if not isinstance(record, dict):
             raise ValueError(f"{location}: expected an object with title and passage")
@@ -139,32 +173,66 @@ def passages_of_records(records: list[tuple[str, object]], chunking: Chunking, n
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"{location}: missing or empty 'passage'")
         base_id = f"doc_{record['id']}" if record.get("id") not in (None, "") else passage_id(title)
-        chunks = chunk_words(text, chunking)
+        own = record.get("language")
+        if own not in (None, ""):
+            try:
+                own = language(str(own)).code
+            except UnknownLanguageError as err:
+                raise ValueError(f"{location}: {err}") from None
+        documents.append(Document(title, text, base_id, name, own or None))
+    return documents
+
+
+def passages_of_documents(
+    documents: list[Document], chunking: Chunking, declared: str | None = None
+) -> tuple[list[dict], list[str]]:
+    """Passage rows of the documents (long ones chunked), each in its language: its record's,
+    else ``declared`` (the dataset's ``language:``), else detected; and the names of those too
+    short to tell (they take the language most of the others are in)."""
+    found = resolve_languages(
+        [d.detected_text for d in documents], declared, [d.language for d in documents]
+    )
+    rows = []
+    assumed = []
+    for document, detected in zip(documents, found):
+        if not detected.told:
+            assumed.append(f"{document.source_file}: {document.title}")
+        chunks = chunk_words(document.text, chunking, detected.code)
         for number, chunk in enumerate(chunks):
             rows.append(
                 {
-                    "passage_id": base_id if len(chunks) == 1 else f"{base_id}#{number}",
+                    "passage_id": document.base_id if len(chunks) == 1 else f"{document.base_id}#{number}",
                     # chunks keep their document's title: relevance is judged per document
-                    "title": title,
+                    "title": document.title,
                     "passage": chunk,
-                    "sentences": [s for s in _SENTENCE_END.split(chunk) if s],
-                    "source_file": name,
+                    "sentences": split_sentences(chunk),
+                    "language": detected.code,
+                    "source_file": document.source_file,
                 }
             )
-    return rows
+    return rows, assumed
 
 
-def _passages_of(path: Path, chunking: Chunking, name: str) -> list[dict]:
-    return passages_of_records(_records(path), chunking, name)
+def passages_of_records(
+    records: list[tuple[str, object]], chunking: Chunking, name: str, declared: str | None = None
+) -> list[dict]:
+    """Passage rows of ``{title, passage[, id, language]}`` records (long ones chunked); a
+    ValueError names the first record's location that is not one."""
+    return passages_of_documents(documents_of_records(records, name), chunking, declared)[0]
 
 
 def load_documents(
-    folder: str | Path, chunking: Chunking = Chunking(), max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    folder: str | Path,
+    chunking: Chunking = Chunking(),
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    declared_language: str | None = None,
 ) -> LoadedDocuments:
-    """Every readable document of the folder, long ones chunked; files that are malformed, larger
-    than ``max_file_bytes`` or of an unsupported type are listed in ``problems`` and skipped."""
+    """Every readable document of the folder, long ones chunked, each in its language (its
+    record's, else ``declared_language``, else detected over the whole folder); files that are
+    malformed, larger than ``max_file_bytes`` or of an unsupported type are listed in
+    ``problems`` and skipped."""
     folder = Path(folder)
-    rows: list[dict] = []
+    documents: list[Document] = []
     supported = ", ".join(TEXT_SUFFIXES + TABLE_SUFFIXES)
     problems: list[str] = [
         f"{file_name(p, folder)}: unsupported file type '{p.suffix or p.name}' (use {supported})"
@@ -182,21 +250,29 @@ def load_documents(
             )
             continue
         try:
-            rows += _passages_of(path, chunking, name)
+            documents += documents_of_records(_records(path), name)
         except (ValueError, OSError, UnicodeDecodeError) as err:
             problems.append(f"{name}: {err}")
+    rows, assumed = passages_of_documents(documents, chunking, declared_language)
     frame = pd.DataFrame(rows, columns=DOCUMENT_COLUMNS)
     duplicated = frame["passage_id"][frame["passage_id"].duplicated()].unique().tolist()
     if duplicated:
         problems.append(f"duplicate document ids (last one kept): {duplicated[:5]}")
         frame = frame.drop_duplicates("passage_id", keep="last")
-    return LoadedDocuments(frame.reset_index(drop=True), problems, versions)
+    return LoadedDocuments(frame.reset_index(drop=True), problems, versions, assumed)
 
 
 def merge_passages(base: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:
     """The knowledge base: base passages plus the user's documents; a document replaces a base
     passage of the same title (newer knowledge wins)."""
+    base, documents = with_language(base), with_language(documents)
     if documents.empty:
         return base.reset_index(drop=True)
     kept = base[~base["title"].isin(set(documents["title"]))]
     return pd.concat([kept, documents[PASSAGE_COLUMNS]], ignore_index=True)
+
+
+def with_language(passages: pd.DataFrame) -> pd.DataFrame:
+    """Passages with their language column: a table stored before languages were kept held
+    English only (HotpotQA's paragraphs, documents read with English analysis)."""
+    return passages if "language" in passages else passages.assign(language=ENGLISH)

@@ -1,5 +1,6 @@
 """A judgement list of the user's own questions: JSONL, CSV or parquet with ``question``,
-``answer`` and optionally ``id``, ``relevant_ids`` or ``relevant_titles``, ``tags``,
+``answer`` and optionally ``id``, ``language`` (ISO 639-1; detected when absent),
+``relevant_ids`` or ``relevant_titles``, ``tags``,
 ``answerable``, ``reference_pending`` (the answer is still to be written: an empty answer is then
 no mistake) and ``documents`` (passages that come with the case, ``[{id, title, passage}]``: they
 join the knowledge base, as a HotpotQA question's paragraphs do).
@@ -16,8 +17,17 @@ from typing import Any
 import pandas as pd
 
 from rag_eval_pipeline.data.documents import DOCUMENT_COLUMNS, Chunking, merge_passages, passages_of_records
-from rag_eval_pipeline.data.knowledge_base import JUDGEMENT_COLUMNS, PASSAGE_COLUMNS, REFERENCE_PENDING
+from rag_eval_pipeline.data.knowledge_base import (
+    JUDGEMENT_COLUMNS,
+    LANGUAGE_ASSUMED,
+    LANGUAGE_DETECTED,
+    LANGUAGE_SET,
+    PASSAGE_COLUMNS,
+    REFERENCE_PENDING,
+)
 from rag_eval_pipeline.data.rows import RowFileError, read_rows
+from rag_eval_pipeline.language.detect import resolve_languages
+from rag_eval_pipeline.language.table import UnknownLanguageError, language
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 
@@ -60,14 +70,42 @@ def _flag(
 UNANSWERABLE_TRUTH = "unknown"
 
 
+def _row_languages(
+    rows: list[tuple[str, dict[str, Any]]], declared: str | None, problems: list[str]
+) -> list[tuple[str, str]]:
+    """Each row's language and how it was found: the row's own ``language``, else ``declared``
+    (the dataset's), else detected from its question and answer."""
+    own: list[str | None] = []
+    for location, row in rows:
+        value = row.get("language")
+        if value is None or value == "" or (isinstance(value, float) and pd.isna(value)):
+            own.append(None)
+            continue
+        try:
+            own.append(language(str(value)).code)
+        except UnknownLanguageError as err:
+            problems.append(f"{location}: {err}")
+            own.append(None)
+    texts = [f"{row.get('question') or ''}\n{row.get('answer') or ''}" for _, row in rows]
+    found = resolve_languages(texts, declared, own)
+    return [
+        (d.code, LANGUAGE_SET if (o or declared) else LANGUAGE_DETECTED if d.told else LANGUAGE_ASSUMED)
+        for d, o in zip(found, own)
+    ]
+
+
 def read_judgement_file(
-    path: str | Path, passages: pd.DataFrame, abstention: AbstentionPolicy = DEFAULT_ABSTENTION
+    path: str | Path,
+    passages: pd.DataFrame,
+    abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
+    declared_language: str | None = None,
 ) -> pd.DataFrame:
     """The judgement list, checked against the knowledge base ``passages`` (passage_id, title,
     and the user's own ids as ``doc_<id>``). Without relevance labels the gold columns are
     empty, so the reference retrieval metrics are absent rather than 0. A question the documents
     cannot answer is ``answerable: false`` (or has an abstention such as "unknown" as its
-    answer): declining to answer it is right."""
+    answer): declining to answer it is right. Each case's language is its row's ``language``,
+    else ``declared_language``, else detected from its question and answer."""
     path = Path(path)
     if not path.is_file():
         raise JudgementFileError(path, ["file not found"])
@@ -92,14 +130,15 @@ def read_judgement_file(
             by_id[pid[4:].split("#")[0]] = title  # the user's own id, also for each of its chunks
     seen: dict[str, str] = {}
     records = []
-    for location, row in rows:
+    languages = _row_languages(rows, declared_language, problems)
+    for (location, row), (code, source) in zip(rows, languages):
         question, answer = str(row.get("question") or "").strip(), str(row.get("answer") or "").strip()
         qid = str(row.get("id") or "").strip() or f"q{len(records) + 1:04d}"
         answerable = _flag(row.get("answerable"), location, problems)
         pending = not answer and _flag(
             row.get(REFERENCE_PENDING), location, problems, REFERENCE_PENDING, False
         )
-        if answerable and answer and abstention.matches(answer):
+        if answerable and answer and abstention.matches(answer, code):
             answerable = False  # an "unknown" truth: the documents do not answer it
         if not question:
             problems.append(f"{location}: empty question")
@@ -137,6 +176,8 @@ def read_judgement_file(
                 "gold_facts": [{"title": t, "sent_id": -1} for t in gold],
                 "tags": tags,
                 "answerable": answerable,
+                "language": code,
+                "language_source": source,
                 REFERENCE_PENDING: pending,
             }
         )
@@ -146,7 +187,7 @@ def read_judgement_file(
 
 
 def judgement_file_documents(
-    path: str | Path, chunking: Chunking | None = None
+    path: str | Path, chunking: Chunking | None = None, declared_language: str | None = None
 ) -> tuple[pd.DataFrame, list[str]]:
     """The passages the file's cases carry (``documents``), as knowledge-base rows, and the
     problems of those that are not ``{title, passage[, id]}`` (file and line named). A file
@@ -174,6 +215,7 @@ def judgement_file_documents(
                 [(f"{location}, document {n}", d) for n, d in enumerate(documents, start=1)],
                 chunking or Chunking(),
                 path.name,
+                declared_language,
             )
         except ValueError as err:
             problems.append(f"{path}, {err}")
@@ -215,10 +257,13 @@ def rows_version(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def custom_knowledge_base(
-    questions: str | Path, documents: pd.DataFrame, chunking: Chunking | None = None
+    questions: str | Path,
+    documents: pd.DataFrame,
+    chunking: Chunking | None = None,
+    declared_language: str | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """The knowledge base of a custom dataset: the passages the judgement list's cases carry and
     the user's ``documents`` (a document replacing a carried passage of the same title), with
     the problems of the carried ones. What the asset builds and the preflight checks against."""
-    carried, problems = judgement_file_documents(questions, chunking)
+    carried, problems = judgement_file_documents(questions, chunking, declared_language)
     return merge_passages(carried[PASSAGE_COLUMNS], documents).reset_index(drop=True), problems

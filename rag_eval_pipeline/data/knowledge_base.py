@@ -6,9 +6,26 @@ import hashlib
 
 import pandas as pd
 
-PASSAGE_COLUMNS = ["passage_id", "title", "passage", "sentences"]
-# answerable False: the documents hold no answer, and declining to answer is the right answer
-JUDGEMENT_COLUMNS = ["qid", "question", "answer", "type", "level", "gold_titles", "gold_facts", "answerable"]
+# language: the ISO 639-1 code the passage is analysed in (language/table.py)
+PASSAGE_COLUMNS = ["passage_id", "title", "passage", "sentences", "language"]
+# answerable False: the documents hold no answer, and declining to answer is the right answer;
+# language: the case's (its question and reference), and language_source how it was found
+JUDGEMENT_COLUMNS = [
+    "qid",
+    "question",
+    "answer",
+    "type",
+    "level",
+    "gold_titles",
+    "gold_facts",
+    "answerable",
+    "language",
+    "language_source",
+]
+# how a case's language was found: set by the row or the configuration, the dataset's own,
+# detected from its text, or taken from the rest of the list (too short to tell)
+LANGUAGE_SET, LANGUAGE_OF_DATASET, LANGUAGE_DETECTED, LANGUAGE_ASSUMED = "set", "dataset", "detected", "assumed"
+HOTPOTQA_LANGUAGE = "en"  # HotpotQA's questions and Wikipedia paragraphs are English
 # True: the case's reference answer is still to be written (a promoted production case); what
 # needs one is absent for it, never scored against an empty answer
 REFERENCE_PENDING = "reference_pending"
@@ -32,6 +49,7 @@ def flatten_passages(questions: pd.DataFrame) -> pd.DataFrame:
                 "title": title,
                 "passage": "".join(sentences),  # HotpotQA keeps the leading spaces
                 "sentences": sentences,
+                "language": HOTPOTQA_LANGUAGE,
             }
     return pd.DataFrame(list(rows.values()), columns=PASSAGE_COLUMNS)
 
@@ -65,6 +83,8 @@ def build_judgement_list(questions: pd.DataFrame) -> pd.DataFrame:
                 "gold_titles": list(dict.fromkeys(fact_titles)),
                 "gold_facts": [{"title": t, "sent_id": i} for t, i in facts],
                 "answerable": True,  # every HotpotQA question has its answer in its paragraphs
+                "language": HOTPOTQA_LANGUAGE,
+                "language_source": LANGUAGE_OF_DATASET,
             }
         )
     return pd.DataFrame(rows, columns=JUDGEMENT_COLUMNS)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from rag_eval_pipeline.common.settings import Strict
+from rag_eval_pipeline.language.table import language
 
 
 class ChunkingSettings(Strict):
@@ -28,6 +29,16 @@ class DatasetSettings(Strict):
     documents: str = Field(default="data/documents", description="folder of the user's documents")
     chunking: ChunkingSettings = ChunkingSettings()
     max_file_mb: float = Field(default=5.0, gt=0, description="larger document files are skipped, named")
+    language: str | None = Field(
+        default=None,
+        description="ISO 639-1 code of every document and question (zh, ja, es ...); a judgement-list "
+        "row's or a document record's own `language` wins; unset: each detected",
+    )
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, code: str | None) -> str | None:
+        return language(code).code if code else None
 
     @model_validator(mode="after")
     def _custom_needs_questions(self) -> DatasetSettings:

@@ -22,6 +22,7 @@ from rag_eval_pipeline.data.judgement_file import (
 )
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.judges.registry import JudgeSpec
+from rag_eval_pipeline.language.segmenters import SegmenterMissingError, segmenter_problem
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 
 
@@ -58,10 +59,12 @@ def judgement_list_problems(settings: Settings) -> list[str]:
     if dataset.kind != "custom" or not dataset.questions or not Path(dataset.questions).is_file():
         return []
     chunking = Chunking(dataset.chunking.size, dataset.chunking.overlap)
-    documents = load_documents(dataset.documents, chunking, int(dataset.max_file_mb * 1e6))
-    passages, _ = custom_knowledge_base(dataset.questions, documents.passages, chunking)
     try:
-        read_judgement_file(dataset.questions, passages, settings.abstention())
+        documents = load_documents(dataset.documents, chunking, int(dataset.max_file_mb * 1e6), dataset.language)
+        passages, _ = custom_knowledge_base(dataset.questions, documents.passages, chunking, dataset.language)
+        cases = read_judgement_file(dataset.questions, passages, settings.abstention(), dataset.language)
+    except SegmenterMissingError as err:
+        return [str(err)]
     except JudgementFileError as err:
         shown = err.problems[:MAX_SHOWN]
         if len(err.problems) > MAX_SHOWN:
@@ -69,7 +72,11 @@ def judgement_list_problems(settings: Settings) -> list[str]:
         if any("relevant title" in problem for problem in err.problems):
             shown.append("`rag-eval titles` lists the knowledge base's titles, to copy from (--filter TEXT)")
         return shown
-    return []
+    return [
+        problem
+        for code in sorted({*passages["language"], *cases["language"]})
+        if (problem := segmenter_problem(code)) is not None
+    ]
 
 
 MAX_SHOWN = 20
@@ -81,9 +88,9 @@ def knowledge_base_passages(settings: Settings, dataset: str | None = None) -> p
     user's documents; for a custom dataset the documents and what the list's cases carry."""
     config = settings.dataset
     chunking = Chunking(config.chunking.size, config.chunking.overlap)
-    documents = load_documents(config.documents, chunking, int(config.max_file_mb * 1e6)).passages
+    documents = load_documents(config.documents, chunking, int(config.max_file_mb * 1e6), config.language).passages
     if config.kind == "custom":
-        return custom_knowledge_base(config.questions or "", documents, chunking)[0]
+        return custom_knowledge_base(config.questions or "", documents, chunking, config.language)[0]
     questions = load_questions(dataset or config.source)
     if settings.knowledge_base.scope == "sample":
         questions = sample_questions(questions, config.sample_size, config.selection, config.seed)

@@ -32,6 +32,7 @@ class JudgeCase:
     contexts_known: bool = True  # False: an agent that returns no contexts (nothing to judge them on)
     cited_titles: tuple[str, ...] | None = None  # the passages the answer cites (None: it cites none)
     judge_repeat: int = 0  # which of a judge's K independent scorings of this case (0: the first)
+    language: str = "en"  # the case's language (ISO 639-1): what its text is analysed and judged in
 
     @property
     def reference_known(self) -> bool:

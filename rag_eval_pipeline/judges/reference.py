@@ -22,7 +22,8 @@ REFERENCE_METRICS = (*AGAINST_TRUTH_METRICS, *REFERENCE_FREE_METRICS)
 
 
 class ReferenceJudge:
-    """Exact match, F1 and correctness against the ground truth (an abstention is right on a
+    """Exact match, F1 and correctness against the ground truth in the case's language
+    (``language/``: HotpotQA's definition in English, MLQA's elsewhere; an abstention is right on a
     question the documents cannot answer); retrieval metrics against the gold supporting titles
     and facts; lexical faithfulness against the retrieved passages."""
 
@@ -39,15 +40,15 @@ class ReferenceJudge:
         return JudgeOutcome(self.score(case))
 
     def score(self, case: JudgeCase) -> dict[str, float | None]:
-        answer, truth, titles = case.answer, case.ground_truth, case.retrieved_titles
+        answer, truth, titles, language = case.answer, case.ground_truth, case.retrieved_titles, case.language
         against_truth: dict[str, float | None] = (
             dict.fromkeys(AGAINST_TRUTH_METRICS)
             if truth is None
             else {
-                "exact_match": reference.exact_match(answer, truth),
-                "f1": reference.f1(answer, truth),
+                "exact_match": reference.exact_match(answer, truth, language),
+                "f1": reference.f1(answer, truth, language),
                 "correctness": reference.correctness(
-                    answer, truth, case.answerable, self._abstention, case.question, titles
+                    answer, truth, case.answerable, self._abstention, case.question, titles, language
                 ),
             }
         )
@@ -57,7 +58,7 @@ class ReferenceJudge:
             "context_precision": reference.context_precision(titles, list(case.gold_titles)),
             "context_recall": reference.context_recall(titles, list(case.gold_facts)),
             "faithfulness_lexical": reference.faithfulness_lexical(
-                answer, case.retrieved_passages, self._abstention
+                answer, case.retrieved_passages, self._abstention, language
             ),
             "citation_precision": reference.citation_precision(case.cited_titles, list(case.gold_titles)),
             "citation_recall": reference.citation_recall(case.cited_titles, list(case.gold_titles)),

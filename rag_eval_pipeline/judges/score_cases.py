@@ -20,7 +20,8 @@ from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, SCORE_ID_COLUMNS, TOKEN_COLUMNS, case_key
-from rag_eval_pipeline.retrieval.base import SearchHit
+from rag_eval_pipeline.language.table import ENGLISH
+from rag_eval_pipeline.retrieval.base import LANGUAGE_COLUMN, SearchHit
 
 
 def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) -> pd.DataFrame:
@@ -28,7 +29,7 @@ def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) ->
     their question (a judgement list without ``answerable`` holds answerable questions only);
     a question whose reference answer is still to be written has none (None)."""
     columns = ["qid", "answer", "type", "level", "gold_titles", "gold_facts"]
-    columns += [c for c in ("tags", "answerable") if c in judgement_list]
+    columns += [c for c in ("tags", "answerable", LANGUAGE_COLUMN) if c in judgement_list]
     labels = judgement_list[columns].rename(columns={"answer": "ground_truth"})
     if REFERENCE_PENDING in judgement_list:
         pending = judgement_list[REFERENCE_PENDING].fillna(False).astype(bool).to_numpy()
@@ -63,7 +64,14 @@ def judge_case(case: Mapping[str, Any]) -> JudgeCase:
         answerable=bool(case.get("answerable", True)),
         contexts_known=bool(case.get("contexts_known", True)),
         cited_titles=_listed(case.get("cited_titles")),
+        language=case_language(case),
     )
+
+
+def case_language(case: Mapping[str, Any]) -> str:
+    """A joined case's language code (English for a list stored before languages)."""
+    code = case.get(LANGUAGE_COLUMN)
+    return ENGLISH if code is None or (isinstance(code, float) and pd.isna(code)) else str(code)
 
 
 def _listed(value: Any) -> tuple[str, ...] | None:
@@ -100,7 +108,7 @@ async def _score_one(
     redact: Redactor = NO_SECRETS,
 ) -> dict[str, Any]:
     answered = case["status"] == "ok"
-    abstained = answered and abstention.matches(str(case["answer"]))
+    abstained = answered and abstention.matches(str(case["answer"]), case_language(case))
     answerable = bool(case.get("answerable", True))
     row: dict[str, Any] = {
         "qid": case["qid"],
@@ -112,6 +120,7 @@ async def _score_one(
         "type": case["type"],
         "level": case["level"],
         "tags": list(case["tags"]) if "tags" in case and case["tags"] is not None else [],
+        "language": case_language(case),
         "prompt_version": judge.prompt_version,
         "answerable": answerable,
         "abstained": abstained,

@@ -11,93 +11,33 @@ one of at most ``NOVEL_WORDS`` others, none of them joined to the reference (a l
 and Y"). It is refused when the mention is negated ("not X", "rather than X", "X is wrong"),
 offered as one option ("X or Y"), contrasted ("X, but Y"), hedged beyond the question ("it could
 be"), or buried in a long text (pasted passages). A yes/no reference is matched by the answer's
-leading (else final) yes or no."""
+leading (else final) yes or no.
+
+Every language with a lexicon (``language/lexicon.py``) is read the same way, through its
+analyzer: its words (a dictionary's segmentation where words are not spaced), its negations
+(after the mention where the language puts them: Japanese "X ではない"), hedges, options and
+framing words. A language without a lexicon has no sentence rule: nothing is credited by it."""
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analyzer
+from rag_eval_pipeline.language.lexicon import Lexicon
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_ARTICLES = _words("a an the")
-_APOSTROPHES = "'\u2019\u2018\u02bc`"
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|\(\s*\d{1,2}\s*\)")
-YES_NO = ("yes", "no")
 NOVEL_WORDS = 3  # content words the rest of a credited answer may add that nothing explains
+NEGATION_TAIL = 6  # where negation follows, the words after a mention that may negate it
 PREFIX = 5  # a word is the question's when it shares this many first letters with one of its words
-# words that frame an answer or say where it comes from
-FRAME_WORDS = _words(
-    """answer answers answered according passage passages context contexts document documents
-    source sources based stated states state says say said mention mentioned mentions given
-    provided text article articles wikipedia information shown shows indicates indicated indicate
-    per cited cite cites citing see reference references correct final question therefore thus
-    hence also named called known listed found described describes retrieved page pages evidence
-    supporting support supports believe think"""
-)
-HEDGES = _words(
-    """maybe perhaps possibly possible probably might could may unsure unclear uncertain guess
-    likely unlikely unsure whether"""
-)
-ALTERNATIVES = _words("or either")  # a hedge even where the question offers the choice
-CONTRASTS = _words("but however although though whereas yet")
-NEGATORS = _words("not no never nor neither isnt wasnt arent werent doesnt didnt cannot")
-REJECTING_PHRASES = (("rather", "than"), ("instead", "of"), ("other", "than"), ("unlike",), ("except",))
-WRONG_WORDS = _words("wrong incorrect false mistaken inaccurate")
-# a small English stop list for the lexical proxies: words that carry no claim
-STOP_WORDS = _words(
-    """a an the and or but if of at by for with about against between into through during before
-    after above below to from up down in out on off over under again further then once here there
-    when where why how all any both each few more most other some such no nor not only own same so
-    than too very can will just should now is are was were be been being have has had having do
-    does did doing i me my we our you your he him his she her it its they them their what which who
-    whom this that these those am as until while s t"""
-)
-JOINERS = _words("and &")
+STOP_WORDS = ENGLISH_STOP_WORDS  # English's short list of words that carry no claim
 
 
-_PIECES = re.compile(r"[^\W_]+|[\W_]+")  # a run of letters and digits, or of anything else
-_APOSTROPHE_RUN = re.compile(f"[{_APOSTROPHES}]")
-
-
-def _tokens(text: str) -> tuple[list[str], list[bool]]:
-    """Lower-case words, with for each whether punctuation follows it: apostrophes are dropped
-    (as HotpotQA's normalisation drops ASCII punctuation), every other punctuation mark or
-    symbol, ASCII or not (dashes, curly quotes, underscores), splits words; no articles."""
-    text = _APOSTROPHE_RUN.sub("", unicodedata.normalize("NFKC", text).lower())
-    words: list[str] = []
-    breaks: list[bool] = []
-    for piece in _PIECES.findall(text):
-        if piece[0].isalnum():
-            if piece not in _ARTICLES:
-                words.append(piece)
-                breaks.append(False)
-        elif breaks and not piece.isspace():
-            breaks[-1] = True
-    return words, breaks
-
-
-_WORD = re.compile(r"[^\W_]+")
-
-
-def lexical_tokens(text: str) -> list[str]:
+def lexical_tokens(text: str, language: str = "en") -> list[str]:
     """Lower-case words split at every punctuation mark, ASCII or not, apostrophes dropped, no
     articles: "1909–1994" is two words here, where the official normalisation keeps it one."""
-    text = _APOSTROPHE_RUN.sub("", unicodedata.normalize("NFKC", text).lower())
-    return [word for word in _WORD.findall(text) if word not in _ARTICLES]
-
-
-@functools.lru_cache(maxsize=16_384)
-def passage_vocabulary(passage: str) -> frozenset[str]:
-    """The words of a passage, once per passage: every model's answer to a question is checked
-    against the same retrieved passages."""
-    return frozenset(lexical_tokens(passage))
+    return analyzer(language).words(text)
 
 
 @dataclass(frozen=True)
@@ -133,48 +73,62 @@ def _without(words: list[str], breaks: list[bool], run: Sequence[str]) -> tuple[
     return kept_words, kept_breaks
 
 
-def _rejected(tokens: Sequence[str], start: int, width: int) -> bool:
-    """A mention that the answer negates: "not X", "rather than X", "X is wrong", "X is not"."""
+def _rejected(tokens: Sequence[str], start: int, width: int, lexicon: Lexicon) -> bool:
+    """A mention that the answer negates: "not X", "rather than X", "X is wrong", "X is not";
+    where negation follows (Japanese, Korean), a negator just after it."""
     before = list(tokens[max(0, start - 3) : start])
-    if any(t in NEGATORS for t in before):
-        return True
-    if any(tuple(before[-len(p) :]) == p for p in REJECTING_PHRASES):
-        return True
     after = list(tokens[start + width : start + width + 3])
-    if any(t in WRONG_WORDS for t in after):
+    if lexicon.negation_follows:
+        # the predicate's tail: "1958年ではありません" is で は あり ませ ん
+        if any(t in lexicon.negators for t in tokens[start + width : start + width + NEGATION_TAIL]):
+            return True
+    elif any(t in lexicon.negators for t in before):
         return True
-    return len(after) >= 2 and after[0] in {"is", "was", "are", "were"} and after[1] in NEGATORS
+    if any(tuple(before[-len(p) :]) == p for p in lexicon.rejecting_phrases):
+        return True
+    if any(t in lexicon.wrong for t in after):
+        return True
+    return len(after) >= 2 and after[0] in lexicon.copulas and after[1] in lexicon.negators
 
 
-def _offered(tokens: Sequence[str], start: int, width: int) -> bool:
+def _offered(tokens: Sequence[str], start: int, width: int, lexicon: Lexicon) -> bool:
     """A mention offered as one option: "X or Y", "either X", "Y or X"."""
     window = [*tokens[max(0, start - 3) : start], *tokens[start + width : start + width + 3]]
-    return any(t in ALTERNATIVES for t in window)
+    return any(t in lexicon.alternatives for t in window)
 
 
-def _from(word: str, vocabulary: set[str]) -> bool:
-    return word in vocabulary or (
-        len(word) >= PREFIX and any(len(v) >= PREFIX and v[:PREFIX] == word[:PREFIX] for v in vocabulary)
-    )
+def _from(word: str, vocabulary: set[str], inside: str = "") -> bool:
+    """A word the question (or the reference, a title) explains: one of its words, a word with
+    its first ``PREFIX`` letters, or, where words are not spaced, a word made of its characters."""
+    if word in vocabulary:
+        return True
+    if inside:
+        return all(character in inside for character in word)
+    return len(word) >= PREFIX and any(len(v) >= PREFIX and v[:PREFIX] == word[:PREFIX] for v in vocabulary)
 
 
-def _polarity(tokens: Sequence[str]) -> str | None:
+def _polarity(tokens: Sequence[str], lexicon: Lexicon) -> str | None:
     """The yes or no an answer leads with ("Yes, ...", "The answer is no"), else ends with ("...,
     so yes"); a "no" inside a sentence ("There is no doubt") is neither."""
+    answers = lexicon.yes | lexicon.no
+
+    def side(word: str) -> str:
+        return "yes" if word in lexicon.yes else "no"
+
     for lead in ([], ["answer"], ["answer", "is"]):
-        if tokens[: len(lead)] == lead and len(tokens) > len(lead) and tokens[len(lead)] in YES_NO:
-            return tokens[len(lead)]
-    return tokens[-1] if tokens and tokens[-1] in YES_NO else None
+        if tokens[: len(lead)] == lead and len(tokens) > len(lead) and tokens[len(lead)] in answers:
+            return side(tokens[len(lead)])
+    return side(tokens[-1]) if tokens and tokens[-1] in answers else None
 
 
-def _joined(words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed) -> bool:
+def _joined(words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners) -> bool:
     """Whether the mention runs on into another name with no punctuation between ("Chicago
     Bulls" for "Chicago": a word ``named`` allows), or is listed with another through "and" ("X
     and Y": any word ``listed`` allows)."""
     for step, edge in ((-1, start - 1), (1, start + width)):
         position, through = edge, False
         while 0 <= position < len(words) and not breaks[min(position, position - step)]:
-            if words[position] in JOINERS and not through:
+            if words[position] in joiners and not through:
                 position, through = position + step, True
                 continue
             if (listed if through else named)(words[position]):
@@ -183,32 +137,75 @@ def _joined(words: Sequence[str], breaks: Sequence[bool], start: int, width: int
     return False
 
 
+def _aligned(text: Analyzer, prediction: str, truth: Sequence[str]) -> bool:
+    """Where words are not spaced: whether the dictionary, left to itself, cuts the answer at
+    both edges of some copy of the reference (紫禁城在|1420年|落成 does; 南京路 holds 南京 inside
+    one word, a longer name)."""
+    words = text.words(prediction)
+    joined = "".join(words)
+    edges, position = {0}, 0
+    for word in words:
+        position += len(word)
+        edges.add(position)
+    surface = "".join(truth)
+    start = joined.find(surface)
+    while start >= 0:
+        if start in edges and start + len(surface) in edges:
+            return True
+        start = joined.find(surface, start + 1)
+    return False
+
+
 def says_answer(
-    prediction: str, ground_truth: str, question: str = "", sources: Sequence[str] = ()
+    prediction: str, ground_truth: str, question: str = "", sources: Sequence[str] = (), language: str = "en"
 ) -> Verdict:
-    """Whether ``prediction`` says ``ground_truth`` (see the module's rule). ``question`` and
-    the ``sources`` (titles of the contexts the answer had) are words it may repeat."""
-    truth, truth_breaks = _tokens(ground_truth)
-    asked = lexical_tokens(question)
-    words, breaks = _tokens(_CITATION.sub(" ", prediction))
+    """Whether ``prediction`` says ``ground_truth`` (see the module's rule) in ``language``.
+    ``question`` and the ``sources`` (titles of the contexts the answer had) are words it may
+    repeat. A language without a lexicon credits nothing here ("no sentence rule")."""
+    text = analyzer(language)
+    lexicon = text.lexicon
+    if lexicon is None:
+        return Verdict(False, f"no sentence rule for {text.language.name}")
+    truth, truth_breaks = text.pieces(ground_truth)
+    asked = text.words(question)
+    words, breaks = text.pieces(_CITATION.sub(" ", prediction), keep=ground_truth)
     if len(asked) >= 3:
         words, breaks = _without(words, breaks, asked)
-    titles = [lexical_tokens(s) for s in sources]
+    titles = [text.words(s) for s in sources]
     if not truth or not words:
         return Verdict(False, "empty")
-    if " ".join(truth) in YES_NO:
-        polarity = _polarity(words)
+    if len(truth) == 1 and truth[0] in lexicon.yes | lexicon.no:
+        polarity = _polarity(words, lexicon)
         if polarity is None:
             return Verdict(False, "no yes or no")
-        right = polarity == truth[0]
+        right = polarity == ("yes" if truth[0] in lexicon.yes else "no")
         return Verdict(right, "yes/no" if right else "the other yes/no", contradicts=not right)
+    aligned = _aligned(text, prediction, truth) if text.inside_words else True
+    return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned)
+
+
+def _says_named(
+    text: Analyzer,
+    lexicon: Lexicon,
+    words: list[str],
+    breaks: list[bool],
+    truth: list[str],
+    truth_breaks: list[bool],
+    asked: list[str],
+    titles: list[list[str]],
+    aligned: bool = True,
+) -> Verdict:
+    """The rule for a reference that is not a yes or no: the reference stands in the answer,
+    unrejected, asserted, on its own, with few words beside it that nothing explains. Where
+    words are not spaced, words side by side are no longer name: the dictionary's own cut
+    (``aligned``) says whether the reference is a word of its own there."""
     starts = _runs(words, truth)
     if not starts:
         return Verdict(False, "not mentioned")
-    kept = [s for s in starts if not _rejected(words, s, len(truth))]
+    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon)]
     if not kept:
         return Verdict(False, "mentioned only to reject it", contradicts=True)
-    asserted = [s for s in kept if not _offered(words, s, len(truth))]
+    asserted = [s for s in kept if not _offered(words, s, len(truth), lexicon)]
     if not asserted:
         return Verdict(False, "offered as one option")
     inside = {i for s in starts for i in range(s, s + len(truth))}
@@ -217,25 +214,38 @@ def says_answer(
     for title in titles:  # a cited title's words are not markers ("Dead but Rising")
         if title and not set(title) & set(truth):
             cited = _without(cited, [False] * len(cited), title)[0]
-    if any(t in CONTRASTS for t in cited):
+    if any(t in lexicon.contrasts for t in cited):
         return Verdict(False, "contrasted with another answer")
-    hedged = sum(t in HEDGES for t in cited) > sum(t in HEDGES for t in asked)
-    if hedged or any(cited[i : i + 2] == ["not", "sure"] for i in range(len(cited))):
+    hedged = sum(t in lexicon.hedges for t in cited) > sum(t in lexicon.hedges for t in asked)
+    unsure = any(tuple(cited[i : i + len(u)]) == u for u in lexicon.unsure for i in range(len(cited)))
+    if hedged or unsure:
         return Verdict(False, "hedged")
     explained = set(asked) | set(truth) | {t for title in titles for t in title}
+    # where words are not spaced, the characters of the question, reference and titles explain
+    # a word the dictionary cut differently in the answer
+    characters = "".join(explained) if text.inside_words else ""
+    question_characters = "".join(asked) if text.inside_words else ""
+    stop = text.stop_words
 
     def novel(word: str) -> bool:
-        return word not in STOP_WORDS and word not in FRAME_WORDS and not _from(word, explained)
+        return word not in stop and word not in lexicon.frame and not _from(word, explained, characters)
 
     def named(word: str) -> bool:  # the question's own words may run on ("Terry Richardson was older")
-        return word not in STOP_WORDS and word not in FRAME_WORDS and not _from(word, set(asked))
+        return word not in stop and word not in lexicon.frame and not _from(word, set(asked), question_characters)
 
     def content(word: str) -> bool:
-        return word not in STOP_WORDS
+        return word not in stop
 
     if truth_breaks and truth_breaks[-1]:  # the reference's own last mark ("Inc.") is no boundary
         breaks = [b and not any(i == s + len(truth) - 1 for s in starts) for i, b in enumerate(breaks)]
-    if all(_joined(words, breaks, s, len(truth), named, content) for s in asserted):
+    if text.inside_words:
+        never_named = lambda word: False  # noqa: E731 - side by side is how these languages write
+        longer = not aligned or all(
+            _joined(words, breaks, s, len(truth), never_named, content, lexicon.joiners) for s in asserted
+        )
+    else:
+        longer = all(_joined(words, breaks, s, len(truth), named, content, lexicon.joiners) for s in asserted)
+    if longer:
         return Verdict(False, "part of a longer name or a list")
     unexplained = [t for t in rest if novel(t)]
     if len(unexplained) > NOVEL_WORDS:

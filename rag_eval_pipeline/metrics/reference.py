@@ -1,67 +1,62 @@
-"""Reference metrics that need no LLM: HotpotQA's answer metrics and retrieval metrics from gold labels.
+"""Reference metrics that need no LLM: answer metrics and retrieval metrics from gold labels.
 
-``normalize_answer``, ``exact_match`` and ``f1`` reproduce HotpotQA's ``hotpot_evaluate_v1.py``.
-Every function returns ``None`` (absent) rather than 0 when its input does not allow a score;
-each docstring says when.
+In English, ``normalize_answer``, ``exact_match`` and ``f1`` reproduce HotpotQA's
+``hotpot_evaluate_v1.py``; in Arabic, German, Spanish, Hindi, Vietnamese and Chinese they
+reproduce the MLQA evaluation script's definition, extended the same way to the other languages
+(``language/table.py``). Every function returns ``None`` (absent) rather than 0 when its input
+does not allow a score; each docstring says when.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-import string
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from rag_eval_pipeline.metrics.equivalence import STOP_WORDS, lexical_tokens, passage_vocabulary, says_answer
+from rag_eval_pipeline.language.analysis import analyzer
+from rag_eval_pipeline.language.lexicon import ENGLISH_ABSTENTION
+from rag_eval_pipeline.language.table import ENGLISH
+from rag_eval_pipeline.metrics.equivalence import says_answer
 
 REFERENCE_JUDGE_ID = "reference"  # the judge id under which these metrics are recorded
-_PUNCTUATION = set(string.punctuation)
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _SPECIAL_ANSWERS = ("yes", "no", "noanswer")
-# What counts as declining to answer, matched at the start of the normalised answer (lower case,
-# no punctuation, no articles): "I don't know.", "Unknown", "The passages do not say ..."
-DEFAULT_ABSTENTION_PATTERNS = (
-    r"unknown$",
-    r"i (dont|do not|cannot|cant) (know|say|tell|answer|find|determine)\b",
-    r"(im|i am) not (sure|able)\b",
-    r"not enough information\b",
-    r"(there is )?(no|insufficient) (information|answer|context)\b",
-    r"noanswer$",
-    r"(it|this|question) cannot be (answered|determined)\b",
-    r"(passages|context|documents|sources) (do|does) not (say|contain|mention|provide|state)\b",
-)
+# What counts as declining to answer in any language, matched at the start of the normalised
+# answer (lower case, no punctuation, no articles): "I don't know.", "Unknown", "The passages do
+# not say ..."; each language adds its own (``language/lexicon.py``)
+DEFAULT_ABSTENTION_PATTERNS = ENGLISH_ABSTENTION
 # containment earns credit only from an answer at most this long: twice the ground truth's
 # tokens plus a few, so pasting every passage (which contains the truth) earns nothing
 CONTAINMENT_TOKEN_FACTOR = 2
 CONTAINMENT_EXTRA_TOKENS = 4
 
 
-_DROP_PUNCTUATION = str.maketrans("", "", string.punctuation)
+def normalize_answer(text: str, language: str = ENGLISH) -> str:
+    """The answer as exact match and F1 compare it. English: HotpotQA's normalisation (lower
+    case, drop ASCII punctuation, drop articles, single spaces); other languages: MLQA's
+    (Unicode punctuation, the language's articles, Chinese and the other unspaced scripts a
+    token per character)."""
+    return analyzer(language).answer_normal(text)
 
 
-def normalize_answer(text: str) -> str:
-    """HotpotQA's normalisation: lower case, drop punctuation, drop articles, single spaces."""
-    text = text.lower()
-    text = text.translate(_DROP_PUNCTUATION)
-    text = _ARTICLES.sub(" ", text)
-    return " ".join(text.split())
-
-
-def exact_match(prediction: str, ground_truth: str) -> float:
+def exact_match(prediction: str, ground_truth: str, language: str = ENGLISH) -> float:
     """1.0 when the normalised strings are equal, else 0.0 (an empty prediction scores 0.0)."""
-    return float(normalize_answer(prediction) == normalize_answer(ground_truth))
+    text = analyzer(language)
+    return float(text.answer_normal(prediction) == text.answer_normal(ground_truth))
 
 
-def f1(prediction: str, ground_truth: str) -> float:
-    """HotpotQA's token-multiset F1; a yes/no/noanswer on either side that differs scores 0.0.
+def f1(prediction: str, ground_truth: str, language: str = ENGLISH) -> float:
+    """Token-multiset F1 over the normalised answers. English is HotpotQA's (a yes/no/noanswer
+    on either side that differs scores 0.0); other languages are MLQA's (no such rule).
 
-    An empty prediction scores 0.0 (no token in common), as in the official script.
+    An empty prediction scores 0.0 (no token in common), as in both official scripts.
     """
-    pred, gold = normalize_answer(prediction), normalize_answer(ground_truth)
-    if pred in _SPECIAL_ANSWERS and pred != gold:
-        return 0.0
-    if gold in _SPECIAL_ANSWERS and pred != gold:
+    text = analyzer(language)
+    pred, gold = text.answer_normal(prediction), text.answer_normal(ground_truth)
+    if text.language.is_english and (
+        (pred in _SPECIAL_ANSWERS and pred != gold) or (gold in _SPECIAL_ANSWERS and pred != gold)
+    ):
         return 0.0
     pred_tokens, gold_tokens = pred.split(), gold.split()
     num_same = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
@@ -72,34 +67,60 @@ def f1(prediction: str, ground_truth: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def _compiled(patterns: Sequence[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+
+
 @dataclass(frozen=True)
 class AbstentionPolicy:
-    """Which answers decline to answer: the patterns (regular expressions over the normalised
-    answer, matched at its start) of the configuration's ``abstention_patterns``."""
+    """Which answers decline to answer: ``patterns`` (the configuration's
+    ``abstention_patterns``: regular expressions over the normalised answer, matched at its
+    start, in every language) and each language's own (``by_language`` where the configuration
+    sets them, else the language's defaults: "不知道", "わかりません", "no lo sé" ...)."""
 
     patterns: tuple[str, ...] = DEFAULT_ABSTENTION_PATTERNS
+    by_language: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_compiled", re.compile("|".join(f"(?:{p})" for p in self.patterns)))
+        object.__setattr__(self, "_compiled", _compiled(self.patterns))
+        object.__setattr__(self, "_per_language", {})
 
-    def matches(self, answer: str) -> bool:
+    def _own(self, language: str) -> re.Pattern[str] | None:
+        """The language's own patterns, compiled once (English's are ``patterns``)."""
+        kept: dict[str, re.Pattern[str] | None] = self._per_language  # type: ignore[attr-defined]
+        if language not in kept:
+            text = analyzer(language)
+            own = self.by_language.get(text.code)
+            if own is None:
+                own = () if text.language.is_english or text.lexicon is None else text.lexicon.abstention
+            kept[language] = _compiled(own)
+        return kept[language]
+
+    def matches(self, answer: str, language: str = ENGLISH) -> bool:
         """True for an abstention, and for an empty answer (nothing was said)."""
-        normalized = normalize_answer(answer)
-        return not normalized or bool(self._compiled.match(normalized))  # type: ignore[attr-defined]
+        normalized = analyzer(language).plain(answer)
+        if not normalized:
+            return True
+        shared: re.Pattern[str] | None = self._compiled  # type: ignore[attr-defined]
+        if shared is not None and shared.match(normalized):
+            return True
+        own = self._own(language)
+        return own is not None and bool(own.match(normalized))
 
 
 DEFAULT_ABSTENTION = AbstentionPolicy()
 
 
-def contains_answer(prediction: str, ground_truth: str) -> bool:
+def contains_answer(prediction: str, ground_truth: str, language: str = ENGLISH) -> bool:
     """True when the normalised ground truth stands as a whole-token run inside a prediction of
     bounded length (at most twice the ground truth's tokens plus 4: an answer that pastes every
     passage contains the truth, and says nothing).
 
     Never true for yes/no/noanswer ground truths: a sentence that happens to hold "no" is not a "no".
     """
-    pred, gold = normalize_answer(prediction), normalize_answer(ground_truth)
-    if not gold or gold in _SPECIAL_ANSWERS:
+    text = analyzer(language)
+    pred, gold = text.answer_normal(prediction), text.answer_normal(ground_truth)
+    if not gold or gold in _SPECIAL_ANSWERS or (text.lexicon and gold in text.lexicon.yes | text.lexicon.no):
         return False
     longest = CONTAINMENT_TOKEN_FACTOR * len(gold.split()) + CONTAINMENT_EXTRA_TOKENS
     return len(pred.split()) <= longest and f" {gold} " in f" {pred} "
@@ -112,6 +133,7 @@ def correctness(
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
     question: str = "",
     sources: Sequence[str] = (),
+    language: str = ENGLISH,
 ) -> float:
     """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels, for answers
     as agents write them.
@@ -123,21 +145,22 @@ def correctness(
     (the other yes/no, "not X"); 0.5 when a short answer contains the reference with a few other
     words, or HotpotQA F1 >= 0.5 (a partly right answer); else 0.0. An abstention scores 0.0 on
     an answerable question and 1.0 on one the documents cannot answer (``answerable`` False),
-    where any answer scores 0.0. An empty prediction is an abstention.
+    where any answer scores 0.0. An empty prediction is an abstention. Every step reads
+    ``language``'s analysis: its abstentions, its answer normalisation, its words.
     """
-    abstained = abstention.matches(prediction)
+    abstained = abstention.matches(prediction, language)
     if not answerable:
         return 1.0 if abstained else 0.0
     if abstained:
         return 0.0
-    if exact_match(prediction, ground_truth):
+    if exact_match(prediction, ground_truth, language):
         return 1.0
-    verdict = says_answer(prediction, ground_truth, question, sources)
+    verdict = says_answer(prediction, ground_truth, question, sources, language)
     if verdict.credited:
         return 1.0
     if verdict.contradicts:
         return 0.0
-    if contains_answer(prediction, ground_truth) or f1(prediction, ground_truth) >= 0.5:
+    if contains_answer(prediction, ground_truth, language) or f1(prediction, ground_truth, language) >= 0.5:
         return 0.5
     return 0.0
 
@@ -217,29 +240,46 @@ def citation_recall(cited_titles: Sequence[str] | None, gold_titles: Sequence[st
     return len(named & gold) / len(gold)
 
 
-def content_tokens(text: str) -> list[str]:
-    """Normalised tokens of ``text`` without stop words: the words that carry a claim."""
-    return [t for t in normalize_answer(text).split() if t not in STOP_WORDS]
+def content_tokens(text: str, language: str = ENGLISH) -> list[str]:
+    """Normalised tokens of ``text`` without stop words: the words that carry a claim (English:
+    HotpotQA's normalised tokens; other languages: their analyzer's words)."""
+    analysis = analyzer(language)
+    if analysis.language.is_english:
+        return [t for t in analysis.answer_normal(text).split() if t not in analysis.stop_words]
+    return analysis.content_words(text)
 
 
-def is_abstention(answer: str, abstention: AbstentionPolicy = DEFAULT_ABSTENTION) -> bool:
+def is_abstention(
+    answer: str, abstention: AbstentionPolicy = DEFAULT_ABSTENTION, language: str = ENGLISH
+) -> bool:
     """True for "unknown", "I don't know ..." and the other abstentions, and an empty answer."""
-    return abstention.matches(answer)
+    return abstention.matches(answer, language)
+
+
+@functools.lru_cache(maxsize=16_384)
+def passage_vocabulary(passage: str, language: str = ENGLISH) -> frozenset[str] | str:
+    """The words of a passage (or, where words are not spaced, its text), once per passage:
+    every model's answer to a question is checked against the same retrieved passages."""
+    return analyzer(language).vocabulary(passage)
 
 
 def faithfulness_lexical(
-    answer: str, passages: Sequence[str], abstention: AbstentionPolicy = DEFAULT_ABSTENTION
+    answer: str,
+    passages: Sequence[str],
+    abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
+    language: str = ENGLISH,
 ) -> float | None:
     """Lexical proxy for faithfulness: share of the answer's content tokens found in the passages.
 
     A proxy, not RAGAS faithfulness: it checks words, not claims. Words are split at every
-    punctuation mark, ASCII or not, so "1909" is found in "1909–1994". None for an abstention, an
-    empty answer or an answer of stop words only (no claim to check). No passages scores 0.0.
+    punctuation mark, ASCII or not, so "1909" is found in "1909–1994"; in a language whose words
+    are not spaced, a word is found inside the passage's text. None for an abstention, an empty
+    answer or an answer of stop words only (no claim to check). No passages scores 0.0.
     """
-    if abstention.matches(answer):
+    if abstention.matches(answer, language):
         return None
-    tokens = [t for t in lexical_tokens(answer) if t not in STOP_WORDS]
+    tokens = analyzer(language).content_words(answer)
     if not tokens:
         return None
-    vocabularies = [passage_vocabulary(passage) for passage in passages]
+    vocabularies = [passage_vocabulary(passage, language) for passage in passages]
     return sum(1 for t in tokens if any(t in words for words in vocabularies)) / len(tokens)

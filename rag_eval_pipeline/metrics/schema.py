@@ -30,6 +30,7 @@ SCORE_ID_COLUMNS = [
     "type",
     "level",
     "tags",
+    "language",
     "status",
     "error",
     "prompt_version",

@@ -40,7 +40,7 @@ SUMMARY_COLUMNS = [
     "note",
 ]
 USAGE_METRICS = ("cost_usd", "input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
-GROUP_BY = ("type", "level")
+GROUP_BY = ("type", "level", "language")
 
 
 def diagnosis_rows(judge_id: str, rows: pd.DataFrame) -> list[dict[str, object]]:
@@ -171,7 +171,7 @@ def summarize(
         rows += usage_rows(str(judge_id), answered)
         rows += diagnosis_rows(str(judge_id), answered)
         groups = [(OVERALL, by_judge)]
-        for column in group_by:
+        for column in [c for c in group_by if c in by_judge]:  # tables stored before a column existed
             groups += [(f"{column}={value}", g) for value, g in by_judge.groupby(column, sort=True)]
         if "tags" in by_judge and by_judge["tags"].map(len).any():
             exploded = by_judge.explode("tags").dropna(subset=["tags"])

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rag_eval_pipeline.common.recent import KeptRecent
+from rag_eval_pipeline.language.table import ENGLISH
 
 if TYPE_CHECKING:
     import pandas as pd
 
+LANGUAGE_COLUMN = "language"  # of a passage and of a case: an ISO 639-1 code (language/table.py)
 KEPT_RANKINGS = 100_000  # queries whose hits an opened index keeps (a judgement list's questions)
 
 
@@ -59,12 +61,22 @@ DEFAULT_TOP_K = 4
 ProgressCallback = Callable[[int, int], None]
 
 
+def passage_languages(passages: pd.DataFrame) -> list[str]:
+    """Each passage's language code (English for a knowledge base stored before languages)."""
+    if LANGUAGE_COLUMN in passages:
+        return [str(code) for code in passages[LANGUAGE_COLUMN]]
+    return [ENGLISH] * len(passages)
+
+
 def content_version(passages: pd.DataFrame, settings: str) -> str:
-    """Hash of the passages and the index ``settings``: equal content -> equal version, so an
-    unchanged knowledge base maps to the same index and a changed one to a new index."""
+    """Hash of the passages (with their languages) and the index ``settings``: equal content ->
+    equal version, so an unchanged knowledge base maps to the same index and a changed one (or
+    one analysed in another language) to a new index."""
     digest = hashlib.sha256(settings.encode())
-    for pid, title, passage in zip(passages["passage_id"], passages["title"], passages["passage"]):
-        digest.update(f"\x1e{pid}\x1f{title}\x1f{passage}".encode())
+    for pid, title, passage, language in zip(
+        passages["passage_id"], passages["title"], passages["passage"], passage_languages(passages)
+    ):
+        digest.update(f"\x1e{pid}\x1f{title}\x1f{passage}\x1f{language}".encode())
     return digest.hexdigest()[:16]
 
 
@@ -85,9 +97,10 @@ class SearchHit:
 
 @runtime_checkable
 class SearchIndex(Protocol):
-    """Ranked retrieval over the knowledge base: best hit first, at most ``k`` hits."""
+    """Ranked retrieval over the knowledge base: best hit first, at most ``k`` hits. ``language``
+    is the query's (a lexical index analyses it so; None: the index's own choice)."""
 
-    def search(self, query: str, k: int) -> list[SearchHit]: ...
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]: ...
 
 
 class InMemoryIndex(ABC):
@@ -100,7 +113,7 @@ class InMemoryIndex(ABC):
         self._titles: list[str] = passages["title"].tolist()
         self._texts: list[str] = passages["passage"].tolist()
         # each query's hits, ranked once: every model of a comparison asks the same questions
-        self._ranked: KeptRecent[tuple[str, int], tuple[SearchHit, ...]] = KeptRecent(KEPT_RANKINGS)
+        self._ranked: KeptRecent[tuple[str, str | None, int], tuple[SearchHit, ...]] = KeptRecent(KEPT_RANKINGS)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -108,27 +121,30 @@ class InMemoryIndex(ABC):
     def hit(self, position: int, score: float) -> SearchHit:
         return SearchHit(self._ids[position], self._titles[position], self._texts[position], float(score))
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
-        return self.search_many([query], k)[0]
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
+        return self.search_many([query], k, [language])[0]
 
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+    def search_many(
+        self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
+    ) -> list[list[SearchHit]]:
         if not queries:
             return []
         k = min(k, len(self._ids))
         if k < 1:
             return [[] for _ in queries]
-        asked = dict.fromkeys(queries)  # each once, in order
-        known = {q: hits for q in asked if (hits := self._ranked.get((q, k))) is not None}
+        asked = dict.fromkeys(zip(queries, languages or [None] * len(queries)))  # each once, in order
+        known = {q: hits for q in asked if (hits := self._ranked.get((*q, k))) is not None}
         missing = [q for q in asked if q not in known]
         if missing:
-            for query, hits in zip(missing, self._rank(missing, k)):
-                known[query] = tuple(hits)
-                self._ranked.put((query, k), known[query])
-        return [list(known[q]) for q in queries]
+            ranked = self._rank([q for q, _ in missing], k, [language for _, language in missing])
+            for key, hits in zip(missing, ranked):
+                known[key] = tuple(hits)
+                self._ranked.put((*key, k), known[key])
+        return [list(known[key]) for key in zip(queries, languages or [None] * len(queries))]
 
     @abstractmethod
-    def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
-        """The top ``k`` (already clamped to 1..len) hits of each query."""
+    def _rank(self, queries: list[str], k: int, languages: Sequence[str | None]) -> list[list[SearchHit]]:
+        """The top ``k`` (already clamped to 1..len) hits of each query, in its language."""
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,26 @@
-"""BM25 over title + passage with bm25s (English stop words, Snowball stemming), saved to a folder."""
+"""BM25 over title + passage with bm25s, each passage analysed in its own language and each
+query in its case's (``language/analysis.py``: English as bm25s's own tokenizer, Chinese by
+jieba, Japanese by Sudachi, Snowball stemmers and stop words ...), saved to a folder."""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import bm25s
 import numpy as np
 import pandas as pd
-import Stemmer
-from bm25s.tokenization import Tokenizer
 
-from rag_eval_pipeline.retrieval.base import InMemoryIndex, SearchHit
+from rag_eval_pipeline.language.analysis import analyzer
+from rag_eval_pipeline.language.table import ENGLISH
+from rag_eval_pipeline.retrieval.base import InMemoryIndex, SearchHit, passage_languages
 
 _PASSAGES_FILE = "passages.parquet"
+_TERMS_FILE = "terms.json"  # the analysis's terms and their ids, and the index's languages
 _COMPLETE_MARKER = "manifest.json"  # written last by the builder: its presence means complete
-BUILD_CHUNK = 50_000
+_EMPTY = ""  # the term of a passage with none (bm25s's own convention), so its length counts
 _SAMPLE_STRIDE = 64  # every 64th score estimates the k-th best (a floor: the sample is a subset)
 _SORT_AT_MOST = 4_096  # more candidates than this are narrowed by one partition before the sort
 
@@ -23,69 +29,76 @@ class IndexNotFoundError(FileNotFoundError):
     """The index a manifest points at is missing: rebuild it by materializing ``kb_index``."""
 
 
-def _new_tokenizer() -> Tokenizer:
-    return Tokenizer(stopwords="en", stemmer=Stemmer.Stemmer("english"))
-
-
 def _document_text(title: str, passage: str) -> str:
     return f"{title}\n{passage}"
 
 
 class Bm25Index(InMemoryIndex):
-    """A loaded BM25 index: tokenizer, scores and the passages they point at. Passages sharing no
-    term with the query are not returned."""
+    """A loaded BM25 index: the terms' ids, scores and the passages they point at. Passages
+    sharing no term with the query are not returned. A query without a language is analysed in
+    the index's most common one."""
 
-    def __init__(self, retriever: bm25s.BM25, tokenizer: Tokenizer, passages: pd.DataFrame) -> None:
+    def __init__(
+        self, retriever: bm25s.BM25, terms: dict[str, int], passages: pd.DataFrame, languages: dict[str, int]
+    ) -> None:
         super().__init__(passages)
         self._retriever = retriever
-        self._tokenizer = tokenizer
+        self._terms = terms
+        self.languages = languages
+        self.main_language = max(languages, key=languages.__getitem__) if languages else ENGLISH
 
     @classmethod
-    def build(cls, passages: pd.DataFrame, chunk: int = BUILD_CHUNK) -> Bm25Index:
-        """Tokenizes ``chunk`` passages at a time (one vocabulary across chunks), so the texts
-        to tokenize never exist twice in full beside the frame."""
-        tokenizer = _new_tokenizer()
-        tokens: list[list[int]] = []
-        for start in range(0, len(passages), chunk):
-            part = passages.iloc[start : start + chunk]
-            texts = [_document_text(t, p) for t, p in zip(part["title"], part["passage"])]
-            tokens.extend(tokenizer.tokenize(texts, update_vocab=True, show_progress=False, return_as="ids"))
+    def build(cls, passages: pd.DataFrame) -> Bm25Index:
+        """Each passage's terms in its language, numbered as they first appear; the texts are
+        analysed one at a time, so they never exist twice in full beside the frame."""
+        terms: dict[str, int] = {}
+        documents: list[list[int]] = []
+        codes = passage_languages(passages)
+        for title, passage, code in zip(passages["title"], passages["passage"], codes):
+            found = analyzer(code).terms(_document_text(title, passage)) or [_EMPTY]
+            documents.append([terms.setdefault(term, len(terms)) for term in found])
+        terms.setdefault(_EMPTY, len(terms))
         retriever = bm25s.BM25()
-        retriever.index(tokens, show_progress=False)
-        return cls(retriever, tokenizer, passages[["passage_id", "title", "passage"]])
+        retriever.index((documents, terms), show_progress=False)
+        counts = Counter(codes)
+        return cls(retriever, terms, passages[["passage_id", "title", "passage"]], dict(counts))
 
     def save(self, folder: Path) -> None:
         self._retriever.save(str(folder), show_progress=False)
-        self._tokenizer.save_vocab(str(folder))
-        self._tokenizer.save_stopwords(str(folder))
+        (folder / _TERMS_FILE).write_text(
+            json.dumps({"languages": self.languages, "terms": self._terms}, ensure_ascii=False)
+        )
         pd.DataFrame({"passage_id": self._ids, "title": self._titles, "passage": self._texts}).to_parquet(
             folder / _PASSAGES_FILE, index=False
         )
 
     @classmethod
     def load(cls, folder: Path) -> Bm25Index:
-        if not (folder / _COMPLETE_MARKER).is_file():
+        if not (folder / _COMPLETE_MARKER).is_file() or not (folder / _TERMS_FILE).is_file():
             raise IndexNotFoundError(
                 f"No complete embedded index at {folder}; materialize kb_index to build it."
             )
         retriever = bm25s.BM25.load(str(folder), show_progress=False)
-        tokenizer = _new_tokenizer()
-        tokenizer.load_vocab(str(folder))
-        tokenizer.load_stopwords(str(folder))
-        return cls(retriever, tokenizer, read_passages(folder))
+        saved = json.loads((folder / _TERMS_FILE).read_text())
+        return cls(retriever, saved["terms"], read_passages(folder), saved["languages"])
 
     def passages(self) -> list[SearchHit]:
         """Every indexed passage (score 0), e.g. for the title catalog of two-hop retrieval."""
         return [SearchHit(i, t, p, 0.0) for i, t, p in zip(self._ids, self._titles, self._texts)]
 
-    def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
-        tokens = self._tokenizer.tokenize(queries, update_vocab=False, show_progress=False, return_as="ids")
+    def query_ids(self, query: str, language: str | None = None) -> list[int]:
+        """The ids of a query's terms that the index holds, analysed in ``language``."""
+        terms = self._terms
+        return [terms[t] for t in analyzer(language or self.main_language).terms(query) if t in terms]
+
+    def _rank(self, queries: list[str], k: int, languages: Sequence[str | None]) -> list[list[SearchHit]]:
         results = []
-        for query_tokens in tokens:
-            if not query_tokens:  # every word unknown or a stop word: nothing matches
+        for query, language in zip(queries, languages):
+            ids = self.query_ids(query, language)
+            if not ids:  # every word unknown or a stop word: nothing matches
                 results.append([])
                 continue
-            scores = self._retriever.get_scores(query_tokens)
+            scores = self._retriever.get_scores(ids)
             results.append([self.hit(int(row), float(scores[row])) for row in top_k_positive(scores, k)])
         return results
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # the Elasticsearch client is imported when the backend is th
 
     from rag_eval_pipeline.retrieval.elasticsearch.cluster import EsFeatures
 
-Retriever = Callable[[Sequence[str], int], list[list[SearchHit]]]
+# the questions, k, and each question's language
+Retriever = Callable[[Sequence[str], int, Sequence[str | None] | None], list[list[SearchHit]]]
 EMBEDDING_BATCH_SIZE = 64
 
 
@@ -92,4 +93,4 @@ class KnowledgeBase:
         if key not in self._opened:
             self._opened[key] = self.backend().open(manifest)
         index = self._opened[key].for_mode(mode)
-        return lambda queries, k: search_many(index, queries, k)
+        return lambda queries, k, languages=None: search_many(index, queries, k, languages)

@@ -26,12 +26,17 @@ class ModeUnavailableError(ValueError):
     """The index cannot serve the asked retrieval mode (e.g. semantic without vectors)."""
 
 
-def search_many(index: SearchIndex, queries: Sequence[str], k: int) -> list[list[SearchHit]]:
-    """Batch search when the backend has it, one query at a time otherwise."""
+def search_many(
+    index: SearchIndex, queries: Sequence[str], k: int, languages: Sequence[str | None] | None = None
+) -> list[list[SearchHit]]:
+    """Batch search when the backend has it, one query at a time otherwise; each query in its
+    language (None: the index's choice)."""
     batch = getattr(index, "search_many", None)
+    if languages is None or not any(languages):  # asked as any search index is: no language
+        return batch(list(queries), k) if batch is not None else [index.search(q, k) for q in queries]
     if batch is not None:
-        return batch(list(queries), k)
-    return [index.search(q, k) for q in queries]
+        return batch(list(queries), k, list(languages))
+    return [index.search(q, k, language) for q, language in zip(queries, languages)]
 
 
 class FusedIndex:
@@ -48,12 +53,14 @@ class FusedIndex:
         self._rrf_k = rrf_k
         self._candidates = candidates
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
-        return self.search_many([query], k)[0]
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
+        return self.search_many([query], k, [language])[0]
 
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+    def search_many(
+        self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
+    ) -> list[list[SearchHit]]:
         depth = max(k, self._candidates)
-        per_index = [search_many(index, queries, depth) for index in self._indexes]
+        per_index = [search_many(index, queries, depth, languages) for index in self._indexes]
         results = []
         for position in range(len(queries)):
             hits = {h.passage_id: h for ranking in per_index for h in ranking[position]}
@@ -123,14 +130,16 @@ class TwoHopIndex:
         self._bridges = bridges
         self._depth = depth
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
-        return self.search_many([query], k)[0]
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
+        return self.search_many([query], k, [language])[0]
 
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+    def search_many(
+        self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
+    ) -> list[list[SearchHit]]:
         depth = max(k, self._depth)
-        first = search_many(self._base, queries, depth)
+        first = search_many(self._base, queries, depth, languages)
         follow_ups = [f"{q} {hits[0].title}" if hits else q for q, hits in zip(queries, first)]
-        second = search_many(self._base, follow_ups, depth)
+        second = search_many(self._base, follow_ups, depth, languages)
         return [self._merge(a, b, k) for a, b in zip(first, second)]
 
     def _merge(self, first: list[SearchHit], second: list[SearchHit], k: int) -> list[SearchHit]:

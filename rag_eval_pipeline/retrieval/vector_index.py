@@ -9,6 +9,7 @@ recall@10 0.95 against exact at the search width used here, memory-mapped from d
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +58,7 @@ class DenseIndex(InMemoryIndex):
         _check_embedding_model(folder, embedder)
         return cls(np.load(folder / _VECTORS_FILE), passages, embedder)
 
-    def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+    def _rank(self, queries: list[str], k: int, languages: Sequence[str | None]) -> list[list[SearchHit]]:
         scores = self._embedder.encode(queries) @ self.vectors.T
         results = []
         for row in scores:
@@ -102,7 +103,7 @@ class HnswIndex(InMemoryIndex):
         graph.expansion_search = HNSW_EXPANSION
         return cls(graph, passages, embedder)
 
-    def _rank(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+    def _rank(self, queries: list[str], k: int, languages: Sequence[str | None]) -> list[list[SearchHit]]:
         found = self._graph.search(self._embedder.encode(queries), k)  # type: ignore[attr-defined]
         # one query gives its matches alone; several a padded row each, counts saying how much is real
         keys, distances = np.atleast_2d(found.keys), np.atleast_2d(found.distances)

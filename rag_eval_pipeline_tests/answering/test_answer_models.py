@@ -169,7 +169,7 @@ def test_answer_cases_records_failures_per_case_and_reports_progress():
         cases,
         AnswerSpec("flaky", "test", "flaky", "flaky", RetrievalMode.BM25, 2, "none"),
         _FlakyModel(),
-        retrieve=lambda queries, k: [list(HITS[:k]) for _ in queries],
+        retrieve=lambda queries, k, languages=None: [list(HITS[:k]) for _ in queries],
         on_progress=lambda done, total: seen.append((done, total)),
     )
     assert answers["status"].tolist() == ["ok", "failed", "ok"]

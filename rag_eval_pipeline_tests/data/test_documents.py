@@ -75,7 +75,7 @@ def test_documents_replace_base_passages_of_the_same_title():
     )
     merged = merge_passages(base, documents)
     assert merged.set_index("title")["passage"].to_dict() == {"B": "b", "A": "new"}
-    assert merge_passages(base, documents.iloc[0:0]).equals(base)
+    assert merge_passages(base, documents.iloc[0:0]).equals(base.assign(language="en"))
 
 
 def test_huge_unsupported_and_undecodable_files_are_named_and_skipped(tmp_path):

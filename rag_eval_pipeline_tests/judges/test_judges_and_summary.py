@@ -79,6 +79,7 @@ def test_summary_means_counts_and_groups():
         "type=bridge",
         "type=comparison",
         "level=hard",
+        "language=en",  # every case's language, as a group of its own (one here)
         "usage",
         "diagnosis",
     }

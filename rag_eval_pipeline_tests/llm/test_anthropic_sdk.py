@@ -59,7 +59,7 @@ def _answer(server, cases, concurrency=8, tmp_path=None, max_retries=2):
         cases,
         HAIKU_K2,
         ChatAnswerer("claude-haiku-4-5", "claude-haiku-4-5", client, DEFAULT_PRICES),
-        retrieve=lambda queries, k: [HITS[:k] for _ in queries],
+        retrieve=lambda queries, k, languages=None: [HITS[:k] for _ in queries],
         concurrency=concurrency,
     )
     return answers, client
@@ -248,7 +248,7 @@ def test_one_client_serves_successive_event_loops():
                 _cases(4),
                 HAIKU_K2,
                 ChatAnswerer("claude-haiku-4-5", "claude-haiku-4-5", client, DEFAULT_PRICES),
-                retrieve=lambda queries, k: [HITS[:k] for _ in queries],
+                retrieve=lambda queries, k, languages=None: [HITS[:k] for _ in queries],
             )
             assert (answers["status"] == "ok").all()
     assert server.replies == [200] * 12
@@ -379,7 +379,7 @@ def test_a_truncated_answer_is_not_cached_and_refresh_asks_again(tmp_path):
             _cases(1),
             HAIKU_K2,
             ChatAnswerer("claude-haiku-4-5", "claude-haiku-4-5", refreshed, DEFAULT_PRICES),
-            retrieve=lambda queries, k: [HITS[:k] for _ in queries],
+            retrieve=lambda queries, k, languages=None: [HITS[:k] for _ in queries],
         )
     assert len(server.requests) == 1 and refreshed.cache_hits == 0
 

@@ -38,7 +38,7 @@ def _answer(server, cases, client=None, concurrency=8):
         cases,
         GPT,
         ChatAnswerer(GPT.model, GPT.model_id, client, PRICES),
-        retrieve=lambda queries, k: [HITS[:k] for _ in queries],
+        retrieve=lambda queries, k, languages=None: [HITS[:k] for _ in queries],
         concurrency=concurrency,
     )
     return answers, client

@@ -10,6 +10,7 @@ from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
 from rag_eval_pipeline.data.judgement_file import custom_knowledge_base, read_judgement_file
 from rag_eval_pipeline.data.knowledge_base import (
     IN_SAMPLE,
+    LANGUAGE_ASSUMED,
     REFERENCE_PENDING,
     build_judgement_list,
     flatten_passages,
@@ -21,6 +22,15 @@ from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES, 
 from rag_eval_pipeline.defs.resources import DocumentsResource, KnowledgeBaseResource, SettingsResource
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.retrieval.base import IndexManifest
+
+
+def language_assumed_note(count: int, what: str, names: list[str]) -> str:
+    """One line for texts too short to tell their language (they took the most common one)."""
+    shown = ", ".join(str(n) for n in names[:5]) + (" ..." if len(names) > 5 else "")
+    return (
+        f"the language of {count} {what} could not be told from their text and was taken as their "
+        f"list's most common ({shown}): set `language` on them, or dataset.language"
+    )
 
 
 class HotpotQASampleConfig(dg.Config):
@@ -74,11 +84,14 @@ def user_documents(context: dg.AssetExecutionContext, documents: DocumentsResour
     loaded = documents.load()
     for problem in loaded.problems:
         context.log.warning(f"skipped: {problem}")
+    if loaded.assumed_language:
+        context.log.warning(language_assumed_note(len(loaded.assumed_language), "documents", loaded.assumed_language))
     context.add_output_metadata(
         {
             "folder": str(documents.folder),
             "files": len(loaded.versions),
             "passages": len(loaded.passages),
+            "languages": dg.MetadataValue.json(loaded.passages["language"].value_counts().to_dict()),
             "skipped": dg.MetadataValue.md("\n".join(f"- {p}" for p in loaded.problems) or "none"),
         }
     )
@@ -147,8 +160,9 @@ def custom_kb_passages(
     """The knowledge base of a custom dataset: the user's documents (chunked if configured) and
     the passages the judgement list's cases carry (a promoted production case's served
     contexts), a document replacing a carried passage of the same title."""
-    questions = settings.settings.dataset.questions or ""
-    passages, problems = custom_knowledge_base(questions, user_documents, documents.chunking)
+    dataset = settings.settings.dataset
+    questions = dataset.questions or ""
+    passages, problems = custom_knowledge_base(questions, user_documents, documents.chunking, dataset.language)
     for problem in problems:
         context.log.warning(f"skipped: {problem}")
     if passages.empty:
@@ -161,6 +175,7 @@ def custom_kb_passages(
             "distinct_passages": len(passages),
             "documents_folder": str(documents.folder),
             "carried_by_the_judgement_list": len(passages) - len(user_documents),
+            "languages": dg.MetadataValue.json(passages["language"].value_counts().to_dict()),
         }
     )
     return passages
@@ -173,9 +188,14 @@ def custom_judgement_list(
     """The user's questions, validated against the knowledge base (every problem named with its
     file and line). Without relevance labels the reference retrieval metrics are absent."""
     dataset = settings.settings.dataset
-    cases = read_judgement_file(dataset.questions or "", kb_passages, settings.settings.abstention())
+    cases = read_judgement_file(
+        dataset.questions or "", kb_passages, settings.settings.abstention(), dataset.language
+    )
     sample = sample_questions(cases, dataset.sample_size, dataset.selection, dataset.seed)  # type: ignore[arg-type]
     labelled = int(sample["gold_titles"].map(len).gt(0).sum())
+    assumed = sample.loc[sample["language_source"] == LANGUAGE_ASSUMED, "qid"].tolist()
+    if assumed:
+        context.log.warning(language_assumed_note(len(assumed), "cases", assumed))
     version = judgement_list_version(sample)
     context.add_output_metadata(
         {
@@ -185,6 +205,8 @@ def custom_judgement_list(
             "with_relevance_labels": labelled,
             "reference_pending": int(sample[REFERENCE_PENDING].sum()),
             "tags": dg.MetadataValue.json(sample["tags"].explode().value_counts().to_dict()),
+            "languages": dg.MetadataValue.json(sample["language"].value_counts().to_dict()),
+            "language_source": dg.MetadataValue.json(sample["language_source"].value_counts().to_dict()),
         }
     )
     context.set_data_version(context.asset_key, dg.DataVersion(version))

@@ -25,6 +25,5 @@ class DocumentsResource(dg.ConfigurableResource):
         return Chunking(chunking.size, chunking.overlap)
 
     def load(self) -> LoadedDocuments:
-        return load_documents(
-            self.folder, self.chunking, int(self.settings.settings.dataset.max_file_mb * 1e6)
-        )
+        dataset = self.settings.settings.dataset
+        return load_documents(self.folder, self.chunking, int(dataset.max_file_mb * 1e6), dataset.language)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from elasticsearch import Elasticsearch, helpers
@@ -32,10 +32,12 @@ class EsLexicalIndex:
     def _query(self, query: str) -> dict[str, Any]:
         return {"combined_fields": {"query": query, "fields": ["title.text", "passage"]}}
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
-        return self.search_many([query], k)[0]
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
+        return self.search_many([query], k, [language])[0]
 
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+    def search_many(
+        self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
+    ) -> list[list[SearchHit]]:
         if not queries:
             return []
         searches: list[dict[str, Any]] = []
@@ -65,10 +67,12 @@ class EsDenseIndex:
             "num_candidates": max(k, self._num_candidates),
         }
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
         return self.search_many([query], k)[0]
 
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+    def search_many(
+        self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
+    ) -> list[list[SearchHit]]:
         if not queries:
             return []
         vectors = self._embedder.encode(queries)
@@ -93,7 +97,7 @@ class EsSemanticTextIndex:
         self._es = es
         self._index = index
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
         response = es_call(
             "searching",
             lambda: self._es.search(
@@ -112,7 +116,7 @@ class EsRrfIndex:
         self._lexical = lexical
         self._semantic = semantic
 
-    def search(self, query: str, k: int) -> list[SearchHit]:
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
         if isinstance(self._semantic, EsDenseIndex):
             vector = self._semantic._embedder.encode([query])[0].tolist()
             second: dict[str, Any] = {"knn": {**self._semantic.knn(vector, FUSION_CANDIDATES)}}

@@ -1,0 +1,318 @@
+"""How text of one language is analysed, in one place: the words a sentence rule and lexical
+faithfulness read, the terms the BM25 index holds, the tokens exact match and F1 compare, the
+plain form abstentions are matched on, and the pieces a long document is chunked at. The index,
+the reference metrics, faithfulness, abstention and chunking all ask an ``Analyzer``; nothing
+else splits user text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+import sys
+import unicodedata
+from collections.abc import Iterable
+
+import regex
+
+from rag_eval_pipeline.language.lexicon import Lexicon, words
+from rag_eval_pipeline.language.segmenters import (
+    icu_words,
+    jieba_search_words,
+    jieba_words,
+    sudachi_words,
+)
+from rag_eval_pipeline.language.table import ENGLISH, Language, Segmentation, language
+
+# English, exactly as before this module: HotpotQA's answer normalisation, bm25s's tokenizer and
+# the lexical proxies' word split
+_ENGLISH_INDEX_WORD = re.compile(r"(?u)\b\w\w+\b")
+_ENGLISH_WORD = re.compile(r"[^\W_]+")
+_ENGLISH_PIECES = re.compile(r"[^\W_]+|[\W_]+")
+_APOSTROPHES = "'\u2019\u2018\u02bc`"
+_APOSTROPHE_RUN = re.compile(f"[{_APOSTROPHES}]")
+_HOTPOT_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_DROP_ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
+# every other language: a word is a run of letters, marks and digits (a Devanagari vowel sign
+# or an Arabic vowel mark is part of its word, where Python's \w would split there)
+_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+_PIECES = regex.compile(r"[\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+")
+_HAN = regex.compile(r"\p{Han}")
+_HANGUL = regex.compile(r"\p{Hangul}")
+# a sentence ends at . ! ? followed by a space, or at the full-width marks of CJK text
+_SENTENCE_END = regex.compile(r"(?<=[.!?])\s+|(?<=[。！？!?])(?=\S)")
+
+# a small English stop list for the lexical proxies: words that carry no claim
+ENGLISH_STOP_WORDS = words(
+    """a an the and or but if of at by for with about against between into through during before
+    after above below to from up down in out on off over under again further then once here there
+    when where why how all any both each few more most other some such no nor not only own same so
+    than too very can will just should now is are was were be been being have has had having do
+    does did doing i me my we our you your he him his she her it its they them their what which who
+    whom this that these those am as until while s t"""
+)
+
+
+@functools.cache
+def _unicode_punctuation() -> dict[int, None]:
+    """MLQA's punctuation: every character of a Unicode P* category, and ASCII's punctuation
+    (which includes symbols such as $ and +), as a deletion table. Built once, when a language
+    other than English first needs it."""
+    marks = {c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)).startswith("P")}
+    marks |= {ord(c) for c in string.punctuation}
+    return dict.fromkeys(marks)
+
+
+@functools.cache
+def _stop_list(source: str | None) -> frozenset[str]:
+    if not source:
+        return frozenset()
+    kind, name = source.split(":", 1)
+    if kind == "bm25s":
+        from bm25s.tokenization import _infer_stopwords
+
+        return frozenset(_infer_stopwords(name))
+    import stopwordsiso
+
+    return frozenset(stopwordsiso.stopwords(name)) if stopwordsiso.has_lang(name) else frozenset()
+
+
+class Analyzer:
+    """The analysis of one language (see the module's docstring). Built once per language per
+    process by ``analyzer(code)``; stems are kept per word."""
+
+    def __init__(self, row: Language) -> None:
+        self.language = row
+        self.code = row.code
+        self.lexicon: Lexicon | None = row.lexicon
+        self.index_stop_words = _stop_list(row.stop_words)
+        # English's lexical proxies keep their own short list; every other language has one list
+        self.stop_words = ENGLISH_STOP_WORDS if row.is_english else self.index_stop_words
+        self._articles = frozenset(row.articles)
+        self._stems: dict[str, str] = {}
+        self._stemmer = None
+        if row.stemmer:
+            import Stemmer
+
+            self._stemmer = Stemmer.Stemmer(row.stemmer)
+        article_regex = row.article_pattern or (
+            r"\b(" + "|".join(row.articles) + r")\b" if row.articles else None
+        )
+        self._answer_articles = re.compile(article_regex) if article_regex and not row.is_english else None
+        self._answer_characters = (
+            re.compile(f"[{row.answer_characters}]") if row.answer_characters else None
+        )
+
+    def __repr__(self) -> str:
+        return f"Analyzer({self.code})"
+
+    @property
+    def inside_words(self) -> bool:
+        return self.language.inside_words
+
+    # -- words: what the sentence rule and the lexical proxies read -------------------------------
+
+    def _prepared(self, text: str) -> str:
+        text = unicodedata.normalize("NFKC", text).lower()
+        if self.language.is_english:
+            return _APOSTROPHE_RUN.sub("", text)  # "don't" -> "dont", as HotpotQA's normalisation
+        return _APOSTROPHE_RUN.sub(" ", text)  # "l'homme" -> "l homme"
+
+    def _segment_run(self, run: str) -> list[str]:
+        """The words of one run of letters, marks and digits."""
+        segmentation = self.language.segmentation
+        if segmentation is Segmentation.JIEBA:
+            return jieba_words()(run) if _HAN.search(run) else [run]
+        if segmentation is Segmentation.SUDACHI:
+            return [w for w in sudachi_words(run) if w.strip()]
+        if segmentation is Segmentation.ICU:
+            return [w for w in icu_words(run, self.language.icu_locale or self.code) if _WORD.match(w)]
+        return [run]
+
+    def words(self, text: str) -> list[str]:
+        """Lower-case words split at every punctuation mark, ASCII or not, without articles;
+        languages without spaces segmented by their dictionary ("1909–1994" is two words here,
+        where HotpotQA's normalisation keeps it one)."""
+        text = self._prepared(text)
+        if self.language.is_english:
+            return [w for w in _ENGLISH_WORD.findall(text) if w not in self._articles]
+        return [w for run in _WORD.findall(text) for w in self._segment_run(run) if w not in self._articles]
+
+    def pieces(self, text: str, keep: str = "") -> tuple[list[str], list[bool]]:
+        """``words`` with, for each, whether punctuation follows it. A language whose words stand
+        inside longer runs keeps every copy of ``keep`` (a reference answer) whole, so that it
+        is found as its own words wherever the text holds it, whatever the dictionary makes of
+        the run around it."""
+        text = self._prepared(text)
+        if keep and self.inside_words:
+            kept = " ".join(self.words(keep))
+            parts = self._kept_apart(text, "".join(self.words(keep)), kept)
+        else:
+            parts = [(text, False)]
+        found: list[str] = []
+        breaks: list[bool] = []
+        pieces = _ENGLISH_PIECES if self.language.is_english else _PIECES
+        for part, is_kept in parts:
+            if is_kept:
+                found += part.split()
+                breaks += [False] * len(part.split())
+                continue
+            for piece in pieces.findall(part):
+                if piece[0].isalnum() or _WORD.match(piece):
+                    segmented = [piece] if self.language.is_english else self._segment_run(piece)
+                    for word in segmented:
+                        if word not in self._articles:
+                            found.append(word)
+                            breaks.append(False)
+                elif breaks and not piece.isspace():
+                    breaks[-1] = True
+        return found, breaks
+
+    @staticmethod
+    def _kept_apart(text: str, surface: str, kept: str) -> list[tuple[str, bool]]:
+        if not surface or surface not in text:
+            return [(text, False)]
+        parts: list[tuple[str, bool]] = []
+        for number, part in enumerate(text.split(surface)):
+            if number:
+                parts.append((kept, True))
+            if part:
+                parts.append((part, False))
+        return parts
+
+    def content_words(self, text: str) -> list[str]:
+        """The words that carry a claim: ``words`` without stop words."""
+        return [w for w in self.words(text) if w not in self.stop_words]
+
+    def vocabulary(self, passage: str) -> frozenset[str] | str:
+        """What a word is looked up in: a passage's words, or (where words stand inside longer
+        runs) its plain text, searched for the word inside it."""
+        if self.inside_words:
+            return "".join(self.words(passage))
+        return frozenset(self.words(passage))
+
+    # -- index terms ------------------------------------------------------------------------------
+
+    def _stem_all(self, found: Iterable[str]) -> list[str]:
+        if self._stemmer is None:
+            return list(found)
+        stems = self._stems
+        out = []
+        for word in found:
+            stem = stems.get(word)
+            if stem is None:
+                stem = stems[word] = self._stemmer.stemWord(word)
+            out.append(stem)
+        return out
+
+    def terms(self, text: str) -> list[str]:
+        """The BM25 terms of ``text``: English as bm25s's tokenizer makes them (two characters or
+        more, its stop words, Snowball's English stems); every other language its words (jieba's
+        search mode for Chinese, Sudachi's short normalised units for Japanese, syllable bigrams
+        for Korean) without its stop words, Snowball-stemmed where Snowball has the language."""
+        stop = self.index_stop_words
+        if self.language.is_english:
+            return self._stem_all(w for w in _ENGLISH_INDEX_WORD.findall(text.lower()) if w not in stop)
+        segmentation = self.language.segmentation
+        prepared = self._prepared(text)
+        if segmentation is Segmentation.JIEBA:
+            search = jieba_search_words()
+            found = [
+                w
+                for run in _WORD.findall(prepared)
+                for w in (search(run) if _HAN.search(run) else [run])
+                if _WORD.match(w)
+            ]
+        elif segmentation is Segmentation.SUDACHI:
+            found = [
+                w.lower()
+                for run in _WORD.findall(prepared)
+                for w in sudachi_words(run, short=True, normalized=True)
+                if _WORD.match(w)
+            ]
+        else:
+            found = self.words(text)
+        found = [w for w in found if w not in stop]
+        if self.language.index_bigrams:
+            found = [b for w in found for b in _bigrams(w)]
+        return self._stem_all(found)
+
+    # -- answers: exact match, F1, abstention ------------------------------------------------------
+
+    def answer_normal(self, text: str) -> str:
+        """The answer as exact match and F1 compare it: HotpotQA's normalisation for English;
+        otherwise MLQA's (lower case, Unicode punctuation removed, the language's articles
+        removed, single spaces), with each character of ``answer_characters`` a token of its own."""
+        if self.language.is_english:
+            text = text.lower().translate(_DROP_ASCII_PUNCTUATION)
+            return " ".join(_HOTPOT_ARTICLES.sub(" ", text).split())
+        text = text.lower().translate(_unicode_punctuation())
+        if self._answer_articles is not None:
+            text = self._answer_articles.sub(" ", text)
+        if self._answer_characters is None:
+            return " ".join(text.split())
+        return " ".join(t for t in _mixed_segmentation(text, self._answer_characters) if t.strip())
+
+    def answer_tokens(self, text: str) -> list[str]:
+        return self.answer_normal(text).split()
+
+    def plain(self, text: str) -> str:
+        """What abstention patterns are matched on: English's answer normalisation; otherwise
+        lower case without punctuation, single spaces (articles and characters as written)."""
+        if self.language.is_english:
+            return self.answer_normal(text)
+        return " ".join(text.lower().translate(_unicode_punctuation()).split())
+
+    # -- documents ----------------------------------------------------------------------------------
+
+    def segments(self, text: str) -> list[str]:
+        """``text`` cut into pieces that join back into it, each a word or what stands between
+        words: where a long document is chunked. Spaced languages are cut at spaces."""
+        segmentation = self.language.segmentation
+        if segmentation is Segmentation.JIEBA:
+            return list(jieba_words()(text))
+        if segmentation is Segmentation.SUDACHI:
+            return sudachi_words(text)
+        if segmentation is Segmentation.ICU:
+            return icu_words(text, self.language.icu_locale or self.code)
+        return regex.findall(r"\S+|\s+", text)
+
+    @staticmethod
+    def is_word(segment: str) -> bool:
+        return bool(_WORD.search(segment))
+
+
+def _mixed_segmentation(text: str, characters: re.Pattern[str]) -> list[str]:
+    """MLQA's mixed segmentation: each character of the class is a token; the text between them
+    is split at whitespace."""
+    tokens: list[str] = []
+    pending = ""
+    for char in text:
+        if characters.match(char):
+            tokens += pending.split()
+            pending = ""
+            tokens.append(char)
+        else:
+            pending += char
+    return tokens + pending.split()
+
+
+def _bigrams(word: str) -> list[str]:
+    """A Hangul word as its syllable pairs (서울은 -> 서울 울은), as Lucene's CJK bigram filter
+    indexes Korean; other words and single syllables as they are."""
+    if len(word) < 2 or not _HANGUL.search(word):
+        return [word]
+    return [word[i : i + 2] for i in range(len(word) - 1)]
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a passage in any language: after . ! ? and a space, or after 。！？."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+@functools.cache
+def analyzer(code: str = ENGLISH) -> Analyzer:
+    """The analyzer of a language code (an ``UnknownLanguageError`` for an unknown code)."""
+    return Analyzer(language(code))
+
