@@ -186,7 +186,12 @@ def _work(
 
 def _request(case: dict[str, Any], hits: list[SearchHit], repeat: int) -> AnswerRequest:
     return AnswerRequest(
-        case["qid"], case["question"], tuple(hits), _reference(case), repeat, case.get(LANGUAGE_COLUMN) or ENGLISH
+        case["qid"],
+        case["question"],
+        tuple(hits),
+        _reference(case),
+        repeat,
+        case.get(LANGUAGE_COLUMN) or ENGLISH,
     )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
+from rag_eval_pipeline.language.prompts import answer_clause
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
 from rag_eval_pipeline.llm.providers import llm_provider, parse_llm_name
@@ -63,9 +64,15 @@ def _capped(text: str) -> str:
 
 
 def render_answer_prompt(
-    model: str, question: str, passages: Sequence[SearchHit], system_prompt: str | None = None
+    model: str,
+    question: str,
+    passages: Sequence[SearchHit],
+    system_prompt: str | None = None,
+    language: str = "en",
 ) -> LLMRequest:
-    user = f"Passages:\n\n{format_passages(passages)}\n\nQuestion: {question}"
+    """The answer call: the numbered passages and the question, and, for a question not in
+    English, its language to answer in (an English prompt is unchanged)."""
+    user = f"Passages:\n\n{format_passages(passages)}\n\nQuestion: {question}{answer_clause(language)}"
     return LLMRequest(
         model=model,
         system=system_prompt or ANSWER_SYSTEM_PROMPT,
@@ -104,7 +111,9 @@ class ChatAnswerer:
 
     def llm_request(self, request: AnswerRequest) -> LLMRequest:
         """The exact call this answerer makes for ``request`` (what a batch pre-fetches)."""
-        return render_answer_prompt(self.model_id, request.question, request.passages, self.system_prompt)
+        return render_answer_prompt(
+            self.model_id, request.question, request.passages, self.system_prompt, request.language
+        )
 
     async def answer_async(self, request: AnswerRequest) -> AnswerResult:
         response = await self.client.complete(self.llm_request(request))

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
 from rag_eval_pipeline.answering.settings import OFFLINE_MODELS
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
+from rag_eval_pipeline.language.analysis import split_sentences
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.reference import content_tokens
 
 UNKNOWN = "unknown"
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def split_sentences(passage: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(passage) if s.strip()]
 
 
 class ExtractiveBaseline:
@@ -31,11 +25,11 @@ class ExtractiveBaseline:
     source = AnswerSource.EXTRACTIVE  # copies a retrieved sentence: it has no memory
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
-        question_tokens = set(content_tokens(request.question))
+        question_tokens = set(content_tokens(request.question, request.language))
         best, best_overlap = UNKNOWN, 0
         for hit in request.passages:
             for sentence in split_sentences(hit.passage):
-                overlap = len(question_tokens & set(content_tokens(sentence)))
+                overlap = len(question_tokens & set(content_tokens(sentence, request.language)))
                 if overlap > best_overlap:
                     best, best_overlap = sentence, overlap
         return AnswerResult(answer=best, model_id=self.name, prompt_version=self.prompt_version)

@@ -189,9 +189,7 @@ def passages_of_documents(
     """Passage rows of the documents (long ones chunked), each in its language: its record's,
     else ``declared`` (the dataset's ``language:``), else detected; and the names of those too
     short to tell (they take the language most of the others are in)."""
-    found = resolve_languages(
-        [d.detected_text for d in documents], declared, [d.language for d in documents]
-    )
+    found = resolve_languages([d.detected_text for d in documents], declared, [d.language for d in documents])
     rows = []
     assumed = []
     for document, detected in zip(documents, found):

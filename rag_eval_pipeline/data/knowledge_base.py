@@ -24,7 +24,12 @@ JUDGEMENT_COLUMNS = [
 ]
 # how a case's language was found: set by the row or the configuration, the dataset's own,
 # detected from its text, or taken from the rest of the list (too short to tell)
-LANGUAGE_SET, LANGUAGE_OF_DATASET, LANGUAGE_DETECTED, LANGUAGE_ASSUMED = "set", "dataset", "detected", "assumed"
+LANGUAGE_SET, LANGUAGE_OF_DATASET, LANGUAGE_DETECTED, LANGUAGE_ASSUMED = (
+    "set",
+    "dataset",
+    "detected",
+    "assumed",
+)
 HOTPOTQA_LANGUAGE = "en"  # HotpotQA's questions and Wikipedia paragraphs are English
 # True: the case's reference answer is still to be written (a promoted production case); what
 # needs one is absent for it, never scored against an empty answer

@@ -24,6 +24,7 @@ from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.judges.registry import JudgeSpec
 from rag_eval_pipeline.language.segmenters import SegmenterMissingError, segmenter_problem
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.retrieval.embedder import unread_languages
 
 
 class PreflightError(ValueError):
@@ -60,7 +61,9 @@ def judgement_list_problems(settings: Settings) -> list[str]:
         return []
     chunking = Chunking(dataset.chunking.size, dataset.chunking.overlap)
     try:
-        documents = load_documents(dataset.documents, chunking, int(dataset.max_file_mb * 1e6), dataset.language)
+        documents = load_documents(
+            dataset.documents, chunking, int(dataset.max_file_mb * 1e6), dataset.language
+        )
         passages, _ = custom_knowledge_base(dataset.questions, documents.passages, chunking, dataset.language)
         cases = read_judgement_file(dataset.questions, passages, settings.abstention(), dataset.language)
     except SegmenterMissingError as err:
@@ -88,13 +91,24 @@ def knowledge_base_passages(settings: Settings, dataset: str | None = None) -> p
     user's documents; for a custom dataset the documents and what the list's cases carry."""
     config = settings.dataset
     chunking = Chunking(config.chunking.size, config.chunking.overlap)
-    documents = load_documents(config.documents, chunking, int(config.max_file_mb * 1e6), config.language).passages
+    documents = load_documents(
+        config.documents, chunking, int(config.max_file_mb * 1e6), config.language
+    ).passages
     if config.kind == "custom":
         return custom_knowledge_base(config.questions or "", documents, chunking, config.language)[0]
     questions = load_questions(dataset or config.source)
     if settings.knowledge_base.scope == "sample":
         questions = sample_questions(questions, config.sample_size, config.selection, config.seed)
     return merge_passages(flatten_passages(questions), documents)
+
+
+def _unread(settings: Settings, dataset: str | None) -> str | None:
+    """Why the configured embedding model cannot read the knowledge base a run would build."""
+    model = settings.knowledge_base.spec().embedding_model
+    if not model or settings.dataset.kind != "custom":  # HotpotQA is English
+        return None
+    languages = knowledge_base_passages(settings, dataset)["language"].value_counts().to_dict()
+    return unread_languages(model, {str(code): int(count) for code, count in languages.items()})
 
 
 def endpoint_problems(
@@ -118,8 +132,14 @@ def endpoint_problems(
     return problems
 
 
-def vector_problems(answer_specs: Sequence[AnswerSpec], has_vectors: bool) -> list[str]:
+def vector_problems(
+    answer_specs: Sequence[AnswerSpec], has_vectors: bool, unread: Callable[[], str | None] = lambda: None
+) -> list[str]:
+    """Semantic modes need vectors, and vectors that mean something in the knowledge base's
+    languages (``unread`` says why not, asked only when a semantic mode is)."""
     semantic = [s.partition_key for s in answer_specs if s.retrieval_mode and s.retrieval_mode.needs_vectors]
+    if semantic and has_vectors and (reason := unread()):
+        return [f"{', '.join(semantic)} retrieve{'s' if len(semantic) == 1 else ''} by meaning, and {reason}"]
     if not semantic or has_vectors:
         return []
     return [
@@ -145,7 +165,9 @@ def preflight_problems(
     problems += endpoint_problems(answer_specs, judge_specs, llm_missing)
     for spec in answer_specs:
         problems += registry.problems(spec)
-    problems += vector_problems(answer_specs, settings.knowledge_base.spec().has_vectors)
+    problems += vector_problems(
+        answer_specs, settings.knowledge_base.spec().has_vectors, lambda: _unread(settings, dataset)
+    )
     cluster = cluster_problem()
     if cluster:
         problems.append(cluster)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from rag_eval_pipeline.answering.chat import format_passages
+from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import LLMRequest, Usage
 from rag_eval_pipeline.retrieval.base import SearchHit
 
@@ -82,10 +83,16 @@ class BatchableJudge(Judge, Protocol):
 
 
 def case_context(
-    question: str, ground_truth: str | None, passages: Sequence[SearchHit], answer: str | None = None
+    question: str,
+    ground_truth: str | None,
+    passages: Sequence[SearchHit],
+    answer: str | None = None,
+    language: str = "en",
 ) -> str:
     """How every judge prompt shows a case: tagged question, ground truth (left out of a blind
-    judgement), numbered passages and, when judged, the answer."""
+    judgement), numbered passages and, when judged, the answer, each as written; a case not in
+    English says its language (``language/prompts.py``)."""
     truth = "" if ground_truth is None else f"<ground_truth>{ground_truth}</ground_truth>\n"
     text = f"<question>{question}</question>\n{truth}<passages>\n{format_passages(passages)}\n</passages>"
-    return text if answer is None else f"{text}\n<answer>{answer}</answer>"
+    text = text if answer is None else f"{text}\n<answer>{answer}</answer>"
+    return text + judge_clause(language)

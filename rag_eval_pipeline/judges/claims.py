@@ -78,7 +78,7 @@ def render_claims(model: str, case: JudgeCase) -> LLMRequest:
         "passage, the number of the passage that states it (0 if none); cited, the number of the "
         "cited passage the answer attaches to it (0 if it cites none for it); citation_supports 1 "
         "if that cited passage states the claim, else 0; and a one-sentence reason.\n\n"
-        f"{case_context(case.question, None, case.passages, case.answer)}\n"
+        f"{case_context(case.question, None, case.passages, case.answer, case.language)}\n"
         f"<citations>{citations}</citations>",
         1500,
         CLAIMS_TOOL,
@@ -144,7 +144,7 @@ class ClaimsLLMJudge(LLMJudge):
         caller = self._caller(case)
         try:
             claims: list[AnswerClaim] = []
-            if not is_abstention(case.answer):  # an abstention claims nothing
+            if not is_abstention(case.answer, language=case.language):  # an abstention claims nothing
                 found = await caller.ask(
                     render_claims(self.model, case), lambda r: parse_tool_output(r, AnswerClaims)
                 )

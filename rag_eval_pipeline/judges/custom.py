@@ -94,7 +94,7 @@ def render_rubric_prompt(
         f"{instructions}\nAllowed scores: {', '.join(f'{a:g}' for a in allowed)}. When in doubt, "
         "pick the lower score. Report the score and a one-sentence rationale with the tool."
     )
-    user = case_context(case.question, case.ground_truth, case.passages, case.answer)
+    user = case_context(case.question, case.ground_truth, case.passages, case.answer, case.language)
     tool = Tool(
         name="record_score",
         description=f"Record the {name} score and its rationale.",

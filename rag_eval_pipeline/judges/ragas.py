@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from rag_eval_pipeline.answering.chat import format_passages
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
 from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, LLMJudge, parse_tool_output, rubric_request
+from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.metrics.reference import is_abstention
@@ -71,22 +72,23 @@ RAGAS_SYSTEM = (
 )
 
 
-def _request(model: str, instruction: str, body: str, tool: Tool) -> LLMRequest:
-    return rubric_request(model, RAGAS_SYSTEM, f"{instruction}\n\n{body}", 1000, tool)
+def _request(model: str, instruction: str, body: str, tool: Tool, language: str = "en") -> LLMRequest:
+    return rubric_request(model, RAGAS_SYSTEM, f"{instruction}\n\n{body}{judge_clause(language)}", 1000, tool)
 
 
-def render_statement_extraction(model: str, question: str, answer: str) -> LLMRequest:
+def render_statement_extraction(model: str, question: str, answer: str, language: str = "en") -> LLMRequest:
     return _request(
         model,
         "Break the answer into atomic, self-contained statements (no pronouns). An answer that "
         "makes no claim yields no statements.",
         f"<question>{question}</question>\n<answer>{answer}</answer>",
         STATEMENTS_TOOL,
+        language,
     )
 
 
 def render_statement_verdicts(
-    model: str, statements: Sequence[str], passages: Sequence[SearchHit]
+    model: str, statements: Sequence[str], passages: Sequence[SearchHit], language: str = "en"
 ) -> LLMRequest:
     listed = "\n".join(f"- {s}" for s in statements)
     return _request(
@@ -95,11 +97,12 @@ def render_statement_verdicts(
         "else 0, with a one-sentence reason.",
         f"<passages>\n{format_passages(passages)}\n</passages>\n<statements>\n{listed}\n</statements>",
         VERDICTS_TOOL,
+        language,
     )
 
 
 def render_passage_usefulness(
-    model: str, question: str, ground_truth: str, passages: Sequence[SearchHit]
+    model: str, question: str, ground_truth: str, passages: Sequence[SearchHit], language: str = "en"
 ) -> LLMRequest:
     return _request(
         model,
@@ -107,11 +110,12 @@ def render_passage_usefulness(
         "answer to the question, else 0, with a one-sentence reason.",
         case_context(question, ground_truth, passages),
         PASSAGES_TOOL,
+        language,
     )
 
 
 def render_passage_usefulness_for_answer(
-    model: str, question: str, answer: str, passages: Sequence[SearchHit]
+    model: str, question: str, answer: str, passages: Sequence[SearchHit], language: str = "en"
 ) -> LLMRequest:
     """Context precision without a reference: each passage judged against the answer given."""
     return _request(
@@ -120,11 +124,12 @@ def render_passage_usefulness_for_answer(
         "to the question, else 0, with a one-sentence reason.",
         case_context(question, None, passages, answer),
         PASSAGES_TOOL,
+        language,
     )
 
 
 def render_ground_truth_attribution(
-    model: str, question: str, ground_truth: str, passages: Sequence[SearchHit]
+    model: str, question: str, ground_truth: str, passages: Sequence[SearchHit], language: str = "en"
 ) -> LLMRequest:
     return _request(
         model,
@@ -132,16 +137,18 @@ def render_ground_truth_attribution(
         "statement give verdict 1 if it can be attributed to the passages, else 0, with a reason.",
         case_context(question, ground_truth, passages),
         VERDICTS_TOOL,
+        language,
     )
 
 
-def render_question_generation(model: str, answer: str, count: int = 3) -> LLMRequest:
+def render_question_generation(model: str, answer: str, count: int = 3, language: str = "en") -> LLMRequest:
     return _request(
         model,
         f"Write {count} different questions that this answer answers. Set noncommittal to 1 if "
         "the answer is evasive or vague (e.g. 'I don't know', 'unknown'), else 0.",
         f"<answer>{answer}</answer>",
         QUESTIONS_TOOL,
+        language,
     )
 
 
@@ -189,9 +196,11 @@ class RagasLLMJudge(LLMJudge):
         client: LLMClient,
         prices: Mapping[str, ModelPrice],
         embed: Callable[[list[str]], np.ndarray] | None = None,
+        embeds_language: Callable[[str], bool] = lambda code: code == "en",
     ) -> None:
         super().__init__(judge_id, model, client, prices)
         self._embed = embed
+        self._embeds_language = embeds_language
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
         caller = self._caller(case)
@@ -199,17 +208,19 @@ class RagasLLMJudge(LLMJudge):
         rationales: dict[str, str] = {}
         notes: list[str] = []
         try:
-            if is_abstention(case.answer):
+            if is_abstention(case.answer, language=case.language):
                 scores["faithfulness"] = None
                 notes.append("faithfulness: the answer abstains, no statement to check")
             else:
                 statements = await caller.ask(
-                    render_statement_extraction(self.model, case.question, case.answer),
+                    render_statement_extraction(self.model, case.question, case.answer, case.language),
                     lambda r: parse_tool_output(r, Statements),
                 )
                 if statements.statements:
                     verdicts = await caller.ask(
-                        render_statement_verdicts(self.model, statements.statements, case.passages),
+                        render_statement_verdicts(
+                            self.model, statements.statements, case.passages, case.language
+                        ),
                         lambda r: parse_tool_output(r, StatementVerdicts),
                     )
                     scores["faithfulness"] = share_supported([v.verdict for v in verdicts.verdicts])
@@ -218,10 +229,12 @@ class RagasLLMJudge(LLMJudge):
                     scores["faithfulness"] = None
             if case.passages:
                 usefulness = await caller.ask(
-                    render_passage_usefulness(self.model, case.question, case.ground_truth, case.passages)
+                    render_passage_usefulness(
+                        self.model, case.question, case.ground_truth, case.passages, case.language
+                    )
                     if case.ground_truth is not None
                     else render_passage_usefulness_for_answer(
-                        self.model, case.question, case.answer, case.passages
+                        self.model, case.question, case.answer, case.passages, case.language
                     ),
                     lambda r: parse_tool_output(r, PassageVerdicts),
                 )
@@ -236,7 +249,7 @@ class RagasLLMJudge(LLMJudge):
             else:
                 attribution = await caller.ask(
                     render_ground_truth_attribution(
-                        self.model, case.question, case.ground_truth, case.passages
+                        self.model, case.question, case.ground_truth, case.passages, case.language
                     ),
                     lambda r: parse_tool_output(r, StatementVerdicts),
                 )
@@ -244,9 +257,15 @@ class RagasLLMJudge(LLMJudge):
             if self._embed is None:
                 scores["answer_relevancy"] = None
                 notes.append("answer_relevancy: no embedder configured")
+            elif not self._embeds_language(case.language):
+                scores["answer_relevancy"] = None
+                notes.append(
+                    f"answer_relevancy: the embedding model reads English only; a case in "
+                    f"'{case.language}' is not measured (a multilingual model would)"
+                )
             else:
                 generated = await caller.ask(
-                    render_question_generation(self.model, case.answer),
+                    render_question_generation(self.model, case.answer, language=case.language),
                     lambda r: parse_tool_output(r, GeneratedQuestions),
                 )
                 vectors = self._embed([case.question, *generated.questions])

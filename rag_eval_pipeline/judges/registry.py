@@ -314,7 +314,11 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
     JudgeKind(
         "ragas",
         _parse_ragas,
-        lambda spec, context: RagasLLMJudge(*_llm_judge_arguments(spec, context), context.embed),
+        lambda spec, context: RagasLLMJudge(
+            *_llm_judge_arguments(spec, context),
+            context.embed,
+            getattr(context.embed, "reads", lambda code: code == "en"),
+        ),
     ),
     JudgeKind(
         "claims",

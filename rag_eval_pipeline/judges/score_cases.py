@@ -14,13 +14,13 @@ from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
 from rag_eval_pipeline.judges.claims import unsupported_claims
 from rag_eval_pipeline.judges.jury import Juror, jury_scores
+from rag_eval_pipeline.language.table import ENGLISH
 from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.budget import BudgetExhaustedError
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, SCORE_ID_COLUMNS, TOKEN_COLUMNS, case_key
-from rag_eval_pipeline.language.table import ENGLISH
 from rag_eval_pipeline.retrieval.base import LANGUAGE_COLUMN, SearchHit
 
 

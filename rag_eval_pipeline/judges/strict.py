@@ -106,7 +106,7 @@ class Rubric:
         return rubric_request(
             model,
             self.system,
-            case_context(case.question, truth, case.passages, case.answer),
+            case_context(case.question, truth, case.passages, case.answer, case.language),
             self.max_tokens,
             self.tool,
         )

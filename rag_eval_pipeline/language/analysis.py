@@ -41,7 +41,7 @@ _PIECES = regex.compile(r"[\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+")
 _HAN = regex.compile(r"\p{Han}")
 _HANGUL = regex.compile(r"\p{Hangul}")
 # a sentence ends at . ! ? followed by a space, or at the full-width marks of CJK text
-_SENTENCE_END = regex.compile(r"(?<=[.!?])\s+|(?<=[。！？!?])(?=\S)")
+_SENTENCE_END = regex.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?=\S)")
 
 # a small English stop list for the lexical proxies: words that carry no claim
 ENGLISH_STOP_WORDS = words(
@@ -100,9 +100,7 @@ class Analyzer:
             r"\b(" + "|".join(row.articles) + r")\b" if row.articles else None
         )
         self._answer_articles = re.compile(article_regex) if article_regex and not row.is_english else None
-        self._answer_characters = (
-            re.compile(f"[{row.answer_characters}]") if row.answer_characters else None
-        )
+        self._answer_characters = re.compile(f"[{row.answer_characters}]") if row.answer_characters else None
 
     def __repr__(self) -> str:
         return f"Analyzer({self.code})"
@@ -315,4 +313,3 @@ def split_sentences(text: str) -> list[str]:
 def analyzer(code: str = ENGLISH) -> Analyzer:
     """The analyzer of a language code (an ``UnknownLanguageError`` for an unknown code)."""
     return Analyzer(language(code))
-

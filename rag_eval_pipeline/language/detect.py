@@ -74,6 +74,4 @@ def resolve_languages(
     fallback = told.most_common(1)[0][0] if told else ENGLISH
     # an uncertain guess stands where the set has texts told in that language (a short Spanish
     # question in a Spanish and Chinese list); otherwise the set's most common language
-    return [
-        Detected(code if code and (sure or code in told) else fallback, sure) for code, sure in found
-    ]
+    return [Detected(code if code and (sure or code in told) else fallback, sure) for code, sure in found]

@@ -88,8 +88,14 @@ SPANISH = Lexicon(
     alternatives=words("o u"),
     contrasts=words("pero embargo aunque sino mientras"),
     negators=words("no nunca ni tampoco jamás ningún ninguna"),
-    rejecting_phrases=(("en", "lugar", "de"), ("en", "vez", "de"), ("a", "diferencia", "de"), ("excepto",),
-                       ("salvo",), ("distinto", "de")),
+    rejecting_phrases=(
+        ("en", "lugar", "de"),
+        ("en", "vez", "de"),
+        ("a", "diferencia", "de"),
+        ("excepto",),
+        ("salvo",),
+        ("distinto", "de"),
+    ),
     wrong=words("incorrecto incorrecta falso falsa erróneo errónea equivocado equivocada"),
     copulas=words("es era fue son eran fueron está estaba"),
     joiners=words("y e &"),
@@ -119,7 +125,13 @@ FRENCH = Lexicon(
     alternatives=words("ou soit"),
     contrasts=words("mais cependant pourtant toutefois bien tandis"),
     negators=words("ne n pas non jamais ni aucun aucune"),
-    rejecting_phrases=(("au", "lieu", "de"), ("plutôt", "que"), ("contrairement", "à"), ("sauf",), ("excepté",)),
+    rejecting_phrases=(
+        ("au", "lieu", "de"),
+        ("plutôt", "que"),
+        ("contrairement", "à"),
+        ("sauf",),
+        ("excepté",),
+    ),
     wrong=words("faux fausse incorrect incorrecte erroné erronée"),
     copulas=words("est était sont étaient fut"),
     joiners=words("et &"),
@@ -144,7 +156,9 @@ GERMAN = Lexicon(
         zeigt zitiert siehe referenz richtig richtige final frage daher also somit auch genannt
         bekannt gefunden beleg glaube denke"""
     ),
-    hedges=words("vielleicht möglicherweise wahrscheinlich eventuell könnte könnten vermutlich unsicher unklar"),
+    hedges=words(
+        "vielleicht möglicherweise wahrscheinlich eventuell könnte könnten vermutlich unsicher unklar"
+    ),
     alternatives=words("oder entweder"),
     contrasts=words("aber jedoch obwohl allerdings sondern während"),
     negators=words("nicht kein keine keiner keinen nie niemals weder"),

@@ -29,7 +29,7 @@ def _require(module: str, language: str, install: str) -> Any:
 
 @functools.cache
 def jieba_words() -> Callable[[str], list[str]]:
-    """Chinese: jieba's dictionary segmentation (accurate mode), e.g. 故宫于1420年建成 -> 故宫 于 1420 年 建成."""
+    """Chinese: jieba's dictionary segmentation (accurate mode): 故宫于1420年建成 -> 故宫 于 1420 年 建成."""
     rjieba = _require("rjieba", "Chinese", "rjieba")
     return rjieba.cut
 

@@ -121,7 +121,9 @@ def _polarity(tokens: Sequence[str], lexicon: Lexicon) -> str | None:
     return side(tokens[-1]) if tokens and tokens[-1] in answers else None
 
 
-def _joined(words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners) -> bool:
+def _joined(
+    words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners
+) -> bool:
     """Whether the mention runs on into another name with no punctuation between ("Chicago
     Bulls" for "Chicago": a word ``named`` allows), or is listed with another through "and" ("X
     and Y": any word ``listed`` allows)."""
@@ -137,20 +139,24 @@ def _joined(words: Sequence[str], breaks: Sequence[bool], start: int, width: int
     return False
 
 
-def _aligned(text: Analyzer, prediction: str, truth: Sequence[str]) -> bool:
+def _aligned(text: Analyzer, prediction: str, truth: Sequence[str], explained: str = "") -> bool:
     """Where words are not spaced: whether the dictionary, left to itself, cuts the answer at
     both edges of some copy of the reference (紫禁城在|1420年|落成 does; 南京路 holds 南京 inside
-    one word, a longer name)."""
+    one word, a longer name), or holds it in a word whose other characters the question
+    explains (杭州市 for 杭州, asked "哪座城市")."""
     words = text.words(prediction)
     joined = "".join(words)
-    edges, position = {0}, 0
+    edges, position = [0], 0
     for word in words:
         position += len(word)
-        edges.add(position)
+        edges.append(position)
     surface = "".join(truth)
     start = joined.find(surface)
     while start >= 0:
-        if start in edges and start + len(surface) in edges:
+        end = start + len(surface)
+        left = max(e for e in edges if e <= start)
+        right = min(e for e in edges if e >= end)
+        if all(c in explained for c in joined[left:start] + joined[end:right]):
             return True
         start = joined.find(surface, start + 1)
     return False
@@ -180,7 +186,8 @@ def says_answer(
             return Verdict(False, "no yes or no")
         right = polarity == ("yes" if truth[0] in lexicon.yes else "no")
         return Verdict(right, "yes/no" if right else "the other yes/no", contradicts=not right)
-    aligned = _aligned(text, prediction, truth) if text.inside_words else True
+    explained = "".join(asked) + "".join(t for title in titles for t in title)
+    aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
     return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned)
 
 
@@ -231,7 +238,11 @@ def _says_named(
         return word not in stop and word not in lexicon.frame and not _from(word, explained, characters)
 
     def named(word: str) -> bool:  # the question's own words may run on ("Terry Richardson was older")
-        return word not in stop and word not in lexicon.frame and not _from(word, set(asked), question_characters)
+        return (
+            word not in stop
+            and word not in lexicon.frame
+            and not _from(word, set(asked), question_characters)
+        )
 
     def content(word: str) -> bool:
         return word not in stop

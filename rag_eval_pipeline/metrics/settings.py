@@ -77,7 +77,9 @@ def parse_gate(key: str, threshold: float, bound: Bound | str = Bound.MEAN, judg
         group = f"{match[1]}={match[2]}"
         parts = parts[1:]
     if not parts[-1] or len(parts) > 2:
-        raise ValueError(f"gate '{key}': expected [tag:|type:|level:|language:|agent_version:GROUP/][JUDGE/]METRIC")
+        raise ValueError(
+            f"gate '{key}': expected [tag:|type:|level:|language:|agent_version:GROUP/][JUDGE/]METRIC"
+        )
     return Gate(parts[-1], float(threshold), parts[0] if len(parts) == 2 else judge, group, Bound(bound))
 
 

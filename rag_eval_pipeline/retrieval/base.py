@@ -113,7 +113,9 @@ class InMemoryIndex(ABC):
         self._titles: list[str] = passages["title"].tolist()
         self._texts: list[str] = passages["passage"].tolist()
         # each query's hits, ranked once: every model of a comparison asks the same questions
-        self._ranked: KeptRecent[tuple[str, str | None, int], tuple[SearchHit, ...]] = KeptRecent(KEPT_RANKINGS)
+        self._ranked: KeptRecent[tuple[str, str | None, int], tuple[SearchHit, ...]] = KeptRecent(
+            KEPT_RANKINGS
+        )
 
     def __len__(self) -> int:
         return len(self._ids)

@@ -24,13 +24,13 @@ from rag_eval_pipeline.retrieval.base import (
     document_texts,
 )
 from rag_eval_pipeline.retrieval.bm25_index import Bm25Index, IndexNotFoundError, read_passages
-from rag_eval_pipeline.retrieval.embedder import Embedder
+from rag_eval_pipeline.retrieval.embedder import NO_VECTORS, Embedder, unread_languages
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, TitleCatalog
 from rag_eval_pipeline.retrieval.spec import VectorSearch
 from rag_eval_pipeline.retrieval.vector_index import DenseIndex, HnswIndex, has_vectors
 
 BACKEND_NAME = Backend.EMBEDDED.value
-INDEX_FORMAT_VERSION = "2"  # bump when the on-disk layout or the tokenisation changes
+INDEX_FORMAT_VERSION = "3"  # bump when the on-disk layout or the tokenisation changes
 MANIFEST_FILE = "manifest.json"
 KEPT_INDEXES = 2  # the live index and the one a rebuild just made
 
@@ -65,13 +65,18 @@ def build_embedded_index(
     scratch = root / f".building-{version}-{uuid.uuid4().hex[:8]}"
     scratch.mkdir()
     try:
-        Bm25Index.build(passages).save(scratch)
+        lexical = Bm25Index.build(passages)
+        lexical.save(scratch)
         details = {
-            "lexical": f"bm25s {bm25s.__version__}: title + passage, English stop words, stemming",
+            "lexical": f"bm25s {bm25s.__version__}: title + passage, each passage in its language's analysis",
+            "languages": lexical.languages,
             "embedding_model": embedding_model,
             "modes": RetrievalMode.available(has_vectors=False),
         }
-        if embedder is not None:
+        unread = unread_languages(embedding_model, lexical.languages) if embedder is not None else None
+        if unread:
+            details[NO_VECTORS] = unread  # the semantic modes say this, rather than rank noise
+        elif embedder is not None:
             vectors = embedder.encode(document_texts(passages), on_progress=on_progress)
             dense = DenseIndex(vectors, passages, embedder)
             dense.save(scratch)
@@ -113,7 +118,9 @@ def open_embedded_index(manifest: IndexManifest, load_embedder: Callable[[str], 
             folder, read_passages(folder), load_embedder(model)
         )
     catalog = functools.cache(lambda: TitleCatalog(lexical.passages()))
-    return OpenedIndex(lexical, semantic, catalog, manifest.backend)
+    return OpenedIndex(
+        lexical, semantic, catalog, manifest.backend, no_vectors=manifest.details.get(NO_VECTORS)
+    )
 
 
 class OpenedIndexes:

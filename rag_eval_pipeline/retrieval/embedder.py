@@ -50,6 +50,49 @@ class EmbeddingSpec:
     int8_compute: bool = False  # run the prepared int8 copy (onnx_int8.py) instead of the file
 
 
+# names of embedding models trained on many languages; any other reads English only, so its
+# vectors for other text are noise (a semantic mode refuses such a knowledge base)
+MULTILINGUAL_MARKERS = ("multilingual", "labse", "bge-m3", "xlm-r", "multi-qa-mpnet", "-m3")
+
+
+def reads_language(model: str, code: str) -> bool:
+    """Whether an embedding model's vectors mean something for text in language ``code``."""
+    return code == "en" or any(marker in model.lower() for marker in MULTILINGUAL_MARKERS)
+
+
+NO_VECTORS = "no_vectors"  # an index's detail: why it holds no vectors though a model was configured
+
+
+def unread_languages(model: str | None, languages: dict[str, int]) -> str | None:
+    """Why an embedding model gives a knowledge base no meaningful vectors (its passages in
+    languages the model does not read), or None."""
+    unread = {code: count for code, count in languages.items() if not reads_language(model or "", code)}
+    if not model or not unread:
+        return None
+    held = ", ".join(f"{code} ({count} passages)" for code, count in sorted(unread.items()))
+    return (
+        f"the embedding model {model} reads English only, and the knowledge base holds {held}: its "
+        "vectors would be noise. Use bm25 or two_hop, or a multilingual embedding model "
+        "(knowledge_base.embedding_model, e.g. sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2 "
+        "with the [semantic-torch] extra)"
+    )
+
+
+@dataclass(frozen=True)
+class QueryEmbedder:
+    """A configured embedding model as judges use it: texts to vectors, and which languages
+    its vectors mean something in."""
+
+    model: str
+    encode: Callable[[list[str]], np.ndarray]
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)
+
+    def reads(self, code: str) -> bool:
+        return reads_language(self.model, code)
+
+
 class SemanticExtraMissingError(ImportError):
     """A semantic mode was asked for without the optional embedding dependencies."""
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.retrieval.base import (
@@ -19,7 +18,12 @@ from rag_eval_pipeline.retrieval.base import (
     SearchHit,
 )
 from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend, OpenedIndexes
-from rag_eval_pipeline.retrieval.embedder import Embedder, make_embedder, resolve_embedding_model
+from rag_eval_pipeline.retrieval.embedder import (
+    Embedder,
+    QueryEmbedder,
+    make_embedder,
+    resolve_embedding_model,
+)
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, SearchBackend, search_many
 from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
 
@@ -51,13 +55,13 @@ class KnowledgeBase:
             self._embedders[model] = make_embedder(resolve_embedding_model(model), EMBEDDING_BATCH_SIZE)
         return self._embedders[model]
 
-    def query_embedder(self) -> Callable[[list[str]], np.ndarray] | None:
+    def query_embedder(self) -> QueryEmbedder | None:
         """Embeds texts with the configured model (RAGAS answer relevancy), loaded on first use;
         None when there is none."""
         model = self.spec.embedding_model
         if not model:
             return None
-        return lambda texts: self.embedder(model).encode(texts)
+        return QueryEmbedder(model, lambda texts: self.embedder(model).encode(texts))
 
     def es(self) -> tuple[Elasticsearch, EsFeatures]:
         """The cluster client and its detected features (detected once, logged once)."""

@@ -180,6 +180,7 @@ class OpenedIndex:
     catalog: Callable[[], TitleCatalog]
     backend: str
     fuse: Fuse = FusedIndex
+    no_vectors: str | None = None  # why a model was configured and no vectors were made
 
     def for_mode(self, mode: RetrievalMode | str) -> SearchIndex:
         return index_for_mode(RetrievalMode(mode), self)
@@ -194,6 +195,8 @@ def index_for_mode(mode: RetrievalMode, index: OpenedIndex) -> SearchIndex:
     if mode is RetrievalMode.TWO_HOP:
         base = index.lexical if index.semantic is None else index_for_mode(RetrievalMode.HYBRID, index)
         return TwoHopIndex(base, index.catalog())
+    if index.semantic is None and index.no_vectors:
+        raise ModeUnavailableError(f"retrieval mode '{mode.value}' is refused: {index.no_vectors}")
     if index.semantic is None:
         raise ModeUnavailableError(
             f"retrieval mode '{mode.value}' needs vectors, and the {index.backend} index has none: "

@@ -37,6 +37,7 @@ from rag_eval_pipeline.judges.claims import claims_table
 from rag_eval_pipeline.judges.registry import judging_rules
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.metrics.agreement import with_corrected_means, with_judge_flags
+from rag_eval_pipeline.metrics.blind_retrieval import empty_retrieval_warning, zero_recall_warning
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
 from rag_eval_pipeline.metrics.schema import case_set_id
@@ -133,8 +134,14 @@ def candidate_answers(
         match_by_text=spec.agent_matches_by_text,
         redact=settings.settings.redactor(),
     )
+    blind = empty_retrieval_warning(answers, judgement_list, kb_index.details.get("languages") or {})
+    if blind:
+        context.log.warning(blind)
     context.add_output_metadata(
-        answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started)
+        {
+            **answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started),
+            **({"retrieval_warning": blind} if blind else {}),
+        }
     )
     return answers.assign(kb_version=kb_index.version)
 
@@ -222,7 +229,12 @@ def metric_summary(
         None if human_labels is None else human_labels[human_labels["answer_model"] == context.partition_key]
     )
     summary = with_judge_flags(with_corrected_means(summary, judge_scores, mine), judge_agreement)
-    context.add_output_metadata(summary_metadata(summary))
+    blind = zero_recall_warning(judge_scores)
+    if blind:
+        context.log.warning(blind)
+    context.add_output_metadata(
+        {**summary_metadata(summary), **({"retrieval_warning": blind} if blind else {})}
+    )
     answered = answers_provenance(candidate_answers)
     return summary.assign(
         kb_version=answered.kb_version or kb_index.version,

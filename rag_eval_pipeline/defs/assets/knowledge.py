@@ -85,7 +85,9 @@ def user_documents(context: dg.AssetExecutionContext, documents: DocumentsResour
     for problem in loaded.problems:
         context.log.warning(f"skipped: {problem}")
     if loaded.assumed_language:
-        context.log.warning(language_assumed_note(len(loaded.assumed_language), "documents", loaded.assumed_language))
+        context.log.warning(
+            language_assumed_note(len(loaded.assumed_language), "documents", loaded.assumed_language)
+        )
     context.add_output_metadata(
         {
             "folder": str(documents.folder),
@@ -162,7 +164,9 @@ def custom_kb_passages(
     contexts), a document replacing a carried passage of the same title."""
     dataset = settings.settings.dataset
     questions = dataset.questions or ""
-    passages, problems = custom_knowledge_base(questions, user_documents, documents.chunking, dataset.language)
+    passages, problems = custom_knowledge_base(
+        questions, user_documents, documents.chunking, dataset.language
+    )
     for problem in problems:
         context.log.warning(f"skipped: {problem}")
     if passages.empty:
