@@ -195,7 +195,9 @@ def test_names_and_input_that_would_slip_through_are_refused_in_one_line(tmp_pat
         "custom_metrics: [{name: '<script>', kind: python, callable: m:f}]\n": "custom metric name",
         "custom_metrics: [{name: reference, kind: python, callable: m:f}]\n": "a built-in reference judge",
         "thresholds: " + "[" * 2000 + "\n": "nested too deeply",
-        "thresholds: {'a/b/c': 0.5}\n": "expected [tag:|type:|level:|language:|agent_version:GROUP/][JUDGE/]METRIC",
+        "thresholds: {'a/b/c': 0.5}\n": (
+            "expected [tag:|type:|level:|language:|agent_version:GROUP/][JUDGE/]METRIC"
+        ),
     }
     for text, said in cases.items():
         config = tmp_path / "rag_eval.yaml"

@@ -54,7 +54,11 @@ def _answer(server, client, n=3):
         SMOLLM2.model, SMOLLM2.model_id, client, FreeOfCharge(), record_served_model=False
     )
     return answer_cases(
-        _cases(n), SMOLLM2, answerer, retrieve=lambda queries, k, languages=None: [HITS[:k] for _ in queries], concurrency=2
+        _cases(n),
+        SMOLLM2,
+        answerer,
+        retrieve=lambda queries, k, languages=None: [HITS[:k] for _ in queries],
+        concurrency=2,
     )
 
 

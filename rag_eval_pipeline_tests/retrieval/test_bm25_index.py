@@ -56,7 +56,9 @@ def test_a_query_is_ranked_once_per_index_and_each_caller_gets_its_own_hits(monk
     index = Bm25Index.build(TOY)
     ranked: list[list[str]] = []
     rank = index._rank
-    monkeypatch.setattr(index, "_rank", lambda queries, k, languages: ranked.append(queries) or rank(queries, k, languages))
+    monkeypatch.setattr(
+        index, "_rank", lambda queries, k, languages: ranked.append(queries) or rank(queries, k, languages)
+    )
     first = index.search_many(["which animals bark?", "purring felines", "which animals bark?"], k=2)
     first[0].clear()  # one caller's list is its own
     again = index.search_many(["purring felines", "which animals bark?", "fish"], k=2)
