@@ -59,6 +59,12 @@ _RATES = ("false_answer_rate", "over_abstention_rate")  # shown only when some m
 _OPTIONAL = (*_RATES, "citation_precision", "citation_recall")
 
 
+def language_table(breakdown: pd.DataFrame) -> str:
+    """Each model's means per language, the reference judge's first."""
+    ordered = breakdown.sort_values(["judge_id", "answer_model", "language"], key=lambda c: c.map(str))
+    return to_markdown(with_intervals(ordered))
+
+
 def paired_table(paired: pd.DataFrame, models: set[str]) -> str:
     """The paired verdicts on correctness between this run's models, one row per pair and judge:
     the raw and the Holm-adjusted p, and the smallest difference these cases would show."""

@@ -13,6 +13,7 @@ from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import (
     comparison_table,
     error,
+    language_table,
     paired_rule,
     paired_table,
     report_failure,
@@ -132,6 +133,11 @@ def handle(args: argparse.Namespace) -> int:
     this_run = report.own_comparison  # what this command's runs stored, not a later run's
     print()
     print(comparison_table(this_run) if len(this_run) else "(no model of this run has a summary)")
+    if not report.own_by_language.empty:
+        print(
+            f"\nBy language (each metric over one language's cases, with its 95% interval):\n"
+            f"{language_table(report.own_by_language)}"
+        )
     paired = paired_table(report.own_paired, evaluated)
     if paired:
         family = int(report.own_paired["family_size"].max())

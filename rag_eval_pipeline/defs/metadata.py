@@ -353,9 +353,10 @@ HEADLINE_COLUMNS = (
 )
 
 
-def comparison_metadata(comparison: pd.DataFrame) -> dict[str, Any]:
+def comparison_metadata(comparison: pd.DataFrame, by_language: pd.DataFrame | None = None) -> dict[str, Any]:
     """The comparison as two tables: the headline columns, narrow enough for the asset page, and
-    every metric (wide: scroll the stored table, or read it with the CLI)."""
+    every metric (wide: scroll the stored table, or read it with the CLI); and, where the cases
+    are in several languages, each model's means per language."""
     headline = [c for c in HEADLINE_COLUMNS if c in comparison.columns]
     stale = comparison[comparison["stale"].astype(bool)] if "stale" in comparison else comparison[:0]
     reasons = {
@@ -371,6 +372,11 @@ def comparison_metadata(comparison: pd.DataFrame) -> dict[str, Any]:
             to_markdown(with_intervals(comparison)[headline] if headline else comparison)
         ),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
+        **(
+            {"by_language": dg.MetadataValue.md(to_markdown(with_intervals(by_language)))}
+            if by_language is not None and not by_language.empty
+            else {}
+        ),
     }
 
 

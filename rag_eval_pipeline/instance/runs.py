@@ -52,7 +52,7 @@ from rag_eval_pipeline.judges.registry import judging_line
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.comparison import paired_comparisons
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
-from rag_eval_pipeline.metrics.summary import compare_models, failure_reasons
+from rag_eval_pipeline.metrics.summary import compare_models, failure_reasons, language_breakdown
 from rag_eval_pipeline.storage.snapshots import SnapshotStore, UnreadableLivePointerError
 
 
@@ -78,6 +78,8 @@ class RunReport:
     own_paired: pd.DataFrame = field(default_factory=pd.DataFrame)
     # per model: (failed answer calls, cases, the reasons with their counts, most common first)
     failures: dict[str, tuple[int, int, list[tuple[str, int]]]] = field(default_factory=dict)
+    # this command's models' means per language, where the cases are in several
+    own_by_language: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def dataset_source(dataset: str | None) -> str | None:
@@ -348,6 +350,7 @@ def _report(
         compare_models(own_summaries),
         own_paired,
         failures,
+        language_breakdown(own_summaries),
     )
 
 

@@ -173,10 +173,10 @@ def paired_cases(before: Evaluation, after: Evaluation, excluded: set[str]) -> p
 
 
 def _groups(scores: pd.DataFrame) -> dict[str, set[str]]:
-    """The cases of each tag: ``type:<t>``, ``level:<l>`` and ``tag:<team tag>``."""
+    """The cases of each tag: ``type:<t>``, ``level:<l>``, ``language:<code>`` and ``tag:<team tag>``."""
     groups: dict[str, set[str]] = {}
     cases = scores.drop_duplicates("qid")
-    for column in ("type", "level"):
+    for column in ("type", "level", "language"):
         if column in cases:
             for value, qids in cases.groupby(cases[column].astype(str))["qid"]:
                 if value and value not in ("nan", "None"):

@@ -296,3 +296,37 @@ def compare_models(
     if not frames:  # no model has a summary yet (the first ever failed): empty, with its columns
         return pd.DataFrame(columns=COMPARISON_ID_COLUMNS)
     return pd.DataFrame(frames)
+
+
+LANGUAGE_GROUP = "language="
+BREAKDOWN_METRICS = ("correctness", "f1", "context_recall")
+
+
+def language_breakdown(
+    summaries: Mapping[str, pd.DataFrame], metrics: Sequence[str] = BREAKDOWN_METRICS
+) -> pd.DataFrame:
+    """One row per answer model, judge and language: its cases and each metric's mean with its
+    interval, from the summaries' ``language=`` groups; empty when every summary has a single
+    language (the overall rows say it all)."""
+    rows: list[dict[str, object]] = []
+    for answer_model, summary in sorted(summaries.items()):
+        grouped = summary[summary["group"].astype(str).str.startswith(LANGUAGE_GROUP)]
+        if grouped["group"].nunique() < 2:
+            continue
+        for (judge_id, group), found in grouped.groupby(["judge_id", "group"], sort=True):
+            values = found[found["metric"].isin(metrics) & (found["n"] > 0)].set_index("metric")
+            if values.empty:
+                continue
+            record: dict[str, object] = {
+                "answer_model": answer_model,
+                "judge_id": judge_id,
+                "language": str(group)[len(LANGUAGE_GROUP) :],
+                "n_cases": int(found["n_cases"].max()),
+            }
+            for metric in metrics:
+                if metric in values.index:
+                    row = values.loc[metric]
+                    record[metric] = row["mean"]
+                    record[f"{metric}_ci_low"], record[f"{metric}_ci_high"] = row["ci_low"], row["ci_high"]
+            rows.append(record)
+    return pd.DataFrame(rows)

@@ -58,7 +58,7 @@ def explain_case(
         truth = known.iloc[0]
     gold = set(truth["gold_titles"])
     lines = [
-        f"question {qid} ({truth['type']}, {truth['level']})",
+        f"question {qid} ({truth['type']}, {truth['level']}{_language(truth)})",
         f"  {truth['question']}",
         f"ground truth: {truth['answer']}",
         f"gold supporting titles: {', '.join(truth['gold_titles'])}",
@@ -103,6 +103,21 @@ def explain_case(
     lines += ["", "lineage (the Dagster run of each step):"]
     lines += [f"  {asset}: run {run_id}" for asset, run_id in run_ids.items()]
     return "\n".join(lines)
+
+
+def _language(case: pd.Series) -> str:
+    """ ", Chinese (zh, detected)": the language the case was analysed and judged in."""
+    code = case.get("language")
+    if not isinstance(code, str):
+        return ""
+    from rag_eval_pipeline.language.table import UnknownLanguageError, language
+
+    try:
+        name = language(code).name
+    except UnknownLanguageError:
+        name = code
+    how = case.get("language_source")
+    return f", {name} ({code}{', ' + how if isinstance(how, str) else ''})"
 
 
 def claim_lines(rationales: str) -> list[str]:

@@ -6,7 +6,7 @@ import re
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.summary import INTERVAL_METRICS
+from rag_eval_pipeline.metrics.summary import BREAKDOWN_METRICS, INTERVAL_METRICS
 
 ABSENT = "–"  # an absent value (NaN): never printed as 0
 
@@ -44,11 +44,13 @@ def to_markdown(frame: pd.DataFrame, float_format: str = "{:.3f}") -> str:
     return "\n".join(lines)
 
 
-def with_intervals(comparison: pd.DataFrame) -> pd.DataFrame:
+def with_intervals(
+    comparison: pd.DataFrame, metrics: tuple[str, ...] = (*INTERVAL_METRICS, *BREAKDOWN_METRICS)
+) -> pd.DataFrame:
     """Each headline mean with its 95% interval, ``0.743 [0.560, 0.870]``: a number without its
     interval claims more than a small sample says."""
     shown = comparison.copy()
-    for metric in INTERVAL_METRICS:
+    for metric in dict.fromkeys(metrics):
         low, high = f"{metric}_ci_low", f"{metric}_ci_high"
         if metric not in shown or low not in shown:
             continue

@@ -23,6 +23,8 @@ from rag_eval_pipeline.metrics.schema import (
 )
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import is_flip_column
+from rag_eval_pipeline.metrics.summary import language_breakdown
+from rag_eval_pipeline.reporting.markdown import with_intervals
 
 HEADLINE_METRICS = (
     "correctness",
@@ -318,6 +320,22 @@ def judge_stability_html(summaries: Mapping[str, pd.DataFrame]) -> str:
     )
 
 
+def language_html(summaries: Mapping[str, pd.DataFrame]) -> str:
+    """Each model's means per language, where the cases are in several: one language can fail
+    while the overall mean hides it. Empty for a single language."""
+    breakdown = language_breakdown(summaries)
+    if breakdown.empty:
+        return ""
+    return (
+        '<section id="by-language"><h2>By language</h2><p class="note">Each metric over the cases '
+        "of one language (detected from the question and its reference, or set), with its 95% "
+        "interval: exact match and F1 follow HotpotQA's definition in English and MLQA's in the "
+        "others; each language's text is segmented and stemmed by its own analysis.</p>"
+        + with_intervals(breakdown).to_html(index=False, na_rep="–")
+        + "</section>"
+    )
+
+
 def _interval(mean: float, low: float, high: float) -> str:
     return "–" if pd.isna(mean) else f"{mean:.3f} [{low:.3f}, {high:.3f}]"
 
@@ -477,6 +495,7 @@ def render_report(
         "small samples). Overlapping whiskers do not decide a comparison: the paired table does.</p>",
         _figure_html(score_chart(summaries)),
         _figure_html(distribution_chart(scores_by_model)),
+        language_html(summaries),
         "<h2>Where it fails</h2>",
         _figure_html(diagnosis_chart(summaries)),
         "<h2>Paired comparison</h2>",

@@ -23,7 +23,7 @@ from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
-from rag_eval_pipeline.metrics.summary import compare_models
+from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import render_report
@@ -72,7 +72,7 @@ def model_comparison(
         context.instance, metric_summary, settings.answer_registry(), judgement_list["qid"], kb_index.version
     )
     comparison = compare_models(metric_summary, stale)
-    context.add_output_metadata(comparison_metadata(comparison))
+    context.add_output_metadata(comparison_metadata(comparison, language_breakdown(metric_summary)))
     return comparison
 
 
