@@ -33,6 +33,13 @@ def index_metadata(manifest: IndexManifest) -> dict[str, Any]:
         "vector_search": str(details.get("vector_search") or _cluster_vector_search(details)),
         "build_seconds": manifest.build_seconds,
         "location": dg.MetadataValue.path(manifest.location),
+        **({"languages": dg.MetadataValue.json(details["languages"])} if details.get("languages") else {}),
+        **(
+            {"analysis_by_language": dg.MetadataValue.json(details["analyzers"])}
+            if details.get("analyzers")
+            else {}
+        ),
+        **({"no_vectors": str(details["no_vectors"])} if details.get("no_vectors") else {}),
     }
 
 

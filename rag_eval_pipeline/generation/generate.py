@@ -31,6 +31,7 @@ from rag_eval_pipeline.generation.prompts import (
 )
 from rag_eval_pipeline.generation.spec import CaseType, GenerationSpec
 from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, JudgeCaller, parse_tool_output
+from rag_eval_pipeline.language.analysis import analyzer
 from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Usage
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
@@ -47,6 +48,7 @@ GENERATED_COLUMNS = [
     "bridge",
     "source_ids",
     "source_titles",
+    "language",
     "kept",
     "reason",
     "checks",
@@ -71,6 +73,11 @@ class _Case:
     output_tokens: int = 0
     cost: float | None = 0.0
 
+    @property
+    def language(self) -> str:
+        """The case's language: its first source passage's (what it is written and checked in)."""
+        return self.planned.sources[0].language if self.planned.sources else "en"
+
     def add(self, usage: Usage, cost: float | None) -> None:
         """Tokens and dollars of calls made for this case (a cost unknown stays unknown)."""
         self.input_tokens += usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens
@@ -94,15 +101,18 @@ class Models:
     judge_prices: Mapping[str, ModelPrice]
 
 
-def answer_words(answer: str) -> int:
-    return len(normalize_answer(answer).split())
+def answer_words(answer: str, language: str = "en") -> int:
+    """An answer's length in its language's words (a Chinese answer is not one long word)."""
+    return (
+        len(analyzer(language).words(answer)) if language != "en" else len(normalize_answer(answer).split())
+    )
 
 
-def _near(question: str, others: Sequence[tuple[str, str]], bar: float) -> str | None:
+def _near(question: str, others: Sequence[tuple[str, str]], bar: float, language: str = "en") -> str | None:
     """The id of an earlier question sharing at least ``bar`` of their content words."""
-    words = set(content_tokens(question))
+    words = set(content_tokens(question, language))
     for case_id, other in others:
-        theirs = set(content_tokens(other))
+        theirs = set(content_tokens(other, language))
         if words and theirs and len(words & theirs) / len(words | theirs) >= bar:
             return case_id
     return None
@@ -149,13 +159,20 @@ def _answer_in_sources(case: _Case) -> str | None:
     comparison: an answer planted by a passage's own instructions, or made up, is neither."""
     generated, case_type = case.generated, case.planned.case_type
     assert generated is not None
-    answer = normalize_answer(generated.answer)
-    if case_type is CaseType.UNANSWERABLE or (case_type is CaseType.COMPARISON and answer in ("yes", "no")):
+    language = case.language
+    answer = normalize_answer(generated.answer, language)
+    yes_no = ("yes", "no") if language == "en" else ("yes", "no", *_yes_no(language))
+    if case_type is CaseType.UNANSWERABLE or (case_type is CaseType.COMPARISON and answer in yes_no):
         return None
-    cited = normalize_answer(_evidence(case))
+    cited = normalize_answer(_evidence(case), language)
     if f" {answer} " not in f" {cited} ":
         return f"the reference answer is not in its cited passages ({generated.answer[:60]!r})"
     return None
+
+
+def _yes_no(language: str) -> tuple[str, ...]:
+    lexicon = analyzer(language).lexicon
+    return tuple(lexicon.yes | lexicon.no) if lexicon else ()
 
 
 def _form_problem(case: _Case, spec: GenerationSpec) -> str | None:
@@ -164,17 +181,18 @@ def _form_problem(case: _Case, spec: GenerationSpec) -> str | None:
     injected = _injection_problem(case)
     if injected:
         return injected
-    if not normalize_answer(generated.answer):
+    language = case.language
+    if not normalize_answer(generated.answer, language):
         return f"no reference answer ({generated.answer!r})"
     if case_type is CaseType.UNANSWERABLE:
         return (
             None
-            if is_abstention(generated.answer)
+            if is_abstention(generated.answer, language=language)
             else f"an unanswerable question with an answer ({generated.answer!r})"
         )
-    if is_abstention(generated.answer):
+    if is_abstention(generated.answer, language=language):
         return f"a {case_type.value} question whose reference answer abstains ({generated.answer!r})"
-    words = answer_words(generated.answer)
+    words = answer_words(generated.answer, language)
     if words > spec.max_answer_words:
         return f"reference answer too long ({words} words; at most {spec.max_answer_words})"
     return _answer_in_sources(case)
@@ -208,35 +226,39 @@ async def _judge_says(case: _Case, models: Models, request: LLMRequest) -> str:
 async def _validate(case: _Case, models: Models, retrieve: Retrieve | None) -> None:
     generated, planned = case.generated, case.planned
     assert generated is not None
-    question, truth, judge = generated.question, generated.answer, models.judge_id
+    question, truth, judge, language = generated.question, generated.answer, models.judge_id, case.language
     try:
         if planned.case_type is CaseType.UNANSWERABLE:
             found = (
                 tuple(retrieve(question, RETRIEVED_FOR_UNANSWERABLE)) if retrieve else hits(planned.sources)
             )
-            said = await _judge_says(case, models, render_answer_from(judge, question, found))
+            said = await _judge_says(case, models, render_answer_from(judge, question, found, language))
             case.checks["from the knowledge base"] = said
-            if not is_abstention(said):
+            if not is_abstention(said, language=language):
                 where = found[0].title if found else "its passage"
                 case.reject(
                     f"answerable from the knowledge base (the judge answered {_quoted(said)} from {where!r})"
                 )
             return
-        said = await _judge_says(case, models, render_answer_from(judge, question, hits(planned.sources)))
+        said = await _judge_says(
+            case, models, render_answer_from(judge, question, hits(planned.sources), language)
+        )
         case.checks["from its sources"] = said
-        if correctness(said, truth) < AGREES:
+        if correctness(said, truth, language=language) < AGREES:
             case.reject(f"not answerable from its source passages (the judge answered {_quoted(said)})")
             return
-        said = await _judge_says(case, models, render_closed_book(judge, question))
+        said = await _judge_says(case, models, render_closed_book(judge, question, language))
         case.checks["without context"] = said
-        if correctness(said, truth) >= AGREES:
+        if correctness(said, truth, language=language) >= AGREES:
             case.reject(f"answerable without context (the judge answered {_quoted(said)} from memory)")
             return
         if len(planned.sources) > 1:
             for source in planned.sources:
-                said = await _judge_says(case, models, render_answer_from(judge, question, hits([source])))
+                said = await _judge_says(
+                    case, models, render_answer_from(judge, question, hits([source]), language)
+                )
                 case.checks[f"from {source.title!r} alone"] = said
-                if correctness(said, truth) >= AGREES:
+                if correctness(said, truth, language=language) >= AGREES:
                     case.reject(f"single-hop: answerable from {source.title!r} alone")
                     return
     except FatalLLMError:
@@ -265,9 +287,10 @@ def _duplicates(cases: Sequence[_Case], spec: GenerationSpec, embed: Embed | Non
                 continue
         other = _near(
             question,
-            [(standing[k].planned.case_id, standing[k].generated.question) for k in kept],
+            [(standing[k].planned.case_id, standing[k].generated.question) for k in kept],  # type: ignore[union-attr]
             spec.duplicate_overlap,
-        )  # type: ignore[union-attr]
+            case.language,
+        )
         if other is not None:
             case.reject(f"near-duplicate of {other}")
             continue
@@ -304,6 +327,7 @@ def generate_cases(
                 "bridge": c.generated.bridge if c.generated else None,
                 "source_ids": [s.passage_id for s in c.planned.sources],
                 "source_titles": [s.title for s in c.planned.sources],
+                "language": c.language,
                 "kept": c.reason is None,
                 "reason": c.reason,
                 "checks": json.dumps(c.checks, ensure_ascii=False),

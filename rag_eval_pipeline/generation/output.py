@@ -31,6 +31,7 @@ def judgement_rows(generated: pd.DataFrame) -> list[dict]:
                 "answerable": answerable,
                 # the passages it was written from; an unanswerable one has no relevant passage
                 "relevant_ids": list(case["source_ids"]) if answerable else [],
+                **({"language": case["language"]} if case.get("language") else {}),
                 "tags": [case["type"], "generated"],
                 "generated": {
                     "type": case["type"],

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from rag_eval_pipeline.generation.spec import CaseType, GenerationSpec
+from rag_eval_pipeline.language.analysis import split_sentences
 from rag_eval_pipeline.metrics.reference import content_tokens
+from rag_eval_pipeline.retrieval.base import passage_languages
 
 _PARENTHESES = re.compile(r"\s*\([^)]*\)\s*$")
 MIN_TITLE_CHARS = 4  # a shorter title ("It") is found in too many passages to mean a link
@@ -28,6 +30,7 @@ class Source:
     passage_id: str
     title: str
     passage: str
+    language: str = "en"  # the passage's: its case is written and checked in it
 
 
 @dataclass(frozen=True)
@@ -79,9 +82,14 @@ def title_mentions(passages: pd.DataFrame) -> dict[str, list[str]]:
     return links
 
 
+def first_sentence(passage: str) -> str:
+    sentences = split_sentences(passage)
+    return sentences[0] if sentences else passage
+
+
 def _overlap(words: set[str], source: Source) -> float:
     """How alike two subjects are: shared content words of the passages' first sentences."""
-    other = set(content_tokens(source.passage.split(". ")[0]))
+    other = set(content_tokens(first_sentence(source.passage), source.language))
     return len(words & other) / max(1, len(words | other))
 
 
@@ -104,8 +112,10 @@ def plan_cases(passages: pd.DataFrame, spec: GenerationSpec) -> Plan:
             f"at most {cap} cases a document instead"
         )
     rows = {
-        pid: Source(pid, str(title), str(text))
-        for pid, title, text in zip(passages["passage_id"], passages["title"], passages["passage"])
+        pid: Source(pid, str(title), str(text), code)
+        for pid, title, text, code in zip(
+            passages["passage_id"], passages["title"], passages["passage"], passage_languages(passages)
+        )
     }
     order = sorted(rows, key=lambda pid: _rank(spec.seed, pid))
     links = title_mentions(passages) if CaseType.MULTI_HOP in asked or CaseType.COMPARISON in asked else {}
@@ -140,7 +150,7 @@ def plan_cases(passages: pd.DataFrame, spec: GenerationSpec) -> Plan:
     def comparison() -> tuple[Source, ...] | None:
         for pid in order:
             first = rows[pid]
-            words = set(content_tokens(first.passage.split(". ")[0]))
+            words = set(content_tokens(first_sentence(first.passage), first.language))
             linked = set(links.get(pid, ()))
             pool = [
                 rows[p]

@@ -127,6 +127,13 @@ def kb_index(
     manifest = knowledge_base.knowledge_base.build(
         kb_passages, on_progress=progress_logger(context, "embedded")
     )
+    analyzers = manifest.details.get("analyzers") or {}
+    if analyzers:  # Elasticsearch: which analysis each language got on this node, in one line
+        fallback = any(code != "en" and str(said).startswith("standard") for code, said in analyzers.items())
+        said = "; ".join(f"{code}: {how}" for code, how in analyzers.items())
+        (context.log.warning if fallback else context.log.info)(f"Elasticsearch analysis by language: {said}")
+    if manifest.details.get("no_vectors"):
+        context.log.warning(f"no vectors: {manifest.details['no_vectors']}")
     context.add_output_metadata(index_metadata(manifest))
     # the content, not the run: a rebuild of the same passages leaves the evaluations fresh
     context.set_data_version(context.asset_key, dg.DataVersion(manifest.version))

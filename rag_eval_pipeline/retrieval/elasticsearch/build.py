@@ -4,6 +4,7 @@ the alias swapped to it in one atomic step. A failed or partial build never reac
 from __future__ import annotations
 
 import base64
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -15,17 +16,28 @@ import numpy as np
 import pandas as pd
 from elasticsearch import Elasticsearch, NotFoundError, helpers
 
-from rag_eval_pipeline.retrieval.base import IndexManifest, RetrievalMode, content_version, document_texts
+from rag_eval_pipeline.language.table import ENGLISH
+from rag_eval_pipeline.retrieval.base import (
+    IndexManifest,
+    RetrievalMode,
+    content_version,
+    document_texts,
+    passage_languages,
+)
 from rag_eval_pipeline.retrieval.elasticsearch.cluster import (
     BACKEND_NAME,
     SHARD_WAIT_S,
     EsFeatures,
+    LanguageAnalysis,
     create_index,
     es_call,
+    language_analyses,
 )
-from rag_eval_pipeline.retrieval.embedder import Embedder
+from rag_eval_pipeline.retrieval.embedder import NO_VECTORS, Embedder, unread_languages
 
-MAPPING_VERSION = "1"
+log = logging.getLogger(__name__)
+
+MAPPING_VERSION = "2"  # 2: a field per language beside the knowledge base's main one
 VECTOR_FIELD = "passage_vector"
 SEMANTIC_FIELD = "passage_semantic"
 KEEP_OLD_VERSIONS = 1  # the previous version stays for rollback; older ones are deleted
@@ -35,9 +47,49 @@ class BulkIndexingError(RuntimeError):
     """Too many documents failed to index; the new index was dropped, the live one untouched."""
 
 
-def index_version(passages: pd.DataFrame, embedding_model: str | None, features: EsFeatures) -> str:
-    settings = [BACKEND_NAME, MAPPING_VERSION, embedding_model, features.analyzer, features.inference_id]
+def index_version(
+    passages: pd.DataFrame,
+    embedding_model: str | None,
+    features: EsFeatures,
+    analyses: dict[str, LanguageAnalysis] | None = None,
+) -> str:
+    chosen = ",".join(f"{code}:{a.analyzer}" for code, a in sorted((analyses or {}).items()))
+    settings = [
+        BACKEND_NAME,
+        MAPPING_VERSION,
+        embedding_model,
+        features.analyzer,
+        features.inference_id,
+        chosen,
+    ]
     return content_version(passages, "/".join(str(part) for part in settings))
+
+
+@dataclass(frozen=True)
+class LanguageFields:
+    """Where each language's text is searched: the main language (most passages) in ``passage``
+    and ``title.text``; every other in ``passage_in_<code>`` and ``title.text_<code>``, analysed
+    its own way."""
+
+    main: str
+    analyses: dict[str, LanguageAnalysis]
+
+    @classmethod
+    def of(cls, passages: pd.DataFrame, es: Elasticsearch, features: EsFeatures) -> LanguageFields:
+        counts = pd.Series(passage_languages(passages)).value_counts()
+        codes = [str(code) for code in counts.index] or [ENGLISH]
+        return cls(codes[0], language_analyses(es, features, codes))
+
+    @property
+    def others(self) -> list[str]:
+        return [code for code in self.analyses if code != self.main]
+
+    def analysis_settings(self) -> dict[str, Any]:
+        defined = {a.analyzer: a.definition for a in self.analyses.values() if a.definition is not None}
+        return {"analyzer": defined} if defined else {}
+
+    def said(self) -> str:
+        return "; ".join(f"{code}: {a.said}" for code, a in self.analyses.items())
 
 
 def vector_value(vector: np.ndarray, features: EsFeatures) -> str | list[float]:
@@ -46,29 +98,39 @@ def vector_value(vector: np.ndarray, features: EsFeatures) -> str | list[float]:
     return vector.tolist()
 
 
-def bulk_load_settings(features: EsFeatures) -> dict[str, Any]:
+def bulk_load_settings(features: EsFeatures, fields: LanguageFields | None = None) -> dict[str, Any]:
     """What a knowledge-base index is created with: one shard, no replicas, and no refresh until
     the load is done (the build turns refresh back on before the index goes live)."""
     return {
         "number_of_shards": 1,
         "number_of_replicas": 0,
         "refresh_interval": "-1",
-        "analysis": features.analysis_settings(),
+        "analysis": fields.analysis_settings() if fields is not None else features.analysis_settings(),
     }
 
 
 def kb_mapping(
-    features: EsFeatures, dims: int | None, version: str, embedding_model: str | None
+    features: EsFeatures,
+    dims: int | None,
+    version: str,
+    embedding_model: str | None,
+    fields: LanguageFields | None = None,
 ) -> dict[str, Any]:
     """The Elastic LLM-as-a-judge article's layout: title (keyword, with a text subfield),
     passage (text, copy_to the semantic field), and the semantic field as semantic_text,
-    dense_vector, or absent."""
-    passage: dict[str, Any] = {"type": "text", "analyzer": features.analyzer}
+    dense_vector, or absent; each language beside the main one in fields of its own."""
+    main = fields.analyses[fields.main].analyzer if fields is not None else features.analyzer
+    passage: dict[str, Any] = {"type": "text", "analyzer": main}
+    title_fields: dict[str, Any] = {"text": {"type": "text", "analyzer": main}}
     properties: dict[str, Any] = {
         "passage_id": {"type": "keyword"},
-        "title": {"type": "keyword", "fields": {"text": {"type": "text", "analyzer": features.analyzer}}},
+        "title": {"type": "keyword", "fields": title_fields},
         "passage": passage,
     }
+    for code in fields.others if fields is not None else []:
+        analyzer = fields.analyses[code].analyzer  # type: ignore[union-attr]
+        title_fields[f"text_{code}"] = {"type": "text", "analyzer": analyzer}
+        properties[f"passage_in_{code}"] = {"type": "text", "analyzer": analyzer}
     semantic = "none"
     if features.inference_id:
         passage["copy_to"] = SEMANTIC_FIELD
@@ -88,7 +150,11 @@ def kb_mapping(
             "complete": False,
             "embedding_model": embedding_model,
             "semantic": semantic,
+            "main_language": fields.main if fields is not None else ENGLISH,
+            "language_fields": fields.others if fields is not None else [],
         },
+        # a language's own copy of a passage is searched, never returned
+        "_source": {"excludes": ["passage_in_*"]},
         "properties": properties,
     }
 
@@ -182,8 +248,14 @@ def build_es_index(
     step. A failed or partial build is deleted and never reaches the alias; an index of the same
     version that is complete is reused."""
     started = time.perf_counter()
+    fields = LanguageFields.of(passages, es, features)
+    log.info("Elasticsearch analysis by language: %s", fields.said())
     embedding_model = None if features.inference_id else (embedder.model_id if embedder else None)
-    version = index_version(passages, embedding_model, features)
+    languages = {str(k): int(v) for k, v in pd.Series(passage_languages(passages)).value_counts().items()}
+    unread = unread_languages(embedding_model, languages) if embedding_model else None
+    if unread:
+        embedding_model = None  # the semantic modes say why, rather than rank noise
+    version = index_version(passages, embedding_model, features, fields.analyses)
     name = _physical_name(alias, version)
     if es_call("checking the index", lambda: es.indices.exists(index=name)):
         meta = es.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
@@ -197,14 +269,17 @@ def build_es_index(
         create_index(
             es,
             name,
-            mappings=kb_mapping(features, dims, version, embedding_model),
-            settings=bulk_load_settings(features),
+            mappings=kb_mapping(features, dims, version, embedding_model, fields),
+            settings=bulk_load_settings(features, fields),
             shard_wait_s=shard_wait_s,
         )
+        codes = passage_languages(passages)
 
         def documents() -> Iterator[tuple[str, dict[str, Any]]]:
             for row_number, row in enumerate(passages.itertuples(index=False)):
                 source = {"passage_id": row.passage_id, "title": row.title, "passage": row.passage}
+                if codes[row_number] != fields.main:
+                    source[f"passage_in_{codes[row_number]}"] = row.passage
                 if vectors is not None:
                     source[VECTOR_FIELD] = vector_value(vectors[row_number], features)
                 yield row.passage_id, source
@@ -224,7 +299,10 @@ def build_es_index(
                 raise BulkIndexingError(f"{count} documents searchable, {report.indexed} indexed")
             es.indices.put_mapping(
                 index=name,
-                meta={**kb_mapping(features, dims, version, embedding_model)["_meta"], "complete": True},
+                meta={
+                    **kb_mapping(features, dims, version, embedding_model, fields)["_meta"],
+                    "complete": True,
+                },
             )
         except BaseException:
             es.indices.delete(index=name, ignore_unavailable=True)
@@ -241,7 +319,12 @@ def build_es_index(
         details={
             "index": name,
             "size_bytes": int(stats["store"]["size_in_bytes"]),
-            "analyzer": features.analyzer,
+            "analyzer": fields.analyses[fields.main].analyzer,
+            "analyzers": {code: a.said for code, a in fields.analyses.items()},
+            "languages": languages,
+            "main_language": mapping["_meta"].get("main_language", ENGLISH),
+            "language_fields": mapping["_meta"].get("language_fields", []),
+            **({NO_VECTORS: unread} if unread else {}),
             "semantic": mapping["_meta"]["semantic"],
             "embedding_model": mapping["_meta"].get("embedding_model"),
             "hybrid": "rrf retriever" if features.rrf else "client-side rrf",

@@ -13,6 +13,8 @@ from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
+from rag_eval_pipeline.language.analysis import analyzer
+from rag_eval_pipeline.language.table import language
 from rag_eval_pipeline.retrieval.base import Backend
 from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
 
@@ -48,6 +50,66 @@ class EsFeatures:
             return {}
         # core Elasticsearch only: the standard tokenizer with English stop words, no stemming
         return {"analyzer": {FALLBACK_ANALYZER: {"type": "standard", "stopwords": "_english_"}}}
+
+
+@dataclass(frozen=True)
+class LanguageAnalysis:
+    """How one language's text is analysed on this cluster: the analyzer its fields use, the
+    definition of that analyzer where it is our own (the standard one with the language's stop
+    words), and how the log line says it."""
+
+    code: str
+    analyzer: str
+    definition: dict[str, Any] | None
+    said: str
+
+
+def _has_analyzer(es: Elasticsearch, analyzer: str) -> bool:
+    try:
+        es.indices.analyze(analyzer=analyzer, text="probe")
+        return True
+    except ApiError:
+        return False
+
+
+def _has_stop_words(es: Elasticsearch, stop: str, words: list[str]) -> bool:
+    """Whether the node knows the named stop-word list: it removes some of the language's own
+    stop ``words`` (a name it does not know is read as one literal stop word, without error)."""
+    text = " ".join(words)
+    try:
+        tokens = es.indices.analyze(
+            tokenizer="standard", filter=[{"type": "stop", "stopwords": stop}], text=text
+        )
+    except ApiError:
+        return False
+    return bool(words) and len(tokens.get("tokens", [])) < len(text.split())
+
+
+def language_analyses(
+    es: Elasticsearch, features: EsFeatures, codes: list[str]
+) -> dict[str, LanguageAnalysis]:
+    """Each language's analysis on this cluster: its own analyzer where the node has one
+    (``spanish``, ``cjk``, ...), else the standard analyzer with the language's stop words where
+    the node knows them, else the standard analyzer. English stays as the features say."""
+    found: dict[str, LanguageAnalysis] = {}
+    for code in codes:
+        row = language(code)
+        if row.is_english:
+            definition = features.analysis_settings().get("analyzer", {}).get(features.analyzer)
+            fallback = "standard, English stop words (the node has no english analyzer)"
+            said = "english" if features.english_analyzer else fallback
+            found[code] = LanguageAnalysis(code, features.analyzer, definition, said)
+            continue
+        if row.es_analyzer and _has_analyzer(es, row.es_analyzer):
+            found[code] = LanguageAnalysis(code, row.es_analyzer, None, row.es_analyzer)
+            continue
+        stop = f"_{row.name.lower()}_"
+        listed = _has_stop_words(es, stop, sorted(analyzer(code).index_stop_words)[:20])
+        definition = {"type": "standard", **({"stopwords": stop} if listed else {})}
+        words = f", {row.name} stop words" if listed else ""
+        said = f"standard{words} (the node has no {row.es_analyzer or 'language'} analyzer)"
+        found[code] = LanguageAnalysis(code, f"standard_{code}", definition, said)
+    return found
 
 
 def es_call(what: str, fn: Callable[[], Any]) -> Any:

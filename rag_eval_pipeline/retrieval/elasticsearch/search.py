@@ -15,22 +15,31 @@ from rag_eval_pipeline.retrieval.base import IndexManifest, SearchHit, SearchInd
 from rag_eval_pipeline.retrieval.elasticsearch.build import SEMANTIC_FIELD, VECTOR_FIELD
 from rag_eval_pipeline.retrieval.elasticsearch.cluster import EsFeatures, es_call
 from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
-from rag_eval_pipeline.retrieval.embedder import Embedder
+from rag_eval_pipeline.retrieval.embedder import NO_VECTORS, Embedder
 from rag_eval_pipeline.retrieval.fusion import DEFAULT_RRF_K
 from rag_eval_pipeline.retrieval.modes import FUSION_CANDIDATES, FusedIndex, OpenedIndex, TitleCatalog
 
 log = logging.getLogger(__name__)
 
 
-class EsLexicalIndex:
-    """BM25 over title and passage as one field set (combined_fields, BM25F)."""
+RETURNED = ("passage_id", "title", "passage")  # what a hit reads of a document
 
-    def __init__(self, es: Elasticsearch, index: str) -> None:
+
+class EsLexicalIndex:
+    """BM25 over title and passage as one field set (combined_fields, BM25F): a question in a
+    language with fields of its own is searched there, every other in the main fields."""
+
+    def __init__(self, es: Elasticsearch, index: str, language_fields: Sequence[str] = ()) -> None:
         self._es = es
         self._index = index
+        self._languages = set(language_fields)
 
-    def _query(self, query: str) -> dict[str, Any]:
-        return {"combined_fields": {"query": query, "fields": ["title.text", "passage"]}}
+    def _query(self, query: str, language: str | None = None) -> dict[str, Any]:
+        if language in self._languages:
+            fields = [f"title.text_{language}", f"passage_in_{language}"]
+        else:
+            fields = ["title.text", "passage"]
+        return {"combined_fields": {"query": query, "fields": fields}}
 
     def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
         return self.search_many([query], k, [language])[0]
@@ -41,10 +50,14 @@ class EsLexicalIndex:
         if not queries:
             return []
         searches: list[dict[str, Any]] = []
-        for query in queries:
+        for query, language in zip(queries, languages or [None] * len(queries)):
             searches += [
                 {"index": self._index},
-                {"query": self._query(query), "size": k, "_source": ["passage_id", "title", "passage"]},
+                {
+                    "query": self._query(query, language),
+                    "size": k,
+                    "_source": ["passage_id", "title", "passage"],
+                },
             ]
         responses = es_call("searching", lambda: self._es.msearch(searches=searches))["responses"]
         return [_hits(r) for r in responses]
@@ -124,7 +137,7 @@ class EsRrfIndex:
             second = {"standard": {"query": {"semantic": {"field": SEMANTIC_FIELD, "query": query}}}}
         retriever = {
             "rrf": {
-                "retrievers": [{"standard": {"query": self._lexical._query(query)}}, second],
+                "retrievers": [{"standard": {"query": self._lexical._query(query, language)}}, second],
                 "rank_window_size": max(k, FUSION_CANDIDATES),
                 "rank_constant": DEFAULT_RRF_K,
             }
@@ -171,7 +184,7 @@ def open_es_index(
         raise ElasticsearchUnavailableError(
             f"Elasticsearch index {index} (alias {manifest.location}) is missing; materialize kb_index"
         )
-    lexical = EsLexicalIndex(es, index)
+    lexical = EsLexicalIndex(es, index, manifest.details.get("language_fields") or ())
     semantic_kind = manifest.details.get("semantic")
     semantic: SearchIndex | None = None
     if semantic_kind == "semantic_text":
@@ -187,4 +200,4 @@ def open_es_index(
         return FusedIndex(lexical_index, semantic_index)
 
     catalog = functools.cache(lambda: TitleCatalog(read_all_passages(es, index)))
-    return OpenedIndex(lexical, semantic, catalog, manifest.backend, fuse)
+    return OpenedIndex(lexical, semantic, catalog, manifest.backend, fuse, manifest.details.get(NO_VECTORS))
