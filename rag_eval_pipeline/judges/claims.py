@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
+from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, LLMJudge, parse_tool_output, rubric_request
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMRequest, Tool
 from rag_eval_pipeline.metrics.reference import is_abstention
@@ -92,7 +93,7 @@ def render_reference_claims(model: str, case: JudgeCase) -> LLMRequest:
         "Split the ground-truth answer (read together with the question) into atomic claims. For "
         "each, stated 1 if the answer states it, else 0.\n\n"
         f"<question>{case.question}</question>\n<ground_truth>{case.ground_truth}</ground_truth>\n"
-        f"<answer>{case.answer}</answer>",
+        f"<answer>{case.answer}</answer>{judge_clause(case.language)}",
         800,
         REFERENCE_TOOL,
     )

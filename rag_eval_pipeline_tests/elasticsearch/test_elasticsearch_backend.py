@@ -182,3 +182,30 @@ def test_a_shard_the_cluster_will_not_place_is_a_clear_error_and_the_live_index_
     assert _alias_targets(es, alias) == [live.details["index"]]
     assert sorted(es.indices.get(index=f"{alias}-v*")) == [live.details["index"]]  # nothing half-built
     assert build_es_index(es, passages.head(25), alias, features).documents == 25  # placeable again: builds
+
+
+def test_each_language_is_searched_in_fields_analysed_its_own_way(es_url, es_prefix, tmp_path, caplog):
+    """A knowledge base of Chinese, Spanish and Japanese documents on the node: the main language
+    in the usual fields, every other in its own; each question finds its gold passage, and the
+    analysis each language got is said in one line (this node has no language analyzers)."""
+    from rag_eval_pipeline.data.documents import load_documents
+    from rag_eval_pipeline_tests.support.languages import BY_LANGUAGE, write_project
+
+    write_project(tmp_path, ["zh", "es", "ja"])
+    passages = load_documents(tmp_path / "docs").passages
+    es = Elasticsearch(es_url)
+    features = detect_features(es, None)
+    with caplog.at_level(logging.INFO):
+        manifest = build_es_index(es, passages, f"{es_prefix}-languages", features)
+    assert "es: standard, Spanish stop words (the node has no spanish analyzer)" in caplog.text
+    assert "zh: standard (the node has no cjk analyzer)" in caplog.text
+    assert sorted([manifest.details["main_language"], *manifest.details["language_fields"]]) == [
+        "es",
+        "ja",
+        "zh",
+    ]
+    lexical = open_es_index(es, manifest, features, lambda m: None).for_mode("bm25")
+    for language, cases in BY_LANGUAGE.items():
+        hits = lexical.search_many([c.question for c in cases], 4, [language] * len(cases))
+        found = np.mean([c.title in {h.title for h in found} for c, found in zip(cases, hits)])
+        assert found >= 0.8, language
