@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
-from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, LLMJudge, parse_tool_output, rubric_request
+from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMRequest, Tool
 from rag_eval_pipeline.metrics.reference import is_abstention
 
