@@ -12,9 +12,7 @@ import re
 import string
 import sys
 import unicodedata
-from collections.abc import Iterable
-
-import regex
+from typing import Any
 
 from rag_eval_pipeline.language.lexicon import Lexicon, words
 from rag_eval_pipeline.language.segmenters import (
@@ -34,14 +32,23 @@ _APOSTROPHES = "'\u2019\u2018\u02bc`"
 _APOSTROPHE_RUN = re.compile(f"[{_APOSTROPHES}]")
 _HOTPOT_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _DROP_ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
-# every other language: a word is a run of letters, marks and digits (a Devanagari vowel sign
-# or an Arabic vowel mark is part of its word, where Python's \w would split there)
-_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
-_PIECES = regex.compile(r"[\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+")
-_HAN = regex.compile(r"\p{Han}")
-_HANGUL = regex.compile(r"\p{Hangul}")
 # a sentence ends at . ! ? followed by a space, or at the full-width marks of CJK text
-_SENTENCE_END = regex.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?=\S)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?=\S)")
+
+
+@functools.cache
+def _unicode_classes() -> tuple[Any, Any, Any, Any]:
+    """Every other language's word classes, compiled when one is first analysed (English never
+    needs them): a word is a run of letters, marks and digits (a Devanagari vowel sign or an
+    Arabic vowel mark is part of its word, where Python's \w would split there)."""
+    import regex
+
+    return (
+        regex.compile(r"[\p{L}\p{M}\p{N}]+"),
+        regex.compile(r"[\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}]+"),
+        regex.compile(r"\p{Han}"),
+        regex.compile(r"\p{Hangul}"),
+    )
 
 # a small English stop list for the lexical proxies: words that carry no claim
 ENGLISH_STOP_WORDS = words(
@@ -52,6 +59,22 @@ ENGLISH_STOP_WORDS = words(
     does did doing i me my we our you your he him his she her it its they them their what which who
     whom this that these those am as until while s t"""
 )
+
+
+def _word() -> Any:
+    return _unicode_classes()[0]
+
+
+def _pieces() -> Any:
+    return _unicode_classes()[1]
+
+
+def _han() -> Any:
+    return _unicode_classes()[2]
+
+
+def _hangul() -> Any:
+    return _unicode_classes()[3]
 
 
 @functools.cache
@@ -90,7 +113,7 @@ class Analyzer:
         # English's lexical proxies keep their own short list; every other language has one list
         self.stop_words = ENGLISH_STOP_WORDS if row.is_english else self.index_stop_words
         self._articles = frozenset(row.articles)
-        self._stems: dict[str, str] = {}
+        self._stems: dict[str, str | None] = {}  # word -> its stem; None: a stop word
         self._stemmer = None
         if row.stemmer:
             import Stemmer
@@ -121,11 +144,11 @@ class Analyzer:
         """The words of one run of letters, marks and digits."""
         segmentation = self.language.segmentation
         if segmentation is Segmentation.JIEBA:
-            return jieba_words()(run) if _HAN.search(run) else [run]
+            return jieba_words()(run) if _han().search(run) else [run]
         if segmentation is Segmentation.SUDACHI:
             return [w for w in sudachi_words(run) if w.strip()]
         if segmentation is Segmentation.ICU:
-            return [w for w in icu_words(run, self.language.icu_locale or self.code) if _WORD.match(w)]
+            return [w for w in icu_words(run, self.language.icu_locale or self.code) if _word().match(w)]
         return [run]
 
     def words(self, text: str) -> list[str]:
@@ -135,7 +158,7 @@ class Analyzer:
         text = self._prepared(text)
         if self.language.is_english:
             return [w for w in _ENGLISH_WORD.findall(text) if w not in self._articles]
-        return [w for run in _WORD.findall(text) for w in self._segment_run(run) if w not in self._articles]
+        return [w for run in _word().findall(text) for w in self._segment_run(run) if w not in self._articles]
 
     def pieces(self, text: str, keep: str = "") -> tuple[list[str], list[bool]]:
         """``words`` with, for each, whether punctuation follows it. A language whose words stand
@@ -150,14 +173,14 @@ class Analyzer:
             parts = [(text, False)]
         found: list[str] = []
         breaks: list[bool] = []
-        pieces = _ENGLISH_PIECES if self.language.is_english else _PIECES
+        pieces = _ENGLISH_PIECES if self.language.is_english else _pieces()
         for part, is_kept in parts:
             if is_kept:
                 found += part.split()
                 breaks += [False] * len(part.split())
                 continue
             for piece in pieces.findall(part):
-                if piece[0].isalnum() or _WORD.match(piece):
+                if piece[0].isalnum() or _word().match(piece):
                     segmented = [piece] if self.language.is_english else self._segment_run(piece)
                     for word in segmented:
                         if word not in self._articles:
@@ -192,17 +215,19 @@ class Analyzer:
 
     # -- index terms ------------------------------------------------------------------------------
 
-    def _stem_all(self, found: Iterable[str]) -> list[str]:
-        if self._stemmer is None:
-            return list(found)
+    def _stem_all(self, found: list[str], stop: frozenset[str] = frozenset()) -> list[str]:
+        """The stems of ``found`` without its ``stop`` words: each distinct word looked up once a
+        process (a stop word kept as None), the new ones stemmed in one call to Snowball."""
         stems = self._stems
-        out = []
-        for word in found:
-            stem = stems.get(word)
-            if stem is None:
-                stem = stems[word] = self._stemmer.stemWord(word)
-            out.append(stem)
-        return out
+        new = [word for word in set(found) if word not in stems]
+        if new:
+            kept = [word for word in new if word not in stop]
+            stems.update(dict.fromkeys(new))  # stop words stay None
+            if self._stemmer is not None:
+                stems.update(zip(kept, self._stemmer.stemWords(kept)))
+            else:
+                stems.update(zip(kept, kept))
+        return [stem for word in found if (stem := stems[word]) is not None]
 
     def terms(self, text: str) -> list[str]:
         """The BM25 terms of ``text``: English as bm25s's tokenizer makes them (two characters or
@@ -211,30 +236,29 @@ class Analyzer:
         for Korean) without its stop words, Snowball-stemmed where Snowball has the language."""
         stop = self.index_stop_words
         if self.language.is_english:
-            return self._stem_all(w for w in _ENGLISH_INDEX_WORD.findall(text.lower()) if w not in stop)
+            return self._stem_all(_ENGLISH_INDEX_WORD.findall(text.lower()), stop)
         segmentation = self.language.segmentation
         prepared = self._prepared(text)
         if segmentation is Segmentation.JIEBA:
             search = jieba_search_words()
             found = [
                 w
-                for run in _WORD.findall(prepared)
-                for w in (search(run) if _HAN.search(run) else [run])
-                if _WORD.match(w)
+                for run in _word().findall(prepared)
+                for w in (search(run) if _han().search(run) else [run])
+                if _word().match(w)
             ]
         elif segmentation is Segmentation.SUDACHI:
             found = [
                 w.lower()
-                for run in _WORD.findall(prepared)
+                for run in _word().findall(prepared)
                 for w in sudachi_words(run, short=True, normalized=True)
-                if _WORD.match(w)
+                if _word().match(w)
             ]
         else:
             found = self.words(text)
-        found = [w for w in found if w not in stop]
         if self.language.index_bigrams:
-            found = [b for w in found for b in _bigrams(w)]
-        return self._stem_all(found)
+            found = [b for w in found if w not in stop for b in _bigrams(w)]
+        return self._stem_all(found, stop)
 
     # -- answers: exact match, F1, abstention ------------------------------------------------------
 
@@ -274,11 +298,11 @@ class Analyzer:
             return sudachi_words(text)
         if segmentation is Segmentation.ICU:
             return icu_words(text, self.language.icu_locale or self.code)
-        return regex.findall(r"\S+|\s+", text)
+        return re.findall(r"\S+|\s+", text)
 
     @staticmethod
     def is_word(segment: str) -> bool:
-        return bool(_WORD.search(segment))
+        return bool(_word().search(segment))
 
 
 def _mixed_segmentation(text: str, characters: re.Pattern[str]) -> list[str]:
@@ -299,7 +323,7 @@ def _mixed_segmentation(text: str, characters: re.Pattern[str]) -> list[str]:
 def _bigrams(word: str) -> list[str]:
     """A Hangul word as its syllable pairs (서울은 -> 서울 울은), as Lucene's CJK bigram filter
     indexes Korean; other words and single syllables as they are."""
-    if len(word) < 2 or not _HANGUL.search(word):
+    if len(word) < 2 or not _hangul().search(word):
         return [word]
     return [word[i : i + 2] for i in range(len(word) - 1)]
 

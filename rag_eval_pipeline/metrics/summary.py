@@ -176,8 +176,14 @@ def summarize(
         if "tags" in by_judge and by_judge["tags"].map(len).any():
             exploded = by_judge.explode("tags").dropna(subset=["tags"])
             groups += [(f"tag={tag}", g) for tag, g in exploded.groupby("tags", sort=True)]
+        overall: list[dict[str, object]] = []
         for group, group_rows in groups:
-            rows += _summarize_group(group_rows, str(judge_id), group, own, interval_method, min_cases)
+            if overall and len(group_rows) == len(by_judge):  # every case (one language, one type)
+                rows += [{**row, "group": group} for row in overall]  # the same means: not recomputed
+                continue
+            computed = _summarize_group(group_rows, str(judge_id), group, own, interval_method, min_cases)
+            overall = overall or computed
+            rows += computed
         if judge_id == JURY:
             rows += alpha_rows(alphas, by_judge)
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
