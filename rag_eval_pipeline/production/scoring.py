@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from rag_eval_pipeline.judges.score_cases import OVER_BUDGET
+from rag_eval_pipeline.language.detect import resolve_languages
 from rag_eval_pipeline.metrics.gates import GateResult, check_gates
 from rag_eval_pipeline.metrics.schema import USAGE
 from rag_eval_pipeline.metrics.settings import OVERALL, Gate, IntervalMethod
@@ -22,9 +23,13 @@ UNKNOWN_ANSWERABILITY = ("false_answer_rate", "over_abstention_rate")
 
 def production_cases(sample: pd.DataFrame) -> pd.DataFrame:
     """The sampled interactions as the joined cases ``score_cases`` takes: the served answer
-    and contexts, no ground truth and no gold labels (their metrics are absent)."""
+    and contexts, no ground truth and no gold labels (their metrics are absent), each in the
+    language detected from its question and answer (traffic comes in whatever language users
+    write)."""
     rows = []
-    for record in sample.to_dict(orient="records"):
+    records = sample.to_dict(orient="records")
+    languages = resolve_languages([f"{r['question']}\n{r['answer']}" for r in records])
+    for record, language in zip(records, languages):
         contexts = list(record["contexts"])
         ids = list(record["context_ids"])
         titles = list(record["context_titles"])
@@ -49,6 +54,7 @@ def production_cases(sample: pd.DataFrame) -> pd.DataFrame:
                 "level": "production",
                 "tags": [],
                 "answerable": True,
+                "language": language.code,
                 VERSION_GROUP: record["agent_version"],
             }
         )

@@ -81,14 +81,26 @@ class TitleCatalog:
 
     MAX_TITLE_WORDS = 8
 
+    # titles in scripts written without spaces (Chinese, Japanese, Thai) are found inside the text;
+    # past this many, scanning for each would cost more than the hop is worth
+    MAX_UNSPACED_TITLES = 20_000
+
     def __init__(self, passages: Iterable[SearchHit]) -> None:
         self._by_title: dict[str, SearchHit] = {}
         self._by_name: dict[tuple[str, ...], list[str]] = {}
+        self._unspaced: dict[str, list[str]] = {}
         for hit in passages:
             self._by_title.setdefault(hit.title, hit)
-            name = _words(_DISAMBIGUATION.sub("", hit.title))
+            bare = _DISAMBIGUATION.sub("", hit.title)
+            if _UNSPACED.search(bare):
+                if len(bare.strip()) >= 2:
+                    self._unspaced.setdefault(bare.strip().lower(), []).append(hit.title)
+                continue
+            name = _words(bare)
             if name and len(" ".join(name)) >= 4 and len(name) <= self.MAX_TITLE_WORDS:
                 self._by_name.setdefault(tuple(name), []).append(hit.title)
+        if len(self._unspaced) > self.MAX_UNSPACED_TITLES:
+            self._unspaced = {}
 
     def passage(self, title: str) -> SearchHit | None:
         return self._by_title.get(title)
@@ -104,11 +116,18 @@ class TitleCatalog:
                 for title in self._by_name.get(key, ()):
                     if title != exclude:
                         found.setdefault(title)
+        if self._unspaced:
+            lowered = text.lower()
+            for name, titles in self._unspaced.items():
+                if name in lowered:
+                    found.update((title, None) for title in titles if title != exclude)
         return list(found)
 
 
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 _WORD = re.compile(r"\w+")
+# Han, kana, Hangul syllables and Thai: scripts whose words run on without spaces
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\u0e00-\u0e7f]")
 
 
 def _words(text: str) -> list[str]:

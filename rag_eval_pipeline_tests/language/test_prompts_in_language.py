@@ -82,3 +82,26 @@ def test_an_english_case_is_asked_as_before():
         )
     text = _texts(server.requests[0])
     assert text.endswith("Question: Which year was it built?") and "language" not in text.lower()
+
+
+def test_generation_asks_for_questions_in_the_documents_language():
+    from rag_eval_pipeline.generation.generate import answer_words
+    from rag_eval_pipeline.generation.plan import Source
+    from rag_eval_pipeline.generation.prompts import render_generation
+    from rag_eval_pipeline.generation.spec import CaseType
+
+    chinese = render_generation("claude-sonnet-4-6", CaseType.SINGLE, [Source("p1", "故宫", PASSAGE, "zh")])
+    english = render_generation(
+        "claude-sonnet-4-6", CaseType.SINGLE, [Source("p1", "Tower", "Built in 1889.")]
+    )
+    assert PASSAGE in chinese.messages[0]["content"]
+    assert "write the question and its answer in Chinese" in chinese.messages[0]["content"]
+    assert "Chinese" not in english.messages[0]["content"]
+    assert answer_words("明朝永乐十八年", "zh") == 3  # words (明朝 永乐 十八年), not one run of characters
+
+
+def test_a_chinese_title_is_a_bridge_for_two_hop():
+    from rag_eval_pipeline.retrieval.modes import TitleCatalog
+
+    catalog = TitleCatalog([SearchHit("1", "故宫", "x", 0), SearchHit("2", "长城", "y", 0)])
+    assert catalog.mentioned_titles("秦始皇把各国的长城连接起来", exclude="故宫") == ["长城"]
