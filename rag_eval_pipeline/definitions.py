@@ -31,7 +31,6 @@ from rag_eval_pipeline.defs.names import (
     GENERATION_STEPS,
     KNOWLEDGE_BASE_JOB,
     PROFILE_TAG,
-    REVIEW_JOB,
     REVIEW_QUEUE_JOB,
     TRIGGER_TAG,
 )
@@ -106,13 +105,9 @@ def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> dict[str, dg.
         dg.define_asset_job(
             COMPARISON_JOB,
             selection=dg.AssetSelection.assets(*REVIEW_ASSETS, *REPORTING_ASSETS),
-            description="Compare every answer model, validate the judges (against the reference "
-            "and against people), write the report and the Prometheus metrics.",
-        ),
-        dg.define_asset_job(
-            REVIEW_JOB,
-            selection=dg.AssetSelection.assets(*REVIEW_ASSETS),
-            description="Read the human labels and measure every judge against them.",
+            description="Across every answer model: read the human labels, measure every judge "
+            "against them and correct its means, compare the models, validate the judges against "
+            "the reference, write the report and the Prometheus metrics.",
         ),
         dg.define_asset_job(
             REVIEW_QUEUE_JOB,

@@ -24,6 +24,7 @@ EXPECTED_ASSETS = {
     "prometheus_metrics",
     "human_labels",
     "judge_agreement",
+    "corrected_means",
     "review_queue",
 }
 EXPECTED_CHECKS = {
@@ -49,7 +50,6 @@ def test_definitions_load_with_every_asset_check_and_job():
             "knowledge_base_job",
             "evaluation_job",
             "comparison_job",
-            "review_job",
             "review_queue_job",
         ]
     }
@@ -82,9 +82,32 @@ def test_sensors():
         "knowledge_base_rebuilt_sensor",
         "reports_refresh_sensor",
         "new_labels_sensor",
-        "labels_read_sensor",
         "failed_checks_sensor",
     }
+
+
+def test_a_models_chain_reads_nothing_of_another_model():
+    """The graph crosses the partition boundary twice, as its meaning needs: the knowledge base
+    (unpartitioned) into each model's chain (partitioned, to its own summary and history), then
+    every cross-model asset. Nothing a model's summary reads depends on another model, so one
+    broken model holds no other back, and a backfill waits for two crossings, not four."""
+    graph = defs.get_repository_def().asset_graph
+    model = {"candidate_answers", "judge_scores", "answer_claims", "metric_summary", "metric_history"}
+    knowledge = {
+        "hotpotqa_raw",
+        "user_documents",
+        "kb_passages",
+        "kb_index",
+        "judgement_list",
+        "knowledge_base",
+    }
+    for key in model:
+        upstream = {k.to_user_string() for k in graph.upstream_key_iterator(dg.AssetKey(key))}
+        assert upstream <= model | knowledge, (key, upstream - model - knowledge)
+    cross = {"human_labels", "judge_agreement", "corrected_means", "model_comparison", "eval_report"}
+    for key in cross:
+        downstream = {k.to_user_string() for k in graph.get(dg.AssetKey(key)).child_keys}
+        assert not downstream & model, (key, downstream & model)
 
 
 def test_model_assets_are_partitioned_by_answer_model():

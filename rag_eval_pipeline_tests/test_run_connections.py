@@ -38,13 +38,13 @@ def test_a_run_connects_once_per_database_and_dagster_reads_what_it_wrote(tmp_pa
     assert code == 0
 
     events = _stored_events(home / "history")
-    assert events > 300  # six runs: the knowledge base, the review, three models, the comparison
+    assert events > 300  # five runs: the knowledge base, three models, the comparison (with the review)
     assert len(connects) < events / 3, f"{len(connects)} SQLite connections for {events} stored events"
 
     # Dagster's own storage classes (what `dagster dev` opens) read every run, event and partition
     with dg.DagsterInstance.from_config(str(home)) as instance:
         runs = instance.get_runs()
-        assert len(runs) == 6 and {run.status for run in runs} == {dg.DagsterRunStatus.SUCCESS}
+        assert len(runs) == 5 and {run.status for run in runs} == {dg.DagsterRunStatus.SUCCESS}
         # the run databases' template beside them is no run to Dagster (its globs skip dotfiles)
         assert (home / "history" / "runs" / f".run-database-template-{dg.__version__}.db").is_file()
         assert set(instance.event_log_storage.get_all_run_ids()) == {run.run_id for run in runs}

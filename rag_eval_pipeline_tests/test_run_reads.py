@@ -32,9 +32,9 @@ def test_a_commands_runs_read_each_stored_file_once_and_open_the_index_once(
     arguments = ["--dagster-home", str(tmp_path / "home"), "run", "--dataset", str(shared_hotpotqa)]
     assert cli.main([*arguments, "--sample", "8"]) == 0
     assert len(loads) == 1  # built by the knowledge-base run, opened by the first evaluation
-    # six runs read each stored file once together (before: the judgement list 7 times, the
+    # five runs read each stored file once together (before: the judgement list 7 times, the
     # index's manifest 5, the passages 4, each model's scores 3 times over two paths); the command
     # itself reads the judgement list again for its case count and the paired table to print it
     twice = sorted(names[version] for version, count in reads.items() if count > 1)
     assert max(reads.values()) == 2 and twice == ["judgement_list.parquet", "paired_comparison.parquet"]
-    assert len(reads) > 15  # the knowledge base, the review, three models, the comparison
+    assert len(reads) > 15  # the knowledge base, three models, the review and the comparison

@@ -9,7 +9,6 @@ import pandas as pd
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
 from rag_eval_pipeline.judges.claims import unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
-from rag_eval_pipeline.metrics.agreement import CORRECTED_TABLE, CORRECTION_NOTE, FLAG_COLUMN
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
@@ -320,18 +319,8 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     table = overall[
         ["judge_id", "metric", "mean", "ci_low", "ci_high", "n", "n_failed", "n_judge_errors", "note"]
     ]
-    corrected = overall[overall["n_labels"] > 0] if "n_labels" in overall else overall.iloc[:0]
-    shown = [*CORRECTED_TABLE, *([FLAG_COLUMN] if FLAG_COLUMN in corrected else [])]
-    people = (
-        {"corrected_by_people": dg.MetadataValue.md(to_markdown(corrected[shown]))} if len(corrected) else {}
-    )
-    notes = overall.get(CORRECTION_NOTE, pd.Series("", index=overall.index))
-    refused = sorted(set(notes[(notes != "") & (overall.get("n_labels", 0) == 0)]))
-    if refused:  # labels exist, but none of a draw a correction can rest on: said, not silently biased
-        people["not_corrected"] = "; ".join(refused)
     return {
         "summary": dg.MetadataValue.md(to_markdown(table)),
-        **people,
         "usage": dg.MetadataValue.md(to_markdown(_usage_table(usage))),
         "chart": dg.MetadataValue.md(svg_markdown(bar_chart_svg(chart_rows), "mean score per metric")),
         "cost_usd": dg.MetadataValue.float(float(cost["total"].sum(min_count=1))),
@@ -365,15 +354,21 @@ def comparison_metadata(comparison: pd.DataFrame, by_language: pd.DataFrame | No
     every metric (wide: scroll the stored table, or read it with the CLI); and, where the cases
     are in several languages, each model's means per language."""
     headline = [c for c in HEADLINE_COLUMNS if c in comparison.columns]
-    stale = comparison[comparison["stale"].astype(bool)] if "stale" in comparison else comparison[:0]
+    stale = (
+        comparison[comparison["stale"].fillna(False).astype(bool)]
+        if "stale" in comparison
+        else comparison[:0]
+    )
     reasons = {
         model: (
             rows["note"].iloc[0] if "note" in rows and rows["note"].iloc[0] else "other questions or index"
         )
         for model, rows in stale.groupby("answer_model")
     }
+    missing = comparison[comparison["missing"].astype(bool)] if "missing" in comparison else comparison[:0]
     return {
         "stale_models": "; ".join(f"{m}: {r}" for m, r in reasons.items()) or "none",
+        "missing_models": "; ".join(f"{r.answer_model}: {r.note}" for r in missing.itertuples()) or "none",
         "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
         "comparison": dg.MetadataValue.md(
             to_markdown(with_intervals(comparison)[headline] if headline else comparison)

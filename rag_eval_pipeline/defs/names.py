@@ -46,6 +46,7 @@ PROMETHEUS_METRICS = "prometheus_metrics"
 # human review
 HUMAN_LABELS = "human_labels"
 JUDGE_AGREEMENT = "judge_agreement"
+CORRECTED_MEANS = "corrected_means"  # each model's judge means corrected by people's labels
 REVIEW_QUEUE = "review_queue"
 
 # generated from the documents
@@ -75,7 +76,6 @@ PRODUCTION_DAY = (
 KNOWLEDGE_BASE_JOB = "knowledge_base_job"
 EVALUATION_JOB = "evaluation_job"
 COMPARISON_JOB = "comparison_job"
-REVIEW_JOB = "review_job"  # read the labels, measure the judges
 REVIEW_QUEUE_JOB = "review_queue_job"
 GENERATION_JOB = "generation_job"  # questions written from the documents, checked
 PRODUCTION_JOB = "production_job"  # one day: read, sample, score, summarize

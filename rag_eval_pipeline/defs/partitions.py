@@ -1,6 +1,8 @@
 """Answer models are partitions: comparing models is a backfill with recorded lineage. Here: the
 partitions definition, and what the instance knows of each partition's runs."""
 
+from collections.abc import Iterable
+
 import dagster as dg
 
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, PARTITION_TAG
@@ -21,6 +23,53 @@ def newest_finished_run(instance: dg.DagsterInstance, partition: str) -> Finishe
     if not runs:
         return None
     return FinishedRun(runs[0].run_id, runs[0].status == dg.DagsterRunStatus.SUCCESS)
+
+
+IN_FLIGHT = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+]
+REASON_CHARS = 240  # of a failure's message, in a comparison's note
+
+
+def run_failure_reason(instance: dg.DagsterInstance, run_id: str) -> str:
+    """Why a run failed, in one line: its first failed step's own description (a
+    ``dagster.Failure`` says the reason first), else that step's error's first line."""
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
+        data = entry.dagster_event.step_failure_data if entry.dagster_event else None
+        if data is None:
+            continue
+        described = data.user_failure_data.description if data.user_failure_data else None
+        message = described or (data.error.message if data.error else "") or "failed"
+        step = entry.dagster_event.step_key if entry.dagster_event else ""
+        line = next((part.strip() for part in message.splitlines() if part.strip()), "failed")
+        return f"{step}: {line}"[:REASON_CHARS] if step else line[:REASON_CHARS]
+    return "the run failed before any step (see its page)"
+
+
+def why_missing(instance: dg.DagsterInstance, partition: str) -> str:
+    """Why a registered model has no summary, in one line: never evaluated, being evaluated, or
+    its latest evaluation's failure in that run's own words."""
+    runs = instance.get_runs(dg.RunsFilter(tags={PARTITION_TAG: partition}), limit=1)
+    if not runs:
+        return "missing: not evaluated yet"
+    run = runs[0]
+    if run.status in IN_FLIGHT:
+        return f"missing: being evaluated (run {run.run_id[:8]})"
+    if run.status == dg.DagsterRunStatus.FAILURE:
+        return f"missing: evaluation run {run.run_id[:8]} failed: {run_failure_reason(instance, run.run_id)}"
+    if run.status == dg.DagsterRunStatus.CANCELED:
+        return f"missing: evaluation run {run.run_id[:8]} was canceled"
+    return f"missing: run {run.run_id[:8]} stored no summary"
+
+
+def missing_models(instance: dg.DagsterInstance, evaluated: Iterable[str]) -> dict[str, str]:
+    """Each registered model without results among ``evaluated`` (those with a summary), with why:
+    what a cross-model asset names beside the models it computed over."""
+    have = set(evaluated)
+    return {model: why_missing(instance, model) for model in registered_models(instance) if model not in have}
 
 
 def add_models(instance: dg.DagsterInstance, keys: list[str], resolve) -> list[str]:

@@ -1,7 +1,7 @@
 """Sensors: the configured answer models become partitions, new documents rebuild the knowledge
 base, a published knowledge base (whatever launched its rebuild) re-runs the evaluation of every
-registered answer model, new results refresh the comparison and the reports, and new label files
-measure the judges again and correct the labelled models' summaries."""
+registered answer model, new results refresh the comparison and the reports (once a backfill is
+over), and new label files measure the judges again and correct the means, across the models."""
 
 import json
 import socket
@@ -25,8 +25,6 @@ from rag_eval_pipeline.defs.names import (
     EVALUATION_JOB,
     EVALUATION_STEPS,
     HUMAN_LABELS,
-    INPUT_VERSION,
-    JUDGE_AGREEMENT,
     JUDGE_SCORES,
     KNOWLEDGE_BASE,
     KNOWLEDGE_BASE_JOB,
@@ -34,7 +32,6 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     MODEL_COMPARISON,
     PROFILE_TAG,
-    REVIEW_JOB,
     TRIGGER_TAG,
 )
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models
@@ -145,19 +142,28 @@ OTHER_HOST_GAP_S = 60
 
 
 def reports_refresh(
-    latest_input: int | None, latest_comparison: int | None, busy_runs: int, comparing: str | None = None
+    latest_input: int | None,
+    latest_comparison: int | None,
+    busy_runs: int,
+    comparing: str | None = None,
+    backfills: int = 0,
 ) -> dg.RunRequest | dg.SkipReason:
     """A comparison run when an input was stored after the comparison last was (storage ids are
-    the event log's order), once no run is in flight, so a backfill of many partitions gets one
-    refresh at its end, and not while the `rag-eval` command that stored it (``comparing``:
-    which) still runs, since it compares itself after its runs. It compares stored history, so
-    it catches up with whatever was materialized while it was off."""
+    the event log's order), once no run is in flight and no backfill is in progress (between a
+    backfill's iterations no run is in flight, and the backfill compares at its end itself), so
+    a backfill of many partitions gets one comparison, and not while the `rag-eval` command that
+    stored it (``comparing``: which) still runs, since it compares itself after its runs. A
+    backfill that ended with a failed model cannot reach its own comparison: this one then
+    compares the others, naming the failed one. It compares stored history, so it catches up
+    with whatever was materialized while it was off."""
     if latest_input is None:
         return dg.SkipReason("no evaluation yet")
     if latest_comparison is not None and latest_comparison > latest_input:
         return dg.SkipReason("the comparison and the reports are current")
     if busy_runs:
         return dg.SkipReason(f"waiting for {busy_runs} run(s) to finish")
+    if backfills:
+        return dg.SkipReason(f"waiting for {backfills} backfill(s) in progress, which compare at their end")
     if comparing:
         return dg.SkipReason(f"{comparing} stored the latest results and compares them itself")
     return dg.RunRequest(run_key=f"results-up-to-{latest_input}", tags={TRIGGER_TAG: "new_results"})
@@ -174,6 +180,14 @@ def comparing_command(tags: Mapping[str, str], stored_at: float, now: float, hos
     if where == host:
         return f"rag-eval (pid {pid})" if process_alive(int(pid)) else None
     return f"rag-eval (pid {pid} on {where})" if now - stored_at < OTHER_HOST_GAP_S else None
+
+
+def backfills_in_progress(instance: dg.DagsterInstance) -> list:
+    """The instance's backfills still requesting runs (Dagster exports no public name for the
+    status: the one private import of the sensors)."""
+    from dagster._core.execution.backfill import BulkActionStatus
+
+    return list(instance.get_backfills(status=BulkActionStatus.REQUESTED))
 
 
 def _latest(instance: dg.DagsterInstance, key: dg.AssetKey) -> dg.EventLogRecord | None:
@@ -205,51 +219,6 @@ def labels_read(instance: dg.DagsterInstance) -> dict[str, str]:
     return dict(getattr(value, "value", None) or {})
 
 
-def summaries_after_labels(
-    instance: dg.DagsterInstance, event: dg.EventLogEntry
-) -> list[dg.RunRequest] | dg.SkipReason:
-    """A summary run per registered answer model after the judges were measured against a new
-    set of labels (the labelled models' corrected means change, and every model's flags of a
-    judge), once per labels version: none for a model whose latest summary already read these
-    labels (`rag-eval review import` summarizes the models itself; a later refresh measures the
-    same labels again)."""
-    run = instance.get_run_by_id(event.run_id)
-    if run is not None and CLI_PID_TAG in run.tags:
-        return dg.SkipReason("read by rag-eval, which summarizes the models itself")
-    materialization = event.asset_materialization
-    metadata = materialization.metadata if materialization is not None else {}
-    version = getattr(metadata.get("labels_version"), "value", None)
-    if not getattr(metadata.get("labels"), "value", 0):
-        return dg.SkipReason("no labels yet")
-    summaries = {model: _latest_summary(instance, model) for model in registered_models(instance)}
-    if not any(summaries.values()):
-        return dg.SkipReason("no answer model has a summary yet")
-    behind = [model for model, summary in summaries.items() if summary and _labels_read(summary) != version]
-    return [
-        dg.RunRequest(
-            run_key=f"labels:{version}:{model}",
-            partition_key=model,
-            asset_selection=[dg.AssetKey(METRIC_SUMMARY)],
-            tags={TRIGGER_TAG: NEW_LABELS},
-        )
-        for model in behind
-    ] or dg.SkipReason(f"every summary already read labels {version}")
-
-
-def _latest_summary(instance: dg.DagsterInstance, model: str) -> dg.EventLogRecord | None:
-    records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(METRIC_SUMMARY), asset_partitions=[model]), limit=1
-    ).records
-    return records[0] if records else None
-
-
-def _labels_read(summary: dg.EventLogRecord) -> str | None:
-    """The labels version a summary was computed with: its human_labels input's data version,
-    as Dagster recorded it."""
-    materialization = summary.asset_materialization
-    return materialization.tags.get(INPUT_VERSION + HUMAN_LABELS) if materialization else None
-
-
 def build_sensors(jobs: "Mapping[str, Job]", settings: Settings) -> list:
     """Every sensor of the evaluation, each targeting its job by name."""
     return [
@@ -257,8 +226,7 @@ def build_sensors(jobs: "Mapping[str, Job]", settings: Settings) -> list:
         new_documents_sensor(jobs[KNOWLEDGE_BASE_JOB]),
         knowledge_base_rebuilt_sensor(jobs[EVALUATION_JOB], settings),
         reports_refresh_sensor(jobs[COMPARISON_JOB]),
-        new_labels_sensor(jobs[REVIEW_JOB], settings),
-        labels_read_sensor(jobs[EVALUATION_JOB]),
+        new_labels_sensor(jobs[COMPARISON_JOB], settings),
         failed_checks_sensor(),
     ]
 
@@ -409,25 +377,28 @@ def reports_refresh_sensor(comparison_job: "Job") -> dg.SensorDefinition:
         ids of the event log says both exactly."""
         instance = context.instance
         busy = instance.get_runs_count(dg.RunsFilter(statuses=IN_FLIGHT))
+        backfills = len(backfills_in_progress(instance))
         inputs = [record for record in (_latest(instance, key) for key in REPORTS_INPUTS) if record]
         latest = max(inputs, key=lambda record: record.storage_id, default=None)
         comparing = None
         if latest is not None and (run := instance.get_run_by_id(latest.run_id)) is not None:
             comparing = comparing_command(run.tags, latest.timestamp, time.time(), socket.gethostname())
         compared = _latest_storage_id(instance, REPORTS_OUTPUT)
-        return reports_refresh(latest.storage_id if latest else None, compared, busy, comparing)
+        return reports_refresh(latest.storage_id if latest else None, compared, busy, comparing, backfills)
 
     return sensor
 
 
-def new_labels_sensor(review_job: "Job", settings: Settings) -> dg.SensorDefinition:
+def new_labels_sensor(comparison_job: "Job", settings: Settings) -> dg.SensorDefinition:
     @dg.sensor(
         name="new_labels_sensor",
-        job=review_job,
+        job=comparison_job,
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Reads the human labels again when a label file is dropped into (or changed "
-        "in) the review folder's labels/, and measures every judge against them.",
+        "in) the review folder's labels/, measures every judge against them, corrects the "
+        "labelled models' means and refreshes the comparison and the report: one run across "
+        "the models.",
     )
     def sensor(context: dg.SensorEvaluationContext):
         """Watches ``<review folder>/labels``: each new or changed file, once, whoever read it."""
@@ -460,19 +431,3 @@ def labels_to_read(
         ],
         cursor=json.dumps(versions, sort_keys=True),
     )
-
-
-def labels_read_sensor(evaluation_job: "Job") -> dg.AssetSensorDefinition:
-    @dg.asset_sensor(
-        name="labels_read_sensor",
-        asset_key=dg.AssetKey(JUDGE_AGREEMENT),
-        job=evaluation_job,
-        default_status=dg.DefaultSensorStatus.RUNNING,
-        description="After the judges are measured against new labels, summarizes every answer "
-        "model again: its judges' means corrected by the labels, and their flags (the reports "
-        "then refresh).",
-    )
-    def sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry):
-        return summaries_after_labels(context.instance, asset_event)
-
-    return sensor

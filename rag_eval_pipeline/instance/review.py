@@ -15,16 +15,14 @@ import pandas as pd
 from rag_eval_pipeline.defs.names import (
     CANDIDATE_ANSWERS,
     COMPARISON_JOB,
+    CORRECTED_MEANS,
     EVAL_REPORT,
-    EVALUATION_JOB,
     HUMAN_LABELS,
     JUDGE_AGREEMENT,
     JUDGE_SCORES,
     JUDGEMENT_LIST,
-    METRIC_SUMMARY,
     MODEL_COMPARISON,
     PROMETHEUS_METRICS,
-    REVIEW_JOB,
     TRIGGER_TAG,
 )
 from rag_eval_pipeline.defs.partitions import registered_models
@@ -36,12 +34,18 @@ from rag_eval_pipeline.metrics.agreement import (
     LABELLED_METRICS,
     reviewer_agreement,
 )
-from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
 
 REVIEW_TRIGGER = "review_import"
 # what new labels change across the models after the summaries: the comparison, the report
-AFTER_LABELS = [MODEL_COMPARISON, EVAL_REPORT, PROMETHEUS_METRICS]
+AFTER_LABELS = [
+    HUMAN_LABELS,
+    JUDGE_AGREEMENT,
+    CORRECTED_MEANS,
+    MODEL_COMPARISON,
+    EVAL_REPORT,
+    PROMETHEUS_METRICS,
+]
 
 
 @dataclass(frozen=True)
@@ -127,27 +131,20 @@ def apply_labels(
     verbose: bool,
     echo: Callable[[str], None] = print,
 ) -> Applied:
-    """Read every label again, measure the judges, summarize ``models`` again (a labelled
-    model's corrected means; every model's flags of a judge people flagged), and refresh the
-    comparison and the report."""
+    """Read every label again, measure the judges against people, correct the labelled models'
+    means (and flag every model's judge people flagged), and refresh the comparison and the
+    report: one run across the models; no model's own evaluation is touched."""
     tags = {TRIGGER_TAG: REVIEW_TRIGGER, **compared_afterwards()}
-    echo("[review] reading the labels, measuring the judges against people ...")
-    execute(defs, instance, REVIEW_JOB, {}, None, verbose, tags)
-    registered = set(registered_models(instance))
-    for model in sorted(set(models) & registered):
-        echo(f"[review] {model}: summary with corrected means and flags ...")
-        execute(defs, instance, EVALUATION_JOB, {}, model, verbose, tags, assets=[METRIC_SUMMARY])
-    echo("[review] the comparison and the report ...")
+    echo("[review] reading the labels, measuring the judges, correcting the means, the report ...")
     # the scores did not change: the paired comparison and judge validation stand as they are
     execute(defs, instance, COMPARISON_JOB, {}, None, verbose, tags, assets=AFTER_LABELS)
     agreement = load_asset(instance, JUDGE_AGREEMENT)
-    corrected = []
-    for model in sorted(set(models) & registered):
-        summary = load_asset(instance, METRIC_SUMMARY, model)
-        notes = summary.get(CORRECTION_NOTE, "")
-        rows = summary[(summary["group"] == OVERALL) & ((summary["n_labels"] > 0) | (notes != ""))]
-        if len(rows):
-            corrected.append(rows.assign(answer_model=model))
+    table = load_asset(instance, CORRECTED_MEANS)
+    notes = table[CORRECTION_NOTE].fillna("").astype(str)
+    shown = table[table["answer_model"].isin(set(models)) & ((table["n_labels"] > 0) | (notes != ""))]
     columns = ["answer_model", *CORRECTED_TABLE]
-    table = pd.concat(corrected, ignore_index=True)[columns] if corrected else pd.DataFrame(columns=columns)
-    return Applied(agreement, table, reviewer_agreement(load_asset(instance, HUMAN_LABELS)))
+    return Applied(
+        agreement,
+        shown[columns].reset_index(drop=True),
+        reviewer_agreement(load_asset(instance, HUMAN_LABELS)),
+    )

@@ -29,7 +29,6 @@ from rag_eval_pipeline.defs.names import (
     COMPARED_BY_TAG,
     COMPARISON_JOB,
     EVALUATION_JOB,
-    JUDGE_AGREEMENT,
     JUDGE_SCORES,
     JUDGEMENT_LIST,
     KB_INDEX,
@@ -38,7 +37,6 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     MODEL_COMPARISON,
     PAIRED_COMPARISON,
-    REVIEW_JOB,
 )
 from rag_eval_pipeline.defs.partitions import add_models
 from rag_eval_pipeline.defs.resources import SettingsResource
@@ -180,11 +178,6 @@ def run_evaluation(
     kb_run = _rebuild_knowledge_base(stages, settings, dataset, sample, selection, seed)
     # every evaluation of this command reads this rebuild, and is compared by it
     pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run, **compared_afterwards()}
-    if not instance.fetch_materializations(dg.AssetKey(JUDGE_AGREEMENT), limit=1).records:
-        # the summaries read the judges' agreement with people: measured first on a new instance
-        # (no labels yet), so the summaries record its version and stay fresh when it is
-        # measured again after them (a dependency first materialized later would make them stale)
-        stages.run("[review] labels and judge agreement (none yet)", REVIEW_JOB, {}, tags=pinned)
     evaluated, failed = _evaluate_models(stages, models, evaluation_run_config(*judging), pinned, as_backfill)
     stages.run("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
     return _report(stages, settings, kb_run, evaluated, failed)

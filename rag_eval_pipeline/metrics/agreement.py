@@ -442,3 +442,37 @@ def with_judge_flags(summary: pd.DataFrame, agreement: pd.DataFrame | None) -> p
         why.get((judge, metric), "") for judge, metric in out.loc[overall, ["judge_id", "metric"]].to_numpy()
     ]
     return out
+
+
+CORRECTIONS_COLUMNS = [
+    "answer_model",
+    "judge_id",
+    "metric",
+    "mean",
+    *CORRECTED_COLUMNS,
+    CORRECTION_NOTE,
+    FLAG_COLUMN,
+]
+
+
+def corrections(
+    summaries: Mapping[str, pd.DataFrame],
+    scores: Mapping[str, pd.DataFrame],
+    labels: pd.DataFrame | None,
+    agreement: pd.DataFrame | None,
+) -> pd.DataFrame:
+    """Across the models: each judge's overall mean of each metric beside its correction by
+    people's labels of that model's cases (``with_corrected_means``) and the flag people raised
+    on that judge, pooled over the models (``with_judge_flags``). A model's summary never waits
+    on another model's labels: this is the cross-model view of them."""
+    frames = []
+    for model, summary in sorted(summaries.items()):
+        if model not in scores:
+            continue
+        overall = summary[summary["group"] == OVERALL]
+        mine = labels[labels["answer_model"] == model] if labels is not None and len(labels) else None
+        corrected = with_judge_flags(with_corrected_means(overall, scores[model], mine), agreement)
+        frames.append(corrected.assign(answer_model=model)[CORRECTIONS_COLUMNS])
+    if not frames:
+        return pd.DataFrame(columns=CORRECTIONS_COLUMNS)
+    return pd.concat(frames, ignore_index=True)

@@ -265,12 +265,24 @@ COMPARISON_ID_COLUMNS = [
 
 
 def compare_models(
-    summaries: Mapping[str, pd.DataFrame], stale_reasons: Mapping[str, Sequence[str]] | None = None
+    summaries: Mapping[str, pd.DataFrame],
+    stale_reasons: Mapping[str, Sequence[str]] | None = None,
+    flags: pd.DataFrame | None = None,
+    missing: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per answer model and judge, the overall mean of every metric side by side.
     ``stale_reasons`` (model -> why its summary no longer describes the current evaluation, by
     ``metrics.freshness``) marks stale models: their last good values stay, with ``stale`` and
-    the reasons in ``note``, never mixed in silently."""
+    the reasons in ``note``, never mixed in silently. ``flags`` (the cross-model corrections,
+    ``flagged_by_people``) say beside a judge's numbers that people flagged it. ``missing``
+    (model -> why it has no summary) adds a row per model with no results, ``missing`` set and
+    its reason in ``note``: partial results are shown as partial."""
+    flagged: dict[tuple[str, str], list[str]] = {}
+    if flags is not None and len(flags) and "flagged_by_people" in flags:
+        for row in flags[flags["flagged_by_people"].astype(str) != ""].itertuples():
+            flagged.setdefault((row.answer_model, row.judge_id), []).append(
+                f"{row.metric}: {row.flagged_by_people}"
+            )
     frames = []
     for answer_model, summary in sorted(summaries.items()):
         reasons = list((stale_reasons or {}).get(answer_model, ()))
@@ -291,17 +303,20 @@ def compare_models(
                 "judge_cost_usd": costs.get(judge_id, float("nan")),
             }
             record.update(dict(zip(rows["metric"], rows["mean"])))
-            flags = rows[rows.get("flagged_by_people", pd.Series("", index=rows.index)).astype(bool)]
-            if len(flags):  # people flagged this judge (metrics.agreement): said beside its numbers
-                record["flagged_by_people"] = "; ".join(
-                    f"{r.metric}: {r.flagged_by_people}" for r in flags.itertuples()
-                )
+            if (answer_model, judge_id) in flagged:  # people flagged this judge: said beside its numbers
+                record["flagged_by_people"] = "; ".join(flagged[(answer_model, judge_id)])
             for row in rows[rows["metric"].isin(INTERVAL_METRICS)].itertuples():
                 record[f"{row.metric}_ci_low"], record[f"{row.metric}_ci_high"] = row.ci_low, row.ci_high
             frames.append(record)
+    for answer_model, reason in sorted((missing or {}).items()):
+        if answer_model not in summaries:
+            frames.append({"answer_model": answer_model, "stale": False, "missing": True, "note": reason})
     if not frames:  # no model has a summary yet (the first ever failed): empty, with its columns
         return pd.DataFrame(columns=COMPARISON_ID_COLUMNS)
-    return pd.DataFrame(frames)
+    comparison = pd.DataFrame(frames)
+    if "missing" in comparison:
+        comparison["missing"] = comparison["missing"].fillna(False).astype(bool)
+    return comparison
 
 
 LANGUAGE_GROUP = "language="

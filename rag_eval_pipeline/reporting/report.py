@@ -253,6 +253,16 @@ def _stale_html(stale: Mapping[str, list[str]]) -> str:
     return f'<div id="stale" class="note"><h2>Stale results</h2><ul>{items}</ul></div>'
 
 
+def _missing_html(missing: Mapping[str, str]) -> str:
+    items = "".join(
+        f"<li><b>{html.escape(model)}</b>: {html.escape(reason)}</li>" for model, reason in sorted(missing.items())
+    )
+    return (
+        '<div id="missing" class="note"><h2>Models without results</h2><p>These answer models are '
+        f"registered but have no results: every number below is over the other models.</p><ul>{items}</ul></div>"
+    )
+
+
 def _why_nothing_is_paired(models: int) -> str:
     if models == 0:
         return "no answer model has been evaluated yet"
@@ -355,10 +365,14 @@ def agreement_chart(history: pd.DataFrame) -> go.Figure:
 
 
 def human_review_html(
-    agreement: pd.DataFrame | None, summaries: Mapping[str, pd.DataFrame], history: pd.DataFrame | None
+    agreement: pd.DataFrame | None,
+    summaries: Mapping[str, pd.DataFrame],
+    history: pd.DataFrame | None,
+    corrections: pd.DataFrame | None = None,
 ) -> str:
     """Each judge against people (flagged below the bars), each model's judge mean beside the
-    mean corrected by the labels, and the agreement over time."""
+    mean corrected by the labels (``corrections``, the cross-model ``corrected_means``), and
+    the agreement over time."""
     if agreement is None or agreement.empty:
         return (
             "<p>No human labels yet: <code>rag-eval review export --model MODEL</code> writes a queue "
@@ -390,11 +404,20 @@ def human_review_html(
         ]
     ]
     rows = []
-    for model, summary in sorted(summaries.items()):
-        if "n_labels" not in summary:
+    labelled = (
+        corrections[corrections["n_labels"] > 0] if corrections is not None and len(corrections) else None
+    )
+    for correction in labelled.to_dict(orient="records") if labelled is not None else []:
+        summary = summaries.get(correction["answer_model"])
+        if summary is None:
             continue
-        labelled = summary[(summary["group"] == OVERALL) & (summary["n_labels"] > 0)]
-        for row in labelled.to_dict(orient="records"):
+        overall = summary[
+            (summary["group"] == OVERALL)
+            & (summary["judge_id"] == correction["judge_id"])
+            & (summary["metric"] == correction["metric"])
+        ]
+        for row in ({**r, **correction} for r in overall.to_dict(orient="records")):
+            model = row["answer_model"]
             rows.append(
                 {
                     "answer_model": model,
@@ -482,11 +505,15 @@ def render_report(
     agreement: pd.DataFrame | None = None,
     agreement_history: pd.DataFrame | None = None,
     diffs: pd.DataFrame | None = None,
+    corrections: pd.DataFrame | None = None,
+    missing: Mapping[str, str] | None = None,
 ) -> str:
-    """The whole report as one HTML string; ``stale`` (model -> reasons) is shown first, so
-    numbers computed on other questions or another index are never read as current; then each
-    baseline's diff (``diffs``, when a baseline is pinned)."""
-    sections = [_stale_html(stale or {})] if stale else []
+    """The whole report as one HTML string; the models without results (``missing``, with why)
+    and ``stale`` ones (model -> reasons) are shown first, so partial results read as partial
+    and numbers computed on other questions or another index are never read as current; then
+    each baseline's diff (``diffs``, when a baseline is pinned)."""
+    sections = [_missing_html(missing)] if missing else []
+    sections += [_stale_html(stale or {})] if stale else []
     sections += [baseline_diffs_html(diffs)] if diffs is not None and not diffs.empty else []
     sections += [
         "<h2>Scores</h2>",
@@ -507,7 +534,7 @@ def render_report(
         judge_validation_html(validation),
         judge_stability_html(summaries),
         '<section id="human-review"><h2>Judges against people</h2>'
-        + human_review_html(agreement, summaries, agreement_history)
+        + human_review_html(agreement, summaries, agreement_history, corrections)
         + "</section>",
         "<h2>Trend</h2>",
         _figure_html(trend_chart(history)),

@@ -242,12 +242,12 @@ def test_judge_agreement_and_corrected_means_match_an_independent_computation(la
     # the reviewers follow the reference except on every 4th (ana) and 6th (bo) case
     assert agreement.loc[("reference", "correctness"), "accuracy"] < 1
 
+    corrected = space.asset("corrected_means")
     for model in MODELS:
-        summary = space.asset("metric_summary", model)
-        row = summary[
-            (summary["group"] == "all")
-            & (summary["judge_id"] == LLM_JUDGE)
-            & (summary["metric"] == "correctness")
+        row = corrected[
+            (corrected["answer_model"] == model)
+            & (corrected["judge_id"] == LLM_JUDGE)
+            & (corrected["metric"] == "correctness")
         ].iloc[0]
         scores = _strict_scores(space, model, LLM_JUDGE)["correctness"]
         people = pd.DataFrame(imported[model]).groupby("qid")["label"].mean()
@@ -260,7 +260,7 @@ def test_judge_agreement_and_corrected_means_match_an_independent_computation(la
         assert row["corrected_mean"] == pytest.approx(min(max(estimate, 0), 1))
         assert row["corrected_low"] == pytest.approx(max(0.0, estimate - half))
         assert row["corrected_high"] == pytest.approx(min(1.0, estimate + half))
-        # the summary says when people flagged the judge, and why; so does the comparison
+        # the corrections say when people flagged the judge, and why; so does the comparison
         assert row["flagged_by_people"] == agreement.loc[(LLM_JUDGE, "correctness"), "why"]
     comparison = space.asset("model_comparison").set_index(["answer_model", "judge_id"])
     why = agreement.loc[(LLM_JUDGE, "correctness"), "why"]
@@ -304,22 +304,23 @@ def test_the_report_and_the_import_say_how_the_judges_fare_against_people(labell
 
 
 def test_a_refresh_after_an_import_measures_the_same_labels_and_summarizes_nothing_again(labelled, tmp_path):
-    """`rag-eval review import` summarized every model with its labels; a comparison the daemon
+    """`rag-eval review import` corrected the models' means across them; a comparison the daemon
     launches later (a refresh after another evaluation: no rag-eval tags) measures the judges
-    against the same labels again, and the labels sensor asks for no summary a second time."""
+    against the same labels again, corrects the same, summarizes no model, and the labels sensor
+    finds nothing new to read."""
     space = _copy_space(labelled[0], tmp_path / "space")
     defs = space.defs()
     instance = open_instance(str(space.home))
+    before = space.asset("corrected_means")
+    summaries = {m: _latest_summary_id(instance, m) for m in MODELS}
     refresh = defs.resolve_job_def("comparison_job")
     assert refresh.execute_in_process(instance=instance, tags={"rag_eval/trigger": "new_results"}).success
-    read = defs.resolve_sensor_def("labels_read_sensor")
-    with (
-        dg.build_sensor_context(instance=instance, definitions=defs) as context,
-        dg.partition_loading_context(dynamic_partitions_store=instance),
-    ):
-        result = read.evaluate_tick(context)
+    pd.testing.assert_frame_equal(space.asset("corrected_means"), before)
+    assert {m: _latest_summary_id(instance, m) for m in MODELS} == summaries
+    sensor = defs.resolve_sensor_def("new_labels_sensor")
+    with dg.build_sensor_context(instance=instance, definitions=defs) as context:
+        result = sensor.evaluate_tick(context)
     assert not result.run_requests
-    assert "every summary already read labels" in result.skip_message
 
 
 def _render_section(report: Path) -> None:
@@ -423,42 +424,42 @@ def test_a_dropped_label_file_is_read_by_the_sensors_and_corrects_the_labelled_m
     with dg.build_sensor_context(instance=instance, definitions=defs) as context:
         result = sensor(context)
     assert len(result.run_requests) == 1
-    job = defs.resolve_job_def("review_job")
+    summaries_before = {m: _latest_summary_id(instance, m) for m in MODELS}
+    job = defs.resolve_job_def(sensor.job_name)  # one run across the models: labels to report
+    assert job.name == "comparison_job"
     assert job.execute_in_process(instance=instance, tags=result.run_requests[0].tags).success
     record = instance.fetch_materializations(dg.AssetKey("judge_agreement"), limit=1).records[0]
-    read = defs.resolve_sensor_def("labels_read_sensor")
-    with (
-        dg.build_sensor_context(instance=instance, definitions=defs) as context,
-        dg.partition_loading_context(dynamic_partitions_store=instance),
-    ):
-        requests = read.evaluate_tick(context).run_requests
-    assert sorted((r.partition_key, tuple(r.asset_selection)) for r in requests) == [
-        (model, (dg.AssetKey("metric_summary"),)) for model in sorted(MODELS)
-    ]  # every model: a flag is the judge's, pooled
-    requests = [r for r in requests if r.partition_key == "oracle"]
     assert record.event_log_entry.asset_materialization.metadata["labels"].value == 6
     assert (
         "reference / correctness"
         in record.event_log_entry.asset_materialization.metadata["flagged_judges"].value
     )
-    evaluation = defs.resolve_job_def("evaluation_job")
-    assert evaluation.execute_in_process(
-        instance=instance, partition_key="oracle", asset_selection=requests[0].asset_selection
-    ).success
-    summary = space.asset("metric_summary", "oracle")
-    row = summary[
-        (summary["group"] == "all")
-        & (summary["judge_id"] == "reference")
-        & (summary["metric"] == "correctness")
+    # no model's own evaluation is touched: its summary reads no labels
+    assert {m: _latest_summary_id(instance, m) for m in MODELS} == summaries_before
+    corrected = space.asset("corrected_means")
+    row = corrected[
+        (corrected["answer_model"] == "oracle")
+        & (corrected["judge_id"] == "reference")
+        & (corrected["metric"] == "correctness")
     ].iloc[0]
     # the judge gives 1 everywhere, people 0.25 on average: corrected by 0.75, from a random draw
     assert row["mean"] == 1.0 and row["n_labels"] == 6 and row["corrected_mean"] == pytest.approx(0.25)
     assert row["correction_note"].startswith("corrected from 6 labelled cases of queue cy-random")
     assert "true-negative rate" in row["flagged_by_people"] or "kappa" in row["flagged_by_people"]
+    # every model's comparison row says its judge is flagged (a flag is the judge's, pooled)
+    comparison = space.asset("model_comparison").set_index("answer_model")
+    assert all("correctness" in str(comparison.loc[m, "flagged_by_people"]) for m in MODELS)
     # the same folder again: nothing new to read
     cursor = json.dumps({"dropped.jsonl": file_digest(labels / "dropped.jsonl")})
     with dg.build_sensor_context(instance=instance, definitions=defs, cursor=cursor) as context:
         assert isinstance(sensor(context), dg.SkipReason)
+
+
+def _latest_summary_id(instance, model: str) -> int | None:
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=[model]), limit=1
+    ).records
+    return records[0].storage_id if records else None
 
 
 def test_the_labelling_page_works_offline_by_keyboard_and_click_and_its_file_imports(

@@ -13,7 +13,6 @@ from pydantic import Field
 from rag_eval_pipeline.answering.agents.contexts import ContextMatcher
 from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.defs.assets.progress import progress_logger
-from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
     scores_metadata,
@@ -21,7 +20,7 @@ from rag_eval_pipeline.defs.metadata import (
     worst_case_markdown,
     worst_cases_table,
 )
-from rag_eval_pipeline.defs.names import EVALUATION, HUMAN_LABELS, JUDGE_AGREEMENT, JUDGEMENT_LIST, KB_INDEX
+from rag_eval_pipeline.defs.names import EVALUATION, JUDGEMENT_LIST, KB_INDEX
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
     EvaluationLockResource,
@@ -36,7 +35,6 @@ from rag_eval_pipeline.judges.alignment import PromptStore
 from rag_eval_pipeline.judges.claims import claims_table
 from rag_eval_pipeline.judges.registry import judging_rules
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
-from rag_eval_pipeline.metrics.agreement import with_corrected_means, with_judge_flags
 from rag_eval_pipeline.metrics.blind_retrieval import empty_retrieval_warning, zero_recall_warning
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
@@ -196,14 +194,7 @@ def judge_scores(
 
 
 @dg.asset(
-    group_name=EVALUATION,
-    partitions_def=answer_model_partitions,
-    code_version="8",
-    deps=[JUDGEMENT_LIST],
-    ins={
-        HUMAN_LABELS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
-        JUDGE_AGREEMENT: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
-    },
+    group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="9", deps=[JUDGEMENT_LIST]
 )
 def metric_summary(
     context: dg.AssetExecutionContext,
@@ -211,24 +202,17 @@ def metric_summary(
     candidate_answers: pd.DataFrame,
     kb_index: IndexManifest,
     settings: SettingsResource,
-    human_labels: pd.DataFrame | None,
-    judge_agreement: pd.DataFrame | None,
 ) -> pd.DataFrame:
-    """Mean of each metric per judge with a 95% interval, overall and per question type and
-    level, with counts, judge errors, diagnoses, and the tokens and dollars spent; where people
-    labelled this model's cases, each judge's mean corrected by their labels (``corrected_mean``,
-    its interval and ``n_labels``), and a judge that people flagged says why
-    (``flagged_by_people``). Each row records the case set, index version and answer
-    model it was computed on."""
+    """Mean of each metric per judge with a 95% interval, overall and per question type, level
+    and language, with counts, judge errors, diagnoses, and the tokens and dollars spent. Each
+    row records the case set, index version and answer model it was computed on. It reads this
+    model's evaluation only: people's corrections and flags are the cross-model
+    ``corrected_means``, so one model never waits on another."""
     statistics = settings.settings.statistics
     declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
     summary = summarize(
         judge_scores, candidate_answers, statistics.interval_method, statistics.min_cases, declared
     )
-    mine = (
-        None if human_labels is None else human_labels[human_labels["answer_model"] == context.partition_key]
-    )
-    summary = with_judge_flags(with_corrected_means(summary, judge_scores, mine), judge_agreement)
     blind = zero_recall_warning(judge_scores)
     if blind:
         context.log.warning(blind)

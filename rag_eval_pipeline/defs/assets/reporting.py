@@ -11,6 +11,7 @@ from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE, FAN_IN, PINNED_BY,
 from rag_eval_pipeline.defs.metadata import baseline_diffs_metadata, comparison_metadata, verdicts_table
 from rag_eval_pipeline.defs.names import (
     BASELINE_DIFFS,
+    CORRECTED_MEANS,
     EVAL_REPORT,
     JUDGE_AGREEMENT,
     JUDGE_SCORES,
@@ -19,6 +20,7 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     REPORTING,
 )
+from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
@@ -56,10 +58,18 @@ def across_models(*partitioned_inputs: str, deps: list[str] | None = None):
     )
 
 
-@across_models(METRIC_SUMMARY)
+@dg.asset(
+    group_name=REPORTING,
+    ins={
+        METRIC_SUMMARY: dg.AssetIn(metadata=ALL_PARTITIONS),
+        CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+    },
+    code_version="3",
+)
 def model_comparison(
     context: dg.AssetExecutionContext,
     metric_summary: dict[str, pd.DataFrame],
+    corrected_means: pd.DataFrame | None,
     judgement_list: pd.DataFrame,
     kb_index: IndexManifest,
     settings: SettingsResource,
@@ -67,11 +77,15 @@ def model_comparison(
     """Every answer model's overall metrics side by side (reads every materialized partition);
     ``stale`` marks a model whose summary was computed on other questions, another index or
     another model, or whose later evaluation failed (its last good values stay, with the
-    reason in ``note``)."""
+    reason in ``note``); a registered model without results has a row of its own, ``missing``,
+    with its failure's one line in ``note``: the others' results stand without it."""
     stale = stale_models(
         context.instance, metric_summary, settings.answer_registry(), judgement_list["qid"], kb_index.version
     )
-    comparison = compare_models(metric_summary, stale)
+    missing = missing_models(context.instance, metric_summary)
+    for model, reason in missing.items():
+        context.log.warning(f"{model}: {reason}")
+    comparison = compare_models(metric_summary, stale, corrected_means, missing)
     context.add_output_metadata(comparison_metadata(comparison, language_breakdown(metric_summary)))
     return comparison
 
@@ -151,9 +165,10 @@ def baseline_diffs(context: dg.AssetExecutionContext, settings: SettingsResource
             name: dg.AssetIn(metadata={**ALL_PARTITIONS, PINNED_BY: METRIC_SUMMARY}) for name in PINNED_INPUTS
         },
         JUDGE_AGREEMENT: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+        CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
         BASELINE_DIFFS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     },
-    code_version="4",
+    code_version="5",
 )
 def eval_report(
     context: dg.AssetExecutionContext,
@@ -165,6 +180,7 @@ def eval_report(
     paired_comparison: pd.DataFrame,
     judge_validation: pd.DataFrame,
     judge_agreement: pd.DataFrame | None,
+    corrected_means: pd.DataFrame | None,
     baseline_diffs: pd.DataFrame | None,
     history: HistoryResource,
     settings: SettingsResource,
@@ -187,6 +203,8 @@ def eval_report(
         judge_agreement,
         history.read_agreement(),
         baseline_diffs,
+        corrected_means,
+        missing_models(context.instance, metric_summary),
     )
     served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
     context.add_output_metadata(

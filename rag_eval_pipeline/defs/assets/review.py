@@ -13,8 +13,12 @@ from rag_eval_pipeline.defs.io_manager import FAN_IN, PINNED_BY
 from rag_eval_pipeline.defs.names import METRIC_SUMMARY, REVIEW
 from rag_eval_pipeline.defs.resources import HistoryResource, SettingsResource
 from rag_eval_pipeline.metrics.agreement import (
+    CORRECTED_TABLE,
+    CORRECTION_NOTE,
+    FLAG_COLUMN,
     AgreementBars,
     agreement_history_rows,
+    corrections,
     reviewer_agreement,
 )
 from rag_eval_pipeline.metrics.agreement import (
@@ -178,6 +182,49 @@ def judge_agreement(
 @dg.asset(
     group_name=REVIEW,
     ins={
+        METRIC_SUMMARY: dg.AssetIn(metadata=EVERY_MODEL),
+        "judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED),
+    },
+    code_version="1",
+)
+def corrected_means(
+    context: dg.AssetExecutionContext,
+    metric_summary: dict[str, pd.DataFrame],
+    judge_scores: dict[str, pd.DataFrame],
+    human_labels: pd.DataFrame,
+    judge_agreement: pd.DataFrame,
+) -> pd.DataFrame:
+    """Each model's judge means beside their correction by people's labels of its cases
+    (prediction-powered, with a 95% interval, only where the labels were drawn at random) and
+    the flags people raised on a judge. Across the models, so a model's own summary never
+    waits on labels or on another model."""
+    table = corrections(metric_summary, judge_scores, human_labels, judge_agreement)
+    corrected = table[table["n_labels"] > 0]
+    refused = sorted(
+        set(table.loc[(table["n_labels"] == 0) & (table[CORRECTION_NOTE] != ""), CORRECTION_NOTE])
+    )
+    flagged = table[table[FLAG_COLUMN] != ""]
+    context.add_output_metadata(
+        {
+            "corrected": len(corrected),
+            "corrected_by_people": dg.MetadataValue.md(
+                to_markdown(corrected[["answer_model", *CORRECTED_TABLE, FLAG_COLUMN]])
+                if len(corrected)
+                else "no labels drawn at random yet: no mean is corrected"
+            ),
+            **({"not_corrected": "; ".join(refused)} if refused else {}),
+            "flagged_by_people": "; ".join(
+                sorted({f"{r.judge_id}/{r.metric}: {r.flagged_by_people}" for r in flagged.itertuples()})
+            )
+            or "none",
+        }
+    )
+    return table
+
+
+@dg.asset(
+    group_name=REVIEW,
+    ins={
         "judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED),
         "candidate_answers": dg.AssetIn(metadata=AS_SUMMARIZED),
     },
@@ -216,5 +263,12 @@ def review_queue(
     return queues
 
 
-REVIEW_ASSETS = [human_labels, judge_agreement]
-__all__ = ["LABEL_COLUMNS", "REVIEW_ASSETS", "human_labels", "judge_agreement", "review_queue"]
+REVIEW_ASSETS = [human_labels, judge_agreement, corrected_means]
+__all__ = [
+    "LABEL_COLUMNS",
+    "REVIEW_ASSETS",
+    "corrected_means",
+    "human_labels",
+    "judge_agreement",
+    "review_queue",
+]
