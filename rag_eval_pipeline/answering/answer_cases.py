@@ -69,6 +69,13 @@ def capped_answer(answer: str, max_chars: int) -> str:
     return f"{answer[:max_chars]} [...cut: {len(answer):,} characters]"
 
 
+def one_line_reason(err: BaseException) -> str:
+    """What stopped a stage, in the one line the command line says: the error's own words (a
+    wrapped cause's first line, not its type's name)."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    return lines[0] if lines else type(err).__name__
+
+
 class AllCasesFailedError(RuntimeError):
     """Not one case was answered: the partition failed (its rows would only be dashes)."""
 

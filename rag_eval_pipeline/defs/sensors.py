@@ -265,13 +265,31 @@ def failed_checks_said(instance: dg.DagsterInstance, run_id: str) -> list[str]:
     return said
 
 
+def model_problems(settings: Settings) -> dict[str, list[str]]:
+    """What stands in the way of each configured model's runs, as `rag-eval agents check` and a
+    run's pre-flight find it (an agent's module that cannot be imported, a missing answers
+    file, a secret header's variable unset): one line each, with the remedy."""
+    registry = settings.answer_registry()
+    found = {}
+    for name in settings.configured_models():
+        try:
+            problems = registry.problems(registry.resolve(name))
+        except Exception as err:  # an unresolvable entry is said the same way
+            problems = [f"{type(err).__name__}: {err}"]
+        if problems:
+            found[name] = problems
+    return found
+
+
 def answer_models_sensor(settings: Settings) -> dg.SensorDefinition:
     @dg.sensor(
         name="answer_models_sensor",
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Registers every answer model of the configuration file as a partition, and "
-        "removes a partition no run could start on (a name outside the allowed grammar), saying why.",
+        description="Registers every answer model of the configuration file as a partition, "
+        "removes a partition no run could start on (a name outside the allowed grammar), and says "
+        "in its tick why a registered model cannot run (the pre-flight of `rag-eval agents "
+        "check`): the model stays, so its failure shows where it happens.",
     )
     def sensor(context: dg.SensorEvaluationContext):
         """The configuration's answer models are partitions as soon as the code location loads."""
@@ -280,13 +298,20 @@ def answer_models_sensor(settings: Settings) -> dg.SensorDefinition:
         )
         for key, reason in invalid.items():
             context.log.warning(f"removing answer-model partition {key!r}: {reason}")
+        problems = model_problems(settings)
+        said = json.dumps(problems, sort_keys=True)
+        for name, lines in problems.items():
+            if said != context.cursor:  # each problem said once, until it changes
+                context.log.warning(f"answer model {name!r} cannot run: {'; '.join(lines)}")
         requests: list = [
             *([dg.AddDynamicPartitionsRequest(ANSWER_MODEL_PARTITIONS, missing)] if missing else []),
             *([dg.DeleteDynamicPartitionsRequest(ANSWER_MODEL_PARTITIONS, list(invalid))] if invalid else []),
         ]
+        unable = "; ".join(f"{name} cannot run: {'; '.join(lines)}" for name, lines in problems.items())
         if not requests:
-            return dg.SkipReason("every configured answer model is registered")
-        return dg.SensorResult(dynamic_partitions_requests=requests)
+            reason = "every configured answer model is registered" + (f" ({unable})" if unable else "")
+            return dg.SensorResult(skip_reason=reason, cursor=said)
+        return dg.SensorResult(dynamic_partitions_requests=requests, cursor=said)
 
     return sensor
 

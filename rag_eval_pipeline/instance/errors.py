@@ -6,10 +6,12 @@ import dagster as dg
 
 
 def root_cause(err: BaseException) -> BaseException:
-    """The user's exception inside Dagster's wrappers (a failed step re-raised by the run)."""
+    """The user's exception inside Dagster's wrappers (a failed step re-raised by the run, a
+    ``dagster.Failure`` a stage raised from the error that stopped it)."""
     while True:
+        wrapper = isinstance(err, (dg.DagsterError, dg.Failure))
         inner = getattr(err, "user_exception", None) or (
-            err.__cause__ if isinstance(err, dg.DagsterError) and err.__cause__ is not None else None
+            err.__cause__ if wrapper and err.__cause__ is not None else None
         )
         if inner is None:
             return err

@@ -72,6 +72,7 @@ class HttpTransport:
         # made once: building the TLS context is most of what a new client costs (about 20 ms)
         self._tls = httpx.create_ssl_context()
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
+        self._reached = False  # any call got an HTTP answer: a later refused connection is one case's
 
     def _client(self) -> httpx.AsyncClient:
         """One client per event loop (a stage runs on its own): its connections are kept alive
@@ -111,9 +112,15 @@ class HttpTransport:
                 response = await asyncio.wait_for(self._attempt(qid, question), entry.timeout_s)
             except (TimeoutError, httpx.TimeoutException):
                 last, wait = f"no response within {entry.timeout_s:g} s", None
+            except httpx.ConnectError as err:
+                last, wait = self.redact(f"connection failed ({type(err).__name__}: {err})"), None
+                if not self._reached and attempt + 1 == attempts:  # never reached: no call can be
+                    said = f"agent {entry.name} cannot be reached at {entry.url}: {type(err).__name__}: {err}"
+                    raise FatalAgentError(self.redact(said)) from None
             except httpx.TransportError as err:
                 last, wait = self.redact(f"connection failed ({type(err).__name__}: {err})"), None
             else:
+                self._reached = True
                 status = response.status_code
                 if status in FATAL_STATUSES:
                     raise FatalAgentError(

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rag_eval_pipeline.answering.agents.calls import AgentCallError
+from rag_eval_pipeline.answering.agents.calls import AgentCallError, FatalAgentError
 
 
 class TargetNotFoundError(ValueError):
@@ -80,6 +80,11 @@ class PythonTransport:
         self._started = 0
         self._lock = threading.Lock()
         self._free = threading.Semaphore(workers)
+        # the first worker starts alone: until one has imported the target, no other is started,
+        # and a target that cannot be imported fails the stage at its first case, not every case
+        self._first = threading.Lock()
+        self._proven = False
+        self._fatal: FatalAgentError | None = None
 
     def _start(self) -> _Worker:
         read_fd, write_fd = os.pipe()
@@ -101,11 +106,16 @@ class PythonTransport:
         os.close(write_fd)
         worker = _Worker(process, os.fdopen(read_fd, "r", encoding="utf-8"))
         ready, _, _ = select.select([worker.replies], [], [], max(START_TIMEOUT_S, self._timeout_s))
-        if not ready or not worker.replies.readline():
+        first = worker.replies.readline() if ready else ""
+        if not first:
             code = process.poll()
             self._end(worker)
             said = f"exited (code {code})" if code is not None else f"took over {START_TIMEOUT_S:g} s"
             raise AgentCallError(f"the agent's worker process {said} while importing {self._target}")
+        said = json.loads(first)
+        if not said.get("ready"):  # the target cannot be imported: every call would fail alike
+            self._end(worker)
+            raise FatalAgentError(str(said.get("error") or f"target {self._target} cannot be loaded"))
         return worker
 
     def _take(self) -> _Worker:
@@ -114,7 +124,18 @@ class PythonTransport:
             if self._idle:
                 return self._idle.pop()
         try:
-            return self._start()
+            if self._proven:
+                return self._start()
+            with self._first:
+                if self._fatal is not None:
+                    raise self._fatal
+                worker = self._start()
+                self._proven = True
+                return worker
+        except FatalAgentError as err:
+            self._fatal = err
+            self._free.release()
+            raise
         except AgentCallError:
             self._free.release()
             raise

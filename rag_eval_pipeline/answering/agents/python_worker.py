@@ -2,9 +2,10 @@
 rag_eval_pipeline.answering.agents.python_worker TARGET FD`` reads one JSON request per line on
 stdin, ``{"qid": ..., "question": ...}``, and writes one JSON reply per line to file descriptor
 FD: ``{"document": ...}`` or ``{"error": "..."}``, after one ``{"ready": true}`` line once the
-target is imported (an import's time is not a call's). What the agent prints goes to stderr. A
-process of its own, so a call that never returns can be ended at its deadline by ending the
-process, which a thread cannot be."""
+target is imported (an import's time is not a call's), or one ``{"ready": false, "error": ...}``
+line when it cannot be: no call could succeed, and the run stops before its first case. What the
+agent prints goes to stderr. A process of its own, so a call that never returns can be ended at
+its deadline by ending the process, which a thread cannot be."""
 
 from __future__ import annotations
 
@@ -20,21 +21,17 @@ def serve(target: str, reply_fd: int) -> None:
     from rag_eval_pipeline.answering.agents.python_target import load_target
 
     replies = os.fdopen(reply_fd, "w", encoding="utf-8", buffering=1)
+    sys.stdout = sys.stderr  # the agent's prints (an import's too) must not mix with the replies
     try:
         function = load_target(target)
-    except Exception as err:  # said on the first request, not as a crash
-        function, failure = None, f"{type(err).__name__}: {err}"
-    else:
-        failure = None
-    takes_qid = function is not None and "qid" in inspect.signature(function).parameters
+    except Exception as err:  # said once, as the worker's whole answer: no call can succeed
+        replies.write(json.dumps({"ready": False, "error": str(err)}) + "\n")
+        return
+    takes_qid = "qid" in inspect.signature(function).parameters
     loop = asyncio.new_event_loop()
-    sys.stdout = sys.stderr  # the agent's prints must not mix with the replies
     replies.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         request = json.loads(line)
-        if function is None:
-            replies.write(json.dumps({"error": failure}) + "\n")
-            continue
         try:
             kwargs = {"qid": request["qid"]} if takes_qid else {}
             returned = function(request["question"], **kwargs)

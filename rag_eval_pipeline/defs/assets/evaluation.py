@@ -1,8 +1,9 @@
 """One answer model's partition: its answers, every judge's scores, the summary and its history,
 and (when configured) its case traces and its Phoenix experiment."""
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +12,7 @@ import pandas as pd
 from pydantic import Field
 
 from rag_eval_pipeline.answering.agents.contexts import ContextMatcher
-from rag_eval_pipeline.answering.answer_cases import answer_cases
+from rag_eval_pipeline.answering.answer_cases import AllCasesFailedError, answer_cases, one_line_reason
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
@@ -35,6 +36,7 @@ from rag_eval_pipeline.judges.alignment import PromptStore
 from rag_eval_pipeline.judges.claims import claims_table
 from rag_eval_pipeline.judges.registry import judging_rules
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
+from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.metrics.blind_retrieval import empty_retrieval_warning, zero_recall_warning
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
@@ -67,6 +69,22 @@ def batch_prefill(
         )
 
     return prefill
+
+
+@contextlib.contextmanager
+def failing_in_one_line(what: str) -> Iterator[None]:
+    """A stage that cannot do its work (an agent that cannot start or be reached, a key the
+    provider refuses, every case failed) fails the step with ``dagster.Failure``: its
+    description is the one line the command line would say, so the run's page opens on the
+    reason, and the details are its metadata."""
+    try:
+        yield
+    except (FatalLLMError, AllCasesFailedError) as err:
+        reason = one_line_reason(err)
+        raise dg.Failure(
+            description=reason,
+            metadata={"stage": what, "error": type(err).__name__, "detail": str(err)[:2000]},
+        ) from err
 
 
 class JudgeConfig(dg.Config):
@@ -112,26 +130,27 @@ def candidate_answers(
     services = llm.services()
     model = registry.build(spec, services)
     started = time.perf_counter()
-    answers = answer_cases(
-        judgement_list,
-        spec,
-        model,
-        None if spec.is_agent else knowledge_base.knowledge_base.retriever(kb_index, spec.retrieval_mode),
-        on_progress=progress_logger(context, f"answered ({spec.answer_config})"),
-        # an agent bounds its own calls in flight; twice as many cases at once, so that reading
-        # and matching a reply never holds a call's slot
-        concurrency=2 * spec.calls_in_flight if spec.calls_in_flight else services.concurrency,
-        prefill=batch_prefill(
-            context,
-            llm.batches([spec.endpoint]) if spec.endpoint is not None else None,
-            "answers",
-            lambda requests: [model.llm_request(r) for r in requests],  # type: ignore[attr-defined]
-        ),
-        max_answer_chars=settings.settings.max_answer_chars,
-        matcher=ContextMatcher(kb_passages) if spec.is_agent else None,
-        match_by_text=spec.agent_matches_by_text,
-        redact=settings.settings.redactor(),
-    )
+    with failing_in_one_line(f"{spec.partition_key}: answers"):
+        answers = answer_cases(
+            judgement_list,
+            spec,
+            model,
+            None if spec.is_agent else knowledge_base.knowledge_base.retriever(kb_index, spec.retrieval_mode),
+            on_progress=progress_logger(context, f"answered ({spec.answer_config})"),
+            # an agent bounds its own calls in flight; twice as many cases at once, so that reading
+            # and matching a reply never holds a call's slot
+            concurrency=2 * spec.calls_in_flight if spec.calls_in_flight else services.concurrency,
+            prefill=batch_prefill(
+                context,
+                llm.batches([spec.endpoint]) if spec.endpoint is not None else None,
+                "answers",
+                lambda requests: [model.llm_request(r) for r in requests],  # type: ignore[attr-defined]
+            ),
+            max_answer_chars=settings.settings.max_answer_chars,
+            matcher=ContextMatcher(kb_passages) if spec.is_agent else None,
+            match_by_text=spec.agent_matches_by_text,
+            redact=settings.settings.redactor(),
+        )
     blind = empty_retrieval_warning(answers, judgement_list, kb_index.details.get("languages") or {})
     if blind:
         context.log.warning(blind)
@@ -168,19 +187,20 @@ def judge_scores(
         registry.build(spec, services, knowledge_base.knowledge_base.query_embedder()) for spec in specs
     ]
     llm_judges = [spec.endpoint for spec in specs if spec.endpoint is not None]
-    scores = score_cases(
-        join_cases(candidate_answers, judgement_list),
-        judges,
-        on_progress=progress_logger(context, "judged"),
-        concurrency=None,  # the provider's client bounds the calls in flight across all cases
-        # a batch carries one provider's calls: only when every judge that calls a model is on it
-        prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", judging.as_asked),
-        source=answer_spec.source if answer_spec else AnswerSource.GENERATIVE,
-        redact=settings.settings.redactor(),
-        repeats={spec.judge_id: spec.repeats for spec in specs},
-        jurors=judging.jurors,
-        jury=judging.jury or "median",
-    )
+    with failing_in_one_line(f"{context.partition_key}: judges"):
+        scores = score_cases(
+            join_cases(candidate_answers, judgement_list),
+            judges,
+            on_progress=progress_logger(context, "judged"),
+            concurrency=None,  # the provider's client bounds the calls in flight across all cases
+            # a batch carries one provider's calls: only when every judge that calls a model is on it
+            prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", judging.as_asked),
+            source=answer_spec.source if answer_spec else AnswerSource.GENERATIVE,
+            redact=settings.settings.redactor(),
+            repeats={spec.judge_id: spec.repeats for spec in specs},
+            jurors=judging.jurors,
+            jury=judging.jury or "median",
+        )
     metadata = scores_metadata(judging.judge_ids, scores, services)
     worst = worst_cases_table(
         context.partition_key, scores, candidate_answers, judgement_list, context.run_id

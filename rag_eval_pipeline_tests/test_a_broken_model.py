@@ -1,0 +1,107 @@
+"""One broken model among good ones, as a new user would meet it: a Python agent whose module
+raises at import. Its step fails at once with the reason as the failure's own first line (no
+case is tried against an agent that cannot start), the good models are evaluated and compared
+without it, and the comparison, the report and the command line name it with that reason."""
+
+import dagster as dg
+import pytest
+
+from rag_eval_pipeline.config import load_settings
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.instance.home import open_instance
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline_tests.support.cli import in_process
+from rag_eval_pipeline_tests.support.processes import free_port
+
+BROKEN_AGENT = """
+import pathlib
+pathlib.Path(__file__).with_name("imports.log").open("a").write("imported\\n")
+raise RuntimeError("the vector store is not configured")
+
+
+def answer(question):
+    return {"answer": "never"}
+"""
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory, shared_hotpotqa):
+    folder = tmp_path_factory.mktemp("broken")
+    nobody = free_port()  # an agent's address where nothing listens
+    (folder / "broken_agent.py").write_text(BROKEN_AGENT)
+    (folder / "rag_eval.yaml").write_text(
+        f"dataset: {{source: '{shared_hotpotqa}', sample_size: 12}}\n"
+        "answer_models:\n"
+        "  - {name: oracle, provider: offline, model: oracle}\n"
+        '  - {name: "null", provider: offline, model: "null"}\n'
+        "  - {name: extractive-baseline, provider: offline, model: extractive-baseline}\n"
+        "  - {name: broken, provider: python, target: 'broken_agent:answer'}\n"
+        f"  - {{name: down, provider: http, url: 'http://127.0.0.1:{nobody}/chat', max_retries: 0,\n"
+        "     response: {answer: $.answer}}\n"
+    )
+    return folder
+
+
+def _evaluate_as_the_daemon_would(folder) -> dg.DagsterInstance:
+    """What a backfill of every model runs, in this process: the knowledge base, one evaluation
+    run per partition (the broken one fails), then the cross-model run."""
+    settings = load_settings(folder / "rag_eval.yaml")
+    defs = build_definitions(settings)
+    instance = open_instance(str(folder / "home"))
+    instance.add_dynamic_partitions("answer_model", settings.configured_models())
+    assert defs.resolve_job_def("knowledge_base_job").execute_in_process(instance=instance).success
+    evaluation = defs.resolve_job_def("evaluation_job")
+    for model in settings.configured_models():
+        result = evaluation.execute_in_process(instance=instance, partition_key=model, raise_on_error=False)
+        assert result.success == (model not in ("broken", "down")), model
+    assert defs.resolve_job_def("comparison_job").execute_in_process(instance=instance).success
+    return instance
+
+
+REASON = (  # the words `rag-eval agents check` and the pre-flight say, with the remedy
+    "target broken_agent:answer: cannot import broken_agent (RuntimeError: the vector store is not "
+    "configured); it must be importable from the current folder or the environment"
+)
+GOOD = ["extractive-baseline", "null", "oracle"]
+
+
+def test_a_broken_agent_fails_at_once_with_its_reason_and_sinks_no_other_model(broken, monkeypatch):
+    monkeypatch.chdir(broken)
+    instance = _evaluate_as_the_daemon_would(broken)
+    comparison = load_asset(instance, "model_comparison").set_index("answer_model")
+    assert set(comparison.index) == {*GOOD, "broken", "down"}
+    assert not comparison.loc[GOOD, "missing"].any() and comparison.loc["broken", "missing"]
+    assert REASON in comparison.loc["broken", "note"]
+    for model in GOOD:
+        assert len(load_asset(instance, "metric_summary", model))
+    # the step failure's own first line is the reason; no case was tried: the agent never started
+    failure = next(
+        iter(instance.all_logs(_run_of(instance, "broken"), of_type=dg.DagsterEventType.STEP_FAILURE))
+    )
+    data = failure.dagster_event.step_failure_data
+    assert data.user_failure_data.description == REASON
+    assert (broken / "imports.log").read_text().count("imported") == 1  # one worker, no case
+    report = next((broken / "home" / "storage").rglob("eval_report.html")).read_text()
+    assert 'id="missing"' in report and "the vector store is not configured" in report
+    record = instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1).records[0]
+    said = record.asset_materialization.metadata["missing_models"].value
+    assert said.startswith("broken: missing: evaluation run") and REASON in said
+    # an agent that cannot be reached at all stops at its first calls, said in one line too
+    down = next(iter(instance.all_logs(_run_of(instance, "down"), of_type=dg.DagsterEventType.STEP_FAILURE)))
+    assert down.dagster_event.step_failure_data.user_failure_data.description.startswith(
+        "agent down cannot be reached at http://127.0.0.1:"
+    )
+    assert "cannot be reached" in comparison.loc["down", "note"]
+
+
+def test_the_command_line_refuses_a_model_that_cannot_start_before_any_work(broken, monkeypatch, capsys):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.chdir(broken)
+    home = broken / "cli-home"
+    code, _, err = in_process(capsys, "--config", "rag_eval.yaml", "--dagster-home", str(home), "run")
+    assert code == 2 and err.splitlines() == [f"error: agent broken: {REASON}"]
+
+
+def _run_of(instance, partition: str) -> str:
+    runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": partition}), limit=1)
+    return runs[0].run_id
