@@ -10,6 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.defs.resources import MonitoringResource, SettingsResource
 from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.reporting.html import PLOTLY_FILE
 from rag_eval_pipeline_tests.support import REPO_ROOT
 
 
@@ -85,7 +86,10 @@ def test_report_renders_offline_and_the_table_filters(reported):
     _, _, home, _ = reported
     report = home / "storage" / "artifacts" / "eval_report.html"
     text = report.read_text()
-    assert "<script src=" not in text  # self-contained: nothing fetched from a network
+    sources = re.findall(r'src=\\?"([^"\\]+)', text)
+    # offline: every script is a file beside the report (or above its history folder), none a URL
+    assert sources and all(not re.match(r"[a-z]+:", s) and s.endswith(PLOTLY_FILE) for s in sources)
+    assert (report.parent / PLOTLY_FILE).is_file() and len(text) < 1_000_000  # plotly.js is not inlined
     chromium = shutil.which("chromium")
     assert chromium, "Debian's chromium is required; .ci/run installs it"
     with sync_playwright() as playwright:
@@ -220,3 +224,31 @@ def test_the_case_table_keeps_cases_the_judgement_list_no_longer_has():
     assert "Who lost it?" in table and "(not in the current judgement list)" in table
     assert '<span class="gold">A</span>' in table and "Bob lost it." in table
     assert "run 01234567 · index v1" in table
+
+
+@pytest.mark.slow  # ten materializations of the report
+def test_ten_reports_keep_their_folder_small_and_a_kept_one_still_draws(evaluated_copy):
+    """plotly.js is written once beside the reports, not into each: ten materializations of
+    the report stay under 15 MB together (each kept copy was 5 MB when it inlined plotly.js),
+    and a kept copy in the history still draws its charts, offline."""
+    from playwright.sync_api import sync_playwright
+
+    defs, instance, home = evaluated_copy.defs, evaluated_copy.instance, evaluated_copy.home
+    report_only = defs.resolve_job_def("comparison_job").get_subset(
+        asset_selection={dg.AssetKey("eval_report")}
+    )
+    for _ in range(10):
+        assert report_only.execute_in_process(instance=instance).success
+    artifacts = home / "storage" / "artifacts"
+    files = [artifacts / "eval_report.html", artifacts / PLOTLY_FILE]
+    files += list((artifacts / "history" / "eval_report").iterdir())
+    assert len(files) >= 12 and sum(f.stat().st_size for f in files) < 15_000_000
+    kept = sorted((artifacts / "history" / "eval_report").iterdir())[0]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.route("**/*", lambda r: r.abort() if not r.request.url.startswith("file:") else r.continue_())
+        page.goto(kept.as_uri())
+        page.wait_for_selector(".main-svg", timeout=60_000)
+        assert page.locator(".plot-container").count() == 4
+        browser.close()

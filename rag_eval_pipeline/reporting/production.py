@@ -8,8 +8,9 @@ import html
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.offline import get_plotlyjs
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
+
+from rag_eval_pipeline.reporting.html import plotly_script
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{margin-bottom:0}
@@ -108,7 +109,7 @@ def render_production_report(trend: pd.DataFrame, worst: pd.DataFrame, notes: li
     listed = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Production traffic</title>"
-        f"<style>{_STYLE}</style><script>{get_plotlyjs()}</script></head><body>"
+        f"<style>{_STYLE}</style>{plotly_script()}</head><body>"
         "<h1>Production traffic</h1>"
         "<p class='note'>A seeded random sample of each day's interactions, scored by reference-free "
         "judges on the contexts the agent served (no metric that needs a reference answer is "

@@ -1,4 +1,4 @@
-"""The evaluation report: one self-contained HTML file (plotly.js inlined, no network needed)."""
+"""The evaluation report: one HTML file that opens offline (plotly.js beside it, written once per home)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.offline import get_plotlyjs
 
 from rag_eval_pipeline.judges.claims import claims_of
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
@@ -24,6 +23,7 @@ from rag_eval_pipeline.metrics.schema import (
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import is_flip_column
 from rag_eval_pipeline.metrics.summary import language_breakdown
+from rag_eval_pipeline.reporting.html import plotly_script
 from rag_eval_pipeline.reporting.markdown import with_intervals
 
 HEADLINE_METRICS = (
@@ -544,7 +544,7 @@ def render_report(
     models = json.dumps(sorted(summaries))
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>RAG evaluation report</title>"
-        f"<style>{_STYLE}</style><script>{get_plotlyjs()}</script><script>{_TABLE_SCRIPT}</script></head><body>"
+        f"<style>{_STYLE}</style>{plotly_script()}<script>{_TABLE_SCRIPT}</script></head><body>"
         f"<h1>RAG evaluation report</h1><p class='note'>answer models: {html.escape(models)}</p>"
         + "".join(sections)
         + "</body></html>"

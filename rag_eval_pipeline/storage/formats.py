@@ -19,7 +19,28 @@ RECORDS: dict[str, Any] = {"IndexManifest": IndexManifest}
 
 
 class HtmlDocument(str):
-    """A self-contained HTML file; stored as ``<asset>.html`` so it opens in a browser."""
+    """An HTML file, stored as ``<asset>.html`` so it opens in a browser. ``libraries`` (a file
+    name and what makes its text) are written once beside it, where it loads them from: a
+    report's megabytes of JavaScript are not copied into every materialization."""
+
+    libraries: dict[str, Callable[[], str]]
+
+    def __new__(cls, text: str, libraries: dict[str, Callable[[], str]] | None = None) -> HtmlDocument:
+        document = super().__new__(cls, text)
+        document.libraries = dict(libraries or {})
+        return document
+
+
+def write_library(path: UPath, make: Callable[[], str]) -> None:
+    """A document's library, once: a file of that name (its version in the name) is kept."""
+    if path.exists():
+        return
+    tmp = private_tmp(path)
+    try:
+        tmp.write_text(make(), encoding="utf-8")
+        tmp.rename(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 class CorruptArtifactError(ValueError):
@@ -98,6 +119,8 @@ def write(value: Any, path: UPath, what: str) -> UPath:
     for other in FORMATS:
         if other is not chosen:
             with_extension(path, other.extension).unlink(missing_ok=True)
+    for name, make in getattr(value, "libraries", {}).items():
+        write_library(target.parent / name, make)
     return target
 
 

@@ -55,6 +55,7 @@ from rag_eval_pipeline.production.scoring import (
     with_versions,
 )
 from rag_eval_pipeline.production.settings import source_name
+from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.production import production_exposition, render_production_report
 from rag_eval_pipeline.storage.materializations import HISTORY
@@ -323,7 +324,7 @@ def production_report(
             ),
         }
     )
-    return HtmlDocument(render_production_report(production_trend, worst, notes))
+    return HtmlDocument(render_production_report(production_trend, worst, notes), plotly_libraries())
 
 
 def _jobs(days: dg.DailyPartitionsDefinition) -> tuple:

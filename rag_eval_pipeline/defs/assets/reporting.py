@@ -26,6 +26,7 @@ from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparison
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
 from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
+from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import render_report
@@ -215,7 +216,7 @@ def eval_report(
             "this_report": dg.MetadataValue.url(f"{served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html"),
         }
     )
-    return HtmlDocument(report)
+    return HtmlDocument(report, plotly_libraries())
 
 
 @across_models(METRIC_SUMMARY, deps=CURRENT_KNOWLEDGE)
