@@ -109,9 +109,19 @@ def _usage_table(usage: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-# the table's text columns, clipped so that a case is a few lines tall at a laptop's width
-QUESTION_CHARS = 60
-ANSWER_CHARS = 40
+# the compact row's text columns: a case is one or two lines in Dagster's pane, no sideways scroll
+QUESTION_CHARS = 48
+CASE_ID_CHARS = 14
+
+
+def worst_cases_key(partition: str) -> str:
+    """The worst cases' table, named by its model: an asset's overview shows whichever
+    partition ran last, and says which."""
+    return f"worst cases of {partition}"
+
+
+def worst_case_key(partition: str, rank: int, qid: str) -> str:
+    return f"{partition} worst case {rank}: {qid}"
 
 
 def worst_cases_table(
@@ -121,45 +131,36 @@ def worst_cases_table(
     cases: pd.DataFrame,
     run_id: str | None = None,
 ) -> dg.TableMetadataValue | None:
-    """The lowest-correctness cases of this partition in short columns, a case a few lines tall:
-    question, answer, truth, scores, diagnosis, how many gold passages it read, the gold titles
-    it missed, the index version and the run. Each case in full, passages and all, is one click
-    away (``worst_case_markdown``). Where a judge was asked several times, its median is shown
-    and ``unstable`` names what flipped between its re-scores."""
+    """The lowest-correctness cases of this partition, one compact row each (rank, case,
+    correctness, diagnosis, gold passages read, the question cut short): narrow enough to read
+    without scrolling sideways. Each case in full (answer, truth, every judge's scores, the
+    passages read, the index and the run) is its detail block, one click away
+    (``worst_case_markdown``); where a judge was asked several times, ``unstable`` names what
+    flipped between its re-scores."""
     unstable = unstable_cases(scores) if has_rescores(scores) else None
     worst = _worst(per_answer(scores))
     if worst.empty:
         return None
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
-    # every record has the same fields: the judge's faithfulness where a judge read the claims,
-    # the lexical proxy (named as such) where one did not
-    faithfulness_columns = _faithfulness_columns(worst)
     records = []
-    for row in worst.itertuples():
+    for rank, row in enumerate(worst.itertuples(), start=1):
         gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
         answer = answer_of(row)
         retrieved = list(answer["retrieved_titles"])
         records.append(
             dg.TableRecord(
                 {
-                    "qid": row.qid,
-                    "question": _clip(_question(row.qid, answer, truth), QUESTION_CHARS),
-                    "answer": _clip(str(answer["answer"]), ANSWER_CHARS),
-                    "truth": _clip(str(truth.loc[row.qid, "answer"]) if row.qid in truth.index else "–", 30),
-                    "judge": row.judge_id,
+                    "#": str(rank),
+                    "case": _clip(str(row.qid), CASE_ID_CHARS),
                     "correctness": float(row.correctness),
-                    **{column: _number(getattr(row, column, None)) for column in faithfulness_columns},
-                    "context_relevance": _number(getattr(row, "context_relevance", None)),
                     "diagnosis": str(row.diagnosis),
+                    "gold read": f"{len(gold & set(retrieved))} of {len(gold)}" if gold else "–",
                     **(
                         {"unstable": ", ".join(unstable.get(case_key(row._asdict()), [])) or "–"}
                         if unstable is not None
                         else {}
                     ),
-                    "gold read": f"{len(gold & set(retrieved))} of {len(gold)}" if gold else "–",
-                    "missed gold": _clip("; ".join(sorted(gold - set(retrieved))) or "–", 40),
-                    "index": str(answer.get("kb_version", "–"))[:12],
-                    "run": (run_id or "–")[:8],
+                    "question": _clip(_question(row.qid, answer, truth), QUESTION_CHARS),
                 }
             )
         )
@@ -176,7 +177,8 @@ def worst_case_markdown(
 ) -> dict[str, dg.MarkdownMetadataValue]:
     """Each worst case in full, as its own metadata entry (one click in the UI): the question,
     answer, truth, every judge's scores and rationales, the passages the model read (gold
-    marked) and the gold titles it missed, and the command that explains it."""
+    marked) and the gold titles it missed, the index and run it came from, and the command that
+    explains it."""
     unstable = unstable_cases(scores)
     worst = _worst(per_answer(scores))
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
@@ -203,6 +205,7 @@ def worst_case_markdown(
                 if flipped
             ],
             f"- missed gold: {markdown_text(missed, CASE_CHARS)}",
+            f"- index: {str(answer.get('kb_version', '–'))[:12]}; run: {(run_id or '–')[:8]}",
             "",
             to_markdown(judged[["judge_id", *repeats, "status", *metrics]]),
             *[
@@ -221,7 +224,7 @@ def worst_case_markdown(
             lines += ["", f"{n}. **{markdown_text(title)}**{gold_mark}: {markdown_text(text, PASSAGE_CHARS)}"]
         explain = f"rag-eval explain {row.qid} --model {partition}" + (f" --run {run_id}" if run_id else "")
         lines += ["", f"`{explain}`"]
-        entries[f"worst case {rank}: {row.qid}"] = dg.MetadataValue.md("\n".join(lines))
+        entries[worst_case_key(partition, rank, row.qid)] = dg.MetadataValue.md("\n".join(lines))
     return entries
 
 
@@ -242,16 +245,6 @@ def _answers_by_case(answers: pd.DataFrame):
     # positions, each row made when asked: a table shows a few cases of hundreds
     position = {(qid, int(repeat)): n for n, (qid, repeat) in enumerate(zip(answers["qid"], repeats))}
     return lambda score: answers.iloc[position[(score.qid, int(getattr(score, "repeat", 0) or 0))]]
-
-
-def _faithfulness_columns(worst: pd.DataFrame) -> list[str]:
-    """``faithfulness`` where some judge of these rows read the claims, ``faithfulness_lexical``
-    where some row has only the proxy: never an empty column, never a mixed one."""
-    judged = worst["faithfulness"].notna() if "faithfulness" in worst else pd.Series(False, index=worst.index)
-    columns = ["faithfulness"] if judged.any() else []
-    if "faithfulness_lexical" in worst and worst.loc[~judged, "faithfulness_lexical"].notna().any():
-        columns.append("faithfulness_lexical")
-    return columns
 
 
 _SCORES = ("correctness", "faithfulness", "faithfulness_lexical", "context_relevance")
@@ -333,27 +326,48 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-# the columns a person reads first, narrow enough for the asset page; every metric is in the table
-HEADLINE_COLUMNS = (
-    "answer_model",
-    "judge_id",
-    "correctness",
-    "faithfulness",
-    "answer_rate",
-    "context_relevance",
-    "f1",
-    "stale",
-    "n_cases",
-    "n_failed",
-    "note",
-)
+def comparison_headline(comparison: pd.DataFrame, verdicts: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """The few columns that decide, narrow enough for Dagster's side panel: model, cases,
+    correctness with its interval, and where the model stands (the paired verdicts, or why it
+    is stale or missing); the judge only where there are several."""
+    if comparison.empty:
+        return comparison
+    shown = with_intervals(comparison)
+    judges = shown["judge_id"].dropna().nunique() if "judge_id" in shown else 0
+    rows = []
+    for row in shown.to_dict(orient="records"):
+        model, judge = str(row["answer_model"]), row.get("judge_id")
+        missing = bool(row.get("missing")) if not pd.isna(row.get("missing", False)) else False
+        stale = bool(row.get("stale")) if not pd.isna(row.get("stale", False)) else False
+        if missing or stale:
+            verdict = str(row.get("note") or ("missing" if missing else "stale"))
+        else:
+            verdict = verdicts.get((model, str(judge)), "–")
+        flagged = row.get("flagged_by_people")
+        if isinstance(flagged, str) and flagged:
+            verdict = f"{verdict}; judge flagged by people"
+        cases = row.get("n_cases")
+        rows.append(
+            {
+                "model": model,
+                **({"judge": judge if isinstance(judge, str) else "–"} if judges > 1 else {}),
+                "n": "–" if cases is None or pd.isna(cases) else int(cases),
+                "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
+                "verdict": verdict,
+            }
+        )
+    return pd.DataFrame(rows)
 
 
-def comparison_metadata(comparison: pd.DataFrame, by_language: pd.DataFrame | None = None) -> dict[str, Any]:
-    """The comparison as two tables: the headline columns, narrow enough for the asset page, and
-    every metric (wide: scroll the stored table, or read it with the CLI); and, where the cases
-    are in several languages, each model's means per language."""
-    headline = [c for c in HEADLINE_COLUMNS if c in comparison.columns]
+def comparison_metadata(
+    comparison: pd.DataFrame,
+    by_language: pd.DataFrame | None = None,
+    verdicts: dict[tuple[str, str], str] | None = None,
+) -> dict[str, Any]:
+    """The comparison as a narrow table that decides (model, cases, correctness with its
+    interval, verdict) for the asset's side panel, and every metric behind a link (wide: the
+    stored table, or the CLI); and, where the cases are in several languages, each model's
+    means per language."""
     stale = (
         comparison[comparison["stale"].fillna(False).astype(bool)]
         if "stale" in comparison
@@ -370,9 +384,7 @@ def comparison_metadata(comparison: pd.DataFrame, by_language: pd.DataFrame | No
         "stale_models": "; ".join(f"{m}: {r}" for m, r in reasons.items()) or "none",
         "missing_models": "; ".join(f"{r.answer_model}: {r.note}" for r in missing.itertuples()) or "none",
         "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
-        "comparison": dg.MetadataValue.md(
-            to_markdown(with_intervals(comparison)[headline] if headline else comparison)
-        ),
+        "comparison": dg.MetadataValue.md(to_markdown(comparison_headline(comparison, verdicts or {}))),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
         **(
             {"by_language": dg.MetadataValue.md(to_markdown(with_intervals(by_language)))}
@@ -417,3 +429,36 @@ def baseline_diffs_metadata(results: list, dagster_url: str) -> dict[str, Any]:
         metadata[f"{name}: metrics"] = dg.MetadataValue.md(to_markdown(diff.overall()[SHOWN_COLUMNS]))
         metadata[f"{name}: regressed cases"] = dg.MetadataValue.md(drill_down_table(diff, case_url))
     return metadata
+
+
+CLAIMS_SHOWN = 20  # claims on the asset page: those of the cases with an unsupported claim first
+CLAIM_CHARS = 140
+
+
+def claims_preview(claims: pd.DataFrame) -> pd.DataFrame:
+    """The claims a person reads on ``answer_claims``' page: the cases with an unsupported claim
+    first (that claim first), each claim as written (cut at ``CLAIM_CHARS``), whether the
+    contexts support it, the passage that does (or "none") and whether the passage it cites
+    holds it; at most ``CLAIMS_SHOWN`` rows, the whole table one `rag-eval explain` away."""
+    if claims.empty:
+        return pd.DataFrame(columns=["case", "claim", "supported", "passage", "citation"])
+    supported = claims["supported"].astype(bool)
+    later = ~claims["qid"].isin(set(claims.loc[~supported, "qid"]))
+    ordered = claims.assign(later=later, held=supported).sort_values(["later", "qid", "held"], kind="stable")
+    rows = []
+    for row in ordered.head(CLAIMS_SHOWN).itertuples():
+        cited = row.cited_passage if isinstance(row.cited_passage, str) and row.cited_passage else None
+        rows.append(
+            {
+                "case": str(row.qid),
+                "claim": _clip(str(row.claim), CLAIM_CHARS),
+                "supported": "yes" if row.held else "NO",
+                "passage": row.supporting_passage
+                if isinstance(row.supporting_passage, str) and row.supporting_passage
+                else "none",
+                "citation": "–"
+                if cited is None
+                else f"{cited}: {'holds' if row.citation_supports else 'does not hold'}",
+            }
+        )
+    return pd.DataFrame(rows)

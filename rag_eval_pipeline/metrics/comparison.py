@@ -273,3 +273,33 @@ VALIDATION_COLUMNS = [
     "calibration_expected",
     "calibration_ok",
 ]
+
+
+def standing(paired: pd.DataFrame | None, metric: str = "correctness") -> dict[tuple[str, str], str]:
+    """(model, judge) -> where the model stands on ``metric`` by the paired verdicts: the models
+    it is shown better than and worse than, or "no difference shown"; a model in no pair has
+    no entry. What the comparison's narrow table says beside each mean."""
+    if paired is None or paired.empty or "verdict" not in paired:
+        return {}
+    rows = paired[paired["metric"] == metric]
+    better: dict[tuple[str, str], list[str]] = {}
+    worse: dict[tuple[str, str], list[str]] = {}
+    seen: set[tuple[str, str]] = set()
+    for row in rows.itertuples():
+        a, b, judge = str(row.model_a), str(row.model_b), str(row.judge_id)
+        seen |= {(a, judge), (b, judge)}
+        if row.verdict == f"{a} better":
+            better.setdefault((a, judge), []).append(b)
+            worse.setdefault((b, judge), []).append(a)
+        elif row.verdict == f"{b} better":
+            better.setdefault((b, judge), []).append(a)
+            worse.setdefault((a, judge), []).append(b)
+    said = {}
+    for key in seen:
+        parts = []
+        if key in better:
+            parts.append("better than " + ", ".join(sorted(better[key])))
+        if key in worse:
+            parts.append("worse than " + ", ".join(sorted(worse[key])))
+        said[key] = "; ".join(parts) or "no difference shown"
+    return said

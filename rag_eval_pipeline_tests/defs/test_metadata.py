@@ -3,18 +3,22 @@
 import numpy as np
 import pandas as pd
 
-from rag_eval_pipeline.defs.metadata import worst_cases_table
+from rag_eval_pipeline.defs.metadata import worst_case_markdown, worst_cases_table
 
 
-def test_worst_cases_of_several_judges_share_one_set_of_columns():
+def test_worst_cases_are_compact_rows_with_the_case_in_full_one_click_away():
     """A case whose worst score came from the STRICT judge (faithfulness read by a model) beside
-    one from the reference judge (the lexical proxy only): one table, the same fields in every
-    record (Dagster refuses a table whose records differ), each faithfulness named for what it is."""
+    one from the reference judge (the lexical proxy only): one table of compact rows, the same
+    fields in every record (Dagster refuses a table whose records differ), narrow enough to read
+    in Dagster's pane; each case's full detail (answer, truth, scores, missed gold, index, run)
+    is its own entry, named by its model."""
     scores = pd.DataFrame(
         {
             "qid": ["a", "b"],
             "repeat": [0, 0],
             "judge_id": ["claude-sonnet-4-6", "reference"],
+            "judge_kind": ["strict", "reference"],
+            "rationales": [None, None],
             "status": ["ok", "ok"],
             "correctness": [0.0, 0.0],
             "faithfulness": [1.0, np.nan],
@@ -39,7 +43,14 @@ def test_worst_cases_of_several_judges_share_one_set_of_columns():
     table = worst_cases_table("m", scores, answers, cases, "run-id")
     fields = [list(record.data) for record in table.records]
     assert fields[0] == fields[1] == [c.name for c in table.schema.columns]
-    by_qid = {record.data["qid"]: record.data for record in table.records}
-    assert by_qid["a"]["faithfulness"] == 1.0 and by_qid["a"]["faithfulness_lexical"] is None
-    assert by_qid["b"]["faithfulness"] is None and by_qid["b"]["faithfulness_lexical"] == 0.5
-    assert by_qid["b"]["missed gold"] == "t9" and by_qid["a"]["gold read"] == "1 of 1"
+    assert fields[0] == ["#", "case", "correctness", "diagnosis", "gold read", "question"]
+    by_case = {record.data["case"]: record.data for record in table.records}
+    assert by_case["a"]["gold read"] == "1 of 1" and by_case["b"]["gold read"] == "0 of 1"
+    detail = worst_case_markdown("m", scores, answers.assign(kb_version="v1"), cases, "run-id")
+    assert list(detail) == ["m worst case 1: a", "m worst case 2: b"]
+    block = detail["m worst case 2: b"].value
+    assert (
+        "- missed gold: t9" in block
+        and "- index: v1; run: run-id" in block
+        and "faithfulness_lexical" in block
+    )

@@ -75,7 +75,7 @@ def test_claims_are_stored_scored_and_name_the_hallucination(tmp_path):
     worst = {
         key.split(": ", 1)[1]: value.value
         for key, value in record.asset_materialization.metadata.items()
-        if key.startswith("worst case ")
+        if key.startswith("mixer worst case ")
     }
     drilled = hallucinated & set(worst)
     assert drilled  # a hallucinated case among the worst: its drill-down names the claim
@@ -85,6 +85,10 @@ def test_claims_are_stored_scored_and_name_the_hallucination(tmp_path):
     said = listed.asset_materialization.metadata
     assert said["claims"].value == len(claims)
     assert said["cases_with_an_unsupported_claim"].value == len(hallucinated)
+    # the claims themselves, readable on the asset's page: an unsupported one first, named
+    readable = said["claims of mixer"].value
+    first_unsupported = claims[~claims["supported"].astype(bool)].iloc[0]
+    assert "| NO |" in readable.splitlines()[2] and first_unsupported["claim"][:40] in readable
     report = (tmp_path / "home" / "storage" / "artifacts" / "eval_report.html").read_text()
     assert '<li class="claim unsupported"><mark>unsupported</mark>' in report
     summary = load_asset(instance, "metric_summary", "mixer")

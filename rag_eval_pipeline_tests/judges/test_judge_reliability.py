@@ -203,7 +203,7 @@ def test_unstable_cases_are_named_in_worst_cases_and_the_paired_table_weighs_jud
     }
     assert flipped and marked == flipped
     metadata = rescored.metadata("judge_scores", MODELS[0])
-    pages = [v.value for k, v in metadata.items() if k.startswith("worst case")]
+    pages = [v.value for k, v in metadata.items() if f"{MODELS[0]} worst case" in k]
     assert any("- unstable: " in page for page in pages)
     # the judge's own noise beside each difference: the spread of the differences its re-scores
     # give one at a time, recomputed here; a difference no larger is said to be within it

@@ -16,9 +16,11 @@ from rag_eval_pipeline.answering.answer_cases import AllCasesFailedError, answer
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
+    claims_preview,
     scores_metadata,
     summary_metadata,
     worst_case_markdown,
+    worst_cases_key,
     worst_cases_table,
 )
 from rag_eval_pipeline.defs.names import EVALUATION, JUDGEMENT_LIST, KB_INDEX
@@ -42,6 +44,7 @@ from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
 from rag_eval_pipeline.metrics.schema import case_set_id
 from rag_eval_pipeline.metrics.summary import summarize
+from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import history_rows
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.tracing.cases import TraceContext, build_case_traces
@@ -209,7 +212,10 @@ def judge_scores(
         context.partition_key, scores, candidate_answers, judgement_list, context.run_id
     )
     rules = judging_rules(judging)
-    context.add_output_metadata({**metadata, **rules, **({"worst_cases": worst} if worst else {}), **cases})
+    shown = {worst_cases_key(context.partition_key): worst} if worst else {}
+    context.add_output_metadata(
+        {"answer_model": context.partition_key, **metadata, **rules, **shown, **cases}
+    )
     return scores
 
 
@@ -247,12 +253,14 @@ def metric_summary(
     )
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
 def answer_claims(context: dg.AssetExecutionContext, judge_scores: pd.DataFrame) -> pd.DataFrame:
     """One row per claim of each answer, as a claim judge (`claims:<LLM>`) checked it: supported
     by the contexts or not, the passage that states it, the passage it cites and whether that
-    citation holds. Empty when no claim judge ran."""
+    citation holds; its page shows the claims themselves, an unsupported one first. Empty when
+    no claim judge ran."""
     claims = claims_table(judge_scores)
+    readable = to_markdown(claims_preview(claims))
     supported = claims["supported"].astype(bool) if len(claims) else claims["supported"]
     context.add_output_metadata(
         {
@@ -264,6 +272,7 @@ def answer_claims(context: dg.AssetExecutionContext, judge_scores: pd.DataFrame)
             "how": "add a claim judge to see claims: --judges reference,claims:claude-sonnet-4-6"
             if claims.empty
             else "each claim checked against the contexts the answer was given from",
+            **({f"claims of {context.partition_key}": dg.MetadataValue.md(readable)} if len(claims) else {}),
         }
     )
     return claims

@@ -18,11 +18,12 @@ from rag_eval_pipeline.defs.names import (
     JUDGEMENT_LIST,
     KB_INDEX,
     METRIC_SUMMARY,
+    PAIRED_COMPARISON,
     REPORTING,
 )
 from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
-from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons
+from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
 from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
@@ -64,6 +65,7 @@ def across_models(*partitioned_inputs: str, deps: list[str] | None = None):
     ins={
         METRIC_SUMMARY: dg.AssetIn(metadata=ALL_PARTITIONS),
         CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+        PAIRED_COMPARISON: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     },
     code_version="3",
 )
@@ -71,6 +73,7 @@ def model_comparison(
     context: dg.AssetExecutionContext,
     metric_summary: dict[str, pd.DataFrame],
     corrected_means: pd.DataFrame | None,
+    paired_comparison: pd.DataFrame | None,
     judgement_list: pd.DataFrame,
     kb_index: IndexManifest,
     settings: SettingsResource,
@@ -87,7 +90,9 @@ def model_comparison(
     for model, reason in missing.items():
         context.log.warning(f"{model}: {reason}")
     comparison = compare_models(metric_summary, stale, corrected_means, missing)
-    context.add_output_metadata(comparison_metadata(comparison, language_breakdown(metric_summary)))
+    context.add_output_metadata(
+        comparison_metadata(comparison, language_breakdown(metric_summary), standing(paired_comparison))
+    )
     return comparison
 
 
