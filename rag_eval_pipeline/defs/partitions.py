@@ -34,17 +34,24 @@ IN_FLIGHT = [
 REASON_CHARS = 240  # of a failure's message, in a comparison's note
 
 
-def run_failure_reason(instance: dg.DagsterInstance, run_id: str) -> str:
-    """Why a run failed, in one line: its first failed step's own description (a
-    ``dagster.Failure`` says the reason first), else that step's error's first line."""
+def step_failure_reasons(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str]]:
+    """Each failed step of a run with its reason in one line: a ``dagster.Failure``'s own
+    description (what the stage says first), else its error's first line."""
+    reasons = []
     for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
         data = entry.dagster_event.step_failure_data if entry.dagster_event else None
         if data is None:
             continue
         described = data.user_failure_data.description if data.user_failure_data else None
         message = described or (data.error.message if data.error else "") or "failed"
-        step = entry.dagster_event.step_key if entry.dagster_event else ""
         line = next((part.strip() for part in message.splitlines() if part.strip()), "failed")
+        reasons.append((entry.dagster_event.step_key or "", line))
+    return reasons
+
+
+def run_failure_reason(instance: dg.DagsterInstance, run_id: str) -> str:
+    """Why a run failed, in one line: its first failed step and that step's reason."""
+    for step, line in step_failure_reasons(instance, run_id):
         return f"{step}: {line}"[:REASON_CHARS] if step else line[:REASON_CHARS]
     return "the run failed before any step (see its page)"
 

@@ -34,7 +34,7 @@ from rag_eval_pipeline.defs.names import (
     PROFILE_TAG,
     TRIGGER_TAG,
 )
-from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models
+from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models, step_failure_reasons
 from rag_eval_pipeline.defs.resources import DocumentsResource
 from rag_eval_pipeline.defs.run_config import evaluation_run_config
 
@@ -240,16 +240,24 @@ def failed_checks_sensor() -> dg.RunStatusSensorDefinition:
         minimum_interval_seconds=FAILED_CHECKS_INTERVAL_S,
         default_status=dg.DefaultSensorStatus.RUNNING,
         monitor_all_code_locations=True,  # the CLI's runs too (they have no code location)
-        description="Writes what a failed run's blocking checks said (a quality gate's metric, "
-        "value and threshold) at the foot of that run's log, where its page opens: Dagster's "
-        "own error names only how many checks failed.",
+        description="Writes why a run failed at the foot of its log, where its page opens: what "
+        "its blocking checks said (a quality gate's metric, value and threshold) and each failed "
+        "step's own reason (an agent that cannot start): Dagster's own error names only how many "
+        "checks or which steps failed.",
     )
     def sensor(context: dg.RunFailureSensorContext):
-        said = failed_checks_said(context.instance, context.dagster_run.run_id)
+        run_id = context.dagster_run.run_id
+        said = failed_steps_said(context.instance, run_id) + failed_checks_said(context.instance, run_id)
         if said:
             context.instance.report_engine_event("; ".join(said), context.dagster_run)
 
     return sensor
+
+
+def failed_steps_said(instance: dg.DagsterInstance, run_id: str) -> list[str]:
+    """Each failed step's reason in its own words, `<step> failed: <reason>` (a dagster.Failure's
+    description, else its error's first line)."""
+    return [f"{step} failed: {reason}" for step, reason in step_failure_reasons(instance, run_id)]
 
 
 def failed_checks_said(instance: dg.DagsterInstance, run_id: str) -> list[str]:

@@ -275,6 +275,13 @@ def test_a_backfill_of_every_model_evaluates_each_once_and_the_comparison_is_two
     panel = page.locator("tr", has=page.get_by_text("comparison", exact=True))
     for model in MODELS:
         expect(panel.get_by_text(model, exact=True).first).to_be_visible(timeout=60_000)
+    # what decides reads in the side panel at 1,600 px, no scrolling sideways: correctness with
+    # its interval and where the model stands
+    for header in ("correctness", "verdict"):
+        cell = panel.locator("th", has_text=re.compile(f"^{header}$")).first
+        expect(cell).to_be_visible(timeout=60_000)
+        box = cell.bounding_box()
+        assert box["x"] + box["width"] <= 1600, header
     screenshot(page, "ui-comparison-two-clicks", full_page=False)
 
 
@@ -365,21 +372,25 @@ def test_a_failed_gate_names_its_metric_and_threshold_on_the_run_page(ui, browse
 
 
 def test_a_bad_case_reads_in_one_screen_and_its_passages_are_one_click_away(ui, browser):
+    """A worst case is one compact row, read without scrolling sideways at a laptop's width; the
+    table and each case's detail are named by their model (the page shows whichever ran last)."""
     page = browser.new_page()
     open_page(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=oracle")
     record = _latest(ui, "judge_scores", "oracle")
     metadata = record.asset_materialization.metadata
-    worst = metadata["worst_cases"].value.records[0].data
-    assert {"missed gold", "index", "run"} <= set(worst) and "passages" not in worst
-    page.get_by_text("worst_cases", exact=True).first.wait_for(timeout=60_000)
-    row = page.get_by_text(worst["qid"], exact=True).first
+    worst = metadata["worst cases of oracle"].value.records[0].data
+    assert set(worst) == {"#", "case", "correctness", "diagnosis", "gold read", "question"}
+    page.get_by_text("worst cases of oracle", exact=True).first.wait_for(timeout=60_000)
+    row = page.get_by_text(worst["case"], exact=True).first
     row.scroll_into_view_if_needed()
     row.wait_for(state="visible", timeout=60_000)
-    cell = page.locator("tr", has=page.get_by_text(worst["qid"], exact=True)).last  # the innermost row
+    cell = page.locator("tr", has=page.get_by_text(worst["case"], exact=True)).last  # the innermost row
     screenshot(page, "ui-worst-cases", full_page=False)
-    assert cell.bounding_box()["height"] < 200  # short columns: a case reads in one screen
-    entry = f"worst case 1: {worst['qid']}"
-    assert entry in metadata and "Passages the model read" in metadata[entry].value
+    box = cell.bounding_box()
+    assert box["height"] < 200  # a case reads in one screen
+    assert box["x"] + box["width"] <= 1600  # ... and without scrolling sideways
+    entry = next(k for k in metadata if k.startswith("oracle worst case 1: "))
+    assert "Passages the model read" in metadata[entry].value and "- index: " in metadata[entry].value
     page.get_by_text(entry, exact=True).first.wait_for(timeout=60_000)
 
 
@@ -461,18 +472,19 @@ def test_the_teams_agent_is_a_partition_like_any_model(ui, browser):
     page.get_by_text("bot", exact=True).first.wait_for(timeout=60_000)
     record = _latest(ui, "judge_scores", "bot")
     metadata = record.asset_materialization.metadata
-    worst = metadata["worst_cases"].value.records[0].data
-    entry = f"worst case 1: {worst['qid']}"
+    worst = metadata["worst cases of bot"].value.records[0].data
+    entry = next(k for k in metadata if k.startswith("bot worst case 1: "))
     assert "**Contexts the agent returned**" in metadata[entry].value
     open_page(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=bot")
-    page.get_by_text(worst["qid"], exact=True).first.wait_for(timeout=60_000)
+    page.get_by_text(worst["case"], exact=True).first.wait_for(timeout=60_000)
     screenshot(page, "ui-agent-worst-cases", full_page=False)
 
 
 def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser):
     """A reviewer's file dropped into review/labels (people fail every oracle answer the
     reference judge passes): the labels sensor reads it, judge_agreement flags the judge on its
-    asset page, and oracle's summary is corrected by the labels, all launched by the daemon."""
+    asset page, and corrected_means corrects oracle's mean by the labels, in one cross-model run
+    launched by the daemon (no model's summary is touched)."""
     with ui.instance() as instance:
         answers = build_definitions(load_settings(ui.config)).load_asset_value(
             "candidate_answers", instance=instance, partition_key="oracle"
@@ -501,15 +513,15 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
     wait_until(flagged, 300, "judge_agreement flagging the reference judge")
 
     def corrected():
-        record = _latest(ui, "metric_summary", "oracle")
-        return record if record and "corrected_by_people" in record.asset_materialization.metadata else None
+        record = _latest(ui, "corrected_means")
+        return record if record and record.asset_materialization.metadata["corrected"].value else None
 
-    wait_until(corrected, 300, "oracle's summary corrected by the labels")
+    wait_until(corrected, 300, "oracle's mean corrected by the labels")
     with ui.instance() as instance:
-        summary = build_definitions(load_settings(ui.config)).load_asset_value(
-            "metric_summary", instance=instance, partition_key="oracle"
+        table = build_definitions(load_settings(ui.config)).load_asset_value(
+            "corrected_means", instance=instance
         )
-    row = summary[(summary["group"] == "all") & (summary["judge_id"] == "reference")]
+    row = table[(table["answer_model"] == "oracle") & (table["judge_id"] == "reference")]
     row = row[row["metric"] == "correctness"].iloc[0]
     assert row["mean"] == 1.0 and row["n_labels"] == 10 and row["corrected_mean"] == 0.0
     page = browser.new_page()
@@ -533,7 +545,7 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
     def ticked_after_the_import():
         ticks = {
             sensor: [tick for tick in sensor_ticks(ui, sensor) if tick["timestamp"] > after]
-            for sensor in ("new_labels_sensor", "labels_read_sensor")
+            for sensor in ("new_labels_sensor",)
         }
         return ticks if all(ticks.values()) else None
 

@@ -1,0 +1,166 @@
+"""Benchmark: the UI's whole-lineage backfill on a fresh instance, through `dagster dev`'s webserver
+and daemon: "Materialize all" with every partition, launched through GraphQL as the UI launches it,
+over three offline models and 20 questions, optionally with a fourth model whose Python agent
+cannot be imported.
+
+Prints, from the launch: when each run started and ended, when the last model's summary and the
+comparison were stored, the backfill's status, and what the comparison holds. With --baseline
+PATH (a checkout of an earlier commit, its package imported through PYTHONPATH), the same
+backfill of that code on its own fresh instance, in the same call.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/ui_backfill.py [--broken] [--baseline /tmp/base]
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import dagster as dg
+
+from benchmarks.ui_launched_runs import free_port, graphql, wait_for_daemon, wait_for_webserver
+
+REPO = Path(__file__).resolve().parents[1]
+DATASET = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor_500.jsonl"
+MODELS = ["extractive-baseline", "oracle", "null"]
+BROKEN = "raise RuntimeError('the vector store is not configured')\n"
+
+
+def _instance(home: Path) -> dg.DagsterInstance:
+    return dg.DagsterInstance.from_config(str(home))
+
+
+def _wait(condition, timeout_s: float, what: str):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.5)  # the daemon works on its own clock
+    raise TimeoutError(what)
+
+
+def measure(package_root: Path, broken: bool, label: str) -> None:
+    root = Path(tempfile.mkdtemp(prefix="ui-backfill-"))
+    (root / "broken_agent.py").write_text(BROKEN)
+    models = [*MODELS, *(["broken"] if broken else [])]
+    lines = [f"dataset: {{source: '{DATASET}', sample_size: 20}}", "answer_models:"]
+    lines += [f"  - {{name: {m!r}, provider: offline, model: {m!r}}}" for m in MODELS]
+    if broken:
+        lines.append("  - {name: broken, provider: python, target: 'broken_agent:answer'}")
+    (root / "rag_eval.yaml").write_text("\n".join(lines) + "\n")
+    home = root / "home"
+    home.mkdir()
+    env = {
+        **os.environ,
+        "RAG_EVAL_CONFIG": str(root / "rag_eval.yaml"),
+        "DAGSTER_HOME": str(home),
+        "PYTHONPATH": os.pathsep.join([str(package_root), str(root)]),
+    }
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dagster",
+            "dev",
+            "-w",
+            str(REPO / "workspace.yaml"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(port),
+        ],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for_webserver(url)
+        wait_for_daemon(home)
+        _wait(
+            lambda: set(models) <= set(_instance(home).get_dynamic_partitions("answer_model")),
+            120,
+            "the configured models registered",
+        )
+        keys = [{"path": key.path} for key in _all_assets(url)]
+        launched_at = time.time()
+        answer = graphql(
+            url,
+            """mutation($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
+                 __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message } } }""",
+            {"params": {"allPartitions": True, "assetSelection": keys}},
+        )["launchPartitionBackfill"]
+        assert answer["__typename"] == "LaunchBackfillSuccess", answer
+        backfill_id = answer["backfillId"]
+
+        def ended():
+            with _instance(home) as instance:
+                found = instance.get_backfill(backfill_id)
+                return found if found.status.value != "REQUESTED" else None
+
+        status = _wait(ended, 900, "the backfill's end").status.value
+
+        def compared():
+            with _instance(home) as instance:
+                summaries = [
+                    instance.fetch_materializations(
+                        dg.AssetRecordsFilter(dg.AssetKey("metric_summary"), asset_partitions=[m]), limit=1
+                    ).records
+                    for m in MODELS
+                ]
+                if not all(summaries):
+                    return None
+                last = max(r[0].timestamp for r in summaries)
+                comparison = instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1).records
+                return (last, comparison[0]) if comparison and comparison[0].timestamp > last else None
+
+        last_summary, comparison = _wait(compared, 300, "the comparison after the last summary")
+        with _instance(home) as instance:
+            runs = sorted(instance.get_runs(), key=lambda r: instance.get_run_stats(r.run_id).start_time or 0)
+            print(f"\n{label}{' (with a broken fourth model)' if broken else ''}: backfill {status}")
+            for run in runs:
+                stats = instance.get_run_stats(run.run_id)
+                what = run.tags.get("dagster/partition") or run.job_name
+                start, end = (stats.start_time or 0) - launched_at, (stats.end_time or 0) - launched_at
+                print(
+                    f"  run {run.run_id[:8]} {what:<20} {run.status.value:<8} {start:6.1f} s -> {end:6.1f} s"
+                )
+            held = comparison.asset_materialization.metadata
+        print(f"  last model's summary stored {last_summary - launched_at:.1f} s after the launch")
+        print(f"  comparison stored {comparison.timestamp - last_summary:.1f} s after that")
+        print(f"  comparison's missing models: {getattr(held.get('missing_models'), 'value', 'n/a')}")
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
+def _all_assets(url: str) -> list[dg.AssetKey]:
+    nodes = graphql(url, "{ assetNodes { assetKey { path } } }", {})["assetNodes"]
+    return [dg.AssetKey(node["assetKey"]["path"]) for node in nodes]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--broken", action="store_true", help="add a model whose agent cannot be imported")
+    parser.add_argument("--baseline", help="a checkout of an earlier commit, measured the same way")
+    args = parser.parse_args()
+    measure(REPO, args.broken, "this checkout")
+    if args.baseline:
+        measure(Path(args.baseline), args.broken, f"baseline {args.baseline}")
+    print(json.dumps({"models": MODELS, "questions": 20}))
+
+
+if __name__ == "__main__":
+    main()

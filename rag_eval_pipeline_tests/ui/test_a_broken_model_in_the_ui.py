@@ -1,0 +1,159 @@
+"""One broken model among good ones, in the real UI: `rag-eval ui` on a fresh instance with three
+offline models and a fourth whose Python agent cannot be imported, then "Materialize all" over
+every partition (the UI's own GraphQL call). The good models each get their summary, the
+comparison holds them and names the broken one with its reason, the backfill's page shows the one
+failed partition, the broken run's page opens on the reason, and the report opens."""
+
+import contextlib
+import re
+
+import dagster as dg
+import pytest
+from playwright.sync_api import expect
+
+from rag_eval_pipeline.config import load_settings
+from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline_tests.support import SHARED_HOTPOTQA
+from rag_eval_pipeline_tests.support.processes import free_port
+from rag_eval_pipeline_tests.support.ui import (
+    browser_context,
+    graphql,
+    open_page,
+    screenshot,
+    sensor_ticks,
+    serve_ui,
+    wait_until,
+)
+
+pytestmark = pytest.mark.slow  # `rag-eval ui` (webserver and daemon) and a browser
+
+GOOD = ("extractive-baseline", "oracle", "null")
+REASON = "cannot import broken_agent (RuntimeError: the vector store is not configured)"
+
+
+@pytest.fixture(scope="module")
+def ui(tmp_path_factory):
+    with contextlib.ExitStack() as stack:
+        folder = tmp_path_factory.mktemp("broken-ui")
+        (folder / "broken_agent.py").write_text("raise RuntimeError('the vector store is not configured')\n")
+        reports_port = free_port()
+        models = "".join(f"  - {{name: {m!r}, provider: offline, model: {m!r}}}\n" for m in GOOD)
+        (folder / "rag_eval.yaml").write_text(
+            f"dataset: {{source: '{SHARED_HOTPOTQA}', sample_size: 20}}\n"
+            f"answer_models:\n{models}"
+            "  - {name: broken, provider: python, target: 'broken_agent:answer'}\n"
+            f"ui: {{reports_port: {reports_port}}}\n"
+        )
+        yield serve_ui(stack, folder, folder / "rag_eval.yaml", reports_port)
+
+
+@pytest.fixture(scope="module")
+def browser(ui):
+    with contextlib.ExitStack() as stack:
+        yield browser_context(stack)
+
+
+@pytest.fixture(scope="module")
+def backfilled(ui):
+    """Every asset over every partition, launched as the UI's "Materialize all" launches it."""
+
+    def registered():
+        with ui.instance() as instance:
+            return set(instance.get_dynamic_partitions("answer_model")) >= {*GOOD, "broken"}
+
+    wait_until(registered, 180, "the configured models registered by the sensor")
+    keys = [
+        {"path": node["assetKey"]["path"]}
+        for node in graphql(ui.url, "{ assetNodes { assetKey { path } } }")["assetNodes"]
+    ]
+    launched = graphql(
+        ui.url,
+        """mutation($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
+             __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message } } }""",
+        {"params": {"allPartitions": True, "assetSelection": keys}},
+    )["launchPartitionBackfill"]
+    assert launched["__typename"] == "LaunchBackfillSuccess", launched
+
+    def ended():
+        with ui.instance() as instance:
+            backfill = instance.get_backfill(launched["backfillId"])
+        return backfill if backfill.status.value != "REQUESTED" else None
+
+    backfill = wait_until(ended, 900, "the backfill's end")
+
+    def compared():
+        with ui.instance() as instance:
+            comparison = instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1).records
+            summaries = [
+                instance.fetch_materializations(
+                    dg.AssetRecordsFilter(dg.AssetKey("metric_summary"), asset_partitions=[m]), limit=1
+                ).records
+                for m in GOOD
+            ]
+        if not comparison or not all(summaries):
+            return None
+        return comparison[0] if comparison[0].timestamp > max(s[0].timestamp for s in summaries) else None
+
+    comparison = wait_until(compared, 300, "the comparison after the good models' summaries")
+    return backfill, comparison
+
+
+def test_the_sensor_says_why_the_broken_model_cannot_run_and_registers_it(ui, backfilled):
+    reasons = " ".join(tick["skipReason"] or "" for tick in sensor_ticks(ui, "answer_models_sensor"))
+    assert f"broken cannot run: agent broken: target broken_agent:answer: {REASON}" in reasons
+
+
+def test_the_good_models_are_evaluated_and_compared_without_the_broken_one(ui, backfilled):
+    backfill, record = backfilled
+    assert backfill.status.value == "COMPLETED_FAILED"  # one partition failed; the others stand
+    with ui.instance() as instance:
+        comparison = build_definitions(load_settings(ui.config)).load_asset_value(
+            "model_comparison", instance=instance
+        )
+    rows = comparison.set_index("answer_model")
+    assert set(rows.index) == {*GOOD, "broken"}
+    assert not rows.loc[list(GOOD), "missing"].any() and rows.loc["broken", "missing"]
+    assert REASON in rows.loc["broken", "note"]
+    assert REASON in record.asset_materialization.metadata["missing_models"].value
+
+
+def test_the_broken_run_opens_on_its_reason_and_the_backfill_shows_one_failed_partition(
+    ui, browser, backfilled
+):
+    backfill, _ = backfilled
+    with ui.instance() as instance:
+        failed = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": "broken"}), limit=1)[0]
+    assert failed.status == dg.DagsterRunStatus.FAILURE
+    # the failure sensor writes the step's own reason at the foot of the run's log, where its page
+    # opens (Dagster's own error says only which step failed, the reason a click further)
+    said = f"candidate_answers failed: target broken_agent:answer: {REASON}"
+
+    def written():
+        with ui.instance() as instance:
+            return any(said in (entry.message or "") for entry in instance.all_logs(failed.run_id))
+
+    wait_until(written, 120, "the reason written at the foot of the run's log")
+    page = browser.new_page()
+    open_page(page, f"{ui.url}/runs/{failed.run_id}")
+    reason = page.get_by_text(re.compile("^" + re.escape(said))).first
+    reason.wait_for(timeout=60_000)
+    expect(reason).to_be_in_viewport()  # the first screen, no click on "View full message"
+    screenshot(page, "ui-broken-model-run", full_page=False)
+    open_page(page, f"{ui.url}/runs/b/{backfill.backfill_id}")
+    # the backfill's page: of the four partitions of the answers, three succeeded and one failed
+    page.get_by_text("candidate_answers", exact=True).first.wait_for(timeout=60_000)
+    shown = " ".join(page.locator("body").inner_text().split())
+    # targeted, in progress, succeeded, failed
+    assert re.search(r"candidate_answers 100% completed 4 0 3 1\b", shown), shown[:2000]
+    screenshot(page, "ui-broken-model-backfill", full_page=False)
+
+
+def test_the_comparison_names_the_broken_model_and_the_report_opens(ui, browser, backfilled):
+    page = browser.new_page()
+    open_page(page, f"{ui.url}/assets/model_comparison")
+    page.get_by_text(re.compile(r"broken: missing: evaluation run")).first.wait_for(timeout=60_000)
+    screenshot(page, "ui-broken-model-comparison", full_page=False)
+    page.goto(f"{ui.reports_url}/eval_report.html", wait_until="load")
+    page.wait_for_selector("#missing", timeout=60_000)
+    assert REASON in page.locator("#missing").inner_text()
+    page.wait_for_selector(".main-svg", timeout=60_000)  # the charts of the good models drawn
