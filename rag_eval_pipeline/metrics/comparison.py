@@ -8,6 +8,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from rag_eval_pipeline.metrics.directions import lower_is_better
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
 from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, metric_columns, per_case
 from rag_eval_pipeline.metrics.settings import MONTE_CARLO_DRAWS, SIGNIFICANCE
@@ -122,12 +123,13 @@ def _decide(comparisons: pd.DataFrame, significance: float) -> pd.DataFrame:
         lambda p: holm_adjusted(p.tolist())
     )
     comparisons["verdict"] = [
-        paired_verdict(a, b, interval, p, significance)
-        for a, b, interval, p in zip(
+        paired_verdict(a, b, interval, p, significance, lower_is_better(metric))
+        for a, b, interval, p, metric in zip(
             comparisons["model_a"],
             comparisons["model_b"],
             comparisons["_interval"],
             comparisons["p_adjusted"],
+            comparisons["metric"],
         )
     ]
     ordered = [

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from rag_eval_pipeline.metrics.schema import ANSWER_VARIABILITY, metric_columns, per_case
+from rag_eval_pipeline.metrics.directions import lower_is_better
+from rag_eval_pipeline.metrics.schema import metric_columns, per_case
 from rag_eval_pipeline.metrics.settings import (
     MIN_CASES,
     MONTE_CARLO_DRAWS,
@@ -21,8 +22,6 @@ from rag_eval_pipeline.metrics.settings import (
 )
 from rag_eval_pipeline.metrics.statistics import holm_adjusted, paired_difference, sign_flip_test
 
-# metrics where a rise is the worse direction (a failed call, a false answer, a needless decline)
-LOWER_IS_BETTER = frozenset({"error_rate", "false_answer_rate", "over_abstention_rate", ANSWER_VARIABILITY})
 # what an answer's lineage is, as `candidate_answers` records it: a change here explains a change
 LINEAGE_COLUMNS = ("model_id", "prompt_version", "retrieval_mode", "top_k", "kb_version")
 TOLERANCE = 1e-9  # two scores this close are the same score
@@ -137,8 +136,9 @@ def case_changes(before: Evaluation, after: Evaluation) -> pd.DataFrame:
 
 
 def _harm(metric: str, change: np.ndarray) -> np.ndarray:
-    """How much worse each case got (positive: worse), whichever direction the metric improves."""
-    return change if metric in LOWER_IS_BETTER else -change
+    """How much worse each case got (positive: worse), whichever direction the metric improves
+    (``metrics.directions``: a judge's flip rate, an error rate, better lower)."""
+    return change if lower_is_better(metric) else -change
 
 
 def paired_cases(before: Evaluation, after: Evaluation, excluded: set[str]) -> pd.DataFrame:
@@ -205,7 +205,7 @@ def _metric_row(group: str, judge_id: str, metric: str, pairs: pd.DataFrame, spe
         "ci_low": interval.low,
         "ci_high": interval.high,
         "p_value": test.p_value,
-        "lower_is_better": metric in LOWER_IS_BETTER,
+        "lower_is_better": lower_is_better(metric),
     }
 
 

@@ -4,7 +4,9 @@ A gate is resolved once from its key and value: ``[GROUP/][JUDGE/]METRIC`` where
 ``tag:<tag>``, ``type:<type>``, ``level:<level>`` or (production traffic)
 ``agent_version:<version>`` (the summary's per-group rows), with a
 threshold and a bound: the mean must clear it, or (``bound: lower``, as a release gate should)
-the lower end of its 95% interval must.
+the pessimistic end of its 95% interval must. A metric better lower (an error rate, a judge's
+flip rate: ``metrics.directions``) must stay at or below its threshold, its interval's upper end
+under ``bound: lower``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.directions import lower_is_better
 from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL, TOO_FEW_CASES, Bound, Gate, parse_gate
 
 
@@ -31,9 +34,20 @@ class GateResult:
     ci_high: float | None = None
 
     @property
+    def lower_is_better(self) -> bool:
+        return lower_is_better(self.metric)
+
+    @property
     def checked(self) -> float | None:
-        """The value held against the threshold: the mean, or its interval's lower end."""
-        return self.ci_low if self.bound is Bound.LOWER else self.mean
+        """The value held against the threshold: the mean, or its interval's pessimistic end
+        (the lower end of a score, the upper end of a metric better lower)."""
+        if self.bound is not Bound.LOWER:
+            return self.mean
+        return self.ci_high if self.lower_is_better else self.ci_low
+
+    def clears(self) -> bool:
+        assert self.checked is not None
+        return self.checked <= self.threshold if self.lower_is_better else self.checked >= self.threshold
 
 
 def as_gates(thresholds: Mapping[str, float] | Iterable[Gate], judge: str | None = None) -> list[Gate]:
@@ -93,7 +107,7 @@ def check_gates(
             elif result.checked is None:
                 result = _with(result, note="no interval to bound")
             else:
-                result = _with(result, passed=bool(result.checked >= gate.threshold))
+                result = _with(result, passed=bool(result.clears()))
             results.append(result)
     return results
 
@@ -153,6 +167,10 @@ def failed_gates_line(results: list[GateResult], stale: Iterable[str] = ()) -> s
         group = "" if r.group == OVERALL else f" in {r.group}"
         if r.checked is None or r.note:
             parts.append(f"{r.metric}{where}{group}: {r.note or 'not measured'}")
+            continue
+        if r.lower_is_better:
+            value = "upper bound" if r.bound is Bound.LOWER else "mean"
+            parts.append(f"{r.metric}{where}{group} {value} {r.checked:.3f} > threshold {r.threshold:g}")
             continue
         value = "lower bound" if r.bound is Bound.LOWER else "mean"
         parts.append(f"{r.metric}{where}{group} {value} {r.checked:.3f} < threshold {r.threshold:g}")

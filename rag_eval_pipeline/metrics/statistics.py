@@ -238,27 +238,60 @@ def _merged(sums: np.ndarray, probabilities: np.ndarray, tolerance: float) -> tu
 DENSE_SUM_LIMIT = 2_000_000  # integer sums up to this large are counted on a dense grid
 
 
+SHIFTED_AT_MOST = 64  # copies of a magnitude added shift by shift; more: one FFT convolution
+
+
+def _binomial_weights(count: int) -> np.ndarray:
+    """P(k of ``count`` fair signs positive) for k = 0..count, computed in log space: the plain
+    binom(count, k) * 0.5**count overflows to nan past about 1,030 copies."""
+    from scipy.special import gammaln  # imported when used
+
+    k = np.arange(count + 1)
+    logs = gammaln(count + 1) - gammaln(k + 1) - gammaln(count - k + 1) - count * math.log(2)
+    return np.exp(logs)
+
+
+def _two_sided_binomial(count: int, steps: int) -> float:
+    """P(|2K - count| >= steps) for K ~ Binomial(count, 1/2): both tails from the regularized
+    incomplete beta function (exact to a float's precision at any count)."""
+    from scipy.special import bdtr  # imported when used
+
+    if steps <= 0:
+        return 1.0
+    lowest = math.floor((count - steps) / 2)  # K at most this: 2K - count <= -steps
+    return min(1.0, 2.0 * float(bdtr(lowest, count, 0.5))) if lowest >= 0 else 0.0
+
+
 def _dense_p(magnitudes: np.ndarray, observed: int) -> float:
-    """P(|sum of random signs times magnitudes| >= observed) for integer magnitudes, on a grid of
-    every possible sum: each magnitude's copies add a binomial (k of c copies positive), so the
-    distribution is built in one step per distinct magnitude."""
-    from scipy.special import binom  # imported when used
+    """P(|sum of random signs times magnitudes| >= observed) for integer magnitudes. One size of
+    difference (every changed case 0 -> 1 or 1 -> 0): the exact two-sided binomial tail. Several
+    sizes (0 / 0.5 / 1 scores): the distribution on a grid of every possible sum, each size's
+    copies adding a binomial (k of c copies positive) with weights computed in log space; many
+    copies of one size are added by an FFT convolution, so 100,000 changed cases take moments."""
+    values, counts = np.unique(magnitudes, return_counts=True)
+    if len(values) == 1:
+        magnitude, count = int(values[0]), int(counts[0])
+        return _two_sided_binomial(count, -(-observed // magnitude))
+    from scipy.signal import fftconvolve  # imported when used
 
     total = int(magnitudes.sum())
-    probabilities = np.zeros(2 * total + 1)
-    probabilities[total] = 1.0
-    for magnitude, count in zip(*np.unique(magnitudes, return_counts=True)):
-        positive = np.arange(count + 1)
-        weights = binom(count, positive) * 0.5**count
-        shifts = int(magnitude) * (2 * positive - count)
-        moved = np.zeros_like(probabilities)
-        for shift, weight in zip(shifts.tolist(), weights.tolist()):
-            if shift >= 0:
-                moved[shift:] += weight * probabilities[: len(probabilities) - shift]
-            else:
-                moved[:shift] += weight * probabilities[-shift:]
-        probabilities = moved
-    sums = np.abs(np.arange(-total, total + 1))
+    probabilities = np.ones(1)  # the sum of no copies: 0, on a grid from -reach to +reach
+    reach = 0
+    for magnitude, count in zip(values.tolist(), counts.tolist()):
+        weights = _binomial_weights(count)
+        width = 2 * magnitude * count + 1  # this size's sums: magnitude * (2k - count)
+        if count <= SHIFTED_AT_MOST:
+            grown = np.zeros(len(probabilities) + width - 1)
+            for k, weight in enumerate(weights.tolist()):
+                shift = 2 * magnitude * k
+                grown[shift : shift + len(probabilities)] += weight * probabilities
+        else:
+            component = np.zeros(width)
+            component[:: 2 * magnitude] = weights
+            grown = np.clip(fftconvolve(probabilities, component), 0.0, None)
+        probabilities, reach = grown, reach + magnitude * count
+    sums = np.abs(np.arange(-reach, reach + 1))
+    assert reach == total, (reach, total)
     return float(probabilities[sums >= observed].sum())
 
 
@@ -487,11 +520,14 @@ def paired_verdict(
     difference: Interval,
     p_value: float,
     significance: float = SIGNIFICANCE,
+    lower_is_better: bool = False,
 ) -> str:
     """``"<model> better"`` only when the exact test rejects at ``significance`` and the paired
-    interval excludes 0; otherwise no difference is shown."""
+    interval excludes 0 (of a metric better lower, the model with the lower mean); otherwise no
+    difference is shown."""
     if p_value < significance and difference.excludes_zero():
-        return f"{name_a} better" if difference.estimate > 0 else f"{name_b} better"
+        a_higher = difference.estimate > 0
+        return f"{name_a} better" if a_higher != lower_is_better else f"{name_b} better"
     return NO_DIFFERENCE
 
 

@@ -1,0 +1,38 @@
+"""Which way each metric improves, in one table that diffs, gates, paired verdicts and the
+report all read: a share of cases that went wrong (a failed call, a false answer, a needless
+decline, a judge that flipped between re-scores, answers that varied) is better lower; every
+score is better higher."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from rag_eval_pipeline.metrics.schema import ANSWER_VARIABILITY
+from rag_eval_pipeline.metrics.stability import FLIP_SUFFIX
+
+
+class Direction(str, Enum):
+    HIGHER = "higher is better"
+    LOWER = "lower is better"
+
+
+# the metrics a summary can hold that are better lower, by name
+LOWER_IS_BETTER = frozenset({"error_rate", "false_answer_rate", "over_abstention_rate", ANSWER_VARIABILITY})
+# ... and by how their name ends: every judge's flip rate, every rate of errors or failures
+LOWER_IS_BETTER_SUFFIXES = (FLIP_SUFFIX, "_error_rate", "_failure_rate")
+
+
+def direction(metric: str) -> Direction:
+    """The way ``metric`` improves (a score, an agreement, a share answered: higher)."""
+    if metric in LOWER_IS_BETTER or metric.endswith(LOWER_IS_BETTER_SUFFIXES):
+        return Direction.LOWER
+    return Direction.HIGHER
+
+
+def lower_is_better(metric: str) -> bool:
+    return direction(metric) is Direction.LOWER
+
+
+def harm(metric: str, change: float) -> float:
+    """How much worse a change made things (positive: worse), whichever way the metric improves."""
+    return change if lower_is_better(metric) else -change
