@@ -332,7 +332,7 @@ def comparison_headline(comparison: pd.DataFrame, verdicts: dict[tuple[str, str]
     is stale or missing); the judge only where there are several."""
     if comparison.empty:
         return comparison
-    shown = with_intervals(comparison)
+    shown = with_intervals(comparison, digits=2)
     judges = shown["judge_id"].dropna().nunique() if "judge_id" in shown else 0
     rows = []
     for row in shown.to_dict(orient="records"):

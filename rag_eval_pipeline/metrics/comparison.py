@@ -278,9 +278,9 @@ VALIDATION_COLUMNS = [
 
 
 def standing(paired: pd.DataFrame | None, metric: str = "correctness") -> dict[tuple[str, str], str]:
-    """(model, judge) -> where the model stands on ``metric`` by the paired verdicts: the models
-    it is shown better than and worse than, or "no difference shown"; a model in no pair has
-    no entry. What the comparison's narrow table says beside each mean."""
+    """(model, judge) -> where the model stands on ``metric`` by the paired verdicts, in as few
+    words as Dagster's side panel holds: ``above a, b; below c``, or "no difference"; a model in
+    no pair has no entry. What the comparison's narrow table says beside each mean."""
     if paired is None or paired.empty or "verdict" not in paired:
         return {}
     rows = paired[paired["metric"] == metric]
@@ -300,8 +300,8 @@ def standing(paired: pd.DataFrame | None, metric: str = "correctness") -> dict[t
     for key in seen:
         parts = []
         if key in better:
-            parts.append("better than " + ", ".join(sorted(better[key])))
+            parts.append("above " + ", ".join(sorted(better[key])))
         if key in worse:
-            parts.append("worse than " + ", ".join(sorted(worse[key])))
-        said[key] = "; ".join(parts) or "no difference shown"
+            parts.append("below " + ", ".join(sorted(worse[key])))
+        said[key] = "; ".join(parts) or "no difference"
     return said

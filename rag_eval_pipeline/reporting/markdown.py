@@ -45,17 +45,20 @@ def to_markdown(frame: pd.DataFrame, float_format: str = "{:.3f}") -> str:
 
 
 def with_intervals(
-    comparison: pd.DataFrame, metrics: tuple[str, ...] = (*INTERVAL_METRICS, *BREAKDOWN_METRICS)
+    comparison: pd.DataFrame,
+    metrics: tuple[str, ...] = (*INTERVAL_METRICS, *BREAKDOWN_METRICS),
+    digits: int = 3,
 ) -> pd.DataFrame:
     """Each headline mean with its 95% interval, ``0.743 [0.560, 0.870]``: a number without its
     interval claims more than a small sample says."""
     shown = comparison.copy()
+    f = f".{digits}f"
     for metric in dict.fromkeys(metrics):
         low, high = f"{metric}_ci_low", f"{metric}_ci_high"
         if metric not in shown or low not in shown:
             continue
         shown[metric] = [
-            ABSENT if pd.isna(m) else f"{m:.3f}" if pd.isna(lo) else f"{m:.3f} [{lo:.3f}, {hi:.3f}]"
+            ABSENT if pd.isna(m) else format(m, f) if pd.isna(lo) else f"{m:{f}} [{lo:{f}}, {hi:{f}}]"
             for m, lo, hi in zip(shown[metric], shown[low], shown[high])
         ]
         shown = shown.drop(columns=[low, high])
