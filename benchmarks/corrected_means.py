@@ -18,7 +18,7 @@ import numpy as np
 
 from rag_eval_pipeline.metrics.agreement import Z95, corrected_mean
 from rag_eval_pipeline.reporting.markdown import to_markdown
-from rag_eval_pipeline.review.simulation import STRATEGIES, simulated_coverage
+from rag_eval_pipeline.review.simulation import STRATEGIES, UNWEIGHTED, simulated_coverage
 
 N_CASES = 400
 DRAWS = 2000
@@ -83,16 +83,18 @@ def main() -> None:
     print(to_markdown(table))
     worst = table["corrected coverage"].min()
     print(f"\nlowest corrected coverage: {worst:.3f} (bar: 0.93) · {time.perf_counter() - started:.1f}s")
-    # by how the review queue picked its cases: a judge biased by about +0.15, a second judge
-    # whose disagreements with it point at its errors (review/simulation.py)
+    # by how the review queue picked its cases and was labelled, through the product's own path
+    # (labels as the page writes them, then with_corrected_means): a judge biased by about
+    # +0.15, a second judge whose disagreements with it point at its errors (review/simulation.py)
     by_strategy = pd.DataFrame(
         [
             {
                 "queue": c.strategy,
                 "labels": c.labels,
-                "coverage": round(c.coverage, 3),
-                "mean error": round(c.mean_error, 3),
-                "width": round(c.width, 3),
+                "corrected": round(c.corrected, 3),
+                "coverage": "–" if np.isnan(c.coverage) else round(c.coverage, 3),
+                "mean error": "–" if np.isnan(c.mean_error) else round(c.mean_error, 3),
+                "width": "–" if np.isnan(c.width) else round(c.width, 3),
             }
             for c in (
                 simulated_coverage(strategy, n, DRAWS, seed=n)
@@ -102,10 +104,11 @@ def main() -> None:
         ]
     )
     print(f"\nby review queue ({DRAWS} draws each):\n{to_markdown(by_strategy)}")
-    drawn = by_strategy[~by_strategy["queue"].str.contains("unweighted")]
-    lowest = drawn["coverage"].min()
-    print(f"lowest coverage of a drawn queue: {lowest:.3f} · {time.perf_counter() - started:.1f}s")
-    if worst < 0.93 or drawn["coverage"].min() < 0.93:
+    reported = by_strategy[(by_strategy["queue"] != UNWEIGHTED) & (by_strategy["corrected"] > 0)]
+    lowest = reported["coverage"].astype(float).min()
+    took = time.perf_counter() - started
+    print(f"lowest coverage where a correction is reported: {lowest:.3f} · {took:.1f}s")
+    if worst < 0.93 or lowest < 0.93:
         raise SystemExit("the corrected interval covers the truth less than 93% of the time")
 
 

@@ -50,6 +50,7 @@ def _unicode_classes() -> tuple[Any, Any, Any, Any]:
         regex.compile(r"\p{Hangul}"),
     )
 
+
 # a small English stop list for the lexical proxies: words that carry no claim
 ENGLISH_STOP_WORDS = words(
     """a an the and or but if of at by for with about against between into through during before

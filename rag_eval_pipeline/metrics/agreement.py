@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.metrics.reliability import JURY, jurors_of, jury_mode_of
-from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, per_case
+from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, case_set_id, per_case
 from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL
 from rag_eval_pipeline.metrics.statistics import (
     Interval,
-    bootstrap_statistic,
     clopper_pearson_interval,
     confusion,
     weighted_kappa,
+    weighted_kappa_interval,
 )
 from rag_eval_pipeline.metrics.weighted_jury import WEIGHTED_JURY, weighted_jury_pairs
 
@@ -84,7 +84,7 @@ def agreement_row(human: Sequence[float], judged: Sequence[float], bars: Agreeme
     what people fail is a different danger from one that fails what they pass)."""
     human_a, judged_a = np.asarray(human, dtype=float), np.asarray(judged, dtype=float)
     kappa = weighted_kappa(human_a, judged_a, SCALE)
-    low, high = bootstrap_statistic([list(human_a), list(judged_a)], lambda a, b: weighted_kappa(a, b, SCALE))
+    low, high = weighted_kappa_interval(human_a, judged_a, SCALE)
     positive, negative = human_a >= PASS_AT, human_a < PASS_AT
     tpr = _rate(int((judged_a[positive] >= PASS_AT).sum()), int(positive.sum()))
     tnr = _rate(int((judged_a[negative] < PASS_AT).sum()), int(negative.sum()))
@@ -305,18 +305,46 @@ CORRECTED_TABLE = ["judge_id", "metric", "mean", *CORRECTED_COLUMNS, CORRECTION_
 @dataclass(frozen=True)
 class LabelledDraw:
     """The labels a correction may rest on: those of one probability draw (the queue with the
-    most labelled cases), each case's mean label and inclusion probability; and why not, when
-    no draw has labels."""
+    most labelled cases; of a queue labelled in part, its labelled prefix in review order), each
+    case's mean label and inclusion probability."""
 
     human: pd.Series  # qid -> mean label
-    inclusion: pd.Series  # qid -> the case's chance of being drawn
+    inclusion: pd.Series  # qid -> the case's chance of being drawn (and of being labelled)
     queue: str
     selection: str
-    left_out: int  # labelled cases of other queues or of no draw: they measure, not correct
+    left_out: int  # labelled cases of other queues, of no draw or past the prefix: they measure
+    prefix_of: int = 0  # the queue's size, where only its first cases were labelled
 
 
-def labelled_draw(labels: pd.DataFrame, metric: str) -> LabelledDraw | str:
-    """The probability draw a metric's correction rests on, or why there is none."""
+RANDOM_SELECTION = "random"
+
+
+def _prefix(used: pd.DataFrame, queue: str) -> tuple[pd.DataFrame, int] | str:
+    """The labels of the queue's longest labelled prefix in review order, and the queue's size
+    (0 where it was labelled whole or its order is unknown), or why none is a valid draw. The
+    review order is random, so its first k cases are a random k of the draw; a labelled case
+    after a gap may have been chosen for being easy or hard, and is left out."""
+    places = used.get("queue_position")
+    if places is None or places.isna().any():
+        if str(used["selection"].iloc[0]) == RANDOM_SELECTION:
+            return used, 0  # any part of a random sample is a random sample
+        return (
+            f"not corrected: queue {queue}'s labels do not say their place in the queue (labels "
+            "written before queues recorded it), so a weighted queue labelled in part cannot be "
+            "told from a whole one: export a queue again (rag-eval review export) and label it"
+        )
+    size = int(used["queue_size"].max())
+    labelled = set(places.astype(int))
+    prefix = next(k for k in range(size + 1) if k not in labelled)
+    if prefix == size:
+        return used, 0
+    return used[places < prefix], size
+
+
+def labelled_draw(labels: pd.DataFrame, metric: str, case_set: str | None = None) -> LabelledDraw | str:
+    """The probability draw a metric's correction rests on, or why there is none: labels of
+    another set of cases than ``case_set`` (the evaluation's) were drawn without the others'
+    chance, and a weighted queue labelled in part corrects only from its labelled prefix."""
     mine = labels[labels["metric"] == metric]
     if "inclusion_probability" not in mine:
         mine = mine.assign(inclusion_probability=float("nan"), queue="", selection="unknown")
@@ -330,21 +358,43 @@ def labelled_draw(labels: pd.DataFrame, metric: str) -> LabelledDraw | str:
     counts = drawn.groupby("queue")["qid"].nunique().sort_values(ascending=False, kind="stable")
     queue = str(counts.index[0])
     used = drawn[drawn["queue"] == queue]
+    drawn_from = {c for c in used.get("case_set", pd.Series(dtype=str)).fillna("") if c}
+    if case_set is not None and drawn_from and drawn_from != {case_set}:
+        return (
+            f"not corrected: queue {queue or '(unnamed)'} was drawn from another set of cases "
+            f"({', '.join(sorted(drawn_from))}) than this evaluation's ({case_set}): its other cases "
+            "had no chance of being labelled; export a queue of this evaluation and label it"
+        )
+    part = _prefix(used, queue or "(unnamed)")
+    if isinstance(part, str):
+        return part
+    used, size = part
+    if used["qid"].nunique() < 2:
+        return (
+            f"not corrected: queue {queue or '(unnamed)'} was labelled out of order: fewer than two of "
+            "its first cases in review order are labelled (a correction rests on a prefix of the queue)"
+        )
+    share = used["qid"].nunique() / size if size else 1.0
     return LabelledDraw(
         used.groupby("qid")["label"].mean(),
-        used.groupby("qid")["inclusion_probability"].first(),
+        used.groupby("qid")["inclusion_probability"].first() * share,
         queue,
         str(used["selection"].iloc[0]),
         int(mine["qid"].nunique() - used["qid"].nunique()),
+        size,
     )
 
 
 def _correction_note(draw: LabelledDraw, n: int) -> str:
     weighted = (
-        "weighted by each case's chance of being drawn" if draw.selection != "random" else "a random draw"
+        "weighted by each case's chance of being drawn"
+        if draw.selection != RANDOM_SELECTION
+        else "a random draw"
     )
     queue = draw.queue or "(unnamed)"
     note = f"corrected from {n} labelled cases of queue {queue} ({draw.selection}: {weighted})"
+    if draw.prefix_of:
+        note += f"; the first {n} of its {draw.prefix_of} in review order, itself a random part of the draw"
     if draw.left_out:
         note += (
             f"; {draw.left_out} cases labelled otherwise measure the judge but do not enter the correction"
@@ -361,7 +411,9 @@ def with_corrected_means(
     label is its human value. Only labels whose cases were drawn with a known probability (a
     ``random`` or ``disagreement`` queue) correct a mean, weighted by it; labels of an order
     (``low``, ``failed``) or of unknown origin would bias it, so the mean stays uncorrected and
-    the note says why. NaN (and 0 labels) where fewer than two drawn cases were labelled."""
+    the note says why; so do labels drawn from another set of cases, and a weighted queue
+    labelled in part corrects from its labelled prefix in review order only (``labelled_draw``).
+    NaN (and 0 labels) where fewer than two drawn cases were labelled."""
     out = summary.copy()
     out[CORRECTED_COLUMNS[:3]] = float("nan")
     out["n_labels"] = 0
@@ -369,8 +421,9 @@ def with_corrected_means(
     if labels is None or labels.empty or judge_scores.empty:
         return out
     cases = per_case(judge_scores)
+    evaluated = case_set_id(judge_scores["qid"])
     cases = cases[cases["status"] == "ok"]
-    draws = {metric: labelled_draw(labels, metric) for metric in set(labels["metric"])}
+    draws = {metric: labelled_draw(labels, metric, evaluated) for metric in set(labels["metric"])}
     for index, row in out.iterrows():
         metric = row["metric"]
         if row["group"] != OVERALL or metric not in LABELLED_METRICS or metric not in draws:

@@ -14,7 +14,6 @@ from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, metric_columns, 
 from rag_eval_pipeline.metrics.settings import MONTE_CARLO_DRAWS, SIGNIFICANCE
 from rag_eval_pipeline.metrics.stability import is_flip_column, rescore_spread
 from rag_eval_pipeline.metrics.statistics import (
-    bootstrap_statistic,
     confusion,
     detectable_difference,
     holm_adjusted,
@@ -23,6 +22,7 @@ from rag_eval_pipeline.metrics.statistics import (
     paired_verdict,
     sign_flip_test,
     weighted_kappa,
+    weighted_kappa_interval,
 )
 
 THREE_POINT_AXES = ("correctness", "context_relevance")
@@ -186,7 +186,7 @@ def _agreement(reference: list[float], judged: list[float]) -> dict[str, object]
             "kappa_note": note,
         }
     kappa = weighted_kappa(reference, judged)
-    low, high = bootstrap_statistic([reference, judged], weighted_kappa)
+    low, high = weighted_kappa_interval(reference, judged)
     note = "" if not np.isnan(kappa) else "undefined: one label only on both sides"
     return {
         "n": len(reference),

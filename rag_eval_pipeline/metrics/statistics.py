@@ -618,6 +618,42 @@ def bootstrap_statistic(
     return float(np.quantile(draws, alpha / 2)), float(np.quantile(draws, 1 - alpha / 2))
 
 
+def weighted_kappa_interval(
+    a: Sequence[float],
+    b: Sequence[float],
+    levels: Sequence[float] = (0.0, 0.5, 1.0),
+    confidence: float = CONFIDENCE,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> tuple[float, float]:
+    """The percentile bootstrap interval of ``weighted_kappa``, computed from the k x k table
+    of label pairs: resampling n pairs with replacement is drawing the table's counts from a
+    multinomial on its cell shares, so every resample is one row of a vectorised draw instead
+    of a Python loop over the pairs (milliseconds at any n). Undefined resamples (one side
+    gives one label) are left out, as ``bootstrap_statistic`` does."""
+    if len(a) != len(b):
+        raise ValueError("kappa needs paired labels")
+    n = len(a)
+    if n < 2:
+        return float("nan"), float("nan")
+    index = {level: i for i, level in enumerate(levels)}
+    k = len(levels)
+    cells = np.asarray([index[float(x)] * k + index[float(y)] for x, y in zip(a, b)])
+    shares = np.bincount(cells, minlength=k * k) / n
+    counts = np.random.default_rng(seed).multinomial(n, shares, size=resamples).reshape(-1, k, k) / n
+    rows, columns = counts.sum(axis=2), counts.sum(axis=1)
+    positions = np.arange(k)
+    weights = np.abs(positions[:, None] - positions[None, :]) / (k - 1)
+    chance = np.einsum("ij,ri,rj->r", weights, rows, columns)
+    observed = np.einsum("ij,rij->r", weights, counts)
+    defined = ((rows > 0).sum(axis=1) >= 2) & ((columns > 0).sum(axis=1) >= 2) & (chance > 0)
+    if not defined.any():
+        return float("nan"), float("nan")
+    draws = 1.0 - observed[defined] / chance[defined]
+    alpha = 1 - confidence
+    return float(np.quantile(draws, alpha / 2)), float(np.quantile(draws, 1 - alpha / 2))
+
+
 def confusion(a: Sequence[object], b: Sequence[object], labels: Sequence[object]) -> pd.DataFrame:
     """Counts of (a label, b label); rows are a, columns b."""
     import pandas as pd

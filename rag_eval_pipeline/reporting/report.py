@@ -255,7 +255,8 @@ def _stale_html(stale: Mapping[str, list[str]]) -> str:
 
 def _missing_html(missing: Mapping[str, str]) -> str:
     items = "".join(
-        f"<li><b>{html.escape(model)}</b>: {html.escape(reason)}</li>" for model, reason in sorted(missing.items())
+        f"<li><b>{html.escape(model)}</b>: {html.escape(reason)}</li>"
+        for model, reason in sorted(missing.items())
     )
     return (
         '<div id="missing" class="note"><h2>Models without results</h2><p>These answer models are '

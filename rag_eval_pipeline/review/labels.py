@@ -28,6 +28,12 @@ LABEL_COLUMNS = [
     "queue",
     "selection",
     "inclusion_probability",
+    # the case's place in its queue's review order, the queue's size and the cases it was drawn
+    # from (empty where unknown): a queue labelled in part corrects from its labelled prefix, and
+    # labels of other cases correct nothing
+    "queue_position",
+    "queue_size",
+    "case_set",
 ]
 UNKNOWN_SELECTION = "unknown"
 LABEL_KEY = ["reviewer", "answer_model", "qid", "metric"]
@@ -48,6 +54,31 @@ def _probability(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return number if 0 < number <= 1 else None
+
+
+def _count(value: Any, least: int) -> int | None:
+    """A whole number at least ``least``, else None."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(number) if number.is_integer() and number >= least else None
+
+
+def _place(row: dict[str, Any], location: str, problems: list[str]) -> tuple[float, float] | None:
+    """The case's (position, queue size), NaN where not given; None (and a problem) when they
+    are not a place in a queue."""
+    given = {key: row.get(key) for key in ("queue_position", "queue_size")}
+    if all(_blank(v) for v in given.values()):
+        return float("nan"), float("nan")
+    position, size = _count(given["queue_position"], 0), _count(given["queue_size"], 1)
+    if position is None or size is None or position >= size:
+        problems.append(
+            f"{location}: queue_position {given['queue_position']!r} and queue_size "
+            f"{given['queue_size']!r} are not a place in a queue (0 <= position < size)"
+        )
+        return None
+    return float(position), float(size)
 
 
 def _label(value: Any) -> float | None:
@@ -124,6 +155,9 @@ def checked_labels(
                     "probability above 0 and at most 1"
                 )
                 continue
+        place = _place(row, location, problems)
+        if place is None:
+            continue
         seen[key] = (label, location)
         labelled_at = row.get("labelled_at")
         labels.append(
@@ -139,6 +173,9 @@ def checked_labels(
                 "queue": "" if _blank(row.get("queue")) else str(row.get("queue")),
                 "selection": UNKNOWN_SELECTION if _blank(row.get("selection")) else str(row.get("selection")),
                 "inclusion_probability": float("nan") if probability is None else probability,
+                "queue_position": place[0],
+                "queue_size": place[1],
+                "case_set": "" if _blank(row.get("case_set")) else str(row.get("case_set")),
             }
         )
     if problems:

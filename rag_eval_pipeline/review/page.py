@@ -89,7 +89,8 @@ function labels() {
     const note = document.querySelector(`#m-${ci}-${mi} input.note`).value;
     rows.push({qid: c.qid, answer_model: c.answer_model, metric, label: Number(chosen.value),
                reviewer, note, labelled_at: at, queue: QUEUE.queue, selection: c.selection,
-               inclusion_probability: c.inclusion_probability});
+               inclusion_probability: c.inclusion_probability, queue_position: c.queue_position,
+               queue_size: c.queue_size, case_set: c.case_set});
   }));
   return rows;
 }

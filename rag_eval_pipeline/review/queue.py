@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.metrics.agreement import LABELLED_METRICS
-from rag_eval_pipeline.metrics.schema import case_key, per_case
+from rag_eval_pipeline.metrics.schema import case_key, case_set_id, per_case
 from rag_eval_pipeline.review.page import labelling_page
 from rag_eval_pipeline.review.sampling import DISAGREEMENT_FLOOR, Draw, random_draw, systematic_draw
 from rag_eval_pipeline.review.strategy import Strategy
@@ -127,6 +127,11 @@ def queue_records(
                 "inclusion_probability": None if draw.inclusion is None else draw.inclusion[qid],
             }
         )
+    # where each case stands in the queue and which cases it was drawn from: a queue labelled in
+    # part corrects from its labelled prefix, and labels on other cases correct nothing
+    drawn_from = case_set_id(scores["qid"])
+    for position, record in enumerate(records):
+        record.update(queue_position=position, queue_size=len(records), case_set=drawn_from)
     return records
 
 
@@ -147,6 +152,9 @@ def queue_rows(records: Sequence[dict[str, Any]], queue: str) -> list[dict[str, 
             "queue": queue,
             "selection": r["selection"],
             "inclusion_probability": r["inclusion_probability"],
+            "queue_position": r["queue_position"],
+            "queue_size": r["queue_size"],
+            "case_set": r["case_set"],
         }
         for r in records
         for metric in r["metrics"]

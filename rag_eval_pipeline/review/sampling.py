@@ -48,16 +48,18 @@ def inclusion_probabilities(weights: Sequence[float], n: int) -> np.ndarray:
 def systematic_draw(qids: Sequence[str], weights: Sequence[float], n: int, seed: int) -> Draw:
     """Exactly ``min(n, cases)`` cases, each drawn with probability proportional to its weight
     (``inclusion_probabilities``): systematic sampling over a seeded random order, so every
-    case's inclusion probability is exactly its share. Review order: heaviest first."""
+    case's inclusion probability is exactly its share. Review order: a random order of its own,
+    drawn after the cases, so the first k reviewed are a random k of the draw and a queue
+    labelled only in part is still a draw (each case's chance times k / n); heaviest first
+    would make a half-labelled queue a biased one."""
     rng = np.random.default_rng(seed)
     pi = inclusion_probabilities(weights, n)
     order = rng.permutation(len(qids))
     cumulative = np.cumsum(pi[order])
     points = rng.uniform() + np.arange(int(round(pi.sum())))
     picked = order[np.minimum(np.searchsorted(cumulative, points, side="right"), len(order) - 1)]
-    rank = np.empty(len(order), dtype=int)
-    rank[order] = np.arange(len(order))  # ties in weight keep the seeded order
-    picked = sorted(dict.fromkeys(picked.tolist()), key=lambda i: (-float(weights[i]), int(rank[i])))
+    picked = np.asarray(list(dict.fromkeys(picked.tolist())))
+    picked = picked[rng.permutation(len(picked))]
     return Draw([qids[i] for i in picked], {qids[i]: float(pi[i]) for i in picked})
 
 

@@ -18,6 +18,7 @@ from rag_eval_pipeline.data.documents import file_digest
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.metrics.schema import case_set_id
 from rag_eval_pipeline_tests.support import ARTIFACTS
 from rag_eval_pipeline_tests.support.cli import in_process
 from rag_eval_pipeline_tests.support.phoenix import phoenix_root_spans
@@ -184,7 +185,7 @@ def test_a_queue_holds_what_a_reviewer_needs_and_hides_the_judge(evaluated_for_r
     page = (space.review / "blind.html").read_text()
     assert "verdicts are hidden" in page and '"judge": {}' in page
     # a draw weighted towards where the two judges' scores differ most, each case's chance of
-    # being drawn recorded, reviewed widest disagreement first
+    # being drawn recorded, its place in a random review order and the cases it was drawn from
     scores = space.asset("judge_scores", "extractive-baseline")
     spread = pd.concat(
         [
@@ -195,8 +196,8 @@ def test_a_queue_holds_what_a_reviewer_needs_and_hides_the_judge(evaluated_for_r
         ],
         axis=1,
     ).max(axis=1)
-    queued = [spread[r["qid"]] for r in rows[::3]]
-    assert queued == sorted(queued, reverse=True)
+    assert [(r["queue_position"], r["queue_size"]) for r in rows[::3]] == [(i, 5) for i in range(5)]
+    assert {r["case_set"] for r in rows} == {case_set_id(scores["qid"])}
     weights = 0.2 + spread.fillna(0.0)
     for row in rows:
         expected = min(1.0, 5 * weights[row["qid"]] / weights.sum())  # none capped at 5 of 40
@@ -214,6 +215,49 @@ def test_a_queue_holds_what_a_reviewer_needs_and_hides_the_judge(evaluated_for_r
     assert f'"{LLM_JUDGE} / correctness"' in (space.review / "shown.html").read_text()
     code, _, err = in_process(capsys, *space.args, "review", "export", "--model", "never-evaluated")
     assert code == 2 and err.startswith("error: never-evaluated is not an evaluated answer model here")
+
+
+def test_a_queue_labelled_in_part_corrects_from_its_prefix_and_labels_of_other_cases_do_not(
+    evaluated_for_review, tmp_path, capsys
+):
+    """A weighted queue of 8 whose first 4 cases (in its random review order) were labelled
+    corrects from those 4, weighted by their chances; labels that skip the queue's second case
+    rest on its first only, too few; labels drawn from another set of cases correct nothing.
+    Each says so in the corrections' note."""
+    space = _copy_space(evaluated_for_review, tmp_path / "space")
+    assert _export(capsys, space, "half", "--n", "8")[0] == 0
+    rows = [json.loads(line) for line in (space.review / "half.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if r["metric"] == "correctness"]
+    assert sorted(r["queue_position"] for r in rows) == list(range(8))
+
+    def corrected_after(labels: list[dict], name: str) -> pd.Series:
+        path = _write(tmp_path / f"{name}.labels.jsonl", labels)
+        assert in_process(capsys, *space.args, "review", "import", str(path))[0] == 0
+        table = space.asset("corrected_means")
+        return table[
+            (table["answer_model"] == "extractive-baseline")
+            & (table["judge_id"] == LLM_JUDGE)
+            & (table["metric"] == "correctness")
+        ].iloc[0]
+
+    def labelled(chosen: list[dict], queue: str, **change) -> list[dict]:
+        return [{**r, "label": 1.0, "reviewer": "ana", "queue": queue, **change} for r in chosen]
+
+    first = sorted(rows, key=lambda r: r["queue_position"])
+    row = corrected_after(labelled(first[:4], "half"), "half")
+    assert row["n_labels"] == 4 and not np.isnan(row["corrected_mean"])
+    assert "the first 4 of its 8 in review order" in row["correction_note"]
+    # the heaviest first, as the old page showed them: the second case in review order skipped
+    skipped = labelled([first[0], *first[2:7]], "skipped")
+    row = corrected_after(skipped, "skipped")
+    assert row["n_labels"] == 0 and np.isnan(row["corrected_mean"])
+    assert row["correction_note"].startswith("not corrected: queue skipped was labelled out of order")
+    other = labelled(first, "earlier", case_set="0123456789ab")  # a queue of another run's cases
+    row = corrected_after(other, "earlier")
+    assert row["n_labels"] == 0 and np.isnan(row["corrected_mean"])
+    assert "not corrected: queue earlier was drawn from another set of cases (0123456789ab)" in (
+        row["correction_note"]
+    )
 
 
 def test_judge_agreement_and_corrected_means_match_an_independent_computation(labelled):
@@ -356,6 +400,7 @@ def _render_section(report: Path) -> None:
         ({"answer_model": "gpt-9"}, "answer model 'gpt-9' was never evaluated"),
         ({"metric": "style"}, "metric 'style' is not one of correctness, faithfulness, context_relevance"),
         ({"reviewer": ""}, "no reviewer"),
+        ({"queue_position": 5, "queue_size": 5}, "are not a place in a queue (0 <= position < size)"),
         ("conflict", "ana labelled extractive-baseline"),
     ],
 )

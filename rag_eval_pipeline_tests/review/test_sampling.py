@@ -7,7 +7,15 @@ import pytest
 
 from rag_eval_pipeline.metrics.agreement import with_corrected_means
 from rag_eval_pipeline.review.sampling import inclusion_probabilities, random_draw, systematic_draw
-from rag_eval_pipeline.review.simulation import simulated_coverage
+from rag_eval_pipeline.review.simulation import (
+    HALF_HEAVIEST,
+    HALF_LABELLED,
+    RANDOM,
+    REUSED,
+    UNWEIGHTED,
+    WEIGHTED,
+    simulated_coverage,
+)
 
 
 def test_inclusion_probabilities_are_proportional_capped_and_sum_to_n():
@@ -36,17 +44,39 @@ def test_a_systematic_draw_includes_each_case_as_often_as_its_probability_says()
     assert set(plain.inclusion.values()) == {5 / 12} and len(set(plain.qids)) == 5
 
 
-@pytest.mark.parametrize("strategy", ["random", "disagreement (weighted)"])
+@pytest.mark.parametrize("strategy", [RANDOM, WEIGHTED, HALF_LABELLED])
 def test_a_drawn_queue_corrects_a_biased_judge_with_nominal_coverage(strategy):
+    """Through the product's own path (the labels as the page writes them, then
+    with_corrected_means): a whole queue, and a weighted queue of 120 whose first 60 in review
+    order were labelled, correct every time and cover."""
     coverage = simulated_coverage(strategy, labels=60, draws=300, seed=4)
+    assert coverage.corrected == 1.0
     assert coverage.coverage >= 0.92 and abs(coverage.mean_error) < 0.02, coverage
+
+
+@pytest.mark.parametrize("strategy", [HALF_HEAVIEST, REUSED])
+def test_a_queue_labelled_heaviest_first_or_labels_of_other_cases_correct_nothing(strategy):
+    """The two ways issue 57 found a correction reported without being valid: half a weighted
+    queue labelled heaviest first (coverage 0.012 when it corrected), labels of a 100-case run
+    on a 300-case one. The product now reports no correction for either."""
+    coverage = simulated_coverage(strategy, labels=30, draws=50, seed=4, cases=300)
+    assert coverage.corrected == 0.0 and np.isnan(coverage.coverage)
 
 
 def test_the_widest_disagreements_first_corrected_as_if_random_would_be_biased():
     """What the old default queue fed the correction: it over-corrects, and its interval misses
     the truth; such labels are not used for a correction now (below)."""
-    coverage = simulated_coverage("disagreement, first n (unweighted)", labels=60, draws=200, seed=4)
+    coverage = simulated_coverage(UNWEIGHTED, labels=60, draws=200, seed=4)
     assert coverage.coverage < 0.5 and coverage.mean_error < -0.1
+
+
+def test_a_weighted_queue_is_reviewed_in_a_random_order_of_its_own():
+    """Heaviest first made a half-labelled queue a biased one: across draws, the heaviest case
+    drawn is first in review order about as often as chance says."""
+    weights = [3.0] + [0.2] * 39
+    qids = [f"q{i}" for i in range(40)]
+    first = sum(systematic_draw(qids, weights, 8, seed).qids[0] == "q0" for seed in range(400))
+    assert 20 <= first <= 90  # chance: 1 in 8 of 400 draws (50); heaviest first: all 400
 
 
 def test_labels_of_unknown_selection_measure_but_do_not_correct():
