@@ -34,13 +34,22 @@ IN_FLIGHT = [
 REASON_CHARS = 240  # of a failure's message, in a comparison's note
 
 
-def step_failure_reasons(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str]]:
+BLOCKED_BY_CHECKS = "DagsterAssetCheckFailedError"  # a step stopped by a failed blocking check
+
+
+def step_failure_reasons(
+    instance: dg.DagsterInstance, run_id: str, blocked_by_checks: bool = True
+) -> list[tuple[str, str]]:
     """Each failed step of a run with its reason in one line: a ``dagster.Failure``'s own
-    description (what the stage says first), else its error's first line."""
+    description (what the stage says first), else its error's first line. ``blocked_by_checks``
+    False leaves out the steps a failed blocking check stopped (where the checks' own
+    descriptions say why)."""
     reasons = []
     for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.STEP_FAILURE):
         data = entry.dagster_event.step_failure_data if entry.dagster_event else None
         if data is None:
+            continue
+        if not blocked_by_checks and data.error is not None and data.error.cls_name == BLOCKED_BY_CHECKS:
             continue
         described = data.user_failure_data.description if data.user_failure_data else None
         message = described or (data.error.message if data.error else "") or "failed"

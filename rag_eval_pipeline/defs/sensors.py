@@ -256,8 +256,10 @@ def failed_checks_sensor() -> dg.RunStatusSensorDefinition:
 
 def failed_steps_said(instance: dg.DagsterInstance, run_id: str) -> list[str]:
     """Each failed step's reason in its own words, `<step> failed: <reason>` (a dagster.Failure's
-    description, else its error's first line)."""
-    return [f"{step} failed: {reason}" for step, reason in step_failure_reasons(instance, run_id)]
+    description, else its error's first line); a step a blocking check stopped is said by its
+    check (``failed_checks_said``)."""
+    reasons = step_failure_reasons(instance, run_id, blocked_by_checks=False)
+    return [f"{step} failed: {reason}" for step, reason in reasons]
 
 
 def failed_checks_said(instance: dg.DagsterInstance, run_id: str) -> list[str]:
