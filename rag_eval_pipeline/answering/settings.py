@@ -4,6 +4,9 @@ the one type the configuration validates against."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from pydantic import Field, field_validator, model_validator
 
 from rag_eval_pipeline.answering.spec import check_name
@@ -15,8 +18,33 @@ OFFLINE = "offline"
 # the models of the offline provider (answering/offline.py implements each): named here so that
 # the configuration refuses another name before any work, without importing the answerers
 OFFLINE_MODELS = ("extractive-baseline", "baseline", "oracle", "null")
-# the providers of ``ModelEntry``: the offline models and every LLM API of the provider table
-MODEL_PROVIDERS = (OFFLINE, *LLM_PROVIDERS)
+
+
+@dataclass(frozen=True)
+class ModelProvider:
+    """What a ``ModelEntry``'s provider accepts: which model names (why one is refused, else
+    None) and whether it takes an endpoint of its own (``base_url``, ``api_key_env``)."""
+
+    name: str
+    refuses: Callable[[str], str | None]
+    named_endpoint: bool
+
+
+def _offline_model(model: str) -> str | None:
+    if model in OFFLINE_MODELS:
+        return None
+    return f"no offline model '{model}' (the offline models: {', '.join(OFFLINE_MODELS)})"
+
+
+# the providers of ``ModelEntry``, one row each: the offline models and every LLM API of the
+# LLM provider table (which checks its own model names when a client is made)
+MODEL_PROVIDERS: dict[str, ModelProvider] = {
+    OFFLINE: ModelProvider(OFFLINE, _offline_model, named_endpoint=False),
+    **{
+        name: ModelProvider(name, lambda model: None, provider.named_endpoint)
+        for name, provider in LLM_PROVIDERS.items()
+    },
+}
 # the team's own agent: behind an HTTP endpoint, a Python callable, a file of its answers
 HTTP, PYTHON, FILE = "http", "python", "file"
 AGENT_PROVIDERS = (HTTP, PYTHON, FILE)
@@ -65,19 +93,16 @@ class ModelEntry(NamedEntry):
         return provider
 
     @model_validator(mode="after")
-    def _a_known_offline_model(self) -> ModelEntry:
-        if self.provider == OFFLINE and self.model not in OFFLINE_MODELS:
-            raise ValueError(
-                f"answer model '{self.name}': no offline model '{self.model}' "
-                f"(the offline models: {', '.join(OFFLINE_MODELS)})"
-            )
+    def _a_model_its_provider_has(self) -> ModelEntry:
+        refused = MODEL_PROVIDERS[self.provider].refuses(self.model)
+        if refused:
+            raise ValueError(f"answer model '{self.name}': {refused}")
         return self
 
     @model_validator(mode="after")
     def _endpoint_where_the_provider_takes_one(self) -> ModelEntry:
-        takes = self.provider in LLM_PROVIDERS and LLM_PROVIDERS[self.provider].named_endpoint
-        if (self.base_url or self.api_key_env) and not takes:
-            allowed = ", ".join(n for n, p in LLM_PROVIDERS.items() if p.named_endpoint)
+        if (self.base_url or self.api_key_env) and not MODEL_PROVIDERS[self.provider].named_endpoint:
+            allowed = ", ".join(n for n, p in MODEL_PROVIDERS.items() if p.named_endpoint)
             raise ValueError(
                 f"answer model '{self.name}': base_url and api_key_env are for provider {allowed}"
             )

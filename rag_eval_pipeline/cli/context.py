@@ -10,6 +10,7 @@ from rag_eval_pipeline.cli.errors import CommandError, mask_secrets
 from rag_eval_pipeline.config import ConfigError, Settings, load_settings
 from rag_eval_pipeline.instance.location import (
     DamagedHistoryError,
+    FallbackHistory,
     dagster_home_path,
     instance_exists,
     local_history,
@@ -54,11 +55,23 @@ def history_of(args: argparse.Namespace) -> History:
         local = local_history(args.dagster_home)
     except DamagedHistoryError as err:
         raise CommandError(str(err)) from None
-    if local is not None and local.registered_models() is not None:
-        return local
-    from rag_eval_pipeline.instance.lineage import InstanceHistory
 
-    return InstanceHistory(instance_of(args, reads_only=True))
+    def opened() -> History:
+        from rag_eval_pipeline.instance.lineage import InstanceHistory
+
+        return InstanceHistory(instance_of(args, reads_only=True))
+
+    if local is None:
+        return opened()
+
+    def unreadable(why: str) -> CommandError:
+        home = dagster_home_path(args.dagster_home)
+        return CommandError(
+            f"the run history of {home} cannot be read ({why}): nothing is said of its evaluations; "
+            "restore the history files from their .backup copies, or evaluate again"
+        )
+
+    return FallbackHistory(local, opened, unreadable)
 
 
 def instance_of(args: argparse.Namespace, reads_only: bool = False) -> dg.DagsterInstance:

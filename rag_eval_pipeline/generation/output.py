@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from rag_eval_pipeline.common.files import write_atomically
 from rag_eval_pipeline.data.judgement_file import rows_version
 from rag_eval_pipeline.generation.plan import Plan
-from rag_eval_pipeline.storage.files import write_atomically
 
 UNKNOWN = "unknown"
 

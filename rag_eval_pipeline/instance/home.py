@@ -10,12 +10,14 @@ import contextlib
 import importlib.util
 import os
 import socket
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 
+from rag_eval_pipeline.common.files import locked
 from rag_eval_pipeline.common.processes import process_alive
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, CLI_HOST_TAG, CLI_PID_TAG, PARTITION_TAG
 from rag_eval_pipeline.instance.location import (
@@ -27,7 +29,6 @@ from rag_eval_pipeline.instance.location import (
     damaged_history,
     says_postgres,
 )
-from rag_eval_pipeline.storage.files import locked
 from rag_eval_pipeline.storage.settings import StorageSettings
 
 CREATION_LOCK = ".rag-eval-instance.lock"
@@ -162,8 +163,11 @@ def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage =
 
 @contextlib.contextmanager
 def _home_lock(home: Path) -> Iterator[None]:
-    """Every process on this machine that opens the home, one at a time."""
-    with locked(home / CREATION_LOCK):
+    """Every process on this machine that opens the home, one at a time (a process that
+    waits says so on stderr, with who holds the home)."""
+    with locked(
+        home / CREATION_LOCK, "opening the instance", waiting=lambda said: print(said, file=sys.stderr)
+    ):
         yield
 
 
@@ -287,6 +291,12 @@ def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQ
         raise
     except Exception as err:  # a damaged dagster.yaml: yaml, schema or storage configuration
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        if not storage.postgres and _is_database_error(err):  # the history's tables, not the file
+            copies = ", ".join(name + BACKUP_SUFFIX for name in HISTORY_FILES)
+            raise InstanceSettingsError(
+                f"the run history of {home} cannot be read ({first}): restore its files from the "
+                f"copies taken as commands opened it ({copies}), or move history/ aside and evaluate again"
+            ) from err
         raise InstanceSettingsError(
             f"{home / INSTANCE_FILE} is unreadable ({type(err).__name__}: {first}): fix it, or delete "
             "it and rag-eval writes a default one (runs and stored results stay)"
@@ -295,6 +305,15 @@ def open_instance(dagster_home: str | None = None, storage: InstanceStorage = SQ
         back_up_history(home)
     fail_runs_of_dead_cli_processes(instance)
     return instance
+
+
+def _is_database_error(err: BaseException) -> bool:
+    """Whether opening failed in the database itself (SQLAlchemy's or sqlite3's errors)."""
+    import sqlite3
+
+    import sqlalchemy.exc
+
+    return isinstance(err, (sqlalchemy.exc.DatabaseError, sqlite3.Error))
 
 
 def _home_storage(text: str) -> InstanceStorage:

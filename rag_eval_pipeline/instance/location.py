@@ -9,8 +9,10 @@ import contextlib
 import json
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, JUDGE_SCORES, PARTITION_TAG
 from rag_eval_pipeline.metrics.freshness import FinishedRun
@@ -25,8 +27,19 @@ ASSET_INDEX = Path("history") / "runs" / "index.db"
 OTHER_STORAGE = ("storage:", "run_storage:", "event_log_storage:")
 
 
+# the SQLite schema (alembic's revision, as Dagster writes it in each history file) the queries
+# of LocalHistory were written for: Dagster 1.13's. A home at another revision (a newer Dagster
+# migrated it, an older one made it) is read through the opened instance, never guessed at.
+SCHEMA_REVISIONS = frozenset({"29b539ebc72a"})
+
+
 class DamagedHistoryError(ValueError):
     """A history file of the home is not a whole database: named, with the way back."""
+
+
+class HistoryUnreadableError(RuntimeError):
+    """A query of the SQLite files failed (a damaged table, a locked file): the files cannot say,
+    which is not "nothing stored"; the caller asks the opened instance instead."""
 
 
 def dagster_home_path(explicit: str | None = None) -> Path:
@@ -65,6 +78,8 @@ def local_history(explicit: str | None = None) -> LocalHistory | None:
     if damaged:
         raise DamagedHistoryError("; ".join(damaged))
     try:
+        if not all(schema_revision(home / f) in SCHEMA_REVISIONS for f in (ASSET_INDEX, HISTORY_FILES[0])):
+            return None
         if _has_unfinished_runs(home / HISTORY_FILES[0]):
             return None
     except sqlite3.Error:
@@ -72,24 +87,32 @@ def local_history(explicit: str | None = None) -> LocalHistory | None:
     return LocalHistory(home)
 
 
+def schema_revision(database: Path) -> str | None:
+    """The alembic revision Dagster recorded in a history file (None: none recorded)."""
+    with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)) as db:
+        row = db.execute("SELECT version_num FROM alembic_version").fetchone()
+    return row[0] if row else None
+
+
 @dataclass(frozen=True)
 class LocalHistory:
     """What a reading command asks of a local home, from the SQLite files Dagster keeps it in:
     the registered answer models, the run behind each asset's latest materialization, the newest
-    finished run of a partition. Every query is read-only; a table that is missing or locked is
-    ``None`` (the caller then opens the instance, which says what is wrong)."""
+    finished run of a partition. Every query is read-only; one that fails (a damaged or missing
+    table, a locked file) raises ``HistoryUnreadableError``, so "cannot read" is never read as
+    "nothing stored" (the caller then asks the opened instance, which says what is wrong)."""
 
     home: Path
 
     def storage_directory(self) -> str:
         return str(self.home / "storage")  # Dagster's local artifact storage of an own dagster.yaml
 
-    def _query(self, database: Path, query: str, parameters: tuple) -> list[tuple] | None:
+    def _query(self, database: Path, query: str, parameters: tuple) -> list[tuple]:
         try:
             with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)) as db:
                 return db.execute(query, parameters).fetchall()
-        except sqlite3.Error:  # no such table yet, damaged, or locked
-            return None
+        except sqlite3.Error as err:  # damaged, missing a table, or locked
+            raise HistoryUnreadableError(f"{database}: {err}") from err
 
     def registered_models(self) -> list[str] | None:
         rows = self._query(
@@ -97,7 +120,7 @@ class LocalHistory:
             "SELECT partition FROM dynamic_partitions WHERE partitions_def_name = ? ORDER BY id",
             (ANSWER_MODEL_PARTITIONS,),
         )
-        return None if rows is None else [row[0] for row in rows]
+        return [row[0] for row in rows]
 
     def latest_run(self, asset: str, partition: str | None) -> str | None:
         """The run of the asset's (partition's) newest materialization, as Dagster's
@@ -117,7 +140,7 @@ class LocalHistory:
             f"AND asset_key = ? AND {condition}"
         )
         rows = self._query(self.home / ASSET_INDEX, query, (json.dumps(asset.split("/")), *parameters))
-        return [_materialization(row) for row in rows or []]
+        return [_materialization(row) for row in rows]
 
     def score_records(self, model: str | None, limit: int) -> list[StoredMaterialization]:
         """The newest ``judge_scores`` materializations (of ``model``), newest first, as
@@ -220,3 +243,53 @@ def damaged_history(home: Path) -> list[str]:
                 "storage/ stay either way"
             )
     return problems
+
+
+class FallbackHistory:
+    """A local home's SQLite files asked first (no Dagster import), the opened instance from the
+    first question they cannot answer on (``HistoryUnreadableError``: a damaged table, a locked
+    file); where the instance cannot read it either, ``unreadable`` makes the one line said."""
+
+    def __init__(
+        self,
+        local: LocalHistory,
+        open_instance: Callable[[], Any],
+        unreadable: Callable[[str], Exception],
+    ) -> None:
+        self._local, self._open, self._unreadable = local, open_instance, unreadable
+        self._instance: Any = None
+
+    def _ask(self, question: str, *arguments: Any) -> Any:
+        why = ""
+        if self._instance is None:
+            try:
+                return getattr(self._local, question)(*arguments)
+            except HistoryUnreadableError as err:
+                why = str(err)
+                self._instance = self._open()
+        try:
+            return getattr(self._instance, question)(*arguments)
+        except Exception as err:  # Dagster's storage errors, whatever their class
+            first = next((line for line in str(err).splitlines() if line.strip()), type(err).__name__)
+            raise self._unreadable(f"{why}; the instance: {first}" if why else first) from err
+
+    def storage_directory(self) -> str:
+        return self._local.storage_directory()
+
+    def registered_models(self) -> list[str] | None:
+        return self._ask("registered_models")
+
+    def latest_run(self, asset: str, partition: str | None) -> str | None:
+        return self._ask("latest_run", asset, partition)
+
+    def newest_finished_run(self, partition: str) -> FinishedRun | None:
+        return self._ask("newest_finished_run", partition)
+
+    def score_records(self, model: str | None, limit: int) -> list[StoredMaterialization]:
+        return self._ask("score_records", model, limit)
+
+    def run_score_records(self, run_id: str) -> list[StoredMaterialization]:
+        return self._ask("run_score_records", run_id)
+
+    def materialization(self, asset: str, storage_id: int) -> StoredMaterialization | None:
+        return self._ask("materialization", asset, storage_id)

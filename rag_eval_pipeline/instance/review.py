@@ -12,6 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from rag_eval_pipeline.common.files import write_atomically
 from rag_eval_pipeline.defs.names import (
     CANDIDATE_ANSWERS,
     COMPARISON_JOB,
@@ -100,9 +101,7 @@ def keep_label_file(source: Path, labels_folder: Path) -> Path:
     while target.exists() and target.read_bytes() != source.read_bytes():
         target = labels_folder / f"{source.stem}-{number}{source.suffix}"
         number += 1
-    tmp = target.with_name(f".{target.name}.tmp")
-    shutil.copyfile(source, tmp)
-    tmp.replace(target)
+    write_atomically(target, lambda tmp: shutil.copyfile(source, tmp))
     return target
 
 
@@ -111,9 +110,8 @@ def keep_labels(labels: pd.DataFrame, labels_folder: Path, name: str) -> Path:
     import of the same source replaces it."""
     labels_folder.mkdir(parents=True, exist_ok=True)
     target = labels_folder / f"{name}.jsonl"
-    tmp = target.with_name(f".{target.name}.tmp")
-    labels.drop(columns=["source"]).to_json(tmp, orient="records", lines=True, force_ascii=False)
-    tmp.replace(target)
+    rows = labels.drop(columns=["source"])
+    write_atomically(target, lambda tmp: rows.to_json(tmp, orient="records", lines=True, force_ascii=False))
     return target
 
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from rag_eval_pipeline.common.files import exclusive, write_text_atomically
+
 BASE = "base"  # the judge's own prompt, always selectable
 PROMPTS_FILE = "judge_prompts.json"
 
@@ -91,14 +93,13 @@ class PromptStore:
         ]
 
     def adopt(self, version: PromptVersion) -> None:
-        """Add a version (written whole to a temporary file, then moved: never half a file)."""
-        stored = json.loads(self.path.read_text()) if self.path.is_file() else {}
-        kept = [v for v in stored.get(version.judge_id, []) if v["version"] != version.version]
-        stored[version.judge_id] = [*kept, asdict(version) | {"held_out": dict(version.held_out)}]
-        self.folder.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(stored, indent=1))
-        temporary.replace(self.path)
+        """Add a version: read, changed and written under the file's lock (two adoptions at
+        once keep both), written whole aside and renamed (never half a file)."""
+        with exclusive(self.path, "adopting a judge prompt"):
+            stored = json.loads(self.path.read_text()) if self.path.is_file() else {}
+            kept = [v for v in stored.get(version.judge_id, []) if v["version"] != version.version]
+            stored[version.judge_id] = [*kept, asdict(version) | {"held_out": dict(version.held_out)}]
+            write_text_atomically(self.path, json.dumps(stored, indent=1))
 
     def chosen(self, judge_id: str, pinned: str | None = None) -> PromptVersion | None:
         """The prompt a judge uses: the pinned version, else the newest adopted; None: its own."""

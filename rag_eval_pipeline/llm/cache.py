@@ -6,12 +6,11 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import os
-import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from rag_eval_pipeline.common.files import write_text_atomically
 from rag_eval_pipeline.limits.slot_files import SharedLimit
 from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse
@@ -39,11 +38,7 @@ class JsonFiles:
             return None
 
     def write(self, key: str, text: str) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        write_text_atomically(self._path(key), text)
 
 
 class ResponseCache(JsonFiles):

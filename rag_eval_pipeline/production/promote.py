@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from rag_eval_pipeline.common.files import write_atomically
 from rag_eval_pipeline.data.judgement_file import rows_version
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.metrics.schema import metric_columns
-from rag_eval_pipeline.storage.files import write_atomically
 
 
 class PromoteError(ValueError):

@@ -6,7 +6,6 @@ measures agreement with it."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rag_eval_pipeline.common.files import write_text_atomically
 from rag_eval_pipeline.metrics.agreement import LABELLED_METRICS
 from rag_eval_pipeline.metrics.schema import case_key, case_set_id, per_case
 from rag_eval_pipeline.review.page import labelling_page
@@ -186,7 +186,5 @@ def write_queue(folder: Path, name: str, records: Sequence[dict[str, Any]], blin
         rows: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in queue_rows(records, name)),
     }
     for path, text in contents.items():
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_text_atomically(path, text)
     return page, rows

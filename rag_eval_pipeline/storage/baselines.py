@@ -9,7 +9,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rag_eval_pipeline.storage.files import exclusive, write_atomically
+from rag_eval_pipeline.common.files import exclusive, write_atomically
 
 BASELINES_FILE = "baselines.json"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -59,7 +59,7 @@ class BaselineStore:
                 f"'{baseline.name}' cannot name a baseline: letters, digits, '.', '_' and '-', "
                 f"up to 64, not {', '.join(sorted(RESERVED))}"
             )
-        with exclusive(self.path):
+        with exclusive(self.path, "changing the baselines"):
             baselines = {name: asdict(b) for name, b in self.all().items()}
             baselines[baseline.name] = asdict(baseline)
             write_atomically(
@@ -67,7 +67,7 @@ class BaselineStore:
             )
 
     def remove(self, name: str) -> bool:
-        with exclusive(self.path):
+        with exclusive(self.path, "changing the baselines"):
             baselines = {n: asdict(b) for n, b in self.all().items()}
             if baselines.pop(name, None) is None:
                 return False

@@ -4,7 +4,6 @@ manifests as JSON, the report as HTML. Every write goes aside first and is renam
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pandas as pd
 from upath import UPath
 
+from rag_eval_pipeline.common.files import write_atomically, write_text_atomically
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 RECORD_TYPE = "__record__"  # marks a typed record in its JSON file, so it loads as that type again
@@ -35,12 +35,7 @@ def write_library(path: UPath, make: Callable[[], str]) -> None:
     """A document's library, once: a file of that name (its version in the name) is kept."""
     if path.exists():
         return
-    tmp = private_tmp(path)
-    try:
-        tmp.write_text(make(), encoding="utf-8")
-        tmp.rename(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_text_atomically(path, make())
 
 
 class CorruptArtifactError(ValueError):
@@ -88,13 +83,6 @@ def with_extension(path: UPath, extension: str) -> UPath:
     return path.with_name(path.name + extension)
 
 
-def private_tmp(target: UPath) -> UPath:
-    """Where one writer prepares ``target``: a name no other writer uses (two runs writing the
-    same asset at once each rename their own whole file; a shared name let one rename the
-    other's, half written or gone)."""
-    return with_extension(target, f".{uuid.uuid4().hex[:12]}.tmp")
-
-
 def format_of(value: Any, what: str) -> ArtifactFormat:
     for artifact_format in FORMATS:
         if artifact_format.holds(value):
@@ -110,12 +98,7 @@ def write(value: Any, path: UPath, what: str) -> UPath:
     another format the asset may have written before. Returns the file written."""
     chosen = format_of(value, what)
     target = with_extension(path, chosen.extension)
-    tmp = private_tmp(target)
-    try:
-        chosen.write(value, tmp)
-        tmp.rename(target)  # readers never see half a file
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomically(target, lambda tmp: chosen.write(value, tmp))  # readers never see half a file
     for other in FORMATS:
         if other is not chosen:
             with_extension(path, other.extension).unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from upath import UPath
 
-from rag_eval_pipeline.storage.formats import private_tmp
+from rag_eval_pipeline.common.files import write_text_atomically
 
 SNAPSHOTS = "knowledge_base"
 LIVE_POINTER = "LIVE.json"
@@ -90,12 +90,7 @@ class SnapshotStore:
         snapshot = KnowledgeBaseSnapshot({**current, **dict.fromkeys(self.staged(run_id), run_id)}, run_id)
         record = json.dumps(snapshot.to_dict(), indent=2, sort_keys=True)
         for target in (self.root / f"{PUBLISHED_PREFIX}{run_id}.json", self.pointer):
-            tmp = private_tmp(target)  # two rebuilds publishing at once never share it
-            try:
-                tmp.write_text(record)
-                tmp.rename(target)
-            finally:
-                tmp.unlink(missing_ok=True)
+            write_text_atomically(target, record)  # two rebuilds publishing at once never share a file
         self._forget_old(set(snapshot.live.values()))
         return snapshot
 

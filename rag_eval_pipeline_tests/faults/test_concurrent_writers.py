@@ -76,3 +76,76 @@ def test_cache_and_history_under_four_writers_at_once(tmp_path):
     assert not list((tmp_path / "llm_cache").rglob(".*"))  # no temporary file left behind
     history = pd.read_parquet(tmp_path / "history" / "metric_history.parquet")
     assert len(history) == WRITERS * 10 and history["summary_run_id"].is_unique  # no row lost
+
+
+def _adopt(worker: int, folder: str, start) -> None:
+    from rag_eval_pipeline.judges.alignment import Example, PromptStore, PromptVersion
+
+    start.wait()
+    store = PromptStore(Path(folder))
+    for n in range(15):
+        example = Example(f"q{worker}-{n}", "truth", "answer", "correctness", 1.0)
+        store.adopt(PromptVersion("claude", f"v{worker}-{n}", (example,), {"kappa": 0.5}))
+
+
+@pytest.mark.slow  # four processes of their own
+def test_judge_prompts_adopted_by_four_processes_at_once_are_all_kept(tmp_path):
+    """Adopting reads, changes and writes one file: under its lock, four processes adopting at
+    once keep every version (without it, a read between another's read and write loses one)."""
+    from rag_eval_pipeline.judges.alignment import PromptStore
+
+    context = multiprocessing.get_context("spawn")
+    start = context.Barrier(WRITERS)
+    workers = [context.Process(target=_adopt, args=(w, str(tmp_path), start)) for w in range(WRITERS)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+        assert worker.exitcode == 0
+    versions = {v.version for v in PromptStore(tmp_path).versions("claude")}
+    assert versions == {f"v{w}-{n}" for w in range(WRITERS) for n in range(15)}
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_lock_held_too_long_names_its_holder_and_a_failed_write_leaves_nothing(tmp_path):
+    """A wait that does not end says who holds the lock (process, machine, what for) instead of
+    hanging; a write that fails midway leaves neither a half file nor a temporary one."""
+    import os
+    import threading
+
+    from rag_eval_pipeline.common.files import LockTimeoutError, exclusive, write_atomically
+
+    target = tmp_path / "baselines.json"
+    held, release, said = threading.Event(), threading.Event(), []
+
+    def holder():
+        with exclusive(target, "changing the baselines"):
+            held.set()
+            release.wait(60)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(60)
+    try:
+        with pytest.raises(LockTimeoutError) as refused, exclusive(target, "a second writer", timeout_s=0.2):
+            pass
+    finally:
+        release.set()
+        thread.join()
+    assert f"pid {os.getpid()}" in str(refused.value) and "(changing the baselines)" in str(refused.value)
+    with exclusive(target, "after the holder ended", timeout_s=5):  # released: taken at once
+        said.append("taken")
+    assert said == ["taken"]
+
+    target.write_text("the live file")
+
+    def half(tmp: Path) -> None:
+        tmp.write_text("half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_atomically(target, half)
+    assert target.read_text() == "the live file"
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("baselines.json.lock")) == [
+        "baselines.json"
+    ]

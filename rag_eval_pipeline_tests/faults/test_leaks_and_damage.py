@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.reporting.markdown import markdown_text
 from rag_eval_pipeline_tests.support import REPO_ROOT, SHARED_HOTPOTQA
 from rag_eval_pipeline_tests.support.cli import RAG_EVAL, in_process, rag_eval
@@ -244,16 +245,10 @@ def test_a_killed_production_run_spends_within_the_day_budget_with_its_re_run(tm
     assert len(recorded) >= total - 1 and sum(r["cost_usd"] for r in recorded) <= 0.03
 
 
-def _waits_for_lock(process: subprocess.Popen, lock: Path) -> bool:
-    """Until the process waits for the lock (a blocked ``flock`` of it in /proc/locks): True;
+def _waits_for_lock(process: subprocess.Popen) -> bool:
+    """Until the process says it waits for the home's lock (on stderr, naming the holder): True;
     False if it ended first."""
-    inode = f":{lock.stat().st_ino} "
-    while process.poll() is None:
-        for line in Path("/proc/locks").read_text().splitlines():
-            if "->" in line and inode in line and f" {process.pid} " in line:
-                return True
-        time.sleep(0.01)
-    return False
+    return any(line.startswith("waiting for ") and "opening the instance" in line for line in process.stderr)
 
 
 @pytest.mark.slow  # two commands that open Dagster
@@ -262,8 +257,8 @@ def test_a_history_another_command_is_creating_is_waited_for_not_called_damaged(
     command started then waits for the creation lock, and only then judges the file: it opens
     the finished history instead of calling it damaged (what failed two `rag-eval run` started
     together on a busy machine)."""
+    from rag_eval_pipeline.common.files import locked
     from rag_eval_pipeline.instance.home import CREATION_LOCK
-    from rag_eval_pipeline.storage.files import locked
 
     finished = tmp_path / "finished"
     made = subprocess.run(
@@ -273,7 +268,7 @@ def test_a_history_another_command_is_creating_is_waited_for_not_called_damaged(
     home = tmp_path / "home"
     runs = home / "history" / "runs.db"
     runs.parent.mkdir(parents=True)
-    with locked(home / CREATION_LOCK):  # this test is the command creating the history
+    with locked(home / CREATION_LOCK, "opening the instance"):  # this test: the command creating it
         runs.write_bytes(b"")  # what SQLite leaves until the schema is written
         second = subprocess.Popen(
             [RAG_EVAL, "--dagster-home", str(home), "models", "add", "baseline"],
@@ -281,7 +276,7 @@ def test_a_history_another_command_is_creating_is_waited_for_not_called_damaged(
             stderr=subprocess.PIPE,
             text=True,
         )
-        waited = _waits_for_lock(second, home / CREATION_LOCK)
+        waited = _waits_for_lock(second)
         for name in ("history", "schedules", "dagster.yaml"):  # the creation finishes
             source, target = finished / name, home / name
             if source.is_dir():
@@ -291,3 +286,58 @@ def test_a_history_another_command_is_creating_is_waited_for_not_called_damaged(
     out, err = second.communicate(timeout=120)
     assert waited, err
     assert second.returncode == 0 and out.strip() == "added: baseline", err
+
+
+@pytest.mark.slow  # the session's evaluated instance, copied
+def test_a_history_the_fast_reader_cannot_read_is_asked_of_the_instance_never_called_empty(
+    evaluated_copy, capsys
+):
+    """The reading commands read a local home's SQLite files without Dagster. A home at a schema
+    revision those queries were not written for is read through the opened instance; a damaged
+    table makes the fast reader stand aside too: the instance answers, or the command says in
+    one line that the history cannot be read. Never "no evaluation" for "cannot read"."""
+    import sqlite3
+    from contextlib import closing
+
+    from rag_eval_pipeline.instance.location import SCHEMA_REVISIONS, local_history, schema_revision
+
+    home = evaluated_copy.home
+    index = home / "history" / "runs" / "index.db"
+    assert schema_revision(index) in SCHEMA_REVISIONS  # what this Dagster writes: the pin moved if not
+    args = ["--dagster-home", str(home)]
+    qid = load_asset(evaluated_copy.instance, "judgement_list")["qid"].iloc[0]
+    commands = [
+        ["worst", "--model", "oracle", "-n", "2"],
+        ["gate", "--model", "oracle", "--min", "correctness=0.5"],
+        ["explain", qid, "--model", "oracle"],
+        ["diff", "oracle", "null"],
+    ]
+    answers = {}
+    for command in commands:
+        code, out, err = in_process(capsys, *args, *command)
+        assert code in (0, 1), (command, err)  # diff may find regressions: 1
+        answers[command[0]] = out
+
+    def change(sql: str) -> None:
+        with closing(sqlite3.connect(index)) as db:
+            db.execute(sql)
+            db.commit()
+
+    change("UPDATE alembic_version SET version_num = 'ffffffffffff'")  # a later Dagster's schema
+    assert local_history(str(home)) is None  # the fast reader stands aside
+    for command in commands:
+        code, out, err = in_process(capsys, *args, *command)
+        assert code in (0, 1) and out == answers[command[0]], (command, err)  # the instance answers alike
+
+    change(f"UPDATE alembic_version SET version_num = '{next(iter(SCHEMA_REVISIONS))}'")
+    change("ALTER TABLE event_logs RENAME TO event_logs_damaged")
+    for command in commands:
+        code, out, err = in_process(capsys, *args, *command)
+        said = out + err
+        wrong = ("no evaluation", "not evaluated", "no scores", "Traceback")
+        assert not any(w in said for w in wrong), (command, said)
+        if code == 2:  # the instance cannot read it either: one line, with the way back
+            assert len(err.splitlines()) == 1 and err.startswith(f"error: the run history of {home}")
+            assert "cannot be read" in err and ".backup" in err
+        else:
+            assert out == answers[command[0]], (command, err)

@@ -255,8 +255,9 @@ def test_a_queue_labelled_in_part_corrects_from_its_prefix_and_labels_of_other_c
     other = labelled(first, "earlier", case_set="0123456789ab")  # a queue of another run's cases
     row = corrected_after(other, "earlier")
     assert row["n_labels"] == 0 and np.isnan(row["corrected_mean"])
-    assert "not corrected: queue earlier was drawn from another set of cases (0123456789ab)" in (
-        row["correction_note"]
+    assert (
+        "not corrected: queue earlier was drawn from another set of cases (0123456789ab)"
+        in (row["correction_note"])
     )
 
 

@@ -9,10 +9,10 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field, PrivateAttr
 
+from rag_eval_pipeline.common.files import exclusive, write_atomically
 from rag_eval_pipeline.defs.resources.settings import storage_folder
 from rag_eval_pipeline.metrics.agreement import AGREEMENT_HISTORY_COLUMNS, upsert_agreement_history
 from rag_eval_pipeline.reporting.monitoring import HISTORY_COLUMNS, upsert_history
-from rag_eval_pipeline.storage.files import exclusive, write_atomically
 from rag_eval_pipeline.storage.formats import CorruptArtifactError
 
 
@@ -37,7 +37,7 @@ class HistoryResource(dg.ConfigurableResource):
 
     def record_agreement(self, rows: pd.DataFrame) -> int:
         """Records one set of labels' agreement (the same labels again replace their rows)."""
-        with exclusive(self._agreement_file):
+        with exclusive(self._agreement_file, "recording judge agreement"):
             history = upsert_agreement_history(self.read_agreement(), rows)
             rewrite_history(self._agreement_file, history)
         return len(history)
@@ -48,7 +48,8 @@ class HistoryResource(dg.ConfigurableResource):
     def record(self, rows: pd.DataFrame) -> int:
         """Records one summary's rows, replacing an earlier record of the same summary run
         (idempotent), atomically (write aside, then rename); returns the history's length."""
-        with exclusive(self._file):  # two runs recording at once must not lose each other's rows
+        # two runs recording at once must not lose each other's rows
+        with exclusive(self._file, "recording metric history"):
             history = upsert_history(self.read(), rows)
             rewrite_history(self._file, history)
         return len(history)

@@ -5,8 +5,8 @@ from pathlib import Path
 import dagster as dg
 from pydantic import PrivateAttr
 
+from rag_eval_pipeline.common.files import write_atomically
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
-from rag_eval_pipeline.storage.files import write_atomically
 
 
 class MonitoringResource(dg.ConfigurableResource):
