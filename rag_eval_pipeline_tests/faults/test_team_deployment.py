@@ -242,5 +242,5 @@ def test_rag_eval_ui_serves_a_postgres_instance(
     with contextlib.ExitStack() as stack:
         ui = serve_ui(stack, tmp_path, config, reports_port)
         shown = graphql(ui.url, "{ runsOrError { ... on Runs { results { runId } } } }")
-    # the knowledge base, the judges' agreement (a first run measures it), oracle, the comparison
-    assert {r["runId"] for r in shown["runsOrError"]["results"]} == made and len(made) == 4
+    # the knowledge base, oracle, the cross-model run (agreement, comparison, report)
+    assert {r["runId"] for r in shown["runsOrError"]["results"]} == made and len(made) == 3
