@@ -9,12 +9,13 @@ both ways), and n of the cases labelled by people, picked at random. The correct
 labelled part) should cover the true
 mean at least 93% of the time at nominal 95%. Baselines in the same run: the judge's own
 interval (what the summary says without people) and the labels alone (the n labelled cases'
-mean with a normal interval, which ignores the judge).
+mean with Student's t on n - 1, which ignores the judge, as the product's fallback does).
 """
 
 import time
 
 import numpy as np
+from scipy.special import stdtrit
 
 from rag_eval_pipeline.metrics.agreement import Z95, corrected_mean
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -58,7 +59,7 @@ def simulate(kind: str, n_labels: int, rng: np.random.Generator) -> dict[str, fl
         covered["judge only"] += judged.mean() - half <= truth <= judged.mean() + half
         bias += judged.mean() - truth
         people = human[labelled]
-        half = Z95 * people.std(ddof=1) / np.sqrt(n_labels)
+        half = float(stdtrit(n_labels - 1, 0.975)) * people.std(ddof=1) / np.sqrt(n_labels)
         covered["labels only"] += people.mean() - half <= truth <= people.mean() + half
         widths["labels only"] += 2 * half
     return {

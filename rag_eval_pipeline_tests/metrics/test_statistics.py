@@ -443,3 +443,49 @@ def test_the_kappa_interval_from_the_table_equals_the_bootstrap_over_the_pairs()
         assert table[0] <= weighted_kappa(human, judged) <= table[1]
         assert table == pytest.approx(loop, abs=0.03 if n > 100 else 0.08), n
     assert all(np.isnan(weighted_kappa_interval([1.0] * 5, [1.0, 0.0, 1.0, 1.0, 0.5])))  # one label
+
+
+def corrected_by_definition(judged, f, h) -> tuple[float, float, float, float]:
+    """PPI++ as the docs define it, written out: lambda the labels' regression slope on the
+    judge's scores in [0, 1]; estimate lambda * mean(all judged) + mean(label - lambda * judge);
+    variance var(residual, ddof 2) / n + var(labels) / N; t on n - 2; the labels alone (t on
+    n - 1) where narrower. Returns estimate, low, high, lambda."""
+    from scipy import stats
+
+    n, big_n = len(h), len(judged)
+    labels_half = stats.t.ppf(0.975, n - 1) * np.std(h, ddof=1) / np.sqrt(n)
+    alone = (np.mean(h), np.mean(h) - labels_half, np.mean(h) + labels_half, 0.0)
+    slope = float(np.clip(np.cov(h, f, ddof=0)[0, 1] / np.var(f), 0, 1)) if np.var(f) > 0 else 0.0
+    residual = np.asarray(h) - slope * np.asarray(f)
+    estimate = slope * np.mean(judged) + residual.mean()
+    half = stats.t.ppf(0.975, n - 2) * np.sqrt(residual.var(ddof=2) / n + np.var(h, ddof=1) / big_n)
+    if slope == 0.0 or half >= labels_half:
+        return alone
+    return estimate, estimate - half, estimate + half, slope
+
+
+def test_the_corrected_mean_borrows_the_judge_by_its_regression_slope_and_never_widens():
+    """lambda is the labels' regression slope on the judge's scores (PPI++ with the labelled
+    cases among the N), the interval as written out above, never wider than the labels alone,
+    which a judge that tells nothing gets."""
+    from rag_eval_pipeline.metrics.agreement import corrected_mean
+
+    rng = np.random.default_rng(5)
+    big_n = 400
+    human = rng.choice([0.0, 0.5, 1.0], size=big_n, p=[0.35, 0.15, 0.5])
+    judged = np.where(rng.random(big_n) < 0.75, human, 1.0)  # lenient: a quarter passed regardless
+    blind = rng.choice([0.0, 0.5, 1.0], size=big_n)  # a judge whose score says nothing
+    for n in (30, 80):
+        labelled = rng.choice(big_n, size=n, replace=False)
+        h = human[labelled]
+        estimate, low, high, slope = corrected_by_definition(judged, judged[labelled], h)
+        result = corrected_mean(judged, judged[labelled], h)
+        assert 0 < result.judge_weight == pytest.approx(slope)
+        assert (result.interval.estimate, result.interval.low, result.interval.high) == pytest.approx(
+            (estimate, low, high)
+        )
+        alone = corrected_by_definition(blind, blind[labelled], h)
+        result = corrected_mean(blind, blind[labelled], h)
+        assert (result.interval.low, result.interval.high) == pytest.approx(alone[1:3])
+        labels_width = corrected_by_definition(judged, np.zeros(n), h)  # lambda 0: the labels alone
+        assert result.interval.high - result.interval.low <= labels_width[2] - labels_width[1] + 1e-12

@@ -12,13 +12,13 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.stats
 
 from rag_eval_pipeline.data.documents import file_digest
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.metrics.schema import case_set_id
+from rag_eval_pipeline_tests.metrics.test_statistics import corrected_by_definition
 from rag_eval_pipeline_tests.support import ARTIFACTS
 from rag_eval_pipeline_tests.support.cli import in_process
 from rag_eval_pipeline_tests.support.phoenix import phoenix_root_spans
@@ -296,15 +296,16 @@ def test_judge_agreement_and_corrected_means_match_an_independent_computation(la
         ].iloc[0]
         scores = _strict_scores(space, model, LLM_JUDGE)["correctness"]
         people = pd.DataFrame(imported[model]).groupby("qid")["label"].mean()
-        differences = people - scores.loc[people.index]
-        estimate = scores.mean() + differences.mean()
-        half = scipy.stats.t.ppf(0.975, len(people) - 1) * np.sqrt(
-            scores.var(ddof=1) / len(scores) + differences.var(ddof=1) / len(people)
+        estimate, low, high, _ = corrected_by_definition(
+            scores.to_numpy(), scores.loc[people.index].to_numpy(), people.to_numpy()
         )
-        assert row["n_labels"] == len(people) == SAMPLE
+        assert (
+            row["n_labels"] == len(people) == SAMPLE
+            and "indicative below 60 labels" in row["correction_note"]
+        )
         assert row["corrected_mean"] == pytest.approx(min(max(estimate, 0), 1))
-        assert row["corrected_low"] == pytest.approx(max(0.0, estimate - half))
-        assert row["corrected_high"] == pytest.approx(min(1.0, estimate + half))
+        assert row["corrected_low"] == pytest.approx(max(0.0, low))
+        assert row["corrected_high"] == pytest.approx(min(1.0, high))
         # the corrections say when people flagged the judge, and why; so does the comparison
         assert row["flagged_by_people"] == agreement.loc[(LLM_JUDGE, "correctness"), "why"]
     comparison = space.asset("model_comparison").set_index(["answer_model", "judge_id"])
