@@ -250,9 +250,11 @@ class Settings(Strict):
         get a neutral default prompt (the HotpotQA one speaks of Wikipedia)."""
         from rag_eval_pipeline.answering.chat import NEUTRAL_SYSTEM_PROMPT
         from rag_eval_pipeline.answering.registry import AnswerRegistry
+        from rag_eval_pipeline.retrieval.base import RetrievalMode
 
         neutral = NEUTRAL_SYSTEM_PROMPT if self.dataset.kind == "custom" else None
-        return AnswerRegistry(self.answer_models, neutral)
+        rerank = self.knowledge_base.rerank.spec()
+        return AnswerRegistry(self.answer_models, neutral, {RetrievalMode.RERANK: rerank.identity})
 
     def configured_models(self) -> list[str]:
         """The answer models a run evaluates when none are named: the file's, else the defaults."""

@@ -60,6 +60,7 @@ CANDIDATE_COLUMNS = [
 
 
 DEFAULT_MAX_ANSWER_CHARS = 20_000
+RETRIEVAL_CHUNK = 25  # questions retrieved between two progress reports, when they are watched
 
 
 def capped_answer(answer: str, max_chars: int) -> str:
@@ -107,6 +108,7 @@ def answer_cases(
     matcher: ContextMatcher | None = None,
     match_by_text: bool = False,
     redact: Redactor = NO_SECRETS,
+    on_retrieved: ProgressCallback | None = None,
 ) -> pd.DataFrame:
     """One row per question (per repeat, for an agent asked several times): the contexts the
     answer was given from, the answer, its tokens and cost.
@@ -126,10 +128,11 @@ def answer_cases(
     fills the response cache through it). An answer longer than ``max_answer_chars`` is stored
     cut, its full length in ``answer_length``: a model that answers with megabytes must not
     fill every later report. ``redact`` masks the run's secrets in what is stored (a reason, an
-    answer that echoes a header).
+    answer that echoes a header). ``on_retrieved`` hears how many questions have their passages,
+    for a retrieval slow enough to be watched (a reranker's).
     """
     agent = model if isinstance(model, PreparedAnswerModel) else None
-    work = _work(judgement_list.to_dict(orient="records"), spec, retrieve, agent)
+    work = _work(judgement_list.to_dict(orient="records"), spec, retrieve, agent, on_retrieved)
     if prefill is not None:
         prefill([_request(c, h, r) for c, h, r in work])
 
@@ -174,14 +177,22 @@ def _work(
     spec: AnswerSpec,
     retrieve: Retriever | None,
     agent: PreparedAnswerModel | None,
+    on_retrieved: ProgressCallback | None = None,
 ) -> list[tuple[dict[str, Any], list[SearchHit], int]]:
     """Each (case, the passages we retrieved for it, repeat) to answer: every case's passages
-    retrieved in one batch; an agent asked as many times as it prepared for each question."""
+    retrieved in one batch (in batches of RETRIEVAL_CHUNK when someone watches the progress);
+    an agent asked as many times as it prepared for each question."""
     repeats = dict(agent.prepare([(c["qid"], c["question"]) for c in cases])) if agent is not None else {}
     if retrieve is not None and spec.retrieval_mode is not None:
-        hits_per_case = retrieve(
-            [c["question"] for c in cases], spec.top_k or 0, [c.get(LANGUAGE_COLUMN) for c in cases]
-        )
+        chunk = RETRIEVAL_CHUNK if on_retrieved is not None else max(len(cases), 1)
+        hits_per_case = []
+        for start in range(0, len(cases), chunk):
+            part = cases[start : start + chunk]
+            hits_per_case += retrieve(
+                [c["question"] for c in part], spec.top_k or 0, [c.get(LANGUAGE_COLUMN) for c in part]
+            )
+            if on_retrieved is not None:
+                on_retrieved(len(hits_per_case), len(cases))
     else:
         hits_per_case = [[] for _ in cases]
     return [

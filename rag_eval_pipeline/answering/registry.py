@@ -8,8 +8,9 @@ Adding a provider is one entry in ``PROVIDERS`` plus its own module.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from rag_eval_pipeline.answering.agents.provider import AGENT_PROVIDERS
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerProvider, model_spec
@@ -63,9 +64,16 @@ class AnswerRegistry:
     ``default_prompt`` is the answer prompt of LLM answer models that name none (a neutral one
     for the team's own data; None: the HotpotQA article's)."""
 
-    def __init__(self, named: Sequence[AnswerModelSettings] = (), default_prompt: str | None = None) -> None:
+    def __init__(
+        self,
+        named: Sequence[AnswerModelSettings] = (),
+        default_prompt: str | None = None,
+        retrieval_identities: Mapping[RetrievalMode, str] | None = None,
+    ) -> None:
         self._named = {m.name: m for m in named}
         self._default_prompt = default_prompt
+        # a mode's own settings (rerank's first stage and model): part of what answers depend on
+        self._retrieval_identities = dict(retrieval_identities or {})
 
     @property
     def named(self) -> list[str]:
@@ -76,10 +84,12 @@ class AnswerRegistry:
         check_name(key)
         if key in self._named:
             entry = self._named[key]
-            return PROVIDERS[entry.provider].named_spec(entry, self._default_prompt)
-        model, mode, k = _split_key(key)
-        provider = self._provider_of(model)
-        return model_spec(provider, key, model, mode, k, self._default_prompt)
+            spec = PROVIDERS[entry.provider].named_spec(entry, self._default_prompt)
+        else:
+            model, mode, k = _split_key(key)
+            spec = model_spec(self._provider_of(model), key, model, mode, k, self._default_prompt)
+        identity = self._retrieval_identities.get(spec.retrieval_mode) if spec.retrieval_mode else None
+        return dataclasses.replace(spec, retrieval_identity=identity) if identity else spec
 
     def try_resolve(self, key: str) -> AnswerSpec | None:
         """The spec, or None for a stored partition that no longer resolves (a removed entry)."""

@@ -71,6 +71,7 @@ class AnswerSpec:
     endpoint: LLMEndpoint | None = None  # where an LLM's calls go; None for offline models
     agent: Any = field(default=None, compare=False)  # the agent's configuration entry
     agent_identity: str | None = None  # what an agent's answers depend on (its fingerprint part)
+    retrieval_identity: str | None = None  # a mode's own settings (rerank: its stage and model)
 
     @property
     def is_agent(self) -> bool:
@@ -116,4 +117,6 @@ class AnswerSpec:
         }
         if self.agent_identity is not None:  # absent for models: their fingerprints stay as they were
             identity["agent"] = self.agent_identity
+        if self.retrieval_identity is not None:  # only modes with settings of their own
+            identity["retrieval"] = self.retrieval_identity
         return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:12]

@@ -24,7 +24,9 @@ from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.judges.registry import JudgeSpec
 from rag_eval_pipeline.language.segmenters import SegmenterMissingError, segmenter_problem
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.retrieval.base import RetrievalMode
 from rag_eval_pipeline.retrieval.embedder import unread_languages
+from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
 
 
 class PreflightError(ValueError):
@@ -149,6 +151,25 @@ def vector_problems(
     ]
 
 
+def rerank_problems(answer_specs: Sequence[AnswerSpec], knowledge_base: KnowledgeBaseSpec) -> list[str]:
+    """The rerank mode's model and extra, and a first stage the knowledge base can serve."""
+    reranked = [s.partition_key for s in answer_specs if s.retrieval_mode is RetrievalMode.RERANK]
+    if not reranked:
+        return []
+    from rag_eval_pipeline.retrieval.reranker import reranker_problem
+
+    problem = reranker_problem(knowledge_base.rerank)
+    if problem:
+        return [f"{', '.join(reranked)}: {problem}"]
+    first = knowledge_base.rerank.first_stage
+    if first.needs_vectors and not knowledge_base.has_vectors:
+        return [
+            f"{', '.join(reranked)}: the reranker's first stage is {first.value}, which needs vectors: "
+            "pass --embedding-model minilm, or set knowledge_base.rerank.first_stage to bm25 or two_hop"
+        ]
+    return []
+
+
 def preflight_problems(
     settings: Settings,
     dataset: str | None,
@@ -168,6 +189,7 @@ def preflight_problems(
     problems += vector_problems(
         answer_specs, settings.knowledge_base.spec().has_vectors, lambda: _unread(settings, dataset)
     )
+    problems += rerank_problems(answer_specs, settings.knowledge_base.spec())
     cluster = cluster_problem()
     if cluster:
         problems.append(cluster)

@@ -28,6 +28,7 @@ class RetrievalMode(str, Enum):
     SEMANTIC = "semantic"
     HYBRID = "hybrid"
     TWO_HOP = "two_hop"
+    RERANK = "rerank"  # a first stage's candidates ordered by a cross-encoder (retrieval/reranker.py)
 
     @property
     def needs_vectors(self) -> bool:
@@ -45,8 +46,9 @@ class RetrievalMode(str, Enum):
 
     @classmethod
     def available(cls, has_vectors: bool) -> list[str]:
-        """The modes an index can serve, as stored in its manifest."""
-        return [m.value for m in cls if has_vectors or not m.needs_vectors]
+        """The modes an index can serve, as stored in its manifest (rerank is a model over one
+        of them, not the index's: it is served wherever its first stage is)."""
+        return [m.value for m in cls if m is not cls.RERANK and (has_vectors or not m.needs_vectors)]
 
 
 class Backend(str, Enum):

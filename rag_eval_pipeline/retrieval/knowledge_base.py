@@ -16,6 +16,7 @@ from rag_eval_pipeline.retrieval.base import (
     ProgressCallback,
     RetrievalMode,
     SearchHit,
+    SearchIndex,
 )
 from rag_eval_pipeline.retrieval.embedded import EmbeddedBackend, OpenedIndexes
 from rag_eval_pipeline.retrieval.embedder import (
@@ -25,6 +26,7 @@ from rag_eval_pipeline.retrieval.embedder import (
     resolve_embedding_model,
 )
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, SearchBackend, search_many
+from rag_eval_pipeline.retrieval.reranker import CrossEncoder, RerankedIndex
 from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
 
 if TYPE_CHECKING:  # the Elasticsearch client is imported when the backend is the cluster
@@ -49,6 +51,7 @@ class KnowledgeBase:
     _es: tuple[Elasticsearch, EsFeatures] | None = field(default=None, repr=False)
     _embedders: dict[str, Embedder] = field(default_factory=dict, repr=False)
     _opened: dict[str, OpenedIndex] = field(default_factory=dict, repr=False)
+    _cross_encoder: CrossEncoder | None = field(default=None, repr=False)
 
     def embedder(self, model: str) -> Embedder:
         if model not in self._embedders:
@@ -96,5 +99,18 @@ class KnowledgeBase:
         key = f"{manifest.backend}:{manifest.location}:{manifest.version}"
         if key not in self._opened:
             self._opened[key] = self.backend().open(manifest)
-        index = self._opened[key].for_mode(mode)
+        opened = self._opened[key]
+        if mode is RetrievalMode.RERANK:
+            rerank = self.spec.rerank
+            index: SearchIndex = RerankedIndex(
+                opened.for_mode(rerank.first_stage), self.cross_encoder(), rerank
+            )
+        else:
+            index = opened.for_mode(mode)
         return lambda queries, k, languages=None: search_many(index, queries, k, languages)
+
+    def cross_encoder(self) -> CrossEncoder:
+        """The reranker's model, loaded once for the run."""
+        if self._cross_encoder is None:
+            self._cross_encoder = CrossEncoder(self.spec.rerank.model, self.spec.rerank.threads)
+        return self._cross_encoder

@@ -211,6 +211,8 @@ def index_for_mode(mode: RetrievalMode, index: OpenedIndex) -> SearchIndex:
     over BM25 otherwise."""
     if mode is RetrievalMode.BM25:
         return index.lexical
+    if mode is RetrievalMode.RERANK:  # a model of its own over a first stage: the knowledge base's
+        raise ModeUnavailableError("retrieval mode 'rerank' is served by KnowledgeBase.retriever")
     if mode is RetrievalMode.TWO_HOP:
         base = index.lexical if index.semantic is None else index_for_mode(RetrievalMode.HYBRID, index)
         return TwoHopIndex(base, index.catalog())

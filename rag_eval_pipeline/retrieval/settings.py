@@ -8,8 +8,8 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from rag_eval_pipeline.common.settings import Strict
-from rag_eval_pipeline.retrieval.base import Backend
-from rag_eval_pipeline.retrieval.spec import EsIndexNames, KnowledgeBaseSpec, VectorSearch
+from rag_eval_pipeline.retrieval.base import Backend, RetrievalMode
+from rag_eval_pipeline.retrieval.spec import EsIndexNames, KnowledgeBaseSpec, RerankSpec, VectorSearch
 
 
 class EsIndexNamesSettings(Strict):
@@ -31,6 +31,37 @@ class ElasticsearchSettings(Strict):
     max_error_share: float = Field(default=0.0, ge=0, le=1)
 
 
+class RerankSettings(Strict):
+    """The ``rerank`` retrieval mode (``MODEL@rerank-k4``): a first stage's candidates ordered by
+    a cross-encoder, offline (the [rerank] extra)."""
+
+    first_stage: RetrievalMode = Field(
+        default=RerankSpec.first_stage, description="the mode whose candidates are reranked"
+    )
+    candidates: int = Field(default=RerankSpec.candidates, ge=1, le=200, description="how many it reranks")
+    model: str = Field(
+        default=RerankSpec.model,
+        description="reranker_en (cross-encoder/ms-marco-MiniLM-L-12-v2 int8; MS MARCO's terms are "
+        "non-commercial), or a folder with a cross-encoder's model.onnx and tokenizer.json",
+    )
+    second_step: bool = Field(
+        default=RerankSpec.second_step,
+        description="keep the best passage, then rerank the rest against the question and it (multi-hop)",
+    )
+    threads: int = Field(
+        default=RerankSpec.threads, ge=0, description="pairs scored at once (0: one per core)"
+    )
+
+    @model_validator(mode="after")
+    def _a_first_stage_that_is_not_itself(self) -> RerankSettings:
+        if self.first_stage is RetrievalMode.RERANK:
+            raise ValueError("rerank.first_stage: the first stage cannot be rerank itself")
+        return self
+
+    def spec(self) -> RerankSpec:
+        return RerankSpec(self.first_stage, self.candidates, self.model, self.second_step, self.threads)
+
+
 class KnowledgeBaseSettings(Strict):
     backend: Backend = Field(
         default=Backend.EMBEDDED,
@@ -50,6 +81,7 @@ class KnowledgeBaseSettings(Strict):
         "hundred thousand passages",
     )
     elasticsearch: ElasticsearchSettings = ElasticsearchSettings()
+    rerank: RerankSettings = RerankSettings()
 
     @model_validator(mode="after")
     def _vectors_to_search(self) -> KnowledgeBaseSettings:
@@ -66,4 +98,5 @@ class KnowledgeBaseSettings(Strict):
             EsIndexNames(**es.index_names.model_dump()),
             es.inference_id,
             es.max_error_share,
+            self.rerank.spec(),
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rag_eval_pipeline.retrieval.base import Backend
+from rag_eval_pipeline.retrieval.base import Backend, RetrievalMode
 
 
 class VectorSearch(StrEnum):
@@ -25,6 +25,24 @@ class EsIndexNames:
 
 
 @dataclass(frozen=True)
+class RerankSpec:
+    """The ``rerank`` retrieval mode: which first stage gives the candidates, how many, which
+    cross-encoder orders them, whether its multi-hop step runs, and how many pairs at once."""
+
+    first_stage: RetrievalMode = RetrievalMode.TWO_HOP
+    candidates: int = 20
+    model: str = "reranker_en"
+    second_step: bool = True
+    threads: int = 0  # 0: one per core
+
+    @property
+    def identity(self) -> str:
+        """What reranked answers depend on (the threads do not change a score)."""
+        step = "+second-step" if self.second_step else ""
+        return f"rerank({self.first_stage.value}, {self.candidates}, {self.model}{step})"
+
+
+@dataclass(frozen=True)
 class KnowledgeBaseSpec:
     """Where and how the knowledge base is built, resolved once from the configuration."""
 
@@ -34,6 +52,7 @@ class KnowledgeBaseSpec:
     index_names: EsIndexNames = EsIndexNames()
     inference_id: str | None = None  # an Elasticsearch inference endpoint for semantic_text
     max_error_share: float = 0.0  # Elasticsearch: documents that may fail to index
+    rerank: RerankSpec = RerankSpec()
 
     @property
     def has_vectors(self) -> bool:

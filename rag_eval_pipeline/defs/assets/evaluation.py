@@ -46,7 +46,8 @@ from rag_eval_pipeline.metrics.schema import case_set_id
 from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import history_rows
-from rag_eval_pipeline.retrieval.base import IndexManifest
+from rag_eval_pipeline.retrieval.base import IndexManifest, RetrievalMode
+from rag_eval_pipeline.retrieval.reranker import unread_by_reranker
 from rag_eval_pipeline.tracing.cases import TraceContext, build_case_traces
 from rag_eval_pipeline.tracing.phoenix_experiments import experiment_cases
 
@@ -153,8 +154,15 @@ def candidate_answers(
             matcher=ContextMatcher(kb_passages) if spec.is_agent else None,
             match_by_text=spec.agent_matches_by_text,
             redact=settings.settings.redactor(),
+            on_retrieved=progress_logger(context, f"retrieved and reranked ({spec.answer_config})")
+            if spec.retrieval_mode is RetrievalMode.RERANK
+            else None,
         )
     blind = empty_retrieval_warning(answers, judgement_list, kb_index.details.get("languages") or {})
+    if spec.retrieval_mode is RetrievalMode.RERANK:
+        blind = blind or unread_by_reranker(
+            knowledge_base.knowledge_base.spec.rerank, kb_index.details.get("languages") or {}
+        )
     if blind:
         context.log.warning(blind)
     context.add_output_metadata(
