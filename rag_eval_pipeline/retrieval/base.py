@@ -70,6 +70,11 @@ def passage_languages(passages: pd.DataFrame) -> list[str]:
     return [ENGLISH] * len(passages)
 
 
+def languages_held(counts: dict[str, int]) -> str:
+    """A knowledge base's languages as its warnings name them: 'es (3 passages), zh (10 passages)'."""
+    return ", ".join(f"{code} ({n} passages)" for code, n in sorted(counts.items()))
+
+
 def content_version(passages: pd.DataFrame, settings: str) -> str:
     """Hash of the passages (with their languages) and the index ``settings``: equal content ->
     equal version, so an unchanged knowledge base maps to the same index and a changed one (or

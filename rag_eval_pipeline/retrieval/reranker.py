@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_eval_pipeline.retrieval.base import SearchHit, SearchIndex
+from rag_eval_pipeline.retrieval.base import SearchHit, SearchIndex, languages_held
 from rag_eval_pipeline.retrieval.fusion import reciprocal_rank_fusion
 from rag_eval_pipeline.retrieval.modes import search_many
 from rag_eval_pipeline.retrieval.spec import RerankSpec
@@ -85,9 +85,9 @@ def unread_by_reranker(spec: RerankSpec, languages: dict[str, int]) -> str | Non
     unread = {code: n for code, n in languages.items() if code not in reads}
     if not unread:
         return None
-    held = ", ".join(f"{code} ({n} passages)" for code, n in sorted(unread.items()))
     return (
-        f"the reranker {spec.model} reads {', '.join(reads)} only, and the knowledge base holds {held}: "
+        f"the reranker {spec.model} reads {', '.join(reads)} only, and the knowledge base holds "
+        f"{languages_held(unread)}: "
         "its order there is close to noise; use the first stage alone, or a multilingual "
         "cross-encoder's folder (knowledge_base.rerank.model)"
     )
