@@ -25,7 +25,7 @@ from rag_eval_pipeline.data.knowledge_base import (
     PASSAGE_COLUMNS,
     REFERENCE_PENDING,
 )
-from rag_eval_pipeline.data.rows import RowFileError, read_rows
+from rag_eval_pipeline.data.rows import RowFileError, first_row_columns, read_rows
 from rag_eval_pipeline.language.detect import resolve_languages
 from rag_eval_pipeline.language.table import UnknownLanguageError, language
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
@@ -230,14 +230,8 @@ def is_judgement_list(path: str | Path) -> bool:
     if not path.is_file() or path.suffix.lower() not in (".jsonl", ".csv", ".parquet"):
         return False
     try:
-        if path.suffix.lower() == ".csv":
-            columns = set(pd.read_csv(path, nrows=0).columns)
-        elif path.suffix.lower() == ".parquet":
-            columns = set(pd.read_parquet(path).columns)
-        else:
-            rows, _ = read_rows(path)
-            columns = set(rows[0][1]) if rows else set()
-    except (RowFileError, ValueError, OSError):
+        columns = first_row_columns(path)
+    except (RowFileError, ValueError, OSError):  # UnicodeDecodeError is a ValueError
         return False
     return {"question", "answer"} <= columns and "context" not in columns
 

@@ -54,3 +54,28 @@ def read_rows(path: Path, expected: str = "an object") -> tuple[list[tuple[str, 
         frame = pd.read_parquet(path)
         return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []
     raise RowFileError(path, [f"unsupported file type '{suffix}' (use .jsonl, .csv or .parquet)"])
+
+
+def first_row_columns(path: Path) -> set[str]:
+    """The columns of a table file's first row, reading no further than that row: what the file
+    is can be told from a 100 MB file without holding it (``read_rows`` reads it whole)."""
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        with path.open("rb") as lines:  # decoded a line at a time: never past the row that tells
+            for line in lines:
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line.decode("utf-8"))
+                except json.JSONDecodeError:
+                    continue  # as read_rows: a row that cannot be read is skipped
+                if isinstance(row, dict):
+                    return set(row)
+        return set()
+    if suffix == ".csv":
+        return set(pd.read_csv(path, nrows=0).columns)
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return set(pq.read_schema(path).names)
+    raise RowFileError(path, [f"unsupported file type '{suffix}' (use .jsonl, .csv or .parquet)"])

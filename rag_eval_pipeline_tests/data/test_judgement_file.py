@@ -84,3 +84,21 @@ def test_every_problem_is_named_with_its_line(tmp_path):
         f"{broken}, line 4: expected an object with question and answer, got str",
         f"{broken}, line 5: empty question",
     ]
+
+
+def test_what_a_dataset_file_is_is_told_from_its_first_row_alone(tmp_path, shared_hotpotqa):
+    """`--dataset FILE` is a judgement list or HotpotQA by its first readable row's columns, in
+    every format; nothing after that row is read (a 100,000-case file is not held to tell it),
+    so a tail this reader could not even decode changes nothing."""
+    from rag_eval_pipeline.data.judgement_file import is_judgement_list
+
+    assert not is_judgement_list(shared_hotpotqa)
+    listed = tmp_path / "cases.jsonl"
+    listed.write_bytes(b'\nnot json\n{"question": "q", "answer": "a"}\n\xff\xfe not UTF-8 \n')
+    assert is_judgement_list(listed)
+    frame = pd.DataFrame({"question": ["q"], "answer": ["a"]})
+    frame.to_parquet(tmp_path / "cases.parquet")
+    frame.to_csv(tmp_path / "cases.csv", index=False)
+    assert is_judgement_list(tmp_path / "cases.parquet") and is_judgement_list(tmp_path / "cases.csv")
+    (tmp_path / "broken.parquet").write_text("not parquet")
+    assert not is_judgement_list(tmp_path / "broken.parquet")
