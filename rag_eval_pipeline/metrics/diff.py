@@ -339,11 +339,12 @@ def _lineage_changes(
             [str(v) for v in _texts(scores_after, pairs[known.to_numpy()], "prompt_version")],
         )
     )
-    changes = iter(
+    changes = pd.Series("unknown", index=table.index, dtype=object)
+    changes[known] = [
         "; ".join(f"{column} {was[i]} → {now[i]}" for column, was, now in sides if was[i] != now[i])
         for i in range(len(qids))
-    )
-    return [next(changes) if is_known else "unknown" for is_known in known]
+    ]
+    return changes.tolist()
 
 
 REGRESSION_COLUMNS = [

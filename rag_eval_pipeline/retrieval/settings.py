@@ -55,7 +55,7 @@ class RerankSettings(Strict):
     @model_validator(mode="after")
     def _a_first_stage_that_is_not_itself(self) -> RerankSettings:
         if self.first_stage is RetrievalMode.RERANK:
-            raise ValueError("rerank.first_stage: the first stage cannot be rerank itself")
+            raise ValueError("first_stage cannot be rerank itself: use bm25, semantic, hybrid or two_hop")
         return self
 
     def spec(self) -> RerankSpec:
