@@ -17,7 +17,18 @@ class Direction(str, Enum):
 
 
 # the metrics a summary can hold that are better lower, by name
-LOWER_IS_BETTER = frozenset({"error_rate", "false_answer_rate", "over_abstention_rate", ANSWER_VARIABILITY})
+LOWER_IS_BETTER = frozenset(
+    {
+        "error_rate",
+        "false_answer_rate",
+        "over_abstention_rate",
+        ANSWER_VARIABILITY,
+        # an agent's trajectory: tool calls made, identical calls repeated, calls to forbidden tools
+        "steps",
+        "repeated_calls",
+        "forbidden_calls",
+    }
+)
 # ... and by how their name ends: every judge's flip rate, every rate of errors or failures
 LOWER_IS_BETTER_SUFFIXES = (FLIP_SUFFIX, "_error_rate", "_failure_rate")
 

@@ -33,6 +33,9 @@ class Span:
     start: Any  # ISO text (Phoenix) or nanoseconds since the epoch (OTLP)
     attributes: dict[str, Any]
     resource: dict[str, Any] = field(default_factory=dict)
+    name: str = ""
+    end: Any = None
+    error: str | None = None  # the status message (or "error") of a span whose status is ERROR
 
     @property
     def kind(self) -> str | None:
@@ -120,6 +123,13 @@ def _key_values(pairs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return {kv["key"]: _any_value(kv.get("value") or {}) for kv in pairs or []}
 
 
+def _otlp_error(status: Any) -> str | None:
+    """An OTLP status's message when its code is ERROR (2, or ``STATUS_CODE_ERROR`` in JSON)."""
+    if not isinstance(status, Mapping) or status.get("code") not in (2, "2", "STATUS_CODE_ERROR"):
+        return None
+    return str(status.get("message") or "error")
+
+
 def otlp_spans(export: Mapping[str, Any]) -> Iterator[Span]:
     """The spans of one OTLP/JSON export (``{"resourceSpans": [...]}``)."""
     for resource_spans in export.get("resourceSpans", []) or []:
@@ -136,6 +146,9 @@ def otlp_spans(export: Mapping[str, Any]) -> Iterator[Span]:
                     span.get("startTimeUnixNano"),
                     nested(_key_values(span.get("attributes", []))),
                     resource,
+                    str(span.get("name") or ""),
+                    span.get("endTimeUnixNano"),
+                    _otlp_error(span.get("status")),
                 )
 
 
@@ -152,6 +165,9 @@ def phoenix_spans(spans: Iterable[Mapping[str, Any]]) -> Iterator[Span]:
             span.get("parent_id") or None,
             span.get("start_time"),
             attributes,
+            name=str(span.get("name") or ""),
+            end=span.get("end_time"),
+            error=str(span.get("status_message") or "error") if span.get("status_code") == "ERROR" else None,
         )
 
 
