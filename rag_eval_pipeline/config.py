@@ -59,6 +59,7 @@ from rag_eval_pipeline.retrieval.settings import (
 from rag_eval_pipeline.review.settings import ReviewSettings
 from rag_eval_pipeline.storage.settings import StorageSettings
 from rag_eval_pipeline.tracing.settings import TracingSettings
+from rag_eval_pipeline.trajectories.settings import TrajectorySettings
 
 if TYPE_CHECKING:  # built when asked for: reading a configuration imports no answer model
     from rag_eval_pipeline.answering.registry import AnswerRegistry
@@ -161,6 +162,9 @@ class Settings(Strict):
     generation: GenerationSettings | None = Field(
         default=None, description="a judgement list written from the documents (README: No questions yet?)"
     )
+    trajectories: TrajectorySettings | None = Field(
+        default=None, description="an agent's tool calls and sessions, from its traces (docs/trajectories.md)"
+    )
 
     @field_validator("thresholds")
     @classmethod
@@ -189,6 +193,8 @@ class Settings(Strict):
             names += [getattr(entry, "api_key_env", None) or ""]
         if self.production is not None:
             names += [getattr(source, "api_key_env", "") for source in self.production.sources]
+        if self.trajectories is not None and self.trajectories.phoenix is not None:
+            names.append(self.trajectories.phoenix.api_key_env)
         return sorted({name for name in names if name})
 
     def redactor(self, environ: Mapping[str, str] = os.environ) -> Redactor:
@@ -465,12 +471,21 @@ def load_settings(path: str | Path | None = None) -> Settings:
             for s in production.sources
         ]
         production = production.model_copy(update={"sources": sources})
+    trajectories = settings.trajectories
+    if trajectories is not None:
+        trajectories = trajectories.model_copy(
+            update={
+                "traces": [str(base / p) for p in trajectories.traces],  # an absolute path stays itself
+                "reference": str(base / trajectories.reference) if trajectories.reference else None,
+            }
+        )
     return settings.model_copy(
         update={
             "dataset": dataset.model_copy(update=updates),
             "review": review,
             "storage": storage,
             "production": production,
+            "trajectories": trajectories,
         }
     )
 

@@ -19,6 +19,7 @@ from rag_eval_pipeline.defs.assets.evaluation import EVALUATION_ASSETS, case_tra
 from rag_eval_pipeline.defs.assets.generation import GENERATION_ASSETS
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.production import build_production
+from rag_eval_pipeline.defs.assets.trajectories import build_trajectories
 from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS
 from rag_eval_pipeline.defs.assets.review import REVIEW_ASSETS, review_queue
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
@@ -48,6 +49,7 @@ from rag_eval_pipeline.defs.resources import (
     TracingResource,
 )
 from rag_eval_pipeline.defs.resources.production import ProductionResource
+from rag_eval_pipeline.defs.resources.trajectories import TrajectorySourcesResource
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 from rag_eval_pipeline.defs.sensors import build_sensors
 from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV
@@ -200,6 +202,7 @@ def build_resources(settings: Settings) -> dict[str, Any]:
         "phoenix": PhoenixResource(settings=shared),
         "evaluation_lock": EvaluationLockResource(),
         "production_sources": ProductionResource(settings=shared),
+        "trajectory_sources": TrajectorySourcesResource(settings=shared),
     }
 
 
@@ -224,6 +227,9 @@ def build_definitions(
     # production traffic, when the file has a production section (off: none of its assets)
     production = build_production(settings) if settings.production is not None else None
     generation_assets, generation_jobs = _generation(settings)
+    # an agent's trajectories: always shown (what `rag-eval trajectories` stored is browsable
+    # without a section in the file); materializing them reads the section
+    trajectories = build_trajectories()
     return dg.Definitions(
         assets=[
             *knowledge,
@@ -233,9 +239,19 @@ def build_definitions(
             review_queue,
             *generation_assets,
             *(production.assets if production else []),
+            *trajectories.assets,
         ],
-        asset_checks=[*ASSET_CHECKS, *(production.checks if production else [])],
-        jobs=[*jobs.values(), *generation_jobs, *(production.jobs if production else [])],
+        asset_checks=[
+            *ASSET_CHECKS,
+            *(production.checks if production else []),
+            *trajectories.checks,
+        ],
+        jobs=[
+            *jobs.values(),
+            *generation_jobs,
+            *(production.jobs if production else []),
+            *trajectories.jobs,
+        ],
         schedules=[
             *_schedules(settings, jobs[KNOWLEDGE_BASE_JOB]),
             *_review_schedules(settings, jobs[REVIEW_QUEUE_JOB]),

@@ -26,6 +26,12 @@ EXPECTED_ASSETS = {
     "judge_agreement",
     "corrected_means",
     "review_queue",
+    # an agent's trajectories, a partition per agent version
+    "trajectory_spans",
+    "agent_sessions",
+    "trajectory_scores",
+    "session_judge_scores",
+    "trajectory_summary",
 }
 EXPECTED_CHECKS = {
     ("kb_passages", "unique_ids"),
@@ -35,6 +41,8 @@ EXPECTED_CHECKS = {
     ("judge_scores", "complete"),
     ("judge_scores", "judge_error_share"),
     ("judge_scores", "quality_gates"),
+    ("agent_sessions", "reconstruction"),
+    ("trajectory_summary", "quality_gates"),
 }
 
 
@@ -51,9 +59,11 @@ def test_definitions_load_with_every_asset_check_and_job():
             "evaluation_job",
             "comparison_job",
             "review_queue_job",
+            "trajectory_job",
         ]
     }
     assert jobs["evaluation_job"].partitions_def.name == "answer_model"
+    assert jobs["trajectory_job"].partitions_def.name == "agent_version"
     blocking = {key.name for key in graph.asset_check_keys if graph.get(key).blocking}
     assert blocking == {name for _, name in EXPECTED_CHECKS}
 

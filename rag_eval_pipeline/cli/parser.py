@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         _review,
         _judges,
         _production,
+        _trajectories,
         _generate,
         _ui,
         _init,
@@ -463,6 +464,54 @@ def _production(commands: argparse._SubParsersAction) -> None:
     )
     promote.add_argument("--out", required=True, help="the judgement list (JSONL; cases are added to it)")
     promote.set_defaults(handler=Handler("production", "handle_promote"))
+
+
+def _trajectories(commands: argparse._SubParsersAction) -> None:
+    trajectories = commands.add_parser(
+        "trajectories",
+        help="score an agent's tool calls and sessions from its traces against a reference",
+        description="Reads OTLP/JSON traces (OpenInference or GenAI conventions), rebuilds the sessions "
+        "(a turn per root span, tool calls in start order), materializes each agent version as a "
+        "partition (spans, sessions, scores, session judges, summary) and prints every session's "
+        "tool-call F1 and matches, and pass^k. Exit 1 when a threshold or the reconstruction "
+        "check fails; 2 on input that cannot be read.",
+    )
+    trajectories.add_argument(
+        "--traces",
+        nargs="+",
+        metavar="FILE",
+        help="OTLP/JSON files or folders (default: trajectories.traces)",
+    )
+    trajectories.add_argument(
+        "--reference", metavar="FILE", help="JSONL, a task per line (default: trajectories.reference)"
+    )
+    trajectories.add_argument(
+        "--judge",
+        action="append",
+        help="an LLM judge of each session (repeatable; default: trajectories.judges)",
+    )
+    trajectories.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    trajectories.add_argument(
+        "--min",
+        dest="thresholds",
+        action="append",
+        metavar="METRIC=VALUE",
+        help="e.g. match_strict=0.8 or pass^2=0.5; repeatable (default: trajectories.thresholds)",
+    )
+    trajectories.add_argument(
+        "--bound", choices=[b.value for b in Bound], default=Bound.MEAN.value, help="as for `rag-eval gate`"
+    )
+    trajectories.add_argument(
+        "--diff", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two agent versions trial by trial"
+    )
+    trajectories.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="with --diff: exit 1 when AFTER is significantly worse",
+    )
+    trajectories.add_argument("--min-cases", type=positive, help="fewest paired sessions a diff tests")
+    trajectories.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
+    trajectories.set_defaults(handler=Handler("trajectories", "handle"))
 
 
 def _generate(commands: argparse._SubParsersAction) -> None:

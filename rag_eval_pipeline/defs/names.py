@@ -12,6 +12,14 @@ ELASTICSEARCH = "elasticsearch"  # indices for dashboards, when the knowledge ba
 REVIEW = "review"  # people's labels and each judge measured against them
 PRODUCTION = "production"  # a daily sample of the agent's real traffic, scored without references
 GENERATION = "generation"  # a judgement list written from the documents, every case checked
+TRAJECTORIES = "trajectories"  # an agent's sessions from its traces, a partition per agent version
+AGENT_VERSION_PARTITIONS = "agent_version"
+TRAJECTORY_SPANS = "trajectory_spans"
+AGENT_SESSIONS = "agent_sessions"
+TRAJECTORY_SCORES = "trajectory_scores"
+SESSION_JUDGE_SCORES = "session_judge_scores"
+TRAJECTORY_SUMMARY = "trajectory_summary"
+TRAJECTORY_JOB = "trajectory_job"
 
 # the knowledge base's assets, in the order they are built
 HOTPOTQA_RAW = "hotpotqa_raw"

@@ -180,7 +180,7 @@ def summarize_scores(
     return rows
 
 
-def trajectory_summary(
+def summarize_trajectories(
     scores: pd.DataFrame,
     judge_scores: pd.DataFrame | None = None,
     judge_metrics: Sequence[str] = (),

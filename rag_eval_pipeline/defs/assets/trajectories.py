@@ -1,0 +1,247 @@
+"""An agent's sessions from its traces, a partition per agent version: the version's spans, the
+sessions rebuilt from them (with how completely), each session's tool calls scored against the
+reference, the sessions judged by LLMs, and the summary with pass^k, held to its thresholds."""
+
+import asyncio
+from dataclasses import dataclass
+
+import dagster as dg
+import pandas as pd
+
+from rag_eval_pipeline.defs.assets.progress import progress_logger
+from rag_eval_pipeline.defs.names import (
+    AGENT_VERSION_PARTITIONS,
+    TRAJECTORIES,
+    TRAJECTORY_JOB,
+)
+from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource
+from rag_eval_pipeline.defs.resources.trajectories import TrajectorySourcesResource
+from rag_eval_pipeline.judges.engine import JudgeCaller
+from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
+from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.trajectories.judges import SESSION_METRICS, TRAJECTORY_VERDICT, judge_sessions
+from rag_eval_pipeline.trajectories.sessions import Reconstruction, reconstruct, sessions_of_version
+from rag_eval_pipeline.trajectories.sources import spans_frame, spans_of_frame
+from rag_eval_pipeline.trajectories.tables import (
+    score_frame,
+    sessions_frame,
+    sessions_of_frame,
+    summarize_trajectories,
+)
+
+AGENT_VERSIONS = dg.DynamicPartitionsDefinition(name=AGENT_VERSION_PARTITIONS)
+
+
+def reconstruction_metadata(report: Reconstruction) -> dict[str, object]:
+    """The report's counts and shares (a share of nothing is left out, not 0)."""
+    return {
+        k: round(v, 4) if isinstance(v, float) else v for k, v in report.as_dict().items() if v is not None
+    }
+
+
+WORST_SHOWN = 10
+
+
+@dg.asset(group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, code_version="1")
+def trajectory_spans(
+    context: dg.AssetExecutionContext, trajectory_sources: TrajectorySourcesResource
+) -> pd.DataFrame:
+    """The spans of this agent version's turns, each with the file and line it was read from
+    and the session it belongs to, and the file's orphan spans (a trace whose root is not
+    there: they may be this version's)."""
+    spans = trajectory_sources.read_spans()
+    sessions, report = reconstruct(spans)
+    mine = sessions_of_version(sessions, context.partition_key)
+    placed = {span_id for s in mine for span_id in s.span_ids}
+    rooted = {t.trace_id for s in sessions for t in s.turns}
+    kept = [s for s in spans if s.span.span_id in placed or s.span.trace_id not in rooted]
+    context.add_output_metadata(
+        {
+            "spans": len(kept),
+            "spans_in_files": len(spans),
+            "orphan_spans": report.orphans,
+            "sessions": len(mine),
+        }
+    )
+    return spans_frame(kept, mine)
+
+
+@dg.asset(group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, code_version="1")
+def agent_sessions(context: dg.AssetExecutionContext, trajectory_spans: pd.DataFrame) -> pd.DataFrame:
+    """A row per session (its turns, tool calls and span ids), keyed by the conversation id a
+    span carries (``gen_ai.conversation.id``, ``session.id``, metadata), else the trace; with
+    the reconstruction report its check holds to the required share."""
+    sessions, report = reconstruct(spans_of_frame(trajectory_spans))
+    mine = sessions_of_version(sessions, context.partition_key)
+    shortfalls = report.shortfalls()
+    context.add_output_metadata(
+        {
+            **reconstruction_metadata(report),
+            "reconstruction": "; ".join(shortfalls) if shortfalls else "complete",
+        }
+    )
+    return sessions_frame(mine)
+
+
+@dg.asset_check(
+    asset=agent_sessions,
+    name="reconstruction",
+    blocking=True,
+    additional_ins={"trajectory_spans": dg.AssetIn()},
+)
+def agent_sessions_reconstruction(
+    agent_sessions: pd.DataFrame, trajectory_spans: pd.DataFrame, settings: SettingsResource
+) -> dg.AssetCheckResult:
+    """Fails when fewer than the required share (95%) of spans have a session key, of tool spans
+    have arguments, or of spans sit in a turn: scores on a partial reconstruction would mislead."""
+    _, report = reconstruct(spans_of_frame(trajectory_spans))
+    required = settings.settings.trajectories.required_share if settings.settings.trajectories else 0.95
+    shortfalls = report.shortfalls(required)
+    return dg.AssetCheckResult(
+        passed=not shortfalls,
+        description="; ".join(shortfalls) or f"every share at or above {required:.0%}",
+        metadata=reconstruction_metadata(report),
+    )
+
+
+@dg.asset(group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, code_version="1")
+def trajectory_scores(
+    context: dg.AssetExecutionContext,
+    agent_sessions: pd.DataFrame,
+    trajectory_sources: TrajectorySourcesResource,
+) -> pd.DataFrame:
+    """Each session the reference names, scored: tool-call F1, strict / unordered / subset /
+    superset match, steps, repeated calls, tool error rate, forbidden calls; the worst sessions
+    listed with their span ids (their lineage down to the spans)."""
+    scores, unscored = score_frame(sessions_of_frame(agent_sessions), trajectory_sources.read_tasks())
+    if unscored:
+        context.log.warning(
+            f"{len(unscored)} sessions are in no task of the reference: {', '.join(unscored[:10])}"
+        )
+    worst = (
+        scores.sort_values(["tool_call_f1", "match_strict", "session_id"]).head(WORST_SHOWN)
+        if len(scores)
+        else scores
+    )
+    shown = [
+        "session_id",
+        "task_id",
+        "tool_call_f1",
+        "match_strict",
+        "made_calls",
+        "expected_calls",
+        "span_ids",
+    ]
+    context.add_output_metadata(
+        {
+            "sessions": len(scores),
+            "unscored_sessions": len(unscored),
+            "worst_sessions": dg.MetadataValue.md(to_markdown(worst[shown]) if len(worst) else "none"),
+        }
+    )
+    return scores
+
+
+@dg.asset(group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, code_version="1")
+def session_judge_scores(
+    context: dg.AssetExecutionContext,
+    agent_sessions: pd.DataFrame,
+    trajectory_sources: TrajectorySourcesResource,
+    llm: LLMResource,
+    settings: SettingsResource,
+) -> pd.DataFrame:
+    """Each session judged by the configured LLM judges: goal completion, turn relevancy,
+    knowledge retention (and, when asked, the trajectory's quality); none configured: empty."""
+    chosen = trajectory_sources.trajectories
+    sessions = sessions_of_frame(agent_sessions)
+    tasks = {sid: task for task in trajectory_sources.read_tasks() for sid in task.session_ids}
+    services = llm.services()
+    registry = settings.judge_registry()
+    frames = []
+    for judge_id in chosen.judges:
+        spec = registry.resolve(judge_id)
+        assert spec.endpoint is not None and spec.model_id is not None
+        client, prices = services.client(spec.endpoint), services.prices_for(spec.endpoint)
+        rows = asyncio.run(
+            judge_sessions(
+                sessions,
+                tasks,
+                lambda: JudgeCaller(client, spec.model_id, prices),  # noqa: B023 (used before the next judge)
+                chosen.trajectory_judge,
+                settings.settings.concurrency,
+                progress_logger(context, f"sessions judged by {judge_id}"),
+            )
+        )
+        frames.append(pd.DataFrame(rows).assign(judge_id=judge_id))
+    scores = (
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["session_id", "judge_id"])
+    )
+    context.add_output_metadata(
+        {
+            "judges": ", ".join(chosen.judges) or "none configured",
+            "api_calls": services.api_calls,
+            "cache_hits": services.cache_hits,
+        }
+    )
+    return scores
+
+
+@dg.asset(group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, code_version="1")
+def trajectory_summary(
+    context: dg.AssetExecutionContext,
+    trajectory_scores: pd.DataFrame,
+    session_judge_scores: pd.DataFrame,
+    settings: SettingsResource,
+) -> pd.DataFrame:
+    """Each figure's mean over the sessions with its 95% interval, pass^k for k = 1..n over the
+    tasks, and the session judges' means: the table gates and diffs read."""
+    metrics = [*SESSION_METRICS, TRAJECTORY_VERDICT]
+    method = settings.settings.statistics.interval_method
+    summary = summarize_trajectories(trajectory_scores, session_judge_scores, metrics, method)
+    context.add_output_metadata({"summary": dg.MetadataValue.md(to_markdown(summary.drop(columns=["note"])))})
+    return summary
+
+
+@dg.asset_check(asset=trajectory_summary, name="quality_gates", blocking=True)
+def trajectory_summary_quality_gates(
+    trajectory_summary: pd.DataFrame, settings: SettingsResource
+) -> dg.AssetCheckResult:
+    """The summary against ``trajectories.thresholds`` (none: passes, saying so)."""
+    chosen = settings.settings.trajectories
+    gates = chosen.gates() if chosen is not None else []
+    results = check_gates(trajectory_summary, gates, min_cases=settings.settings.statistics.min_cases)
+    failed = failed_gates_line(results)
+    return dg.AssetCheckResult(
+        passed=not failed,
+        description=failed or ("every threshold passed" if gates else "no trajectory threshold set"),
+        metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)) if results else "none")},
+    )
+
+
+@dataclass(frozen=True)
+class TrajectoryDefinitions:
+    assets: list
+    checks: list
+    jobs: list
+
+
+TRAJECTORY_ASSETS = [
+    trajectory_spans,
+    agent_sessions,
+    trajectory_scores,
+    session_judge_scores,
+    trajectory_summary,
+]
+
+
+def build_trajectories() -> TrajectoryDefinitions:
+    job = dg.define_asset_job(
+        TRAJECTORY_JOB,
+        selection=dg.AssetSelection.assets(*TRAJECTORY_ASSETS),
+        partitions_def=AGENT_VERSIONS,
+        description="One agent version's sessions from its traces: rebuild, score against the "
+        "reference, judge, summarize.",
+    )
+    return TrajectoryDefinitions(
+        list(TRAJECTORY_ASSETS), [agent_sessions_reconstruction, trajectory_summary_quality_gates], [job]
+    )
