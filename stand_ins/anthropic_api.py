@@ -165,6 +165,43 @@ def _claims(answer: str, passages: list[tuple[str, str]], citations: str) -> lis
     return found
 
 
+def _session_verdicts(text: str) -> dict[str, Any]:
+    """A conversation judged by lexical rules: the goal is done when the replies hold most of
+    the expected outcome's words; a reply is relevant when it shares a word with its message;
+    knowledge is kept unless a reply asks again ("which"); the trajectory is right without a
+    failed or repeated call."""
+    users = re.findall(r"<user>(.*?)</user>", text, re.S)
+    agents = re.findall(r"<agent>(.*?)</agent>", text, re.S)
+    calls = re.findall(r'<tool_call name="([^"]*)">(.*?) -> (.*?)</tool_call>', text, re.S)
+    outcome = set(reference.content_tokens(_tag(text, "expected_outcome")))
+    replies = set(reference.content_tokens(" ".join(agents)))
+    share = len(outcome & replies) / len(outcome) if outcome else 1.0
+
+    def verdict(score: float, reason: str) -> dict[str, Any]:
+        return {"score": score, "reason": reason}
+
+    relevancy = [
+        verdict(
+            float(bool(set(reference.content_tokens(u)) & set(reference.content_tokens(a)))), "shared words"
+        )
+        for u, a in zip(users, agents)
+    ]
+    repeated = len(calls) != len({(name, arguments) for name, arguments, _ in calls})
+    failed = any(result.startswith("error:") for _, _, result in calls)
+    verdicts = {
+        "goal_completion": verdict(
+            1.0 if share >= 0.8 else 0.5 if share >= 0.4 else 0.0, f"{share:.0%} of the outcome"
+        ),
+        "turn_relevancy": relevancy,
+        "knowledge_retention": verdict(
+            0.0 if any("which" in a.lower() for a in agents) else 1.0, "no question again"
+        ),
+    }
+    if "Judge trajectory_quality: yes" in text:
+        verdicts["trajectory_quality"] = verdict(0.5 if repeated or failed else 1.0, "calls checked")
+    return verdicts
+
+
 class SimulatedModel:
     """Answers and judges from the request alone, with token usage and prompt-cache accounting."""
 
@@ -259,6 +296,8 @@ class SimulatedModel:
                 "questions": [f"What is {answer}?", f"Which is {answer}?"],
                 "noncommittal": int(reference.is_abstention(answer)),
             }
+        if tool == "record_session_verdicts":
+            return _session_verdicts(text)
         raise ValueError(f"the simulated model has no behaviour for tool {tool}")
 
 

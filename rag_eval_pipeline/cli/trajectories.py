@@ -174,10 +174,14 @@ def _diff(
             )
 
     def evaluation(version: str) -> Evaluation:
-        outcome = held[version]
-        scores = outcome.scores.drop(columns=["span_ids", "made_calls", "expected_calls", "session_id"])  # type: ignore[union-attr]
-        scores = scores[["qid", "judge_id", "prompt_version", *SCORE_METRICS]]
-        return Evaluation(version, version, outcome.run_id, scores)
+        scores = held[version].scores
+        assert scores is not None
+        # a trial's "question" is its task, its "truth" the expected calls: a changed reference shows
+        cases = scores[["qid", "task_id", "expected_calls"]].rename(
+            columns={"task_id": "question", "expected_calls": "answer"}
+        )
+        table = scores[["qid", "judge_id", "prompt_version", *SCORE_METRICS]]
+        return Evaluation(version, version, held[version].run_id, table, cases=cases)
 
     spec = DiffSpec.of(settings.statistics, min_cases=args.min_cases)
     return diff_evaluations(evaluation(before), evaluation(after), spec)

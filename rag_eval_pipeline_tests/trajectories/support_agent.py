@@ -48,6 +48,7 @@ class Task:
     expected: tuple[tuple[dict, ...], tuple[dict, ...]]
     trials: list[tuple[tuple[Call, ...], tuple[Call, ...]]] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    gave_up: tuple[int, ...] = ()  # trials whose last reply says the agent could not finish
 
 
 def _tasks() -> list[Task]:
@@ -78,6 +79,7 @@ def _tasks() -> list[Task]:
             ((sku1, sku1), (sku2,)),  # an extra, identical call
             ((sku1,), (Call("check_inventory", {"sku": "SKU-3"}, "4"),)),  # a wrong argument
         ],
+        gave_up=(3,),
     )
     lookup_b = Call("lookup_order", {"order_id": "B7"}, "order B7: delivered")
     t3 = Task(
@@ -95,6 +97,7 @@ def _tasks() -> list[Task]:
             ((lookup_b,), ()),  # the mail is never sent: a missing call
             ((lookup_b, Call("send_email", {"to": "a@b.c", "subject": "Re", "cc": "desk@b.c"})), ()),
         ],
+        gave_up=(2,),
     )
     search = Call("search_kb", {"query": "refund policy"}, "refunds within 30 days")
     lookup_c = Call("lookup_order", {"order_id": "C3"}, "order C3: 10 EUR")
@@ -114,6 +117,7 @@ def _tasks() -> list[Task]:
             ((search, lookup_c), (Call("create_ticket", {"order_id": "C3"}),)),  # a wrong tool
         ],
         {"match_mode": "unordered"},
+        gave_up=(3,),
     )
     x, y = Call("check_inventory", {"sku": "X"}, "3"), Call("check_inventory", {"sku": "Y"}, "5")
     lookup_e = Call("lookup_order", {"order_id": "E5"}, "order E5: packed")
@@ -152,17 +156,23 @@ def _tasks() -> list[Task]:
     return [t1, t2, t3, t4, t5, t6]
 
 
-def runs() -> tuple[list[SessionRun], list[dict[str, Any]]]:
-    """The 18 sessions and the reference's rows."""
+GAVE_UP = "Sorry, I could not finish that."
+
+
+def runs(prefix: str = "", perfect: bool = False) -> tuple[list[SessionRun], list[dict[str, Any]]]:
+    """The 18 sessions and the reference's rows; ``perfect``: every trial as the first (the one
+    without a fault), for a version that fixed them; ``prefix`` starts every session id."""
     sessions, reference = [], []
     for task in _tasks():
         ids = []
-        for trial, (first, second) in enumerate(task.trials, start=1):
-            session_id = f"{task.task_id}-{trial}"
+        trials = [task.trials[0]] * len(task.trials) if perfect else task.trials
+        for trial, (first, second) in enumerate(trials, start=1):
+            session_id = f"{prefix}{task.task_id}-{trial}"
             ids.append(session_id)
+            gave_up = trial in task.gave_up and not perfect
             turns = tuple(
-                TurnRun(user, f"Done: {user.lower()}", calls)
-                for user, calls in zip(task.users, (first, second))
+                TurnRun(user, GAVE_UP if gave_up and number == 2 else f"Done: {user.lower()}", calls)
+                for number, (user, calls) in enumerate(zip(task.users, (first, second)), start=1)
             )
             sessions.append(SessionRun(session_id, task.task_id, turns))
         reference.append(
@@ -223,7 +233,9 @@ def _messages(role: str, text: str) -> str:
     return json.dumps([{"role": role, "parts": [{"type": "text", "content": text}]}])
 
 
-def spans(sessions: list[SessionRun], convention: str, seed: int = 7) -> list[dict[str, Any]]:
+def spans(
+    sessions: list[SessionRun], convention: str, seed: int = 7, version: str = VERSION
+) -> list[dict[str, Any]]:
     """The sessions' spans in ``openinference`` or ``genai`` conventions: per turn a root agent
     span (the only one with the session id), an LLM span and a span per tool call."""
     ids, rows = _Ids(seed), []
@@ -238,7 +250,7 @@ def spans(sessions: list[SessionRun], convention: str, seed: int = 7) -> list[di
                     "session.id": session.session_id,
                     "input.value": turn.user,
                     "output.value": turn.answer,
-                    "metadata": json.dumps({"agent_version": VERSION}),
+                    "metadata": json.dumps({"agent_version": version}),
                 }
                 name = "support_agent"
             else:
@@ -297,10 +309,12 @@ def spans(sessions: list[SessionRun], convention: str, seed: int = 7) -> list[di
     return rows
 
 
-def export(rows: list[dict[str, Any]], convention: str) -> dict[str, Any]:
-    resource = {"service.name": "support-agent"}
+def export(
+    rows: list[dict[str, Any]], convention: str, version: str = VERSION, project: str | None = None
+) -> dict[str, Any]:
+    resource = {"service.name": "support-agent", "openinference.project.name": project}
     if convention == "genai":
-        resource["service.version"] = VERSION
+        resource["service.version"] = version
     return {
         "resourceSpans": [
             {
@@ -311,12 +325,20 @@ def export(rows: list[dict[str, Any]], convention: str) -> dict[str, Any]:
     }
 
 
-def write_files(folder: Path, convention: str = "openinference") -> tuple[Path, Path]:
+def write_files(
+    folder: Path,
+    convention: str = "openinference",
+    version: str = VERSION,
+    prefix: str = "",
+    perfect: bool = False,
+    seed: int = 7,
+) -> tuple[Path, Path]:
     """The traces (one OTLP/JSON export) and the reference (JSONL) of the 18 sessions."""
     folder.mkdir(parents=True, exist_ok=True)
-    sessions, reference = runs()
+    sessions, reference = runs(prefix, perfect)
     traces = folder / f"traces-{convention}.json"
-    traces.write_text(json.dumps(export(spans(sessions, convention), convention)), encoding="utf-8")
+    document = export(spans(sessions, convention, seed, version), convention, version)
+    traces.write_text(json.dumps(document), encoding="utf-8")
     ref = folder / "reference.jsonl"
     ref.write_text("".join(json.dumps(row) + "\n" for row in reference), encoding="utf-8")
     return traces, ref

@@ -86,6 +86,7 @@ def agent_sessions(context: dg.AssetExecutionContext, trajectory_spans: pd.DataF
 @dg.asset_check(
     asset=agent_sessions,
     name="reconstruction",
+    partitions_def=AGENT_VERSIONS,
     blocking=True,
     additional_ins={"trajectory_spans": dg.AssetIn()},
 )
@@ -202,7 +203,9 @@ def trajectory_summary(
     return summary
 
 
-@dg.asset_check(asset=trajectory_summary, name="quality_gates", blocking=True)
+@dg.asset_check(
+    asset=trajectory_summary, name="quality_gates", partitions_def=AGENT_VERSIONS, blocking=True
+)
 def trajectory_summary_quality_gates(
     trajectory_summary: pd.DataFrame, settings: SettingsResource
 ) -> dg.AssetCheckResult:
