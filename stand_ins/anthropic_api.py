@@ -166,7 +166,7 @@ def _claims(answer: str, passages: list[tuple[str, str]], citations: str) -> lis
 
 
 def _session_verdicts(text: str) -> dict[str, Any]:
-    """A conversation judged by lexical rules: the goal is done when the replies hold most of
+    """A conversation judged by lexical rules: the goal is done when the replies hold all of
     the expected outcome's words; a reply is relevant when it shares a word with its message;
     knowledge is kept unless a reply asks again ("which"); the trajectory is right without a
     failed or repeated call."""
@@ -190,7 +190,7 @@ def _session_verdicts(text: str) -> dict[str, Any]:
     failed = any(result.startswith("error:") for _, _, result in calls)
     verdicts = {
         "goal_completion": verdict(
-            1.0 if share >= 0.8 else 0.5 if share >= 0.4 else 0.0, f"{share:.0%} of the outcome"
+            1.0 if share == 1 else 0.5 if share >= 0.5 else 0.0, f"{share:.0%} of the outcome"
         ),
         "turn_relevancy": relevancy,
         "knowledge_retention": verdict(

@@ -97,13 +97,12 @@ def _tasks() -> list[Task]:
             ((lookup_b,), ()),  # the mail is never sent: a missing call
             ((lookup_b, Call("send_email", {"to": "a@b.c", "subject": "Re", "cc": "desk@b.c"})), ()),
         ],
-        gave_up=(2,),
     )
     search = Call("search_kb", {"query": "refund policy"}, "refunds within 30 days")
     lookup_c = Call("lookup_order", {"order_id": "C3"}, "order C3: 10 EUR")
     t4 = Task(
         "policy",
-        ("Can I return order C3?", "Do it."),
+        ("Can I return order C3?", "Refund it then."),
         (
             (
                 {"name": "search_kb", "arguments": {"query": "returns"}, "arg_match": "ignore"},
@@ -183,7 +182,7 @@ def runs(prefix: str = "", perfect: bool = False) -> tuple[list[SessionRun], lis
                     {"user": user, "expected_tool_calls": list(calls)}
                     for user, calls in zip(task.users, task.expected)
                 ],
-                "expected_outcome": f"the customer's requests are done: {' '.join(task.users).lower()}",
+                "expected_outcome": f"done: {' '.join(task.users).lower()}",
                 **task.extra,
             }
         )
