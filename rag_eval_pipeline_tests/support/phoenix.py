@@ -2,6 +2,7 @@
 
 import json
 import time
+import urllib.error
 import urllib.request
 
 
@@ -11,8 +12,13 @@ def phoenix_root_spans(url: str, project: str, expected: int, timeout_s: float =
     assertion to name."""
     deadline = time.monotonic() + timeout_s
     while True:
-        with urllib.request.urlopen(f"{url}/v1/projects/{project}/spans?limit=1000", timeout=30) as response:
-            roots = [s for s in json.loads(response.read())["data"] if not s.get("parent_id")]
+        try:
+            with urllib.request.urlopen(f"{url}/v1/projects/{project}/spans?limit=1000", timeout=30) as response:
+                roots = [s for s in json.loads(response.read())["data"] if not s.get("parent_id")]
+        except urllib.error.HTTPError as err:
+            if err.code != 404:
+                raise
+            roots = []  # the project is made when its first span is written
         if len(roots) >= expected or time.monotonic() > deadline:
             return roots
         time.sleep(0.5)  # Phoenix is still writing the spans it received

@@ -256,6 +256,8 @@ def spans(
                 attributes = {
                     "gen_ai.operation.name": "invoke_agent",
                     "gen_ai.agent.name": "support",
+                    # on the span too: Phoenix's span API does not return the resource's service.version
+                    "gen_ai.agent.version": version,
                     "gen_ai.conversation.id": session.session_id,
                     "gen_ai.input.messages": _messages("user", turn.user),
                     "gen_ai.output.messages": _messages("assistant", turn.answer),
