@@ -19,9 +19,9 @@ from rag_eval_pipeline.defs.assets.evaluation import EVALUATION_ASSETS, case_tra
 from rag_eval_pipeline.defs.assets.generation import GENERATION_ASSETS
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.production import build_production
-from rag_eval_pipeline.defs.assets.trajectories import build_trajectories
 from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS
 from rag_eval_pipeline.defs.assets.review import REVIEW_ASSETS, review_queue
+from rag_eval_pipeline.defs.assets.trajectories import build_trajectories
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
 from rag_eval_pipeline.defs.loggers import LOGGERS

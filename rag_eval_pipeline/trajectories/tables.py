@@ -113,6 +113,7 @@ def score_frame(sessions: Sequence[Session], tasks: Sequence[Task]) -> tuple[pd.
                         f"{c.name}({c.canonical_arguments})" for c in task.expected_calls
                     ),
                     "span_ids": " ".join(session.span_ids),
+                    "root_span_ids": " ".join(turn.span_id for turn in session.turns),
                 }
             )
     unscored = sorted(sid for sid in held if sid not in by_session)

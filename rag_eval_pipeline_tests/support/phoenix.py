@@ -13,7 +13,9 @@ def phoenix_root_spans(url: str, project: str, expected: int, timeout_s: float =
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            with urllib.request.urlopen(f"{url}/v1/projects/{project}/spans?limit=1000", timeout=30) as response:
+            with urllib.request.urlopen(
+                f"{url}/v1/projects/{project}/spans?limit=1000", timeout=30
+            ) as response:
                 roots = [s for s in json.loads(response.read())["data"] if not s.get("parent_id")]
         except urllib.error.HTTPError as err:
             if err.code != 404:

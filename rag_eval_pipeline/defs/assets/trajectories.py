@@ -32,6 +32,32 @@ from rag_eval_pipeline.trajectories.tables import (
 AGENT_VERSIONS = dg.DynamicPartitionsDefinition(name=AGENT_VERSION_PARTITIONS)
 
 
+def _clip(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def worst_sessions_table(scores: pd.DataFrame) -> dg.TableMetadataValue:
+    """The lowest-F1 sessions, one row each: the calls made against those expected, and the
+    root spans of its turns (the session's lineage down to the spans it was rebuilt from)."""
+    worst = scores.sort_values(["tool_call_f1", "match_strict", "session_id"]).head(WORST_SHOWN)
+    records = [
+        dg.TableRecord(
+            {
+                "session": str(row.session_id),
+                "task": str(row.task_id),
+                "tool_call_f1": round(float(row.tool_call_f1), 3),
+                "strict": "yes" if row.match_strict else "no",
+                "made": _clip(str(row.made_calls), 60),
+                "expected": _clip(str(row.expected_calls), 60),
+                "root spans": str(row.root_span_ids),
+            }
+        )
+        for row in worst.itertuples()
+    ]
+    columns = [dg.TableColumn(n, "float" if n == "tool_call_f1" else "string") for n in records[0].data]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns))
+
+
 def reconstruction_metadata(report: Reconstruction) -> dict[str, object]:
     """The report's counts and shares (a share of nothing is left out, not 0)."""
     return {
@@ -119,25 +145,11 @@ def trajectory_scores(
         context.log.warning(
             f"{len(unscored)} sessions are in no task of the reference: {', '.join(unscored[:10])}"
         )
-    worst = (
-        scores.sort_values(["tool_call_f1", "match_strict", "session_id"]).head(WORST_SHOWN)
-        if len(scores)
-        else scores
-    )
-    shown = [
-        "session_id",
-        "task_id",
-        "tool_call_f1",
-        "match_strict",
-        "made_calls",
-        "expected_calls",
-        "span_ids",
-    ]
     context.add_output_metadata(
         {
             "sessions": len(scores),
             "unscored_sessions": len(unscored),
-            "worst_sessions": dg.MetadataValue.md(to_markdown(worst[shown]) if len(worst) else "none"),
+            **({"worst_sessions": worst_sessions_table(scores)} if len(scores) else {}),
         }
     )
     return scores
@@ -203,9 +215,7 @@ def trajectory_summary(
     return summary
 
 
-@dg.asset_check(
-    asset=trajectory_summary, name="quality_gates", partitions_def=AGENT_VERSIONS, blocking=True
-)
+@dg.asset_check(asset=trajectory_summary, name="quality_gates", partitions_def=AGENT_VERSIONS, blocking=True)
 def trajectory_summary_quality_gates(
     trajectory_summary: pd.DataFrame, settings: SettingsResource
 ) -> dg.AssetCheckResult:
