@@ -11,7 +11,12 @@ import pandas as pd
 from upath import UPath
 
 from rag_eval_pipeline.defs.evaluations import InstanceRecords
-from rag_eval_pipeline.defs.names import ARTIFACTS, EVALUATION_STEPS, SNAPSHOT_ASSETS
+from rag_eval_pipeline.defs.names import (
+    AGENT_VERSION_PARTITIONS,
+    ARTIFACTS,
+    EVALUATION_STEPS,
+    SNAPSHOT_ASSETS,
+)
 from rag_eval_pipeline.metrics.freshness import FinishedRun
 from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.history import StoredMaterialization
@@ -76,6 +81,21 @@ class NotMaterializedError(FileNotFoundError):
 def artifacts_folder(instance: dg.DagsterInstance | History) -> UPath:
     """Where the IO manager stores every asset of this instance."""
     return UPath(history_of(instance).storage_directory()) / ARTIFACTS
+
+
+def load_agent_asset(instance: dg.DagsterInstance, key: str, version: str):
+    """An agent version's latest stored trajectory table (`rag-eval trajectories` wrote it)."""
+    versions = instance.get_dynamic_partitions(AGENT_VERSION_PARTITIONS)
+    if version not in versions:
+        raise NotMaterializedError(
+            f"{version} is not an agent version here (known: {', '.join(versions) or 'none'}): score its "
+            "traces with `rag-eval trajectories --traces FILE --reference FILE`"
+        )
+    base = artifacts_folder(instance)
+    path = contained(base, base / key / version)
+    if formats.stored_file(path) is None:
+        raise NotMaterializedError(f"no {key} of {version} stored yet: run `rag-eval trajectories` again")
+    return formats.read(path, "delete it and run `rag-eval trajectories` again")
 
 
 def load_asset(instance: dg.DagsterInstance | History, key: str, partition: str | None = None):

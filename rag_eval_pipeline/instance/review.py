@@ -14,6 +14,8 @@ import pandas as pd
 
 from rag_eval_pipeline.common.files import write_atomically
 from rag_eval_pipeline.defs.names import (
+    AGENT_SESSIONS,
+    AGENT_VERSION_PARTITIONS,
     CANDIDATE_ANSWERS,
     COMPARISON_JOB,
     CORRECTED_MEANS,
@@ -24,18 +26,23 @@ from rag_eval_pipeline.defs.names import (
     JUDGEMENT_LIST,
     MODEL_COMPARISON,
     PROMETHEUS_METRICS,
+    SESSION_JUDGE_SCORES,
     TRIGGER_TAG,
 )
 from rag_eval_pipeline.defs.partitions import registered_models
-from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_asset
+from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_agent_asset, load_asset
 from rag_eval_pipeline.instance.runs import compared_afterwards, execute
 from rag_eval_pipeline.metrics.agreement import (
     CORRECTED_TABLE,
     CORRECTION_NOTE,
     LABELLED_METRICS,
+    SESSION_METRICS,
+    SESSION_PREFIX,
     reviewer_agreement,
 )
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
+from rag_eval_pipeline.trajectories.review import session_model, session_queue
+from rag_eval_pipeline.trajectories.tables import sessions_of_frame
 
 REVIEW_TRIGGER = "review_import"
 # what new labels change across the models after the summaries: the comparison, the report
@@ -60,11 +67,23 @@ class WrittenQueue:
 def export_queue(
     defs: dg.Definitions, instance: dg.DagsterInstance, spec: QueueSpec, folder: Path, name: str | None
 ) -> WrittenQueue:
-    """The queue of ``spec.model``'s latest evaluation, written into ``folder``."""
-    scores = load_asset(instance, JUDGE_SCORES, spec.model)
-    answers = load_asset(instance, CANDIDATE_ANSWERS, spec.model)
-    judgement_list = load_asset(instance, JUDGEMENT_LIST)
-    records = build_queue(spec, answers, judgement_list, scores)
+    """The queue of ``spec.model``'s latest evaluation (or, for ``trajectories:<version>``, of
+    that agent version's judged sessions), written into ``folder``."""
+    if spec.model.startswith(SESSION_PREFIX):
+        version = spec.model.removeprefix(SESSION_PREFIX)
+        judged = load_agent_asset(instance, SESSION_JUDGE_SCORES, version)
+        sessions = sessions_of_frame(load_agent_asset(instance, AGENT_SESSIONS, version))
+        records = session_queue(spec, sessions, judged) if len(judged) else []
+        if not records or not records[0]["metrics"]:
+            raise ValueError(
+                f"{version}'s sessions have no judge score on {', '.join(SESSION_METRICS)} to review: "
+                "run `rag-eval trajectories --judge <an LLM>` (or set trajectories.judges) first"
+            )
+    else:
+        scores = load_asset(instance, JUDGE_SCORES, spec.model)
+        answers = load_asset(instance, CANDIDATE_ANSWERS, spec.model)
+        judgement_list = load_asset(instance, JUDGEMENT_LIST)
+        records = build_queue(spec, answers, judgement_list, scores)
     if not records or not records[0]["metrics"]:
         raise ValueError(
             f"{spec.model} has no judge score on {', '.join(LABELLED_METRICS)} to review: evaluate it "
@@ -80,11 +99,18 @@ def export_queue(
 
 
 def evaluated_cases(defs: dg.Definitions, instance: dg.DagsterInstance) -> dict[str, set[str]]:
-    """Each registered answer model's evaluated question ids (a model never evaluated: none)."""
+    """Each registered answer model's evaluated question ids (a model never evaluated: none),
+    and each agent version's sessions as ``trajectories:<version>``."""
     cases = {}
     for model in registered_models(instance):
         try:
             cases[model] = set(load_asset(instance, CANDIDATE_ANSWERS, model)["qid"])
+        except NotMaterializedError:
+            continue
+    for version in instance.get_dynamic_partitions(AGENT_VERSION_PARTITIONS):
+        try:
+            sessions = load_agent_asset(instance, AGENT_SESSIONS, version)
+            cases[session_model(version)] = set(sessions["session_id"])
         except NotMaterializedError:
             continue
     return cases
@@ -133,6 +159,14 @@ def apply_labels(
     means (and flag every model's judge people flagged), and refresh the comparison and the
     report: one run across the models; no model's own evaluation is touched."""
     tags = {TRIGGER_TAG: REVIEW_TRIGGER, **compared_afterwards()}
+    answer_models = [m for m in models if not m.startswith(SESSION_PREFIX)]
+    if not answer_models:  # only an agent's sessions here: no comparison or report to refresh
+        echo("[review] reading the labels, measuring the judges ...")
+        execute(
+            defs, instance, COMPARISON_JOB, {}, None, verbose, tags, assets=[HUMAN_LABELS, JUDGE_AGREEMENT]
+        )
+        labels = load_asset(instance, HUMAN_LABELS)
+        return Applied(load_asset(instance, JUDGE_AGREEMENT), pd.DataFrame(), reviewer_agreement(labels))
     echo("[review] reading the labels, measuring the judges, correcting the means, the report ...")
     # the scores did not change: the paired comparison and judge validation stand as they are
     execute(defs, instance, COMPARISON_JOB, {}, None, verbose, tags, assets=AFTER_LABELS)

@@ -100,6 +100,13 @@ class CachedClient:
         self.api_calls = 0
         self.cache_hits = 0
 
+    async def aclose(self) -> None:
+        """Closes the inner client's connections of this loop, where it keeps any: before the
+        loop closes, or their clean-up fails after it."""
+        close = getattr(self._inner, "aclose", None)
+        if close is not None:
+            await close()
+
     def cache_key(self, request: LLMRequest) -> str:
         """The inner client's key where it has one (an endpoint that must be part of it), else the
         request's own content address (Anthropic's keys, unchanged since the first version)."""

@@ -26,6 +26,17 @@ from rag_eval_pipeline.metrics.weighted_jury import WEIGHTED_JURY, weighted_jury
 PASS_AT = 0.5  # a score at or above it passes
 SCALE = (0.0, 0.5, 1.0)
 LABELLED_METRICS = ("correctness", "faithfulness", "context_relevance")  # the STRICT rubric's axes
+# an agent's sessions, reviewed as the pseudo-model ``trajectories:<agent version>``: what the
+# session judges score (``trajectories.judges``), on the same 0 / 0.5 / 1 scale
+SESSION_PREFIX = "trajectories:"
+SESSION_METRICS = ("goal_completion", "turn_relevancy", "knowledge_retention", "trajectory_quality")
+
+
+def labellable_metrics(answer_model: str) -> tuple[str, ...]:
+    """The metrics people may label on a case of ``answer_model`` (an answer, or a session)."""
+    return SESSION_METRICS if answer_model.startswith(SESSION_PREFIX) else LABELLED_METRICS
+
+
 Z95 = 1.959964
 
 

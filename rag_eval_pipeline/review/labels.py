@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from rag_eval_pipeline.data.rows import RowFileError, read_rows
-from rag_eval_pipeline.metrics.agreement import LABELLED_METRICS, SCALE
+from rag_eval_pipeline.metrics.agreement import SCALE, labellable_metrics
 
 LABEL_COLUMNS = [
     "qid",
@@ -123,8 +123,10 @@ def checked_labels(
         if label is None:
             problems.append(f"{location}: label {row.get('label')!r} is not 0, 0.5 or 1")
             continue
-        if metric not in LABELLED_METRICS:
-            problems.append(f"{location}: metric {metric!r} is not one of {', '.join(LABELLED_METRICS)}")
+        if metric not in labellable_metrics(model):
+            problems.append(
+                f"{location}: metric {metric!r} is not one of {', '.join(labellable_metrics(model))}"
+            )
             continue
         if not reviewer:
             problems.append(f"{location}: no reviewer (every label says who gave it)")

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.common.files import write_text_atomically
-from rag_eval_pipeline.metrics.agreement import LABELLED_METRICS
+from rag_eval_pipeline.metrics.agreement import labellable_metrics
 from rag_eval_pipeline.metrics.schema import case_key, case_set_id, per_case
 from rag_eval_pipeline.review.page import labelling_page
 from rag_eval_pipeline.review.sampling import DISAGREEMENT_FLOOR, Draw, random_draw, systematic_draw
@@ -32,10 +32,11 @@ class QueueSpec:
     show_judge: bool = False
 
 
-def labelled_metrics(scores: pd.DataFrame, judge: str | None = None) -> list[str]:
-    """The metrics people label: the rubric's axes that a judge of this model scored."""
+def labelled_metrics(scores: pd.DataFrame, judge: str | None = None, model: str = "") -> list[str]:
+    """The metrics people label: the rubric's axes (a session's, for an agent's sessions) that a
+    judge of this model scored."""
     rows = scores if judge is None else scores[scores["judge_id"] == judge]
-    return [m for m in LABELLED_METRICS if m in rows and rows[m].notna().any()]
+    return [m for m in labellable_metrics(model) if m in rows and rows[m].notna().any()]
 
 
 def disagreement(scores: pd.DataFrame, metrics: Sequence[str]) -> pd.Series:
@@ -53,7 +54,7 @@ def select_cases(scores: pd.DataFrame, spec: QueueSpec) -> Draw:
     ``disagreement`` (weighted towards the cases the judges disagree on, none left out). ``low``
     and ``failed`` are orders: their labels cannot correct a mean."""
     qids = list(dict.fromkeys(scores["qid"]))
-    metrics = labelled_metrics(scores, spec.judge)
+    metrics = labelled_metrics(scores, spec.judge, spec.model)
     if spec.strategy is Strategy.RANDOM:
         return random_draw(qids, spec.n, spec.seed)
     if spec.strategy is Strategy.DISAGREEMENT:
@@ -84,7 +85,7 @@ def queue_records(
 ) -> list[dict[str, Any]]:
     """What the labelling page shows of each case, in order; the first answer of an agent asked
     several times."""
-    metrics = labelled_metrics(scores, spec.judge)
+    metrics = labelled_metrics(scores, spec.judge, spec.model)
     truth = judgement_list.set_index("qid")
     by_answer = {case_key(a): a for a in answers.to_dict(orient="records")}
     records = []

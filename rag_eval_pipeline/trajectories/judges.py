@@ -6,7 +6,7 @@ the right ones. Two pure halves around one call per session: ``render_request`` 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,7 +16,6 @@ from rag_eval_pipeline.trajectories.reference import Task
 from rag_eval_pipeline.trajectories.sessions import Session
 
 SESSION_PROMPT_VERSION = "session-v1"
-SESSION_METRICS = ("goal_completion", "turn_relevancy", "knowledge_retention")
 TRAJECTORY_VERDICT = "trajectory_quality"
 TOOL_NAME = "record_session_verdicts"
 Score = float
@@ -116,7 +115,11 @@ async def judge_session(
 ) -> dict[str, object]:
     """A row of the session's scores (absent, with the error, when the judge could not answer)."""
     request = render_request(caller.model, session, task, with_trajectory)
-    row: dict[str, object] = {"session_id": session.session_id}
+    row: dict[str, object] = {
+        "session_id": session.session_id,
+        "task_id": task.task_id if task is not None else None,
+        "expected_outcome": task.expected_outcome if task is not None else None,
+    }
     try:
         verdicts = await caller.ask(request, lambda r: parse_verdicts(r, len(session.turns), with_trajectory))
     except FatalLLMError:
@@ -151,8 +154,10 @@ async def judge_sessions(
     with_trajectory: bool,
     concurrency: int,
     on_done: Callable[[int, int], None] = lambda done, total: None,
+    close: Callable[[], Awaitable[None]] | None = None,
 ) -> list[dict[str, object]]:
-    """Every session judged, ``concurrency`` at a time, progress reported as they finish."""
+    """Every session judged, ``concurrency`` at a time, progress reported as they finish; then
+    ``close`` (the client's connections, before the event loop ends)."""
     limit = asyncio.Semaphore(concurrency)
     done = 0
 
@@ -170,4 +175,8 @@ async def judge_sessions(
             "cost_usd": caller.cost,
         }
 
-    return list(await asyncio.gather(*(one(s) for s in sessions)))
+    try:
+        return list(await asyncio.gather(*(one(s) for s in sessions)))
+    finally:
+        if close is not None:
+            await close()

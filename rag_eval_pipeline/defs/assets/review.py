@@ -10,7 +10,7 @@ import pandas as pd
 from rag_eval_pipeline.data.documents import file_digest
 from rag_eval_pipeline.data.rows import ROW_FILE_TYPES, RowFileError
 from rag_eval_pipeline.defs.io_manager import FAN_IN, PINNED_BY
-from rag_eval_pipeline.defs.names import METRIC_SUMMARY, REVIEW
+from rag_eval_pipeline.defs.names import AGENT_SESSIONS, METRIC_SUMMARY, REVIEW, SESSION_JUDGE_SCORES
 from rag_eval_pipeline.defs.resources import HistoryResource, SettingsResource
 from rag_eval_pipeline.metrics.agreement import (
     CORRECTED_TABLE,
@@ -27,6 +27,7 @@ from rag_eval_pipeline.metrics.agreement import (
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.review.labels import LABEL_COLUMNS, latest_labels, now, read_label_file
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
+from rag_eval_pipeline.trajectories.review import as_scores, session_model
 
 EVERY_MODEL = {"allow_missing_partitions": True, FAN_IN: True}
 AS_SUMMARIZED = {**EVERY_MODEL, PINNED_BY: METRIC_SUMMARY}
@@ -69,13 +70,29 @@ def agreement_version(agreement: pd.DataFrame) -> str:
 READ_FILES = "read_files"  # human_labels' metadata: the label files it read, name -> digest
 
 
-def known_cases(answers_by_model: dict[str, pd.DataFrame]) -> dict[str, set[str]]:
-    return {model: set(answers["qid"]) for model, answers in answers_by_model.items()}
+def known_cases(
+    answers_by_model: dict[str, pd.DataFrame], sessions_by_version: dict[str, pd.DataFrame] | None = None
+) -> dict[str, set[str]]:
+    """The cases people may label: each model's answers, each agent version's sessions."""
+    known = {model: set(answers["qid"]) for model, answers in answers_by_model.items()}
+    for version, sessions in (sessions_by_version or {}).items():
+        known[session_model(version)] = set(sessions["session_id"])
+    return known
 
 
-@dg.asset(group_name=REVIEW, ins={"candidate_answers": dg.AssetIn(metadata=EVERY_MODEL)}, code_version="1")
+@dg.asset(
+    group_name=REVIEW,
+    ins={
+        "candidate_answers": dg.AssetIn(metadata=EVERY_MODEL),
+        AGENT_SESSIONS: dg.AssetIn(metadata=EVERY_MODEL),
+    },
+    code_version="1",
+)
 def human_labels(
-    context: dg.AssetExecutionContext, candidate_answers: dict[str, pd.DataFrame], settings: SettingsResource
+    context: dg.AssetExecutionContext,
+    candidate_answers: dict[str, pd.DataFrame],
+    agent_sessions: dict[str, pd.DataFrame],
+    settings: SettingsResource,
 ) -> pd.DataFrame:
     """Every reviewer's latest label of each case and metric, from the files in the review
     folder's ``labels/`` (what `rag-eval review import` and the labels sensor put there). A file
@@ -87,7 +104,7 @@ def human_labels(
     files = label_files(folder)
     for path in files:
         try:
-            frames.append(read_label_file(path, known_cases(candidate_answers)))
+            frames.append(read_label_file(path, known_cases(candidate_answers, agent_sessions)))
         except RowFileError as err:
             skipped.append(path.name)
             for problem in err.problems:
@@ -135,11 +152,19 @@ def _readable(agreement: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-@dg.asset(group_name=REVIEW, ins={"judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED)}, code_version="1")
+@dg.asset(
+    group_name=REVIEW,
+    ins={
+        "judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED),
+        SESSION_JUDGE_SCORES: dg.AssetIn(metadata=EVERY_MODEL),
+    },
+    code_version="1",
+)
 def judge_agreement(
     context: dg.AssetExecutionContext,
     human_labels: pd.DataFrame,
     judge_scores: dict[str, pd.DataFrame],
+    session_judge_scores: dict[str, pd.DataFrame],
     settings: SettingsResource,
     history: HistoryResource,
 ) -> pd.DataFrame:
@@ -148,8 +173,9 @@ def judge_agreement(
     intervals, and whether it clears the configured bars (``flagged``, ``why``). Recorded per
     set of labels in the calibration history the report charts."""
     review = settings.settings.review
+    sessions = {session_model(v): as_scores(s) for v, s in session_judge_scores.items() if len(s)}
     agreement, tables = measure_judges(
-        human_labels, judge_scores, AgreementBars(review.min_kappa, review.min_rate)
+        human_labels, {**judge_scores, **sessions}, AgreementBars(review.min_kappa, review.min_rate)
     )
     reviewers = reviewer_agreement(human_labels)
     flagged = agreement[agreement["flagged"]] if len(agreement) else agreement

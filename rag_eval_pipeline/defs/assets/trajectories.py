@@ -17,9 +17,10 @@ from rag_eval_pipeline.defs.names import (
 from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource
 from rag_eval_pipeline.defs.resources.trajectories import TrajectorySourcesResource
 from rag_eval_pipeline.judges.engine import JudgeCaller
+from rag_eval_pipeline.metrics.agreement import SESSION_METRICS
 from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
 from rag_eval_pipeline.reporting.markdown import to_markdown
-from rag_eval_pipeline.trajectories.judges import SESSION_METRICS, TRAJECTORY_VERDICT, judge_sessions
+from rag_eval_pipeline.trajectories.judges import judge_sessions
 from rag_eval_pipeline.trajectories.sessions import Reconstruction, reconstruct, sessions_of_version
 from rag_eval_pipeline.trajectories.sources import spans_frame, spans_of_frame
 from rag_eval_pipeline.trajectories.tables import (
@@ -183,6 +184,7 @@ def session_judge_scores(
                 chosen.trajectory_judge,
                 settings.settings.concurrency,
                 progress_logger(context, f"sessions judged by {judge_id}"),
+                client.aclose,
             )
         )
         frames.append(pd.DataFrame(rows).assign(judge_id=judge_id))
@@ -208,7 +210,7 @@ def trajectory_summary(
 ) -> pd.DataFrame:
     """Each figure's mean over the sessions with its 95% interval, pass^k for k = 1..n over the
     tasks, and the session judges' means: the table gates and diffs read."""
-    metrics = [*SESSION_METRICS, TRAJECTORY_VERDICT]
+    metrics = list(SESSION_METRICS)
     method = settings.settings.statistics.interval_method
     summary = summarize_trajectories(trajectory_scores, session_judge_scores, metrics, method)
     context.add_output_metadata({"summary": dg.MetadataValue.md(to_markdown(summary.drop(columns=["note"])))})
