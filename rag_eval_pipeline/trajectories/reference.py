@@ -41,6 +41,17 @@ class ExpectedCall(_Strict):
     arguments: Any = Field(default_factory=dict)
     arg_match: ArgMatch = ArgMatch.EXACT
 
+    @field_validator("arguments", mode="before")
+    @classmethod
+    def _decoded(cls, arguments: Any) -> Any:
+        """Arguments written as JSON text (as the spans carry them) are the same arguments."""
+        if isinstance(arguments, str) and arguments.strip()[:1] in ("{", "["):
+            try:
+                return json.loads(arguments)
+            except json.JSONDecodeError:
+                raise ValueError(f"arguments are text that is not JSON: {arguments[:60]!r}") from None
+        return arguments
+
     @property
     def canonical_arguments(self) -> str:
         return canonical_json(self.arguments)

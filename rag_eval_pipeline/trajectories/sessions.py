@@ -28,7 +28,14 @@ VERSION_KEYS = ("metadata.agent_version", "gen_ai.agent.version", "agent.version
 UNVERSIONED = "unversioned"
 TOOL_KIND = "TOOL"
 EXECUTE_TOOL = "execute_tool"
-REQUIRED_SHARE = 0.95  # below this share of spans accounted for, the scores would mislead
+REQUIRED_SHARE = 0.95
+# where a tool span says what was called, and with what, first found wins (GenAI, OpenInference)
+NAME_KEYS = ("gen_ai.tool.name", "tool.name", "tool_call.function.name")
+ARGUMENT_KEYS = (
+    "gen_ai.tool.call.arguments",
+    "tool_call.function.arguments",
+    "input.value",
+)  # below this share of spans accounted for, the scores would mislead
 
 
 def dig(attributes: Mapping[str, Any], dotted: str) -> Any:
@@ -220,11 +227,11 @@ def _arguments(located: LocatedSpan) -> tuple[Any, bool]:
     """The call's arguments as JSON data and whether the span had any; text that is not JSON is
     an error naming the span (a call whose arguments cannot be compared must not score as one)."""
     span = located.span
-    raw = dig(span.attributes, "gen_ai.tool.call.arguments")
-    if raw is None:
-        raw = dig(span.attributes, "input.value")
+    raw = next((v for key in ARGUMENT_KEYS if (v := dig(span.attributes, key)) is not None), None)
     if raw is None:
         return {}, False
+    if isinstance(raw, str) and not raw.strip():
+        return {}, True  # a tool without parameters, called with nothing
     if isinstance(raw, str):
         try:
             return json.loads(raw), True
@@ -237,7 +244,8 @@ def _arguments(located: LocatedSpan) -> tuple[Any, bool]:
 
 
 def _tool_name(span: Span) -> str:
-    return str(dig(span.attributes, "gen_ai.tool.name") or dig(span.attributes, "tool.name") or span.name)
+    named = (dig(span.attributes, key) for key in NAME_KEYS)
+    return str(next((n for n in named if n), None) or span.name)
 
 
 def _tool_call(located: LocatedSpan) -> tuple[ToolCall, bool]:

@@ -96,7 +96,18 @@ def test_people_label_sessions_through_the_review_queue_and_the_session_judge_is
     verdicts = {s["session_id"]: s["judges"][JUDGE] for s in json.loads(out)["sessions"]}
     model = "trajectories:support-agent-2.1"
     code, out, err = in_process(
-        capsys, *base, "review", "export", "--model", model, "--n", "18", "--strategy", "random", "--name", "q"
+        capsys,
+        *base,
+        "review",
+        "export",
+        "--model",
+        model,
+        "--n",
+        "18",
+        "--strategy",
+        "random",
+        "--name",
+        "q",
     )
     assert code == 0, err
     assert "18 cases of trajectories:support-agent-2.1" in out and "goal_completion" in out

@@ -36,6 +36,25 @@ GOLDEN = {
     "account-2": (4 / 5, False, False, False, True),  # a failed call retried: m 3, e 2, p 2
     "account-3": (4 / 5, False, False, False, True),  # a forbidden extra call
 }
+# (steps, repeated_calls, tool_error_rate, forbidden_calls, matched): calls made, identical calls
+# made again, failed calls over calls, calls to a forbidden tool, and p of the F1 above
+EFFICIENCY = {
+    **{f"refund-{t}": (2, 0, 0, 0, 2) for t in (1, 2, 3)},
+    "stock-1": (2, 0, 0, 0, 2),
+    "stock-2": (3, 1, 0, 0, 2),
+    "stock-3": (2, 0, 0, 0, 1),
+    "email-1": (2, 0, 0, 0, 2),
+    "email-2": (1, 0, 0, 0, 1),
+    "email-3": (2, 0, 0, 0, 2),
+    "policy-1": (3, 0, 0, 0, 3),
+    "policy-2": (3, 0, 0, 0, 3),
+    "policy-3": (3, 0, 0, 0, 2),
+    **{f"parallel-{t}": (3, 0, 0, 0, 3) for t in (1, 2, 3)},
+    "account-1": (2, 0, 0, 0, 2),
+    "account-2": (3, 1, 1 / 3, 0, 2),
+    "account-3": (3, 0, 0, 1, 2),
+}
+EXPECTED_CALLS = {"refund": 2, "stock": 2, "email": 2, "policy": 3, "parallel": 3, "account": 2}
 # successes c of n = 3 trials per task (strict; the policy task counts unordered matches):
 # refund 3, stock 1, email 2, policy 2, parallel 2, account 1
 SUCCESSES = [3, 1, 2, 2, 2, 1]
@@ -76,12 +95,14 @@ def test_every_session_and_pass_hat_k_equal_the_hand_computed_values(both):
     assert document["pass_hat_k"] == pytest.approx(PASS_HAT_K)
     low, high = document["pass_hat_k_intervals"]["1"]
     assert low <= PASS_HAT_K["1"] <= high
-    # efficiency: steps, identical calls repeated, failed calls, forbidden calls
-    assert sessions["stock-2"]["steps"] == 3 and sessions["stock-2"]["repeated_calls"] == 1
-    assert sessions["account-2"]["tool_error_rate"] == pytest.approx(1 / 3)
-    assert sessions["account-3"]["forbidden_calls"] == 1 and sessions["account-1"]["forbidden_calls"] == 0
-    assert sessions["email-2"]["tool_call_recall"] == pytest.approx(1 / 2)
-    assert sessions["email-2"]["tool_call_precision"] == 1
+    for session_id, (steps, repeated, errors, forbidden, matched) in EFFICIENCY.items():
+        got = sessions[session_id]
+        expected_calls = EXPECTED_CALLS[got["task_id"]]
+        assert (got["steps"], got["repeated_calls"], got["forbidden_calls"]) == (steps, repeated, forbidden)
+        assert got["tool_error_rate"] == pytest.approx(errors), session_id
+        assert got["tool_call_precision"] == pytest.approx(matched / steps), session_id
+        assert got["tool_call_recall"] == pytest.approx(matched / expected_calls), session_id
+        assert got["tool_call_f1"] == pytest.approx(2 * matched / (steps + expected_calls)), session_id
 
 
 def test_the_genai_conventions_give_identical_scores_and_children_are_reattached(both):

@@ -1,0 +1,77 @@
+"""Sessions rebuilt from spans: keys found where each convention puts them, children reattached
+through their root, orphans counted, versions from the span or the resource, and the forms of
+arguments a tool span may carry."""
+
+import json
+
+import pytest
+
+from rag_eval_pipeline.production.spans import Span, nested
+from rag_eval_pipeline.trajectories.reference import ExpectedCall
+from rag_eval_pipeline.trajectories.sessions import reconstruct
+from rag_eval_pipeline.trajectories.traces import LocatedSpan, TraceInputError
+
+
+def span(trace, span_id, parent=None, start=0, resource=None, **attributes) -> LocatedSpan:
+    flat = {k.replace("__", "."): v for k, v in attributes.items()}
+    return LocatedSpan(Span(trace, span_id, parent, start, nested(flat), resource or {}, span_id), "f.json")
+
+
+def test_keys_in_order_children_reattached_and_orphans_counted():
+    spans = [
+        span("t1", "r1", session__id="s-1", openinference__span__kind="AGENT"),
+        span("t1", "c1", "r1", 1, openinference__span__kind="TOOL", tool__name="a", input__value='{"x": 1}'),
+        # a later turn of the same conversation, its key in the metadata
+        span("t2", "r2", None, 5, metadata=json.dumps({"thread_id": "s-1"})),
+        span("t2", "c2", "r2", 6, gen_ai__operation__name="execute_tool", gen_ai__tool__name="b"),
+        # no key anywhere: a session of its own, by trace
+        span("t3", "r3", None, 9),
+        # a trace whose root is not in the file
+        span("t4", "c4", "gone", 3, openinference__span__kind="TOOL", tool__name="c", input__value="{}"),
+    ]
+    sessions, report = reconstruct(spans)
+    assert [s.session_id for s in sessions] == ["s-1", "t3"]
+    first = sessions[0]
+    assert [t.span_id for t in first.turns] == ["r1", "r2"] and [c.name for c in first.tool_calls] == [
+        "a",
+        "b",
+    ]
+    assert first.tool_calls[1].arguments == "{}"  # no arguments attribute: none, and counted
+    assert (report.own_session_key, report.reattached, report.orphans) == (2, 2, 1)
+    assert (report.tool_spans, report.tool_spans_with_arguments, report.sessions_by_trace_id) == (3, 2, 1)
+    assert report.shortfalls() == [
+        "spans with a session key: 66.7% < 95%",
+        "tool spans with arguments: 66.7% < 95%",
+        "spans in a turn (not orphans): 83.3% < 95%",
+    ]
+
+
+def test_the_version_comes_from_the_root_span_then_the_resource():
+    on_span = reconstruct([span("t", "r", gen_ai__agent__version="2.0", session__id="a")])[0][0]
+    on_resource = reconstruct([span("t", "r", resource={"service": {"version": "3.1"}}, session__id="a")])[0][
+        0
+    ]
+    nowhere = reconstruct([span("t", "r", session__id="a")])[0][0]
+    assert (on_span.agent_version, on_resource.agent_version, nowhere.agent_version) == (
+        "2.0",
+        "3.1",
+        "unversioned",
+    )
+
+
+def test_arguments_not_json_name_the_span_and_the_tool_and_empty_ones_are_none():
+    bad = span("t", "c", "r", 1, openinference__span__kind="TOOL", tool__name="mail", input__value="{to: x}")
+    with pytest.raises(TraceInputError, match=r"f\.json: span c \(tool mail\): arguments are not JSON"):
+        reconstruct([span("t", "r"), bad])
+    empty = span("t", "c", "r", 1, gen_ai__operation__name="execute_tool", gen_ai__tool__name="now",
+                 gen_ai__tool__call__arguments="")  # fmt: skip
+    sessions, report = reconstruct([span("t", "r"), empty])
+    assert sessions[0].tool_calls[0].arguments == "{}" and report.tool_spans_with_arguments == 1
+
+
+def test_expected_arguments_written_as_json_text_are_the_same_arguments():
+    as_text = ExpectedCall(name="f", arguments='{"b": 2, "a": 1}')
+    as_object = ExpectedCall(name="f", arguments={"a": 1, "b": 2})
+    assert as_text.canonical_arguments == as_object.canonical_arguments == '{"a":1,"b":2}'
+    with pytest.raises(ValueError, match="not JSON"):
+        ExpectedCall(name="f", arguments="{a: 1}")
