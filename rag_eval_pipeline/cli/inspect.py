@@ -92,7 +92,41 @@ def handle_worst(args: argparse.Namespace) -> int:
     return 0
 
 
+def _session_gate(args: argparse.Namespace) -> int:
+    """`gate --model trajectories:VERSION`: an agent version's trajectory summary against the
+    thresholds given, else ``trajectories.thresholds``, as an evaluation's summary is."""
+    from rag_eval_pipeline.cli.context import instance_of
+    from rag_eval_pipeline.defs.names import TRAJECTORY_SUMMARY
+    from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_agent_asset
+    from rag_eval_pipeline.metrics.agreement import SESSION_PREFIX
+
+    settings = settings_of(args)
+    version = args.model.removeprefix(SESSION_PREFIX)
+    try:
+        given = [parse_threshold(t) for t in args.thresholds or []]
+        gates = [parse_gate(key, value, args.bound, args.judge) for key, value in given]
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    gates = gates or (settings.trajectories.gates() if settings.trajectories is not None else [])
+    if not gates:
+        raise CommandError(
+            "no thresholds: pass --min METRIC=VALUE or set trajectories.thresholds in the file"
+        )
+    try:
+        summary = load_agent_asset(instance_of(args, reads_only=True), TRAJECTORY_SUMMARY, version)
+    except NotMaterializedError as err:
+        raise CommandError(str(err)) from None
+    min_cases = args.min_n if args.min_n is not None else settings.statistics.min_cases
+    results = check_gates(summary, gates, args.judge, min_cases)
+    print(to_markdown(gate_table(results)))
+    failed = [r for r in results if not r.passed]
+    print(f"\n{args.model}: {f'FAILED {len(failed)} gate(s)' if failed else 'all gates passed'}")
+    return 1 if failed else 0
+
+
 def handle_gate(args: argparse.Namespace) -> int:
+    if args.model.startswith("trajectories:"):
+        return _session_gate(args)
     stored = _Stored(args)
     try:
         given = [parse_threshold(t) for t in args.thresholds or []]

@@ -197,7 +197,9 @@ def _inspect(commands: argparse._SubParsersAction) -> None:
         description="Reads the model's metric_summary and compares overall means with thresholds. "
         "Exit 0: all pass; 1: a metric is below its threshold, not measured, or stale; 2: no summary.",
     )
-    gate.add_argument("--model", required=True, help="answer-model partition")
+    gate.add_argument(
+        "--model", required=True, help="answer-model partition, or trajectories:VERSION (an agent version)"
+    )
     gate.add_argument(
         "--min",
         dest="thresholds",

@@ -238,3 +238,19 @@ def test_bad_input_is_one_error_line_and_nothing_is_run(tmp_path, capsys, case):
     if case == "arguments not json":
         assert "(tool check_inventory): arguments are not JSON" in lines[0]
     assert not (tmp_path / "home").exists()  # nothing was run, no instance made
+
+
+def test_rag_eval_gate_holds_an_agent_versions_trajectory_summary(both, capsys):
+    """`rag-eval gate --model trajectories:VERSION` reads the stored summary, as for a model."""
+    _, folder = both["openinference"]
+    home = ["--dagster-home", str(folder / "home")]
+    model = f"trajectories:{VERSION}"
+    code, out, err = in_process(capsys, *home, "gate", "--model", model, "--min", "tool_call_f1=0.85")
+    assert code == 0, err
+    assert "| tool_call_f1 | all | trajectory | 0.902 |" in out and f"{model}: all gates passed" in out
+    code, out, err = in_process(
+        capsys, *home, "gate", "--model", model, "--min", "match_strict=0.6", "--bound", "lower"
+    )
+    assert code == 1 and f"{model}: FAILED 1 gate(s)" in out
+    code, out, err = in_process(capsys, *home, "gate", "--model", "trajectories:9.9", "--min", "steps=0.5")
+    assert code == 2 and "9.9 is not an agent version here" in err
