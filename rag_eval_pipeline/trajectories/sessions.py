@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,7 @@ UNVERSIONED = "unversioned"
 TOOL_KIND = "TOOL"
 EXECUTE_TOOL = "execute_tool"
 REQUIRED_SHARE = 0.95
+COUNTED = ("spans", "own_session_key", "reattached", "tool_spans", "tool_spans_with_arguments", "orphans")
 # where a tool span says what was called, and with what, first found wins (GenAI, OpenInference)
 NAME_KEYS = ("gen_ai.tool.name", "tool.name", "tool_call.function.name")
 ARGUMENT_KEYS = (
@@ -36,6 +38,11 @@ ARGUMENT_KEYS = (
     "tool_call.function.arguments",
     "input.value",
 )  # below this share of spans accounted for, the scores would mislead
+
+
+def file_of(where: str) -> str:
+    """The file of a span's place (``FILE`` or ``FILE, line N``)."""
+    return where.split(", line ", 1)[0]
 
 
 def dig(attributes: Mapping[str, Any], dotted: str) -> Any:
@@ -142,7 +149,7 @@ class Reconstruction:
     sessions: int = 0
     turns: int = 0
     sessions_by_trace_id: int = 0  # no conversation key anywhere: one session per trace
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    files: dict[str, Reconstruction] = field(default_factory=dict)  # the same counts, file by file
 
     @property
     def session_key_share(self) -> float | None:
@@ -184,7 +191,17 @@ class Reconstruction:
             "sessions": self.sessions,
             "turns": self.turns,
             "sessions_keyed_by_trace": self.sessions_by_trace_id,
+            **(
+                {"files": {name: counts.file_dict() for name, counts in self.files.items()}}
+                if self.files
+                else {}
+            ),
         }
+
+    def file_dict(self) -> dict[str, Any]:
+        """One file's counts and shares (sessions and turns are the whole read's)."""
+        full = self.as_dict()
+        return {k: v for k, v in full.items() if k not in ("sessions", "turns", "sessions_keyed_by_trace")}
 
 
 def _text(value: Any) -> str | None:
@@ -297,29 +314,36 @@ def reconstruct(spans: Sequence[LocatedSpan]) -> tuple[list[Session], Reconstruc
         traces.setdefault(located.span.trace_id, []).append(located)
     turns: dict[str, list[tuple[Turn, str, str]]] = {}
     keys: dict[str, str] = {}
-    own = reattached = orphans = tool_spans = with_arguments = by_trace = 0
+    by_file: dict[str, Counter] = {}
+    by_trace = 0
     for trace_id, members in traces.items():
         members.sort(key=lambda m: _order(m.span))
         roots = [m for m in members if not m.span.parent_id]
-        tools = [m for m in members if is_tool(m.span)]
-        calls = [_tool_call(m) for m in tools]  # a call whose arguments are not JSON fails here
-        tool_spans += len(tools)
-        with_arguments += sum(present for _, present in calls)
+        calls = {m.span.span_id: _tool_call(m) for m in members if is_tool(m.span)}  # not JSON: fails here
+        for m in members:
+            counts = by_file.setdefault(file_of(m.where), Counter())
+            counts["spans"] += 1
+            if m.span.span_id in calls:
+                counts["tool_spans"] += 1
+                counts["tool_spans_with_arguments"] += calls[m.span.span_id][1]
         if not roots:
-            orphans += len(members)
+            for m in members:
+                by_file[file_of(m.where)]["orphans"] += 1
             continue
         root = roots[0]
         found = session_key(root.span) or next(
             (k for m in members if (k := session_key(m.span)) is not None), None
         )
-        own_keys = sum(session_key(m.span) is not None for m in members)
-        own += own_keys
+        for m in members:
+            own_key = session_key(m.span) is not None
+            by_file[file_of(m.where)]["own_session_key" if own_key else "reattached"] += (
+                found is not None or own_key
+            )
         if found is None:
             session_id, source = trace_id, TRACE_KEY
             by_trace += 1
         else:
             session_id, source = found
-            reattached += len(members) - own_keys
         keys.setdefault(session_id, source)
         turn = Turn(
             trace_id,
@@ -327,7 +351,7 @@ def reconstruct(spans: Sequence[LocatedSpan]) -> tuple[list[Session], Reconstruc
             nanoseconds(root.span.start),
             _user(root.span),
             _answer(root.span),
-            tuple(call for call, _ in calls),
+            tuple(call for call, _ in calls.values()),
             tuple(m.span.span_id for m in members),
         )
         turns.setdefault(session_id, []).append((turn, _version(root.span), root.where))
@@ -339,16 +363,13 @@ def reconstruct(spans: Sequence[LocatedSpan]) -> tuple[list[Session], Reconstruc
             Session(session_id, keys[session_id], versions[-1], tuple(t for t, _, _ in held), held[0][2])
         )
     sessions.sort(key=lambda s: (s.turns[0].start, s.session_id))
+    total = sum(by_file.values(), Counter())
     report = Reconstruction(
-        spans=len(spans),
-        own_session_key=own,
-        reattached=reattached,
-        tool_spans=tool_spans,
-        tool_spans_with_arguments=with_arguments,
-        orphans=orphans,
+        **{name: total[name] for name in COUNTED},
         sessions=len(sessions),
         turns=sum(len(s.turns) for s in sessions),
         sessions_by_trace_id=by_trace,
+        files={name: Reconstruction(**{n: c[n] for n in COUNTED}) for name, c in sorted(by_file.items())},
     )
     return sessions, report
 

@@ -39,6 +39,7 @@ def test_keys_in_order_children_reattached_and_orphans_counted():
     assert first.tool_calls[1].arguments == "{}"  # no arguments attribute: none, and counted
     assert (report.own_session_key, report.reattached, report.orphans) == (2, 2, 1)
     assert (report.tool_spans, report.tool_spans_with_arguments, report.sessions_by_trace_id) == (3, 2, 1)
+    assert report.files["f.json"].orphans == 1 and report.files["f.json"].spans == 6
     assert report.shortfalls() == [
         "spans with a session key: 66.7% < 95%",
         "tool spans with arguments: 66.7% < 95%",

@@ -120,6 +120,8 @@ def test_the_genai_conventions_give_identical_scores_and_children_are_reattached
         assert report["reattached_through_root"] == report["spans"] - 36 == 80
         assert report["session_key_share"] == 1 and report["orphan_spans"] == 0
         assert report["tool_spans_with_arguments"] == report["tool_spans"] == 44
+        (file,) = report["files"].values()  # the same counts, file by file
+        assert (file["spans"], file["reattached_through_root"], file["orphan_spans"]) == (116, 80, 0)
 
 
 def test_each_version_is_a_partition_with_lineage_from_a_bad_session_to_its_spans(both):
