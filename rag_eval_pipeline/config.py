@@ -57,7 +57,7 @@ from rag_eval_pipeline.retrieval.settings import (
     KnowledgeBaseSettings,
 )
 from rag_eval_pipeline.review.settings import ReviewSettings
-from rag_eval_pipeline.storage.settings import StorageSettings
+from rag_eval_pipeline.storage.settings import StorageSettings, WorkerSettings
 from rag_eval_pipeline.tracing.settings import TracingSettings
 from rag_eval_pipeline.trajectories.settings import TrajectorySettings
 
@@ -162,6 +162,10 @@ class Settings(Strict):
     generation: GenerationSettings | None = Field(
         default=None, description="a judgement list written from the documents (README: No questions yet?)"
     )
+    workers: WorkerSettings | None = Field(
+        default=None,
+        description="runs on Celery workers over Redis (docs/deployment.md); null: on this machine",
+    )
     trajectories: TrajectorySettings | None = Field(
         default=None, description="an agent's tool calls and sessions, from its traces (docs/trajectories.md)"
     )
@@ -187,6 +191,8 @@ class Settings(Strict):
         agents' secret headers, the collectors' tokens, the instance's database URL."""
         names = [ANTHROPIC_KEY_ENV, self.openai.api_key_env, *ALWAYS_SECRET]
         names += [self.tracing.phoenix.api_key_env, self.storage.postgres_url_env]
+        if self.workers is not None:  # a broker URL may carry a password
+            names.append(self.workers.broker_env)
         names += list(self.tracing.headers_env.values())
         for entry in self.answer_models:
             names += list(getattr(entry, "headers_env", {}).values())

@@ -234,3 +234,35 @@ def fresh_database(server_url: str) -> str:
 def postgres_url(postgres_server) -> str:
     """A fresh database for one test's instance."""
     return fresh_database(postgres_server)
+
+
+REDIS_URL_VARIABLE = "RAG_EVAL_TEST_REDIS_URL"  # what .ci/redis.sh start prints (.ci/run exports it)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> str:
+    """A real Redis 7 (Debian's redis-server). Missing is a failure, not a skip: `bash .ci/run`
+    starts one, or `bash .ci/redis.sh start` for a local run."""
+    import redis
+
+    url = os.environ.get(REDIS_URL_VARIABLE)
+    if not url:
+        pytest.fail(f"no Redis: `bash .ci/redis.sh start` and export {REDIS_URL_VARIABLE}")
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=5).ping()
+    except redis.RedisError as err:
+        pytest.fail(f"no Redis at {url} ({type(err).__name__}: {err})")
+    return url
+
+
+def fresh_redis(server_url: str) -> str:
+    """A database of its own on the server (its queues and results start empty), its URL."""
+    import redis
+
+    base = server_url.rsplit("/", 1)[0]
+    client = redis.Redis.from_url(f"{base}/0")
+    number = int(client.incr("rag_eval_tests:databases")) % 63 + 1  # 0 keeps the counter
+    client.close()
+    url = f"{base}/{number}"
+    redis.Redis.from_url(url).flushdb()
+    return url

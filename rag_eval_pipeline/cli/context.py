@@ -74,13 +74,19 @@ def history_of(args: argparse.Namespace) -> History:
     return FallbackHistory(local, opened, unreadable)
 
 
+def _storage_of(settings: Settings):
+    from rag_eval_pipeline.instance.home import InstanceStorage
+
+    return InstanceStorage.of(settings.storage, workers=settings.workers)
+
+
 def instance_of(args: argparse.Namespace, reads_only: bool = False) -> dg.DagsterInstance:
     # Dagster is imported here, by the commands that open the instance: 1.5 s the others skip
-    from rag_eval_pipeline.instance.home import InstanceSettingsError, InstanceStorage, open_instance
+    from rag_eval_pipeline.instance.home import InstanceSettingsError, open_instance
 
     if reads_only:
         _refuse_missing(args)
     try:
-        return open_instance(args.dagster_home, InstanceStorage.of(settings_of(args).storage))
+        return open_instance(args.dagster_home, _storage_of(settings_of(args)))
     except InstanceSettingsError as err:
         raise CommandError(str(err)) from None

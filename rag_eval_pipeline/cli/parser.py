@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         _trajectories,
         _generate,
         _ui,
+        _worker,
         _init,
     ):
         register(commands)
@@ -466,6 +467,19 @@ def _production(commands: argparse._SubParsersAction) -> None:
     )
     promote.add_argument("--out", required=True, help="the judgement list (JSONL; cases are added to it)")
     promote.set_defaults(handler=Handler("production", "handle_promote"))
+
+
+def _worker(commands: argparse._SubParsersAction) -> None:
+    worker = commands.add_parser(
+        "worker",
+        help="a Celery worker: takes runs from the broker and executes them (workers: in the file)",
+        description="Starts a Celery worker in the foreground on this configuration: the instance on "
+        "PostgreSQL, storage.folder mounted, the broker in workers.broker_env. It takes one run at a "
+        "time from its queue and tags it rag_eval/worker with its name and host.",
+    )
+    worker.add_argument("--name", required=True, help="this worker's name (its runs are tagged with it)")
+    worker.add_argument("--queue", help="the queue to take runs from (default: workers.queue)")
+    worker.set_defaults(handler=Handler("worker", "handle"))
 
 
 def _trajectories(commands: argparse._SubParsersAction) -> None:

@@ -103,6 +103,12 @@ def handle(args: argparse.Namespace) -> int:
         defs = build_definitions(settings)
     except (ConfigError, ValueError) as err:
         raise CommandError(str(err)) from None
+    if args.backfill and settings.workers is not None:  # its runs go to workers: can they?
+        from rag_eval_pipeline.instance.workers import worker_problems
+
+        problems = worker_problems(settings)
+        if problems:
+            raise CommandError("; ".join(problems))
     instance = instance_of(args)
     models = args.models or settings.configured_models()
     print(f"Dagster instance: {instance.root_directory}")

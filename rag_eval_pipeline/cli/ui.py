@@ -58,7 +58,7 @@ STOP_GRACE_S = 20
 def handle(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     ui = settings.ui
-    storage = InstanceStorage.of(settings.storage)
+    storage = InstanceStorage.of(settings.storage, workers=settings.workers)
     try:
         # created and migrated before dagster dev opens it
         home = prepare_instance(args.dagster_home, storage)

@@ -101,6 +101,7 @@ KNOWLEDGE_BASE_RUN_TAG = "rag_eval/knowledge_base_run"  # the snapshot an evalua
 PRODUCTION_DIGEST_TAG = "rag_eval/production_digest"  # the day's rows a production run scored
 CLI_PID_TAG = "rag_eval/cli_pid"  # runs `rag-eval` executes in its own process: its pid and host
 CLI_HOST_TAG = "rag_eval/cli_host"
+WORKER_TAG = "rag_eval/worker"  # runs a Celery worker executed: its name and host (name@host)
 # the runs of a command that compares every model itself once they end (`rag-eval run`, `review
 # import`), in its process or a backfill's: "<pid>@<host>", so the refresh sensor waits for it
 COMPARED_BY_TAG = "rag_eval/compared_by"

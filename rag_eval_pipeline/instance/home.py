@@ -29,7 +29,7 @@ from rag_eval_pipeline.instance.location import (
     damaged_history,
     says_postgres,
 )
-from rag_eval_pipeline.storage.settings import StorageSettings
+from rag_eval_pipeline.storage.settings import StorageSettings, WorkerSettings
 
 CREATION_LOCK = ".rag-eval-instance.lock"
 RUN_MONITORING = (
@@ -69,12 +69,23 @@ class InstanceStorage:
     postgres_url_env: str | None = None
     folder: str | None = None
     required: bool = False
+    broker_env: str | None = None  # runs go to Celery workers through this variable's broker
+    queue: str = "rag_eval"
 
     @classmethod
-    def of(cls, settings: StorageSettings, environ: Mapping[str, str] = os.environ) -> InstanceStorage:
+    def of(
+        cls,
+        settings: StorageSettings,
+        environ: Mapping[str, str] = os.environ,
+        workers: WorkerSettings | None = None,
+    ) -> InstanceStorage:
         postgres = settings.uses_postgres(environ)
         return cls(
-            settings.postgres_url_env if postgres else None, settings.folder, settings.instance != "auto"
+            settings.postgres_url_env if postgres else None,
+            settings.folder,
+            settings.instance != "auto",
+            workers.broker_env if workers is not None else None,
+            workers.queue if workers is not None else "rag_eval",
         )
 
     @property
@@ -114,6 +125,20 @@ def _artifact_settings(storage: InstanceStorage) -> str:
     )
 
 
+def _launcher_settings(storage: InstanceStorage) -> str:
+    """The run launcher: Celery workers over the broker the variable names, when configured."""
+    if storage.broker_env is None:
+        return ""
+    return (
+        "# Runs go to Celery workers (`rag-eval worker`) through the broker and result backend the\n"
+        "# variable names; a worker that died is noticed by its health check (docs/deployment.md).\n"
+        f"run_launcher:\n  module: rag_eval_pipeline.instance.workers\n  class: WorkerRunLauncher\n"
+        f"  config:\n    broker:\n      env: {storage.broker_env}\n"
+        f"    backend:\n      env: {storage.broker_env}\n"
+        f"    default_queue: {storage.queue}\n"
+    )
+
+
 def default_instance_settings(storage: InstanceStorage = SQLITE) -> str:
     """The ``dagster.yaml`` rag-eval writes: SQLite storage in the folder or PostgreSQL from a
     variable, telemetry off, run monitoring on, one queued run per answer model at a time."""
@@ -121,6 +146,7 @@ def default_instance_settings(storage: InstanceStorage = SQLITE) -> str:
         INSTANCE_HEADER
         + _storage_settings(storage)
         + _artifact_settings(storage)
+        + _launcher_settings(storage)
         + "# Telemetry is off because evaluations often run offline; set true to help Dagster.\n"
         + "telemetry:\n  enabled: false\n"
         + RUN_MONITORING
@@ -153,6 +179,7 @@ def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage =
                 ("run_monitoring", RUN_MONITORING),
                 ("concurrency:", RUN_QUEUE),
                 ("python_logs", LOG_LEVEL),
+                ("run_launcher", _launcher_settings(storage)),
             )
             if key not in text
         ]

@@ -34,3 +34,21 @@ class StorageSettings(Strict):
         return self.instance == "postgres" or (
             self.instance == "auto" and bool(environ.get(self.postgres_url_env))
         )
+
+
+class WorkerSettings(Strict):
+    """Runs on Celery workers over Redis instead of the daemon's machine: the instance's run
+    launcher queues each run to the broker, and every `rag-eval worker` (on any machine with the
+    same configuration, the instance on PostgreSQL and ``storage.folder`` mounted) takes runs
+    from its queue."""
+
+    launcher: Literal["celery"] = "celery"
+    broker_env: str = Field(
+        default="RAG_EVAL_BROKER_URL",
+        description="the variable holding the Redis URL, the broker and the result backend (never the file)",
+    )
+    queue: str = Field(
+        default="rag_eval",
+        pattern=r"^[A-Za-z0-9_.-]+$",
+        description="the queue runs go to (a run tagged dagster-celery/queue goes to that one)",
+    )
