@@ -8,6 +8,7 @@ answer."""
 
 import collections
 import os
+import signal
 import subprocess
 import time
 
@@ -26,7 +27,10 @@ pytestmark = pytest.mark.slow  # PostgreSQL, Redis, dagster dev and two Celery w
 BUDGET = 2  # Anthropic calls in flight at most, for the whole deployment
 SAMPLE = "8"
 MODELS = ("haiku", "sonnet", "claude-opus-4-1")
+LARGER = "14"  # the second and third backfills: new questions, so runs do paid work again
 WORKER_TAG = "rag_eval/worker"
+PARTITION = "dagster/partition"
+KILLED_RUN_FAILS_WITHIN_S = 120
 
 
 def _wait_for(condition, what: str, timeout_s: float = 300):
@@ -51,6 +55,18 @@ def _worker(name: str, machine, env) -> subprocess.Popen:
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: the whole "machine" can be killed
     )
+
+
+def _run(home, run_id: str) -> dg.DagsterRun:
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        return instance.get_run_by_id(run_id)
+
+
+def _question(request: dict) -> str:
+    """The question of an answer call (what a repeated call would ask again)."""
+    content = request["messages"][0]["content"]
+    text = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
+    return text.rsplit("Question:", 1)[-1].strip()[:200]
 
 
 def _runs(home, statuses=None, partition=None) -> list[dg.DagsterRun]:
@@ -90,28 +106,72 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
     deployment, shared_hotpotqa, tmp_path
 ):
     project, home, env = deployment
-    dataset = ["--dataset", str(shared_hotpotqa), "--sample", SAMPLE]
     with FakeAnthropic(latency_s=0.4) as claude:
         env = env | {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": claude.url}
         workers = {name: _worker(name, tmp_path / f"machine-{name}", env) for name in ("w1", "w2")}
+
+        def backfill(sample: str) -> subprocess.Popen:
+            arguments = ["backfill", "--dataset", str(shared_hotpotqa), "--sample", sample]
+            return subprocess.Popen(
+                [RAG_EVAL, "--dagster-home", str(home), *arguments, "--models", ",".join(MODELS)],
+                cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+
         try:
             with dagster_dev(home, project, env):
-                done = subprocess.run(
-                    [RAG_EVAL, "--dagster-home", str(home), "backfill", *dataset, "--models", ",".join(MODELS)],  # noqa: E501
-                    cwd=project, env=env, capture_output=True, text=True, timeout=900,
-                )  # fmt: skip
-                assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+                out, err = backfill(SAMPLE).communicate(timeout=900)
                 first_peak = claude.max_in_flight
                 first_calls = collections.Counter(r["model"] for r in claude.requests)
+                for model in MODELS:
+                    assert f"[backfill] {model}: SUCCESS" in out, (out[-3000:], err[-3000:])
+                succeeded = _runs(home, [dg.DagsterRunStatus.SUCCESS])
+                ran_on = {r.tags.get(WORKER_TAG, "").split("@")[0] for r in succeeded if PARTITION in r.tags}
+                assert ran_on == {"w1", "w2"}, ran_on  # both workers took runs
+
+                # w1's machine is lost mid-run: its run fails, the others' do not
+                claude.reset_counts()
+                claude.latency_s = 1.0
+                second = backfill(LARGER)
+                victim = _wait_for(
+                    lambda: next(
+                        (r for r in _runs(home, [dg.DagsterRunStatus.STARTED])
+                         if r.tags.get(WORKER_TAG, "").startswith("w1@")),
+                        None,
+                    ) if len(claude.requests) >= 2 else None,
+                    "a run started on w1",
+                )  # fmt: skip
+                os.killpg(workers["w1"].pid, signal.SIGKILL)
+                killed_at = time.monotonic()
+                failed = _wait_for(
+                    lambda: _run(home, victim.run_id).status == dg.DagsterRunStatus.FAILURE,
+                    "the dead worker's run read FAILURE",
+                    KILLED_RUN_FAILS_WITHIN_S,
+                )
+                assert failed and time.monotonic() - killed_at <= KILLED_RUN_FAILS_WITHIN_S
+                out, err = second.communicate(timeout=900)
+                assert second.returncode == 1 and f"{victim.tags[PARTITION]} failed" in err, err[-3000:]
+                asked_before = [(r["model"], _question(r)) for r in claude.requests]
+                # the same backfill again: w2 alone completes every model; stored answers are not asked again
+                out, err = backfill(LARGER).communicate(timeout=900)
+                for model in MODELS:
+                    assert f"[backfill] {model}: SUCCESS" in out, (out[-3000:], err[-3000:])
+                asked_after = [(r["model"], _question(r)) for r in claude.requests][len(asked_before) :]
+                peak = claude.max_in_flight
         finally:
             for process in workers.values():
                 stop_process_group(process)
-    for model in MODELS:
-        assert f"[backfill] {model}: SUCCESS" in done.stdout, done.stdout[-3000:]
-    succeeded = _runs(home, [dg.DagsterRunStatus.SUCCESS])
-    ran_on = {
-        run.tags.get(WORKER_TAG, "").split("@")[0] for run in succeeded if "dagster/partition" in run.tags
-    }
-    assert ran_on == {"w1", "w2"}, ran_on  # both workers took runs
-    assert first_peak <= BUDGET, first_peak  # the deployment's limit held across the workers
-    assert all(count == int(SAMPLE) for count in first_calls.values()), first_calls
+    assert first_peak <= BUDGET and peak <= BUDGET, (first_peak, peak)  # the deployment's limit held
+    assert all(count == int(SAMPLE) for count in first_calls.values()), first_calls  # each once
+    # every question of the larger sample asked once, but those the dead run had in flight
+    repeated = collections.Counter(asked_before + asked_after) - collections.Counter(
+        set(asked_before + asked_after)
+    )
+    assert sum(repeated.values()) <= BUDGET, repeated
+    victim_run = _run(home, victim.run_id)
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        reasons = [e.message for e in instance.all_logs(victim.run_id) if e.message]
+        storage = instance.event_log_storage
+        held = sum(storage.get_concurrency_info(k).active_slot_count for k in storage.get_concurrency_keys())
+    assert victim_run.status == dg.DagsterRunStatus.FAILURE
+    assert any("does not answer" in m for m in reasons), reasons[-5:]
+    assert held == 0  # the dead run's LLM and partition slots were given back
