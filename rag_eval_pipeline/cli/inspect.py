@@ -74,6 +74,9 @@ def handle_explain(args: argparse.Namespace) -> int:
             except FileNotFoundError:
                 print(f"note: run {args.run} judged the answers of run {run_ids.get(CANDIDATE_ANSWERS)}")
         print(explain_case(args.qid, stored.model, answers, scores, cases, manifest, run_ids))
+        newest = stored.instance.newest_finished_run(stored.model)
+        if newest is not None and newest.worker:
+            print(f"ran on worker: {newest.worker} (run {newest.run_id})")
     except (KeyError, FileNotFoundError) as err:
         raise CommandError(err.args[0] if isinstance(err, KeyError) and err.args else str(err)) from None
     return 0

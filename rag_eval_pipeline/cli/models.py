@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from rag_eval_pipeline.cli.context import instance_of, registered_models_of, settings_of
+from rag_eval_pipeline.cli.context import history_of, instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 
 
 def handle_list(args: argparse.Namespace) -> int:
-    for key in registered_models_of(args):
-        print(key)
+    """A model a line; where a worker ran its newest run, which one (name@host)."""
+    history = history_of(args)
+    for key in history.registered_models() or []:
+        newest = history.newest_finished_run(key)
+        print(f"{key}\tlast run on worker {newest.worker}" if newest is not None and newest.worker else key)
     return 0
 
 

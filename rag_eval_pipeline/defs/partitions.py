@@ -5,7 +5,7 @@ from collections.abc import Iterable
 
 import dagster as dg
 
-from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, PARTITION_TAG
+from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, PARTITION_TAG, WORKER_TAG
 from rag_eval_pipeline.metrics.freshness import FinishedRun
 
 answer_model_partitions = dg.DynamicPartitionsDefinition(name=ANSWER_MODEL_PARTITIONS)
@@ -22,7 +22,9 @@ def newest_finished_run(instance: dg.DagsterInstance, partition: str) -> Finishe
     runs = instance.get_runs(dg.RunsFilter(tags={PARTITION_TAG: partition}, statuses=FINISHED), limit=1)
     if not runs:
         return None
-    return FinishedRun(runs[0].run_id, runs[0].status == dg.DagsterRunStatus.SUCCESS)
+    return FinishedRun(
+        runs[0].run_id, runs[0].status == dg.DagsterRunStatus.SUCCESS, runs[0].tags.get(WORKER_TAG)
+    )
 
 
 IN_FLIGHT = [

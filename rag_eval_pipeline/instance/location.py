@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, JUDGE_SCORES, PARTITION_TAG
+from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, JUDGE_SCORES, PARTITION_TAG, WORKER_TAG
 from rag_eval_pipeline.metrics.freshness import FinishedRun
 from rag_eval_pipeline.storage.history import StoredMaterialization
 
@@ -161,12 +161,13 @@ class LocalHistory:
         succeeded (Dagster lists runs newest first by their row id)."""
         marks = ", ".join("?" for _ in FINISHED_STATUSES)
         query = (
-            "SELECT r.run_id, r.status FROM runs r JOIN run_tags t ON t.run_id = r.run_id "  # noqa: S608
+            "SELECT r.run_id, r.status, w.value FROM runs r JOIN run_tags t ON t.run_id = r.run_id "  # noqa: S608
+            "LEFT JOIN run_tags w ON w.run_id = r.run_id AND w.key = ? "
             f"WHERE t.key = ? AND t.value = ? AND r.status IN ({marks}) ORDER BY r.id DESC LIMIT 1"
         )
-        parameters = (PARTITION_TAG, partition, *FINISHED_STATUSES)
+        parameters = (WORKER_TAG, PARTITION_TAG, partition, *FINISHED_STATUSES)
         rows = self._query(self.home / HISTORY_FILES[0], query, parameters)
-        return FinishedRun(rows[0][0], rows[0][1] == "SUCCESS") if rows else None
+        return FinishedRun(rows[0][0], rows[0][1] == "SUCCESS", rows[0][2]) if rows else None
 
 
 _RECORD_COLUMNS = "id, run_id, asset_key, partition, event"

@@ -36,6 +36,7 @@ class FinishedRun:
 
     run_id: str
     succeeded: bool
+    worker: str | None = None  # the Celery worker that ran it (name@host), when one did
 
 
 def judgement_list_version(cases: pd.DataFrame) -> str:

@@ -69,6 +69,20 @@ def _question(request: dict) -> str:
     return text.rsplit("Question:", 1)[-1].strip()[:200]
 
 
+def _comparison(output: str) -> dict[str, dict[str, str]]:
+    """The comparison a command printed: per model its figures, dollars aside (the stand-in's
+    prompt cache makes a call's price depend on which call came first)."""
+    table = output.split("\n| answer_model |", 1)[1].split("\n\n", 1)[0]
+    lines = ("| answer_model |" + table).splitlines()
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = [dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in lines[2:]]
+    return {
+        row["answer_model"]: {k: v for k, v in row.items() if "cost" not in k}
+        for row in rows
+        if row.get("answer_model") in MODELS
+    }
+
+
 def _runs(home, statuses=None, partition=None) -> list[dg.DagsterRun]:
     tags = {"dagster/partition": partition} if partition else {}
     with dg.DagsterInstance.from_config(str(home)) as instance:
@@ -120,6 +134,7 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
         try:
             with dagster_dev(home, project, env):
                 out, err = backfill(SAMPLE).communicate(timeout=900)
+                first_out = out
                 first_peak = claude.max_in_flight
                 first_calls = collections.Counter(r["model"] for r in claude.requests)
                 for model in MODELS:
@@ -127,6 +142,15 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
                 succeeded = _runs(home, [dg.DagsterRunStatus.SUCCESS])
                 ran_on = {r.tags.get(WORKER_TAG, "").split("@")[0] for r in succeeded if PARTITION in r.tags}
                 assert ran_on == {"w1", "w2"}, ran_on  # both workers took runs
+                listed = subprocess.run(
+                    [RAG_EVAL, "--dagster-home", str(home), "models", "list"],
+                    cwd=project, env=env, capture_output=True, text=True,
+                )  # fmt: skip
+                assert listed.returncode == 0, listed.stderr
+                where = dict(
+                    line.split("\tlast run on worker ") for line in listed.stdout.splitlines() if "\t" in line
+                )
+                assert set(where) == set(MODELS) and {w.split("@")[0] for w in where.values()} == {"w1", "w2"}
 
                 # w1's machine is lost mid-run: its run fails, the others' do not
                 claude.reset_counts()
@@ -160,6 +184,18 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
         finally:
             for process in workers.values():
                 stop_process_group(process)
+        # the same evaluation in this machine's process, on an instance of its own
+        alone = tmp_path / "alone"
+        alone.mkdir()
+        (alone / "rag_eval.yaml").write_text(yaml.safe_dump({"concurrency": BUDGET}))
+        by_itself = subprocess.run(
+            [RAG_EVAL, "--config", str(alone / "rag_eval.yaml"), "--dagster-home", str(alone / "home"), "run",
+             "--dataset", str(shared_hotpotqa), "--sample", SAMPLE, "--models", ",".join(MODELS)],
+            cwd=alone, env={k: v for k, v in env.items() if k not in ("RAG_EVAL_CONFIG", "DAGSTER_PG_URL")},
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert by_itself.returncode == 0, by_itself.stderr[-3000:]
+    assert _comparison(first_out) == _comparison(by_itself.stdout)  # the workers' equals this process's
     assert first_peak <= BUDGET and peak <= BUDGET, (first_peak, peak)  # the deployment's limit held
     assert all(count == int(SAMPLE) for count in first_calls.values()), first_calls  # each once
     # every question of the larger sample asked once, but those the dead run had in flight
