@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pandas as pd
 
+from rag_eval_pipeline.common.mappings import dotted_value
 from rag_eval_pipeline.review.labels import checked_labels
 
 PAGE = 1000
@@ -19,18 +20,6 @@ SPAN_IDS_PER_REQUEST = 100  # annotations are asked for by span id: keep the que
 
 class PhoenixLabelsError(RuntimeError):
     """Phoenix could not be read (down, no such project): said in one line."""
-
-
-def _attribute(attributes: Mapping[str, Any], name: str) -> Any:
-    """An attribute whether Phoenix returns it flat (``rag_eval.qid``) or nested."""
-    if name in attributes:
-        return attributes[name]
-    value: Any = attributes
-    for part in name.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
 
 
 class PhoenixNotFoundError(LookupError):
@@ -61,7 +50,10 @@ def case_spans(client: httpx.Client, project: str) -> dict[str, tuple[str, str]]
         if span.get("parent_id"):
             continue
         attributes = span.get("attributes") or {}
-        qid, model = _attribute(attributes, "rag_eval.qid"), _attribute(attributes, "rag_eval.answer_model")
+        qid, model = (
+            dotted_value(attributes, "rag_eval.qid"),
+            dotted_value(attributes, "rag_eval.answer_model"),
+        )
         span_id = (span.get("context") or {}).get("span_id") or span.get("span_id")
         if qid is not None and model is not None and span_id:
             cases[str(span_id)] = (str(model), str(qid))

@@ -97,17 +97,7 @@ def queue_records(
         gold = set(truth.loc[qid, "gold_titles"]) if known else set()
         # an unanswerable question's truth is to decline (a list without the column: all answerable)
         has_truth = known and bool(truth.loc[qid, "answerable"] if "answerable" in truth else True)
-        verdicts = {}
-        if spec.show_judge:
-            mine = scores[(scores["qid"] == qid) & (scores["status"] == "ok")]
-            if spec.judge is not None:
-                mine = mine[mine["judge_id"] == spec.judge]
-            verdicts = {
-                f"{row['judge_id']} / {m}": float(row[m])
-                for row in mine.to_dict(orient="records")
-                for m in metrics
-                if m in row and not pd.isna(row[m])
-            }
+        verdicts = judge_verdicts(scores, qid, metrics, spec.judge) if spec.show_judge else {}
         records.append(
             {
                 "qid": qid,
@@ -128,8 +118,27 @@ def queue_records(
                 "inclusion_probability": None if draw.inclusion is None else draw.inclusion[qid],
             }
         )
-    # where each case stands in the queue and which cases it was drawn from: a queue labelled in
-    # part corrects from its labelled prefix, and labels on other cases correct nothing
+    return placed_in_queue(records, scores)
+
+
+def judge_verdicts(
+    scores: pd.DataFrame, qid: str, metrics: Sequence[str], judge: str | None
+) -> dict[str, float]:
+    """A case's scores by each judge (or one) on the labelled metrics, for a queue that shows them."""
+    mine = scores[(scores["qid"] == qid) & (scores["status"] == "ok")]
+    if judge is not None:
+        mine = mine[mine["judge_id"] == judge]
+    return {
+        f"{row['judge_id']} / {m}": float(row[m])
+        for row in mine.to_dict(orient="records")
+        for m in metrics
+        if m in row and not pd.isna(row[m])
+    }
+
+
+def placed_in_queue(records: list[dict[str, Any]], scores: pd.DataFrame) -> list[dict[str, Any]]:
+    """Where each case stands in the queue and which cases it was drawn from: a queue labelled in
+    part corrects from its labelled prefix, and labels on other cases correct nothing."""
     drawn_from = case_set_id(scores["qid"])
     for position, record in enumerate(records):
         record.update(queue_position=position, queue_size=len(records), case_set=drawn_from)

@@ -11,8 +11,13 @@ from typing import Any
 import pandas as pd
 
 from rag_eval_pipeline.metrics.agreement import SESSION_PREFIX
-from rag_eval_pipeline.metrics.schema import case_set_id
-from rag_eval_pipeline.review.queue import QueueSpec, labelled_metrics, select_cases
+from rag_eval_pipeline.review.queue import (
+    QueueSpec,
+    judge_verdicts,
+    labelled_metrics,
+    placed_in_queue,
+    select_cases,
+)
 from rag_eval_pipeline.trajectories.sessions import Session, ToolCall
 
 
@@ -52,15 +57,7 @@ def session_queue(spec: QueueSpec, sessions: Sequence[Session], judged: pd.DataF
         session = held.get(qid)
         if session is None:
             continue
-        verdicts = {}
-        if spec.show_judge:
-            mine = scores[(scores["qid"] == qid) & (scores["status"] == "ok")]
-            verdicts = {
-                f"{row['judge_id']} / {m}": float(row[m])
-                for row in mine.to_dict(orient="records")
-                for m in metrics
-                if m in row and not pd.isna(row[m])
-            }
+        verdicts = judge_verdicts(scores, qid, metrics, spec.judge) if spec.show_judge else {}
         expected = outcome.get(qid) if outcome is not None else None
         records.append(
             {
@@ -86,7 +83,4 @@ def session_queue(spec: QueueSpec, sessions: Sequence[Session], judged: pd.DataF
                 "inclusion_probability": None if draw.inclusion is None else draw.inclusion[qid],
             }
         )
-    drawn_from = case_set_id(scores["qid"])
-    for position, record in enumerate(records):
-        record.update(queue_position=position, queue_size=len(records), case_set=drawn_from)
-    return records
+    return placed_in_queue(records, scores)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag_eval_pipeline.common.mappings import dotted_value
 from rag_eval_pipeline.production.spans import Span
 from rag_eval_pipeline.trajectories.traces import LocatedSpan, TraceInputError
 
@@ -45,16 +46,6 @@ def file_of(where: str) -> str:
     return where.split(", line ", 1)[0]
 
 
-def dig(attributes: Mapping[str, Any], dotted: str) -> Any:
-    """An attribute by its dotted name in nested attributes (``gen_ai.conversation.id``)."""
-    node: Any = attributes
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
 def canonical_json(value: Any) -> str:
     """One text per JSON value: keys sorted, no spaces, Unicode kept."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -75,14 +66,14 @@ def nanoseconds(value: Any) -> int:
 def session_key(span: Span) -> tuple[str, str] | None:
     """The span's own conversation key and the attribute it came from, if it has one."""
     for key in SESSION_KEYS:
-        value = dig(span.attributes, key)
+        value = dotted_value(span.attributes, key)
         if value is not None and str(value) != "":
             return str(value), key
     return None
 
 
 def is_tool(span: Span) -> bool:
-    return span.kind == TOOL_KIND or dig(span.attributes, "gen_ai.operation.name") == EXECUTE_TOOL
+    return span.kind == TOOL_KIND or dotted_value(span.attributes, "gen_ai.operation.name") == EXECUTE_TOOL
 
 
 @dataclass(frozen=True)
@@ -225,26 +216,26 @@ def _message_text(messages: Any, role: str) -> str | None:
 
 
 def _user(root: Span) -> str | None:
-    value = dig(root.attributes, "input.value")
+    value = dotted_value(root.attributes, "input.value")
     return (
         _text(value)
         if value is not None
-        else _message_text(dig(root.attributes, "gen_ai.input.messages"), "user")
+        else _message_text(dotted_value(root.attributes, "gen_ai.input.messages"), "user")
     )
 
 
 def _answer(root: Span) -> str | None:
-    value = dig(root.attributes, "output.value")
+    value = dotted_value(root.attributes, "output.value")
     if value is not None:
         return _text(value)
-    return _message_text(dig(root.attributes, "gen_ai.output.messages"), "assistant")
+    return _message_text(dotted_value(root.attributes, "gen_ai.output.messages"), "assistant")
 
 
 def _arguments(located: LocatedSpan) -> tuple[Any, bool]:
     """The call's arguments as JSON data and whether the span had any; text that is not JSON is
     an error naming the span (a call whose arguments cannot be compared must not score as one)."""
     span = located.span
-    raw = next((v for key in ARGUMENT_KEYS if (v := dig(span.attributes, key)) is not None), None)
+    raw = next((v for key in ARGUMENT_KEYS if (v := dotted_value(span.attributes, key)) is not None), None)
     if raw is None:
         return {}, False
     if isinstance(raw, str) and not raw.strip():
@@ -261,18 +252,20 @@ def _arguments(located: LocatedSpan) -> tuple[Any, bool]:
 
 
 def _tool_name(span: Span) -> str:
-    named = (dig(span.attributes, key) for key in NAME_KEYS)
+    named = (dotted_value(span.attributes, key) for key in NAME_KEYS)
     return str(next((n for n in named if n), None) or span.name)
 
 
 def _tool_call(located: LocatedSpan) -> tuple[ToolCall, bool]:
     span = located.span
     arguments, present = _arguments(located)
-    result = dig(span.attributes, "gen_ai.tool.call.result")
+    result = dotted_value(span.attributes, "gen_ai.tool.call.result")
     if result is None:
-        result = dig(span.attributes, "output.value")
+        result = dotted_value(span.attributes, "output.value")
     error = span.error or (
-        str(dig(span.attributes, "error.type")) if dig(span.attributes, "error.type") else None
+        str(dotted_value(span.attributes, "error.type"))
+        if dotted_value(span.attributes, "error.type")
+        else None
     )
     start = nanoseconds(span.start)
     call = ToolCall(
@@ -289,10 +282,10 @@ def _tool_call(located: LocatedSpan) -> tuple[ToolCall, bool]:
 
 def _version(root: Span) -> str:
     for key in VERSION_KEYS:
-        value = dig(root.attributes, key)
+        value = dotted_value(root.attributes, key)
         if value is not None and str(value) != "":
             return str(value)
-    value = dig(root.resource, "service.version")
+    value = dotted_value(root.resource, "service.version")
     return str(value) if value not in (None, "") else UNVERSIONED
 
 

@@ -19,7 +19,7 @@ import yaml
 from rag_eval_pipeline.instance.home import InstanceStorage, prepare_instance
 from rag_eval_pipeline_tests.conftest import fresh_database, fresh_redis
 from rag_eval_pipeline_tests.support.cli import RAG_EVAL
-from rag_eval_pipeline_tests.support.processes import dagster_dev, stop_process_group
+from rag_eval_pipeline_tests.support.processes import dagster_dev, stop_process_group, wait_until
 from stand_ins.anthropic_api import FakeAnthropic
 
 pytestmark = pytest.mark.slow  # PostgreSQL, Redis, dagster dev and two Celery workers
@@ -31,16 +31,6 @@ LARGER = "14"  # the second and third backfills: new questions, so runs do paid 
 WORKER_TAG = "rag_eval/worker"
 PARTITION = "dagster/partition"
 KILLED_RUN_FAILS_WITHIN_S = 120
-
-
-def _wait_for(condition, what: str, timeout_s: float = 300):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(1)  # the daemon or a worker is still working
-    raise AssertionError(f"{what}: not within {timeout_s} s")
 
 
 def _worker(name: str, machine, env) -> subprocess.Popen:
@@ -156,20 +146,21 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
                 claude.reset_counts()
                 claude.latency_s = 1.0
                 second = backfill(LARGER)
-                victim = _wait_for(
+                victim = wait_until(
                     lambda: next(
                         (r for r in _runs(home, [dg.DagsterRunStatus.STARTED])
                          if r.tags.get(WORKER_TAG, "").startswith("w1@")),
                         None,
                     ) if len(claude.requests) >= 2 else None,
+                    300,
                     "a run started on w1",
                 )  # fmt: skip
                 os.killpg(workers["w1"].pid, signal.SIGKILL)
                 killed_at = time.monotonic()
-                failed = _wait_for(
+                failed = wait_until(
                     lambda: _run(home, victim.run_id).status == dg.DagsterRunStatus.FAILURE,
-                    "the dead worker's run read FAILURE",
                     KILLED_RUN_FAILS_WITHIN_S,
+                    "the dead worker's run read FAILURE",
                 )
                 assert failed and time.monotonic() - killed_at <= KILLED_RUN_FAILS_WITHIN_S
                 out, err = second.communicate(timeout=900)

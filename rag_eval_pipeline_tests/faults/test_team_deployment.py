@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import dagster as dg
 import pytest
@@ -18,7 +17,7 @@ import yaml
 from rag_eval_pipeline.instance.home import InstanceStorage, prepare_instance
 from rag_eval_pipeline_tests.conftest import fresh_database
 from rag_eval_pipeline_tests.support.cli import RAG_EVAL
-from rag_eval_pipeline_tests.support.processes import dagster_dev, free_port
+from rag_eval_pipeline_tests.support.processes import dagster_dev, free_port, wait_until
 from stand_ins.anthropic_api import FakeAnthropic
 
 pytestmark = pytest.mark.slow  # PostgreSQL, dagster dev and its daemon, several processes
@@ -36,16 +35,6 @@ def _start(home, project, env, *args: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def _wait_for(condition, what: str, timeout_s: float = 180):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(1)  # a daemon or another process is still working
-    raise AssertionError(f"{what}: not within {timeout_s} s")
 
 
 def _own_rows(output: str) -> dict[str, str]:
@@ -173,7 +162,7 @@ def test_a_killed_run_on_postgres_is_marked_failed_by_the_next_command(
         env |= {"DAGSTER_PG_URL": url, "ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": claude.url}
         arguments = ["run", "--dataset", str(shared_hotpotqa), "--sample", "16", "--models", "haiku"]
         process = _start(home, tmp_path, env, *arguments, "--concurrency", "2")
-        _wait_for(lambda: len(claude.requests) >= 3, "the run's first calls", 300)
+        wait_until(lambda: len(claude.requests) >= 3, 300, "the run's first calls")
         os.kill(process.pid, signal.SIGKILL)
         process.communicate()
 

@@ -73,3 +73,15 @@ def dagster_dev(home: Path, project: Path, env: dict, port: int | None = None) -
             yield process
         finally:
             stop_process_group(process)
+
+
+def wait_until(condition, timeout_s: float, what: str):
+    """``condition()``'s first truthy value, asked every second; an assertion naming ``what`` when
+    ``timeout_s`` passes without one (a daemon, a worker or a server works on its own schedule)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(1)  # the other process is still working
+    raise AssertionError(f"{what}: not within {timeout_s} s")

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ import dagster as dg
 
 from rag_eval_pipeline_tests.support import ARTIFACTS
 from rag_eval_pipeline_tests.support.cli import RAG_EVAL
-from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group
+from rag_eval_pipeline_tests.support.processes import free_port, stop_process_group, wait_until
 
 LOCATION = "rag_eval_pipeline"
 
@@ -30,16 +29,6 @@ class UI:
 
     def instance(self) -> dg.DagsterInstance:
         return dg.DagsterInstance.from_config(str(self.home))
-
-
-def wait_until(condition, timeout_s: float, what: str):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(1)  # the daemon ticks sensors and launches runs on its own schedule
-    raise AssertionError(f"{what}: not within {timeout_s} s")
 
 
 def graphql(url: str, query: str, variables: dict | None = None) -> dict:
