@@ -181,7 +181,7 @@ def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage =
                 ("python_logs", LOG_LEVEL),
                 ("run_launcher", _launcher_settings(storage)),
             )
-            if key not in text
+            if part and key not in text  # (no launcher without workers: nothing to add)
         ]
         if additions:
             config.write_text(text + "".join(additions))

@@ -122,6 +122,12 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
             )  # fmt: skip
 
         try:
+            # both "machines" take runs before the first is queued (a worker starting late would
+            # leave every run to the other)
+            from celery import Celery
+
+            with Celery(broker=env["RAG_EVAL_BROKER_URL"]) as app:
+                wait_until(lambda: len(app.control.ping(timeout=2)) >= 2, 180, "both workers answering")
             with dagster_dev(home, project, env):
                 out, err = backfill(SAMPLE).communicate(timeout=900)
                 first_out = out

@@ -3,6 +3,7 @@ sessions rebuilt from them (with how completely), each session's tool calls scor
 reference, the sessions judged by LLMs, and the summary with pass^k, held to its thresholds."""
 
 import asyncio
+import warnings
 from dataclasses import dataclass
 
 import dagster as dg
@@ -31,6 +32,9 @@ from rag_eval_pipeline.trajectories.tables import (
 )
 
 AGENT_VERSIONS = dg.DynamicPartitionsDefinition(name=AGENT_VERSION_PARTITIONS)
+# a check per agent version is Dagster's partitioned asset check, a preview (as defs/checks.py
+# says): its warning stays out of every CLI call
+warnings.filterwarnings("ignore", category=dg.PreviewWarning, message=".*partitions_def.*")
 
 
 def _clip(text: str, most: int) -> str:
