@@ -20,7 +20,7 @@ from rag_eval_pipeline.defs.assets.generation import GENERATION_ASSETS
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.production import build_production
 from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS
-from rag_eval_pipeline.defs.assets.review import REVIEW_ASSETS, review_queue
+from rag_eval_pipeline.defs.assets.review import review_assets, review_queue
 from rag_eval_pipeline.defs.assets.trajectories import build_trajectories
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
@@ -90,7 +90,9 @@ def elasticsearch_resource(settings: Settings) -> ElasticsearchResource | None:
     )
 
 
-def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> dict[str, dg.UnresolvedAssetJobDefinition]:
+def _jobs(
+    knowledge_base_assets: list, evaluation_assets: list, review: list
+) -> dict[str, dg.UnresolvedAssetJobDefinition]:
     """The project's jobs by name: what sensors and schedules target is looked up by name."""
     jobs = [
         dg.define_asset_job(
@@ -106,7 +108,7 @@ def _jobs(knowledge_base_assets: list, evaluation_assets: list) -> dict[str, dg.
         ),
         dg.define_asset_job(
             COMPARISON_JOB,
-            selection=dg.AssetSelection.assets(*REVIEW_ASSETS, *REPORTING_ASSETS),
+            selection=dg.AssetSelection.assets(*review, *REPORTING_ASSETS),
             description="Across every answer model: read the human labels, measure every judge "
             "against them and correct its means, compare the models, validate the judges against "
             "the reference, write the report and the Prometheus metrics.",
@@ -223,34 +225,35 @@ def build_definitions(
         evaluation.append(case_traces)
     if settings.tracing.phoenix.experiments:  # opt-in, like the traces
         evaluation.append(phoenix_experiment)
-    jobs = _jobs(knowledge, evaluation)
+    # an agent's trajectories, when the file (or `rag-eval trajectories`) names them: a partition
+    # per agent version, never mixed into the answer models' "Materialize all"
+    trajectories = build_trajectories() if settings.trajectories is not None else None
+    review = review_assets(with_sessions=trajectories is not None)
+    jobs = _jobs(knowledge, evaluation, review)
     # production traffic, when the file has a production section (off: none of its assets)
     production = build_production(settings) if settings.production is not None else None
     generation_assets, generation_jobs = _generation(settings)
-    # an agent's trajectories: always shown (what `rag-eval trajectories` stored is browsable
-    # without a section in the file); materializing them reads the section
-    trajectories = build_trajectories()
     return dg.Definitions(
         assets=[
             *knowledge,
             *evaluation,
             *REPORTING_ASSETS,
-            *REVIEW_ASSETS,
+            *review,
             review_queue,
             *generation_assets,
             *(production.assets if production else []),
-            *trajectories.assets,
+            *(trajectories.assets if trajectories else []),
         ],
         asset_checks=[
             *ASSET_CHECKS,
             *(production.checks if production else []),
-            *trajectories.checks,
+            *(trajectories.checks if trajectories else []),
         ],
         jobs=[
             *jobs.values(),
             *generation_jobs,
             *(production.jobs if production else []),
-            *trajectories.jobs,
+            *(trajectories.jobs if trajectories else []),
         ],
         schedules=[
             *_schedules(settings, jobs[KNOWLEDGE_BASE_JOB]),

@@ -26,12 +26,6 @@ EXPECTED_ASSETS = {
     "judge_agreement",
     "corrected_means",
     "review_queue",
-    # an agent's trajectories, a partition per agent version
-    "trajectory_spans",
-    "agent_sessions",
-    "trajectory_scores",
-    "session_judge_scores",
-    "trajectory_summary",
 }
 EXPECTED_CHECKS = {
     ("kb_passages", "unique_ids"),
@@ -41,8 +35,6 @@ EXPECTED_CHECKS = {
     ("judge_scores", "complete"),
     ("judge_scores", "judge_error_share"),
     ("judge_scores", "quality_gates"),
-    ("agent_sessions", "reconstruction"),
-    ("trajectory_summary", "quality_gates"),
 }
 
 
@@ -59,11 +51,9 @@ def test_definitions_load_with_every_asset_check_and_job():
             "evaluation_job",
             "comparison_job",
             "review_queue_job",
-            "trajectory_job",
         ]
     }
     assert jobs["evaluation_job"].partitions_def.name == "answer_model"
-    assert jobs["trajectory_job"].partitions_def.name == "agent_version"
     blocking = {key.name for key in graph.asset_check_keys if graph.get(key).blocking}
     assert blocking == {name for _, name in EXPECTED_CHECKS}
 
@@ -182,3 +172,37 @@ def test_a_production_section_adds_daily_partitions_its_check_jobs_and_sensors(t
     assert sensors["production_reports_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
     for key in PRODUCTION_ASSETS:
         assert graph.get(dg.AssetKey(key)).description, key
+
+
+TRAJECTORY_ASSETS = {
+    "trajectory_spans",
+    "agent_sessions",
+    "trajectory_scores",
+    "session_judge_scores",
+    "trajectory_summary",
+}
+
+
+def test_a_trajectories_section_adds_the_agent_version_assets_their_checks_and_job():
+    """Off by default: the answer models' "Materialize all" never mixes in another partitioning.
+    With the section, the five assets partitioned by agent version, their two blocking checks,
+    the job, and the review assets reading the sessions and the session judges too."""
+    from rag_eval_pipeline.config import Settings
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.trajectories.settings import TrajectorySettings
+
+    assert "trajectory_job" not in {j.name for j in defs.jobs}
+    upstream = {
+        k.to_user_string() for k in defs.resolve_asset_graph().get(dg.AssetKey("judge_agreement")).parent_keys
+    }
+    assert not upstream & TRAJECTORY_ASSETS
+    on = build_definitions(Settings(trajectories=TrajectorySettings(traces=["t.json"], reference="r.jsonl")))
+    graph = on.resolve_asset_graph()
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == EXPECTED_ASSETS | TRAJECTORY_ASSETS
+    for key in TRAJECTORY_ASSETS:
+        assert graph.get(dg.AssetKey(key)).partitions_def.name == "agent_version"
+    checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys if graph.get(k).blocking}
+    assert {("agent_sessions", "reconstruction"), ("trajectory_summary", "quality_gates")} <= checks
+    assert on.resolve_job_def("trajectory_job").partitions_def.name == "agent_version"
+    upstream = {k.to_user_string() for k in graph.get(dg.AssetKey("judge_agreement")).parent_keys}
+    assert "session_judge_scores" in upstream

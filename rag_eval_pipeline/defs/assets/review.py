@@ -80,15 +80,7 @@ def known_cases(
     return known
 
 
-@dg.asset(
-    group_name=REVIEW,
-    ins={
-        "candidate_answers": dg.AssetIn(metadata=EVERY_MODEL),
-        AGENT_SESSIONS: dg.AssetIn(metadata=EVERY_MODEL),
-    },
-    code_version="1",
-)
-def human_labels(
+def _read_labels(
     context: dg.AssetExecutionContext,
     candidate_answers: dict[str, pd.DataFrame],
     agent_sessions: dict[str, pd.DataFrame],
@@ -152,15 +144,7 @@ def _readable(agreement: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-@dg.asset(
-    group_name=REVIEW,
-    ins={
-        "judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED),
-        SESSION_JUDGE_SCORES: dg.AssetIn(metadata=EVERY_MODEL),
-    },
-    code_version="1",
-)
-def judge_agreement(
+def _measure_judges(
     context: dg.AssetExecutionContext,
     human_labels: pd.DataFrame,
     judge_scores: dict[str, pd.DataFrame],
@@ -289,12 +273,76 @@ def review_queue(
     return queues
 
 
-REVIEW_ASSETS = [human_labels, judge_agreement, corrected_means]
+def review_assets(with_sessions: bool) -> list[dg.AssetsDefinition]:
+    """``human_labels``, ``judge_agreement`` and ``corrected_means``. With an agent's sessions
+    (a ``trajectories`` section), the labels and the agreement read its sessions and session
+    judges too; without, they read nothing of them (no asset of another partitioning upstream)."""
+    labels_doc, agreement_doc = _read_labels.__doc__, _measure_judges.__doc__
+    if with_sessions:
+
+        @dg.asset(
+            name="human_labels",
+            group_name=REVIEW,
+            ins={
+                "candidate_answers": dg.AssetIn(metadata=EVERY_MODEL),
+                AGENT_SESSIONS: dg.AssetIn(metadata=EVERY_MODEL),
+            },
+            code_version="1",
+            description=labels_doc,
+        )
+        def labels_with_sessions(context, candidate_answers, agent_sessions, settings: SettingsResource):
+            return _read_labels(context, candidate_answers, agent_sessions, settings)
+
+        @dg.asset(
+            name="judge_agreement",
+            group_name=REVIEW,
+            ins={
+                "judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED),
+                SESSION_JUDGE_SCORES: dg.AssetIn(metadata=EVERY_MODEL),
+            },
+            code_version="1",
+            description=agreement_doc,
+        )
+        def agreement_with_sessions(
+            context,
+            human_labels,
+            judge_scores,
+            session_judge_scores,
+            settings: SettingsResource,
+            history: HistoryResource,
+        ):
+            return _measure_judges(
+                context, human_labels, judge_scores, session_judge_scores, settings, history
+            )
+
+        return [labels_with_sessions, agreement_with_sessions, corrected_means]
+
+    @dg.asset(
+        name="human_labels",
+        group_name=REVIEW,
+        ins={"candidate_answers": dg.AssetIn(metadata=EVERY_MODEL)},
+        code_version="1",
+        description=labels_doc,
+    )
+    def labels(context, candidate_answers, settings: SettingsResource):
+        return _read_labels(context, candidate_answers, {}, settings)
+
+    @dg.asset(
+        name="judge_agreement",
+        group_name=REVIEW,
+        ins={"judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED)},
+        code_version="1",
+        description=agreement_doc,
+    )
+    def agreement(context, human_labels, judge_scores, settings: SettingsResource, history: HistoryResource):
+        return _measure_judges(context, human_labels, judge_scores, {}, settings, history)
+
+    return [labels, agreement, corrected_means]
+
+
 __all__ = [
     "LABEL_COLUMNS",
-    "REVIEW_ASSETS",
+    "review_assets",
     "corrected_means",
-    "human_labels",
-    "judge_agreement",
     "review_queue",
 ]
