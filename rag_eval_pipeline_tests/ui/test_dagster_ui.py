@@ -122,13 +122,7 @@ def test_the_asset_graph_shows_every_asset_by_group(ui, browser):
     groups: dict[str, list[str]] = {}
     for key in graph.get_all_asset_keys():
         groups.setdefault(graph.get(key).group_name, []).append(key.to_user_string())
-    assert set(groups) == {
-        "knowledge",
-        "evaluation",
-        "reporting",
-        "review",
-        "trajectories",
-    }  # none named like an asset
+    assert set(groups) == {"knowledge", "evaluation", "reporting", "review"}  # none named like an asset
     page = browser.new_page()
     # tall enough for every row at once: the catalog draws only the rows in view (a user scrolls)
     page.set_viewport_size({"width": 1600, "height": 3000})
