@@ -76,3 +76,52 @@ def test_expected_arguments_written_as_json_text_are_the_same_arguments():
     assert as_text.canonical_arguments == as_object.canonical_arguments == '{"a":1,"b":2}'
     with pytest.raises(ValueError, match="not JSON"):
         ExpectedCall(name="f", arguments="{a: 1}")
+
+
+def test_sessions_in_chinese_and_spanish_match_their_calls_character_for_character():
+    """Arguments compare as JSON values, whatever the script: 北京 matches 北京 (escaped as
+    \\u5317\\u4eac by one exporter or not by another), and 'Bogotá' is not 'Bogota'."""
+    from rag_eval_pipeline.trajectories.reference import Task
+    from rag_eval_pipeline.trajectories.scoring import score_session
+
+    spans = [
+        span("t1", "r1", session__id="会话-1", input__value="北京明天的天气？"),
+        span(
+            "t1",
+            "c1",
+            "r1",
+            1,
+            openinference__span__kind="TOOL",
+            tool__name="天气",
+            input__value='{"城市": "\\u5317\\u4eac"}',
+        ),  # fmt: skip
+        span("t2", "r2", None, 5, session__id="sesión-2", input__value="¿Qué tiempo hace en Bogotá?"),
+        span(
+            "t2",
+            "c2",
+            "r2",
+            6,
+            openinference__span__kind="TOOL",
+            tool__name="clima",
+            input__value='{"ciudad": "Bogota"}',
+        ),  # fmt: skip
+    ]
+    sessions, _ = reconstruct(spans)
+    chinese, spanish = sessions
+    assert chinese.turns[0].user == "北京明天的天气？" and chinese.session_id == "会话-1"
+    expected = Task.model_validate(
+        {
+            "task_id": "a",
+            "session_ids": ["会话-1"],
+            "turns": [{"expected_tool_calls": [{"name": "天气", "arguments": {"城市": "北京"}}]}],
+        }  # fmt: skip
+    )
+    assert score_session(chinese, expected).match_strict
+    accented = Task.model_validate(
+        {
+            "task_id": "b",
+            "session_ids": ["sesión-2"],
+            "turns": [{"expected_tool_calls": [{"name": "clima", "arguments": {"ciudad": "Bogotá"}}]}],
+        }  # fmt: skip
+    )
+    assert score_session(spanish, accented).tool_call_f1 == 0
