@@ -21,6 +21,7 @@ from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOT
 from rag_eval_pipeline.defs.assets.production import build_production
 from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS
 from rag_eval_pipeline.defs.assets.review import review_assets, review_queue
+from rag_eval_pipeline.defs.assets.shards import case_shard_scores
 from rag_eval_pipeline.defs.assets.trajectories import build_trajectories
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
@@ -225,6 +226,9 @@ def build_definitions(
         evaluation.append(case_traces)
     if settings.tracing.phoenix.experiments:  # opt-in, like the traces
         evaluation.append(phoenix_experiment)
+    # a model's cases split over workers (`rag-eval backfill --shards N`): only where runs go to
+    # workers, so the model-by-shard partitions never enter a one-machine "Materialize all"
+    shards = [case_shard_scores] if settings.workers is not None else []
     # an agent's trajectories, when the file (or `rag-eval trajectories`) names them: a partition
     # per agent version, never mixed into the answer models' "Materialize all"
     trajectories = build_trajectories() if settings.trajectories is not None else None
@@ -243,6 +247,7 @@ def build_definitions(
             *generation_assets,
             *(production.assets if production else []),
             *(trajectories.assets if trajectories else []),
+            *shards,
         ],
         asset_checks=[
             *ASSET_CHECKS,

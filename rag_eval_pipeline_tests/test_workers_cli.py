@@ -86,3 +86,27 @@ def test_a_workers_section_writes_the_celery_run_launcher_and_keeps_the_url_out_
     }
     assert settings["run_monitoring"]["enabled"] is True  # what fails a dead worker's run
     assert "run_launcher" not in default_instance_settings(InstanceStorage("DAGSTER_PG_URL", "/mnt/shared"))
+
+
+@pytest.mark.parametrize(
+    "command, sections, said",
+    [
+        (["run"], {"workers": {}}, "error: --shards 2 spreads each model's cases over Celery workers"),
+        (["backfill"], {}, "error: --shards 2 spreads each model's cases over Celery workers"),
+        (["backfill"], {"workers": {}}, None),  # reaches the workers' checks: the broker is down
+    ],
+)
+def test_shards_go_with_a_backfill_on_workers(tmp_path, capsys, monkeypatch, command, sections, said):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    monkeypatch.setenv("DAGSTER_PG_URL", "postgresql://nobody@127.0.0.1:1/none")
+    monkeypatch.setenv("RAG_EVAL_BROKER_URL", f"redis://127.0.0.1:{free_port()}/0")
+    config = _config(tmp_path, storage={"instance": "postgres", "folder": str(shared)}, **sections)
+    home = tmp_path / "home"
+    args = ["--config", config, "--dagster-home", str(home), *command, "--models", "null"]
+    code, out, err = in_process(capsys, *args, "--shards", "2")
+    expected = said or "error: the broker in RAG_EVAL_BROKER_URL does not answer"
+    assert code == 2 and err.startswith(expected) and len(err.strip().splitlines()) == 1, err
+    assert not home.exists()
+    code, out, err = in_process(capsys, *args, "--shards", "257")
+    assert code == 2 and err.startswith("error: --shards 257: at most 256 shards a model"), err

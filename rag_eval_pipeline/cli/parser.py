@@ -66,9 +66,18 @@ def build_parser() -> argparse.ArgumentParser:
 def _run(commands: argparse._SubParsersAction) -> None:
     """`run`, and `backfill` (the same options, the models' partitions given to the daemon)."""
     options = _evaluation_options()
+    shards = argparse.ArgumentParser(add_help=False)
+    shards.add_argument(
+        "--shards",
+        type=positive,
+        default=1,
+        metavar="N",
+        help="with a backfill on Celery workers: split each model's cases into N shards that N "
+        "runs answer and judge at once; the model's own run then summarizes them all (default 1)",
+    )
     run = commands.add_parser(
         "run",
-        parents=[options],
+        parents=[options, shards],
         help="register models and materialize the whole graph, then print the comparison",
         description="Register the answer-model partitions, materialize every asset through the "
         "Dagster instance (the runs show in the UI), and print the model comparison.",
@@ -82,7 +91,7 @@ def _run(commands: argparse._SubParsersAction) -> None:
     run.set_defaults(handler=Handler("run", "handle"), backfill=False)
     backfill = commands.add_parser(
         "backfill",
-        parents=[options],
+        parents=[options, shards],
         help="the same as run --backfill",
         description="Rebuild the knowledge base here, submit the answer-model partitions as one "
         "Dagster backfill for the daemon of `rag-eval ui` or a deployment, follow it, then print "

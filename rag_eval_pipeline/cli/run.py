@@ -21,6 +21,7 @@ from rag_eval_pipeline.cli.output import (
     ui_command,
 )
 from rag_eval_pipeline.config import ConfigError
+from rag_eval_pipeline.data.case_shards import MAX_SHARDS
 from rag_eval_pipeline.data.hotpotqa import DatasetUnavailableError
 from rag_eval_pipeline.data.judgement_file import is_judgement_list
 from rag_eval_pipeline.definitions import build_definitions, elasticsearch_resource, llm_resource
@@ -103,6 +104,13 @@ def handle(args: argparse.Namespace) -> int:
         defs = build_definitions(settings)
     except (ConfigError, ValueError) as err:
         raise CommandError(str(err)) from None
+    if args.shards > MAX_SHARDS:
+        raise CommandError(f"--shards {args.shards}: at most {MAX_SHARDS} shards a model")
+    if args.shards > 1 and (not args.backfill or settings.workers is None):
+        raise CommandError(
+            f"--shards {args.shards} spreads each model's cases over Celery workers: it goes with "
+            "`rag-eval backfill` and a workers section in rag_eval.yaml (docs/deployment.md)"
+        )
     if args.backfill and settings.workers is not None:  # its runs go to workers: can they?
         from rag_eval_pipeline.instance.workers import worker_problems
 
@@ -127,6 +135,7 @@ def handle(args: argparse.Namespace) -> int:
             jury=args.jury,
             verbose=args.verbose,
             as_backfill=args.backfill,
+            shards=args.shards,
             llm_missing=llm.missing,
             cluster_problem=lambda: _cluster_problem(settings),
         )

@@ -20,6 +20,9 @@ TRAJECTORY_SCORES = "trajectory_scores"
 SESSION_JUDGE_SCORES = "session_judge_scores"
 TRAJECTORY_SUMMARY = "trajectory_summary"
 TRAJECTORY_JOB = "trajectory_job"
+SHARDS = "shards"  # a model's cases split over workers: each shard answered and judged on its own
+CASE_SHARD_PARTITIONS = "case_shard"  # 1of4 ... 4of4, beside the answer model
+CASE_SHARD_SCORES = "case_shard_scores"
 
 # the knowledge base's assets, in the order they are built
 HOTPOTQA_RAW = "hotpotqa_raw"

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import Any
 
-from rag_eval_pipeline.defs.names import HOTPOTQA_RAW, JUDGE_SCORES
+from rag_eval_pipeline.defs.names import CASE_SHARD_SCORES, HOTPOTQA_RAW, JUDGE_SCORES
 
 
 def knowledge_base_run_config(
@@ -27,3 +27,10 @@ def evaluation_run_config(
     given = {"judges": list(judges) if judges else None, "judge_repeats": judge_repeats, "jury": jury}
     config = {k: v for k, v in given.items() if v is not None}
     return {"ops": {JUDGE_SCORES: {"config": config}}} if config else {}
+
+
+def shard_run_config(evaluation_config: dict[str, Any]) -> dict[str, Any]:
+    """The same judges for a model's case shards as for its own run: their calls must be the ones
+    that run asks its cache for."""
+    config = evaluation_config.get("ops", {}).get(JUDGE_SCORES, {}).get("config")
+    return {"ops": {CASE_SHARD_SCORES: {"config": config}}} if config else {}

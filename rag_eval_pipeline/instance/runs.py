@@ -19,11 +19,14 @@ import pandas as pd
 from upath import UPath
 
 from rag_eval_pipeline.config import Settings
+from rag_eval_pipeline.data.case_shards import CaseShard
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
+from rag_eval_pipeline.defs.assets.shards import register_shards, shard_partition_key
 from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
 from rag_eval_pipeline.defs.names import (
     ARTIFACTS,
+    CASE_SHARD_SCORES,
     CLI_HOST_TAG,
     CLI_PID_TAG,
     COMPARED_BY_TAG,
@@ -38,9 +41,13 @@ from rag_eval_pipeline.defs.names import (
     MODEL_COMPARISON,
     PAIRED_COMPARISON,
 )
-from rag_eval_pipeline.defs.partitions import add_models
+from rag_eval_pipeline.defs.partitions import add_models, run_failure_reason
 from rag_eval_pipeline.defs.resources import SettingsResource
-from rag_eval_pipeline.defs.run_config import evaluation_run_config, knowledge_base_run_config
+from rag_eval_pipeline.defs.run_config import (
+    evaluation_run_config,
+    knowledge_base_run_config,
+    shard_run_config,
+)
 from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.errors import one_line, root_cause
 from rag_eval_pipeline.instance.lineage import load_asset, load_materialization, load_snapshot_asset
@@ -164,13 +171,15 @@ def run_evaluation(
     verbose: bool = False,
     echo: Callable[[str], None] = print,
     as_backfill: bool = False,
+    shards: int = 1,
     llm_missing: Callable[[LLMEndpoint], str | None] = lambda endpoint: None,
     cluster_problem: Callable[[], str | None] = lambda: None,
 ) -> RunReport:
     """Check what can be checked, register the models, rebuild the knowledge base, evaluate each
     model on it, compare them all. Bad input raises before any run starts (PreflightError, or
     the registries' errors for unknown names). ``as_backfill``: the models' partitions go to the
-    instance's daemon as one backfill (in this process when no daemon is running, said once)."""
+    instance's daemon as one backfill (in this process when no daemon is running, said once);
+    ``shards`` above 1 first answers and judges each model's cases as that many shard runs."""
     settings: Settings = _settings(defs)
     judging = (list(judges) if judges else None, judge_repeats, jury)
     _check_and_register(settings, instance, models, dataset, judging, echo, llm_missing, cluster_problem)
@@ -178,7 +187,9 @@ def run_evaluation(
     kb_run = _rebuild_knowledge_base(stages, settings, dataset, sample, selection, seed)
     # every evaluation of this command reads this rebuild, and is compared by it
     pinned = {KNOWLEDGE_BASE_RUN_TAG: kb_run, **compared_afterwards()}
-    evaluated, failed = _evaluate_models(stages, models, evaluation_run_config(*judging), pinned, as_backfill)
+    evaluated, failed = _evaluate_models(
+        stages, models, evaluation_run_config(*judging), pinned, as_backfill, shards
+    )
     stages.run("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
     return _report(stages, settings, kb_run, evaluated, failed)
 
@@ -267,7 +278,12 @@ def _rebuild_knowledge_base(
 
 
 def _evaluate_models(
-    stages: _Stages, models: Sequence[str], judge_config: dict, pinned: dict[str, str], as_backfill: bool
+    stages: _Stages,
+    models: Sequence[str],
+    judge_config: dict,
+    pinned: dict[str, str],
+    as_backfill: bool,
+    shards: int = 1,
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Each model evaluated on the pinned rebuild, as a backfill the daemon runs or here one
     after another: the run that evaluated each, and each failed model's one-line reason."""
@@ -281,6 +297,11 @@ def _evaluate_models(
         )
         as_backfill = False
     if as_backfill:
+        if shards > 1:
+            failed.update(_evaluate_shards(stages, models, judge_config, pinned, shards))
+            models = [model for model in models if model not in failed]
+            if not models:
+                return evaluated, failed
         t0 = time.perf_counter()
         assets = sorted(stages.defs.resolve_job_def(EVALUATION_JOB).asset_layer.selected_asset_keys)
         backfill_id = backfill.submit(
@@ -301,6 +322,38 @@ def _evaluate_models(
             failed[model] = f"{type(cause).__name__}: {one_line(cause)}"
             echo(f"{label}: FAILED ({failed[model]})")
     return evaluated, failed
+
+
+def _evaluate_shards(
+    stages: _Stages, models: Sequence[str], judge_config: dict, pinned: dict[str, str], count: int
+) -> dict[str, str]:
+    """Each model's cases as ``count`` shard runs of one backfill, which the workers take at once;
+    the models whose shards did not all succeed, each with its first failed shard's reason (the
+    others go on to their own run, which reads the shards' answers and verdicts from the cache)."""
+    instance, echo = stages.instance, stages.echo
+    keys = register_shards(instance, count)
+    partitions = {shard_partition_key(model, CaseShard.parse(key)): model for model in models for key in keys}
+    t0 = time.perf_counter()
+    backfill_id = backfill.submit(
+        stages.defs,
+        instance,
+        [dg.AssetKey(CASE_SHARD_SCORES)],
+        list(partitions),
+        shard_run_config(judge_config),
+        f"rag-eval shards: {', '.join(models)} in {count} shards each",
+        pinned,
+    )
+    echo(f"[shards {backfill_id}] {len(partitions)} shard runs submitted ({count} per model)")
+    outcomes = backfill.follow(instance, backfill_id, list(partitions), echo)
+    failed: dict[str, str] = {}
+    for partition, outcome in outcomes.items():
+        model = partitions[partition]
+        if outcome.status != "SUCCESS" and model not in failed:
+            why = run_failure_reason(instance, outcome.run_ids[-1]) if outcome.run_ids else outcome.status
+            failed[model] = f"shard {partition.split('|')[-1]} {outcome.status}: {why}"
+            echo(f"[shards] {model}: not summarized, {failed[model]}; a re-run resumes from the cache")
+    echo(f"[shards {backfill_id}]: done in {time.perf_counter() - t0:.1f}s")
+    return failed
 
 
 def _report(

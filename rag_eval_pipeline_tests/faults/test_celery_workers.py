@@ -4,7 +4,8 @@ models spread over both (each run tagged with the worker that ran it), the stand
 more calls at once than the deployment's limit, and the comparison equal to the one this process
 computes alone. Then one worker killed with SIGKILL mid-run: its run reads FAILURE (not STARTED)
 within 120 s, and a second backfill completes every model without asking again for a stored
-answer."""
+answer. Last, a new worker beside the survivor and one more model backfilled in two case shards:
+each shard on a worker, every question asked once, and its summary the one a single run gives."""
 
 import collections
 import os
@@ -31,6 +32,7 @@ LARGER = "14"  # the second and third backfills: new questions, so runs do paid 
 WORKER_TAG = "rag_eval/worker"
 PARTITION = "dagster/partition"
 KILLED_RUN_FAILS_WITHIN_S = 120
+SHARDED = "claude-haiku-4-5@bm25-k3"  # a model of its own: its calls are new to the cache
 
 
 def _worker(name: str, machine, env) -> subprocess.Popen:
@@ -59,7 +61,7 @@ def _question(request: dict) -> str:
     return text.rsplit("Question:", 1)[-1].strip()[:200]
 
 
-def _comparison(output: str) -> dict[str, dict[str, str]]:
+def _comparison(output: str, models=MODELS) -> dict[str, dict[str, str]]:
     """The comparison a command printed: per model its figures, dollars aside (the stand-in's
     prompt cache makes a call's price depend on which call came first)."""
     table = output.split("\n| answer_model |", 1)[1].split("\n\n", 1)[0]
@@ -69,7 +71,7 @@ def _comparison(output: str) -> dict[str, dict[str, str]]:
     return {
         row["answer_model"]: {k: v for k, v in row.items() if "cost" not in k}
         for row in rows
-        if row.get("answer_model") in MODELS
+        if row.get("answer_model") in models
     }
 
 
@@ -114,10 +116,10 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
         env = env | {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": claude.url}
         workers = {name: _worker(name, tmp_path / f"machine-{name}", env) for name in ("w1", "w2")}
 
-        def backfill(sample: str) -> subprocess.Popen:
-            arguments = ["backfill", "--dataset", str(shared_hotpotqa), "--sample", sample]
+        def backfill(sample: str, models=MODELS, *more: str) -> subprocess.Popen:
+            arguments = ["backfill", "--dataset", str(shared_hotpotqa), "--sample", sample, *more]
             return subprocess.Popen(
-                [RAG_EVAL, "--dagster-home", str(home), *arguments, "--models", ",".join(MODELS)],
+                [RAG_EVAL, "--dagster-home", str(home), *arguments, "--models", ",".join(models)],
                 cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )  # fmt: skip
 
@@ -178,6 +180,19 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
                     assert f"[backfill] {model}: SUCCESS" in out, (out[-3000:], err[-3000:])
                 asked_after = [(r["model"], _question(r)) for r in claude.requests][len(asked_before) :]
                 peak = claude.max_in_flight
+
+                # a new machine beside the survivor; one more model, its cases in two shards
+                workers["w3"] = _worker("w3", tmp_path / "machine-w3", env)
+                with Celery(broker=env["RAG_EVAL_BROKER_URL"]) as app:
+                    wait_until(lambda: len(app.control.ping(timeout=2)) >= 2, 180, "w2 and w3 answering")
+                before_shards = len(claude.requests)
+                sharded_out, err = backfill(SAMPLE, [SHARDED], "--shards", "2").communicate(timeout=900)
+                assert f"[backfill] {SHARDED}: SUCCESS" in sharded_out, (sharded_out[-3000:], err[-3000:])
+                shard_runs = {
+                    key: _runs(home, [dg.DagsterRunStatus.SUCCESS], f"{SHARDED}|{key}")
+                    for key in ("1of2", "2of2")
+                }
+                sharded_asks = collections.Counter(_question(r) for r in claude.requests[before_shards:])
         finally:
             for process in workers.values():
                 stop_process_group(process)
@@ -187,12 +202,18 @@ def test_a_backfill_spreads_over_two_workers_and_a_dead_worker_fails_its_run_alo
         (alone / "rag_eval.yaml").write_text(yaml.safe_dump({"concurrency": BUDGET}))
         by_itself = subprocess.run(
             [RAG_EVAL, "--config", str(alone / "rag_eval.yaml"), "--dagster-home", str(alone / "home"), "run",
-             "--dataset", str(shared_hotpotqa), "--sample", SAMPLE, "--models", ",".join(MODELS)],
+             "--dataset", str(shared_hotpotqa), "--sample", SAMPLE, "--models", ",".join((*MODELS, SHARDED))],
             cwd=alone, env={k: v for k, v in env.items() if k not in ("RAG_EVAL_CONFIG", "DAGSTER_PG_URL")},
             capture_output=True, text=True, timeout=900,
         )  # fmt: skip
         assert by_itself.returncode == 0, by_itself.stderr[-3000:]
     assert _comparison(first_out) == _comparison(by_itself.stdout)  # the workers' equals this process's
+    # two shard runs, each on a worker; each question asked once (the model's own run asked none)
+    for key, runs in shard_runs.items():
+        assert len(runs) == 1 and runs[0].tags.get(WORKER_TAG, "").split("@")[0] in {"w2", "w3"}, key
+    assert len(sharded_asks) == int(SAMPLE) and set(sharded_asks.values()) == {1}, sharded_asks
+    sharded = _comparison(sharded_out, (SHARDED,))
+    assert sharded and sharded == _comparison(by_itself.stdout, (SHARDED,))
     assert first_peak <= BUDGET and peak <= BUDGET, (first_peak, peak)  # the deployment's limit held
     assert all(count == int(SAMPLE) for count in first_calls.values()), first_calls  # each once
     # every question of the larger sample asked once, but those the dead run had in flight

@@ -109,26 +109,21 @@ class JudgeConfig(dg.Config):
     )
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="4")
-def candidate_answers(
+def answer_stage(
     context: dg.AssetExecutionContext,
+    model_key: str,
     judgement_list: pd.DataFrame,
     kb_index: IndexManifest,
     kb_passages: pd.DataFrame,
     knowledge_base: KnowledgeBaseResource,
     llm: LLMResource,
     settings: SettingsResource,
-    evaluation_lock: EvaluationLockResource,
-) -> pd.DataFrame:
-    """Stage 1: for each question, the contexts and the answer: the top-k passages this
-    project retrieves and the answer model's answer, or the team's agent's answer and the
-    contexts it returned (each matched to a knowledge-base passage).
-
-    To evaluate every model: the lineage's "Materialize all…", then **All** under partition
-    selection (the dialog opens on Custom with none chosen), then "Launch backfill"; the
-    comparison is `model_comparison` in the reporting group."""
+) -> tuple[pd.DataFrame, dict]:
+    """Stage 1 for the cases of ``judgement_list``, and its metadata: what a model's partition
+    and each of its case shards run alike, so a shard's calls are the very ones the model's run
+    asks its cache for."""
     registry = settings.answer_registry()
-    spec = registry.resolve(context.partition_key)
+    spec = registry.resolve(model_key)
     for note in registry.notes(spec):
         context.log.warning(note)
     services = llm.services()
@@ -165,13 +160,77 @@ def candidate_answers(
         )
     if blind:
         context.log.warning(blind)
-    context.add_output_metadata(
-        {
-            **answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started),
-            **({"retrieval_warning": blind} if blind else {}),
-        }
+    metadata = {
+        **answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started),
+        **({"retrieval_warning": blind} if blind else {}),
+    }
+    return answers.assign(kb_version=kb_index.version), metadata
+
+
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="4")
+def candidate_answers(
+    context: dg.AssetExecutionContext,
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    kb_passages: pd.DataFrame,
+    knowledge_base: KnowledgeBaseResource,
+    llm: LLMResource,
+    settings: SettingsResource,
+    evaluation_lock: EvaluationLockResource,
+) -> pd.DataFrame:
+    """Stage 1: for each question, the contexts and the answer: the top-k passages this
+    project retrieves and the answer model's answer, or the team's agent's answer and the
+    contexts it returned (each matched to a knowledge-base passage).
+
+    To evaluate every model: the lineage's "Materialize all…", then **All** under partition
+    selection (the dialog opens on Custom with none chosen), then "Launch backfill"; the
+    comparison is `model_comparison` in the reporting group."""
+    answers, metadata = answer_stage(
+        context, context.partition_key, judgement_list, kb_index, kb_passages, knowledge_base, llm, settings
     )
-    return answers.assign(kb_version=kb_index.version)
+    context.add_output_metadata(metadata)
+    return answers
+
+
+def judge_stage(
+    context: dg.AssetExecutionContext,
+    config: JudgeConfig,
+    model_key: str,
+    candidate_answers: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    llm: LLMResource,
+    knowledge_base: KnowledgeBaseResource,
+    settings: SettingsResource,
+) -> tuple[pd.DataFrame, dict]:
+    """Stage 2 for the answered cases, and its metadata (shared by a model's partition and its
+    case shards, as stage 1 is)."""
+    judging = settings.judging(config.judges, config.judge_repeats, config.jury).with_prompts(
+        PromptStore(Path(context.instance.storage_directory())), settings.settings.judge_prompts
+    )
+    specs = judging.specs
+    answer_spec = settings.answer_registry().try_resolve(model_key)
+    services = llm.services()
+    registry = settings.judge_registry()
+    judges = [
+        registry.build(spec, services, knowledge_base.knowledge_base.query_embedder()) for spec in specs
+    ]
+    llm_judges = [spec.endpoint for spec in specs if spec.endpoint is not None]
+    with failing_in_one_line(f"{model_key}: judges"):
+        scores = score_cases(
+            join_cases(candidate_answers, judgement_list),
+            judges,
+            on_progress=progress_logger(context, "judged"),
+            concurrency=None,  # the provider's client bounds the calls in flight across all cases
+            # a batch carries one provider's calls: only when every judge that calls a model is on it
+            prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", judging.as_asked),
+            source=answer_spec.source if answer_spec else AnswerSource.GENERATIVE,
+            redact=settings.settings.redactor(),
+            repeats={spec.judge_id: spec.repeats for spec in specs},
+            jurors=judging.jurors,
+            jury=judging.jury or "median",
+        )
+    metadata = scores_metadata(judging.judge_ids, scores, services)
+    return scores, {"answer_model": model_key, **metadata, **judging_rules(judging)}
 
 
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="3", deps=[KB_INDEX])
@@ -187,43 +246,14 @@ def judge_scores(
 ) -> pd.DataFrame:
     """Stage 2: every metric of every judge, and of every custom metric, a row per case per
     judge (failed cases kept, unscored)."""
-    judging = settings.judging(config.judges, config.judge_repeats, config.jury).with_prompts(
-        PromptStore(Path(context.instance.storage_directory())), settings.settings.judge_prompts
+    model = context.partition_key
+    scores, metadata = judge_stage(
+        context, config, model, candidate_answers, judgement_list, llm, knowledge_base, settings
     )
-    specs = judging.specs
-    answer_spec = settings.answer_registry().try_resolve(context.partition_key)
-    services = llm.services()
-    registry = settings.judge_registry()
-    judges = [
-        registry.build(spec, services, knowledge_base.knowledge_base.query_embedder()) for spec in specs
-    ]
-    llm_judges = [spec.endpoint for spec in specs if spec.endpoint is not None]
-    with failing_in_one_line(f"{context.partition_key}: judges"):
-        scores = score_cases(
-            join_cases(candidate_answers, judgement_list),
-            judges,
-            on_progress=progress_logger(context, "judged"),
-            concurrency=None,  # the provider's client bounds the calls in flight across all cases
-            # a batch carries one provider's calls: only when every judge that calls a model is on it
-            prefill=batch_prefill(context, llm.batches(llm_judges), "judgements", judging.as_asked),
-            source=answer_spec.source if answer_spec else AnswerSource.GENERATIVE,
-            redact=settings.settings.redactor(),
-            repeats={spec.judge_id: spec.repeats for spec in specs},
-            jurors=judging.jurors,
-            jury=judging.jury or "median",
-        )
-    metadata = scores_metadata(judging.judge_ids, scores, services)
-    worst = worst_cases_table(
-        context.partition_key, scores, candidate_answers, judgement_list, context.run_id
-    )
-    cases = worst_case_markdown(
-        context.partition_key, scores, candidate_answers, judgement_list, context.run_id
-    )
-    rules = judging_rules(judging)
-    shown = {worst_cases_key(context.partition_key): worst} if worst else {}
-    context.add_output_metadata(
-        {"answer_model": context.partition_key, **metadata, **rules, **shown, **cases}
-    )
+    worst = worst_cases_table(model, scores, candidate_answers, judgement_list, context.run_id)
+    cases = worst_case_markdown(model, scores, candidate_answers, judgement_list, context.run_id)
+    shown = {worst_cases_key(model): worst} if worst else {}
+    context.add_output_metadata({**metadata, **shown, **cases})
     return scores
 
 
