@@ -5,10 +5,17 @@ from collections.abc import Iterable
 
 import dagster as dg
 
-from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, PARTITION_TAG, WORKER_TAG
+from rag_eval_pipeline.defs.names import (
+    ANSWER_MODEL_PARTITIONS,
+    CASE_SHARD_PARTITIONS,
+    PARTITION_TAG,
+    WORKER_TAG,
+)
 from rag_eval_pipeline.metrics.freshness import FinishedRun
 
 answer_model_partitions = dg.DynamicPartitionsDefinition(name=ANSWER_MODEL_PARTITIONS)
+# a case shard's run carries its model in this tag (Dagster's, one per multi-partition dimension)
+SHARD_MODEL_TAG = f"{PARTITION_TAG}/{ANSWER_MODEL_PARTITIONS}"
 
 FINISHED = [dg.DagsterRunStatus.SUCCESS, dg.DagsterRunStatus.FAILURE, dg.DagsterRunStatus.CANCELED]
 
@@ -67,13 +74,22 @@ def run_failure_reason(instance: dg.DagsterInstance, run_id: str) -> str:
     return "the run failed before any step (see its page)"
 
 
+def _newest_record(instance: dg.DagsterInstance, tags: dict[str, str]):
+    records = instance.get_run_records(dg.RunsFilter(tags=tags), limit=1)
+    return records[0] if records else None
+
+
 def why_missing(instance: dg.DagsterInstance, partition: str) -> str:
     """Why a registered model has no summary, in one line: never evaluated, being evaluated, or
-    its latest evaluation's failure in that run's own words."""
-    runs = instance.get_runs(dg.RunsFilter(tags={PARTITION_TAG: partition}), limit=1)
-    if not runs:
+    its latest evaluation's failure in that run's own words (or its case shard's, when the
+    newest run of the model was one of its shards)."""
+    own = _newest_record(instance, {PARTITION_TAG: partition})
+    shard = _newest_record(instance, {SHARD_MODEL_TAG: partition})
+    if shard is not None and (own is None or shard.create_timestamp > own.create_timestamp):
+        return _why_shard_missing(instance, shard.dagster_run)
+    if own is None:
         return "missing: not evaluated yet"
-    run = runs[0]
+    run = own.dagster_run
     if run.status in IN_FLIGHT:
         return f"missing: being evaluated (run {run.run_id[:8]})"
     if run.status == dg.DagsterRunStatus.FAILURE:
@@ -81,6 +97,18 @@ def why_missing(instance: dg.DagsterInstance, partition: str) -> str:
     if run.status == dg.DagsterRunStatus.CANCELED:
         return f"missing: evaluation run {run.run_id[:8]} was canceled"
     return f"missing: run {run.run_id[:8]} stored no summary"
+
+
+def _why_shard_missing(instance: dg.DagsterInstance, run: dg.DagsterRun) -> str:
+    shard = run.tags.get(f"{PARTITION_TAG}/{CASE_SHARD_PARTITIONS}", "?")
+    if run.status in IN_FLIGHT:
+        return f"missing: case shard {shard} being evaluated (run {run.run_id[:8]})"
+    if run.status == dg.DagsterRunStatus.FAILURE:
+        reason = run_failure_reason(instance, run.run_id)
+        return f"missing: case shard {shard} failed in run {run.run_id[:8]}: {reason}"
+    if run.status == dg.DagsterRunStatus.CANCELED:
+        return f"missing: case shard {shard} was canceled (run {run.run_id[:8]})"
+    return f"missing: its case shards are done, its own run has not started (after run {run.run_id[:8]})"
 
 
 def missing_models(instance: dg.DagsterInstance, evaluated: Iterable[str]) -> dict[str, str]:
