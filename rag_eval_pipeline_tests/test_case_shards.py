@@ -58,8 +58,10 @@ def test_shards_hold_every_case_once_and_a_failed_shard_is_named(tmp_path, share
     assert len(parts[0]) and len(parts[1]) and sharded["qid"].is_unique and len(sharded) == 12
     whole = load_asset(instance, "judge_scores", "extractive-baseline")
     columns = [c for c in SCORES if c in whole]
-    assert sharded.sort_values("qid")[columns].reset_index(drop=True).equals(
-        whole.sort_values("qid")[columns].reset_index(drop=True)
+    assert (
+        sharded.sort_values("qid")[columns]
+        .reset_index(drop=True)
+        .equals(whole.sort_values("qid")[columns].reset_index(drop=True))
     )
     comparison = load_asset(instance, "model_comparison").set_index("answer_model")
     assert comparison.loc["broken", "missing"] and not comparison.loc["extractive-baseline", "missing"]

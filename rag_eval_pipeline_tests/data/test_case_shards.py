@@ -25,8 +25,7 @@ def test_a_case_has_the_same_shard_in_another_process():
     ids = [f"5a8b57f25542995d1e6f1371-{n}" for n in range(40)]
     here = [shard_of(i, 4) for i in ids]
     code = (
-        "from rag_eval_pipeline.data.case_shards import shard_of\n"
-        f"print([shard_of(i, 4) for i in {ids!r}])"
+        f"from rag_eval_pipeline.data.case_shards import shard_of\nprint([shard_of(i, 4) for i in {ids!r}])"
     )
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert str(here) == there.strip() and set(here) == {1, 2, 3, 4}
