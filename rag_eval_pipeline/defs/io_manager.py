@@ -16,6 +16,7 @@ from rag_eval_pipeline.storage.materializations import (
     history_folder,
     keep_as_materialization,
     materialization_file,
+    write_companions,
 )
 from rag_eval_pipeline.storage.paths import contained
 from rag_eval_pipeline.storage.read_once import ReadOnce
@@ -100,11 +101,16 @@ class _ArtifactStore(dg.UPathIOManager):
         if isinstance(obj, PublishSnapshot):  # every knowledge-base asset of this run succeeded
             obj = self.snapshots.publish(context.run_id).to_dict()
         asset = context.asset_key.to_user_string()
+        companions = getattr(obj, "companions", None)
+        if companions:  # the pages a document loads exist before the document does
+            write_companions(self._base_path, asset, context.run_id, companions)
         written = formats.write(obj, path, asset)
         if asset not in SNAPSHOT_ASSETS:  # (knowledge-base snapshots are per run already)
             partition = context.partition_key if context.has_asset_partitions else None
             folder = history_folder(self._base_path, asset, partition)
             keep_as_materialization(written, folder, context.run_id, self.keep_materializations)
+            if companions:
+                write_companions(self._base_path, asset, context.run_id, {})  # trimmed with it
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         contained(self._base_path, path)

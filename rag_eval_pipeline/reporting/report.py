@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -45,6 +46,28 @@ function sortCases(col){const body=document.querySelector('#cases tbody');const 
  rows.sort((a,b)=>{const x=a.cells[col].dataset.v??a.cells[col].innerText,y=b.cells[col].dataset.v??b.cells[col].innerText;
  const nx=parseFloat(x),ny=parseFloat(y);const c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});
  rows.forEach(r=>body.appendChild(r));}
+let currentPage=1,firstRows=null,wanted=[];const DEPTHS=['','../../','../../../'];
+function pageStatus(t){document.getElementById('page-status').innerText=t;}
+function showPage(n){const p=document.getElementById('case-pager');if(!p||!(n>=1&&n<=+p.dataset.pages))return;
+ const body=document.querySelector('#cases tbody');if(firstRows===null)firstRows=body.innerHTML;
+ if(n===1){reportPage(1,firstRows);return;}loadPage(n,0);}
+function loadPage(n,d){const p=document.getElementById('case-pager');const s=document.createElement('script');
+ s.src=DEPTHS[d]+p.dataset.folder+'/page-'+String(n).padStart(5,'0')+'.js';
+ s.onerror=()=>{s.remove();if(d+1<DEPTHS.length)loadPage(n,d+1);
+  else pageStatus('page '+n+' cannot be loaded: its file is not beside this report');};
+ pageStatus('loading page '+n+'...');document.head.appendChild(s);}
+function reportPage(n,rows){currentPage=n;document.querySelector('#cases tbody').innerHTML=rows;
+ document.getElementById('page-number').value=n;document.getElementById('case-pager').dataset.shown=n;pageStatus('');
+ if(wanted.length){const id=wanted[0].id;
+  if([...document.querySelectorAll('#cases tbody tr')].some(r=>r.cells[2].innerText===id)){wanted=[];
+   document.getElementById('case-filter').value=id;pageStatus('case '+id+' is on page '+n);}
+  else{wanted.shift();if(wanted.length){showPage(wanted[0].page);return;}pageStatus('no case '+id+' in this report');}}
+ filterCases();}
+function before(a,b){return a[0]<b[0]||(a[0]===b[0]&&a[1]<=b[1]);}
+function jumpToCase(id){id=id.trim();if(!id)return;const models=[...new Set(pageIndex.map(e=>e[0]))];
+ const pages=[...new Set(models.map(m=>{let at=1;pageIndex.forEach((e,i)=>{if(before(e,[m,id]))at=i+1;});return at;}))];
+ wanted=pages.map(page=>({id:id,page:page}));showPage(wanted[0].page);}
+document.addEventListener('DOMContentLoaded',()=>{const n=document.getElementById('page-number');if(n)n.value=1;});
 """
 
 _STYLE = """
@@ -173,33 +196,49 @@ def _preview(answer: object) -> str:
     return f"{text[:ANSWER_PREVIEW_CHARS]} [...{len(text) - ANSWER_PREVIEW_CHARS:,} more characters]"
 
 
-def case_table(
+CASE_HEAD = [
+    "model",
+    "judge",
+    "qid",
+    "question",
+    "answer",
+    "ground truth",
+    "correctness",
+    "faithfulness",
+    "context relevance",
+    "diagnosis",
+    "retrieved (gold in green)",
+    "run · index",
+]
+INLINE_CASE_ROWS = 2_000  # a report with more case rows pages them ...
+PAGE_ROWS = 1_000  # ... this many a page, the first inline, the others loaded when asked for
+
+
+@dataclass(frozen=True)
+class RenderedReport:
+    html: str
+    pages: dict[str, str]  # the companion pages: path under the artifacts folder -> script
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    model: str
+    qid: str
+    html: str
+
+
+def case_rows(
     scores_by_model: Mapping[str, pd.DataFrame],
     answers_by_model: Mapping[str, pd.DataFrame],
     judgement_list: pd.DataFrame,
     summaries: Mapping[str, pd.DataFrame] | None = None,
-) -> str:
-    """Every judged case: its question and answer as they were asked and answered (a stale
-    partition may hold cases the current judgement list no longer has), the scores, and where
-    they came from (run and index version)."""
+) -> Iterator[CaseRow]:
+    """Every judged case as a table row: its question and answer as they were asked and answered
+    (a stale partition may hold cases the current judgement list no longer has), the scores,
+    and where they came from (run and index version)."""
     # plain lookups: a .loc per case row cost half the report's time on 1,500 rows
     gold_of = dict(zip(judgement_list["qid"], judgement_list["gold_titles"]))
     truth_of = dict(zip(judgement_list["qid"], judgement_list["answer"]))
-    head = [
-        "model",
-        "judge",
-        "qid",
-        "question",
-        "answer",
-        "ground truth",
-        "correctness",
-        "faithfulness",
-        "context relevance",
-        "diagnosis",
-        "retrieved (gold in green)",
-        "run · index",
-    ]
-    body = []
     for model, scores in sorted(scores_by_model.items()):
         unstable = unstable_cases(scores)  # what flipped between a judge's re-scores, by answer
         scores = per_answer(scores)
@@ -236,13 +275,57 @@ def case_table(
                 f"<td>{_passages_html(case, gold)}</td>",
                 f"<td>{html.escape(provenance)}</td>",
             ]
-            body.append("<tr>" + "".join(tds) + "</tr>")
-    header = "".join(f'<th onclick="sortCases({i})">{h}</th>' for i, h in enumerate(head))
+            yield CaseRow(model, str(row["qid"]), "<tr>" + "".join(tds) + "</tr>")
+
+
+def _table(rows_html: str, shown: int, pager: str = "") -> str:
+    header = "".join(f'<th onclick="sortCases({i})">{h}</th>' for i, h in enumerate(CASE_HEAD))
     return (
         f'<input id="case-filter" placeholder="filter cases (model, question, diagnosis...)" oninput="filterCases()"> '
-        f'<span><span id="case-count">{len(body)}</span> cases shown</span>'
-        f'<table id="cases"><thead><tr>{header}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+        f'<span><span id="case-count">{shown}</span> cases shown</span>{pager}'
+        f'<table id="cases"><thead><tr>{header}</tr></thead><tbody>{rows_html}</tbody></table>'
     )
+
+
+def case_table(
+    scores_by_model: Mapping[str, pd.DataFrame],
+    answers_by_model: Mapping[str, pd.DataFrame],
+    judgement_list: pd.DataFrame,
+    summaries: Mapping[str, pd.DataFrame] | None = None,
+) -> str:
+    """Every judged case in one table (``case_rows``), inline."""
+    rows = [row.html for row in case_rows(scores_by_model, answers_by_model, judgement_list, summaries)]
+    return _table("".join(rows), len(rows))
+
+
+def paged_case_table(rows: list[CaseRow], folder: str) -> tuple[str, dict[str, str]]:
+    """Case rows too many for one file: sorted by model and case id and cut into pages of
+    ``PAGE_ROWS``; the first page inline, the others as scripts under ``folder`` (relative to
+    the artifacts folder) that the report loads when asked, from a file or the report server.
+    The first model and case of each page go inline, so any case id finds its page."""
+    rows = sorted(rows, key=lambda row: (row.model, row.qid))
+    pages = [rows[start : start + PAGE_ROWS] for start in range(0, len(rows), PAGE_ROWS)]
+    scripts = {
+        f"{folder}/page-{number:05d}.js": "reportPage({}, {});\n".format(
+            number, json.dumps("".join(row.html for row in page), ensure_ascii=False)
+        )
+        for number, page in enumerate(pages[1:], start=2)
+    }
+    index = [[page[0].model, page[0].qid] for page in pages]
+    pager = (
+        f'<div id="case-pager" data-folder="{html.escape(folder)}" data-pages="{len(pages)}">'
+        f"{len(rows):,} case rows in {len(pages)} pages of {PAGE_ROWS:,} (by model, then case id; the "
+        "filter and the sort act on the page shown, `rag-eval worst` and `explain` on every case): "
+        '<button id="page-previous" onclick="showPage(currentPage-1)">previous</button> '
+        'page <input id="page-number" type="number" min="1" style="width:5rem" '
+        'onchange="showPage(parseInt(this.value))"> of ' + str(len(pages)) + " "
+        '<button id="page-next" onclick="showPage(currentPage+1)">next</button> '
+        '<input id="case-jump" placeholder="go to a case id" style="width:16rem" '
+        'onchange="jumpToCase(this.value)"> '
+        '<span id="page-status"></span>'
+        f"<script>const pageIndex={json.dumps(index, ensure_ascii=False)};</script></div>"
+    )
+    return _table("".join(row.html for row in pages[0]), len(pages[0]), pager), scripts
 
 
 def _stale_html(stale: Mapping[str, list[str]]) -> str:
@@ -508,11 +591,20 @@ def render_report(
     diffs: pd.DataFrame | None = None,
     corrections: pd.DataFrame | None = None,
     missing: Mapping[str, str] | None = None,
-) -> str:
-    """The whole report as one HTML string; the models without results (``missing``, with why)
+    pages_folder: str | None = None,
+) -> RenderedReport:
+    """The whole report as one HTML string (its case rows paged into files under
+    ``pages_folder`` beyond ``INLINE_CASE_ROWS``); the models without results (``missing``, with why)
     and ``stale`` ones (model -> reasons) are shown first, so partial results read as partial
     and numbers computed on other questions or another index are never read as current; then
     each baseline's diff (``diffs``, when a baseline is pinned)."""
+    rows = list(case_rows(scores_by_model, answers_by_model, judgement_list, summaries))
+    pages: dict[str, str] = {}
+    if pages_folder is not None and len(rows) > INLINE_CASE_ROWS:
+        cases, pages = paged_case_table(rows, pages_folder)
+    else:
+        cases = _table("".join(row.html for row in rows), len(rows))
+    del rows
     sections = [_missing_html(missing)] if missing else []
     sections += [_stale_html(stale or {})] if stale else []
     sections += [baseline_diffs_html(diffs)] if diffs is not None and not diffs.empty else []
@@ -540,13 +632,14 @@ def render_report(
         "<h2>Trend</h2>",
         _figure_html(trend_chart(history)),
         "<h2>Cases</h2>",
-        case_table(scores_by_model, answers_by_model, judgement_list, summaries),
+        cases,
     ]
     models = json.dumps(sorted(summaries))
-    return (
+    document = (
         "<!doctype html><html><head><meta charset='utf-8'><title>RAG evaluation report</title>"
         f"<style>{_STYLE}</style>{plotly_script()}<script>{_TABLE_SCRIPT}</script></head><body>"
         f"<h1>RAG evaluation report</h1><p class='note'>answer models: {html.escape(models)}</p>"
         + "".join(sections)
         + "</body></html>"
     )
+    return RenderedReport(document, pages)

@@ -21,13 +21,22 @@ RECORDS: dict[str, Any] = {"IndexManifest": IndexManifest}
 class HtmlDocument(str):
     """An HTML file, stored as ``<asset>.html`` so it opens in a browser. ``libraries`` (a file
     name and what makes its text) are written once beside it, where it loads them from: a
-    report's megabytes of JavaScript are not copied into every materialization."""
+    report's megabytes of JavaScript are not copied into every materialization. ``companions``
+    (a path under the artifacts folder and its text) are the pages it loads on demand: a
+    report of 100,000 cases stays a file a browser opens."""
 
     libraries: dict[str, Callable[[], str]]
+    companions: dict[str, str]
 
-    def __new__(cls, text: str, libraries: dict[str, Callable[[], str]] | None = None) -> HtmlDocument:
+    def __new__(
+        cls,
+        text: str,
+        libraries: dict[str, Callable[[], str]] | None = None,
+        companions: dict[str, str] | None = None,
+    ) -> HtmlDocument:
         document = super().__new__(cls, text)
         document.libraries = dict(libraries or {})
+        document.companions = dict(companions or {})
         return document
 
 

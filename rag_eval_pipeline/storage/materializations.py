@@ -9,10 +9,12 @@ import shutil
 
 from upath import UPath
 
+from rag_eval_pipeline.common.files import write_text_atomically
 from rag_eval_pipeline.storage.paths import contained
 
 HISTORY = "history"
 KEEP_MATERIALIZATIONS = 10
+PAGES = "pages"  # a document's companion pages: pages/<asset>/<run id>/...
 
 
 def history_folder(base: UPath, asset: str, partition: str | None = None) -> UPath:
@@ -50,3 +52,26 @@ def keep_as_materialization(written: UPath, folder: UPath, run_id: str, keep: in
     for old in files[keep:]:
         old.unlink(missing_ok=True)  # (another run may be trimming the same folder)
     return kept
+
+
+def pages_folder(asset: str, run_id: str) -> str:
+    """Where a run's document keeps its companion pages, relative to the artifacts folder (one
+    folder a run: its kept materialization keeps loading its own pages)."""
+    return f"{PAGES}/{asset}/{run_id}"
+
+
+def write_companions(base: UPath, asset: str, run_id: str, companions: dict[str, str]) -> None:
+    """A document's pages, before the document that loads them (it never points at a page not
+    written yet); then the pages of runs whose document is no longer kept are removed."""
+    for relative, text in companions.items():
+        write_text_atomically(contained(base, base / relative), text)
+    _prune_pages(base, asset, keep={run_id, *kept_runs(base, asset)})
+
+
+def _prune_pages(base: UPath, asset: str, keep: set[str]) -> None:
+    folder = base / PAGES / asset
+    if not folder.exists():
+        return
+    for run in folder.iterdir():
+        if run.name not in keep:
+            shutil.rmtree(str(run), ignore_errors=True)  # (another run may be pruning too)

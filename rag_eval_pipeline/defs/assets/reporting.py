@@ -33,7 +33,7 @@ from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
-from rag_eval_pipeline.storage.materializations import HISTORY
+from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
 
 ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
 PINNED_INPUTS = ("judge_scores", "candidate_answers")
@@ -211,17 +211,19 @@ def eval_report(
         baseline_diffs,
         corrected_means,
         missing_models(context.instance, metric_summary),
+        pages_folder(EVAL_REPORT, context.run_id),
     )
     served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
     context.add_output_metadata(
         {
             "models": len(metric_summary),
-            "size_kib": round(len(report.encode()) / 1024),
+            "size_kib": round(len(report.html.encode()) / 1024),
+            "case_pages": len(report.pages) + 1,
             "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
             "this_report": dg.MetadataValue.url(f"{served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html"),
         }
     )
-    return HtmlDocument(report, plotly_libraries())
+    return HtmlDocument(report.html, plotly_libraries(), report.pages)
 
 
 @across_models(METRIC_SUMMARY, deps=CURRENT_KNOWLEDGE)

@@ -1,0 +1,128 @@
+"""The report of a 20,000-case run (two offline models) opens in a browser: a file of at most
+10 MB whose case table pages through the rest from files beside it, every case reachable by page
+or by id, from the latest report and from a kept materialization alike. And a paged report
+loses nothing: outside its case table it is the inline report, and its pages hold every row."""
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from rag_eval_pipeline.instance.home import open_instance
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.reporting import report as report_module
+from rag_eval_pipeline_tests.support.cli import rag_eval
+from rag_eval_pipeline_tests.support.ui import browser_context
+
+CASES = 20_000
+MODELS = ("extractive-baseline", "oracle")
+MAX_REPORT_BYTES = 10 * 1024 * 1024
+SHOWN = "document.getElementById('case-pager').dataset.shown === '{}'"  # that page's rows are in
+
+
+def _many_cases(shared_hotpotqa: Path, path: Path, size: int) -> list[str]:
+    """``size`` cases: the shared rows in turn, each copy under an id of its own."""
+    rows = [json.loads(line) for line in shared_hotpotqa.read_text().splitlines() if line.strip()]
+    ids = []
+    with path.open("w") as out:
+        for n in range(size):
+            row = dict(rows[n % len(rows)], id=f"{rows[n % len(rows)]['id']}-r{n // len(rows)}")
+            ids.append(row["id"])
+            out.write(json.dumps(row) + "\n")
+    return ids
+
+
+@pytest.mark.slow  # a 20,000-case run (about a minute) and a browser
+def test_the_report_of_twenty_thousand_cases_opens_and_pages_to_its_last_case(shared_hotpotqa, tmp_path):
+    ids = _many_cases(shared_hotpotqa, tmp_path / "cases.jsonl", CASES)
+    (tmp_path / "rag_eval.yaml").write_text("{}\n")
+    home = tmp_path / "home"
+    where = ["--config", str(tmp_path / "rag_eval.yaml"), "--dagster-home", str(home)]
+    ran = rag_eval(
+        *where, "run", "--dataset", str(tmp_path / "cases.jsonl"), "--sample", "0",
+        "--models", ",".join(MODELS), cwd=tmp_path, timeout=900,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    artifacts = home / "storage" / "artifacts"
+    report = artifacts / "eval_report.html"
+    assert report.stat().st_size <= MAX_REPORT_BYTES, report.stat().st_size
+    pages = CASES * len(MODELS) // report_module.PAGE_ROWS
+    [run_folder] = (artifacts / "pages" / "eval_report").iterdir()
+    assert len(list(run_folder.iterdir())) == pages - 1  # the first page is inline
+    last = max(ids)  # the last page holds the last model's highest case ids
+    explained = rag_eval(*where, "explain", last, "--model", "extractive-baseline", cwd=tmp_path)
+    assert explained.returncode == 0 and last in explained.stdout, explained.stderr[-2000:]
+
+    import contextlib
+
+    with contextlib.ExitStack() as stack:
+        page = browser_context(stack).new_page()
+        page.goto(report.as_uri())
+        assert page.inner_text("#case-count") == str(report_module.PAGE_ROWS)
+        assert f"in {pages} pages" in page.inner_text("#case-pager")
+        page.click("#page-next")
+        page.wait_for_function(SHOWN.format(2))
+        first_on_two = page.inner_text("#cases tbody tr:first-child td:nth-child(3)")
+        assert first_on_two and first_on_two != page.evaluate("pageIndex[0][1]")
+        page.fill("#page-number", str(pages))
+        page.press("#page-number", "Enter")
+        page.wait_for_function(SHOWN.format(pages))
+        assert page.locator("#cases tbody tr").count() == report_module.PAGE_ROWS
+        last_row = page.locator("#cases tbody tr:last-child td")
+        assert [last_row.nth(0).inner_text(), last_row.nth(2).inner_text()] == ["oracle", last]
+        page.click("#page-previous")
+        page.wait_for_function(SHOWN.format(pages - 1))
+        page.fill("#case-jump", last)
+        page.press("#case-jump", "Enter")
+        page.wait_for_function(f"document.getElementById('page-status').innerText.includes('{last}')")
+        # an id goes to the page of its first model's row (rows are by model, then case id)
+        assert page.inner_text("#page-status") == f"case {last} is on page {pages // 2}"
+        shown = page.locator("#cases tbody tr:visible")
+        assert shown.count() == 1 and shown.locator("td").nth(0).inner_text() == "extractive-baseline"
+        page.fill("#case-jump", "no-such-case")
+        page.press("#case-jump", "Enter")
+        page.wait_for_function("document.getElementById('page-status').innerText.includes('no case')")
+        # a kept materialization (two folders down) loads the same pages
+        [kept] = (artifacts / "history" / "eval_report").glob("*.html")
+        page.goto(kept.as_uri())
+        page.click("#page-next")
+        page.wait_for_function(SHOWN.format(2))
+        assert page.inner_text("#cases tbody tr:first-child td:nth-child(3)") == first_on_two
+
+
+def test_a_paged_report_is_the_inline_one_with_its_rows_in_pages(shared_hotpotqa, tmp_path, monkeypatch):
+    (tmp_path / "rag_eval.yaml").write_text("{}\n")
+    home = tmp_path / "home"
+    ran = rag_eval(
+        "--config", str(tmp_path / "rag_eval.yaml"), "--dagster-home", str(home), "run",
+        "--dataset", str(shared_hotpotqa), "--sample", "12", "--models", ",".join(MODELS), cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    instance = open_instance(str(home))
+    summaries = {m: load_asset(instance, "metric_summary", m) for m in MODELS}
+    scores = {m: load_asset(instance, "judge_scores", m) for m in MODELS}
+    answers = {m: load_asset(instance, "candidate_answers", m) for m in MODELS}
+    judgement = load_asset(instance, "judgement_list")
+    arguments = (summaries, scores, answers, judgement, pd.DataFrame(), pd.DataFrame())
+    inline = report_module.render_report(*arguments, pages_folder="pages/eval_report/r1")
+    assert not inline.pages  # 24 rows: below the inline limit, the report as it always was
+    monkeypatch.setattr(report_module, "INLINE_CASE_ROWS", 5)
+    monkeypatch.setattr(report_module, "PAGE_ROWS", 7)
+    paged = report_module.render_report(*arguments, pages_folder="pages/eval_report/r1")
+    assert sorted(paged.pages) == [f"pages/eval_report/r1/page-{n:05d}.js" for n in (2, 3, 4)]
+
+    def outside_cases(document: str) -> str:
+        before = document.split("<h2>Cases</h2>")[0]
+        return re.sub(
+            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "ID", before
+        )  # charts' div ids
+
+    assert outside_cases(paged.html) == outside_cases(inline.html)  # every aggregate as it was
+    row = re.compile(r"<tr><td>.*?</tr>")
+    inline_rows = row.findall(inline.html.split("<h2>Cases</h2>")[1])
+    paged_rows = row.findall(paged.html.split("<h2>Cases</h2>")[1])
+    for script in paged.pages.values():
+        paged_rows += row.findall(json.loads(script[script.index(", ") + 2 : script.rindex(");")]))
+    assert len(inline_rows) == 24 and sorted(paged_rows) == sorted(inline_rows)
