@@ -3,6 +3,7 @@
 or by id, from the latest report and from a kept materialization alike. And a paged report
 loses nothing: outside its case table it is the inline report, and its pages hold every row."""
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -10,10 +11,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from rag_eval_pipeline.cli.ui import serve_reports
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.reporting import report as report_module
 from rag_eval_pipeline_tests.support.cli import rag_eval
+from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import browser_context
 
 CASES = 20_000
@@ -55,8 +58,6 @@ def test_the_report_of_twenty_thousand_cases_opens_and_pages_to_its_last_case(sh
     explained = rag_eval(*where, "explain", last, "--model", "extractive-baseline", cwd=tmp_path)
     assert explained.returncode == 0 and last in explained.stdout, explained.stderr[-2000:]
 
-    import contextlib
-
     with contextlib.ExitStack() as stack:
         page = browser_context(stack).new_page()
         page.goto(report.as_uri())
@@ -90,6 +91,15 @@ def test_the_report_of_twenty_thousand_cases_opens_and_pages_to_its_last_case(sh
         page.click("#page-next")
         page.wait_for_function(SHOWN.format(2))
         assert page.inner_text("#cases tbody tr:first-child td:nth-child(3)") == first_on_two
+        # and as `rag-eval ui`'s report server serves it
+        server = serve_reports(artifacts, "127.0.0.1", free_port())
+        stack.callback(server.server_close)
+        stack.callback(server.shutdown)
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/eval_report.html")
+        page.fill("#page-number", str(pages))
+        page.press("#page-number", "Enter")
+        page.wait_for_function(SHOWN.format(pages))
+        assert page.inner_text("#cases tbody tr:last-child td:nth-child(3)") == last
 
 
 def test_a_paged_report_is_the_inline_one_with_its_rows_in_pages(shared_hotpotqa, tmp_path, monkeypatch):
