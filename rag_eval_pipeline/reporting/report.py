@@ -217,7 +217,7 @@ PAGE_ROWS = 1_000  # ... this many a page, the first inline, the others loaded w
 @dataclass(frozen=True)
 class RenderedReport:
     html: str
-    pages: dict[str, str]  # the companion pages: path under the artifacts folder -> script
+    pages: Mapping[str, str]  # the companion pages: path under the artifacts folder -> script
 
 
 @dataclass(frozen=True)
@@ -298,19 +298,33 @@ def case_table(
     return _table("".join(rows), len(rows))
 
 
-def paged_case_table(rows: list[CaseRow], folder: str) -> tuple[str, dict[str, str]]:
+class PageScripts(Mapping[str, str]):
+    """The companion pages of a paged table, each script made when it is written: the rows are
+    held once, not a second time as scripts (100 MB at 20,000 cases x 2 models)."""
+
+    def __init__(self, folder: str, pages: list[list[CaseRow]]) -> None:
+        self._pages = {f"{folder}/page-{n:05d}.js": (n, page) for n, page in enumerate(pages[1:], start=2)}
+
+    def __getitem__(self, path: str) -> str:
+        number, page = self._pages[path]
+        rows = json.dumps("".join(row.html for row in page), ensure_ascii=False)
+        return f"reportPage({number}, {rows});\n"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pages)
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+
+def paged_case_table(rows: list[CaseRow], folder: str) -> tuple[str, Mapping[str, str]]:
     """Case rows too many for one file: sorted by model and case id and cut into pages of
     ``PAGE_ROWS``; the first page inline, the others as scripts under ``folder`` (relative to
     the artifacts folder) that the report loads when asked, from a file or the report server.
     The first model and case of each page go inline, so any case id finds its page."""
     rows = sorted(rows, key=lambda row: (row.model, row.qid))
     pages = [rows[start : start + PAGE_ROWS] for start in range(0, len(rows), PAGE_ROWS)]
-    scripts = {
-        f"{folder}/page-{number:05d}.js": "reportPage({}, {});\n".format(
-            number, json.dumps("".join(row.html for row in page), ensure_ascii=False)
-        )
-        for number, page in enumerate(pages[1:], start=2)
-    }
+    scripts = PageScripts(folder, pages)
     index = [[page[0].model, page[0].qid] for page in pages]
     pager = (
         f'<div id="case-pager" data-folder="{html.escape(folder)}" data-pages="{len(pages)}">'
@@ -599,7 +613,7 @@ def render_report(
     and numbers computed on other questions or another index are never read as current; then
     each baseline's diff (``diffs``, when a baseline is pinned)."""
     rows = list(case_rows(scores_by_model, answers_by_model, judgement_list, summaries))
-    pages: dict[str, str] = {}
+    pages: Mapping[str, str] = {}
     if pages_folder is not None and len(rows) > INLINE_CASE_ROWS:
         cases, pages = paged_case_table(rows, pages_folder)
     else:

@@ -4,7 +4,7 @@ manifests as JSON, the report as HTML. Every write goes aside first and is renam
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,17 +26,17 @@ class HtmlDocument(str):
     report of 100,000 cases stays a file a browser opens."""
 
     libraries: dict[str, Callable[[], str]]
-    companions: dict[str, str]
+    companions: Mapping[str, str]
 
     def __new__(
         cls,
         text: str,
         libraries: dict[str, Callable[[], str]] | None = None,
-        companions: dict[str, str] | None = None,
+        companions: Mapping[str, str] | None = None,
     ) -> HtmlDocument:
         document = super().__new__(cls, text)
         document.libraries = dict(libraries or {})
-        document.companions = dict(companions or {})
+        document.companions = companions or {}  # made page by page as they are written
         return document
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 
 from upath import UPath
 
@@ -60,7 +61,7 @@ def pages_folder(asset: str, run_id: str) -> str:
     return f"{PAGES}/{asset}/{run_id}"
 
 
-def write_companions(base: UPath, asset: str, run_id: str, companions: dict[str, str]) -> None:
+def write_companions(base: UPath, asset: str, run_id: str, companions: Mapping[str, str]) -> None:
     """A document's pages, before the document that loads them (it never points at a page not
     written yet); then the pages of runs whose document is no longer kept are removed."""
     for relative, text in companions.items():
