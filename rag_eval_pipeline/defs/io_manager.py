@@ -16,6 +16,7 @@ from rag_eval_pipeline.storage.materializations import (
     history_folder,
     keep_as_materialization,
     materialization_file,
+    trim_pages,
     write_companions,
 )
 from rag_eval_pipeline.storage.paths import contained
@@ -103,14 +104,14 @@ class _ArtifactStore(dg.UPathIOManager):
         asset = context.asset_key.to_user_string()
         companions = getattr(obj, "companions", None)
         if companions:  # the pages a document loads exist before the document does
-            write_companions(self._base_path, asset, context.run_id, companions)
+            write_companions(self._base_path, companions)
         written = formats.write(obj, path, asset)
         if asset not in SNAPSHOT_ASSETS:  # (knowledge-base snapshots are per run already)
             partition = context.partition_key if context.has_asset_partitions else None
             folder = history_folder(self._base_path, asset, partition)
             keep_as_materialization(written, folder, context.run_id, self.keep_materializations)
-            if companions:
-                write_companions(self._base_path, asset, context.run_id, {})  # trimmed with it
+            if companions:  # pages go with the materializations they belong to
+                trim_pages(self._base_path, asset)
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         contained(self._base_path, path)

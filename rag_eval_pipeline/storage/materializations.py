@@ -61,18 +61,20 @@ def pages_folder(asset: str, run_id: str) -> str:
     return f"{PAGES}/{asset}/{run_id}"
 
 
-def write_companions(base: UPath, asset: str, run_id: str, companions: Mapping[str, str]) -> None:
-    """A document's pages, before the document that loads them (it never points at a page not
-    written yet); then the pages of runs whose document is no longer kept are removed."""
+def write_companions(base: UPath, companions: Mapping[str, str]) -> None:
+    """A document's pages, each under the artifacts folder; written before the document that
+    loads them, so it never points at a page not written yet."""
     for relative, text in companions.items():
         write_text_atomically(contained(base, base / relative), text)
-    _prune_pages(base, asset, keep={run_id, *kept_runs(base, asset)})
 
 
-def _prune_pages(base: UPath, asset: str, keep: set[str]) -> None:
+def trim_pages(base: UPath, asset: str) -> None:
+    """The pages of runs whose document of ``asset`` is no longer kept, removed (after the
+    kept materializations were trimmed)."""
     folder = base / PAGES / asset
     if not folder.exists():
         return
+    keep = set(kept_runs(base, asset))
     for run in folder.iterdir():
         if run.name not in keep:
-            shutil.rmtree(str(run), ignore_errors=True)  # (another run may be pruning too)
+            shutil.rmtree(str(run), ignore_errors=True)  # (another run may be trimming too)
