@@ -307,7 +307,9 @@ class PageScripts(Mapping[str, str]):
 
     def __getitem__(self, path: str) -> str:
         number, page = self._pages[path]
-        rows = json.dumps("".join(row.html for row in page), ensure_ascii=False)
+        # ASCII (\u escapes): a script is read in whatever charset the page or the server
+        # assumes, and a Chinese question must come out as it went in either way
+        rows = json.dumps("".join(row.html for row in page))
         return f"reportPage({number}, {rows});\n"
 
     def __iter__(self) -> Iterator[str]:
