@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 # language: the ISO 639-1 code the passage is analysed in (language/table.py)
 PASSAGE_COLUMNS = ["passage_id", "title", "passage", "sentences", "language"]
@@ -42,23 +45,31 @@ def passage_id(title: str) -> str:
 
 
 def flatten_passages(questions: pd.DataFrame) -> pd.DataFrame:
-    """Every context paragraph of the questions, one row per distinct title (first seen wins)."""
-    rows: dict[str, dict[str, object]] = {}
-    for titles, paragraphs in zip(questions["context_titles"], questions["context_sentences"]):
-        for title, sentences in zip(titles, paragraphs):
-            if title in rows:
-                continue
-            sentences = [str(s) for s in sentences]
-            rows[title] = {
-                "passage_id": passage_id(title),
-                "title": title,
-                "passage": "".join(sentences),  # HotpotQA keeps the leading spaces
-                "sentences": sentences,
-                "language": HOTPOTQA_LANGUAGE,
-            }
-    return pd.DataFrame(list(rows.values()), columns=PASSAGE_COLUMNS)
+    """Every context paragraph of the questions, one row per distinct title (first seen wins).
+    The paragraphs are flattened and joined as Arrow columns: a Python object is made only for
+    each distinct passage, not for each of the questions' ten paragraphs."""
+    if questions.empty:
+        return pd.DataFrame(columns=PASSAGE_COLUMNS)
+    context = pa.Table.from_pandas(questions[["context_titles", "context_sentences"]], preserve_index=False)
+    titles = pc.list_flatten(context["context_titles"])
+    paragraphs = pc.list_flatten(context["context_sentences"])
+    first_seen = np.flatnonzero(~titles.to_pandas().duplicated().to_numpy())
+    distinct_titles = titles.take(first_seen).to_pylist()
+    sentences = paragraphs.take(first_seen)
+    return pd.DataFrame(
+        {
+            "passage_id": [passage_id(title) for title in distinct_titles],
+            "title": distinct_titles,
+            "passage": pc.binary_join(sentences, "").to_pylist(),  # HotpotQA keeps the leading spaces
+            "sentences": sentences.to_pylist(),
+            "language": HOTPOTQA_LANGUAGE,
+        },
+        columns=PASSAGE_COLUMNS,
+    )
 
 
+# what the judgement list takes from a question: all but its paragraphs
+QUESTION_FIELDS = ["qid", "question", "answer", "type", "level", "supporting_titles", "supporting_sent_ids"]
 IN_SAMPLE = "in_sample"  # hotpotqa_raw with knowledge_base.scope all: the questions to evaluate
 
 
@@ -73,8 +84,9 @@ def sampled(questions: pd.DataFrame) -> pd.DataFrame:
 def build_judgement_list(questions: pd.DataFrame) -> pd.DataFrame:
     """One row per question to evaluate with the ground truth and its gold supporting titles and
     facts."""
-    rows = []
-    for record in sampled(questions).to_dict(orient="records"):
+    wanted = [*QUESTION_FIELDS, *([IN_SAMPLE] if IN_SAMPLE in questions else [])]
+    rows = []  # (the paragraphs are left out before anything is copied: they are most of a row)
+    for record in sampled(questions[wanted]).to_dict(orient="records"):
         fact_titles = list(record["supporting_titles"])
         fact_ids = [int(i) for i in record["supporting_sent_ids"]]
         facts = list(dict.fromkeys(zip(fact_titles, fact_ids)))  # dedupe, keep order

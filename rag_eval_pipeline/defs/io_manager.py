@@ -8,7 +8,7 @@ import dagster as dg
 from upath import UPath
 
 from rag_eval_pipeline.defs.kept import kept_for
-from rag_eval_pipeline.defs.names import ARTIFACTS, KNOWLEDGE_BASE_RUN_TAG, SNAPSHOT_ASSETS
+from rag_eval_pipeline.defs.names import ARTIFACTS, CLI_PID_TAG, KNOWLEDGE_BASE_RUN_TAG, SNAPSHOT_ASSETS
 from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.formats import HtmlDocument
 from rag_eval_pipeline.storage.materializations import (
@@ -41,6 +41,20 @@ def _run(context: dg.InputContext | dg.OutputContext) -> dg.DagsterRun | None:
         return context.step_context.dagster_run
     except dg.DagsterInvariantViolationError:
         return None
+
+
+def _forget_returned_value(context: dg.OutputContext) -> None:
+    """Drop the copy of a stored value that ``execute_in_process`` keeps for ``output_for_node``,
+    in a run a ``rag-eval`` command executes: the command reads every value back from its file,
+    and the copies would hold every table of a run until it ends (Dagster 1.13 keeps one step
+    context of a command's first run alive after it, and with it that run's tables)."""
+    run = _run(context)
+    if run is None or CLI_PID_TAG not in run.tags:
+        return  # (a notebook's `dg.materialize` keeps its result's values)
+    captured = getattr(context.step_context, "output_capture", None)
+    mine = (context.step_key, context.name)
+    for handle in [h for h in captured or {} if (h.step_key, h.output_name) == mine]:
+        del captured[handle]
 
 
 def _remedy(asset: str, partition: str | None) -> str:
@@ -112,6 +126,10 @@ class _ArtifactStore(dg.UPathIOManager):
             keep_as_materialization(written, folder, context.run_id, self.keep_materializations)
             if companions:  # pages go with the materializations they belong to
                 trim_pages(self._base_path, asset)
+
+    def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
+        super().handle_output(context, obj)
+        _forget_returned_value(context)
 
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         contained(self._base_path, path)

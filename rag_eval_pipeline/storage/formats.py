@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 from upath import UPath
 
 from rag_eval_pipeline.common.files import write_atomically, write_text_atomically
@@ -70,6 +72,25 @@ def _read_json(path: UPath) -> Any:
     return record.from_dict(data) if record is not None else data
 
 
+# schema metadata of a table stored from Arrow-backed columns: read back Arrow-backed (pandas
+# cannot rebuild an Arrow list column from its own metadata, and numpy objects take 5x the memory)
+ARROW_BACKED = b"rag_eval/arrow_backed"
+
+
+def _write_table(value: pd.DataFrame, path: UPath) -> None:
+    table = pa.Table.from_pandas(value, preserve_index=False)
+    if any(isinstance(dtype, pd.ArrowDtype) for dtype in value.dtypes):
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), ARROW_BACKED: b"1"})
+    with path.open("wb") as file:
+        pq.write_table(table, file)
+
+
+def _read_table(path: UPath) -> pd.DataFrame:
+    with path.open("rb") as file:
+        arrow_backed = ARROW_BACKED in (pq.read_schema(file).metadata or {})
+    return pd.read_parquet(path, dtype_backend="pyarrow") if arrow_backed else pd.read_parquet(path)
+
+
 FORMATS = (
     ArtifactFormat(
         ".html",
@@ -80,8 +101,8 @@ FORMATS = (
     ArtifactFormat(
         ".parquet",
         lambda value: isinstance(value, pd.DataFrame),
-        lambda value, path: value.to_parquet(path, index=False),
-        pd.read_parquet,
+        _write_table,
+        _read_table,
     ),
     ArtifactFormat(".json", lambda value: isinstance(value, dict | IndexManifest), _write_json, _read_json),
 )

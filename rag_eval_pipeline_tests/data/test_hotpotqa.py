@@ -60,6 +60,19 @@ def test_malformed_jsonl_row_names_file_and_line(tmp_path, hub_rows):
     assert str(path) in str(err.value) and "'answer'" in str(err.value)
 
 
+def test_a_line_that_is_not_utf8_is_named_and_the_questions_are_arrow_columns(tmp_path, hub_rows):
+    """The file is read line by line, so a bad byte is named by its line; what is read is held in
+    Arrow columns (a question's ten paragraphs are not ten lists of Python strings)."""
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes((json.dumps(hub_rows[0]) + "\n").encode() + b'{"id": "caf\xe9"}\n')
+    with pytest.raises(MalformedRowError, match=r"latin1\.jsonl, line 2: not valid UTF-8"):
+        read_hotpotqa_file(path)
+    _write_jsonl(path, hub_rows)
+    questions = read_hotpotqa_file(path)
+    assert all(isinstance(dtype, pd.ArrowDtype) for dtype in questions.dtypes)
+    assert str(questions.dtypes["context_sentences"]) == "list<item: list<item: string>>[pyarrow]"
+
+
 def test_invalid_json_line_names_the_line(tmp_path, hub_rows):
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(hub_rows[0]) + "\n\n{not json\n")

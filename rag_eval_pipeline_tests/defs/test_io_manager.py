@@ -89,3 +89,28 @@ def test_each_materialization_keeps_its_own_file_and_says_where(tmp_path):
     assert pd.read_parquet(paths[1])["run"].item() == runs[1]  # the earlier result, as it was
     assert kept_runs(base, "judge_scores", "oracle") == [runs[2], runs[1]]  # the oldest pruned
     assert materialization_file(base, "judge_scores", "oracle", runs[0]) is None
+
+
+def test_a_commands_run_keeps_no_second_copy_of_what_it_stored(tmp_path):
+    """`execute_in_process` keeps every returned value for `output_for_node`; in a run of a
+    `rag-eval` command (tagged with its pid) the store drops that copy once the file is written,
+    since the command reads every value back from its file. A notebook's run keeps it."""
+    import pytest
+
+    from rag_eval_pipeline.defs.names import CLI_PID_TAG
+
+    @dg.asset
+    def table() -> pd.DataFrame:
+        return pd.DataFrame({"case": range(3)})
+
+    resources = {"io_manager": ArtifactIOManager(base_dir=str(tmp_path))}
+    with dg.instance_for_test() as instance:
+        notebook = dg.materialize([table], instance=instance, resources=resources)
+        assert notebook.output_for_node("table")["case"].tolist() == [0, 1, 2]
+        command = dg.materialize([table], instance=instance, resources=resources, tags={CLI_PID_TAG: "1"})
+        assert command.success
+        with pytest.raises(dg.DagsterInvariantViolationError, match="No outputs found"):
+            command.output_for_node("table")
+        assert dg.Definitions(assets=[table], resources=resources).load_asset_value(
+            "table", instance=instance
+        )["case"].tolist() == [0, 1, 2]

@@ -49,3 +49,21 @@ def test_two_rebuilds_publishing_at_once_leave_a_readable_live_pointer(tmp_path)
     failures = _at_once([lambda r=r: store.publish(r) for r in runs])
     assert failures == []
     assert store.live()["kb_index"] in runs
+
+
+def test_arrow_columns_are_stored_and_read_back_as_arrow_columns(tmp_path, shared_hotpotqa):
+    """The question table's paragraphs stay Arrow columns through the store (pandas alone cannot
+    read an Arrow list column back from its own metadata); other tables read back as before."""
+    from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
+
+    questions = read_hotpotqa_file(shared_hotpotqa).head(50)
+    path = UPath(tmp_path) / "hotpotqa_raw"
+    formats.write(questions, path, "hotpotqa_raw")
+    back = formats.read(path, "remedy")
+    assert all(isinstance(dtype, pd.ArrowDtype) for dtype in back.dtypes)
+    pd.testing.assert_frame_equal(back, questions, check_dtype=False)
+    assert back["context_sentences"].iloc[3] == questions["context_sentences"].iloc[3]
+
+    plain = pd.DataFrame({"qid": ["a", "b"], "values": [[1.0], [0.5, 0.0]]})
+    formats.write(plain, path, "table")
+    assert not any(isinstance(dtype, pd.ArrowDtype) for dtype in formats.read(path, "remedy").dtypes)
