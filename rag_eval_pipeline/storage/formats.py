@@ -75,6 +75,9 @@ def _read_json(path: UPath) -> Any:
 # schema metadata of a table stored from Arrow-backed columns: read back Arrow-backed (pandas
 # cannot rebuild an Arrow list column from its own metadata, and numpy objects take 5x the memory)
 ARROW_BACKED = b"rag_eval/arrow_backed"
+# rows of a table decoded at a time when it is read: a 100,000-case table read as one group
+# of rows takes 1.9 GB for a moment, as groups of 10,000 1.3 GB (and a third of the time)
+ROW_GROUP_ROWS = 10_000
 
 
 def _write_table(value: pd.DataFrame, path: UPath) -> None:
@@ -82,13 +85,24 @@ def _write_table(value: pd.DataFrame, path: UPath) -> None:
     if any(isinstance(dtype, pd.ArrowDtype) for dtype in value.dtypes):
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), ARROW_BACKED: b"1"})
     with path.open("wb") as file:
-        pq.write_table(table, file)
+        pq.write_table(table, file, row_group_size=ROW_GROUP_ROWS)
+    del table
+    _release_arrow_memory()
 
 
 def _read_table(path: UPath) -> pd.DataFrame:
     with path.open("rb") as file:
         arrow_backed = ARROW_BACKED in (pq.read_schema(file).metadata or {})
-    return pd.read_parquet(path, dtype_backend="pyarrow") if arrow_backed else pd.read_parquet(path)
+    table = pd.read_parquet(path, dtype_backend="pyarrow") if arrow_backed else pd.read_parquet(path)
+    _release_arrow_memory()
+    return table
+
+
+def _release_arrow_memory() -> None:
+    """Give back what Arrow's allocator still holds from decoding or encoding a table: it keeps
+    freed pages for reuse, and a command's next step is not Arrow's (about 0.5 GB at 100,000
+    cases)."""
+    pa.default_memory_pool().release_unused()
 
 
 FORMATS = (
