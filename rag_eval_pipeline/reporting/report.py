@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import html
+import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -17,6 +18,7 @@ from rag_eval_pipeline.metrics.reliability import ALPHA_SUFFIX
 from rag_eval_pipeline.metrics.schema import (
     AGREEMENT_FIGURES,
     DIAGNOSIS,
+    answer_keys,
     case_key,
     per_answer,
     unstable_cases,
@@ -220,62 +222,94 @@ class RenderedReport:
     pages: Mapping[str, str]  # the companion pages: path under the artifacts folder -> script
 
 
+CaseKey = tuple[str, str, int, int]  # model, case id, row of its scores, row of its answers
+
+
 @dataclass(frozen=True)
-class CaseRow:
-    model: str
-    qid: str
-    html: str
+class _ModelCases:
+    scores: pd.DataFrame  # one row per answer and judge (re-scores collapsed)
+    answers: pd.DataFrame
+    unstable: dict[tuple[str, int], list[str]]
+    provenance: str
 
 
-def case_rows(
-    scores_by_model: Mapping[str, pd.DataFrame],
-    answers_by_model: Mapping[str, pd.DataFrame],
-    judgement_list: pd.DataFrame,
-    summaries: Mapping[str, pd.DataFrame] | None = None,
-) -> Iterator[CaseRow]:
+class CaseRows:
     """Every judged case as a table row: its question and answer as they were asked and answered
     (a stale partition may hold cases the current judgement list no longer has), the scores,
-    and where they came from (run and index version)."""
-    # plain lookups: a .loc per case row cost half the report's time on 1,500 rows
-    gold_of = dict(zip(judgement_list["qid"], judgement_list["gold_titles"]))
-    truth_of = dict(zip(judgement_list["qid"], judgement_list["answer"]))
-    for model, scores in sorted(scores_by_model.items()):
-        unstable = unstable_cases(scores)  # what flipped between a judge's re-scores, by answer
-        scores = per_answer(scores)
-        answers = {case_key(a): a for a in answers_by_model[model].to_dict(orient="records")}
-        provenance = _provenance((summaries or {}).get(model, pd.DataFrame()))
-        for row in scores.to_dict(orient="records"):
-            if case_key(row) not in answers:
-                continue
-            case = answers[case_key(row)]
-            known = row["qid"] in truth_of
-            gold = set(gold_of[row["qid"]]) if known else set()
-            faithfulness = row.get("faithfulness")
-            if faithfulness is None or pd.isna(faithfulness):
-                faithfulness = row.get("faithfulness_lexical")
-            cells = [
-                model,
-                row["judge_id"],
-                row["qid"],
-                case["question"],
-                _preview(case["answer"]),
-                truth_of[row["qid"]] if known else "(not in the current judgement list)",
-            ]
-            numbers = [row.get("correctness"), faithfulness, row.get("context_relevance")]
-            tds = [f"<td>{html.escape(str(c))}</td>" for c in cells]
-            tds[4] = f"<td>{html.escape(str(cells[4]))}{_claims_html(row)}</td>"
-            tds += [
-                f'<td data-v="{"" if n is None or pd.isna(n) else n}">{"–" if n is None or pd.isna(n) else f"{n:.2f}"}</td>'
-                for n in numbers
-            ]
-            flipped = [f for f in unstable.get(case_key(row), []) if f.startswith(f"{row['judge_id']}/")]
-            marker = f" · unstable ({', '.join(f.split('/', 1)[1] for f in flipped)})" if flipped else ""
-            tds += [
-                f"<td>{html.escape(str(row.get('diagnosis') or row['status']) + marker)}</td>",
-                f"<td>{_passages_html(case, gold)}</td>",
-                f"<td>{html.escape(provenance)}</td>",
-            ]
-            yield CaseRow(model, str(row["qid"]), "<tr>" + "".join(tds) + "</tr>")
+    and where they came from (run and index version). ``keys`` lists the rows; ``html`` makes
+    those asked for, so a report of 100,000 cases never holds every row's HTML at once."""
+
+    def __init__(
+        self,
+        scores_by_model: Mapping[str, pd.DataFrame],
+        answers_by_model: Mapping[str, pd.DataFrame],
+        judgement_list: pd.DataFrame,
+        summaries: Mapping[str, pd.DataFrame] | None = None,
+    ) -> None:
+        # plain lookups: a .loc per case row cost half the report's time on 1,500 rows
+        self._gold_of = dict(zip(judgement_list["qid"], judgement_list["gold_titles"]))
+        self._truth_of = dict(zip(judgement_list["qid"], judgement_list["answer"]))
+        self._models: dict[str, _ModelCases] = {}
+        self.keys: list[CaseKey] = []
+        for model, scores in sorted(scores_by_model.items()):
+            answers = answers_by_model[model]
+            cases = _ModelCases(
+                per_answer(scores),
+                answers,
+                unstable_cases(scores),  # what flipped between a judge's re-scores, by answer
+                _provenance((summaries or {}).get(model, pd.DataFrame())),
+            )
+            self._models[model] = cases
+            answered = {
+                case_key(a): n for n, a in enumerate(answers[answer_keys(answers)].to_dict("records"))
+            }
+            for n, row in enumerate(cases.scores[answer_keys(cases.scores)].to_dict("records")):
+                if case_key(row) in answered:  # (a scored answer no longer stored is left out)
+                    self.keys.append((model, str(row["qid"]), n, answered[case_key(row)]))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def html(self, keys: Sequence[CaseKey]) -> str:
+        """The rows of ``keys``, in their order."""
+        out = []
+        for model, group in itertools.groupby(keys, key=lambda key: key[0]):
+            group = list(group)
+            cases = self._models[model]
+            scores = cases.scores.iloc[[k[2] for k in group]].to_dict("records")
+            answers = cases.answers.iloc[[k[3] for k in group]].to_dict("records")
+            out += [self._row_html(model, cases, row, case) for row, case in zip(scores, answers)]
+        return "".join(out)
+
+    def _row_html(self, model: str, cases: _ModelCases, row: dict, case: dict) -> str:
+        known = row["qid"] in self._truth_of
+        gold = set(self._gold_of[row["qid"]]) if known else set()
+        faithfulness = row.get("faithfulness")
+        if faithfulness is None or pd.isna(faithfulness):
+            faithfulness = row.get("faithfulness_lexical")
+        cells = [
+            model,
+            row["judge_id"],
+            row["qid"],
+            case["question"],
+            _preview(case["answer"]),
+            self._truth_of[row["qid"]] if known else "(not in the current judgement list)",
+        ]
+        numbers = [row.get("correctness"), faithfulness, row.get("context_relevance")]
+        tds = [f"<td>{html.escape(str(c))}</td>" for c in cells]
+        tds[4] = f"<td>{html.escape(str(cells[4]))}{_claims_html(row)}</td>"
+        tds += [
+            f'<td data-v="{"" if n is None or pd.isna(n) else n}">{"–" if n is None or pd.isna(n) else f"{n:.2f}"}</td>'
+            for n in numbers
+        ]
+        flipped = [f for f in cases.unstable.get(case_key(row), []) if f.startswith(f"{row['judge_id']}/")]
+        marker = f" · unstable ({', '.join(f.split('/', 1)[1] for f in flipped)})" if flipped else ""
+        tds += [
+            f"<td>{html.escape(str(row.get('diagnosis') or row['status']) + marker)}</td>",
+            f"<td>{_passages_html(case, gold)}</td>",
+            f"<td>{html.escape(cases.provenance)}</td>",
+        ]
+        return "<tr>" + "".join(tds) + "</tr>"
 
 
 def _table(rows_html: str, shown: int, pager: str = "") -> str:
@@ -293,24 +327,24 @@ def case_table(
     judgement_list: pd.DataFrame,
     summaries: Mapping[str, pd.DataFrame] | None = None,
 ) -> str:
-    """Every judged case in one table (``case_rows``), inline."""
-    rows = [row.html for row in case_rows(scores_by_model, answers_by_model, judgement_list, summaries)]
-    return _table("".join(rows), len(rows))
+    """Every judged case in one table (``CaseRows``), inline."""
+    rows = CaseRows(scores_by_model, answers_by_model, judgement_list, summaries)
+    return _table(rows.html(rows.keys), len(rows))
 
 
 class PageScripts(Mapping[str, str]):
-    """The companion pages of a paged table, each script made when it is written: the rows are
-    held once, not a second time as scripts (100 MB at 20,000 cases x 2 models)."""
+    """The companion pages of a paged table, each script made when it is written: no page's
+    rows are held once it is written (100 MB at 20,000 cases x 2 models, were they all)."""
 
-    def __init__(self, folder: str, pages: list[list[CaseRow]]) -> None:
+    def __init__(self, folder: str, rows: CaseRows, pages: list[list[CaseKey]]) -> None:
+        self._rows = rows
         self._pages = {f"{folder}/page-{n:05d}.js": (n, page) for n, page in enumerate(pages[1:], start=2)}
 
     def __getitem__(self, path: str) -> str:
         number, page = self._pages[path]
         # ASCII (\u escapes): a script is read in whatever charset the page or the server
         # assumes, and a Chinese question must come out as it went in either way
-        rows = json.dumps("".join(row.html for row in page))
-        return f"reportPage({number}, {rows});\n"
+        return f"reportPage({number}, {json.dumps(self._rows.html(page))});\n"
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._pages)
@@ -319,18 +353,17 @@ class PageScripts(Mapping[str, str]):
         return len(self._pages)
 
 
-def paged_case_table(rows: list[CaseRow], folder: str) -> tuple[str, Mapping[str, str]]:
+def paged_case_table(rows: CaseRows, folder: str) -> tuple[str, Mapping[str, str]]:
     """Case rows too many for one file: sorted by model and case id and cut into pages of
     ``PAGE_ROWS``; the first page inline, the others as scripts under ``folder`` (relative to
     the artifacts folder) that the report loads when asked, from a file or the report server.
     The first model and case of each page go inline, so any case id finds its page."""
-    rows = sorted(rows, key=lambda row: (row.model, row.qid))
-    pages = [rows[start : start + PAGE_ROWS] for start in range(0, len(rows), PAGE_ROWS)]
-    scripts = PageScripts(folder, pages)
-    index = [[page[0].model, page[0].qid] for page in pages]
+    ordered = sorted(rows.keys, key=lambda key: (key[0], key[1]))
+    pages = [ordered[start : start + PAGE_ROWS] for start in range(0, len(ordered), PAGE_ROWS)]
+    index = [[page[0][0], page[0][1]] for page in pages]
     pager = (
         f'<div id="case-pager" data-folder="{html.escape(folder)}" data-pages="{len(pages)}">'
-        f"{len(rows):,} case rows in {len(pages)} pages of {PAGE_ROWS:,} (by model, then case id; the "
+        f"{len(ordered):,} case rows in {len(pages)} pages of {PAGE_ROWS:,} (by model, then case id; the "
         "filter and the sort act on the page shown, `rag-eval worst` and `explain` on every case): "
         '<button id="page-previous" onclick="showPage(currentPage-1)">previous</button> '
         'page <input id="page-number" type="number" min="1" style="width:5rem" '
@@ -341,7 +374,7 @@ def paged_case_table(rows: list[CaseRow], folder: str) -> tuple[str, Mapping[str
         '<span id="page-status"></span>'
         f"<script>const pageIndex={json.dumps(index, ensure_ascii=False)};</script></div>"
     )
-    return _table("".join(row.html for row in pages[0]), len(pages[0]), pager), scripts
+    return _table(rows.html(pages[0]), len(pages[0]), pager), PageScripts(folder, rows, pages)
 
 
 def _stale_html(stale: Mapping[str, list[str]]) -> str:
@@ -614,13 +647,12 @@ def render_report(
     and ``stale`` ones (model -> reasons) are shown first, so partial results read as partial
     and numbers computed on other questions or another index are never read as current; then
     each baseline's diff (``diffs``, when a baseline is pinned)."""
-    rows = list(case_rows(scores_by_model, answers_by_model, judgement_list, summaries))
+    rows = CaseRows(scores_by_model, answers_by_model, judgement_list, summaries)
     pages: Mapping[str, str] = {}
     if pages_folder is not None and len(rows) > INLINE_CASE_ROWS:
         cases, pages = paged_case_table(rows, pages_folder)
     else:
-        cases = _table("".join(row.html for row in rows), len(rows))
-    del rows
+        cases = _table(rows.html(rows.keys), len(rows))
     sections = [_missing_html(missing)] if missing else []
     sections += [_stale_html(stale or {})] if stale else []
     sections += [baseline_diffs_html(diffs)] if diffs is not None and not diffs.empty else []
