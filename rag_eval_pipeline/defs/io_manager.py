@@ -29,6 +29,8 @@ FAN_IN = "rag_eval/fan_in"
 PINNED_BY = "rag_eval/pinned_by"
 # input metadata of an input that may not exist yet (labels before anyone labelled): None then
 ABSENT_AS_NONE = "rag_eval/absent_as_none"
+# input metadata of a table input read in part: the columns the asset uses (those it has)
+COLUMNS = "rag_eval/columns"
 
 
 class PublishSnapshot:
@@ -134,7 +136,11 @@ class _ArtifactStore(dg.UPathIOManager):
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         contained(self._base_path, path)
         partition = context.partition_key if context.has_partition_key else None
-        return self._read(path, _remedy(context.asset_key.to_user_string(), partition))
+        remedy = _remedy(context.asset_key.to_user_string(), partition)
+        columns = (context.definition_metadata or {}).get(COLUMNS)
+        if columns is not None:  # a part of a table: read as asked, not kept for other readers
+            return formats.read(path, remedy, columns)
+        return self._read(path, remedy)
 
     def path_exists(self, path: UPath) -> bool:
         return formats.stored_file(path) is not None
@@ -229,4 +235,12 @@ class ArtifactIOManager(dg.ConfigurableIOManagerFactory):
         return store
 
 
-__all__ = ["ABSENT_AS_NONE", "FAN_IN", "PINNED_BY", "ArtifactIOManager", "HtmlDocument", "PublishSnapshot"]
+__all__ = [
+    "ABSENT_AS_NONE",
+    "COLUMNS",
+    "FAN_IN",
+    "PINNED_BY",
+    "ArtifactIOManager",
+    "HtmlDocument",
+    "PublishSnapshot",
+]

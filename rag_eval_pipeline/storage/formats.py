@@ -3,8 +3,9 @@ manifests as JSON, the report as HTML. Every write goes aside first and is renam
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,10 +91,18 @@ def _write_table(value: pd.DataFrame, path: UPath) -> None:
     _release_arrow_memory()
 
 
-def _read_table(path: UPath) -> pd.DataFrame:
+def _read_table(path: UPath, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """The table at ``path``; ``columns``: only those of them it has (the others are not read)."""
     with path.open("rb") as file:
-        arrow_backed = ARROW_BACKED in (pq.read_schema(file).metadata or {})
-    table = pd.read_parquet(path, dtype_backend="pyarrow") if arrow_backed else pd.read_parquet(path)
+        schema = pq.read_schema(file)
+    wanted = [c for c in columns if c in schema.names] if columns is not None else None
+    if ARROW_BACKED in (schema.metadata or {}):  # (pandas' metadata cannot name an Arrow list type)
+        with path.open("rb") as file:
+            arrow = pq.read_table(file, columns=wanted)
+        table = arrow.to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
+        del arrow
+    else:
+        table = pd.read_parquet(path, columns=wanted)
     _release_arrow_memory()
     return table
 
@@ -159,12 +168,15 @@ def stored_file(path: UPath) -> UPath | None:
     )
 
 
-def read(path: UPath, remedy: str) -> Any:
-    """The value stored at ``path``; a damaged file is one error naming it and ``remedy``."""
+def read(path: UPath, remedy: str, columns: Sequence[str] | None = None) -> Any:
+    """The value stored at ``path`` (of a table, only ``columns`` when given); a damaged file is
+    one error naming it and ``remedy``."""
     found = stored_file(path)
     if found is None:
         raise FileNotFoundError(f"no stored artifact at {path}.parquet or {path}.json")
     reader = next(a.read for a in FORMATS if found.name.endswith(a.extension))
+    if columns is not None and reader is _read_table:
+        reader = functools.partial(_read_table, columns=columns)
     try:
         return reader(found)
     except Exception as err:  # a truncated parquet, half a JSON file

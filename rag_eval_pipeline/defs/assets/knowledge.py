@@ -11,14 +11,15 @@ from rag_eval_pipeline.data.judgement_file import custom_knowledge_base, read_ju
 from rag_eval_pipeline.data.knowledge_base import (
     IN_SAMPLE,
     LANGUAGE_ASSUMED,
+    QUESTION_FIELDS,
     REFERENCE_PENDING,
     build_judgement_list,
     flatten_passages,
 )
 from rag_eval_pipeline.defs.assets.progress import progress_logger
-from rag_eval_pipeline.defs.io_manager import PublishSnapshot
+from rag_eval_pipeline.defs.io_manager import COLUMNS, PublishSnapshot
 from rag_eval_pipeline.defs.metadata import index_metadata
-from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES, KNOWLEDGE
+from rag_eval_pipeline.defs.names import HOTPOTQA_RAW, JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES, KNOWLEDGE
 from rag_eval_pipeline.defs.resources import DocumentsResource, KnowledgeBaseResource, SettingsResource
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -140,7 +141,12 @@ def kb_index(
     return manifest
 
 
-@dg.asset(group_name=KNOWLEDGE, code_version="1")
+@dg.asset(
+    group_name=KNOWLEDGE,
+    code_version="1",
+    # not the paragraphs, most of each question's bytes (0.6 GB of Arrow at 100,000 questions)
+    ins={HOTPOTQA_RAW: dg.AssetIn(metadata={COLUMNS: [*QUESTION_FIELDS, IN_SAMPLE]})},
+)
 def judgement_list(context: dg.AssetExecutionContext, hotpotqa_raw: pd.DataFrame) -> pd.DataFrame:
     """The questions to evaluate, with ground-truth answers and gold supporting titles and facts."""
     cases = build_judgement_list(hotpotqa_raw)
