@@ -16,12 +16,16 @@ def test_a_commands_runs_read_each_stored_file_once_and_open_the_index_once(
     names: dict = {}
     read = formats.read
 
-    def counted(path, remedy):
+    parts = []
+
+    def counted(path, remedy, columns=None):
         found = formats.stored_file(path)
-        if found is not None:
+        if found is not None and columns is None:
             reads[file_version(found)] += 1
             names[file_version(found)] = found.name
-        return read(path, remedy)
+        elif found is not None:  # a part of a table: the judgement list's, of the questions
+            parts.append((found.name, tuple(columns)))
+        return read(path, remedy, columns)
 
     loads = []
     load = Bm25Index.load.__func__
@@ -38,3 +42,6 @@ def test_a_commands_runs_read_each_stored_file_once_and_open_the_index_once(
     twice = sorted(names[version] for version, count in reads.items() if count > 1)
     assert max(reads.values()) == 2 and twice == ["judgement_list.parquet", "paired_comparison.parquet"]
     assert len(reads) > 15  # the knowledge base, three models, the review and the comparison
+    assert [(name, "context_sentences" in columns) for name, columns in parts] == [
+        ("hotpotqa_raw.parquet", False)
+    ]

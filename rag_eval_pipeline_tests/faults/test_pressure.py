@@ -207,7 +207,7 @@ def test_names_and_input_that_would_slip_through_are_refused_in_one_line(tmp_pat
     code, _, err = in_process(capsys, "--dagster-home", str(tmp_path / "h"), "models", "add", "...")
     assert code == 2 and "start with a letter or digit" in err
     binary = tmp_path / "questions.jsonl"
-    binary.write_bytes(b'{"id": "a"}\n\xff\xfe\x00binary')
+    binary.write_bytes(b'\n\xff\xfe\x00binary\n{"id": "a"}\n')  # (read line by line: the first bad line)
     code, _, err = in_process(capsys, "--dagster-home", str(tmp_path / "h"), "run", "--dataset", str(binary))
     assert code == 2 and err == f"error: {binary}, line 2: not valid UTF-8 text (a binary file?)\n"
 
