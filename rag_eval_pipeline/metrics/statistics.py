@@ -349,13 +349,18 @@ def sign_flip_test(
 
 
 def _monte_carlo(magnitudes: np.ndarray, threshold: float, draws: int, seed: int) -> SignFlipResult:
-    """``draws`` seeded random sign assignments: p = (1 + hits) / (1 + draws)."""
+    """``draws`` seeded random sign assignments: p = (1 + hits) / (1 + draws). Each assignment
+    is a row of random bits (a set bit flips that difference's sign), drawn as bytes and unpacked:
+    2.5 times the speed of drawing each sign alone, which at 20,000 pairs was most of a diff."""
     rng = np.random.default_rng(seed)
-    hits, done, chunk = 0, 0, max(1, 2_000_000 // len(magnitudes))
+    n, total = len(magnitudes), magnitudes.sum()
+    hits, done, chunk = 0, 0, max(1, 2_000_000 // n)
     while done < draws:
         size = min(chunk, draws - done)
-        signs = rng.choice(np.array([-1, 1], dtype=magnitudes.dtype), size=(size, len(magnitudes)))
-        hits += int((np.abs(signs @ magnitudes) >= threshold).sum())
+        flipped = np.unpackbits(
+            rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8), axis=1, count=n
+        )
+        hits += int((np.abs(total - 2 * (flipped @ magnitudes)) >= threshold).sum())
         done += size
     return SignFlipResult((1 + hits) / (1 + draws), f"monte carlo ({draws} draws)", len(magnitudes))
 
