@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
+import hypothesis
 import pytest
 
 from rag_eval_pipeline.instance.home import open_instance
@@ -21,6 +22,11 @@ from rag_eval_pipeline_tests.support.processes import free_port, stop_process_gr
 # Tests never reach a model hub: the embedding model is loaded from the installed package's folder.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
+
+# Property tests check what holds, never how long an example takes: on a machine busy with the
+# rest of the suite one example took 379 ms against Hypothesis's default deadline of 200 ms.
+hypothesis.settings.register_profile("suite", deadline=None)
+hypothesis.settings.load_profile("suite")
 
 
 @pytest.fixture(scope="session", autouse=True)

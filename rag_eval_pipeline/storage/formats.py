@@ -73,8 +73,8 @@ def _read_json(path: UPath) -> Any:
     return record.from_dict(data) if record is not None else data
 
 
-# schema metadata of a table stored from Arrow-backed columns: read back Arrow-backed (pandas
-# cannot rebuild an Arrow list column from its own metadata, and numpy objects take 5x the memory)
+# schema metadata of a table stored from Arrow-backed columns: read back Arrow-backed (numpy
+# objects would take five times the memory)
 ARROW_BACKED = b"rag_eval/arrow_backed"
 # rows of a table decoded at a time when it is read: a 100,000-case table read as one group
 # of rows takes 1.9 GB for a moment, as groups of 10,000 1.3 GB (and a third of the time)
@@ -84,7 +84,9 @@ ROW_GROUP_ROWS = 10_000
 def _write_table(value: pd.DataFrame, path: UPath) -> None:
     table = pa.Table.from_pandas(value, preserve_index=False)
     if any(isinstance(dtype, pd.ArrowDtype) for dtype in value.dtypes):
-        table = table.replace_schema_metadata({**(table.schema.metadata or {}), ARROW_BACKED: b"1"})
+        # without pandas' metadata, which names Arrow types pandas itself cannot read back: any
+        # parquet reader (`pd.read_parquet` too) reads the file, and this store reads it as Arrow
+        table = table.replace_schema_metadata({ARROW_BACKED: b"1"})
     with path.open("wb") as file:
         pq.write_table(table, file, row_group_size=ROW_GROUP_ROWS)
     del table

@@ -63,6 +63,9 @@ def test_arrow_columns_are_stored_and_read_back_as_arrow_columns(tmp_path, share
     assert all(isinstance(dtype, pd.ArrowDtype) for dtype in back.dtypes)
     pd.testing.assert_frame_equal(back, questions, check_dtype=False)
     assert back["context_sentences"].iloc[3] == questions["context_sentences"].iloc[3]
+    # and any reader reads the file: plain pandas, with numpy objects
+    plain_read = pd.read_parquet(str(path) + ".parquet")
+    assert list(plain_read["context_titles"].iloc[3]) == questions["context_titles"].iloc[3]
     # a reader of some columns (the judgement list: not the paragraphs) reads those it has
     part = formats.read(path, "remedy", columns=["qid", "supporting_titles", "in_sample"])
     assert list(part.columns) == ["qid", "supporting_titles"]
