@@ -141,3 +141,15 @@ def test_a_paged_report_is_the_inline_one_with_its_rows_in_pages(shared_hotpotqa
         assert script.isascii()  # read right whatever charset the browser assumes for a script
         paged_rows += row.findall(json.loads(script[script.index(", ") + 2 : script.rindex(");")]))
     assert len(inline_rows) == 24 and sorted(paged_rows) == sorted(inline_rows)
+
+
+def test_a_measured_command_is_not_charged_for_the_memory_of_the_test_process(tmp_path):
+    """The bound above is the command's own: Linux keeps the spawner's high-water mark across
+    exec, and a test worker late in the suite holds over a gigabyte (CI once read 1.64 GB for a
+    0.8 GB run). A gigabyte held here leaves `rag-eval --help` at its own size."""
+    import numpy as np
+
+    ballast = np.ones(2**27)  # 1 GiB, touched
+    code, output, peak_gb = rag_eval_measured("--help", cwd=tmp_path)
+    assert code == 0 and "usage" in output
+    assert ballast.sum() == 2**27 and peak_gb < 0.5, peak_gb

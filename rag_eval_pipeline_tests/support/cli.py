@@ -4,7 +4,6 @@ the same function in this one."""
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 from rag_eval_pipeline import cli
@@ -26,22 +25,35 @@ def rag_eval(
     )
 
 
+# runs a command and writes its peak resident memory (KiB) to a file: a small process of its
+# own, since a child's count starts from the process that spawned it (Linux keeps the spawner's
+# high-water mark across exec, and a test worker's may be over a gigabyte)
+_MEASURE = (
+    "import pathlib, resource, subprocess, sys; code = subprocess.call(sys.argv[2:]); "
+    "pathlib.Path(sys.argv[1]).write_text(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); "
+    "sys.exit(code)"
+)
+
+
 def rag_eval_measured(*args: str, cwd: Path, timeout: float = 900) -> tuple[int, str, float]:
     """The console script as ``rag_eval`` runs it, with its exit code, output (stdout and stderr)
-    and peak resident memory in GB: the kernel's own count for that process (``os.wait4``)."""
-    log = cwd / f"rag-eval-{os.getpid()}.log"
+    and peak resident memory in GB, as the kernel counts it for that process alone."""
+    log, peak = cwd / f"rag-eval-{os.getpid()}.log", cwd / f"rag-eval-{os.getpid()}.peak"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [RAG_EVAL, *args], stdout=out, stderr=subprocess.STDOUT, cwd=cwd, env=_environment(None)
+            [sys.executable, "-c", _MEASURE, str(peak), RAG_EVAL, *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=_environment(None),
+            start_new_session=True,
         )
-        watchdog = threading.Timer(timeout, process.kill)
-        watchdog.start()
         try:
-            _, status, usage = os.wait4(process.pid, 0)
-        finally:
-            watchdog.cancel()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, log.read_text(), usage.ru_maxrss * 1024 / 1e9  # (Linux: in KiB)
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            raise
+    return code, log.read_text(), int(peak.read_text()) * 1024 / 1e9  # (Linux: in KiB)
 
 
 def in_process(capsys, *args: str) -> tuple[int, str, str]:
