@@ -96,15 +96,13 @@ def _write_table(value: pd.DataFrame, path: UPath) -> None:
 def _read_table(path: UPath, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """The table at ``path``; ``columns``: only those of them it has (the others are not read)."""
     with path.open("rb") as file:
-        schema = pq.read_schema(file)
-    wanted = [c for c in columns if c in schema.names] if columns is not None else None
-    if ARROW_BACKED in (schema.metadata or {}):  # (pandas' metadata cannot name an Arrow list type)
-        with path.open("rb") as file:
-            arrow = pq.read_table(file, columns=wanted)
-        table = arrow.to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
-        del arrow
-    else:
-        table = pd.read_parquet(path, columns=wanted)
+        parquet = pq.ParquetFile(file)
+        schema = parquet.schema_arrow
+        wanted = [c for c in columns if c in schema.names] if columns is not None else None
+        if ARROW_BACKED in (schema.metadata or {}):
+            table = parquet.read(columns=wanted).to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
+        else:  # as pandas reads its own files (its string dtype, its index)
+            table = pd.read_parquet(path, columns=wanted)
     _release_arrow_memory()
     return table
 
