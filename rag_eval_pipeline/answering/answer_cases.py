@@ -141,6 +141,7 @@ def answer_cases(
         request = _request(case, hits, repeat)
         started = time.perf_counter()
         row = _case_row(case, repeat, spec, hits)
+        result: AnswerResult | None = None
         try:
             result = await _call(model, request)
         except FatalLLMError:
@@ -161,7 +162,7 @@ def answer_cases(
             row.update(_answered(result, max_answer_chars, redact))
             if spec.is_agent:
                 row.update(_agent_contexts(result.contexts, result.citations, matcher))
-        row["latency_s"] = time.perf_counter() - started
+        row["latency_s"] = _latency(row, result, started)
         return row
 
     if matcher is not None and match_by_text:  # indexed while the first calls wait
@@ -170,6 +171,16 @@ def answer_cases(
     if rows and all(row["status"] != "ok" for row in rows):
         raise AllCasesFailedError(f"all {len(rows)} cases failed; the first: {rows[0]['error']}")
     return _candidate_frame(rows)
+
+
+def _latency(row: dict[str, Any], result: AnswerResult | None, started: float) -> float:
+    """The case's latency: the call's own where the model measured it, a cached answer's first
+    one (NaN when the cache did not record it: absent, never 0 s), else the time asked here."""
+    if result is not None and result.latency_s is not None:
+        return float(result.latency_s)
+    if row.get("from_cache"):
+        return float("nan")
+    return time.perf_counter() - started
 
 
 def _work(

@@ -55,6 +55,8 @@ class AnswerResult:
     from_cache: bool = False
     contexts: tuple[ReturnedContext, ...] | None = None
     citations: tuple[int | str, ...] | None = None  # the sources the agent cites (None: none read)
+    # the call's latency when it was made (a cached answer's first one; None: not recorded)
+    latency_s: float | None = None
 
 
 class AnswerModel(Protocol):

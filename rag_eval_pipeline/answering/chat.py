@@ -124,6 +124,7 @@ class ChatAnswerer:
             usage=response.usage,
             cost_usd=cost_usd(self.model_id, response.usage, self.prices, response.batch),
             from_cache=response.from_cache,
+            latency_s=response.latency_s,
         )
 
 

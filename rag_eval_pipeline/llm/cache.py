@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -161,7 +162,10 @@ class CachedClient:
         response = None
         try:
             async with self._limit() or contextlib.nullcontext(), self._shared_slot():
+                started = time.perf_counter()  # the call alone: waiting for a slot is ours, not its
                 response = capped(await self._within_deadline(self._inner.complete(request)))
+                if response.latency_s is None:
+                    response = dataclasses.replace(response, latency_s=time.perf_counter() - started)
         finally:
             if self._budget is not None:
                 await self._budget.settle(reserved, request, response)

@@ -112,6 +112,8 @@ class LLMResponse:
     from_cache: bool = False
     raw_content: list[dict[str, Any]] = field(default_factory=list)
     batch: bool = False  # answered through the Message Batches API (half price)
+    # how long the call took when it was made: a cached response keeps its first latency
+    latency_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +124,7 @@ class LLMResponse:
             "stop_reason": self.stop_reason,
             "raw_content": self.raw_content,
             "batch": self.batch,
+            "latency_s": self.latency_s,
         }
 
     @classmethod
@@ -135,6 +138,7 @@ class LLMResponse:
             from_cache=from_cache,
             raw_content=list(data.get("raw_content") or []),
             batch=bool(data.get("batch", False)),
+            latency_s=data.get("latency_s"),  # None: cached before latencies were kept
         )
 
 

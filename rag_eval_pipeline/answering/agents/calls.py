@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -47,13 +48,16 @@ class AgentCache(JsonFiles):
         identity = json.dumps([self._version, question, repeat], ensure_ascii=False)
         return hashlib.sha256(identity.encode()).hexdigest()
 
-    def get(self, key: str) -> Any | None:
-        return self.read(key, lambda data: data["document"])
+    def get(self, key: str) -> tuple[Any, float | None] | None:
+        """The document and the latency of the call that fetched it (None: kept before
+        latencies were)."""
+        return self.read(key, lambda data: (data["document"], data.get("latency_s")))
 
-    def put(self, key: str, document: Any) -> bool:
+    def put(self, key: str, document: Any, latency_s: float | None = None) -> bool:
         """Keeps a reply of at most ``MAX_RESPONSE_CHARS`` characters (a larger one is asked
-        again by the next run rather than filling the cache); whether it was kept."""
-        text = json.dumps({"document": document}, ensure_ascii=False, default=str)
+        again by the next run rather than filling the cache) with its call's latency, so a
+        re-run counts the case at its first latency; whether it was kept."""
+        text = json.dumps({"document": document, "latency_s": latency_s}, ensure_ascii=False, default=str)
         if len(text) > MAX_RESPONSE_CHARS:
             return False
         self.write(key, text)
@@ -93,19 +97,23 @@ class CachedAgent:
 
     async def document(
         self, qid: str, question: str, repeat: int, usable: Callable[[Any], bool]
-    ) -> tuple[Any, bool]:
-        """The response document and whether it came from the cache; a document ``usable``
+    ) -> tuple[Any, bool, float | None]:
+        """The response document, whether it came from the cache and the call's latency (a
+        cached one's first; None when the cache did not record it); a document ``usable``
         refuses is returned but not kept, so a re-run asks that call again."""
         key = self._cache.key(question, repeat) if self._cache is not None else None
         if self._cache is not None and key is not None and not self._refresh:
             cached = self._cache.get(key)
-            if cached is not None and usable(cached):
+            if cached is not None and usable(cached[0]):
                 self.counter.cache_hits += 1
-                return cached, True
+                return cached[0], True, cached[1]
         async with self._limit():
             self.counter.calls += 1
+            started = time.perf_counter()  # the call alone, not the wait for a slot
+            reply = await self._transport(qid, question)
+            latency = time.perf_counter() - started
             # a reply that echoes a secret header is masked before anything keeps it
-            document = self._redact.document(await self._transport(qid, question))
+            document = self._redact.document(reply)
         if self._cache is not None and key is not None and usable(document):
-            self._cache.put(key, document)
-        return document, False
+            self._cache.put(key, document, latency)
+        return document, False, latency

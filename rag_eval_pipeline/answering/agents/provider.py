@@ -72,7 +72,7 @@ class AgentAnswerer:
         raise TypeError("an agent is asked asynchronously: use answer_async")
 
     async def answer_async(self, request: AnswerRequest) -> AnswerResult:
-        document, cached = await self._agent.document(
+        document, cached, latency = await self._agent.document(
             request.qid, request.question, request.repeat, self._readable
         )
         reply = self.mapping.read(document)
@@ -82,6 +82,7 @@ class AgentAnswerer:
             prompt_version=self._spec.prompt_version,
             cost_usd=None,  # the agent's own spending is not reported to us: unknown, not free
             from_cache=cached,
+            latency_s=latency,
             contexts=reply.contexts,
             citations=reply.citations,
         )
