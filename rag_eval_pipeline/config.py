@@ -42,6 +42,7 @@ from rag_eval_pipeline.llm.settings import (
     LocalLLMSettings,
     OpenAISettings,
 )
+from rag_eval_pipeline.metrics.budgets import budgets_of
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION_PATTERNS, AbstentionPolicy
 from rag_eval_pipeline.metrics.settings import (
     Gate,
@@ -108,6 +109,11 @@ class Settings(Strict):
     thresholds: dict[str, float | ThresholdSettings] = Field(
         default_factory=dict,
         description="[tag:|type:|level:GROUP/][JUDGE/]METRIC: a score, or {min: score, bound: lower}",
+    )
+    budgets: dict[str, float] = Field(
+        default_factory=dict,
+        description="[tag:|type:|level:|language:GROUP/]FIGURE: the most a case may take or cost "
+        "(latency_p50_s, latency_p95_s, latency_max_s in seconds; cost_per_case_usd, cost_max_usd)",
     )
     max_judge_error_share: float = Field(default=0.1, ge=0, le=1)
     max_error_rate: float = Field(
@@ -176,6 +182,12 @@ class Settings(Strict):
         cls, thresholds: dict[str, float | ThresholdSettings]
     ) -> dict[str, float | ThresholdSettings]:
         return dict(checked_thresholds(thresholds))
+
+    @field_validator("budgets")
+    @classmethod
+    def _budgets_read(cls, budgets: dict[str, float]) -> dict[str, float]:
+        budgets_of(budgets)  # the key's grammar and the figure's name, said now
+        return budgets
 
     def gates(self) -> list[Gate]:
         """The thresholds, each resolved once into a gate."""

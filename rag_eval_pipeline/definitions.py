@@ -222,7 +222,7 @@ def build_definitions(
     if settings.knowledge_base.backend is Backend.ELASTICSEARCH:
         knowledge.append(es_judgement_list)
         evaluation.append(eval_results)
-    if settings.tracing.enabled:  # off: no asset, no import of the SDK, no cost
+    if settings.tracing.enabled or settings.tracing.evaluation_events:  # off: no asset, no SDK, no cost
         evaluation.append(case_traces)
     if settings.tracing.phoenix.experiments:  # opt-in, like the traces
         evaluation.append(phoenix_experiment)

@@ -131,21 +131,39 @@ def handle_gate(args: argparse.Namespace) -> int:
     if args.model.startswith("trajectories:"):
         return _session_gate(args)
     stored = _Stored(args)
+    from rag_eval_pipeline.metrics.budgets import budget_table, budgets_of, check_budgets
+
     try:
         given = [parse_threshold(t) for t in args.thresholds or []]
-        thresholds = [parse_gate(key, value, args.bound, args.judge) for key, value in given] or [
-            Gate(g.metric, g.threshold, g.judge_id or args.judge, g.group, g.bound)
-            for g in stored.settings.gates()
-        ]
+        maxima = [parse_threshold(t) for t in args.budgets or []]
+        budgets = budgets_of(maxima) if maxima else [] if given else budgets_of(stored.settings.budgets)
+        thresholds = [parse_gate(key, value, args.bound, args.judge) for key, value in given] or (
+            [
+                Gate(g.metric, g.threshold, g.judge_id or args.judge, g.group, g.bound)
+                for g in stored.settings.gates()
+            ]
+            if not maxima
+            else []
+        )
     except ValueError as err:
         raise CommandError(str(err)) from None
-    if not thresholds:
-        raise CommandError("no thresholds: pass --min METRIC=VALUE or set thresholds in the file")
+    if not thresholds and not budgets:
+        raise CommandError(
+            "no thresholds: pass --min METRIC=VALUE or --max FIGURE=VALUE, "
+            "or set thresholds or budgets in the file"
+        )
     summary = stored.load(METRIC_SUMMARY, stored.model)
     min_cases = args.min_n if args.min_n is not None else stored.settings.statistics.min_cases
     allowed = args.max_error_rate if args.max_error_rate is not None else stored.settings.max_error_rate
     results = [*check_gates(summary, thresholds, args.judge, min_cases), error_rate_gate(summary, allowed)]
     print(to_markdown(gate_table(results)))
+    held = check_budgets(summary, budgets)
+    if held:
+        print("\n" + to_markdown(budget_table(held)))
+    for result in held:
+        if not result.passed:
+            print(result.line)
+    failed = [r for r in results if not r.passed] + [r for r in held if not r.passed]
     stale = stored.stale(summary)
     if args.judgement_list:
         evaluated = judgement_list_version(stored.load(JUDGEMENT_LIST))
@@ -156,7 +174,6 @@ def handle_gate(args: argparse.Namespace) -> int:
             )
     for reason in stale:
         print(f"stale: {reason}")
-    failed = [r for r in results if not r.passed]
     verdict = f"FAILED {len(failed)} gate(s)" if failed else "all gates passed"
     if stale:  # numbers that do not describe the current evaluation never pass
         verdict = f"FAILED: stale results ({verdict} on them)"

@@ -218,6 +218,14 @@ def _inspect(commands: argparse._SubParsersAction) -> None:
         help="e.g. faithfulness=0.7, JUDGE/METRIC=VALUE, or tag:TAG/METRIC=VALUE (also type: and "
         "level:) for one group of cases; repeatable (default: the configuration file's thresholds)",
     )
+    gate.add_argument(
+        "--max",
+        dest="budgets",
+        action="append",
+        metavar="FIGURE=VALUE",
+        help="a budget per case: latency_p95_s=2, cost_per_case_usd=0.01 (also latency_p50_s, "
+        "latency_max_s, cost_max_usd; tag:TAG/ etc. for one group); repeatable (default: the file's budgets)",
+    )
     gate.add_argument("--judge", help="apply bare metrics to this judge only")
     gate.add_argument(
         "--bound",

@@ -27,6 +27,14 @@ LOWER_IS_BETTER = frozenset(
         "steps",
         "repeated_calls",
         "forbidden_calls",
+        # what a case took and cost (metrics.budgets), and the per-case columns they are read from
+        "latency_s",
+        "cost_usd",
+        "latency_p50_s",
+        "latency_p95_s",
+        "latency_max_s",
+        "cost_per_case_usd",
+        "cost_max_usd",
     }
 )
 # ... and by how their name ends: every judge's flip rate, every rate of errors or failures

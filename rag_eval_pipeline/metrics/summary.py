@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.budgets import budget_rows
 from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
 from rag_eval_pipeline.metrics.reliability import ALPHA_NOTE, ALPHA_SUFFIX, JURY, juror_alpha
 from rag_eval_pipeline.metrics.schema import (
@@ -151,7 +152,8 @@ def summarize(
     ``n`` counts cases with a value, ``n_cases`` all cases, ``n_failed`` cases whose answer or
     judgement failed (``n_judge_errors`` of them in the judge), ``case_set`` identifies which
     questions were evaluated. A metric absent on every case has mean NaN and n 0, never 0.0.
-    Rows of group ``usage`` carry token and dollar totals of the answer model and each judge.
+    Rows of group ``usage`` carry token and dollar totals of the answer model and each judge;
+    rows of group ``budget`` (``budget:<group>``) its latency and cost per case (``metrics.budgets``).
     ``declared_metrics`` (judge id -> metrics, from the judge registry) keeps another judge's
     columns out of a judge's rows; a judge missing from it shows the metrics it has values for.
     ``group_by`` names the columns whose values are the per-group rows (production traffic:
@@ -165,6 +167,7 @@ def summarize(
     rows: list[dict[str, object]] = []
     if candidate_answers is not None:
         rows += usage_rows(ANSWER_MODEL_ROW, candidate_answers)
+        rows += budget_rows(candidate_answers, judge_scores, group_by)  # latency and cost per case
     for judge_id, by_judge in judge_scores.groupby("judge_id", sort=True):
         own = judge_metrics(by_judge, metrics, (declared_metrics or {}).get(str(judge_id)))
         answered = answers[answers["judge_id"] == judge_id]

@@ -26,6 +26,7 @@ INTERACTION_COLUMNS = [
     "context_titles",
     "contexts_known",
     "trace_id",
+    "span_id",  # the root span's, where the interaction was read from spans (evaluation events' parent)
     "agent_version",
     "user_feedback",
     "metadata",
@@ -163,6 +164,7 @@ def interaction(
     context_ids: Any = None,
     context_titles: Any = None,
     trace_id: Any = None,
+    span_id: Any = None,
     agent_version: Any = None,
     user_feedback: Any = None,
     metadata: Any = None,
@@ -198,6 +200,7 @@ def interaction(
         "context_titles": titles if titles is not None else [None] * len(texts or []),
         "contexts_known": texts is not None,
         "trace_id": trace,
+        "span_id": _text(span_id),
         "agent_version": version,
         "user_feedback": _text(user_feedback),
         "metadata": json.dumps(details, sort_keys=True, default=str, ensure_ascii=False),

@@ -260,6 +260,7 @@ def interactions_of_spans(
                     else None,
                     context_titles=[_title(d) for d in documents] if known else None,
                     trace_id=trace_id,
+                    span_id=root.span_id,
                     **reader.read(root),
                 )
             )

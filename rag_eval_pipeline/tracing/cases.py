@@ -50,6 +50,17 @@ class TraceContext:
     extra: dict[str, str] = field(default_factory=dict)
     agent: bool = False  # the team's agent answered: an AGENT span, its contexts the retriever's
 
+    def event_attributes(self) -> dict[str, str]:
+        """The provenance every evaluation event of this materialization carries (the names
+        the case spans use)."""
+        return {
+            "rag_eval.answer_model": self.answer_model,
+            "rag_eval.dagster_run_id": self.run_id,
+            "rag_eval.case_set": self.case_set,
+            "rag_eval.index_version": self.index_version,
+            "gen_ai.request.model": self.model_id,
+        }
+
     def as_metadata(self) -> dict[str, str]:
         """The provenance an experiment records (the names the case spans use, unprefixed)."""
         return {

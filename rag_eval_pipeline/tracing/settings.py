@@ -39,6 +39,17 @@ class TracingSettings(Strict):
     project: str = Field(default="rag-eval", description="Phoenix project (openinference.project.name)")
     sample: float = Field(default=1.0, gt=0, le=1, description="share of cases traced")
     flush_timeout_s: float = Field(default=5.0, gt=0, description="at most this long waiting for a collector")
+    evaluation_events: bool = Field(
+        default=False,
+        description="every score also as an OpenTelemetry gen_ai.evaluation.result event (a log "
+        "record) parented to the evaluated span: the agent's own where its traces are known",
+    )
+    events_endpoint: str | None = Field(
+        default=None, description="the OTLP/HTTP logs URL; None: the traces' collector's /v1/logs"
+    )
+    events_file: str | None = Field(
+        default=None, description="also append the events to this file as OTLP/JSON lines"
+    )
     phoenix: PhoenixExperimentSettings = PhoenixExperimentSettings()
 
     def phoenix_url(self) -> str:

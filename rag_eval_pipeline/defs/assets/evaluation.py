@@ -49,6 +49,7 @@ from rag_eval_pipeline.reporting.monitoring import history_rows
 from rag_eval_pipeline.retrieval.base import IndexManifest, RetrievalMode
 from rag_eval_pipeline.retrieval.reranker import unread_by_reranker
 from rag_eval_pipeline.tracing.cases import TraceContext, build_case_traces
+from rag_eval_pipeline.tracing.events import SpanRef, evaluation_events
 from rag_eval_pipeline.tracing.phoenix_experiments import experiment_cases
 
 if TYPE_CHECKING:  # the batches adapter imports the Anthropic SDK: only when a stage batches
@@ -357,7 +358,7 @@ def _trace_context(
     )
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
 def case_traces(
     context: dg.AssetExecutionContext,
     candidate_answers: pd.DataFrame,
@@ -367,24 +368,50 @@ def case_traces(
     tracing: TracingResource,
 ) -> pd.DataFrame:
     """One trace per case in Phoenix, Langfuse or any OTLP collector (retrieval, answer and judge
-    spans, every score), cached cases included; stored: each case's trace id. A collector that
-    is down costs one bounded flush and is counted here, never a failed evaluation."""
+    spans, every score), cached cases included, and (``tracing.evaluation_events``) every score
+    as a `gen_ai.evaluation.result` event, a child of its case's span; stored: each case's trace
+    id. A collector that is down costs one bounded flush and is counted here, never a failed
+    evaluation."""
     trace_context = _trace_context(context, settings, kb_index, candidate_answers["qid"], judge_scores)
-    traces = build_case_traces(candidate_answers, judge_scores, trace_context)
-    report = tracing.export(traces, candidate_answers["qid"].tolist())
-    if report.spans_dropped:
-        context.log.warning(
-            f"traces: {report.spans_dropped} spans dropped ({report.error}); the evaluation is unaffected"
+    keys = list(zip(candidate_answers["qid"].astype(str), candidate_answers["repeat"].astype(int)))
+    metadata: dict = {"endpoint": tracing.destination}
+    roots: list = [None] * len(keys)
+    down = None
+    trace_ids: dict[str, str] = {}
+    if tracing.traces:
+        traces = build_case_traces(candidate_answers, judge_scores, trace_context)
+        report = tracing.export(traces, candidate_answers["qid"].tolist())
+        if report.spans_dropped:
+            context.log.warning(
+                f"traces: {report.spans_dropped} spans dropped ({report.error}); the evaluation is unaffected"
+            )
+            down = report.error if not report.spans_exported else None
+        roots, trace_ids = report.roots, report.trace_ids
+        metadata.update(
+            cases=report.cases, spans_exported=report.spans_exported, spans_dropped=report.spans_dropped
         )
-    context.add_output_metadata(
-        {
-            "cases": report.cases,
-            "spans_exported": report.spans_exported,
-            "spans_dropped": report.spans_dropped,
-            "endpoint": tracing.destination,
-        }
-    )
-    return pd.DataFrame({"qid": list(report.trace_ids), "trace_id": list(report.trace_ids.values())})
+    if tracing.events:
+        events = evaluation_events(
+            judge_scores,
+            {key: SpanRef.of(*root) if root else None for key, root in zip(keys, roots)},
+            trace_context.event_attributes(),
+            settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique()),
+            settings.settings.gates(),
+            settings.settings.redactor(),
+        )
+        sent = tracing.export_events(events, collector_down=down)
+        if sent.dropped:
+            context.log.warning(
+                f"evaluation events: {sent.dropped} dropped ({sent.error}); the evaluation is unaffected"
+            )
+        metadata.update(
+            events=sent.events,
+            events_exported=sent.exported,
+            events_dropped=sent.dropped,
+            events_written=sent.written,
+        )
+    context.add_output_metadata(metadata)
+    return pd.DataFrame({"qid": list(trace_ids), "trace_id": list(trace_ids.values())})
 
 
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")

@@ -40,6 +40,7 @@ from rag_eval_pipeline.defs.resources import (
     LLMResource,
     MonitoringResource,
     SettingsResource,
+    TracingResource,
 )
 from rag_eval_pipeline.defs.resources.production import ProductionResource
 from rag_eval_pipeline.judges.score_cases import score_cases
@@ -59,6 +60,7 @@ from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.production import production_exposition, render_production_report
 from rag_eval_pipeline.storage.materializations import HISTORY
+from rag_eval_pipeline.tracing.events import SpanRef, evaluation_events
 
 PRODUCTION_TRIGGER = "production_logs"
 # refresh after any day changes: eager, but a day without traffic stays missing for good and is
@@ -157,10 +159,13 @@ def _scores(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
         knowledge_base: KnowledgeBaseResource,
         settings: SettingsResource,
         evaluation_lock: EvaluationLockResource,
+        tracing: TracingResource,
     ) -> pd.DataFrame:
         """Every sampled case scored by the reference-free judges on the contexts it was served
         (no metric that needs a reference answer is attempted); the day's budget, when set, stops
-        the calls it does not allow, and their cases stay unscored (absent), said in one line."""
+        the calls it does not allow, and their cases stay unscored (absent), said in one line.
+        With ``tracing.evaluation_events``, every score goes out as a `gen_ai.evaluation.result`
+        event, a child of the agent's own span where the interaction came from its traces."""
         chosen = settings.settings.production
         registry = settings.judge_registry()
         specs, left_out = registry.reference_free(chosen.judges or settings.settings.judges)
@@ -186,8 +191,10 @@ def _scores(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
                 f"{len(production_sample)} cases (${spent_before + services.budget.spent_usd:.4f} spent "
                 "today): they are unscored, not 0"
             )
+        sent = _send_events(context, scores, production_sample, settings, tracing) if tracing.events else {}
         context.add_output_metadata(
             {
+                **sent,
                 **scores_metadata([s.judge_id for s in specs], scores, services, stopped),
                 SPENT: dg.MetadataValue.float(services.budget.spent_usd if services.budget else 0.0),
                 "worst_cases": dg.MetadataValue.md(
@@ -198,6 +205,35 @@ def _scores(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
         return scores
 
     return production_scores
+
+
+def _send_events(
+    context: dg.AssetExecutionContext,
+    scores: pd.DataFrame,
+    sample: pd.DataFrame,
+    settings: SettingsResource,
+    tracing: TracingResource,
+) -> dict:
+    """The day's scores as evaluation events, each a child of the agent's root span of its
+    interaction (none where the interaction was logged without its trace and span)."""
+    spans = sample.get("span_id", pd.Series([None] * len(sample), index=sample.index))
+    parents = {
+        (str(i), 0): SpanRef.of(t, s) for i, t, s in zip(sample["interaction_id"], sample["trace_id"], spans)
+    }
+    events = evaluation_events(
+        scores,
+        parents,
+        {"rag_eval.production_day": context.partition_key, "rag_eval.dagster_run_id": context.run_id},
+        settings.judge_registry().declared_reference_free(scores["judge_id"].unique()),
+        settings.settings.production.gates(),
+        settings.settings.redactor(),
+    )
+    sent = tracing.export_events(events)
+    if sent.dropped:
+        context.log.warning(
+            f"evaluation events: {sent.dropped} dropped ({sent.error}); the scores are unaffected"
+        )
+    return {"events": sent.events, "events_exported": sent.exported, "events_dropped": sent.dropped}
 
 
 def _summary(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:

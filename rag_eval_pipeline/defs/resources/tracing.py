@@ -18,11 +18,11 @@ class TracingResource(dg.ConfigurableResource):
         tracing = self.settings.settings.tracing
         return tracing.endpoint or tracing.preset
 
-    def export(self, traces: list, qids: list[str]):
-        from rag_eval_pipeline.tracing.otlp import export_traces, resolve_target  # the optional extra
+    def _target(self):
+        from rag_eval_pipeline.tracing.otlp import resolve_target  # the optional extra
 
         tracing = self.settings.settings.tracing
-        target = resolve_target(
+        return resolve_target(
             tracing.preset,
             tracing.endpoint,
             tracing.headers_env,
@@ -30,8 +30,45 @@ class TracingResource(dg.ConfigurableResource):
             tracing.project,
             tracing.sample,
             tracing.flush_timeout_s,
+            events_endpoint=tracing.events_endpoint,
         )
-        return export_traces(traces, qids, target)
+
+    @property
+    def traces(self) -> bool:
+        return self.settings.settings.tracing.enabled
+
+    @property
+    def events(self) -> bool:
+        return self.settings.settings.tracing.evaluation_events
+
+    def export(self, traces: list, qids: list[str]):
+        from rag_eval_pipeline.tracing.otlp import export_traces  # the optional extra
+
+        return export_traces(traces, qids, self._target())
+
+    def export_events(self, events: list, collector_down: str | None = None):
+        """The evaluation events to the collector's logs endpoint and the events file, if
+        either is configured (a file alone needs no collector)."""
+        from pathlib import Path
+
+        from rag_eval_pipeline.tracing.otlp import TracingConfigError, export_events
+
+        tracing = self.settings.settings.tracing
+        file = Path(tracing.events_file) if tracing.events_file else None
+        try:
+            target = self._target()
+        except TracingConfigError:
+            if file is None:
+                raise
+            target = None  # no collector named: the file alone
+        return export_events(
+            events,
+            target,
+            file,
+            collector_down=collector_down,
+            service_name=tracing.service_name,
+            project=tracing.project,
+        )
 
 
 class PhoenixResource(dg.ConfigurableResource):
