@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from rag_eval_pipeline.metrics.directions import lower_is_better
-from rag_eval_pipeline.metrics.schema import metric_columns, per_answer
+from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, ANSWER_VARIABILITY, metric_columns, per_answer
 from rag_eval_pipeline.metrics.settings import OVERALL, Gate
 from rag_eval_pipeline.metrics.stability import is_flip_column
 
@@ -29,6 +29,7 @@ DIAGNOSIS_METRIC = "diagnosis"
 EXPLANATION_CHARS = 2000  # a reason longer than this is cut: an event is a record, not a report
 
 AttributeValue = str | bool | int | float
+BESIDE_JUDGES = frozenset((*ANSWER_METRICS, ANSWER_VARIABILITY))
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,9 @@ def evaluation_events(
     if judge_scores.empty:
         return []
     scores = per_answer(judge_scores)
-    metrics = [m for m in metric_columns(scores) if not is_flip_column(m)]
+    # what the answer did (failed, declined) is the same beside every judge: on the case's span,
+    # not an evaluation; a judge's flip between re-scores is about the judge, not the answer
+    metrics = [m for m in metric_columns(scores) if not is_flip_column(m) and m not in BESIDE_JUDGES]
     seen = {
         str(judge): [m for m in metrics if rows[m].notna().any()]
         for judge, rows in scores.groupby("judge_id")
@@ -131,7 +134,7 @@ def evaluation_events(
     for row in scores.to_dict(orient="records"):
         judge, qid = str(row["judge_id"]), str(row["qid"])
         repeat = int(row.get("repeat", 0) or 0)
-        own = list((declared or {}).get(judge) or seen.get(judge) or [])
+        own = [m for m in (declared or {}).get(judge) or seen.get(judge) or [] if m not in BESIDE_JUDGES]
         base: dict[str, AttributeValue] = {
             **provenance,
             "rag_eval.qid": qid,

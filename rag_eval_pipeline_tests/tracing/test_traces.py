@@ -23,13 +23,15 @@ from stand_ins.anthropic_api import FakeAnthropic
 
 
 class OtlpReceiver:
-    """Takes OTLP/HTTP protobuf exports and keeps each request's path, headers and spans."""
+    """Takes OTLP/HTTP protobuf exports and keeps each request's path, headers and spans, or
+    log records (``/v1/logs``), decoded with ``opentelemetry-proto``."""
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self._server: ThreadingHTTPServer | None = None
 
     def __enter__(self) -> "OtlpReceiver":
+        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
         receiver = self
@@ -37,20 +39,36 @@ class OtlpReceiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
-                export = ExportTraceServiceRequest.FromString(body)
-                spans = [
-                    {
-                        "name": span.name,
-                        "trace_id": span.trace_id.hex(),
-                        "parent": span.parent_span_id.hex(),
-                        "attributes": {a.key: _value(a.value) for a in span.attributes},
-                    }
-                    for resource in export.resource_spans
-                    for scope in resource.scope_spans
-                    for span in scope.spans
-                ]
+                spans, logs = [], []
+                if self.path.endswith("/v1/logs"):
+                    logs = [
+                        {
+                            "event_name": record.event_name,
+                            "trace_id": record.trace_id.hex(),
+                            "span_id": record.span_id.hex(),
+                            "attributes": {a.key: _value(a.value) for a in record.attributes},
+                        }
+                        for resource in ExportLogsServiceRequest.FromString(body).resource_logs
+                        for scope in resource.scope_logs
+                        for record in scope.log_records
+                    ]
+                else:
+                    spans = [
+                        {
+                            "name": span.name,
+                            "trace_id": span.trace_id.hex(),
+                            "span_id": span.span_id.hex(),
+                            "parent": span.parent_span_id.hex(),
+                            "attributes": {a.key: _value(a.value) for a in span.attributes},
+                        }
+                        for resource in ExportTraceServiceRequest.FromString(body).resource_spans
+                        for scope in resource.scope_spans
+                        for span in scope.spans
+                    ]
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                receiver.requests.append({"path": self.path, "headers": headers, "spans": spans})
+                receiver.requests.append(
+                    {"path": self.path, "headers": headers, "spans": spans, "logs": logs}
+                )
                 self.send_response(200)
                 self.send_header("content-type", "application/x-protobuf")
                 self.send_header("content-length", "0")
@@ -71,6 +89,10 @@ class OtlpReceiver:
     @property
     def spans(self) -> list[dict]:
         return [span for request in self.requests for span in request["spans"]]
+
+    @property
+    def logs(self) -> list[dict]:
+        return [record for request in self.requests for record in request["logs"]]
 
     def __exit__(self, *exc: object) -> None:
         assert self._server is not None
