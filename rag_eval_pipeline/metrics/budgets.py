@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rag_eval_pipeline.metrics.schema import ANSWER_MODEL_ROW, case_set_id
 from rag_eval_pipeline.metrics.settings import OVERALL, parse_gate
+
+if TYPE_CHECKING:  # the configuration parses budgets: numpy and pandas only where figures are made
+    import numpy as np
+    import pandas as pd
 
 BUDGET = "budget"
 WORST_SHOWN = 3
@@ -35,6 +37,8 @@ class BudgetFigure:
     unit: str
 
     def of(self, values: np.ndarray) -> float:
+        import numpy as np
+
         if self.quantile is None:
             return float(values.mean())
         # numpy's default (linear) interpolation: p95 of 10 cases lies between the two slowest
@@ -85,6 +89,8 @@ def _worst(rows: pd.DataFrame, column: str, figure: BudgetFigure) -> str:
 
 
 def _rows_of(answers: pd.DataFrame, group: str) -> list[dict[str, object]]:
+    import pandas as pd
+
     out = []
     for metric, figure in BUDGET_FIGURES.items():
         if figure.column not in answers:
@@ -217,6 +223,8 @@ def check_budgets(summary: pd.DataFrame, budgets: Iterable[Budget]) -> list[Budg
 
 
 def budget_table(results: Sequence[BudgetResult]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {
