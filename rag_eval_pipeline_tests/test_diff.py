@@ -51,7 +51,12 @@ def test_the_json_counts_are_those_of_the_stored_scores(two_settings, capsys):
     assert len(before) == len(after) == 500
     paired = before.merge(after, on=["qid", "judge_id"], suffixes=("_b", "_a"))
     lower_is_better = {"error_rate", "false_answer_rate", "over_abstention_rate"}
-    shown = {(m["judge_id"], m["metric"]): m for m in diff["metrics"]}
+    # what the answers took and cost, a family of its own beside the scores': never a regression
+    budgets = {m["metric"]: m for m in diff["metrics"] if m["judge_id"] == "answer_model"}
+    assert set(budgets) == {"latency_s", "cost_usd"} and not any(m["worse"] for m in budgets.values())
+    assert budgets["cost_usd"]["n"] == budgets["cost_usd"]["unchanged"] == 500  # offline: $0 both sides
+    scores = [m for m in diff["metrics"] if m["judge_id"] != "answer_model"]
+    shown = {(m["judge_id"], m["metric"]): m for m in scores}
     assert {"correctness", "f1", "context_recall", "context_precision", "error_rate"} <= {m for _, m in shown}
     for (judge_id, metric), row in shown.items():
         pairs = paired[paired["judge_id"] == judge_id][[f"{metric}_b", f"{metric}_a"]].dropna()
@@ -67,10 +72,10 @@ def test_the_json_counts_are_those_of_the_stored_scores(two_settings, capsys):
         )
         assert row["mean_change"] == pytest.approx(change.mean())
     # Holm over the metrics shown, recomputed by hand
-    p = np.array([m["p_value"] for m in diff["metrics"]])
+    p = np.array([m["p_value"] for m in scores])
     order = np.argsort(p, kind="stable")
     holm = np.minimum(1, np.maximum.accumulate(p[order] * (len(p) - np.arange(len(p)))))
-    assert [m["p_adjusted"] for m in diff["metrics"]] == pytest.approx(holm[np.argsort(order)].tolist())
+    assert [m["p_adjusted"] for m in scores] == pytest.approx(holm[np.argsort(order)].tolist())
     # fewer passages read: recall is worse, and each regressed case says the retrieval changed
     recall = shown[("reference", "context_recall")]
     assert recall["regressed"] > 50 and recall["improved"] == 0 and recall["worse"]

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.metrics.directions import lower_is_better
-from rag_eval_pipeline.metrics.schema import metric_columns, per_case
+from rag_eval_pipeline.metrics.schema import ANSWER_MODEL_ROW, metric_columns, per_case
 from rag_eval_pipeline.metrics.settings import (
     MIN_CASES,
     MONTE_CARLO_DRAWS,
@@ -170,6 +170,66 @@ def paired_cases(before: Evaluation, after: Evaluation, excluded: set[str]) -> p
             )
     columns = ["qid", "judge_id", "metric", "before", "after", "change", "harm"]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
+BUDGET_COLUMNS = ("latency_s", "cost_usd")  # what a case took and cost, from the answers
+
+
+def paired_budgets(before: Evaluation, after: Evaluation, excluded: set[str]) -> pd.DataFrame:
+    """Each case's latency and cost on both sides (repeats averaged; a cached answer at its
+    first latency, a case without one left out), long like ``paired_cases`` under the judge
+    ``answer_model``: what the answers took, beside what the judges said of them."""
+    columns = ["qid", "judge_id", "metric", "before", "after", "change", "harm"]
+    if before.answers is None or after.answers is None:
+        return pd.DataFrame(columns=columns)
+    frames = []
+    for metric in BUDGET_COLUMNS:
+        if metric not in before.answers or metric not in after.answers:
+            continue
+        sides = [
+            side[side["status"] == "ok"].groupby("qid")[metric].mean().rename(name)
+            for side, name in ((before.answers, "before"), (after.answers, "after"))
+        ]
+        pairs = pd.concat(sides, axis=1, join="inner").dropna()
+        pairs = pairs[~pairs.index.isin(list(excluded))]
+        if pairs.empty:
+            continue
+        change = pairs["after"].to_numpy(float) - pairs["before"].to_numpy(float)
+        change[np.abs(change) < TOLERANCE] = 0.0
+        frames.append(
+            pd.DataFrame(
+                {
+                    "qid": pairs.index.to_numpy(),
+                    "judge_id": ANSWER_MODEL_ROW,
+                    "metric": metric,
+                    "before": pairs["before"].to_numpy(float),
+                    "after": pairs["after"].to_numpy(float),
+                    "change": change,
+                    "harm": _harm(metric, change),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+
+def budget_changes(pairs: pd.DataFrame, spec: DiffSpec) -> pd.DataFrame:
+    """Latency and cost per case, before and after, with the paired interval and the exact
+    paired test: a family of their own (they never loosen or tighten the scores' Holm family),
+    reported and never counted as a score's regression (``worse`` stays false: a budget gate
+    holds them, ``rag-eval gate --max``)."""
+    if pairs.empty:
+        return pd.DataFrame(columns=METRIC_COLUMNS)
+    changes = metric_changes(pairs, {}, spec)
+    return changes.assign(worse=False)
+
+
+def _with_budgets(metrics: pd.DataFrame, budgets: pd.DataFrame) -> pd.DataFrame:
+    """The scores' rows, then the budgets' (where there are both)."""
+    if budgets.empty:
+        return metrics
+    if metrics.empty:
+        return budgets.reset_index(drop=True)
+    return pd.concat([metrics, budgets], ignore_index=True).astype({"worse": bool})
 
 
 def _groups(scores: pd.DataFrame) -> dict[str, set[str]]:
@@ -376,7 +436,10 @@ def diff_evaluations(before: Evaluation, after: Evaluation, spec: DiffSpec = Dif
         before=before,
         after=after,
         spec=spec,
-        metrics=metric_changes(cases, _groups(after.scores), spec),
+        metrics=_with_budgets(
+            metric_changes(cases, _groups(after.scores), spec),
+            budget_changes(paired_budgets(before, after, asked_anew), spec),
+        ),
         cases=cases[["qid", "judge_id", "metric", "before", "after", "change"]],
         regressions=regressed_cases(cases, before, after),
         case_changes=changes,
