@@ -145,7 +145,7 @@ def evaluation_events(
         if response_id:
             base["gen_ai.response.id"] = response_id
         parent = parents.get((qid, repeat))
-        if row.get("status") != "ok":
+        if row.get("status", "ok") != "ok":  # a table without statuses (trajectories) is all judged
             failure = {"error.type": error_type(row)}
             reason = row.get("error")
             if isinstance(reason, str) and reason:

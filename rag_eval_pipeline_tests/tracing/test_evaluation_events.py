@@ -238,3 +238,43 @@ def test_a_collector_that_is_down_costs_one_bounded_flush_and_the_file_is_still_
     assert (report.events, report.exported, report.dropped, report.written) == (5, 0, 5, 5)
     assert report.error
     assert len((tmp_path / "events.jsonl").read_text().splitlines()) == 3  # a request a line
+
+
+@pytest.mark.slow  # a trajectories run through the CLI (CI runs it)
+def test_a_trajectorys_scores_go_to_the_root_span_each_session_began_with(tmp_path, capsys):
+    """The scripted support agent's 18 sessions (OTLP/JSON): every session's figures as events
+    in the file (no collector named: the file alone), each under the agent's root span of the
+    session's first turn."""
+    from rag_eval_pipeline_tests.trajectories.support_agent import write_files
+
+    traces, reference = write_files(tmp_path / "agent")
+    events_file = tmp_path / "events.jsonl"
+    config = tmp_path / "rag_eval.yaml"
+    config.write_text(json.dumps({"tracing": {"evaluation_events": True, "events_file": str(events_file)}}))
+    args = ["--config", str(config), "--dagster-home", str(tmp_path / "home"), "trajectories"]
+    code, out, err = in_process(capsys, *args, "--traces", str(traces), "--reference", str(reference))
+    assert code in (0, 1), out + err  # 1: a session below a threshold; the events go out regardless
+    spans = [
+        span
+        for rs in json.loads(traces.read_text())["resourceSpans"]
+        for ss in rs["scopeSpans"]
+        for span in ss["spans"]
+    ]
+    roots = {(s["traceId"].lower(), s["spanId"].lower()): s for s in spans if not s.get("parentSpanId")}
+    records = [
+        r
+        for line in events_file.read_text().splitlines()
+        for rl in json.loads(line)["resourceLogs"]
+        for sl in rl["scopeLogs"]
+        for r in sl["logRecords"]
+    ]
+    names = {next(a["value"]["stringValue"] for a in r["attributes"] if a["key"] == NAME) for r in records}
+    assert {"trajectory.tool_call_f1", "trajectory.match_strict", "trajectory.steps"} <= names
+    parents = {(r["traceId"], r["spanId"]) for r in records}
+    assert len(parents) == 18 and parents <= set(roots)  # a session each, under the agent's own root
+    f1 = [
+        r
+        for r in records
+        if any(a["value"].get("stringValue") == "trajectory.tool_call_f1" for a in r["attributes"])
+    ]
+    assert len(f1) == 18

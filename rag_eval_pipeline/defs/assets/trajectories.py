@@ -15,16 +15,18 @@ from rag_eval_pipeline.defs.names import (
     TRAJECTORIES,
     TRAJECTORY_JOB,
 )
-from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource
+from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource, TracingResource
 from rag_eval_pipeline.defs.resources.trajectories import TrajectorySourcesResource
 from rag_eval_pipeline.judges.engine import JudgeCaller
 from rag_eval_pipeline.metrics.agreement import SESSION_METRICS
 from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
 from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.trajectories.events import session_events
 from rag_eval_pipeline.trajectories.judges import judge_sessions
 from rag_eval_pipeline.trajectories.sessions import Reconstruction, reconstruct, sessions_of_version
 from rag_eval_pipeline.trajectories.sources import spans_frame, spans_of_frame
 from rag_eval_pipeline.trajectories.tables import (
+    SCORE_METRICS,
     score_frame,
     sessions_frame,
     sessions_of_frame,
@@ -136,16 +138,33 @@ def agent_sessions_reconstruction(
     )
 
 
+def _send_events(context, tracing: TracingResource, scores: pd.DataFrame, sessions, metrics) -> dict:
+    """The scores as evaluation events under the agent's own spans, when asked for."""
+    if not tracing.events or scores.empty:
+        return {}
+    provenance = {"rag_eval.agent_version": context.partition_key, "rag_eval.dagster_run_id": context.run_id}
+    sent = tracing.export_events(session_events(scores, sessions, metrics, provenance))
+    if sent.dropped:
+        context.log.warning(
+            f"evaluation events: {sent.dropped} dropped ({sent.error}); the scores are unaffected"
+        )
+    return {"events": sent.events, "events_exported": sent.exported, "events_dropped": sent.dropped}
+
+
 @dg.asset(group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, code_version="1")
 def trajectory_scores(
     context: dg.AssetExecutionContext,
     agent_sessions: pd.DataFrame,
     trajectory_sources: TrajectorySourcesResource,
+    tracing: TracingResource,
 ) -> pd.DataFrame:
     """Each session the reference names, scored: tool-call F1, strict / unordered / subset /
     superset match, steps, repeated calls, tool error rate, forbidden calls; the worst sessions
-    listed with their span ids (their lineage down to the spans)."""
-    scores, unscored = score_frame(sessions_of_frame(agent_sessions), trajectory_sources.read_tasks())
+    listed with their span ids (their lineage down to the spans). With
+    ``tracing.evaluation_events``, each score also goes to the session's first root span."""
+    sessions = sessions_of_frame(agent_sessions)
+    scores, unscored = score_frame(sessions, trajectory_sources.read_tasks())
+    sent = _send_events(context, tracing, scores, sessions, SCORE_METRICS)
     if unscored:
         context.log.warning(
             f"{len(unscored)} sessions are in no task of the reference: {', '.join(unscored[:10])}"
@@ -154,6 +173,7 @@ def trajectory_scores(
         {
             "sessions": len(scores),
             "unscored_sessions": len(unscored),
+            **sent,
             **({"worst_sessions": worst_sessions_table(scores)} if len(scores) else {}),
         }
     )
@@ -167,9 +187,11 @@ def session_judge_scores(
     trajectory_sources: TrajectorySourcesResource,
     llm: LLMResource,
     settings: SettingsResource,
+    tracing: TracingResource,
 ) -> pd.DataFrame:
     """Each session judged by the configured LLM judges: goal completion, turn relevancy,
-    knowledge retention (and, when asked, the trajectory's quality); none configured: empty."""
+    knowledge retention (and, when asked, the trajectory's quality); none configured: empty.
+    With ``tracing.evaluation_events``, each verdict also goes to the session's first root span."""
     chosen = trajectory_sources.trajectories
     sessions = sessions_of_frame(agent_sessions)
     tasks = {sid: task for task in trajectory_sources.read_tasks() for sid in task.session_ids}
@@ -195,8 +217,10 @@ def session_judge_scores(
     scores = (
         pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["session_id", "judge_id"])
     )
+    sent = _send_events(context, tracing, scores, sessions, SESSION_METRICS)
     context.add_output_metadata(
         {
+            **sent,
             "judges": ", ".join(chosen.judges) or "none configured",
             "api_calls": services.api_calls,
             "cache_hits": services.cache_hits,
