@@ -56,6 +56,7 @@ CANDIDATE_COLUMNS = [
     "cache_read_tokens",
     "cost_usd",
     "from_cache",
+    "agent_trace",  # the agent's own trace of its reply, where its mapping reads one
 ]
 
 
@@ -249,6 +250,7 @@ def _answered(result: AnswerResult, max_answer_chars: int, redact: Redactor) -> 
         "error": None,
         "cost_usd": result.cost_usd,
         "from_cache": result.from_cache,
+        "agent_trace": result.trace,
         **result.usage.to_dict(),
     }
 

@@ -57,6 +57,7 @@ class AnswerResult:
     citations: tuple[int | str, ...] | None = None  # the sources the agent cites (None: none read)
     # the call's latency when it was made (a cached answer's first one; None: not recorded)
     latency_s: float | None = None
+    trace: str | None = None  # the agent's own trace of this reply, as it said it (traceparent or id)
 
 
 class AnswerModel(Protocol):

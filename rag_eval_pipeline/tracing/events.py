@@ -34,19 +34,35 @@ BESIDE_JUDGES = frozenset((*ANSWER_METRICS, ANSWER_VARIABILITY))
 
 @dataclass(frozen=True)
 class SpanRef:
-    """The span an event belongs to, as lower-case hex ids (a trace's 32, a span's 16)."""
+    """The span an event belongs to, as lower-case hex ids (a trace's 32, a span's 16); a trace
+    known without its span (an agent that returns only its trace id) has ``span_id`` None: the
+    event is then in that trace, under no span."""
 
     trace_id: str
-    span_id: str
+    span_id: str | None = None
 
     @classmethod
-    def of(cls, trace_id: Any, span_id: Any) -> SpanRef | None:
-        """A reference when both ids are well-formed hex of their length, else None (an
-        interaction logged without its trace, a trace id without its span)."""
-        trace, span = str(trace_id or "").lower(), str(span_id or "").lower()
-        if len(trace) != 32 or len(span) != 16 or not _hex(trace + span) or not int(span, 16):
+    def of(cls, trace_id: Any, span_id: Any = None) -> SpanRef | None:
+        """A reference when the trace id is well-formed (32 hex digits, not all zero), its span
+        when that is well-formed too; else None (an interaction logged without its trace)."""
+        trace, span = str(trace_id or "").strip().lower(), str(span_id or "").strip().lower()
+        if not _valid(trace, 32):
             return None
-        return cls(trace, span)
+        return cls(trace, span if _valid(span, 16) else None)
+
+    @classmethod
+    def of_reply(cls, value: Any) -> SpanRef | None:
+        """What an agent's reply says of its trace: a W3C ``traceparent``
+        (``00-<trace id>-<span id>-<flags>``), or a trace id alone."""
+        text = str(value or "").strip().lower()
+        parts = text.split("-")
+        if len(parts) == 4 and len(parts[0]) == 2:
+            return cls.of(parts[1], parts[2])
+        return cls.of(text)
+
+
+def _valid(text: str, length: int) -> bool:
+    return len(text) == length and _hex(text) and int(text, 16) != 0
 
 
 def _hex(text: str) -> bool:

@@ -237,7 +237,7 @@ def _log_records(events: Sequence[EvaluationEvent], service_name: str, project: 
         if event.parent is not None:
             parent = SpanContext(
                 int(event.parent.trace_id, 16),
-                int(event.parent.span_id, 16),
+                int(event.parent.span_id or "0", 16),  # 0: the trace alone, under no span
                 is_remote=True,
                 trace_flags=TraceFlags(TraceFlags.SAMPLED),
             )

@@ -218,6 +218,9 @@ def test_events_without_a_known_span_are_unparented_and_a_failure_is_never_a_zer
     assert first.attributes["gen_ai.evaluation.score.value"] == 0.5
     assert first.attributes["gen_ai.evaluation.explanation"] == "half right"
     assert second.parent is None  # a malformed id is no parent, not a wrong one
+    assert SpanRef.of_reply(f"00-{'ab' * 16}-{'cd' * 8}-01") == SpanRef("ab" * 16, "cd" * 8)
+    assert SpanRef.of_reply("AB" * 16) == SpanRef("ab" * 16, None)  # a trace id alone: in that trace
+    assert SpanRef.of_reply("00-" + "0" * 32 + "-" + "cd" * 8 + "-01") is None  # the invalid trace id
     assert second.attributes["error.type"] == "JudgeParseError"
     assert "gen_ai.evaluation.score.value" not in second.attributes
 
@@ -278,3 +281,42 @@ def test_a_trajectorys_scores_go_to_the_root_span_each_session_began_with(tmp_pa
         if any(a["value"].get("stringValue") == "trajectory.tool_call_f1" for a in r["attributes"])
     ]
     assert len(f1) == 18
+
+
+@pytest.mark.slow  # a Python agent's worker processes load its index (CI runs it)
+def test_an_agent_that_names_its_trace_gets_its_scores_under_its_own_span(
+    shared_hotpotqa, tmp_path, capsys, monkeypatch
+):
+    """A Python agent whose reply carries a `traceparent` (mapped by `response.trace`): every
+    event goes under the span it named, not under a case span of ours."""
+    from rag_eval_pipeline_tests.tracing.traced_agent import trace_of
+
+    monkeypatch.setenv("EXAMPLE_AGENT_DATA", str(shared_hotpotqa))
+    events_file = tmp_path / "events.jsonl"
+    bot = {
+        "name": "bot",
+        "provider": "python",
+        "target": "rag_eval_pipeline_tests.tracing.traced_agent:answer",
+        "version": "t1",
+        "response": {"answer": "$.answer", "contexts": "$.contexts", "trace": "$.meta.traceparent"},
+    }
+    config = tmp_path / "rag_eval.yaml"
+    config.write_text(
+        json.dumps(
+            {"answer_models": [bot], "tracing": {"evaluation_events": True, "events_file": str(events_file)}}
+        )
+    )
+    args = ["--config", str(config), "--dagster-home", str(tmp_path / "home")]
+    run = ["run", "--dataset", str(shared_hotpotqa), "--sample", "5", "--models", "bot"]
+    code, out, err = in_process(capsys, *args, *run)
+    assert code == 0, out + err
+    answers = load_asset(open_instance(str(tmp_path / "home")), "candidate_answers", "bot")
+    expected = {trace_of(q) for q in answers["question"]}
+    records = [
+        r
+        for line in events_file.read_text().splitlines()
+        for rl in json.loads(line)["resourceLogs"]
+        for sl in rl["scopeLogs"]
+        for r in sl["logRecords"]
+    ]
+    assert records and {(r["traceId"], r["spanId"]) for r in records} == expected

@@ -44,6 +44,7 @@ class Reply:
     answer: str
     contexts: tuple[ReturnedContext, ...] | None
     citations: tuple[Citation, ...] | None = None
+    trace: str | None = None  # the agent's own trace of the reply (a traceparent or trace id)
 
 
 class UnreadableReplyError(ValueError):
@@ -78,6 +79,7 @@ class ResponseMapping:
     context_ids: tuple[str, Any] | None
     context_titles: tuple[str, Any] | None
     citations: tuple[str, Any] | None = None  # (INLINE, None): the answer's own markers
+    trace: tuple[str, Any] | None = None
 
     @classmethod
     def of(
@@ -87,6 +89,7 @@ class ResponseMapping:
         context_ids: str | None,
         context_titles: str | None,
         citations: str | None = None,
+        trace: str | None = None,
     ) -> ResponseMapping:
         def compiled(path: str | None) -> tuple[str, Any] | None:
             return None if path is None else (path, None if path == INLINE else compile_path(path))
@@ -97,6 +100,7 @@ class ResponseMapping:
             compiled(context_ids),
             compiled(context_titles),
             compiled(citations),
+            compiled(trace),
         )
 
     @property
@@ -115,7 +119,16 @@ class ResponseMapping:
         if not answers or answers[0] is None:
             raise UnreadableReplyError(f"response mapping: answer path {path} found nothing in the response")
         answer = answers[0] if isinstance(answers[0], str) else str(answers[0])
-        return Reply(answer, self._contexts(document), self._citations(document, answer))
+        return Reply(
+            answer, self._contexts(document), self._citations(document, answer), self._trace(document)
+        )
+
+    def _trace(self, document: Any) -> str | None:
+        """The reply's trace as it says it (None: not mapped, or not in this reply)."""
+        if self.trace is None:
+            return None
+        found = _found(self.trace[1], document)
+        return None if not found or found[0] is None else str(found[0])
 
     def _contexts(self, document: Any) -> tuple[ReturnedContext, ...] | None:
         if self.contexts is None:
@@ -156,7 +169,7 @@ class ResponseMapping:
     def preview(self, document: Any) -> list[tuple[str, str, str]]:
         """(field, path, what it extracted or ``MISSING``) for every mapped field."""
         rows = []
-        for field in ("answer", "contexts", "context_ids", "context_titles", "citations"):
+        for field in ("answer", "contexts", "context_ids", "context_titles", "citations", "trace"):
             mapped = getattr(self, field)
             if mapped is None:
                 rows.append((field, "(not mapped)", ""))

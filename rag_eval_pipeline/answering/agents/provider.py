@@ -83,6 +83,7 @@ class AgentAnswerer:
             cost_usd=None,  # the agent's own spending is not reported to us: unknown, not free
             from_cache=cached,
             latency_s=latency,
+            trace=reply.trace,
             contexts=reply.contexts,
             citations=reply.citations,
         )

@@ -36,7 +36,13 @@ class MappingSettings(Strict):
         "1-based indices into the contexts, or 'inline' for markers such as [1] or [2, 3] in the answer",
     )
 
-    @field_validator("answer", "contexts", "context_ids", "context_titles", "citations")
+    trace: str | None = Field(
+        default=None,
+        description="the agent's own trace of this reply: a JSONPath to a W3C traceparent "
+        "(00-<trace id>-<span id>-01) or a trace id; its evaluation events go under that span",
+    )
+
+    @field_validator("answer", "contexts", "context_ids", "context_titles", "citations", "trace")
     @classmethod
     def _compiles(cls, path: str | None) -> str | None:
         if path is not None and path != INLINE:
@@ -49,7 +55,7 @@ class MappingSettings(Strict):
 
     def compiled(self) -> ResponseMapping:
         return ResponseMapping.of(
-            self.answer, self.contexts, self.context_ids, self.context_titles, self.citations
+            self.answer, self.contexts, self.context_ids, self.context_titles, self.citations, self.trace
         )
 
 

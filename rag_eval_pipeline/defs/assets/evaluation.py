@@ -358,6 +358,16 @@ def _trace_context(
     )
 
 
+def _event_parents(candidate_answers: pd.DataFrame, keys: list, roots: list) -> dict:
+    """Each answer's evaluated span: the agent's own where its reply named its trace, else this
+    pipeline's case span (None: neither is known)."""
+    said = candidate_answers.get("agent_trace", pd.Series([None] * len(keys)))
+    return {
+        key: SpanRef.of_reply(trace) or (SpanRef.of(*root) if root else None)
+        for key, root, trace in zip(keys, roots, said)
+    }
+
+
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
 def case_traces(
     context: dg.AssetExecutionContext,
@@ -393,7 +403,7 @@ def case_traces(
     if tracing.events:
         events = evaluation_events(
             judge_scores,
-            {key: SpanRef.of(*root) if root else None for key, root in zip(keys, roots)},
+            _event_parents(candidate_answers, keys, roots),
             trace_context.event_attributes(),
             settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique()),
             settings.settings.gates(),
