@@ -27,6 +27,7 @@ INTERACTION_COLUMNS = [
     "contexts_known",
     "trace_id",
     "span_id",  # the root span's, where the interaction was read from spans (evaluation events' parent)
+    "latency_s",  # the root span's own duration, where the interaction was read from spans
     "agent_version",
     "user_feedback",
     "metadata",
@@ -165,6 +166,7 @@ def interaction(
     context_titles: Any = None,
     trace_id: Any = None,
     span_id: Any = None,
+    latency_s: float | None = None,
     agent_version: Any = None,
     user_feedback: Any = None,
     metadata: Any = None,
@@ -201,6 +203,7 @@ def interaction(
         "contexts_known": texts is not None,
         "trace_id": trace,
         "span_id": _text(span_id),
+        "latency_s": latency_s,
         "agent_version": version,
         "user_feedback": _text(user_feedback),
         "metadata": json.dumps(details, sort_keys=True, default=str, ensure_ascii=False),

@@ -16,7 +16,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from rag_eval_pipeline.answering.agents.mapping import compile_path
-from rag_eval_pipeline.production.interactions import InteractionError, ReadInteractions, interaction
+from rag_eval_pipeline.production.interactions import (
+    InteractionError,
+    ReadInteractions,
+    interaction,
+    parse_timestamp,
+)
 from rag_eval_pipeline.production.settings import SpanFields
 
 RETRIEVER = "RETRIEVER"
@@ -226,6 +231,20 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def _duration(span: Span, zone: ZoneInfo) -> float | None:
+    """The span's own duration in seconds (None: its end is not known, or not after its start)."""
+    if span.start in (None, "") or span.end in (None, ""):
+        return None
+    if str(span.start).isdigit() and str(span.end).isdigit():  # OTLP's nanoseconds, kept exact
+        seconds = (int(span.end) - int(span.start)) / 1e9
+    else:
+        try:
+            seconds = (parse_timestamp(span.end, zone) - parse_timestamp(span.start, zone)).total_seconds()
+        except InteractionError:
+            return None
+    return seconds if seconds >= 0 else None
+
+
 def interactions_of_spans(
     spans: Iterable[Span], source: str, fields: SpanFields, zone: ZoneInfo, where: str = ""
 ) -> ReadInteractions:
@@ -261,6 +280,7 @@ def interactions_of_spans(
                     context_titles=[_title(d) for d in documents] if known else None,
                     trace_id=trace_id,
                     span_id=root.span_id,
+                    latency_s=_duration(root, zone),
                     **reader.read(root),
                 )
             )

@@ -3,6 +3,7 @@ an OTLP receiver of the tests' own (decoded with opentelemetry-proto), each a ch
 it evaluates: this pipeline's case span in a traced run, the agent's own root span for a
 production sample read from its OTLP span files; and the same events as OTLP/JSON lines."""
 
+import base64
 import json
 import threading
 
@@ -158,6 +159,18 @@ def _agent_spans(folder, questions) -> dict[str, tuple[str, str]]:
     }
 
 
+def _durations(folder) -> dict[str, float]:
+    """Each root span's own duration in the file, in seconds, by its span id."""
+    document = json.loads((folder / "export.jsonl").read_text())
+    return {
+        base64.b64decode(s["spanId"]).hex(): (int(s["endTimeUnixNano"]) - int(s["startTimeUnixNano"])) / 1e9
+        for rs in document["resourceSpans"]
+        for ss in rs["scopeSpans"]
+        for s in ss["spans"]
+        if not s.get("parentSpanId")
+    }
+
+
 @pytest.mark.slow  # a production day through the CLI (CI runs it)
 def test_a_production_sample_read_from_span_files_scores_the_agents_own_spans(tmp_path, capsys):
     questions = shared_questions(6)
@@ -182,6 +195,14 @@ def test_a_production_sample_read_from_span_files_scores_the_agents_own_spans(tm
     assert events and all(VALUE in e["attributes"] for e in events)
     parents = {(e["trace_id"], e["span_id"]) for e in events}
     assert parents == set(agent_spans.values())  # every sampled case, under the agent's root span
+    from rag_eval_pipeline.production.settings import ProductionSettings
+    from rag_eval_pipeline.production.sources import read_sources
+
+    sample = read_sources(ProductionSettings.model_validate(settings["production"])).frame
+    durations = _durations(tmp_path / "spans")
+    assert dict(zip(sample["span_id"], sample["latency_s"])) == pytest.approx(
+        {span: durations[span] for span in sample["span_id"]}
+    )  # each case records its root span's own duration
     names = {e["attributes"][NAME] for e in events}
     assert "faithfulness_lexical" in names and all(
         e["attributes"]["rag_eval.production_day"] == day for e in events
