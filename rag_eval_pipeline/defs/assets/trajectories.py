@@ -143,7 +143,15 @@ def _send_events(context, tracing: TracingResource, scores: pd.DataFrame, sessio
     if not tracing.events or scores.empty:
         return {}
     provenance = {"rag_eval.agent_version": context.partition_key, "rag_eval.dagster_run_id": context.run_id}
-    sent = tracing.export_events(session_events(scores, sessions, metrics, provenance))
+    try:
+        sent = tracing.export_events(session_events(scores, sessions, metrics, provenance))
+    except (
+        Exception
+    ) as err:  # no collector named (a configuration error) or the SDK missing: said, the scores kept
+        context.log.warning(
+            f"evaluation events not sent ({type(err).__name__}: {err}); the scores are unaffected"
+        )
+        return {"events_error": f"{type(err).__name__}: {err}"[:300]}
     if sent.dropped:
         context.log.warning(
             f"evaluation events: {sent.dropped} dropped ({sent.error}); the scores are unaffected"
