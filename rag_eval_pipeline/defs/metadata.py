@@ -9,6 +9,7 @@ import pandas as pd
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
 from rag_eval_pipeline.judges.claims import unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.metrics.budgets import BUDGET
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
@@ -321,6 +322,12 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
         **{
             f"{row.judge_id}/{row.metric}": dg.MetadataValue.float(round(float(row.mean), 4))
             for row in overall.itertuples()
+            if not pd.isna(row.mean)
+        },
+        # latency and cost per case (metrics.budgets): plotted over materializations like the means
+        **{
+            f"{row.judge_id}/{row.metric}": dg.MetadataValue.float(round(float(row.mean), 6))
+            for row in summary[summary["group"] == BUDGET].itertuples()
             if not pd.isna(row.mean)
         },
     }
