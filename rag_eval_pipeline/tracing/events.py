@@ -4,7 +4,8 @@ The GenAI semantic conventions (v1.38 on, now ``open-telemetry/semantic-conventi
 a score a standard shape: a log record named ``gen_ai.evaluation.result``, parented to the span
 it evaluates, with ``gen_ai.evaluation.name`` (required), ``gen_ai.evaluation.score.value`` and
 ``gen_ai.evaluation.score.label`` (where they apply), ``gen_ai.evaluation.explanation``,
-``gen_ai.response.id`` and ``error.type`` for an evaluation that failed. One event here is one
+``gen_ai.response.id`` (not set here: no reply read gives one) and ``error.type`` for an
+evaluation that failed. One event here is one
 case, judge and metric: its name ``<judge>.<metric>`` (the metric alone for the reference
 judge), the judge's reason as explanation, a failed judgement's ``error.type`` and no score
 (never 0), and the case's provenance as ``rag_eval.*`` attributes."""
@@ -128,7 +129,6 @@ def evaluation_events(
     declared: Mapping[str, Sequence[str]] | None = None,
     gates: Sequence[Gate] = (),
     redact: Callable[[str], str] = lambda text: text,
-    response_ids: Mapping[tuple[str, int], str] | None = None,
 ) -> list[EvaluationEvent]:
     """One event per answer (``(qid, repeat)``), judge and metric, a judge's re-scores collapsed
     to their median; a judge's diagnosis is one more event (``<judge>.diagnosis``, its label).
@@ -157,9 +157,6 @@ def evaluation_events(
             "rag_eval.repeat": repeat,
             "rag_eval.judge.id": judge,
         }
-        response_id = (response_ids or {}).get((qid, repeat))
-        if response_id:
-            base["gen_ai.response.id"] = response_id
         parent = parents.get((qid, repeat))
         if row.get("status", "ok") != "ok":  # a table without statuses (trajectories) is all judged
             failure = {"error.type": error_type(row)}
