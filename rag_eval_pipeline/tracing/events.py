@@ -5,10 +5,10 @@ a score a standard shape: a log record named ``gen_ai.evaluation.result``, paren
 it evaluates, with ``gen_ai.evaluation.name`` (required), ``gen_ai.evaluation.score.value`` and
 ``gen_ai.evaluation.score.label`` (where they apply), ``gen_ai.evaluation.explanation``,
 ``gen_ai.response.id`` (not set here: no reply read gives one) and ``error.type`` for an
-evaluation that failed. One event here is one
-case, judge and metric: its name ``<judge>.<metric>`` (the metric alone for the reference
-judge), the judge's reason as explanation, a failed judgement's ``error.type`` and no score
-(never 0), and the case's provenance as ``rag_eval.*`` attributes."""
+evaluation that failed. One event here is one case, judge and metric: its name
+``<judge>.<metric>`` (the metric alone for the reference judge), the judge's reason as
+explanation, a failed judgement's ``error.type`` and no score (never 0), and the case's
+provenance as ``rag_eval.*`` attributes."""
 
 from __future__ import annotations
 
