@@ -23,9 +23,9 @@ from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, metric_columns, per_answer
 from rag_eval_pipeline.tracing.events import SpanRef, evaluation_events
 from rag_eval_pipeline_tests.support.cli import in_process
+from rag_eval_pipeline_tests.support.otlp import OtlpReceiver
 from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.production import shared_questions
-from rag_eval_pipeline_tests.tracing.test_traces import OtlpReceiver
 from stand_ins.anthropic_api import SimulatedModel, _tag, _user_text, tool_reply
 
 EVENT = "gen_ai.evaluation.result"
