@@ -189,6 +189,7 @@ def check_budgets(summary: pd.DataFrame, budgets: Iterable[Budget]) -> list[Budg
     """Each budget against its figure in the summary: passes at or below the limit; a figure
     that was not measured (no summary rows for it, or no case with a value) fails, saying so."""
     results = []
+    kept = bool(summary["group"].astype(str).str.startswith(BUDGET).any()) if len(summary) else False
     for budget in budgets:
         figure = budget.figure
         where = "" if budget.group == OVERALL else f" in {budget.group}"
@@ -198,13 +199,18 @@ def check_budgets(summary: pd.DataFrame, budgets: Iterable[Budget]) -> list[Budg
             & (summary["n"] > 0)
         ]
         if rows.empty:
+            what = "cost" if figure.column == "cost_usd" else "latency"
+            why = (
+                f"no case{where} recorded its {what}"
+                if kept
+                else "the summary was made before budgets were kept: evaluate again"
+            )
             results.append(
                 BudgetResult(
                     budget,
                     None,
                     False,
-                    f"{figure.words}{where} is not measured (no case recorded its "
-                    f"{'cost' if figure.column == 'cost_usd' else 'latency'}); the budget cannot pass",
+                    f"{figure.words}{where} is not measured ({why}); the budget cannot pass",
                 )
             )
             continue

@@ -65,6 +65,8 @@ def test_the_figures_their_worst_cases_and_what_is_absent_rather_than_zero():
         pd.DataFrame(budget_rows(agent, None, ())), [parse_budget("cost_per_case_usd", 1)]
     )
     assert not unknown[0].passed and "not measured" in unknown[0].line
+    older = summary[~summary["group"].str.startswith("budget")]  # a summary from before budgets
+    assert "made before budgets were kept" in check_budgets(older, [parse_budget("latency_p95_s", 1)])[0].line
     with pytest.raises(ValueError, match="a figure among latency_p50_s"):
         parse_budget("claude/latency_p95_s", 1)
 
