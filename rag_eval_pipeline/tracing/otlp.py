@@ -223,7 +223,10 @@ class EventReport:
 
 def _log_records(events: Sequence[EvaluationEvent], service_name: str, project: str) -> list:
     """The events as the SDK's finished log records (``ReadableLogRecord``), each in the context
-    of its parent span so the record carries that span's trace and span id."""
+    of its parent span so the record carries that span's trace and span id. Built directly, not
+    emitted through a ``LoggerProvider`` and its ``BatchLogRecordProcessor``, as the spans are:
+    they record work already done, and the batching and the one bounded failure are ours (the
+    processor would retry every batch in the background and wait on each at exit)."""
     from opentelemetry._logs import LogRecord
     from opentelemetry.sdk._logs import ReadableLogRecord
     from opentelemetry.trace import NonRecordingSpan, set_span_in_context
