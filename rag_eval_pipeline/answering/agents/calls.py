@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -14,6 +15,20 @@ from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.llm.cache import MAX_RESPONSE_CHARS, JsonFiles
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.services import CallCount
+
+
+@dataclass(frozen=True)
+class ConversationTurn:
+    """One turn of a conversation the agent is in: the latest user message, the whole history
+    (OpenAI chat format, that message last) and the session it belongs to. A request template
+    reads them as ``{message}``, ``{messages}`` and ``{session}``; a Python agent as arguments."""
+
+    session: str
+    message: str
+    messages: tuple[dict[str, str], ...]
+
+    def as_fields(self) -> dict[str, Any]:
+        return {"session": self.session, "message": self.message, "messages": [dict(m) for m in self.messages]}
 
 
 class Transport(Protocol):
@@ -28,6 +43,10 @@ class Transport(Protocol):
 
 class AgentCallError(RuntimeError):
     """One call failed after its retries: recorded on the case, the run goes on."""
+
+
+class AgentTimeoutError(AgentCallError):
+    """No answer within the entry's timeout (after its retries)."""
 
 
 class FatalAgentError(FatalLLMError):
@@ -45,6 +64,12 @@ class AgentCache(JsonFiles):
 
     def key(self, question: str, repeat: int) -> str:
         identity = json.dumps([self._version, question, repeat], ensure_ascii=False)
+        return hashlib.sha256(identity.encode()).hexdigest()
+
+    def turn_key(self, turn: ConversationTurn) -> str:
+        """A conversation's turn: the session (scenario and trial) and the history so far, so a
+        re-run of the same conversation is served and a changed one asked again."""
+        identity = json.dumps([self._version, turn.session, list(turn.messages)], ensure_ascii=False)
         return hashlib.sha256(identity.encode()).hexdigest()
 
     def get(self, key: str) -> Any | None:
@@ -106,6 +131,25 @@ class CachedAgent:
             self.counter.calls += 1
             # a reply that echoes a secret header is masked before anything keeps it
             document = self._redact.document(await self._transport(qid, question))
+        if self._cache is not None and key is not None and usable(document):
+            self._cache.put(key, document)
+        return document, False
+
+    async def converse(self, turn: ConversationTurn, usable: Callable[[Any], bool]) -> tuple[Any, bool]:
+        """The agent's reply to one turn of a conversation, and whether it came from the cache
+        (keyed by version, session and history); as ``document`` otherwise."""
+        key = self._cache.turn_key(turn) if self._cache is not None else None
+        if self._cache is not None and key is not None and not self._refresh:
+            cached = self._cache.get(key)
+            if cached is not None and usable(cached):
+                self.counter.cache_hits += 1
+                return cached, True
+        converse = getattr(self._transport, "converse", None)
+        if converse is None:
+            raise FatalAgentError("this agent cannot hold a conversation (an http or python agent can)")
+        async with self._limit():
+            self.counter.calls += 1
+            document = self._redact.document(await converse(turn))
         if self._cache is not None and key is not None and usable(document):
             self._cache.put(key, document)
         return document, False
