@@ -60,9 +60,13 @@ class SupportAgent:
         self.requests: Counter[str] = Counter()
         self.lock = threading.Lock()
 
-    def reply(self, session: str, message: str) -> tuple[str, list[dict[str, Any]]]:
+    def reply(self, session: str, message: str, first: bool) -> tuple[str, list[dict[str, Any]]]:
+        """``first``: the history holds only this message, so the conversation starts afresh
+        (a re-run sends the same session ids)."""
         with self.lock:
             self.requests[session] += 1
+            if first:
+                self.state.pop(session, None)
             state = self.state.setdefault(session, {"turn": 0})
             state["turn"] += 1
         if session.startswith("slow-") and state["turn"] == 2:
@@ -124,7 +128,7 @@ def _handler(agent: SupportAgent) -> type[BaseHTTPRequestHandler]:
             if not isinstance(history, list) or history[-1] != {"role": "user", "content": body.get("message")}:
                 self._json(400, {"error": "history must end with the message"})
                 return
-            text, steps = agent.reply(str(body["session"]), str(body["message"]))
+            text, steps = agent.reply(str(body["session"]), str(body["message"]), len(history) == 1)
             self._json(
                 200,
                 {

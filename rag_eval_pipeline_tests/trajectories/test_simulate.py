@@ -78,48 +78,22 @@ def _simulate(capsys, folder: Path, config: Path, *args: str) -> tuple[int, dict
     return code, json.loads(out) if out.strip().startswith("{") else {}, err
 
 
-@pytest.fixture(scope="module")
-def golden(agent, tmp_path_factory):
-    """Three scripted scenarios, three trials each, run twice, then once more with --rerun."""
-    url, _ = agent
-    folder = tmp_path_factory.mktemp("golden")
+def _golden_runs(capsys, url: str, folder: Path) -> list[tuple[int, dict, str, int]]:
+    """Three scripted scenarios, three trials each, run twice, then once more with --rerun; each
+    with the requests the agent itself counted."""
     scenarios = folder / "scenarios.jsonl"
     scenarios.write_text(_lines(GOLDEN_SCENARIOS))
     config = _config(folder, url)
-    capsys = pytest.CaptureFixture  # in_process reads capsys only through readouterr: a shim below
     runs = []
     for extra in ((), (), ("--rerun",)):
         before = _requests(url)
-        with _Capture() as capture:
-            code, document, err = _simulate(capture, folder, config, "--scenarios", str(scenarios), *extra)
+        code, document, err = _simulate(capsys, folder, config, "--scenarios", str(scenarios), *extra)
         runs.append((code, document, err, _requests(url) - before))
-    del capsys
     return runs
 
 
-class _Capture:
-    """A module fixture cannot take pytest's function-scoped capsys: this captures the same way."""
-
-    def __enter__(self):
-        import contextlib
-        import io
-
-        self._out, self._err = io.StringIO(), io.StringIO()
-        self._stack = contextlib.ExitStack()
-        self._stack.enter_context(contextlib.redirect_stdout(self._out))
-        self._stack.enter_context(contextlib.redirect_stderr(self._err))
-        return self
-
-    def readouterr(self):
-        out, err = self._out.getvalue(), self._err.getvalue()
-        self._out.seek(0), self._out.truncate(), self._err.seek(0), self._err.truncate()
-        return type("Captured", (), {"out": out, "err": err})()
-
-    def __exit__(self, *exc):
-        self._stack.close()
-
-
-def test_task_success_and_pass_hat_k_equal_the_known_outcomes(golden):
+def test_task_success_pass_hat_k_and_a_second_run_that_asks_the_agent_nothing(agent, tmp_path, capsys):
+    golden = _golden_runs(capsys, agent[0], tmp_path)
     code, document, err, asked = golden[0]
     assert code == 0, err
     sessions = {s["session_id"]: s for s in document["sessions"]}
@@ -138,14 +112,14 @@ def test_task_success_and_pass_hat_k_equal_the_known_outcomes(golden):
     assert sessions["refund-trial-1"]["transcript"][-1] == {"role": "user", "content": "Thanks!"}
     assert document["calls"]["agent_calls"] == 18 and document["simulator_faults"] == 0
 
-
-def test_a_second_run_asks_the_agent_nothing_unless_asked_to_rerun(golden):
+    # a second run asks the agent nothing (its own count), unless asked to re-run
     first, again, rerun = golden
     assert again[0] == 0 and again[3] == 0  # the agent's own count: no request
     assert again[1]["calls"] == {"agent_calls": 0, "agent_cached": 18, "user_calls": 0, "user_cached": 0}
     assert again[1]["pass_hat_k"] == first[1]["pass_hat_k"]
     assert [s["transcript"] for s in again[1]["sessions"]] == [s["transcript"] for s in first[1]["sessions"]]
     assert rerun[0] == 0 and rerun[3] == 18 and rerun[1]["calls"]["agent_calls"] == 18
+    assert rerun[1]["pass_hat_k"] == first[1]["pass_hat_k"]  # asked again, answered alike
 
 
 def test_the_table_shows_each_scenario_and_the_worst_transcript_and_a_gate_fails(agent, tmp_path, capsys):
@@ -158,5 +132,8 @@ def test_the_table_shows_each_scenario_and_the_worst_transcript_and_a_gate_fails
         "--scenarios", str(scenarios), "--agent", "support", "--min", "task_success=0.8",
     )  # fmt: skip
     assert code == 1 and "error: simulation threshold failed: task_success" in err
-    assert "| address  |        3 |           2 |" in out.replace("  ", " ").replace("| address |", "| address  |") or "address" in out
-    assert "the worst session" in out and "cancel-trial-1" in out and "**agent**: I am sorry, I cannot cancel orders." in out
+    assert "| address | 3 | 2 | 0.667 | user_stop 3 |" in out
+    assert "| pass^2 | 0.444 |" in out
+    # the worst session's transcript: the reply that lost the address, and the closing words
+    assert "the worst session\n\n**address-trial-2** — user_stop" in out
+    assert "- **agent**: Which address did you mean? I could not update it.\n- **user** (last): Great, thank you." in out
