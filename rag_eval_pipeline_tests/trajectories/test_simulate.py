@@ -137,3 +137,95 @@ def test_the_table_shows_each_scenario_and_the_worst_transcript_and_a_gate_fails
     # the worst session's transcript: the reply that lost the address, and the closing words
     assert "the worst session\n\n**address-trial-2** — user_stop" in out
     assert "- **agent**: Which address did you mean? I could not update it.\n- **user** (last): Great, thank you." in out
+
+
+MORE_SCENARIOS = [
+    {"task_id": "reembolso", "language": "es", "goal": "Obtener el reembolso del pedido A100",
+     "user_turns": ["Hola, quiero un reembolso.", "Es el pedido A100.", "Gracias ###STOP###"],
+     # "reembolsos emitidos": other forms of the reply's "reembolso ... emitido", found by Spanish stems
+     "success": {"reply_contains": ["reembolsos emitidos", "A100"], "expected_tool_calls": REFUND_CALLS}},
+    {"task_id": "tuikuan", "language": "zh", "goal": "为订单A100办理退款",
+     "user_turns": ["你好，我想退款。", "订单号是A100。", "谢谢 ###STOP###"],
+     "success": {"reply_contains": ["退款", "A100"]}},
+    {"task_id": "nogoal", "user_turns": ["hi"], "success": {"reply_contains": ["x"]}},
+    {"task_id": "nosuccess", "goal": "Get help", "user_turns": ["hi"]},
+    "not json at all",
+    {"task_id": "slow", "goal": "Get a refund for order A100",
+     "user_turns": ["I need a refund.", "It is A100.", "Thanks ###STOP###"],
+     "success": {"reply_contains": ["refund issued"]}},
+    {"task_id": "chatty", "goal": "Get a refund for order A100", "max_turns": 2,
+     "user_turns": ["I need a refund.", "Hm.", "Hm?", "Ok ###STOP###"],
+     "success": {"reply_contains": ["refund"]}},
+    {"task_id": "leaky", "goal": "Get a refund for order A100",
+     "user_turns": ["I want a refund for order A100 please", "Thanks ###STOP###"],
+     "success": {"reply_contains": ["refund issued"]}},
+    {"task_id": "loopy", "goal": "Get a refund for order A100",
+     "user_turns": ["Hello?", "Hello?"], "success": {"reply_contains": ["refund"]}},
+]  # fmt: skip
+
+
+def test_other_languages_bad_lines_timeouts_max_turns_loops_and_leaks_each_in_one_line(agent, tmp_path, capsys):
+    url, _ = agent
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(_lines(MORE_SCENARIOS))
+    config = _config(tmp_path, url)
+    code, document, err = _simulate(capsys, tmp_path, config, "--scenarios", str(scenarios), "--trials", "1")
+    assert code == 1  # a line was refused: said, and the others still ran
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: {scenarios}, line 3: goal is missing",
+        f"error: {scenarios}, line 4: success is missing",
+        f"error: {scenarios}, line 5: not JSON (Expecting value)",
+    ]
+    sessions = {s["task_id"]: s for s in document["sessions"]}
+    assert set(sessions) == {"reembolso", "tuikuan", "slow", "chatty", "leaky", "loopy"}
+    assert sessions["reembolso"]["task_success"] is True and sessions["reembolso"]["match_unordered"] is True
+    assert sessions["tuikuan"]["task_success"] is True and sessions["tuikuan"]["tool_call_f1"] is None
+    slow = sessions["slow"]
+    assert (slow["stop_reason"], slow["turns"], slow["task_success"]) == ("agent_timeout", 1, False)
+    assert "turn 2: no response within 1 s" in slow["stop_detail"]
+    chatty = sessions["chatty"]
+    assert (chatty["stop_reason"], chatty["turns"], chatty["task_success"]) == ("max_turns", 2, False)
+    assert sessions["loopy"]["stop_reason"] == "loop" and sessions["loopy"]["simulator_fault"] == "loop"
+    assert sessions["leaky"]["simulator_fault"] == "goal_leak" and sessions["leaky"]["stop_reason"] == "user_stop"
+    assert document["simulator_faults"] == 2
+    notes = [line for line in err.splitlines() if line.startswith("note:")]
+    assert len(notes) == 4 and any("slow-trial-1 ended by agent_timeout" in n for n in notes)
+    # the simulator's faults are left out of the agent's figures: 4 sessions, 2 of them successes
+    summary = {r["metric"]: r for r in document["agent_versions"]["1.0"]["summary"]}
+    assert summary["task_success"]["n"] == 4 and summary["task_success"]["mean"] == 0.5
+
+
+def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_free(agent, tmp_path, capsys, monkeypatch):
+    url, _ = agent
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(_lines([{
+        "task_id": "llm-refund", "persona": "a polite retiree", "goal": "Get a refund for order A100",
+        "known_info": {"order_id": "A100"},
+        "success": {"expected_tool_calls": REFUND_CALLS, "reply_contains": ["A100"]},
+    }]))  # fmt: skip
+    config = _config(tmp_path, url)
+    args = ("--scenarios", str(scenarios), "--user", "claude-haiku-4-5")
+    with FakeAnthropic() as claude:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        code, document, err = _simulate(capsys, tmp_path, config, *args)
+        assert code == 0, err
+        asked = list(claude.requests)
+        before = _requests(url)
+        again, document_again, err_again = _simulate(capsys, tmp_path, config, *args)
+        assert again == 0, err_again
+        assert len(claude.requests) == len(asked) and _requests(url) == before  # the re-run: 0 calls
+    first_turns = [r for r in asked if len(r["messages"]) == 1]
+    systems = [r["system"][0]["text"] for r in first_turns]
+    assert len(first_turns) == 3 and len(set(systems)) == 3  # three trials, three conversations
+    assert all("<persona>a polite retiree</persona>" in s and "<goal>Get a refund for order A100</goal>" in s for s in systems)
+    assert all(r["model"] == "claude-haiku-4-5" and r["temperature"] == 0.0 for r in asked)
+    assert len(asked) == 9 and document["calls"]["user_calls"] == 9 and document_again["calls"]["user_cached"] == 9
+    for session in document["sessions"]:
+        assert session["stop_reason"] == "user_stop" and session["task_success"] is True
+        # ###STOP### ended it, and the words before it are its last message
+        assert session["transcript"][-1] == {"role": "user", "content": "Thank you, that is all."}
+        assert session["transcript"][2]["content"] == "My order id is A100."
+    assert document["pass_hat_k"] == {"1": 1.0, "2": 1.0, "3": 1.0}
+    assert document_again["sessions"] == document["sessions"]
