@@ -222,9 +222,10 @@ def handle(args: argparse.Namespace) -> int:
         print(f"\nwall time {seconds_since_start():.1f}s; open the UI with: {ui_command(instance.root_directory, args.config)}")
     if outcome.error is None and outcome.scores is not None:
         for row in outcome.scores.itertuples():
-            if row.stop_reason != "user_stop" or isinstance(row.simulator_fault, str):
-                why = f"{row.stop_reason}: {row.stop_detail}" if row.stop_detail else str(row.simulator_fault)
-                print(f"note: {row.session_id} ended by {why}", file=sys.stderr)
+            if row.stop_reason != "user_stop":
+                print(f"note: {row.session_id} ended by {row.stop_reason}: {row.stop_detail}", file=sys.stderr)
+            elif isinstance(row.simulator_fault, str):
+                print(f"note: {row.session_id} flagged {row.simulator_fault}: left out of the agent's figures", file=sys.stderr)
     failed = bool(refused)
     if outcome.error is not None:
         error(f"{version}: {outcome.error}")

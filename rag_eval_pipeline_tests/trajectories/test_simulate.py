@@ -229,3 +229,22 @@ def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_
         assert session["transcript"][2]["content"] == "My order id is A100."
     assert document["pass_hat_k"] == {"1": 1.0, "2": 1.0, "3": 1.0}
     assert document_again["sessions"] == document["sessions"]
+
+
+def test_the_offline_example_runs_as_the_docs_say_with_a_python_agent(tmp_path, capsys, monkeypatch):
+    """docs/trajectories.md's example: the scripted support desk as a Python callable, handed the
+    message, the history and the session; refund and tracking succeed, cancelling never does."""
+    from rag_eval_pipeline_tests.support import REPO_ROOT
+
+    monkeypatch.chdir(REPO_ROOT)
+    config = REPO_ROOT / "examples" / "simulation" / "rag_eval.yaml"
+    code, out, err = in_process(
+        capsys, "--dagster-home", str(tmp_path / "home"), "--config", str(config), "simulate", "--format", "json"
+    )
+    assert code == 0, err
+    document = json.loads(out)
+    success = {s["session_id"]: s["task_success"] for s in document["sessions"]}
+    assert success == {f"{t}-trial-{n}": t != "cancel" for t in ("refund", "track", "cancel") for n in (1, 2, 3)}
+    assert {k: round(v, 4) for k, v in document["pass_hat_k"].items()} == {"1": 0.6667, "2": 0.6667, "3": 0.6667}
+    refund = next(s for s in document["sessions"] if s["session_id"] == "refund-trial-1")
+    assert refund["made_calls"] == 'lookup_order({"order_id":"A100"}); issue_refund({"amount":25,"order_id":"A100"})'
