@@ -14,7 +14,11 @@ ORDERS = {"A100": ("shipped", 25), "B7": ("packed", 40), "C3": ("delivered", 10)
 
 def _intent(texts: list[str]) -> str | None:
     joined = " ".join(texts).lower()
-    for intent, words in (("refund", ("refund", "money back")), ("track", ("where", "track")), ("cancel", ("cancel",))):
+    for intent, words in (
+        ("refund", ("refund", "money back")),
+        ("track", ("where", "track")),
+        ("cancel", ("cancel",)),
+    ):
         if any(w in joined for w in words):
             return intent
     return None
@@ -37,4 +41,7 @@ def chat(message: str, messages: list[dict] | None = None, session: str | None =
     if intent == "track":
         return {"reply": f"Order {order} is {status}.", "tool_calls": [lookup]}
     refund = {"name": "issue_refund", "arguments": {"order_id": order, "amount": amount}, "result": "ok"}
-    return {"reply": f"Your refund of {amount} EUR for order {order} has been issued.", "tool_calls": [lookup, refund]}
+    return {
+        "reply": f"Your refund of {amount} EUR for order {order} has been issued.",
+        "tool_calls": [lookup, refund],
+    }

@@ -171,7 +171,8 @@ class Settings(Strict):
         default=None, description="an agent's tool calls and sessions, from its traces (docs/trajectories.md)"
     )
     simulation: SimulationSettings | None = Field(
-        default=None, description="simulated users talking to the agent, scored with pass^k (docs/trajectories.md)"
+        default=None,
+        description="simulated users talking to the agent, scored with pass^k (docs/trajectories.md)",
     )
 
     @field_validator("thresholds")

@@ -203,7 +203,11 @@ def _session_verdicts(text: str) -> dict[str, Any]:
 
 
 SIMULATED_USER_MARK = "You are playing a user"
-GREETINGS = ("Hi, I need help with a {topic}.", "Hello, I would like a {topic} please.", "Good day, can you help me with a {topic}?")
+GREETINGS = (
+    "Hi, I need help with a {topic}.",
+    "Hello, I would like a {topic} please.",
+    "Good day, can you help me with a {topic}?",
+)
 
 
 def _system_text(request: dict[str, Any]) -> str:
@@ -336,7 +340,9 @@ class SimulatedModel:
             return _session_verdicts(text)
         if tool == "record_rubric_verdict":  # every content word of the rubric in the agent's replies
             rubric = set(reference.content_tokens(_tag(text, "rubric")))
-            replies = set(reference.content_tokens(" ".join(re.findall(r"<assistant>(.*?)</assistant>", text, re.S))))
+            replies = set(
+                reference.content_tokens(" ".join(re.findall(r"<assistant>(.*?)</assistant>", text, re.S)))
+            )
             return {"passed": bool(rubric) and rubric <= replies, "reason": "lexical"}
         raise ValueError(f"the simulated model has no behaviour for tool {tool}")
 

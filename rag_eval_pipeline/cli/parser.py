@@ -551,12 +551,18 @@ def _simulate(commands: argparse._SubParsersAction) -> None:
         "scenario, trial and turn: a re-run makes none unless --rerun. Exit 1 when a threshold "
         "fails or a scenario line is refused; 2 on input that cannot be used.",
     )
-    simulate.add_argument("--scenarios", metavar="FILE", help="JSONL, a scenario per line (default: simulation.scenarios)")
+    simulate.add_argument(
+        "--scenarios", metavar="FILE", help="JSONL, a scenario per line (default: simulation.scenarios)"
+    )
     simulate.add_argument("--agent", metavar="NAME", help="an http or python entry of answer_models")
     simulate.add_argument("--trials", type=positive, help="conversations per scenario (default 3)")
-    simulate.add_argument("--user", metavar="MODEL", help="the LLM playing users without user_turns (claude-haiku-4-5, ...)")
+    simulate.add_argument(
+        "--user", metavar="MODEL", help="the LLM playing users without user_turns (claude-haiku-4-5, ...)"
+    )
     simulate.add_argument("--judge", metavar="MODEL", help="the LLM answering the scenarios' rubrics")
-    simulate.add_argument("--tool-calls", metavar="JSONPATH", help="the tool calls in the agent's reply (name, arguments)")
+    simulate.add_argument(
+        "--tool-calls", metavar="JSONPATH", help="the tool calls in the agent's reply (name, arguments)"
+    )
     simulate.add_argument("--rerun", action="store_true", help="ask the agent and the simulated user again")
     simulate.add_argument("--format", choices=["table", "markdown", "json"], default="table")
     simulate.add_argument(

@@ -68,7 +68,9 @@ def _preflight(settings: Settings) -> tuple[str, list[str]]:
     chosen = settings.simulation
     assert chosen is not None
     if not chosen.scenarios:
-        raise CommandError("give the scenarios: --scenarios FILE (a JSON object per line, docs/trajectories.md)")
+        raise CommandError(
+            "give the scenarios: --scenarios FILE (a JSON object per line, docs/trajectories.md)"
+        )
     if not chosen.agent:
         raise CommandError("give the agent: --agent NAME (an http or python entry of answer_models)")
     try:
@@ -84,7 +86,10 @@ def _preflight(settings: Settings) -> tuple[str, list[str]]:
         named = ", ".join(m.name for m in settings.answer_models) or "none"
         raise CommandError(f"--agent {chosen.agent}: no such entry in answer_models (named: {named})")
     if entry.provider not in ("http", "python"):
-        raise CommandError(f"--agent {chosen.agent} is a {entry.provider} entry: a conversation needs an http or python agent")
+        raise CommandError(
+            f"--agent {chosen.agent} is a {entry.provider} entry: a conversation needs an http or "
+            "python agent"
+        )
     llm = llm_resource(settings)
     needed = []
     unscripted = [s.task_id for s in read.scenarios if s.user_turns is None]
@@ -96,7 +101,9 @@ def _preflight(settings: Settings) -> tuple[str, list[str]]:
     for option, name, why in needed:
         target = parse_llm_name(name) if name else None
         if target is None:
-            raise CommandError(f"{why}: give {option} MODEL (claude-haiku-4-5, openai:<model>, local:<model>)")
+            raise CommandError(
+                f"{why}: give {option} MODEL (claude-haiku-4-5, openai:<model>, local:<model>)"
+            )
         missing = llm.missing(target.endpoint)
         if missing:
             raise CommandError(f"{option} {name} needs {missing}")
@@ -140,7 +147,8 @@ def as_document(outcome: SimulationOutcome, gates: list[GateResult], refused: li
         "sessions": session_records(outcome) if outcome.error is None else [],
         "pass_hat_k": {m[len(PASS_HAT) :]: _plain(v) for m, v in zip(hat["metric"], hat["mean"])},
         "pass_hat_k_intervals": {
-            m[len(PASS_HAT) :]: [_plain(lo), _plain(hi)] for m, lo, hi in zip(hat["metric"], hat["ci_low"], hat["ci_high"])
+            m[len(PASS_HAT) :]: [_plain(lo), _plain(hi)]
+            for m, lo, hi in zip(hat["metric"], hat["ci_low"], hat["ci_high"])
         },
         "simulator_faults": int(faults["n"].iloc[0]) if len(faults) else 0,
         "calls": {k: int(sessions[k].sum()) for k in COUNTS} if sessions is not None else {},
@@ -154,8 +162,13 @@ def as_document(outcome: SimulationOutcome, gates: list[GateResult], refused: li
             }
         },
         "gates": [
-            {"gate": f"{g.judge_id or ''}/{g.metric}".lstrip("/"), "mean": g.mean, "threshold": g.threshold,
-             "passed": g.passed, "note": g.note}
+            {
+                "gate": f"{g.judge_id or ''}/{g.metric}".lstrip("/"),
+                "mean": g.mean,
+                "threshold": g.threshold,
+                "passed": g.passed,
+                "note": g.note,
+            }
             for g in gates
         ],  # fmt: skip
     }
@@ -173,7 +186,9 @@ def scenario_table(scores: pd.DataFrame) -> pd.DataFrame:
                 "trials": len(group),
                 "successes": int(success.sum()),
                 TASK_SUCCESS: round(float(success.mean()), 4) if len(success) else None,
-                "stop_reasons": ", ".join(f"{k} {v}" for k, v in group["stop_reason"].value_counts().sort_index().items()),
+                "stop_reasons": ", ".join(
+                    f"{k} {v}" for k, v in group["stop_reason"].value_counts().sort_index().items()
+                ),
                 "turns": round(float(group["turns"].mean()), 1),
                 "simulator_faults": int(group["simulator_fault"].notna().sum()),
             }
@@ -195,7 +210,10 @@ def _print_tables(outcome: SimulationOutcome, markdown: bool) -> None:
     print(to_markdown(scenario_table(outcome.scores)))
     summary = outcome.summary[["metric", "mean", "ci_low", "ci_high", "n"]].copy()
     summary[["mean", "ci_low", "ci_high"]] = summary[["mean", "ci_low", "ci_high"]].astype(float).round(4)
-    shown = summary[summary["metric"].isin([TASK_SUCCESS, "tool_call_f1", "simulator_faults"]) | summary["metric"].str.startswith(PASS_HAT)]
+    shown = summary[
+        summary["metric"].isin([TASK_SUCCESS, "tool_call_f1", "simulator_faults"])
+        | summary["metric"].str.startswith(PASS_HAT)
+    ]
     print()
     print(to_markdown(shown))
     print(f"\n{heading}the worst session\n")
@@ -214,18 +232,30 @@ def handle(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(sys.stderr) if quiet else contextlib.nullcontext():
         print(f"Dagster instance: {instance.root_directory}")
         outcome = run_simulation(defs, instance, version, args.verbose)
-    results = check_gates(outcome.summary, gates, min_cases=settings.statistics.min_cases) if outcome.summary is not None else []
+    results = (
+        check_gates(outcome.summary, gates, min_cases=settings.statistics.min_cases)
+        if outcome.summary is not None
+        else []
+    )
     if quiet:
         print(json.dumps(as_document(outcome, results, refused), indent=2, ensure_ascii=False))
     elif outcome.error is None:
         _print_tables(outcome, args.format == "markdown")
-        print(f"\nwall time {seconds_since_start():.1f}s; open the UI with: {ui_command(instance.root_directory, args.config)}")
+        print(
+            f"\nwall time {seconds_since_start():.1f}s; open the UI with: "
+            f"{ui_command(instance.root_directory, args.config)}"
+        )
     if outcome.error is None and outcome.scores is not None:
         for row in outcome.scores.itertuples():
             if row.stop_reason != "user_stop":
-                print(f"note: {row.session_id} ended by {row.stop_reason}: {row.stop_detail}", file=sys.stderr)
+                print(
+                    f"note: {row.session_id} ended by {row.stop_reason}: {row.stop_detail}", file=sys.stderr
+                )
             elif isinstance(row.simulator_fault, str):
-                print(f"note: {row.session_id} flagged {row.simulator_fault}: left out of the agent's figures", file=sys.stderr)
+                print(
+                    f"note: {row.session_id} flagged {row.simulator_fault}: left out of the agent's figures",
+                    file=sys.stderr,
+                )
     failed = bool(refused)
     if outcome.error is not None:
         error(f"{version}: {outcome.error}")

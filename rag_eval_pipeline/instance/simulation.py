@@ -64,6 +64,10 @@ def run_simulation(
         outcome.scores = load_materialization(instance, SIMULATION_SCORES, version, result.run_id)
         outcome.summary = load_materialization(instance, SIMULATION_SUMMARY, version, result.run_id)
     except FileNotFoundError:
-        failure = next((_error_of(e) for e in result.all_events if e.event_type_value == "STEP_FAILURE"), None)
-        outcome.error = "; ".join(outcome.failed_checks) or failure or "the run stored no summary (see the run in the UI)"
+        failure = next(
+            (_error_of(e) for e in result.all_events if e.event_type_value == "STEP_FAILURE"), None
+        )
+        outcome.error = (
+            "; ".join(outcome.failed_checks) or failure or "the run stored no summary (see the run in the UI)"
+        )
     return outcome

@@ -12,6 +12,7 @@ on the second turn of a ``slow-`` session.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -44,7 +45,11 @@ def _language(message: str) -> str:
     return "en"
 
 
-ASK_ORDER = {"en": "Sure. What is your order number?", "es": "Claro. ¿Cuál es el número de su pedido?", "zh": "好的。请问您的订单号是多少？"}
+ASK_ORDER = {
+    "en": "Sure. What is your order number?",
+    "es": "Claro. ¿Cuál es el número de su pedido?",
+    "zh": "好的。请问您的订单号是多少？",
+}
 REFUNDED = {
     "en": "Your refund for order {order} has been issued.",
     "es": "El reembolso de su pedido {order} ha sido emitido.",
@@ -113,19 +118,22 @@ def _handler(agent: SupportAgent) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            try:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up
                 self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (its timeout)
 
         def do_GET(self) -> None:  # noqa: N802
             with agent.lock:
-                self._json(200, {"requests": sum(agent.requests.values()), "by_session": dict(agent.requests)})
+                self._json(
+                    200, {"requests": sum(agent.requests.values()), "by_session": dict(agent.requests)}
+                )
 
         def do_POST(self) -> None:  # noqa: N802
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
             history = body.get("history")
-            if not isinstance(history, list) or history[-1] != {"role": "user", "content": body.get("message")}:
+            if not isinstance(history, list) or history[-1] != {
+                "role": "user",
+                "content": body.get("message"),
+            }:
                 self._json(400, {"error": "history must end with the message"})
                 return
             text, steps = agent.reply(str(body["session"]), str(body["message"]), len(history) == 1)

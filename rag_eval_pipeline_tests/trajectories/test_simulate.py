@@ -31,7 +31,11 @@ GOLDEN_SCENARIOS = [
     {
         "task_id": "address",
         "goal": "Change the delivery address to 12 Rose Street",
-        "user_turns": ["I moved and need to change my delivery address.", "12 Rose Street.", "Great, thank you. ###STOP###"],
+        "user_turns": [
+            "I moved and need to change my delivery address.",
+            "12 Rose Street.",
+            "Great, thank you. ###STOP###",
+        ],
         "success": {
             "expected_tool_calls": [{"name": "update_address", "arguments": {"address": "12 Rose Street"}}],
             "reply_contains": ["12 Rose Street"],
@@ -66,7 +70,9 @@ def _requests(url: str) -> int:
 def _config(folder: Path, url: str, **simulation) -> Path:
     config = folder / "rag_eval.yaml"
     section = {"tool_calls": "$.result.steps[*]", **simulation}
-    config.write_text(yaml.safe_dump({"answer_models": [conversational_agent.entry(url)], "simulation": section}))
+    config.write_text(
+        yaml.safe_dump({"answer_models": [conversational_agent.entry(url)], "simulation": section})
+    )
     return config
 
 
@@ -102,12 +108,21 @@ def test_task_success_pass_hat_k_and_a_second_run_that_asks_the_agent_nothing(ag
     for session in document["sessions"]:
         by_task.setdefault(session["task_id"], []).append(session["task_success"])
         assert session["stop_reason"] == "user_stop" and session["turns"] == 2
-    assert {t: sum(v) / len(v) for t, v in by_task.items()} == pytest.approx({"refund": 1, "address": 2 / 3, "cancel": 0})
+    assert {t: sum(v) / len(v) for t, v in by_task.items()} == pytest.approx(
+        {"refund": 1, "address": 2 / 3, "cancel": 0}
+    )
     assert sessions["address-trial-2"]["task_success"] is False
     assert sessions["address-trial-2"]["reply_missing"] == "12 Rose Street"
-    assert sessions["refund-trial-1"]["match_unordered"] is True and sessions["refund-trial-1"]["tool_call_f1"] == 1
+    assert (
+        sessions["refund-trial-1"]["match_unordered"] is True
+        and sessions["refund-trial-1"]["tool_call_f1"] == 1
+    )
     assert sessions["cancel-trial-1"]["tool_call_f1"] == 0
-    assert {k: round(v, 4) for k, v in document["pass_hat_k"].items()} == {"1": 0.5556, "2": 0.4444, "3": 0.3333}
+    assert {k: round(v, 4) for k, v in document["pass_hat_k"].items()} == {
+        "1": 0.5556,
+        "2": 0.4444,
+        "3": 0.3333,
+    }
     # the user's closing words before ###STOP### are kept as the last message
     assert sessions["refund-trial-1"]["transcript"][-1] == {"role": "user", "content": "Thanks!"}
     assert document["calls"]["agent_calls"] == 18 and document["simulator_faults"] == 0
@@ -136,7 +151,10 @@ def test_the_table_shows_each_scenario_and_the_worst_transcript_and_a_gate_fails
     assert "| pass^2 | 0.444 |" in out
     # the worst session's transcript: the reply that lost the address, and the closing words
     assert "the worst session\n\n**address-trial-2** — user_stop" in out
-    assert "- **agent**: Which address did you mean? I could not update it.\n- **user** (last): Great, thank you." in out
+    assert (
+        "- **agent**: Which address did you mean? I could not update it.\n"
+        "- **user** (last): Great, thank you." in out
+    )
 
 
 MORE_SCENARIOS = [
@@ -164,7 +182,9 @@ MORE_SCENARIOS = [
 ]  # fmt: skip
 
 
-def test_other_languages_bad_lines_timeouts_max_turns_loops_and_leaks_each_in_one_line(agent, tmp_path, capsys):
+def test_other_languages_bad_lines_timeouts_max_turns_loops_and_leaks_each_in_one_line(
+    agent, tmp_path, capsys
+):
     url, _ = agent
     scenarios = tmp_path / "scenarios.jsonl"
     scenarios.write_text(_lines(MORE_SCENARIOS))
@@ -187,7 +207,10 @@ def test_other_languages_bad_lines_timeouts_max_turns_loops_and_leaks_each_in_on
     chatty = sessions["chatty"]
     assert (chatty["stop_reason"], chatty["turns"], chatty["task_success"]) == ("max_turns", 2, False)
     assert sessions["loopy"]["stop_reason"] == "loop" and sessions["loopy"]["simulator_fault"] == "loop"
-    assert sessions["leaky"]["simulator_fault"] == "goal_leak" and sessions["leaky"]["stop_reason"] == "user_stop"
+    assert (
+        sessions["leaky"]["simulator_fault"] == "goal_leak"
+        and sessions["leaky"]["stop_reason"] == "user_stop"
+    )
     assert document["simulator_faults"] == 2
     notes = [line for line in err.splitlines() if line.startswith("note:")]
     assert len(notes) == 4 and any("slow-trial-1 ended by agent_timeout" in n for n in notes)
@@ -196,7 +219,9 @@ def test_other_languages_bad_lines_timeouts_max_turns_loops_and_leaks_each_in_on
     assert summary["task_success"]["n"] == 4 and summary["task_success"]["mean"] == 0.5
 
 
-def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_free(agent, tmp_path, capsys, monkeypatch):
+def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_free(
+    agent, tmp_path, capsys, monkeypatch
+):
     url, _ = agent
     scenarios = tmp_path / "scenarios.jsonl"
     scenarios.write_text(_lines([{
@@ -219,9 +244,16 @@ def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_
     first_turns = [r for r in asked if len(r["messages"]) == 1]
     systems = [r["system"][0]["text"] for r in first_turns]
     assert len(first_turns) == 3 and len(set(systems)) == 3  # three trials, three conversations
-    assert all("<persona>a polite retiree</persona>" in s and "<goal>Get a refund for order A100</goal>" in s for s in systems)
+    assert all(
+        "<persona>a polite retiree</persona>" in s and "<goal>Get a refund for order A100</goal>" in s
+        for s in systems
+    )
     assert all(r["model"] == "claude-haiku-4-5" and r["temperature"] == 0.0 for r in asked)
-    assert len(asked) == 9 and document["calls"]["user_calls"] == 9 and document_again["calls"]["user_cached"] == 9
+    assert (
+        len(asked) == 9
+        and document["calls"]["user_calls"] == 9
+        and document_again["calls"]["user_cached"] == 9
+    )
     for session in document["sessions"]:
         assert session["stop_reason"] == "user_stop" and session["task_success"] is True
         # ###STOP### ended it, and the words before it are its last message
@@ -239,12 +271,28 @@ def test_the_offline_example_runs_as_the_docs_say_with_a_python_agent(tmp_path, 
     monkeypatch.chdir(REPO_ROOT)
     config = REPO_ROOT / "examples" / "simulation" / "rag_eval.yaml"
     code, out, err = in_process(
-        capsys, "--dagster-home", str(tmp_path / "home"), "--config", str(config), "simulate", "--format", "json"
+        capsys,
+        "--dagster-home",
+        str(tmp_path / "home"),
+        "--config",
+        str(config),
+        "simulate",
+        "--format",
+        "json",
     )
     assert code == 0, err
     document = json.loads(out)
     success = {s["session_id"]: s["task_success"] for s in document["sessions"]}
-    assert success == {f"{t}-trial-{n}": t != "cancel" for t in ("refund", "track", "cancel") for n in (1, 2, 3)}
-    assert {k: round(v, 4) for k, v in document["pass_hat_k"].items()} == {"1": 0.6667, "2": 0.6667, "3": 0.6667}
+    assert success == {
+        f"{t}-trial-{n}": t != "cancel" for t in ("refund", "track", "cancel") for n in (1, 2, 3)
+    }
+    assert {k: round(v, 4) for k, v in document["pass_hat_k"].items()} == {
+        "1": 0.6667,
+        "2": 0.6667,
+        "3": 0.6667,
+    }
     refund = next(s for s in document["sessions"] if s["session_id"] == "refund-trial-1")
-    assert refund["made_calls"] == 'lookup_order({"order_id":"A100"}); issue_refund({"amount":25,"order_id":"A100"})'
+    assert (
+        refund["made_calls"]
+        == 'lookup_order({"order_id":"A100"}); issue_refund({"amount":25,"order_id":"A100"})'
+    )

@@ -41,12 +41,18 @@ def test_pass_hat_k_is_the_mean_over_tasks_of_c_choose_k_over_n_choose_k():
 
 
 def test_sessions_the_simulator_spoiled_are_counted_and_left_out():
-    scores = _scores({"a": [True, False, True], "b": [False, False]}, {"a-trial-2": "loop", "b-trial-1": "goal_leak"})
+    scores = _scores(
+        {"a": [True, False, True], "b": [False, False]}, {"a-trial-2": "loop", "b-trial-1": "goal_leak"}
+    )
     table = summarize_simulation(scores).set_index("metric")
-    assert table.loc["simulator_faults", "n"] == 2 and table.loc["simulator_faults", "mean"] == pytest.approx(2 / 5)
+    assert table.loc["simulator_faults", "n"] == 2 and table.loc["simulator_faults", "mean"] == pytest.approx(
+        2 / 5
+    )
     assert table.loc["task_success", "n"] == 3 and table.loc["task_success", "mean"] == pytest.approx(2 / 3)
     # a: 2 of 2 valid trials; b: 0 of 1; pass^2 only over a (the tasks with two trials)
-    assert table.loc["pass^1", "mean"] == pytest.approx(0.5) and table.loc["pass^2", "mean"] == pytest.approx(1.0)
+    assert table.loc["pass^1", "mean"] == pytest.approx(0.5) and table.loc["pass^2", "mean"] == pytest.approx(
+        1.0
+    )
     assert math.isclose(table.loc["pass^2", "n"], 1)
 
 
@@ -123,7 +129,11 @@ def test_every_bad_line_is_one_error_and_the_good_lines_are_kept(tmp_path):
         {**good},
         [1, 2],
         {**good, "task_id": "f", "max_turns": 0},
-        {**good, "task_id": "g", "success": {"reply_contains": ["help"], "expected_tool_calls": [{"name": ""}]}},
+        {
+            **good,
+            "task_id": "g",
+            "success": {"reply_contains": ["help"], "expected_tool_calls": [{"name": ""}]},
+        },
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     read = read_scenarios(path)

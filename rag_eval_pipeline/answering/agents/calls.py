@@ -28,7 +28,11 @@ class ConversationTurn:
     messages: tuple[dict[str, str], ...]
 
     def as_fields(self) -> dict[str, Any]:
-        return {"session": self.session, "message": self.message, "messages": [dict(m) for m in self.messages]}
+        return {
+            "session": self.session,
+            "message": self.message,
+            "messages": [dict(m) for m in self.messages],
+        }
 
 
 class Transport(Protocol):

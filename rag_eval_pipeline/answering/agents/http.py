@@ -30,9 +30,7 @@ MAX_RETRY_AFTER_S = 60.0
 FATAL_STATUSES = (401, 403, 404)
 
 
-def render_template(
-    template: Any, qid: str, question: str, turn: ConversationTurn | None = None
-) -> Any:
+def render_template(template: Any, qid: str, question: str, turn: ConversationTurn | None = None) -> Any:
     """The body template with ``{question}`` and ``{qid}`` replaced inside its strings (not by
     formatting: braces of the template's own JSON stay as they are, and a question with quotes
     stays valid JSON). In a conversation also ``{message}`` (the latest user message),
@@ -134,12 +132,20 @@ class HttpTransport:
             except (TimeoutError, httpx.TimeoutException):
                 last, wait, timed_out = f"no response within {entry.timeout_s:g} s", None, True
             except httpx.ConnectError as err:
-                last, wait, timed_out = self.redact(f"connection failed ({type(err).__name__}: {err})"), None, False
+                last, wait, timed_out = (
+                    self.redact(f"connection failed ({type(err).__name__}: {err})"),
+                    None,
+                    False,
+                )
                 if not self._reached and attempt + 1 == attempts:  # never reached: no call can be
                     said = f"agent {entry.name} cannot be reached at {entry.url}: {type(err).__name__}: {err}"
                     raise FatalAgentError(self.redact(said)) from None
             except httpx.TransportError as err:
-                last, wait, timed_out = self.redact(f"connection failed ({type(err).__name__}: {err})"), None, False
+                last, wait, timed_out = (
+                    self.redact(f"connection failed ({type(err).__name__}: {err})"),
+                    None,
+                    False,
+                )
             else:
                 timed_out = False
                 self._reached = True

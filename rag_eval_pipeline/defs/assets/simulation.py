@@ -83,7 +83,9 @@ def simulated_sessions(
         if scenario.user_turns is not None:
             return scripted
         if model_user is None:
-            raise dg.Failure(f"scenario {scenario.task_id} has no user_turns: give a simulated user (--user MODEL)")
+            raise dg.Failure(
+                f"scenario {scenario.task_id} has no user_turns: give a simulated user (--user MODEL)"
+            )
         return model_user
 
     scenarios = _scenarios(chosen)
@@ -152,15 +154,21 @@ def simulation_scores(
         else []
     )
     per_task = (
-        scores.groupby("task_id")[TASK_SUCCESS].agg(["mean", "count"]).reset_index() if len(scores) else pd.DataFrame()
+        scores.groupby("task_id")[TASK_SUCCESS].agg(["mean", "count"]).reset_index()
+        if len(scores)
+        else pd.DataFrame()
     )
     context.add_output_metadata(
         {
             "sessions": len(scores),
             "judge": chosen.judge or "none",
             "judge_api_calls": services.api_calls,
-            "task_success_by_scenario": dg.MetadataValue.md(to_markdown(per_task.round(4)) if len(per_task) else "none"),
-            "worst_session": dg.MetadataValue.md(_transcripts(simulated_sessions, worst[:1]) if worst else "none"),
+            "task_success_by_scenario": dg.MetadataValue.md(
+                to_markdown(per_task.round(4)) if len(per_task) else "none"
+            ),
+            "worst_session": dg.MetadataValue.md(
+                _transcripts(simulated_sessions, worst[:1]) if worst else "none"
+            ),
         }
     )
     return scores

@@ -7,6 +7,7 @@ session, so every figure of ``rag-eval trajectories`` reads it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -60,10 +61,8 @@ class ReplyReader:
             name = item.get("name") or item.get("tool")
             arguments = next((item[k] for k in ("arguments", "args", "input") if k in item), {})
             if isinstance(arguments, str):
-                try:
+                with contextlib.suppress(json.JSONDecodeError):  # text that is not JSON: compared as text
                     arguments = json.loads(arguments) if arguments.strip() else {}
-                except json.JSONDecodeError:
-                    pass
             if name:
                 calls.append((str(name), arguments, item.get("result")))
         return calls
@@ -95,7 +94,9 @@ class SimulatedSession:
         return self.session.turns[-1].answer if self.session.turns else None
 
 
-def _turn(session_id: str, number: int, user: str, answer: str | None, calls: list[tuple[str, Any, Any]]) -> Turn:
+def _turn(
+    session_id: str, number: int, user: str, answer: str | None, calls: list[tuple[str, Any, Any]]
+) -> Turn:
     start = number * 1_000_000
     tool_calls = tuple(
         ToolCall(

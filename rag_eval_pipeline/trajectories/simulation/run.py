@@ -51,7 +51,9 @@ async def simulate(
         return await agent.converse(turn, usable)
 
     async def start(scenario: Scenario, trial: int) -> SimulatedSession:
-        return await converse(scenario, trial, user_for(scenario), call, reader, agent_version, where(scenario))
+        return await converse(
+            scenario, trial, user_for(scenario), call, reader, agent_version, where(scenario)
+        )
 
     try:
         return await converse_all(scenarios, trials, start, concurrency, on_done)

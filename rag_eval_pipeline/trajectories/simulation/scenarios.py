@@ -125,7 +125,9 @@ def read_scenarios(path: Path) -> ReadScenarios:
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise ScenarioFileError(f"{path}: no such file (give the scenarios, one JSON object per line)") from None
+        raise ScenarioFileError(
+            f"{path}: no such file (give the scenarios, one JSON object per line)"
+        ) from None
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioFileError(f"{path}: not readable ({err})") from None
     scenarios: list[Scenario] = []
@@ -148,7 +150,9 @@ def read_scenarios(path: Path) -> ReadScenarios:
             errors.append(f"{path}, line {number}: {_first_error(err)}")
             continue
         if scenario.task_id in seen:
-            errors.append(f"{path}, line {number}: task {scenario.task_id} is already on line {seen[scenario.task_id]}")
+            errors.append(
+                f"{path}, line {number}: task {scenario.task_id} is already on line {seen[scenario.task_id]}"
+            )
             continue
         seen[scenario.task_id] = number
         scenarios.append(scenario)

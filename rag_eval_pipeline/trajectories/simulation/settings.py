@@ -15,9 +15,13 @@ SCRIPTED = "scripted"  # the user of scenarios with user_turns: their script, no
 
 
 class SimulationSettings(Strict):
-    scenarios: str | None = Field(default=None, description="JSONL: a scenario per line (docs/trajectories.md)")
+    scenarios: str | None = Field(
+        default=None, description="JSONL: a scenario per line (docs/trajectories.md)"
+    )
     agent: str | None = Field(default=None, description="the agent under test: a named http or python entry")
-    trials: int = Field(default=3, ge=1, le=50, description="conversations per scenario (pass^k for k up to it)")
+    trials: int = Field(
+        default=3, ge=1, le=50, description="conversations per scenario (pass^k for k up to it)"
+    )
     user: str = Field(
         default=SCRIPTED,
         description="the simulated user of scenarios without user_turns: an LLM name (claude-haiku-4-5, "

@@ -49,7 +49,10 @@ def simulated_frame(simulated: Sequence[SimulatedSession]) -> pd.DataFrame:
                 "goal_leak": s.goal_leak,
                 "simulator_fault": s.simulator_fault,
                 "transcript": json.dumps([m.as_chat() for m in s.transcript], ensure_ascii=False),
-                **{k: s.counts.get(k, 0) for k in ("agent_calls", "agent_cached", "user_calls", "user_cached")},
+                **{
+                    k: s.counts.get(k, 0)
+                    for k in ("agent_calls", "agent_cached", "user_calls", "user_cached")
+                },
             }
             for s in simulated
         ],
@@ -86,7 +89,9 @@ def score_simulation(
         ended = row["stop_reason"] == StopReason.USER_STOP.value
         criteria: dict[str, bool | None] = {"ended_by_user": ended}
         if success.expected_tool_calls is not None:
-            criteria["tool_calls"] = bool(score[f"match_{success.match_mode.value}"]) and not score["forbidden_calls"]
+            criteria["tool_calls"] = (
+                bool(score[f"match_{success.match_mode.value}"]) and not score["forbidden_calls"]
+            )
         else:
             score.update({m: None for m in SCORE_METRICS if m in score})
         missing: list[str] = []
@@ -139,7 +144,7 @@ def summarize_simulation(
             "ci_high": None,
             "n": int(faulted.sum()),
             "ci_method": "",
-            "note": "sessions the simulated user spoiled (loop, error, goal leak): not in the agent's figures",
+            "note": "spoiled by the simulated user (loop, error, goal leak): out of the agent's figures",
         }
     )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)

@@ -119,7 +119,9 @@ def render_user_request(model: str, scenario: Scenario, trial: int, history: Seq
     messages = ({"role": "user", "content": OPENING}, *swapped)
     if messages[-1]["role"] == "assistant":  # cannot happen in a well-formed turn; kept valid anyway
         messages = (*messages, {"role": "user", "content": "(continue)"})
-    return LLMRequest(model=model, system=system, messages=tuple(messages), max_tokens=300, temperature=0.0, sample=trial)
+    return LLMRequest(
+        model=model, system=system, messages=tuple(messages), max_tokens=300, temperature=0.0, sample=trial
+    )
 
 
 class LLMUser:
