@@ -227,10 +227,11 @@ def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_
     scenarios.write_text(_lines([{
         "task_id": "llm-refund", "persona": "a polite retiree", "goal": "Get a refund for order A100",
         "known_info": {"order_id": "A100"},
-        "success": {"expected_tool_calls": REFUND_CALLS, "reply_contains": ["A100"]},
+        "success": {"expected_tool_calls": REFUND_CALLS, "reply_contains": ["A100"],
+                    "rubric": "Refund issued for order A100."},
     }]))  # fmt: skip
     config = _config(tmp_path, url)
-    args = ("--scenarios", str(scenarios), "--user", "claude-haiku-4-5")
+    args = ("--scenarios", str(scenarios), "--user", "claude-haiku-4-5", "--judge", "claude-haiku-4-5")
     with FakeAnthropic() as claude:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
@@ -241,6 +242,9 @@ def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_
         again, document_again, err_again = _simulate(capsys, tmp_path, config, *args)
         assert again == 0, err_again
         assert len(claude.requests) == len(asked) and _requests(url) == before  # the re-run: 0 calls
+    rubric = [r for r in asked if (r.get("tool_choice") or {}).get("name") == "record_rubric_verdict"]
+    assert len(rubric) == 3 and "<rubric>Refund issued for order A100.</rubric>" in str(rubric[0])
+    asked = [r for r in asked if r not in rubric]  # the simulated user's calls
     first_turns = [r for r in asked if len(r["messages"]) == 1]
     systems = [r["system"][0]["text"] for r in first_turns]
     assert len(first_turns) == 3 and len(set(systems)) == 3  # three trials, three conversations
@@ -256,6 +260,7 @@ def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_
     )
     for session in document["sessions"]:
         assert session["stop_reason"] == "user_stop" and session["task_success"] is True
+        assert session["rubric_passed"] is True
         # ###STOP### ended it, and the words before it are its last message
         assert session["transcript"][-1] == {"role": "user", "content": "Thank you, that is all."}
         assert session["transcript"][2]["content"] == "My order id is A100."
@@ -296,3 +301,38 @@ def test_the_offline_example_runs_as_the_docs_say_with_a_python_agent(tmp_path, 
         refund["made_calls"]
         == 'lookup_order({"order_id":"A100"}); issue_refund({"amount":25,"order_id":"A100"})'
     )
+
+
+@pytest.mark.parametrize(
+    ("scenario", "args", "said"),
+    [
+        ({"known_info": {}}, (), "scenario s has no user_turns: give --user MODEL"),
+        (
+            {"user_turns": ["hi"], "success": {"rubric": "polite"}},
+            (),
+            "scenario s has a rubric: give --judge MODEL",
+        ),
+        ({"user_turns": ["hi"]}, ("--agent", "nobody"), "--agent nobody: no such entry in answer_models"),
+        (
+            {"known_info": {}},
+            ("--user", "claude-haiku-4-5"),
+            "--user claude-haiku-4-5 needs ANTHROPIC_API_KEY",
+        ),
+        ({"user_turns": ["hi"]}, ("--tool-calls", "$[["), "simulate: "),
+    ],
+)
+def test_what_makes_every_session_futile_is_one_line_before_any_run(
+    scenario, args, said, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(
+        _lines([{"task_id": "s", "goal": "Get help", "success": {"reply_contains": ["x"]}, **scenario}])
+    )
+    config = _config(tmp_path, "http://127.0.0.1:9/chat")
+    code, out, err = in_process(
+        capsys, "--dagster-home", str(tmp_path / "home"), "--config", str(config), "simulate",
+        "--scenarios", str(scenarios), "--agent", "support", *args,
+    )  # fmt: skip
+    assert code == 2 and err.startswith(f"error: {said}") and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "home").exists()  # nothing ran
