@@ -25,11 +25,11 @@ from rag_eval_pipeline.instance.simulation import SimulationOutcome, run_simulat
 from rag_eval_pipeline.llm.providers import parse_llm_name
 from rag_eval_pipeline.metrics.gates import GateResult, check_gates, failed_gates_line
 from rag_eval_pipeline.metrics.settings import parse_gate, parse_threshold
-from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.reporting.simulation import simulation_section
 from rag_eval_pipeline.trajectories.scoring import MATCH_METRICS
 from rag_eval_pipeline.trajectories.simulation.scenarios import ScenarioFileError, read_scenarios
 from rag_eval_pipeline.trajectories.simulation.settings import SimulationSettings
-from rag_eval_pipeline.trajectories.simulation.tables import TASK_SUCCESS, render_transcript
+from rag_eval_pipeline.trajectories.simulation.tables import TASK_SUCCESS, worst_transcript
 from rag_eval_pipeline.trajectories.tables import PASS_HAT, SCORE_METRICS
 
 UNVERSIONED = "unversioned"
@@ -174,50 +174,13 @@ def as_document(outcome: SimulationOutcome, gates: list[GateResult], refused: li
     }
 
 
-def scenario_table(scores: pd.DataFrame) -> pd.DataFrame:
-    """A row per scenario: trials, successes, task_success, the stop reasons, mean turns."""
-    rows = []
-    for task_id, group in scores.groupby("task_id", sort=False):
-        measured = group[group["simulator_fault"].isna()]
-        success = pd.to_numeric(measured[TASK_SUCCESS], errors="coerce").dropna()
-        rows.append(
-            {
-                "scenario": task_id,
-                "trials": len(group),
-                "successes": int(success.sum()),
-                TASK_SUCCESS: round(float(success.mean()), 4) if len(success) else None,
-                "stop_reasons": ", ".join(
-                    f"{k} {v}" for k, v in group["stop_reason"].value_counts().sort_index().items()
-                ),
-                "turns": round(float(group["turns"].mean()), 1),
-                "simulator_faults": int(group["simulator_fault"].notna().sum()),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _worst(outcome: SimulationOutcome) -> str:
-    assert outcome.scores is not None and outcome.sessions is not None
-    scores = outcome.scores.sort_values([TASK_SUCCESS, "turns", "session_id"], na_position="first")
-    row = outcome.sessions.set_index("session_id", drop=False).loc[scores["session_id"].iloc[0]]
-    return render_transcript(row.to_dict())
-
-
-def _print_tables(outcome: SimulationOutcome, markdown: bool) -> None:
-    assert outcome.scores is not None and outcome.summary is not None
+def section(outcome: SimulationOutcome, agent: str, markdown: bool) -> str:
+    """The report's section of this run: the scenarios, pass^k, the worst transcript."""
+    assert outcome.scores is not None and outcome.summary is not None and outcome.sessions is not None
+    worst = worst_transcript(outcome.sessions, outcome.scores)
+    title = f"{agent}@{outcome.version} (run {outcome.run_id[:8]})"
     heading = "## " if markdown else ""
-    print(f"\n{heading}{outcome.version}: {len(outcome.scores)} sessions (run {outcome.run_id[:8]})")
-    print(to_markdown(scenario_table(outcome.scores)))
-    summary = outcome.summary[["metric", "mean", "ci_low", "ci_high", "n"]].copy()
-    summary[["mean", "ci_low", "ci_high"]] = summary[["mean", "ci_low", "ci_high"]].astype(float).round(4)
-    shown = summary[
-        summary["metric"].isin([TASK_SUCCESS, "tool_call_f1", "simulator_faults"])
-        | summary["metric"].str.startswith(PASS_HAT)
-    ]
-    print()
-    print(to_markdown(shown))
-    print(f"\n{heading}the worst session\n")
-    print(_worst(outcome))
+    return simulation_section(title, outcome.scores, outcome.summary, worst, heading)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -240,7 +203,8 @@ def handle(args: argparse.Namespace) -> int:
     if quiet:
         print(json.dumps(as_document(outcome, results, refused), indent=2, ensure_ascii=False))
     elif outcome.error is None:
-        _print_tables(outcome, args.format == "markdown")
+        print()
+        print(section(outcome, str(settings.simulation.agent), args.format == "markdown"))  # type: ignore[union-attr]
         print(
             f"\nwall time {seconds_since_start():.1f}s; open the UI with: "
             f"{ui_command(instance.root_directory, args.config)}"

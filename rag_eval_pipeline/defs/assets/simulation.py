@@ -20,6 +20,7 @@ from rag_eval_pipeline.judges.engine import JudgeCaller
 from rag_eval_pipeline.llm.providers import parse_llm_name
 from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
 from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.reporting.simulation import simulation_section
 from rag_eval_pipeline.trajectories.simulation.conversation import ReplyReader
 from rag_eval_pipeline.trajectories.simulation.run import judge_rubrics, simulate
 from rag_eval_pipeline.trajectories.simulation.scenarios import Scenario, read_scenarios
@@ -30,6 +31,7 @@ from rag_eval_pipeline.trajectories.simulation.tables import (
     score_simulation,
     simulated_frame,
     summarize_simulation,
+    worst_transcript,
 )
 from rag_eval_pipeline.trajectories.simulation.users import LLMUser, ScriptedUser, SimulatedUser
 
@@ -176,12 +178,21 @@ def simulation_scores(
 
 @dg.asset(group_name=SIMULATION, partitions_def=AGENT_VERSIONS, code_version="1")
 def simulation_summary(
-    context: dg.AssetExecutionContext, simulation_scores: pd.DataFrame, settings: SettingsResource
+    context: dg.AssetExecutionContext,
+    simulation_scores: pd.DataFrame,
+    simulated_sessions: pd.DataFrame,
+    settings: SettingsResource,
 ) -> pd.DataFrame:
     """task_success and the trajectory figures with their 95% intervals, pass^k for k = 1..trials
-    over the scenarios, and the sessions the simulated user spoiled (counted, left out)."""
+    over the scenarios, and the sessions the simulated user spoiled (counted, left out); the
+    report's section (scenarios, pass^k, the worst transcript) in its metadata."""
     summary = summarize_simulation(simulation_scores, settings.settings.statistics.interval_method)
-    context.add_output_metadata({"summary": dg.MetadataValue.md(to_markdown(summary.drop(columns=["note"])))})
+    metadata = {"summary": dg.MetadataValue.md(to_markdown(summary.drop(columns=["note"])))}
+    if len(simulation_scores):
+        title = f"{_chosen(settings).agent}@{context.partition_key}"
+        worst = worst_transcript(simulated_sessions, simulation_scores)
+        metadata["report"] = dg.MetadataValue.md(simulation_section(title, simulation_scores, summary, worst))
+    context.add_output_metadata(metadata)
     return summary
 
 

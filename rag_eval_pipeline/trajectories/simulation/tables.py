@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from rag_eval_pipeline.metrics.settings import OVERALL, IntervalMethod
+from rag_eval_pipeline.reporting.markdown import markdown_text
 from rag_eval_pipeline.trajectories.simulation.conversation import SimulatedSession, StopReason
 from rag_eval_pipeline.trajectories.simulation.scenarios import Scenario
 from rag_eval_pipeline.trajectories.simulation.success import missing_strings
@@ -150,6 +151,13 @@ def summarize_simulation(
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
+def worst_transcript(sessions: pd.DataFrame, scores: pd.DataFrame) -> str:
+    """The transcript of the worst session: failed (or not measured) first, then the shortest."""
+    ordered = scores.sort_values([TASK_SUCCESS, "turns", "session_id"], na_position="first")
+    row = sessions.set_index("session_id", drop=False).loc[ordered["session_id"].iloc[0]]
+    return render_transcript(row.to_dict())
+
+
 def render_transcript(row: Mapping[str, object]) -> str:
     """A session's transcript in markdown: each message, the agent's tool calls, how it ended."""
     detail = f": {row['stop_detail']}" if row.get("stop_detail") else ""
@@ -157,10 +165,12 @@ def render_transcript(row: Mapping[str, object]) -> str:
     turns = json.loads(str(row["session"]))["turns"]
     messages = transcript_of(row)
     for turn in turns:
-        lines.append(f"- **user**: {turn['user']}")
-        lines += [f"  - tool `{c['name']}` {c['arguments']}" for c in turn["tool_calls"]]
-        lines.append(f"- **agent**: {turn['answer']}")
+        lines.append(f"- **user**: {markdown_text(turn['user'])}")
+        lines += [
+            f"  - tool {markdown_text(c['name'])} {markdown_text(c['arguments'])}" for c in turn["tool_calls"]
+        ]
+        lines.append(f"- **agent**: {markdown_text(turn['answer'])}")
     users = [m for m in messages if m.role == "user"]
     if len(users) > len(turns):  # the closing words with the stop, or a message never sent
-        lines.append(f"- **user** (last): {users[-1].content}")
+        lines.append(f"- **user** (last): {markdown_text(users[-1].content)}")
     return "\n".join(lines)
