@@ -8,9 +8,11 @@ import json
 import urllib.request
 from pathlib import Path
 
+import dagster as dg
 import pytest
 import yaml
 
+from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline_tests.support.cli import in_process
 from rag_eval_pipeline_tests.trajectories import conversational_agent
 from stand_ins.anthropic_api import FakeAnthropic
@@ -135,6 +137,22 @@ def test_task_success_pass_hat_k_and_a_second_run_that_asks_the_agent_nothing(ag
     assert [s["transcript"] for s in again[1]["sessions"]] == [s["transcript"] for s in first[1]["sessions"]]
     assert rerun[0] == 0 and rerun[3] == 18 and rerun[1]["calls"]["agent_calls"] == 18
     assert rerun[1]["pass_hat_k"] == first[1]["pass_hat_k"]  # asked again, answered alike
+
+    # the agent version is a partition; its transcripts and the report's section are metadata
+    instance = open_instance(str(tmp_path / "home"))
+    assert instance.get_dynamic_partitions("agent_version") == ["1.0"]
+
+    def metadata(asset: str) -> dict:
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=["1.0"]), limit=1
+        ).records
+        return records[0].asset_materialization.metadata
+
+    transcripts = metadata("simulated_sessions")["transcripts"].value
+    assert "**refund-trial-1** — user_stop" in transcripts and "- **user** (last): Thanks" in transcripts
+    assert metadata("simulated_sessions")["stop_reasons"].value == "user_stop: 9"
+    report = metadata("simulation_summary")["report"].value
+    assert report.startswith("## support@1.0: 9 sessions") and "| pass^3 | 0.333 |" in report
 
 
 def test_the_table_shows_each_scenario_and_the_worst_transcript_and_a_gate_fails(agent, tmp_path, capsys):
