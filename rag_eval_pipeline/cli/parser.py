@@ -572,6 +572,16 @@ def _simulate(commands: argparse._SubParsersAction) -> None:
     simulate.add_argument(
         "--bound", choices=[b.value for b in Bound], default=Bound.MEAN.value, help="as for `rag-eval gate`"
     )
+    simulate.add_argument(
+        "--diff",
+        metavar="BEFORE",
+        help="compare with agent version BEFORE's stored simulation, trial by trial",
+    )
+    simulate.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="with --diff: exit 1 when this version is significantly worse",
+    )
     simulate.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
     simulate.set_defaults(handler=Handler("simulate", "handle"))
 

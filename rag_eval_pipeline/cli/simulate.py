@@ -11,9 +11,12 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
@@ -21,10 +24,12 @@ from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
 from rag_eval_pipeline.cli.trajectories import _plain
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
-from rag_eval_pipeline.instance.simulation import SimulationOutcome, run_simulation
+from rag_eval_pipeline.instance.simulation import SimulationOutcome, run_simulation, stored_scores
 from rag_eval_pipeline.llm.providers import parse_llm_name
+from rag_eval_pipeline.metrics.diff import DiffSpec, Evaluation, RunDiff, diff_evaluations
 from rag_eval_pipeline.metrics.gates import GateResult, check_gates, failed_gates_line
 from rag_eval_pipeline.metrics.settings import parse_gate, parse_threshold
+from rag_eval_pipeline.reporting.diff import as_json, as_markdown, as_text
 from rag_eval_pipeline.reporting.simulation import simulation_section
 from rag_eval_pipeline.trajectories.scoring import MATCH_METRICS
 from rag_eval_pipeline.trajectories.simulation.scenarios import ScenarioFileError, read_scenarios
@@ -183,6 +188,29 @@ def section(outcome: SimulationOutcome, agent: str, markdown: bool) -> str:
     return simulation_section(title, outcome.scores, outcome.summary, worst, heading)
 
 
+def _evaluation(version: str, scores: pd.DataFrame, run_id: str) -> Evaluation:
+    """A version's sessions as one side of a diff: a trial is a case (``task/trial-n``), its
+    scenario the question and the expected calls the truth (a changed scenario shows)."""
+    cases = scores[["qid", "task_id", "expected_calls"]].rename(
+        columns={"task_id": "question", "expected_calls": "answer"}
+    )
+    table = scores[["qid", "judge_id", "prompt_version"]].copy()
+    for metric in (TASK_SUCCESS, *SCORE_METRICS):
+        table[metric] = pd.to_numeric(scores[metric], errors="coerce")
+    return Evaluation(version, version, run_id, table, cases=cases)
+
+
+def _diff(
+    instance: dg.DagsterInstance, before: str, outcome: SimulationOutcome, settings: Settings
+) -> RunDiff:
+    stored = stored_scores(instance, before)
+    if stored is None:
+        raise CommandError(f"--diff: agent version {before} has no stored simulation (run it first)")
+    assert outcome.scores is not None
+    after = _evaluation(outcome.version, outcome.scores, outcome.run_id)
+    return diff_evaluations(_evaluation(before, *stored), after, DiffSpec.of(settings.statistics))
+
+
 def handle(args: argparse.Namespace) -> int:
     settings = _settings(args)
     gates = _gates(args, settings)
@@ -195,16 +223,26 @@ def handle(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(sys.stderr) if quiet else contextlib.nullcontext():
         print(f"Dagster instance: {instance.root_directory}")
         outcome = run_simulation(defs, instance, version, args.verbose)
+    run_diff = (
+        _diff(instance, args.diff, outcome, settings) if args.diff and outcome.scores is not None else None
+    )
     results = (
         check_gates(outcome.summary, gates, min_cases=settings.statistics.min_cases)
         if outcome.summary is not None
         else []
     )
     if quiet:
-        print(json.dumps(as_document(outcome, results, refused), indent=2, ensure_ascii=False))
+        document = as_document(outcome, results, refused)
+        if run_diff is not None:
+            document["diff"] = json.loads(as_json(run_diff))
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     elif outcome.error is None:
+        markdown = args.format == "markdown"
         print()
-        print(section(outcome, str(settings.simulation.agent), args.format == "markdown"))  # type: ignore[union-attr]
+        print(section(outcome, str(settings.simulation.agent), markdown))  # type: ignore[union-attr]
+        if run_diff is not None:
+            print()
+            print(as_markdown(run_diff) if markdown else as_text(run_diff))
         print(
             f"\nwall time {seconds_since_start():.1f}s; open the UI with: "
             f"{ui_command(instance.root_directory, args.config)}"
@@ -223,6 +261,9 @@ def handle(args: argparse.Namespace) -> int:
     failed = bool(refused)
     if outcome.error is not None:
         error(f"{version}: {outcome.error}")
+        failed = True
+    if run_diff is not None and args.fail_on_regression and not run_diff.significant_regressions().empty:
+        error(f"{outcome.version} is significantly worse than {args.diff} (Holm-adjusted)")
         failed = True
     line = failed_gates_line(results)
     if line:

@@ -71,3 +71,14 @@ def run_simulation(
             "; ".join(outcome.failed_checks) or failure or "the run stored no summary (see the run in the UI)"
         )
     return outcome
+
+
+def stored_scores(instance: dg.DagsterInstance, version: str) -> tuple[pd.DataFrame, str] | None:
+    """The newest stored session scores of an agent version, with their run (None: never run)."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(SIMULATION_SCORES), asset_partitions=[version]), limit=1
+    ).records
+    if not records:
+        return None
+    run_id = records[0].run_id
+    return load_materialization(instance, SIMULATION_SCORES, version, run_id), run_id

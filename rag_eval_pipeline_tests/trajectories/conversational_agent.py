@@ -65,7 +65,9 @@ class SupportAgent:
         self.requests: Counter[str] = Counter()
         self.lock = threading.Lock()
 
-    def reply(self, session: str, message: str, first: bool) -> tuple[str, list[dict[str, Any]]]:
+    def reply(
+        self, session: str, message: str, first: bool, build: str = "1.0"
+    ) -> tuple[str, list[dict[str, Any]]]:
         """``first``: the history holds only this message, so the conversation starts afresh
         (a re-run sends the same session ids)."""
         with self.lock:
@@ -94,7 +96,7 @@ class SupportAgent:
         if intent == "address":
             if state["turn"] == 1:
                 return "Of course. What is the new address?", []
-            if session.endswith("-trial-2"):
+            if session.endswith("-trial-2") and build == "1.0":  # build 2.0 fixed the state bug
                 return "Which address did you mean? I could not update it.", []
             address = message.strip().rstrip(".")
             return f"Done: your delivery address is now {address}.", [
@@ -136,7 +138,8 @@ def _handler(agent: SupportAgent) -> type[BaseHTTPRequestHandler]:
             }:
                 self._json(400, {"error": "history must end with the message"})
                 return
-            text, steps = agent.reply(str(body["session"]), str(body["message"]), len(history) == 1)
+            build = str(body.get("build", "1.0"))
+            text, steps = agent.reply(str(body["session"]), str(body["message"]), len(history) == 1, build)
             self._json(
                 200,
                 {
@@ -160,15 +163,16 @@ def serve() -> tuple[ThreadingHTTPServer, SupportAgent]:
     return server, agent
 
 
-def entry(url: str, **more: Any) -> dict[str, Any]:
-    """Its answer_models entry: the conversation in the request, JSONPaths into the reply."""
+def entry(url: str, version: str = "1.0", **more: Any) -> dict[str, Any]:
+    """Its answer_models entry: the conversation in the request, JSONPaths into the reply; the
+    build it runs is its version."""
     return {
         "name": "support",
         "provider": "http",
         "url": url,
-        "body": {"session": "{session}", "message": "{message}", "history": "{messages}"},
+        "body": {"session": "{session}", "message": "{message}", "history": "{messages}", "build": version},
         "response": {"answer": "$.result.output.text", "contexts": None},
-        "version": "1.0",
+        "version": version,
         "timeout_s": 1.0,
         "max_retries": 0,
         **more,

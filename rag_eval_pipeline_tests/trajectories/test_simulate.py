@@ -69,12 +69,11 @@ def _requests(url: str) -> int:
         return json.load(response)["requests"]
 
 
-def _config(folder: Path, url: str, **simulation) -> Path:
+def _config(folder: Path, url: str, version: str = "1.0", **simulation) -> Path:
     config = folder / "rag_eval.yaml"
     section = {"tool_calls": "$.result.steps[*]", **simulation}
-    config.write_text(
-        yaml.safe_dump({"answer_models": [conversational_agent.entry(url)], "simulation": section})
-    )
+    entry = conversational_agent.entry(url, version)
+    config.write_text(yaml.safe_dump({"answer_models": [entry], "simulation": section}))
     return config
 
 
@@ -153,6 +152,21 @@ def test_task_success_pass_hat_k_and_a_second_run_that_asks_the_agent_nothing(ag
     assert metadata("simulated_sessions")["stop_reasons"].value == "user_stop: 9"
     report = metadata("simulation_summary")["report"].value
     assert report.startswith("## support@1.0: 9 sessions") and "| pass^3 | 0.333 |" in report
+
+    # build 2.0 fixed the address bug: its run beside 1.0's, paired trial by trial
+    config = _config(tmp_path, agent[0], version="2.0")
+    code, document, err = _simulate(
+        capsys, tmp_path, config, "--scenarios", str(tmp_path / "scenarios.jsonl"), "--diff", "1.0"
+    )
+    assert code == 0, err
+    assert {k: round(v, 4) for k, v in document["pass_hat_k"].items()} == {
+        "1": 0.6667,
+        "2": 0.6667,
+        "3": 0.6667,
+    }
+    assert instance.get_dynamic_partitions("agent_version") == ["1.0", "2.0"]
+    success = next(m for m in document["diff"]["metrics"] if m["metric"] == "task_success")
+    assert (success["improved"], success["regressed"], success["n"]) == (1, 0, 9), success
 
 
 def test_the_table_shows_each_scenario_and_the_worst_transcript_and_a_gate_fails(agent, tmp_path, capsys):
