@@ -491,8 +491,13 @@ def load_settings(path: str | Path | None = None) -> Settings:
             }
         )
     simulation = settings.simulation
-    if simulation is not None and simulation.scenarios:
-        simulation = simulation.model_copy(update={"scenarios": str(base / simulation.scenarios)})
+    if simulation is not None:
+        simulation = simulation.model_copy(
+            update={
+                "scenarios": str(base / simulation.scenarios) if simulation.scenarios else None,
+                "traces": [str(base / p) for p in simulation.traces],
+            }
+        )
     return settings.model_copy(
         update={
             "dataset": dataset.model_copy(update=updates),

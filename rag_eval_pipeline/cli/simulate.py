@@ -35,7 +35,7 @@ from rag_eval_pipeline.trajectories.scoring import MATCH_METRICS
 from rag_eval_pipeline.trajectories.simulation.scenarios import ScenarioFileError, read_scenarios
 from rag_eval_pipeline.trajectories.simulation.settings import SimulationSettings
 from rag_eval_pipeline.trajectories.simulation.tables import TASK_SUCCESS, worst_transcript
-from rag_eval_pipeline.trajectories.tables import PASS_HAT, SCORE_METRICS
+from rag_eval_pipeline.trajectories.tables import PASS_HAT, SCORE_METRICS, SUMMARY_COLUMNS
 
 UNVERSIONED = "unversioned"
 COUNTS = ("agent_calls", "agent_cached", "user_calls", "user_cached")
@@ -138,13 +138,14 @@ def session_records(outcome: SimulationOutcome) -> list[dict[str, Any]]:
             figure = _plain(row.get(metric))
             record[metric] = bool(figure) if metric in MATCH_METRICS and figure is not None else figure
         record.update(made_calls=row["made_calls"], expected_calls=row["expected_calls"])
+        record["tool_calls_from"] = extra["calls_from"]
         record["transcript"] = json.loads(extra["transcript"])
         records.append(record)
     return records
 
 
 def as_document(outcome: SimulationOutcome, gates: list[GateResult], refused: list[str]) -> dict[str, Any]:
-    summary = outcome.summary if outcome.summary is not None else pd.DataFrame(columns=["metric"])
+    summary = outcome.summary if outcome.summary is not None else pd.DataFrame(columns=SUMMARY_COLUMNS)
     hat = summary[summary["metric"].str.startswith(PASS_HAT)]
     faults = summary[summary["metric"] == "simulator_faults"]
     sessions = outcome.sessions

@@ -3,6 +3,7 @@ partition, a run of the simulation job on it, and the run's tables read back."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,9 +36,13 @@ class SimulationOutcome:
 
 
 def _error_of(event: dg.DagsterEvent) -> str:
+    """The step's own error in one line: the innermost cause, not Dagster's wrapper."""
     error = getattr(event.event_specific_data, "error", None)
+    while error is not None and getattr(error, "cause", None) is not None:
+        error = error.cause
     message = getattr(error, "message", None) or event.message or "a step failed"
-    return message.strip().splitlines()[-1]
+    line = message.strip().splitlines()[-1]
+    return re.sub(r"^[\w.]+(Error|Exception|Failure): ", "", line)  # the class name said once is noise
 
 
 def run_simulation(

@@ -19,7 +19,10 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+from rag_eval_pipeline_tests.trajectories.support_agent import SECOND, _span, export
 
 ORDER = re.compile(r"(?<![A-Za-z0-9])([A-Z]\d{1,4})(?![0-9])")  # also inside Chinese text
 HANG_S = 3.0
@@ -58,9 +61,12 @@ REFUNDED = {
 
 
 class SupportAgent:
-    """The agent's rules over a session's state."""
+    """The agent's rules over a session's state; with ``traces``, each turn is also exported as
+    OTLP/JSON (a line per turn, as the Collector's file exporter writes): a root AGENT span with
+    the session id, a TOOL span per call."""
 
     def __init__(self) -> None:
+        self.traces: Path | None = None
         self.state: dict[str, dict[str, Any]] = {}
         self.requests: Counter[str] = Counter()
         self.lock = threading.Lock()
@@ -107,6 +113,32 @@ class SupportAgent:
         return "How can I help you today?", []
 
 
+def _export(agent: SupportAgent, session: str, message: str, text: str, steps: list[dict[str, Any]]) -> None:
+    """The turn's spans, appended to the agent's trace file (the session id on the root only)."""
+    if agent.traces is None:
+        return
+    with agent.lock:
+        number = sum(agent.requests.values())
+        trace, root, start = f"{number:032x}", f"{number:08x}00000000", number * 10 * SECOND
+        rows = [
+            _span(trace, root, None, "support", start, start + 5 * SECOND,
+                  {"openinference.span.kind": "AGENT", "session.id": session, "input.value": message,
+                   "output.value": text, "metadata": json.dumps({"agent_version": "1.0"})}),
+        ]  # fmt: skip
+        for n, step in enumerate(steps, start=1):
+            at = start + n * SECOND
+            attributes = {
+                "openinference.span.kind": "TOOL",
+                "tool.name": step["tool"],
+                "input.value": json.dumps(step["args"]),
+            }
+            rows.append(
+                _span(trace, f"{number:08x}{n:08x}", root, step["tool"], at, at + SECOND // 2, attributes)
+            )
+        with agent.traces.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(export(rows, "openinference")) + "\n")
+
+
 def _handler(agent: SupportAgent) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -140,6 +172,7 @@ def _handler(agent: SupportAgent) -> type[BaseHTTPRequestHandler]:
                 return
             build = str(body.get("build", "1.0"))
             text, steps = agent.reply(str(body["session"]), str(body["message"]), len(history) == 1, build)
+            _export(agent, str(body["session"]), str(body["message"]), text, steps)
             self._json(
                 200,
                 {

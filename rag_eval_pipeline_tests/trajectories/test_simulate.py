@@ -99,6 +99,7 @@ def _golden_runs(capsys, url: str, folder: Path) -> list[tuple[int, dict, str, i
     return runs
 
 
+@pytest.mark.slow  # four runs of the command (about 10 s)
 def test_task_success_pass_hat_k_and_a_second_run_that_asks_the_agent_nothing(agent, tmp_path, capsys):
     golden = _golden_runs(capsys, agent[0], tmp_path)
     code, document, err, asked = golden[0]
@@ -251,6 +252,7 @@ def test_other_languages_bad_lines_timeouts_max_turns_loops_and_leaks_each_in_on
     assert summary["task_success"]["n"] == 4 and summary["task_success"]["mean"] == 0.5
 
 
+@pytest.mark.slow  # two runs of the command with an LLM user (about 10 s)
 def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_free(
     agent, tmp_path, capsys, monkeypatch
 ):
@@ -368,3 +370,26 @@ def test_what_makes_every_session_futile_is_one_line_before_any_run(
     )  # fmt: skip
     assert code == 2 and err.startswith(f"error: {said}") and len(err.splitlines()) == 1, err
     assert not (tmp_path / "home").exists()  # nothing ran
+
+
+def test_tool_calls_are_read_from_the_spans_the_agent_exports(agent, tmp_path, capsys):
+    """No JSONPath to its calls: the agent's OTLP export (the session id on its root spans) says
+    which tools each session called, matched by session."""
+    url, state = agent
+    state.traces = tmp_path / "agent-traces.jsonl"
+    try:
+        scenarios = tmp_path / "scenarios.jsonl"
+        scenarios.write_text(_lines(GOLDEN_SCENARIOS[:1]))
+        config = _config(tmp_path, url, tool_calls=None, traces=[state.traces.name])
+        code, document, err = _simulate(
+            capsys, tmp_path, config, "--scenarios", str(scenarios), "--trials", "2"
+        )
+    finally:
+        state.traces = None
+    assert code == 0, err
+    for session in document["sessions"]:
+        assert session["tool_calls_from"] == "spans" and session["task_success"] is True
+        assert (
+            session["made_calls"]
+            == 'lookup_order({"order_id":"A100"}); issue_refund({"amount":25,"order_id":"A100"})'
+        )

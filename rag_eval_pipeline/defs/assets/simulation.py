@@ -21,6 +21,8 @@ from rag_eval_pipeline.llm.providers import parse_llm_name
 from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.simulation import simulation_section
+from rag_eval_pipeline.trajectories.sessions import reconstruct
+from rag_eval_pipeline.trajectories.settings import TrajectorySettings
 from rag_eval_pipeline.trajectories.simulation.conversation import ReplyReader
 from rag_eval_pipeline.trajectories.simulation.run import judge_rubrics, simulate
 from rag_eval_pipeline.trajectories.simulation.scenarios import Scenario, read_scenarios
@@ -33,7 +35,9 @@ from rag_eval_pipeline.trajectories.simulation.tables import (
     summarize_simulation,
     worst_transcript,
 )
+from rag_eval_pipeline.trajectories.simulation.traced import with_traced_calls
 from rag_eval_pipeline.trajectories.simulation.users import LLMUser, ScriptedUser, SimulatedUser
+from rag_eval_pipeline.trajectories.sources import read_traces
 
 TRANSCRIPTS_SHOWN = 30  # sessions whose transcript the metadata shows (the worst first)
 UNVERSIONED = "unversioned"
@@ -105,6 +109,9 @@ def simulated_sessions(
             closing,
         )
     )
+    if chosen.traces:  # the agent's own spans say which tools it called
+        traced, _ = reconstruct(read_traces(TrajectorySettings(traces=chosen.traces)))
+        simulated = with_traced_calls(simulated, traced)
     frame = simulated_frame(simulated)
     stops = frame["stop_reason"].value_counts().to_dict()
     counts = {k: int(frame[k].sum()) for k in ("agent_calls", "agent_cached", "user_calls", "user_cached")}
@@ -115,6 +122,7 @@ def simulated_sessions(
             "simulated_user": chosen.user,
             "stop_reasons": ", ".join(f"{k}: {v}" for k, v in sorted(stops.items())),
             "simulator_faults": int(frame["simulator_fault"].notna().sum()),
+            "tool_calls_from": ", ".join(sorted(set(frame["calls_from"]))) if len(frame) else "none",
             **counts,
             "transcripts": dg.MetadataValue.md(_transcripts(frame, list(frame["session_id"]))),
         }

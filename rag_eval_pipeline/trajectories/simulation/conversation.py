@@ -81,6 +81,7 @@ class SimulatedSession:
     detail: str = ""
     goal_leak: bool = False
     counts: dict[str, int] = field(default_factory=dict)
+    calls_from: str = "reply"  # where its tool calls were read: the replies, or the agent's spans
 
     @property
     def simulator_fault(self) -> str | None:

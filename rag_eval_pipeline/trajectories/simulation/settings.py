@@ -32,6 +32,11 @@ class SimulationSettings(Strict):
         default=None,
         description="JSONPath to the tool calls in the agent's reply (objects with name and arguments)",
     )
+    traces: list[str] = Field(
+        default_factory=list,
+        description="OTLP/JSON files or folders the agent exports: its tool calls read from its spans "
+        "(the session id on them), matched by session",
+    )
     concurrency: int = Field(default=4, ge=1, description="conversations at once")
     thresholds: dict[str, float | ThresholdSettings] = Field(
         default_factory=dict, description="[JUDGE/]METRIC: e.g. task_success: 0.8, pass^2: 0.5"

@@ -32,7 +32,7 @@ TASK_SUCCESS = "task_success"
 SIMULATOR_FAULTS = "simulator_faults"
 SIMULATION_COLUMNS = [
     "task_id", "trial", "stop_reason", "stop_detail", "goal_leak", "simulator_fault", "transcript",
-    "agent_calls", "agent_cached", "user_calls", "user_cached",
+    "agent_calls", "agent_cached", "user_calls", "user_cached", "calls_from",
 ]  # fmt: skip
 RubricVerdicts = Mapping[str, tuple[bool | None, str]]  # session -> (passed, reason); None: not judged
 
@@ -54,6 +54,7 @@ def simulated_frame(simulated: Sequence[SimulatedSession]) -> pd.DataFrame:
                     k: s.counts.get(k, 0)
                     for k in ("agent_calls", "agent_cached", "user_calls", "user_cached")
                 },
+                "calls_from": s.calls_from,
             }
             for s in simulated
         ],
