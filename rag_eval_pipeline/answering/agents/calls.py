@@ -46,11 +46,12 @@ class Transport(Protocol):
 
 
 class AgentCallError(RuntimeError):
-    """One call failed after its retries: recorded on the case, the run goes on."""
+    """One call failed after its retries: recorded on the case, the run goes on. ``timed_out``:
+    the agent gave no answer within its timeout (a conversation ends saying so)."""
 
-
-class AgentTimeoutError(AgentCallError):
-    """No answer within the entry's timeout (after its retries)."""
+    def __init__(self, message: str, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 class FatalAgentError(FatalLLMError):

@@ -18,7 +18,6 @@ import httpx
 
 from rag_eval_pipeline.answering.agents.calls import (
     AgentCallError,
-    AgentTimeoutError,
     ConversationTurn,
     FatalAgentError,
 )
@@ -167,8 +166,7 @@ class HttpTransport:
                     return _json(response, self.redact)
             if attempt + 1 < attempts:
                 await asyncio.sleep(wait if wait is not None else backoff_s(attempt))
-        failed = AgentTimeoutError if timed_out else AgentCallError
-        raise failed(f"{last} (after {attempts} attempt{'s' if attempts > 1 else ''})")
+        raise AgentCallError(f"{last} (after {attempts} attempt{'s' if attempts > 1 else ''})", timed_out)
 
 
 def _json(response: httpx.Response, redact: Redactor) -> Any:

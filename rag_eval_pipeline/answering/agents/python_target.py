@@ -19,7 +19,6 @@ from typing import Any
 
 from rag_eval_pipeline.answering.agents.calls import (
     AgentCallError,
-    AgentTimeoutError,
     ConversationTurn,
     FatalAgentError,
 )
@@ -162,7 +161,7 @@ class PythonTransport:
         request = {"qid": qid, "question": question, **(turn.as_fields() if turn is not None else {})}
         try:
             assert worker.process.stdin is not None
-            worker.process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
+            worker.process.stdin.write(json.dumps(request) + "\n")  # ASCII: whatever the locale
             worker.process.stdin.flush()
             ready, _, _ = select.select([worker.replies], [], [], self._timeout_s)
             line = worker.replies.readline() if ready else ""
@@ -173,8 +172,9 @@ class PythonTransport:
             self._end(worker)
             self._give_back(None)
             if code is None:
-                raise AgentTimeoutError(
-                    f"no answer within {self._timeout_s:g} s (the call's worker process was ended)"
+                raise AgentCallError(
+                    f"no answer within {self._timeout_s:g} s (the call's worker process was ended)",
+                    timed_out=True,
                 )
             raise AgentCallError(f"the agent's worker process exited (code {code})")
         self._give_back(worker)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from rag_eval_pipeline.answering.agents.calls import AgentCallError, AgentTimeoutError, ConversationTurn
+from rag_eval_pipeline.answering.agents.calls import AgentCallError, ConversationTurn
 from rag_eval_pipeline.answering.agents.mapping import ResponseMapping, UnreadableReplyError, compile_path
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError
 from rag_eval_pipeline.trajectories.sessions import Session, ToolCall, Turn, canonical_json
@@ -165,11 +165,10 @@ async def converse(
             document, cached = await agent(asked)
             reply = reader.mapping.read(document)
             calls = reader.calls(document)
-        except AgentTimeoutError as err:
-            reason, detail = StopReason.AGENT_TIMEOUT, f"turn {len(turns) + 1}: {err}"
-            break
         except (AgentCallError, UnreadableReplyError) as err:
-            reason, detail = StopReason.AGENT_ERROR, f"turn {len(turns) + 1}: {err}"[:300]
+            timed_out = getattr(err, "timed_out", False)
+            reason = StopReason.AGENT_TIMEOUT if timed_out else StopReason.AGENT_ERROR
+            detail = f"turn {len(turns) + 1}: {err}"[:300]
             break
         counts["agent_cached" if cached else "agent_calls"] += 1
         turns.append(_turn(session_id, len(turns) + 1, text, reply.answer, calls))
