@@ -208,7 +208,7 @@ def test_a_trajectories_section_adds_the_agent_version_assets_their_checks_and_j
     assert "session_judge_scores" in upstream
 
 
-def test_a_simulation_section_adds_its_three_agent_version_assets_their_gate_and_job():
+def test_a_simulation_section_adds_its_four_agent_version_assets_their_gate_and_job():
     """Off by default; with the section, the conversations, their scores and the summary,
     partitioned by agent version as the trajectories are, and the summary's blocking gate."""
     from rag_eval_pipeline.config import Settings
@@ -218,7 +218,7 @@ def test_a_simulation_section_adds_its_three_agent_version_assets_their_gate_and
     assert "simulation_job" not in {j.name for j in defs.jobs}
     on = build_definitions(Settings(simulation=SimulationSettings(scenarios="s.jsonl", agent="bot")))
     graph = on.resolve_asset_graph()
-    simulation = {"simulated_sessions", "simulation_scores", "simulation_summary"}
+    simulation = {"simulated_sessions", "simulation_scores", "simulation_judge_scores", "simulation_summary"}
     assert {k.to_user_string() for k in graph.get_all_asset_keys()} == EXPECTED_ASSETS | simulation
     for key in simulation:
         assert graph.get(dg.AssetKey(key)).partitions_def.name == "agent_version"

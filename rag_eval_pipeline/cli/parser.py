@@ -561,6 +561,12 @@ def _simulate(commands: argparse._SubParsersAction) -> None:
     )
     simulate.add_argument("--judge", metavar="MODEL", help="the LLM answering the scenarios' rubrics")
     simulate.add_argument(
+        "--session-judge",
+        action="append",
+        metavar="MODEL",
+        help="an LLM judge of each session: goal completion, turn relevancy, knowledge retention",
+    )
+    simulate.add_argument(
         "--tool-calls", metavar="JSONPATH", help="the tool calls in the agent's reply (name, arguments)"
     )
     simulate.add_argument("--rerun", action="store_true", help="ask the agent and the simulated user again")

@@ -49,6 +49,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     for option in ("agent", "trials", "user", "judge", "tool_calls"):
         if getattr(args, option) is not None:
             updates[option] = getattr(args, option)
+    if args.session_judge:
+        updates["session_judges"] = list(args.session_judge)
     try:
         chosen = SimulationSettings.model_validate({**chosen.model_dump(), **updates})
     except ValueError as err:
@@ -103,6 +105,7 @@ def _preflight(settings: Settings) -> tuple[str, list[str]]:
     rubric = [s.task_id for s in read.scenarios if s.success.rubric]
     if rubric:
         needed.append(("--judge", chosen.judge or "", f"scenario {rubric[0]} has a rubric"))
+    needed += [("--session-judge", name, "a session judge") for name in chosen.session_judges]
     for option, name, why in needed:
         target = parse_llm_name(name) if name else None
         if target is None:
@@ -120,6 +123,10 @@ def session_records(outcome: SimulationOutcome) -> list[dict[str, Any]]:
     figures (absent where the scenario expects no tool calls) and the transcript."""
     assert outcome.scores is not None and outcome.sessions is not None
     sessions = outcome.sessions.set_index("session_id")
+    judged: dict[str, dict[str, Any]] = {}
+    for row in outcome.judged.to_dict("records") if outcome.judged is not None else []:
+        figures = {k: _plain(v) for k, v in row.items() if k not in ("session_id", "judge_id")}
+        judged.setdefault(row["session_id"], {})[row["judge_id"]] = figures
     records = []
     for row in outcome.scores.to_dict("records"):
         extra = sessions.loc[row["session_id"]]
@@ -140,6 +147,8 @@ def session_records(outcome: SimulationOutcome) -> list[dict[str, Any]]:
         record.update(made_calls=row["made_calls"], expected_calls=row["expected_calls"])
         record["tool_calls_from"] = extra["calls_from"]
         record["transcript"] = json.loads(extra["transcript"])
+        if row["session_id"] in judged:
+            record["judges"] = judged[row["session_id"]]
         records.append(record)
     return records
 

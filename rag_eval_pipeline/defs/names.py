@@ -23,6 +23,7 @@ TRAJECTORY_JOB = "trajectory_job"
 SIMULATION = "simulation"  # simulated users talking to the agent, a partition per agent version
 SIMULATED_SESSIONS = "simulated_sessions"
 SIMULATION_SCORES = "simulation_scores"
+SIMULATION_JUDGE_SCORES = "simulation_judge_scores"
 SIMULATION_SUMMARY = "simulation_summary"
 SIMULATION_JOB = "simulation_job"
 SHARDS = "shards"  # a model's cases split over workers: each shard answered and judged on its own

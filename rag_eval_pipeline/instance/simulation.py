@@ -14,6 +14,7 @@ from rag_eval_pipeline.defs.names import (
     AGENT_VERSION_PARTITIONS,
     SIMULATED_SESSIONS,
     SIMULATION_JOB,
+    SIMULATION_JUDGE_SCORES,
     SIMULATION_SCORES,
     SIMULATION_SUMMARY,
 )
@@ -30,6 +31,7 @@ class SimulationOutcome:
     run_id: str
     sessions: pd.DataFrame | None = None
     scores: pd.DataFrame | None = None
+    judged: pd.DataFrame | None = None
     summary: pd.DataFrame | None = None
     failed_checks: list[str] = field(default_factory=list)
     error: str | None = None
@@ -67,6 +69,7 @@ def run_simulation(
     try:
         outcome.sessions = load_materialization(instance, SIMULATED_SESSIONS, version, result.run_id)
         outcome.scores = load_materialization(instance, SIMULATION_SCORES, version, result.run_id)
+        outcome.judged = load_materialization(instance, SIMULATION_JUDGE_SCORES, version, result.run_id)
         outcome.summary = load_materialization(instance, SIMULATION_SUMMARY, version, result.run_id)
     except FileNotFoundError:
         failure = next(

@@ -18,9 +18,11 @@ from rag_eval_pipeline.defs.names import SIMULATION, SIMULATION_JOB
 from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource
 from rag_eval_pipeline.judges.engine import JudgeCaller
 from rag_eval_pipeline.llm.providers import parse_llm_name
+from rag_eval_pipeline.metrics.agreement import SESSION_METRICS
 from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.simulation import simulation_section
+from rag_eval_pipeline.trajectories.judges import judge_sessions
 from rag_eval_pipeline.trajectories.sessions import reconstruct
 from rag_eval_pipeline.trajectories.settings import TrajectorySettings
 from rag_eval_pipeline.trajectories.simulation.conversation import ReplyReader
@@ -38,6 +40,7 @@ from rag_eval_pipeline.trajectories.simulation.tables import (
 from rag_eval_pipeline.trajectories.simulation.traced import with_traced_calls
 from rag_eval_pipeline.trajectories.simulation.users import LLMUser, ScriptedUser, SimulatedUser
 from rag_eval_pipeline.trajectories.sources import read_traces
+from rag_eval_pipeline.trajectories.tables import sessions_of_frame, summarize_scores
 
 TRANSCRIPTS_SHOWN = 30  # sessions whose transcript the metadata shows (the worst first)
 UNVERSIONED = "unversioned"
@@ -185,16 +188,65 @@ def simulation_scores(
 
 
 @dg.asset(group_name=SIMULATION, partitions_def=AGENT_VERSIONS, code_version="1")
+def simulation_judge_scores(
+    context: dg.AssetExecutionContext,
+    simulated_sessions: pd.DataFrame,
+    settings: SettingsResource,
+    llm: LLMResource,
+) -> pd.DataFrame:
+    """Each session judged as traced sessions are (goal completion against the scenario's goal,
+    turn relevancy, knowledge retention) by ``simulation.session_judges``; none: empty."""
+    chosen = _chosen(settings)
+    sessions = sessions_of_frame(simulated_sessions)
+    tasks = {
+        sid: scenario.task(chosen.trials)
+        for scenario in _scenarios(chosen)
+        for sid in scenario.task(chosen.trials).session_ids
+    }
+    services = llm.services()
+    registry = settings.judge_registry()
+    frames = []
+    for judge_id in chosen.session_judges:
+        spec = registry.resolve(judge_id)
+        assert spec.endpoint is not None and spec.model_id is not None
+        client, prices = services.client(spec.endpoint), services.prices_for(spec.endpoint)
+        rows = asyncio.run(
+            judge_sessions(
+                sessions,
+                tasks,
+                lambda: JudgeCaller(client, spec.model_id, prices),  # noqa: B023 (used before the next judge)
+                False,
+                settings.settings.concurrency,
+                progress_logger(context, f"sessions judged by {judge_id}"),
+                client.aclose,
+            )
+        )
+        frames.append(pd.DataFrame(rows).assign(judge_id=judge_id))
+    scores = (
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["session_id", "judge_id"])
+    )
+    context.add_output_metadata(
+        {"judges": ", ".join(chosen.session_judges) or "none configured", "api_calls": services.api_calls}
+    )
+    return scores
+
+
+@dg.asset(group_name=SIMULATION, partitions_def=AGENT_VERSIONS, code_version="1")
 def simulation_summary(
     context: dg.AssetExecutionContext,
     simulation_scores: pd.DataFrame,
+    simulation_judge_scores: pd.DataFrame,
     simulated_sessions: pd.DataFrame,
     settings: SettingsResource,
 ) -> pd.DataFrame:
     """task_success and the trajectory figures with their 95% intervals, pass^k for k = 1..trials
     over the scenarios, and the sessions the simulated user spoiled (counted, left out); the
     report's section (scenarios, pass^k, the worst transcript) in its metadata."""
-    summary = summarize_simulation(simulation_scores, settings.settings.statistics.interval_method)
+    method = settings.settings.statistics.interval_method
+    summary = summarize_simulation(simulation_scores, method)
+    if len(simulation_judge_scores):  # the session judges' means, beside (over every session judged)
+        judged = pd.DataFrame(summarize_scores(simulation_judge_scores, SESSION_METRICS, method))
+        summary = pd.concat([summary, judged], ignore_index=True)
     metadata = {"summary": dg.MetadataValue.md(to_markdown(summary.drop(columns=["note"])))}
     if len(simulation_scores):
         title = f"{_chosen(settings).agent}@{context.partition_key}"
@@ -227,7 +279,7 @@ class SimulationDefinitions:
     jobs: list
 
 
-SIMULATION_ASSETS = [simulated_sessions, simulation_scores, simulation_summary]
+SIMULATION_ASSETS = [simulated_sessions, simulation_scores, simulation_judge_scores, simulation_summary]
 
 
 def build_simulation() -> SimulationDefinitions:

@@ -28,6 +28,11 @@ class SimulationSettings(Strict):
         "openai:<model>, local:<model>); scripted: only scripted scenarios",
     )
     judge: str | None = Field(default=None, description="the LLM that answers a scenario's rubric yes or no")
+    session_judges: list[str] = Field(
+        default_factory=list,
+        description="LLM judges of each session, as for trajectories: goal completion (the goal as the "
+        "expected outcome), turn relevancy, knowledge retention",
+    )
     tool_calls: str | None = Field(
         default=None,
         description="JSONPath to the tool calls in the agent's reply (objects with name and arguments)",
