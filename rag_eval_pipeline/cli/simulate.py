@@ -18,6 +18,7 @@ import pandas as pd
 if TYPE_CHECKING:
     import dagster as dg
 
+from rag_eval_pipeline.answering.agents.provider import holds_conversations
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
@@ -92,7 +93,7 @@ def _preflight(settings: Settings) -> tuple[str, list[str]]:
     if entry is None:
         named = ", ".join(m.name for m in settings.answer_models) or "none"
         raise CommandError(f"--agent {chosen.agent}: no such entry in answer_models (named: {named})")
-    if entry.provider not in ("http", "python"):
+    if not holds_conversations(entry):
         raise CommandError(
             f"--agent {chosen.agent} is a {entry.provider} entry: a conversation needs an http or "
             "python agent"

@@ -313,6 +313,11 @@ class NotConversationalError(ValueError):
     """An agent entry that cannot be talked to turn by turn (a file of answers it gave)."""
 
 
+def holds_conversations(entry: AgentEntry) -> bool:
+    """Whether the entry's provider calls the agent (so it can be talked to turn by turn)."""
+    return isinstance(AGENT_PROVIDERS_BY_NAME.get(entry.provider), _CalledProvider)
+
+
 def conversation_agent(entry: AgentEntry, services: LLMServices) -> tuple[CachedAgent, ResponseMapping]:
     """The agent of ``entry`` as a partner in conversations (its transport behind the cache,
     keyed by version, session and history) and the mapping its replies are read with."""

@@ -77,10 +77,11 @@ async def judge_rubrics(
     async def one(row: dict[str, Any]) -> tuple[str, tuple[bool | None, str]]:
         rubric = scenarios[row["task_id"]].success.rubric
         assert rubric is not None
-        request = render_rubric_request(make_caller().model, rubric, transcript_of(row))
+        caller = make_caller()
+        request = render_rubric_request(caller.model, rubric, transcript_of(row))
         async with limit:
             try:
-                verdict = await make_caller().ask(request, parse_rubric_verdict)
+                verdict = await caller.ask(request, parse_rubric_verdict)
             except FatalLLMError:
                 raise
             except (InvalidJudgeOutput, LLMCallError) as err:
