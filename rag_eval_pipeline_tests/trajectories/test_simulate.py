@@ -413,3 +413,20 @@ def test_tool_calls_are_read_from_the_spans_the_agent_exports(agent, tmp_path, c
             session["made_calls"]
             == 'lookup_order({"order_id":"A100"}); issue_refund({"amount":25,"order_id":"A100"})'
         )
+
+
+def test_an_agent_that_cannot_be_reached_fails_the_run_in_one_line(tmp_path, capsys):
+    """Every conversation would fail alike: the run stops at the first, said once."""
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(_lines(GOLDEN_SCENARIOS))
+    config = _config(tmp_path, "http://127.0.0.1:9/chat")
+    code, document, err = _simulate(capsys, tmp_path, config, "--scenarios", str(scenarios))
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 1 and errors == [
+        "error: 1.0: agent support cannot be reached at http://127.0.0.1:9/chat: ConnectError: "
+        "All connection attempts failed"
+    ]
+    assert (
+        document["sessions"] == []
+        and document["agent_versions"]["1.0"]["error"] == errors[0][len("error: 1.0: ") :]
+    )
