@@ -61,6 +61,7 @@ from rag_eval_pipeline.review.settings import ReviewSettings
 from rag_eval_pipeline.storage.settings import StorageSettings, WorkerSettings
 from rag_eval_pipeline.tracing.settings import TracingSettings
 from rag_eval_pipeline.trajectories.settings import TrajectorySettings
+from rag_eval_pipeline.trajectories.simulation.settings import SimulationSettings
 
 if TYPE_CHECKING:  # built when asked for: reading a configuration imports no answer model
     from rag_eval_pipeline.answering.registry import AnswerRegistry
@@ -174,6 +175,10 @@ class Settings(Strict):
     )
     trajectories: TrajectorySettings | None = Field(
         default=None, description="an agent's tool calls and sessions, from its traces (docs/trajectories.md)"
+    )
+    simulation: SimulationSettings | None = Field(
+        default=None,
+        description="simulated users talking to the agent, scored with pass^k (docs/trajectories.md)",
     )
 
     @field_validator("thresholds")
@@ -497,6 +502,14 @@ def load_settings(path: str | Path | None = None) -> Settings:
                 "reference": str(base / trajectories.reference) if trajectories.reference else None,
             }
         )
+    simulation = settings.simulation
+    if simulation is not None:
+        simulation = simulation.model_copy(
+            update={
+                "scenarios": str(base / simulation.scenarios) if simulation.scenarios else None,
+                "traces": [str(base / p) for p in simulation.traces],
+            }
+        )
     return settings.model_copy(
         update={
             "dataset": dataset.model_copy(update=updates),
@@ -504,6 +517,7 @@ def load_settings(path: str | Path | None = None) -> Settings:
             "storage": storage,
             "production": production,
             "trajectories": trajectories,
+            "simulation": simulation,
         }
     )
 

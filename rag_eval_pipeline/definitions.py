@@ -22,6 +22,7 @@ from rag_eval_pipeline.defs.assets.production import build_production
 from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS
 from rag_eval_pipeline.defs.assets.review import review_assets, review_queue
 from rag_eval_pipeline.defs.assets.shards import case_shard_scores
+from rag_eval_pipeline.defs.assets.simulation import build_simulation
 from rag_eval_pipeline.defs.assets.trajectories import build_trajectories
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
@@ -233,6 +234,8 @@ def build_definitions(
     # per agent version, never mixed into the answer models' "Materialize all"
     trajectories = build_trajectories() if settings.trajectories is not None else None
     review = review_assets(with_sessions=trajectories is not None)
+    # simulated users talking to the agent, when the file (or `rag-eval simulate`) names them
+    simulation = build_simulation() if settings.simulation is not None else None
     jobs = _jobs(knowledge, evaluation, review)
     # production traffic, when the file has a production section (off: none of its assets)
     production = build_production(settings) if settings.production is not None else None
@@ -247,18 +250,21 @@ def build_definitions(
             *generation_assets,
             *(production.assets if production else []),
             *(trajectories.assets if trajectories else []),
+            *(simulation.assets if simulation else []),
             *shards,
         ],
         asset_checks=[
             *ASSET_CHECKS,
             *(production.checks if production else []),
             *(trajectories.checks if trajectories else []),
+            *(simulation.checks if simulation else []),
         ],
         jobs=[
             *jobs.values(),
             *generation_jobs,
             *(production.jobs if production else []),
             *(trajectories.jobs if trajectories else []),
+            *(simulation.jobs if simulation else []),
         ],
         schedules=[
             *_schedules(settings, jobs[KNOWLEDGE_BASE_JOB]),

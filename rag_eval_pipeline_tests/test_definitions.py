@@ -206,3 +206,23 @@ def test_a_trajectories_section_adds_the_agent_version_assets_their_checks_and_j
     assert on.resolve_job_def("trajectory_job").partitions_def.name == "agent_version"
     upstream = {k.to_user_string() for k in graph.get(dg.AssetKey("judge_agreement")).parent_keys}
     assert "session_judge_scores" in upstream
+
+
+def test_a_simulation_section_adds_its_four_agent_version_assets_their_gate_and_job():
+    """Off by default; with the section, the conversations, their scores and the summary,
+    partitioned by agent version as the trajectories are, and the summary's blocking gate."""
+    from rag_eval_pipeline.config import Settings
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.trajectories.simulation.settings import SimulationSettings
+
+    assert "simulation_job" not in {j.name for j in defs.jobs}
+    on = build_definitions(Settings(simulation=SimulationSettings(scenarios="s.jsonl", agent="bot")))
+    graph = on.resolve_asset_graph()
+    simulation = {"simulated_sessions", "simulation_scores", "simulation_judge_scores", "simulation_summary"}
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == EXPECTED_ASSETS | simulation
+    for key in simulation:
+        assert graph.get(dg.AssetKey(key)).partitions_def.name == "agent_version"
+        assert graph.get(dg.AssetKey(key)).description, key
+    checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys if graph.get(k).blocking}
+    assert ("simulation_summary", "quality_gates") in checks
+    assert on.resolve_job_def("simulation_job").partitions_def.name == "agent_version"

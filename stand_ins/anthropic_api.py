@@ -202,6 +202,43 @@ def _session_verdicts(text: str) -> dict[str, Any]:
     return verdicts
 
 
+SIMULATED_USER_MARK = "You are playing a user"
+GREETINGS = (
+    "Hi, I need help with a {topic}.",
+    "Hello, I would like a {topic} please.",
+    "Good day, can you help me with a {topic}?",
+)
+
+
+def _system_text(request: dict[str, Any]) -> str:
+    system = request.get("system", "")
+    if isinstance(system, str):
+        return system
+    return "".join(b.get("text", "") for b in system if isinstance(b, dict))
+
+
+def simulated_user_message(request: dict[str, Any]) -> str:
+    """A user with a goal, played by rules over the system prompt: a greeting naming the goal's
+    topic (chosen by the trial's seed, so trials differ), a fact of known_info when the agent
+    asks for it, then thanks and ###STOP### once the agent's reply holds every known fact."""
+    system = _system_text(request)
+    goal, known = _tag(system, "goal"), json.loads(_tag(system, "known_info") or "{}")
+    seed = int(re.search(r'<variation seed="(\d+)"', system).group(1))  # type: ignore[union-attr]
+    values = {str(v).lower() for v in known.values()}
+    words = [w for w in reference.content_tokens(goal) if w not in values]
+    if len(request["messages"]) == 1:  # the opening: nothing said yet
+        return GREETINGS[seed % len(GREETINGS)].format(topic=words[1] if len(words) > 1 else words[0])
+    last = request["messages"][-1]["content"]
+    last = last if isinstance(last, str) else " ".join(b.get("text", "") for b in last)
+    if "?" not in last and all(str(v).lower() in last.lower() for v in known.values()):
+        return "Thank you, that is all. ###STOP###"
+    asked = set(reference.content_tokens(last))
+    for key, value in known.items():
+        if set(key.lower().split("_")) & asked:
+            return f"My {key.replace('_', ' ')} is {value}."
+    return "###STOP###"
+
+
 class SimulatedModel:
     """Answers and judges from the request alone, with token usage and prompt-cache accounting."""
 
@@ -232,6 +269,9 @@ class SimulatedModel:
     def __call__(self, request: dict[str, Any]) -> Reply:
         text = _user_text(request)
         tool = (request.get("tool_choice") or {}).get("name")
+        if tool is None and SIMULATED_USER_MARK in _system_text(request):
+            said = simulated_user_message(request)
+            return text_reply(request, said, self.usage(request, said))
         if tool is None:
             passages = _passages(text)
             answer = passages[0][0] if passages else "unknown"
@@ -298,6 +338,12 @@ class SimulatedModel:
             }
         if tool == "record_session_verdicts":
             return _session_verdicts(text)
+        if tool == "record_rubric_verdict":  # every content word of the rubric in the agent's replies
+            rubric = set(reference.content_tokens(_tag(text, "rubric")))
+            replies = set(
+                reference.content_tokens(" ".join(re.findall(r"<assistant>(.*?)</assistant>", text, re.S)))
+            )
+            return {"passed": bool(rubric) and rubric <= replies, "reason": "lexical"}
         raise ValueError(f"the simulated model has no behaviour for tool {tool}")
 
 

@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         _judges,
         _production,
         _trajectories,
+        _simulate,
         _generate,
         _ui,
         _worker,
@@ -545,6 +546,58 @@ def _trajectories(commands: argparse._SubParsersAction) -> None:
     trajectories.add_argument("--min-cases", type=positive, help="fewest paired sessions a diff tests")
     trajectories.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
     trajectories.set_defaults(handler=Handler("trajectories", "handle"))
+
+
+def _simulate(commands: argparse._SubParsersAction) -> None:
+    simulate = commands.add_parser(
+        "simulate",
+        help="simulated users talk to your agent over several trials, scored with pass^k",
+        description="Runs every scenario (a user with a goal, scripted or played by an LLM) --trials "
+        "times against --agent, each conversation until the user's ###STOP###, max turns, an agent "
+        "error or a loop; scores each session (task success, the trajectory figures) and prints a "
+        "table per scenario, pass^k and the worst session's transcript. Calls are cached by "
+        "scenario, trial and turn: a re-run makes none unless --rerun. Exit 1 when a threshold "
+        "fails or a scenario line is refused; 2 on input that cannot be used.",
+    )
+    simulate.add_argument(
+        "--scenarios", metavar="FILE", help="JSONL, a scenario per line (default: simulation.scenarios)"
+    )
+    simulate.add_argument("--agent", metavar="NAME", help="an http or python entry of answer_models")
+    simulate.add_argument("--trials", type=positive, help="conversations per scenario (default 3)")
+    simulate.add_argument(
+        "--user", metavar="MODEL", help="the LLM playing users without user_turns (claude-haiku-4-5, ...)"
+    )
+    simulate.add_argument("--judge", metavar="MODEL", help="the LLM answering the scenarios' rubrics")
+    simulate.add_argument(
+        "--session-judge",
+        action="append",
+        metavar="MODEL",
+        help="an LLM judge of each session: goal completion, turn relevancy, knowledge retention",
+    )
+    simulate.add_argument(
+        "--tool-calls", metavar="JSONPATH", help="the tool calls in the agent's reply (name, arguments)"
+    )
+    simulate.add_argument("--rerun", action="store_true", help="ask the agent and the simulated user again")
+    simulate.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    simulate.add_argument(
+        "--min", dest="thresholds", action="append", metavar="METRIC=VALUE",
+        help="e.g. task_success=0.8 or pass^3=0.5; repeatable (default: simulation.thresholds)",
+    )  # fmt: skip
+    simulate.add_argument(
+        "--bound", choices=[b.value for b in Bound], default=Bound.MEAN.value, help="as for `rag-eval gate`"
+    )
+    simulate.add_argument(
+        "--diff",
+        metavar="BEFORE",
+        help="compare with agent version BEFORE's stored simulation, trial by trial",
+    )
+    simulate.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="with --diff: exit 1 when this version is significantly worse",
+    )
+    simulate.add_argument("--verbose", action="store_true", help="Dagster's own log and stack traces")
+    simulate.set_defaults(handler=Handler("simulate", "handle"))
 
 
 def _generate(commands: argparse._SubParsersAction) -> None:

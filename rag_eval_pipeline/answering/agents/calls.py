@@ -8,6 +8,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -15,6 +16,24 @@ from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.llm.cache import MAX_RESPONSE_CHARS, JsonFiles
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.services import CallCount
+
+
+@dataclass(frozen=True)
+class ConversationTurn:
+    """One turn of a conversation the agent is in: the latest user message, the whole history
+    (OpenAI chat format, that message last) and the session it belongs to. A request template
+    reads them as ``{message}``, ``{messages}`` and ``{session}``; a Python agent as arguments."""
+
+    session: str
+    message: str
+    messages: tuple[dict[str, str], ...]
+
+    def as_fields(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "message": self.message,
+            "messages": [dict(m) for m in self.messages],
+        }
 
 
 class Transport(Protocol):
@@ -28,7 +47,12 @@ class Transport(Protocol):
 
 
 class AgentCallError(RuntimeError):
-    """One call failed after its retries: recorded on the case, the run goes on."""
+    """One call failed after its retries: recorded on the case, the run goes on. ``timed_out``:
+    the agent gave no answer within its timeout (a conversation ends saying so)."""
+
+    def __init__(self, message: str, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
 
 
 class FatalAgentError(FatalLLMError):
@@ -46,6 +70,12 @@ class AgentCache(JsonFiles):
 
     def key(self, question: str, repeat: int) -> str:
         identity = json.dumps([self._version, question, repeat], ensure_ascii=False)
+        return hashlib.sha256(identity.encode()).hexdigest()
+
+    def turn_key(self, turn: ConversationTurn) -> str:
+        """A conversation's turn: the session (scenario and trial) and the history so far, so a
+        re-run of the same conversation is served and a changed one asked again."""
+        identity = json.dumps([self._version, turn.session, list(turn.messages)], ensure_ascii=False)
         return hashlib.sha256(identity.encode()).hexdigest()
 
     def get(self, key: str) -> tuple[Any, float | None] | None:
@@ -117,3 +147,25 @@ class CachedAgent:
         if self._cache is not None and key is not None and usable(document):
             self._cache.put(key, document, latency)
         return document, False, latency
+
+    async def converse(self, turn: ConversationTurn, usable: Callable[[Any], bool]) -> tuple[Any, bool]:
+        """The agent's reply to one turn of a conversation, and whether it came from the cache
+        (keyed by version, session and history); as ``document`` otherwise."""
+        key = self._cache.turn_key(turn) if self._cache is not None else None
+        if self._cache is not None and key is not None and not self._refresh:
+            cached = self._cache.get(key)
+            if cached is not None and usable(cached[0]):
+                self.counter.cache_hits += 1
+                return cached[0], True
+        converse = getattr(self._transport, "converse", None)
+        if converse is None:
+            raise FatalAgentError("this agent cannot hold a conversation (an http or python agent can)")
+        async with self._limit():
+            self.counter.calls += 1
+            started = time.perf_counter()
+            reply = await converse(turn)
+            latency = time.perf_counter() - started
+            document = self._redact.document(reply)
+        if self._cache is not None and key is not None and usable(document):
+            self._cache.put(key, document, latency)
+        return document, False

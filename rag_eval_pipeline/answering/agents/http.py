@@ -16,7 +16,11 @@ from typing import Any
 
 import httpx
 
-from rag_eval_pipeline.answering.agents.calls import AgentCallError, FatalAgentError
+from rag_eval_pipeline.answering.agents.calls import (
+    AgentCallError,
+    ConversationTurn,
+    FatalAgentError,
+)
 from rag_eval_pipeline.answering.agents.settings import HttpAgentEntry
 from rag_eval_pipeline.common.secrets import Redactor
 
@@ -25,16 +29,25 @@ MAX_RETRY_AFTER_S = 60.0
 FATAL_STATUSES = (401, 403, 404)
 
 
-def render_template(template: Any, qid: str, question: str) -> Any:
+def render_template(template: Any, qid: str, question: str, turn: ConversationTurn | None = None) -> Any:
     """The body template with ``{question}`` and ``{qid}`` replaced inside its strings (not by
     formatting: braces of the template's own JSON stay as they are, and a question with quotes
-    stays valid JSON)."""
+    stays valid JSON). In a conversation also ``{message}`` (the latest user message),
+    ``{session}`` and ``{messages}`` (the history, OpenAI chat format): a string that is exactly
+    ``{messages}`` becomes the list itself, inside a longer string its JSON text."""
     if isinstance(template, str):
-        return template.replace("{question}", question).replace("{qid}", qid)
+        if turn is not None and template == "{messages}":
+            return [dict(m) for m in turn.messages]
+        text = template.replace("{question}", question).replace("{qid}", qid)
+        if turn is not None:
+            history = json.dumps([dict(m) for m in turn.messages], ensure_ascii=False)
+            text = text.replace("{message}", turn.message).replace("{session}", turn.session)
+            text = text.replace("{messages}", history)
+        return text
     if isinstance(template, Mapping):
-        return {k: render_template(v, qid, question) for k, v in template.items()}
+        return {k: render_template(v, qid, question, turn) for k, v in template.items()}
     if isinstance(template, list):
-        return [render_template(v, qid, question) for v in template]
+        return [render_template(v, qid, question, turn) for v in template]
     return template
 
 
@@ -91,35 +104,49 @@ class HttpTransport:
         if client is not None:
             await client.aclose()
 
-    def request(self, qid: str, question: str) -> dict[str, Any]:
-        """The arguments of the ``httpx`` request for one question (what `agents check` shows)."""
-        body = render_template(self._entry.body, qid, question)
+    def request(self, qid: str, question: str, turn: ConversationTurn | None = None) -> dict[str, Any]:
+        """The arguments of the ``httpx`` request for one question (what `agents check` shows),
+        or for one turn of a conversation."""
+        body = render_template(self._entry.body, qid, question, turn)
         if self._entry.method == "GET":
             return {"method": "GET", "url": self._entry.url, "params": body, "headers": self._headers}
         content = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
         headers = {"Content-Type": "application/json", **self._headers}
         return {"method": self._entry.method, "url": self._entry.url, "content": content, "headers": headers}
 
-    async def _attempt(self, qid: str, question: str) -> httpx.Response:
-        return await self._client().request(**self.request(qid, question))
+    async def _attempt(self, qid: str, question: str, turn: ConversationTurn | None) -> httpx.Response:
+        return await self._client().request(**self.request(qid, question, turn))
 
-    async def __call__(self, qid: str, question: str) -> Any:
-        entry, last, wait = self._entry, "", None
+    async def converse(self, turn: ConversationTurn) -> Any:
+        """One turn of a conversation: ``{question}`` is the latest message, ``{qid}`` the session."""
+        return await self(turn.session, turn.message, turn)
+
+    async def __call__(self, qid: str, question: str, turn: ConversationTurn | None = None) -> Any:
+        entry, last, wait, timed_out = self._entry, "", None, False
         attempts = entry.max_retries + 1
         for attempt in range(attempts):
             try:
                 # the whole attempt, not each read: httpx's timeout restarts with every byte
-                response = await asyncio.wait_for(self._attempt(qid, question), entry.timeout_s)
+                response = await asyncio.wait_for(self._attempt(qid, question, turn), entry.timeout_s)
             except (TimeoutError, httpx.TimeoutException):
-                last, wait = f"no response within {entry.timeout_s:g} s", None
+                last, wait, timed_out = f"no response within {entry.timeout_s:g} s", None, True
             except httpx.ConnectError as err:
-                last, wait = self.redact(f"connection failed ({type(err).__name__}: {err})"), None
+                last, wait, timed_out = (
+                    self.redact(f"connection failed ({type(err).__name__}: {err})"),
+                    None,
+                    False,
+                )
                 if not self._reached and attempt + 1 == attempts:  # never reached: no call can be
                     said = f"agent {entry.name} cannot be reached at {entry.url}: {type(err).__name__}: {err}"
                     raise FatalAgentError(self.redact(said)) from None
             except httpx.TransportError as err:
-                last, wait = self.redact(f"connection failed ({type(err).__name__}: {err})"), None
+                last, wait, timed_out = (
+                    self.redact(f"connection failed ({type(err).__name__}: {err})"),
+                    None,
+                    False,
+                )
             else:
+                timed_out = False
                 self._reached = True
                 status = response.status_code
                 if status in FATAL_STATUSES:
@@ -139,7 +166,7 @@ class HttpTransport:
                     return _json(response, self.redact)
             if attempt + 1 < attempts:
                 await asyncio.sleep(wait if wait is not None else backoff_s(attempt))
-        raise AgentCallError(f"{last} (after {attempts} attempt{'s' if attempts > 1 else ''})")
+        raise AgentCallError(f"{last} (after {attempts} attempt{'s' if attempts > 1 else ''})", timed_out)
 
 
 def _json(response: httpx.Response, redact: Redactor) -> Any:

@@ -309,3 +309,32 @@ def check_agent(spec: AnswerSpec, question: str) -> tuple[str, bool]:
     """One call to the agent ``spec`` names, as a field-mapping preview, and whether a run could
     read a reply from it."""
     return AGENT_PROVIDERS_BY_NAME[spec.provider].check(spec, question)
+
+
+class NotConversationalError(ValueError):
+    """An agent entry that cannot be talked to turn by turn (a file of answers it gave)."""
+
+
+def holds_conversations(entry: AgentEntry) -> bool:
+    """Whether the entry's provider calls the agent (so it can be talked to turn by turn)."""
+    return isinstance(AGENT_PROVIDERS_BY_NAME.get(entry.provider), _CalledProvider)
+
+
+def conversation_agent(entry: AgentEntry, services: LLMServices) -> tuple[CachedAgent, ResponseMapping]:
+    """The agent of ``entry`` as a partner in conversations (its transport behind the cache,
+    keyed by version, session and history) and the mapping its replies are read with."""
+    provider = AGENT_PROVIDERS_BY_NAME.get(entry.provider)
+    if not isinstance(provider, _CalledProvider) or not isinstance(entry, CalledAgentEntry):
+        raise NotConversationalError(
+            f"agent {entry.name} ({entry.provider}) cannot hold a conversation: give an http or python agent"
+        )
+    cache = (
+        AgentCache(services.cache_root / AGENT_CACHE_FOLDER, entry.name, entry.version)
+        if entry.version is not None and services.cache_root is not None
+        else None
+    )
+    transport = provider.transport(entry)
+    redact = getattr(transport, "redact", NO_SECRETS)
+    counter = services.counter(f"agent {entry.name}")
+    agent = CachedAgent(transport, cache, entry.concurrency, services.refresh, counter, redact)
+    return agent, entry.response.compiled()

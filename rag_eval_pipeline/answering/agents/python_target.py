@@ -17,7 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rag_eval_pipeline.answering.agents.calls import AgentCallError, FatalAgentError
+from rag_eval_pipeline.answering.agents.calls import (
+    AgentCallError,
+    ConversationTurn,
+    FatalAgentError,
+)
 
 
 class TargetNotFoundError(ValueError):
@@ -152,11 +156,12 @@ class PythonTransport:
         worker.process.wait()
         worker.replies.close()
 
-    def _call_blocking(self, qid: str, question: str) -> Any:
+    def _call_blocking(self, qid: str, question: str, turn: ConversationTurn | None = None) -> Any:
         worker = self._take()
+        request = {"qid": qid, "question": question, **(turn.as_fields() if turn is not None else {})}
         try:
             assert worker.process.stdin is not None
-            worker.process.stdin.write(json.dumps({"qid": qid, "question": question}) + "\n")
+            worker.process.stdin.write(json.dumps(request) + "\n")  # ASCII: whatever the locale
             worker.process.stdin.flush()
             ready, _, _ = select.select([worker.replies], [], [], self._timeout_s)
             line = worker.replies.readline() if ready else ""
@@ -168,7 +173,8 @@ class PythonTransport:
             self._give_back(None)
             if code is None:
                 raise AgentCallError(
-                    f"no answer within {self._timeout_s:g} s (the call's worker process was ended)"
+                    f"no answer within {self._timeout_s:g} s (the call's worker process was ended)",
+                    timed_out=True,
                 )
             raise AgentCallError(f"the agent's worker process exited (code {code})")
         self._give_back(worker)
@@ -188,3 +194,8 @@ class PythonTransport:
 
     async def __call__(self, qid: str, question: str) -> Any:
         return await asyncio.to_thread(self._call_blocking, qid, question)
+
+    async def converse(self, turn: ConversationTurn) -> Any:
+        """One turn of a conversation: the target is called with the latest message and, where
+        it takes them, ``messages=`` (the history), ``session=`` and ``qid=`` (the session)."""
+        return await asyncio.to_thread(self._call_blocking, turn.session, turn.message, turn)

@@ -1,11 +1,12 @@
 """A worker process that calls the team's Python agent: ``python -m
 rag_eval_pipeline.answering.agents.python_worker TARGET FD`` reads one JSON request per line on
-stdin, ``{"qid": ..., "question": ...}``, and writes one JSON reply per line to file descriptor
-FD: ``{"document": ...}`` or ``{"error": "..."}``, after one ``{"ready": true}`` line once the
-target is imported (an import's time is not a call's), or one ``{"ready": false, "error": ...}``
-line when it cannot be: no call could succeed, and the run stops before its first case. What the
-agent prints goes to stderr. A process of its own, so a call that never returns can be ended at
-its deadline by ending the process, which a thread cannot be."""
+stdin, ``{"qid": ..., "question": ...}`` (in a conversation also ``message``, ``messages`` and
+``session``, passed on to the target where it takes them), and writes one JSON reply per line
+to file descriptor FD: ``{"document": ...}`` or ``{"error": "..."}``, after one ``{"ready":
+true}`` line once the target is imported (an import's time is not a call's), or one ``{"ready":
+false, "error": ...}`` line when it cannot be: no call could succeed, and the run stops before
+its first case. What the agent prints goes to stderr. A process of its own, so a call that never
+returns can be ended at its deadline by ending the process, which a thread cannot be."""
 
 from __future__ import annotations
 
@@ -27,14 +28,15 @@ def serve(target: str, reply_fd: int) -> None:
     except Exception as err:  # said once, as the worker's whole answer: no call can succeed
         replies.write(json.dumps({"ready": False, "error": str(err)}) + "\n")
         return
-    takes_qid = "qid" in inspect.signature(function).parameters
+    parameters = inspect.signature(function).parameters
+    takes = {name for name in ("qid", "messages", "session") if name in parameters}
     loop = asyncio.new_event_loop()
     replies.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            kwargs = {"qid": request["qid"]} if takes_qid else {}
-            returned = function(request["question"], **kwargs)
+            kwargs = {name: request[name] for name in takes if name in request}
+            returned = function(request.get("message", request["question"]), **kwargs)
             if inspect.isawaitable(returned):
                 returned = loop.run_until_complete(returned)
             reply = {"document": as_document(returned)}

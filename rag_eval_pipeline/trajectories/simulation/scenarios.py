@@ -1,0 +1,161 @@
+"""Scenarios of simulated conversations: a user with a persona, a goal, what they may reveal when
+asked, optionally a script of their messages, and what counts as success. One JSON object per
+line, validated line by line: every bad line is one error naming file and line, and the good
+lines still run."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from rag_eval_pipeline.language.table import UnknownLanguageError, language
+from rag_eval_pipeline.trajectories.reference import ExpectedCall, ExpectedTurn, MatchMode, Task
+
+DEFAULT_MAX_TURNS = 10
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Success(_Strict):
+    """What the session must reach, every criterion given: the tool calls expected (the
+    trajectories' reference format), strings the agent's final reply must hold (normalised in
+    the scenario's language), and a rubric an LLM judge answers yes or no on the transcript."""
+
+    expected_tool_calls: tuple[ExpectedCall, ...] | None = None
+    match_mode: MatchMode = MatchMode.UNORDERED
+    forbidden_tools: tuple[str, ...] = ()
+    reply_contains: tuple[str, ...] | None = None
+    rubric: str | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> Success:
+        if self.expected_tool_calls is None and not self.reply_contains and not self.rubric:
+            raise ValueError("success needs expected_tool_calls, reply_contains or rubric")
+        return self
+
+    @field_validator("reply_contains")
+    @classmethod
+    def _not_blank(cls, strings: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if strings is not None and any(not s.strip() for s in strings):
+            raise ValueError("a reply_contains string is blank")
+        return strings
+
+
+class Scenario(_Strict):
+    """One simulated user and their task; ``user_turns`` makes the user scripted."""
+
+    task_id: str = Field(min_length=1)
+    persona: str = ""
+    goal: str = Field(min_length=1)
+    known_info: dict[str, Any] = Field(default_factory=dict)
+    user_turns: tuple[str, ...] | None = None
+    max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=100)
+    language: str = "en"
+    success: Success
+    line: int = Field(default=0, exclude=True)
+
+    @field_validator("goal")
+    @classmethod
+    def _goal_said(cls, goal: str) -> str:
+        if not goal.strip():
+            raise ValueError("goal is blank")
+        return goal
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, code: str) -> str:
+        try:
+            language(code)
+        except UnknownLanguageError as err:
+            raise ValueError(str(err)) from None
+        return code
+
+    @field_validator("user_turns")
+    @classmethod
+    def _scripted(cls, turns: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if turns is not None and not turns:
+            raise ValueError("user_turns is empty: leave it out for a simulated user")
+        return turns
+
+    def session_id(self, trial: int) -> str:
+        """The session of one trial: the agent sees it as ``{session}``."""
+        return f"{self.task_id}-trial-{trial}"
+
+    def task(self, trials: int) -> Task:
+        """The scenario as a task of the trajectories' reference (its trials as sessions)."""
+        calls = self.success.expected_tool_calls or ()
+        return Task(
+            task_id=self.task_id,
+            session_ids=tuple(self.session_id(t) for t in range(1, trials + 1)),
+            turns=(ExpectedTurn(expected_tool_calls=calls),),
+            expected_outcome=self.goal,
+            match_mode=self.success.match_mode,
+            forbidden_tools=self.success.forbidden_tools,
+        )
+
+
+class ScenarioFileError(ValueError):
+    """A scenarios file that cannot be read at all (missing, not text, no line at all)."""
+
+
+@dataclass(frozen=True)
+class ReadScenarios:
+    scenarios: list[Scenario]
+    errors: list[str]  # one line per bad line: file, line, what is wrong
+
+
+def _first_error(err: ValidationError) -> str:
+    first = err.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "missing":
+        return f"{where} is missing"
+    return f"{where}: {message}" if where else message
+
+
+def read_scenarios(path: Path) -> ReadScenarios:
+    """Every valid scenario of the file, in order, and an error line per line that is not one
+    (not JSON, no goal, no success, a task id already used): the others still run."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise ScenarioFileError(
+            f"{path}: no such file (give the scenarios, one JSON object per line)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioFileError(f"{path}: not readable ({err})") from None
+    scenarios: list[Scenario] = []
+    errors: list[str] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            errors.append(f"{path}, line {number}: not JSON ({err.msg})")
+            continue
+        if not isinstance(row, dict):
+            errors.append(f"{path}, line {number}: not a scenario (a JSON object per line)")
+            continue
+        try:
+            scenario = Scenario.model_validate({**row, "line": number})
+        except ValidationError as err:
+            errors.append(f"{path}, line {number}: {_first_error(err)}")
+            continue
+        if scenario.task_id in seen:
+            errors.append(
+                f"{path}, line {number}: task {scenario.task_id} is already on line {seen[scenario.task_id]}"
+            )
+            continue
+        seen[scenario.task_id] = number
+        scenarios.append(scenario)
+    if not scenarios and not errors:
+        raise ScenarioFileError(f"{path}: no scenario in it")
+    return ReadScenarios(scenarios, errors)

@@ -1,0 +1,162 @@
+"""The pure parts of simulated conversations: pass^k over task successes worked out by hand,
+``reply_contains`` as each language analyses text (and where that still falls short), the stop
+marker, the goal-leak rule, scenario lines refused one by one, and the request template's
+conversation fields."""
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from rag_eval_pipeline.answering.agents.calls import ConversationTurn
+from rag_eval_pipeline.answering.agents.http import render_template
+from rag_eval_pipeline.trajectories.simulation.scenarios import Scenario, read_scenarios
+from rag_eval_pipeline.trajectories.simulation.success import holds
+from rag_eval_pipeline.trajectories.simulation.tables import summarize_simulation
+from rag_eval_pipeline.trajectories.simulation.users import leaks_goal, split_stop, trial_seed
+
+
+def _scores(outcomes: dict[str, list[bool | None]], faults: dict[str, str] | None = None) -> pd.DataFrame:
+    rows = []
+    for task, trials in outcomes.items():
+        for trial, success in enumerate(trials, start=1):
+            session = f"{task}-trial-{trial}"
+            rows.append(
+                {"session_id": session, "task_id": task, "judge_id": "trajectory", "tool_call_f1": None,
+                 "task_success": None if success is None else float(success), "succeeded": success,
+                 "simulator_fault": (faults or {}).get(session)}
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_pass_hat_k_is_the_mean_over_tasks_of_c_choose_k_over_n_choose_k():
+    summary = _scores({"a": [True] * 3, "b": [True, False, True], "c": [False] * 3})
+    table = summarize_simulation(summary).set_index("metric")
+    # per task C(c,k)/C(n,k): a 1,1,1; b 2/3, 1/3, 0; c 0,0,0
+    assert [round(table.loc[f"pass^{k}", "mean"], 4) for k in (1, 2, 3)] == [0.5556, 0.4444, 0.3333]
+    assert table.loc["task_success", "mean"] == pytest.approx(5 / 9) and table.loc["task_success", "n"] == 9
+    assert table.loc["tool_call_f1", "n"] == 0 and table.loc["tool_call_f1", "note"] == "not measured"
+    assert table.loc["simulator_faults", "n"] == 0
+
+
+def test_sessions_the_simulator_spoiled_are_counted_and_left_out():
+    scores = _scores(
+        {"a": [True, False, True], "b": [False, False]}, {"a-trial-2": "loop", "b-trial-1": "goal_leak"}
+    )
+    table = summarize_simulation(scores).set_index("metric")
+    assert table.loc["simulator_faults", "n"] == 2 and table.loc["simulator_faults", "mean"] == pytest.approx(
+        2 / 5
+    )
+    assert table.loc["task_success", "n"] == 3 and table.loc["task_success", "mean"] == pytest.approx(2 / 3)
+    # a: 2 of 2 valid trials; b: 0 of 1; pass^2 only over a (the tasks with two trials)
+    assert table.loc["pass^1", "mean"] == pytest.approx(0.5) and table.loc["pass^2", "mean"] == pytest.approx(
+        1.0
+    )
+    assert math.isclose(table.loc["pass^2", "n"], 1)
+
+
+@pytest.mark.parametrize(
+    ("language", "reply", "needle", "expected"),
+    [
+        ("en", "Your refund for order A100 has been issued.", "refund issued", True),
+        ("en", "Your refunds were ISSUED today", "Refund issued", True),  # case and word forms
+        ("en", "I cannot issue refunds.", "order A100", False),
+        ("en", "Order 5 is on its way", "5", True),  # no term (one character): its plain form
+        ("es", "El reembolso de su pedido A100 ha sido emitido.", "reembolsos emitidos", True),
+        ("es", "No puedo emitir el reembolso.", "pedido A100", False),
+        ("de", "Die Rückerstattungen für Bestellung A100 wurden veranlasst.", "Rückerstattung", True),
+        ("fr", "Votre remboursement a été effectué.", "remboursements effectués", True),
+        ("zh", "您的订单A100已退款。", "退款", True),
+        ("zh", "很抱歉，我们无法取消订单。", "已取消", False),
+        ("ja", "ご注文A100の返金が完了しました。", "返金", True),
+        ("ko", "주문 A100의 환불이 완료되었습니다.", "환불", True),
+    ],
+)
+def test_reply_contains_is_compared_as_the_scenarios_language_reads_text(language, reply, needle, expected):
+    assert holds(reply, needle, language) is expected
+
+
+def test_where_reply_contains_still_falls_short():
+    """Known limits, asserted so a change shows: stems are not meanings (a negation still holds
+    the words), and an irregular form is another word."""
+    assert holds("Your refund was not issued.", "refund issued", "en")  # negation is not read
+    assert not holds("We gave your money back.", "refunded", "en")  # a paraphrase is not found
+
+
+def test_the_stop_marker_keeps_the_words_before_it():
+    assert split_stop("Thanks, that is all. ###STOP###") == split_stop("Thanks, that is all.###STOP###")
+    said = split_stop("Thanks, that is all. ###STOP###")
+    assert (said.text, said.stopped) == ("Thanks, that is all.", True)
+    assert (split_stop("###STOP###").text, split_stop("###STOP###").stopped) == ("", True)
+    assert split_stop("Where is it?").stopped is False
+
+
+def _scenario(goal: str, language: str = "en") -> Scenario:
+    return Scenario(task_id="t", goal=goal, language=language, success={"reply_contains": ["x"]})
+
+
+@pytest.mark.parametrize(
+    ("goal", "first", "language", "leaks"),
+    [
+        ("Get a refund for order A100", "I want a refund for order A100 please", "en", True),
+        ("Get a refund for order A100", "Hi, I need a refund for my last order.", "en", False),
+        ("Obtener el reembolso del pedido A100", "Quiero obtener el reembolso del pedido A100", "es", True),
+        ("Obtener el reembolso del pedido A100", "Hola, quiero un reembolso.", "es", False),
+        ("为订单A100办理退款", "请为订单A100办理退款", "zh", True),
+        ("为订单A100办理退款", "你好，我想退款。", "zh", False),
+        ("Refund", "Refund please", "en", False),  # a goal of fewer than three words cannot leak
+    ],
+)
+def test_a_first_message_restating_most_of_the_goal_is_a_leak(goal, first, language, leaks):
+    assert leaks_goal(_scenario(goal, language), first) is leaks
+
+
+def test_trials_have_their_own_seeds_fixed_across_runs():
+    seeds = {trial_seed("refund", t) for t in (1, 2, 3)}
+    assert len(seeds) == 3 and trial_seed("refund", 2) == trial_seed("refund", 2)
+
+
+def test_every_bad_line_is_one_error_and_the_good_lines_are_kept(tmp_path):
+    path = tmp_path / "scenarios.jsonl"
+    good = {"task_id": "a", "goal": "Get help", "user_turns": ["hi"], "success": {"reply_contains": ["help"]}}
+    rows = [
+        good,
+        {**good, "task_id": "b", "goal": "  "},
+        {**good, "task_id": "c", "success": {}},
+        {**good, "task_id": "d", "language": "xx"},
+        {**good, "task_id": "e", "user_turns": []},
+        {**good},
+        [1, 2],
+        {**good, "task_id": "f", "max_turns": 0},
+        {
+            **good,
+            "task_id": "g",
+            "success": {"reply_contains": ["help"], "expected_tool_calls": [{"name": ""}]},
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    read = read_scenarios(path)
+    assert [s.task_id for s in read.scenarios] == ["a"]
+    assert [e.split(": ", 1)[0] for e in read.errors] == [f"{path}, line {n}" for n in range(2, 10)]
+    said = [e.split(": ", 1)[1] for e in read.errors]
+    assert said[0] == "goal: goal is blank"
+    assert said[1] == "success: success needs expected_tool_calls, reply_contains or rubric"
+    assert said[2].startswith("language: ") and said[3].startswith("user_turns: ")
+    assert said[4] == "task a is already on line 1" and said[5] == "not a scenario (a JSON object per line)"
+    assert said[6].startswith("max_turns: ") and said[7].startswith("success.expected_tool_calls.0.name: ")
+
+
+def test_the_request_template_carries_the_conversation():
+    turn = ConversationTurn(
+        "refund-trial-2",
+        'It is "A100".',
+        ({"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Order?"},
+         {"role": "user", "content": 'It is "A100".'}),
+    )  # fmt: skip
+    body = {"q": "{message}", "s": "session {session}", "history": "{messages}", "as_text": "h={messages}"}
+    rendered = render_template(body, turn.session, turn.message, turn)
+    assert rendered["q"] == 'It is "A100".' and rendered["s"] == "session refund-trial-2"
+    assert rendered["history"] == [dict(m) for m in turn.messages]  # the list itself
+    assert json.loads(rendered["as_text"][2:]) == rendered["history"]
+    assert render_template(body, "q1", "question") == {**body}  # no conversation: left as written
