@@ -119,8 +119,8 @@ def _evaluation_options() -> argparse.ArgumentParser:
     options.add_argument(
         "--dataset",
         help="'bundled' (the default: 500 HotpotQA questions shipped in the package, no network), "
-        "'hub' (the full split from the Hugging Face hub), or a local HotpotQA file (JSON list, "
-        "JSONL or parquet)",
+        "'hub' (the full split from the Hugging Face hub), 'multimodal-sample' (images, captions "
+        "and questions with boxes, drawn offline), or a local HotpotQA file (JSON list, JSONL or parquet)",
     )
     options.add_argument(
         "--documents",

@@ -11,9 +11,8 @@ from typing import Any
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.grounding import Box, boxes_json
+from rag_eval_pipeline.metrics.grounding import GOLD_BOXES, GOLD_IMAGE_SIZES, GOLD_IMAGES, Box, boxes_json
 
-GOLD_IMAGES, GOLD_BOXES, GOLD_IMAGE_SIZES = "gold_images", "gold_boxes", "gold_image_sizes"
 VISUAL_LABEL_COLUMNS = [GOLD_IMAGES, GOLD_BOXES, GOLD_IMAGE_SIZES]
 
 

@@ -18,6 +18,8 @@ from typing import Any
 from rag_eval_pipeline.metrics.reference import context_precision
 
 Box = tuple[int, int, int, int]
+# the judgement list's columns of image labels (data/visual_labels.py writes them)
+GOLD_IMAGES, GOLD_BOXES, GOLD_IMAGE_SIZES = "gold_images", "gold_boxes", "gold_image_sizes"
 GROUNDING_IOU = 0.5  # RefCOCO's convention: a box is found when its IoU with the gold is >= 0.5
 IMAGE_PREFIX = "image:"  # the passage id of an image's caption: ``image:<its id>``
 IMAGE_METRICS = (

@@ -13,6 +13,8 @@ from jsonpath_ng.exceptions import JSONPathError
 from jsonpath_ng.ext import parse
 
 from rag_eval_pipeline.answering.base import ReturnedContext
+from rag_eval_pipeline.answering.visual import VisualMapping, VisualReplyError
+from rag_eval_pipeline.metrics.grounding import VisualAnswer
 
 MISSING = "(nothing found)"
 # ``citations: inline``: the answer's own markers, [1] or [2, 3] (1-based into the contexts it returned)
@@ -44,6 +46,7 @@ class Reply:
     answer: str
     contexts: tuple[ReturnedContext, ...] | None
     citations: tuple[Citation, ...] | None = None
+    visual: VisualAnswer | None = None  # the images, boxes and heat maps it returned (answering/visual.py)
 
 
 class UnreadableReplyError(ValueError):
@@ -78,6 +81,7 @@ class ResponseMapping:
     context_ids: tuple[str, Any] | None
     context_titles: tuple[str, Any] | None
     citations: tuple[str, Any] | None = None  # (INLINE, None): the answer's own markers
+    visual: VisualMapping = VisualMapping()
 
     @classmethod
     def of(
@@ -87,6 +91,7 @@ class ResponseMapping:
         context_ids: str | None,
         context_titles: str | None,
         citations: str | None = None,
+        visual: VisualMapping | None = None,
     ) -> ResponseMapping:
         def compiled(path: str | None) -> tuple[str, Any] | None:
             return None if path is None else (path, None if path == INLINE else compile_path(path))
@@ -97,6 +102,7 @@ class ResponseMapping:
             compiled(context_ids),
             compiled(context_titles),
             compiled(citations),
+            visual or VisualMapping(),
         )
 
     @property
@@ -115,7 +121,11 @@ class ResponseMapping:
         if not answers or answers[0] is None:
             raise UnreadableReplyError(f"response mapping: answer path {path} found nothing in the response")
         answer = answers[0] if isinstance(answers[0], str) else str(answers[0])
-        return Reply(answer, self._contexts(document), self._citations(document, answer))
+        try:
+            visual = self.visual.read(document)
+        except VisualReplyError as err:
+            raise UnreadableReplyError(f"response mapping: {err}") from None
+        return Reply(answer, self._contexts(document), self._citations(document, answer), visual)
 
     def _contexts(self, document: Any) -> tuple[ReturnedContext, ...] | None:
         if self.contexts is None:
@@ -167,7 +177,7 @@ class ResponseMapping:
             values = _found(mapped[1], document)
             shown = MISSING if not values else repr(values[0] if field == "answer" else _texts(values))
             rows.append((field, mapped[0], shown))
-        return rows
+        return rows + self.visual.preview(document)
 
 
 def as_document(value: Any) -> Any:

@@ -84,6 +84,7 @@ class AgentAnswerer:
             from_cache=cached,
             contexts=reply.contexts,
             citations=reply.citations,
+            visual=reply.visual,
         )
 
     @property
@@ -123,6 +124,7 @@ class FileAnswerer:
             from_cache=True,  # served before: no call now
             contexts=reply.contexts,
             citations=reply.citations,
+            visual=reply.visual,
         )
 
 

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from rag_eval_pipeline.answering.agents.contexts import ContextMatcher
 from rag_eval_pipeline.answering.answer_cases import AllCasesFailedError, answer_cases, one_line_reason
+from rag_eval_pipeline.data.images import image_catalog
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
@@ -36,6 +37,7 @@ from rag_eval_pipeline.defs.resources import (
 )
 from rag_eval_pipeline.judges.alignment import PromptStore
 from rag_eval_pipeline.judges.claims import claims_table
+from rag_eval_pipeline.judges.grounding import has_image_labels, with_grounding
 from rag_eval_pipeline.judges.registry import judging_rules
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.client import FatalLLMError
@@ -204,16 +206,18 @@ def judge_stage(
 ) -> tuple[pd.DataFrame, dict]:
     """Stage 2 for the answered cases, and its metadata (shared by a model's partition and its
     case shards, as stage 1 is)."""
-    judging = settings.judging(config.judges, config.judge_repeats, config.jury).with_prompts(
+    labelled = has_image_labels(judgement_list)
+    judge_ids = with_grounding(config.judges or settings.settings.judges, labelled)
+    judging = settings.judging(judge_ids, config.judge_repeats, config.jury).with_prompts(
         PromptStore(Path(context.instance.storage_directory())), settings.settings.judge_prompts
     )
     specs = judging.specs
     answer_spec = settings.answer_registry().try_resolve(model_key)
     services = llm.services()
     registry = settings.judge_registry()
-    judges = [
-        registry.build(spec, services, knowledge_base.knowledge_base.query_embedder()) for spec in specs
-    ]
+    images = image_catalog(settings.settings.dataset.documents) if labelled else None
+    embed = knowledge_base.knowledge_base.query_embedder()
+    judges = [registry.build(spec, services, embed, images) for spec in specs]
     llm_judges = [spec.endpoint for spec in specs if spec.endpoint is not None]
     with failing_in_one_line(f"{model_key}: judges"):
         scores = score_cases(
