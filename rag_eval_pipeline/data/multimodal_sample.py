@@ -35,7 +35,7 @@ DOCUMENTS = {
 QUESTIONS = [
     {
         "id": "kitchen",
-        "question": "Where is the kitchen on the ground floor plan?",
+        "question": "Where is the red kitchen on the ground floor plan?",
         "answer": "top left",
         "gold_images": ["plans/ground_floor.png"],
         "gold_boxes": {"plans/ground_floor.png": [[10, 10, 50, 40]]},
@@ -43,7 +43,7 @@ QUESTIONS = [
     },
     {
         "id": "bathroom",
-        "question": "Where is the bathroom on the ground floor plan?",
+        "question": "Where is the blue bathroom on the ground floor plan?",
         "answer": "bottom right",
         "gold_images": ["plans/ground_floor.png"],
         "gold_boxes": {"plans/ground_floor.png": [[70, 50, 110, 80]]},
@@ -51,7 +51,7 @@ QUESTIONS = [
     },
     {
         "id": "sales",
-        "question": "Which year had the higher bar in the sales chart?",
+        "question": "Which year had the higher green bar in the sales chart?",
         "answer": "2024",
         "gold_images": ["charts/sales.png"],
         "gold_boxes": {"charts/sales.png": [[40, 20, 60, 80]]},
@@ -66,8 +66,8 @@ QUESTIONS = [
     },
     {
         "id": "sign",
-        "question": "What colour is the stop sign at the car park exit?",
-        "answer": "red",
+        "question": "Is the stop sign at the car park exit red?",
+        "answer": "yes, it is red",
         "gold_images": ["photos/sign.png"],
         "gold_boxes": {"photos/sign.png": [[0, 0, 64, 64]]},
         "tags": ["photo"],

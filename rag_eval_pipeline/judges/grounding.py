@@ -69,6 +69,11 @@ def with_grounding(judge_ids: Sequence[str], labelled: bool) -> list[str]:
     )
 
 
+def reads_images(specs: Sequence[Any]) -> bool:
+    """Whether a judge of the run reads the knowledge base's images (a vision judge)."""
+    return any(getattr(s, "kind", None) == "vision" for s in specs)
+
+
 def heatmap_bytes(source: str, base: Path | None = None) -> bytes:
     """A heat map's PNG bytes from a ``data:image/png;base64,...`` URI or a file path."""
     if source.startswith("data:"):

@@ -38,6 +38,7 @@ from rag_eval_pipeline.judges.strict import (
     StrictBlindLLMJudge,
     StrictLLMJudge,
 )
+from rag_eval_pipeline.judges.vision import VISION_METRICS, VisionLLMJudge
 from rag_eval_pipeline.llm.client import AtTemperature, LLMClient, LLMRequest
 from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
@@ -200,6 +201,13 @@ def _parse_grounding(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     return JudgeSpec(name, "grounding", IMAGE_METRICS, (), IMAGE_METRICS)
 
 
+def _parse_vision(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+    target = _llm_target(name, "vision")
+    if target is None:
+        return None
+    return _llm_judge_spec(name, "vision", target, VISION_METRICS, VISION_METRICS, VISION_METRICS)
+
+
 def _build_grounding(spec: JudgeSpec, context: JudgeContext) -> Judge:
     return GroundingJudge(None if context.images is None else context.images.images.keys())
 
@@ -342,6 +350,11 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
         lambda spec, context: ClaimsLLMJudge(*_llm_judge_arguments(spec, context)),
     ),
     JudgeKind("grounding", _parse_grounding, _build_grounding),
+    JudgeKind(
+        "vision",
+        _parse_vision,
+        lambda spec, context: VisionLLMJudge(*_llm_judge_arguments(spec, context), context.images),
+    ),
     JudgeKind("python", _parse_python, _build_python, builtin=False),
     JudgeKind("rubric", _parse_rubric, _build_rubric, builtin=False),
 )
@@ -369,7 +382,8 @@ class JudgeRegistry:
             "(claude-sonnet-4-6, anthropic:<id>, "
             "openai:<model>, local:<model>) for the STRICT rubric, strict-blind:<LLM> for it without "
             "the ground truth on faithfulness, ragas:<LLM> for RAGAS-style metrics, or claims:<LLM> "
-            "for claim precision, claim recall and citation support"
+            "for claim precision, claim recall and citation support, or vision:<LLM> for visual "
+            "relevance and image-text consistency"
         )
 
     def for_run(self, judge_ids: Iterable[str], repeats: JudgeRepeats = 1) -> list[JudgeSpec]:

@@ -16,6 +16,7 @@ from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, Judg
 from rag_eval_pipeline.judges.claims import unsupported_claims
 from rag_eval_pipeline.judges.grounding import case_labels, case_visual
 from rag_eval_pipeline.judges.jury import Juror, jury_scores
+from rag_eval_pipeline.judges.vision import IMAGE_CONTRADICTION
 from rag_eval_pipeline.language.table import ENGLISH
 from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.budget import BudgetExhaustedError
@@ -241,6 +242,8 @@ def diagnose_row(
     """The judge's own faithfulness where it read the claims, the lexical proxy otherwise (then
     a low value is ``unsupported_words``, never ``hallucination``); where a claim judge checked
     the answer's claims (``unsupported``: those no context states), hallucination is one of them."""
+    if row.get("image_text_consistency") == 0.0:  # a vision judge saw the images contradict it
+        return IMAGE_CONTRADICTION
     faithfulness, judged = row.get("faithfulness"), True
     if faithfulness is None or pd.isna(faithfulness):
         faithfulness, judged = row.get("faithfulness_lexical"), False

@@ -16,6 +16,7 @@ DIAGNOSES = (
     "correct_from_non_gold",
     "false_answer",
     "over_abstention",
+    "image_contradiction",  # a vision judge saw the retrieved images contradict the answer
 )
 
 

@@ -37,7 +37,7 @@ from rag_eval_pipeline.defs.resources import (
 )
 from rag_eval_pipeline.judges.alignment import PromptStore
 from rag_eval_pipeline.judges.claims import claims_table
-from rag_eval_pipeline.judges.grounding import has_image_labels, with_grounding
+from rag_eval_pipeline.judges.grounding import has_image_labels, reads_images, with_grounding
 from rag_eval_pipeline.judges.registry import judging_rules
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.client import FatalLLMError
@@ -215,7 +215,7 @@ def judge_stage(
     answer_spec = settings.answer_registry().try_resolve(model_key)
     services = llm.services()
     registry = settings.judge_registry()
-    images = image_catalog(settings.settings.dataset.documents) if labelled else None
+    images = image_catalog(settings.settings.dataset.documents) if labelled or reads_images(specs) else None
     embed = knowledge_base.knowledge_base.query_embedder()
     judges = [registry.build(spec, services, embed, images) for spec in specs]
     llm_judges = [spec.endpoint for spec in specs if spec.endpoint is not None]
