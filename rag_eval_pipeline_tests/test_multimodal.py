@@ -7,6 +7,7 @@ cases have them absent, and bad input is one line each while the other cases are
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -244,3 +245,35 @@ def test_heat_map_peaks_play_the_pointing_game():
     outcome = asyncio.run(GroundingJudge().judge(wrong_size))
     assert outcome.scores["pointing_accuracy"] is None  # unreadable: absent and said, never a miss
     assert outcome.notes == ["heat map of a.png: is 20x10, not its image's 30x10"]
+
+
+@pytest.mark.slow
+def test_explain_and_the_report_draw_gold_and_predicted_boxes_over_one_copy_of_the_image(evaluated_images):
+    tmp_path, home, _ = evaluated_images
+    config = tmp_path / "rag_eval.yaml"
+    shown = rag_eval(
+        "--config", str(config), "--dagster-home", str(home), "explain", "plan", "--model", "second"
+    )
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert "retrieved: photo.png, plan.png, ghost.png" in out
+    assert "[GOLD] plan.png (sha256 " in out and "100x100): retrieved" in out
+    assert "gold box [20, 0, 30, 10]: best predicted [20, 0, 50, 10], IoU 0.33  (missed: IoU < 0.5)" in out
+    assert "gold box [0, 60, 10, 70]: no predicted box overlaps it, IoU 0.00" in out
+    assert "grounding (prompt –): ok" in out and "grounding_miou 0.472" in out
+    overlay = next(line.split("overlay: ")[1] for line in out.splitlines() if line.startswith("overlay: "))
+    svg = Path(overlay).read_text()
+    assert svg.count("<image ") == 1 and (tmp_path / "docs" / "plan.png").resolve().as_uri() in svg
+    assert svg.count('class="gold"') == 6 and svg.count('class="predicted"') == 6
+    assert "IoU 0.33" in svg and "base64" not in svg
+    report = (home / "storage" / "artifacts" / "eval_report.html").read_text()
+    section = report[
+        report.index('<section id="images">') : report.index(
+            "</section>", report.index('<section id="images">')
+        )
+    ]
+    assert section.count("<svg ") == 2  # plan.png and the chart, each once, every model's boxes over it
+    assert section.count("<image ") == 2 and "base64" not in section
+    assert section.count('data-model="second"') == 6 and section.count('data-model="right"') == 7
+    assert "grounding_miou" in section and "<td>0.236</td>" in section  # second: (0.472222 + 0) / 2
+    assert "<td>[20, 0, 50, 10]</td>" in section and "<td>0.33</td>" in section  # IoU per box

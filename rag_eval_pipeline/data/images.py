@@ -24,7 +24,8 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 SIDECAR = "images.jsonl"
 DEFAULT_MAX_IMAGE_BYTES = 20_000_000  # larger than any provider takes even after resizing is sensible
 MAX_IMAGE_SIDE = 20_000  # decoding beyond this is a decompression bomb, not a document
-CATALOG_COLUMNS = ["image_id", "sha256", "width", "height", "type", "bytes", "caption", "problems"]
+# path: where the file was read (what overlays in explain refer to; never its bytes)
+CATALOG_COLUMNS = ["image_id", "sha256", "width", "height", "type", "bytes", "caption", "problems", "path"]
 PILLOW_MISSING = "images need Pillow: pip install 'rag-eval-pipeline[images]'"
 
 
@@ -92,6 +93,7 @@ class ImageCatalog:
                 "bytes": i.bytes,
                 "caption": i.caption,
                 "problems": list(i.problems),
+                "path": str(i.path.resolve()),
             }
             for i in self.images.values()
         ]

@@ -16,8 +16,10 @@ DIAGNOSES = (
     "correct_from_non_gold",
     "false_answer",
     "over_abstention",
-    "image_contradiction",  # a vision judge saw the retrieved images contradict the answer
 )
+# a vision judge's (judges/vision.py): the retrieved images contradict the answer
+IMAGE_DIAGNOSES = ("image_contradiction",)
+ALL_DIAGNOSES = (*DIAGNOSES, *IMAGE_DIAGNOSES)
 
 
 class AnswerSource(Enum):
