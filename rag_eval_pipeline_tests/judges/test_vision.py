@@ -216,3 +216,74 @@ def test_the_stand_ins_refuse_images_as_the_apis_do(tmp_path):
         },
     }
     assert "5 MB" in (anthropic_images({"messages": [{"role": "user", "content": [heavy]}]})[1] or "")
+
+
+def _catalog(tmp_path):
+    from rag_eval_pipeline.data.images import image_catalog
+
+    documents, _ = write_multimodal_sample(tmp_path)
+    return image_catalog(documents)
+
+
+def _case(images, answer="green", question="What colour is the garden?"):
+    from rag_eval_pipeline.judges.base import JudgeCase
+    from rag_eval_pipeline.metrics.grounding import VisualAnswer
+
+    return JudgeCase(question, None, answer, (), qid="q", visual=VisualAnswer(images=tuple(images)))
+
+
+def test_an_openai_compatible_vision_judge_sends_image_url_data_urls_before_the_text(tmp_path):
+    import asyncio
+
+    from rag_eval_pipeline.judges.vision import VisionLLMJudge
+    from rag_eval_pipeline.llm.openai_client import OpenAICompatibleClient, StructuredOutput
+    from stand_ins.openai_api import FakeOpenAI
+
+    catalog = _catalog(tmp_path)
+    with FakeOpenAI() as server:
+        client = OpenAICompatibleClient(
+            "k", server.url, max_retries=0, structured_output=StructuredOutput.TOOLS
+        )
+        judge = VisionLLMJudge("vision:openai:gpt-4o", "gpt-4o", client, {}, catalog)
+        outcome = asyncio.run(judge.judge(_case(["photos/garden.png", "photos/sign.png"], answer="blue")))
+        absent = asyncio.run(judge.judge(_case([])))
+        unknown = asyncio.run(judge.judge(_case(["nowhere.png"])))
+    assert outcome.error is None, outcome.error
+    # garden: question names no colour (0.5), sign: neither (0.5); "blue" is in neither image: contradiction
+    assert outcome.scores == {"visual_relevance": 0.5, "image_text_consistency": 0.0}
+    assert len(server.requests) == 3  # a relevance call per image, one consistency call
+    parts = server.requests[-1]["messages"][-1]["content"]
+    assert [p["type"] for p in parts] == ["image_url", "image_url", "text"]
+    sent = base64.b64decode(parts[0]["image_url"]["url"].split("base64,", 1)[1])
+    assert hashlib.sha256(sent).hexdigest() == catalog.images["photos/garden.png"].sha256
+    assert "base64," not in parts[-1]["text"]
+    assert absent.scores == {"visual_relevance": None, "image_text_consistency": None}  # no image: absent
+    assert unknown.scores["visual_relevance"] is None and "nowhere.png" in unknown.notes[0]
+
+
+def test_an_image_that_cannot_be_sent_is_a_judge_error_and_the_budget_prices_pixels(tmp_path):
+    import asyncio
+
+    from rag_eval_pipeline.data.images import ImageCatalog, ImageInfo
+    from rag_eval_pipeline.judges.vision import VisionLLMJudge, render_relevance_prompt
+    from rag_eval_pipeline.llm.budget import CHARS_PER_TOKEN_AT_LEAST, SpendingLimit
+    from rag_eval_pipeline.llm.pricing import ModelPrice
+
+    catalog = _catalog(tmp_path)
+    broken = tmp_path / "gone.png"
+    broken.write_bytes(b"\x89PNG not an image")
+    catalog.images["gone.png"] = ImageInfo("gone.png", broken, "x" * 64, 10, 10, "PNG", 20)
+    judge = VisionLLMJudge("vision:claude-sonnet-4-6", "claude-sonnet-4-6", None, {}, catalog)  # type: ignore[arg-type]
+    outcome = asyncio.run(judge.judge(_case(["gone.png"])))
+    assert outcome.error is not None and "gone.png" in outcome.error and not outcome.scores  # never a 0
+    image = prepare_image(
+        "photos/sign.png", (documents := tmp_path / "documents" / "photos" / "sign.png").read_bytes()
+    )
+    request = render_relevance_prompt("claude-sonnet-4-6", _case(["photos/sign.png"]), image)
+    price = ModelPrice(input=1e6, output=0.0, cache_write=1e6, cache_read=0.0)  # $1 a token: cost = tokens
+    limit = SpendingLimit(1e9, {"claude-sonnet-4-6": price})
+    text_only = json.dumps(keyed_images(request.api_kwargs()))
+    assert limit.most_it_costs(request) == pytest.approx(
+        len(text_only) / CHARS_PER_TOKEN_AT_LEAST + image_tokens(64, 64)
+    )
+    assert isinstance(ImageCatalog(), ImageCatalog) and documents.is_file()
