@@ -277,3 +277,16 @@ def test_explain_and_the_report_draw_gold_and_predicted_boxes_over_one_copy_of_t
     assert section.count('data-model="second"') == 6 and section.count('data-model="right"') == 7
     assert "grounding_miou" in section and "<td>0.236</td>" in section  # second: (0.472222 + 0) / 2
     assert "<td>[20, 0, 50, 10]</td>" in section and "<td>0.33</td>" in section  # IoU per box
+
+
+def test_a_table_of_cases_names_the_gold_image_and_where_it_was_retrieved():
+    from rag_eval_pipeline.reporting.images import case_image_label
+
+    truth = {
+        "gold_images": ["plan.png"],
+        "gold_boxes": '{"plan.png": [[0, 0, 1, 1]], "b.png": [[0, 0, 1, 1]]}',
+    }
+    assert case_image_label({"images": ["photo.png", "plan.png"]}, truth) == "plan.png (retrieved #2)"
+    assert case_image_label({"images": ["photo.png"]}, truth) == "plan.png (NOT retrieved)"
+    assert case_image_label({"images": None}, truth) == "plan.png (not said)"
+    assert case_image_label({"images": []}, {"gold_images": [], "gold_boxes": None}) == "–"

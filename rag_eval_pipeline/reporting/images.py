@@ -242,3 +242,27 @@ def case_overlays(
         href = Path(paths[image]).as_uri() if image in paths else image
         drawn[f"{image.replace('/', '__')}.svg"] = overlay_svg(image, href, size, gold, {model: scored})
     return drawn
+
+
+def has_image_labels(judgement_list: pd.DataFrame) -> bool:
+    return GOLD_IMAGE_SIZES in judgement_list and bool(judgement_list[GOLD_IMAGE_SIZES].notna().any())
+
+
+def case_image_label(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -> str:
+    """A case's gold image in a few words, for a table of cases: ``plan.png (retrieved 2nd)``."""
+    gold = [] if truth is None or _missing(truth.get(GOLD_IMAGES)) else list(truth[GOLD_IMAGES])
+    gold = gold or list(boxes_of_json(truth.get(GOLD_BOXES)) if truth is not None else [])
+    if not gold:
+        return "–"
+    images = answer.get("images")
+    ranked = [] if images is None or _missing(images) else list(images)
+    rank = next((n for n, image in enumerate(ranked, start=1) if image == gold[0]), None)
+    said = (
+        "not said"
+        if images is None or _missing(images)
+        else f"retrieved #{rank}"
+        if rank
+        else "NOT retrieved"
+    )
+    more = f" +{len(gold) - 1}" if len(gold) > 1 else ""
+    return f"{gold[0]}{more} ({said})"
