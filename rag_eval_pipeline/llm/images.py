@@ -147,3 +147,16 @@ def openai_content(content: Any, text: str) -> Any:
         )
         parts.append({"type": "image_url", "image_url": {"url": url}})
     return [*parts, {"type": "text", "text": text}]
+
+
+def with_images_first(request: Any, images: list[PreparedImage]) -> Any:
+    """``request`` (an LLMRequest) with ``images`` as image blocks before the text of its first
+    user turn; unchanged without images."""
+    if not images:
+        return request
+    from dataclasses import replace
+
+    first, *rest = request.messages
+    text = first["content"] if isinstance(first["content"], str) else ""
+    content = [*(image.block() for image in images), {"type": "text", "text": text}]
+    return replace(request, messages=({**first, "content": content}, *rest))

@@ -287,3 +287,33 @@ def test_an_image_that_cannot_be_sent_is_a_judge_error_and_the_budget_prices_pix
         len(text_only) / CHARS_PER_TOKEN_AT_LEAST + image_tokens(64, 64)
     )
     assert isinstance(ImageCatalog(), ImageCatalog) and documents.is_file()
+
+
+def test_a_claude_answer_model_is_shown_the_retrieved_images_before_the_passages(tmp_path):
+    import asyncio
+
+    from rag_eval_pipeline.answering.base import AnswerRequest
+    from rag_eval_pipeline.answering.chat import ChatAnswerer
+    from rag_eval_pipeline.llm.anthropic_client import AnthropicClient
+    from rag_eval_pipeline.retrieval.base import SearchHit
+
+    catalog = _catalog(tmp_path)
+    hits = (
+        SearchHit("image:photos/sign.png", "sign", "Photo of the stop sign at the car park exit", 2.0),
+        SearchHit("doc_parking", "parking", "Visitors park behind the office.", 1.0),
+    )
+    request = AnswerRequest("q1", "What colour is the stop sign?", hits, None)
+    with FakeAnthropic() as server:
+        client = AnthropicClient("k", server.url, max_retries=0)
+        plain = ChatAnswerer("claude", "claude-haiku-4-5", client, {})
+        seeing = plain.with_images(catalog)
+        asyncio.run(seeing.answer_async(request))
+        asyncio.run(plain.answer_async(request))
+    shown, text_only = (r["messages"][0]["content"] for r in server.requests)
+    assert [b["type"] for b in shown] == ["image", "text"]
+    assert (
+        hashlib.sha256(base64.b64decode(shown[0]["source"]["data"])).hexdigest()
+        == catalog.images["photos/sign.png"].sha256
+    )
+    assert "Visitors park behind the office." in shown[1]["text"] and "base64," not in shown[1]["text"]
+    assert isinstance(text_only, str)  # a model not given the catalog: the passages alone, as before

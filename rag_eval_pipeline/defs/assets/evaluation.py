@@ -44,6 +44,7 @@ from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.metrics.blind_retrieval import empty_retrieval_warning, zero_recall_warning
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
+from rag_eval_pipeline.metrics.grounding import IMAGE_PREFIX
 from rag_eval_pipeline.metrics.schema import case_set_id
 from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -130,6 +131,9 @@ def answer_stage(
         context.log.warning(note)
     services = llm.services()
     model = registry.build(spec, services)
+    # a chat model is shown the images among its retrieved passages, before them
+    if hasattr(model, "with_images") and kb_passages["passage_id"].str.startswith(IMAGE_PREFIX).any():
+        model = model.with_images(image_catalog(settings.settings.dataset.documents))
     started = time.perf_counter()
     with failing_in_one_line(f"{spec.partition_key}: answers"):
         answers = answer_cases(
