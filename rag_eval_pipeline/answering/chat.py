@@ -7,10 +7,10 @@ import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
-from rag_eval_pipeline.data.images import ImageCatalog
 from rag_eval_pipeline.language.prompts import answer_clause
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
 from rag_eval_pipeline.llm.images import PreparedImage, prepare_image, with_images_first
@@ -21,6 +21,9 @@ from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.grounding import images_of_passages
 from rag_eval_pipeline.retrieval.base import SearchHit
+
+if TYPE_CHECKING:  # the catalog's module reads tables: imported by whoever builds one
+    from rag_eval_pipeline.data.images import ImageCatalog
 
 ANSWER_PROMPT_VERSION = "answer-v1"
 ANSWER_SYSTEM_PROMPT = (

@@ -14,9 +14,10 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # tables only where a catalog is stored or read back: the settings import this
+    import pandas as pd
 
 from rag_eval_pipeline.metrics.grounding import image_passage_id
 
@@ -83,6 +84,8 @@ class ImageCatalog:
         return (info.width, info.height) if info is not None and info.usable else None
 
     def frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         rows = [
             {
                 "image_id": i.image_id,

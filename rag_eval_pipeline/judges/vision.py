@@ -7,16 +7,19 @@ the images; 0 is the diagnosis ``image_contradiction``). Two pure halves around 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, field_validator
 
-from rag_eval_pipeline.data.images import ImageCatalog
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, LLMJudge, parse_tool_output
 from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.images import ImageTooLargeError, PreparedImage, prepare_image
 from rag_eval_pipeline.llm.pricing import ModelPrice
+
+if TYPE_CHECKING:
+    from rag_eval_pipeline.data.images import ImageCatalog
 
 VISION_PROMPT_VERSION = "vision-v1"
 VISION_METRICS = ("visual_relevance", "image_text_consistency")
