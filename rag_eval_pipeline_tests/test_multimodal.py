@@ -290,3 +290,21 @@ def test_a_table_of_cases_names_the_gold_image_and_where_it_was_retrieved():
     assert case_image_label({"images": ["photo.png"]}, truth) == "plan.png (NOT retrieved)"
     assert case_image_label({"images": None}, truth) == "plan.png (not said)"
     assert case_image_label({"images": []}, {"gold_images": [], "gold_boxes": None}) == "–"
+
+
+def test_a_case_trace_names_the_retrieved_images_by_id_never_their_bytes():
+    from rag_eval_pipeline.tracing.cases import retrieval_span
+
+    answer = {
+        "question": "q",
+        "retrieval_mode": "bm25",
+        "top_k": 2,
+        "retrieved_ids": ["image:plan.png"],
+        "retrieved_titles": ["Plan"],
+        "retrieved_scores": [1.0],
+        "retrieved_passages": ["Floor plan"],
+        "images": ["plan.png"],
+    }
+    span = retrieval_span(answer)
+    assert list(span.attributes["rag_eval.retrieval.images"]) == ["plan.png"]
+    assert "rag_eval.retrieval.images" not in retrieval_span({**answer, "images": None}).attributes
