@@ -214,6 +214,8 @@ def test_reply_mappings_read_images_boxes_and_heat_maps_from_a_nested_reply():
     assert [(b.image, b.box, b.score) for b in visual.boxes] == [("plan.png", (0, 0, 10, 10), 0.7)]
     assert dict(visual.heatmaps) == {"plan.png": "data:image/png;base64,AAAA"}
     assert mapping.read({"data": {"reply": {"text": "no images"}}}).visual is None  # unknown: absent
+    csv_row = {"data": {"reply": {"text": "x"}, "visual": {"ranked": [{"id": "a.png; b.png"}]}}}
+    assert mapping.read(csv_row).visual.images == ("a.png", "b.png")  # a CSV cell: ';'-separated
     reply["data"]["visual"]["regions"] = [{"image": "plan.png", "box": [10, 0, 5, 10]}]
     with pytest.raises(UnreadableReplyError, match=r"regions\[1\]: box \[10, 0, 5, 10\] needs x0 < x1"):
         mapping.read(reply)

@@ -85,6 +85,8 @@ class VisualMapping:
         value = _value(self.images, document)
         if value is None:
             return None
+        if isinstance(value, str):  # a CSV cell: ids separated by ';'
+            value = [v.strip() for v in value.split(";") if v.strip()]
         values = value if isinstance(value, list | tuple) else [value]
         if not all(isinstance(v, str) for v in values):
             raise VisualReplyError(f"{self.images[0]}: images are a list of image ids, got {value!r}")  # type: ignore[index]
