@@ -101,7 +101,9 @@ class JudgeConfig(dg.Config):
     judges: list[str] | None = Field(
         default=None,
         description="reference; a Claude model (e.g. claude-sonnet-4-6) for the STRICT rubric; "
-        "ragas:<model> for RAGAS-style metrics. Unset: the configuration file's judges.",
+        "ragas:<model> for RAGAS-style metrics; vision:<model> to look at the retrieved images "
+        "(grounding joins by itself when the judgement list labels images). Unset: the "
+        "configuration file's judges.",
     )
     judge_repeats: int | None = Field(
         default=None,
