@@ -7,6 +7,7 @@ defs = load_defs()  # the code location as `dagster dev` loads it
 EXPECTED_ASSETS = {
     "hotpotqa_raw",
     "user_documents",
+    "image_catalog",
     "kb_passages",
     "kb_index",
     "judgement_list",
@@ -96,6 +97,7 @@ def test_a_models_chain_reads_nothing_of_another_model():
     knowledge = {
         "hotpotqa_raw",
         "user_documents",
+        "image_catalog",
         "kb_passages",
         "kb_index",
         "judgement_list",

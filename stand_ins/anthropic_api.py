@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from rag_eval_pipeline.metrics import reference
+from stand_ins.images import VISION_TOOLS, anthropic_images, image_tokens, vision_verdict, without_image_data
 
 
 @dataclass
@@ -255,11 +256,12 @@ class SimulatedModel:
             hit = prefix in self._cached_prefixes
             self._cached_prefixes.add(prefix)
         prefix_tokens = len(prefix) // 4
+        messages = without_image_data(json.dumps(request["messages"]))  # an image costs its pixels
+        images = image_tokens(anthropic_images(request)[0])
         return {
             "input_tokens": max(
                 1,
-                (len(json.dumps(request["messages"])) + len(json.dumps(request.get("system", "")))) // 4
-                - prefix_tokens,
+                (len(messages) + len(json.dumps(request.get("system", "")))) // 4 - prefix_tokens + images,
             ),
             "output_tokens": max(1, len(output) // 4),
             "cache_creation_input_tokens": 0 if hit or not prefix else prefix_tokens,
@@ -276,7 +278,10 @@ class SimulatedModel:
             passages = _passages(text)
             answer = passages[0][0] if passages else "unknown"
             return text_reply(request, answer, self.usage(request, answer))
-        output = self.judge(tool, text)
+        if tool in VISION_TOOLS:  # it sees the images' pixels (stand_ins/images.py)
+            output = vision_verdict(tool, text, anthropic_images(request)[0])
+        else:
+            output = self.judge(tool, text)
         return tool_reply(request, output, self.usage(request, json.dumps(output)))
 
     def judge(self, tool: str, text: str) -> dict[str, Any]:
@@ -424,8 +429,13 @@ class FakeAnthropic:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             scripted = self.script.popleft() if self.script else None
+        _, bad_image = anthropic_images(request)  # validated as the API does, before any model
         try:
-            if scripted is None:
+            if bad_image is not None:
+                reply = Reply(
+                    400, {"type": "error", "error": {"type": "invalid_request_error", "message": bad_image}}
+                )
+            elif scripted is None:
                 reply = self.responder(request)
             elif callable(scripted):
                 reply = scripted(request)

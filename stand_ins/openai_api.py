@@ -19,6 +19,7 @@ from typing import Any
 
 from rag_eval_pipeline.metrics import reference
 from stand_ins.anthropic_api import Reply, SimulatedModel, _tag, send_reply
+from stand_ins.images import VISION_TOOLS, image_tokens, openai_images, vision_verdict, without_image_data
 
 
 def openai_error(status: int, message: str = "simulated", retry_after: float | None = None) -> Reply:
@@ -85,8 +86,13 @@ class SimulatedChatModel:
 
     def __call__(self, request: dict[str, Any]) -> Reply:
         user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        if isinstance(user, list):  # images before the text: the text parts are the prompt
+            user = "\n".join(
+                p.get("text", "") for p in user if isinstance(p, dict) and p.get("type") == "text"
+            )
         name = _schema_name(request)
-        tokens = (len(json.dumps(request["messages"])) // 4, 0)
+        images = openai_images(request)[0]
+        tokens = (len(without_image_data(json.dumps(request["messages"]))) // 4 + image_tokens(images), 0)
         if name is None:
             answer = self._model({"messages": [{"role": "user", "content": user}], "model": request["model"]})
             text = answer.body["content"][0]["text"]  # type: ignore[index]
@@ -94,6 +100,8 @@ class SimulatedChatModel:
         if name == "record_score":  # a rubric metric: 1 when the answer is the ground truth
             truth, answer = _tag(user, "ground_truth"), _tag(user, "answer")
             verdict = {"score": reference.correctness(answer, truth), "rationale": "Compared with the truth."}
+        elif name in VISION_TOOLS:  # it sees the images' pixels (stand_ins/images.py)
+            verdict = vision_verdict(name, user, images)
         else:
             verdict = self._model.judge(name, user)
         output = json.dumps(verdict)
@@ -135,7 +143,10 @@ class FakeOpenAI:
             self.requests.append(request)
             scripted = self.script.popleft() if self.script else None
         way = structured_way(request)
-        if way in self.refuse:
+        _, bad_image = openai_images(request)  # validated as the API does
+        if bad_image is not None:
+            reply = openai_error(400, bad_image)
+        elif way in self.refuse:
             reply = openai_error(400, f"this server does not support {way}")
         elif scripted is None:
             reply = self.responder(request)

@@ -19,6 +19,7 @@ from rag_eval_pipeline.answering.base import (
     ReturnedContext,
 )
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
+from rag_eval_pipeline.answering.visual import VISUAL_COLUMNS, gold_visual, visual_columns
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.language.table import ENGLISH
@@ -45,6 +46,7 @@ CANDIDATE_COLUMNS = [
     "context_match",
     "citations",
     "cited_titles",
+    *VISUAL_COLUMNS,
     "answer",
     "answer_length",
     "latency_s",
@@ -163,6 +165,8 @@ def answer_cases(
             row.update(_answered(result, max_answer_chars, redact))
             if spec.is_agent:
                 row.update(_agent_contexts(result.contexts, result.citations, matcher))
+            if spec.is_agent or result.visual is not None:  # what it says it looked at
+                row.update(visual_columns(result.visual))
         row["latency_s"] = _latency(row, result, started)
         return row
 
@@ -222,6 +226,7 @@ def _request(case: dict[str, Any], hits: list[SearchHit], repeat: int) -> Answer
         _reference(case),
         repeat,
         case.get(LANGUAGE_COLUMN) or ENGLISH,
+        gold_visual(case),
     )
 
 
@@ -276,6 +281,7 @@ def _contexts(hits: list[SearchHit]) -> dict[str, Any]:
         "context_match": [Match.RETRIEVED] * len(hits),
         "citations": None,  # our answer models cite nothing
         "cited_titles": None,
+        **visual_columns(None, [h.passage_id for h in hits]),  # the images whose captions were found
     }
 
 

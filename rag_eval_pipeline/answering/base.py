@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.llm.client import Usage
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
+from rag_eval_pipeline.metrics.grounding import VisualAnswer
 from rag_eval_pipeline.retrieval.base import RetrievalMode, SearchHit
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ class AnswerRequest:
     reference_answer: str | None
     repeat: int = 0  # which of an agent's repeated answers to this question
     language: str = "en"  # the case's language (ISO 639-1): the answer is asked for in it
+    reference_visual: VisualAnswer | None = None  # the gold images and boxes: the oracle's only
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class AnswerResult:
     # the call's latency when it was made (a cached answer's first one; None: not recorded)
     latency_s: float | None = None
     trace: str | None = None  # the agent's own trace of this reply, as it said it (traceparent or id)
+    visual: VisualAnswer | None = None  # images, boxes, heat maps it returned (None: it says none)
 
 
 class AnswerModel(Protocol):

@@ -6,18 +6,24 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.language.prompts import answer_clause
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
+from rag_eval_pipeline.llm.images import PreparedImage, prepare_image, with_images_first
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
 from rag_eval_pipeline.llm.providers import llm_provider, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
+from rag_eval_pipeline.metrics.grounding import images_of_passages
 from rag_eval_pipeline.retrieval.base import SearchHit
+
+if TYPE_CHECKING:  # the catalog's module reads tables: imported by whoever builds one
+    from rag_eval_pipeline.data.images import ImageCatalog
 
 ANSWER_PROMPT_VERSION = "answer-v1"
 ANSWER_SYSTEM_PROMPT = (
@@ -47,6 +53,7 @@ def answer_prompt_version(system_prompt: str | None) -> str:
     return f"custom-{hashlib.sha256(system_prompt.encode()).hexdigest()[:8]}"
 
 
+MAX_SHOWN_IMAGES = 5  # retrieved images an answer model is shown (each costs its pixels)
 MAX_PASSAGE_CHARS = 4000  # per passage in one prompt: a huge document must not fill the context
 
 
@@ -101,6 +108,12 @@ class ChatAnswerer:
     system_prompt: str | None = None
     # the id the server reports (a dated snapshot) unless it is meaningless (a local file path)
     record_served_model: bool = True
+    # the knowledge base's images: those among the retrieved passages are shown before them
+    images: ImageCatalog | None = None
+
+    def with_images(self, catalog: ImageCatalog) -> ChatAnswerer:
+        """This answerer shown the retrieved images (as image blocks before the passages)."""
+        return replace(self, images=catalog)
 
     @functools.cached_property
     def prompt_version(self) -> str:
@@ -111,9 +124,21 @@ class ChatAnswerer:
 
     def llm_request(self, request: AnswerRequest) -> LLMRequest:
         """The exact call this answerer makes for ``request`` (what a batch pre-fetches)."""
-        return render_answer_prompt(
+        prompt = render_answer_prompt(
             self.model_id, request.question, request.passages, self.system_prompt, request.language
         )
+        return with_images_first(prompt, self._shown_images(request.passages))
+
+    def _shown_images(self, passages: Sequence[SearchHit]) -> list[PreparedImage]:
+        """The images among the retrieved passages, in rank order (the first few), ready to send."""
+        if self.images is None:
+            return []
+        shown = []
+        for image_id in images_of_passages([hit.passage_id for hit in passages])[:MAX_SHOWN_IMAGES]:
+            info = self.images.images.get(image_id)
+            if info is not None and info.usable:
+                shown.append(prepare_image(image_id, info.path.read_bytes()))
+        return shown
 
     async def answer_async(self, request: AnswerRequest) -> AnswerResult:
         response = await self.client.complete(self.llm_request(request))

@@ -46,7 +46,12 @@ class OracleAnswerer:
     def answer(self, request: AnswerRequest) -> AnswerResult:
         if request.reference_answer is None:  # a failed case, not an abstention scored as one
             raise ValueError("the case has no reference answer yet: the oracle has nothing to return")
-        return AnswerResult(answer=request.reference_answer, model_id=self.name, prompt_version="none")
+        return AnswerResult(
+            answer=request.reference_answer,
+            model_id=self.name,
+            prompt_version="none",
+            visual=request.reference_visual,  # the gold images and boxes: grounding's upper bound too
+        )
 
 
 class NullAnswerer:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rag_eval_pipeline.cli.context import history_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.defs.names import (
     CANDIDATE_ANSWERS,
+    IMAGE_CATALOG,
     JUDGE_SCORES,
     JUDGEMENT_LIST,
     KB_INDEX,
@@ -73,13 +75,36 @@ def handle_explain(args: argparse.Namespace) -> int:
                 run_ids[CANDIDATE_ANSWERS] = args.run
             except FileNotFoundError:
                 print(f"note: run {args.run} judged the answers of run {run_ids.get(CANDIDATE_ANSWERS)}")
-        print(explain_case(args.qid, stored.model, answers, scores, cases, manifest, run_ids))
+        catalog = _image_catalog(stored)
+        print(explain_case(args.qid, stored.model, answers, scores, cases, manifest, run_ids, catalog))
+        if catalog is not None:
+            _overlays(stored, args.qid, answers, cases, catalog)
         newest = stored.instance.newest_finished_run(stored.model)
         if newest is not None and newest.worker:
             print(f"ran on worker: {newest.worker} (run {newest.run_id})")
     except (KeyError, FileNotFoundError) as err:
         raise CommandError(err.args[0] if isinstance(err, KeyError) and err.args else str(err)) from None
     return 0
+
+
+def _image_catalog(stored: _Stored):
+    """The knowledge base's image catalog (None: an instance evaluated before images were read)."""
+    try:
+        return load_asset(stored.instance, IMAGE_CATALOG)
+    except (FileNotFoundError, ValueError, KeyError):
+        return None
+
+
+def _overlays(stored: _Stored, qid: str, answers, cases, catalog) -> None:
+    """The case's labelled images with its gold and predicted boxes drawn, as SVG files beside
+    the instance's storage (they refer to the image files, never copy them)."""
+    from rag_eval_pipeline.reporting.images import case_overlays
+
+    folder = Path(stored.instance.storage_directory()) / "overlays" / stored.model / qid
+    for name, svg in case_overlays(qid, stored.model, answers, cases, catalog).items():
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(svg, encoding="utf-8")
+        print(f"overlay: {folder / name}")
 
 
 def handle_worst(args: argparse.Namespace) -> int:

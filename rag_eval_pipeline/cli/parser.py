@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         _models,
         _agents,
         _titles,
+        _images,
         _review,
         _judges,
         _production,
@@ -119,8 +120,8 @@ def _evaluation_options() -> argparse.ArgumentParser:
     options.add_argument(
         "--dataset",
         help="'bundled' (the default: 500 HotpotQA questions shipped in the package, no network), "
-        "'hub' (the full split from the Hugging Face hub), or a local HotpotQA file (JSON list, "
-        "JSONL or parquet)",
+        "'hub' (the full split from the Hugging Face hub), 'multimodal-sample' (images, captions "
+        "and questions with boxes, drawn offline), or a local HotpotQA file (JSON list, JSONL or parquet)",
     )
     options.add_argument(
         "--documents",
@@ -655,6 +656,20 @@ def _titles(commands: argparse._SubParsersAction) -> None:
     titles.add_argument("--dataset", help="as for run: bundled, hub, or a HotpotQA file")
     titles.add_argument("-n", type=positive, default=50, help="at most this many (default 50)")
     titles.set_defaults(handler=Handler("titles", "handle"))
+
+
+def _images(commands: argparse._SubParsersAction) -> None:
+    images = commands.add_parser("images", help="the images of a documents folder")
+    image_commands = images.add_subparsers(dest="images_command", required=True)
+    check = image_commands.add_parser(
+        "check",
+        help="list each image with its size and type, and one line per problem",
+        description="Decodes every PNG, JPEG, GIF and WebP file of the folder and reads its "
+        "images.jsonl captions: one line per image, one per problem (unreadable, too large, "
+        "duplicate, a caption of no image); exit 1 when there is a problem.",
+    )
+    check.add_argument("folder", help="the documents folder")
+    check.set_defaults(handler=Handler("images", "handle_check"))
 
 
 def _init(commands: argparse._SubParsersAction) -> None:

@@ -24,7 +24,9 @@ from rag_eval_pipeline.config import ConfigError
 from rag_eval_pipeline.data.case_shards import MAX_SHARDS
 from rag_eval_pipeline.data.hotpotqa import DatasetUnavailableError
 from rag_eval_pipeline.data.judgement_file import is_judgement_list
+from rag_eval_pipeline.data.multimodal_sample import MULTIMODAL_SAMPLE
 from rag_eval_pipeline.definitions import build_definitions, elasticsearch_resource, llm_resource
+from rag_eval_pipeline.instance.location import dagster_home_path
 from rag_eval_pipeline.instance.runs import run_evaluation
 from rag_eval_pipeline.llm.providers import MissingApiKeyError
 from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
@@ -70,6 +72,18 @@ def _cluster_problem(settings) -> str | None:
     return f"Elasticsearch at {where} {problem}: {remedy}"
 
 
+def _multimodal_sample(args: argparse.Namespace) -> tuple[str, str]:
+    """The multimodal sample drawn into the instance's folder: (its judgement list, its documents)."""
+    from rag_eval_pipeline.data.multimodal_sample import write_multimodal_sample
+
+    folder = dagster_home_path(args.dagster_home) / "samples" / MULTIMODAL_SAMPLE
+    try:
+        documents, questions = write_multimodal_sample(folder)
+    except ImportError as err:
+        raise CommandError(str(err)) from None
+    return str(questions), str(documents)
+
+
 def handle(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     flags = {name: getattr(args, name) for name in PROCESS_ONLY}
@@ -81,6 +95,8 @@ def handle(args: argparse.Namespace) -> int:
             "(knowledge_base, concurrency) and submit again"
         )
     dataset, sample = args.dataset, args.sample
+    if dataset == MULTIMODAL_SAMPLE:  # drawn into the instance folder, then run as any judgement list
+        dataset, args.documents = _multimodal_sample(args)
     if dataset and is_judgement_list(dataset):  # a list of this project's own format
         if args.backfill:
             raise CommandError(

@@ -13,6 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from rag_eval_pipeline.data.images import (
+    ImageCatalog,
+    image_captions,
+    image_catalog,
+    is_image_file,
+)
 from rag_eval_pipeline.data.knowledge_base import PASSAGE_COLUMNS, passage_id
 from rag_eval_pipeline.language.analysis import analyzer, split_sentences
 from rag_eval_pipeline.language.detect import resolve_languages
@@ -46,6 +52,7 @@ class LoadedDocuments:
     problems: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)  # file name -> content digest
     assumed_language: list[str] = field(default_factory=list)  # documents too short to tell
+    images: ImageCatalog = field(default_factory=ImageCatalog)  # the folder's images (data/images.py)
 
 
 def file_digest(path: Path) -> str:
@@ -64,13 +71,22 @@ def _every_file(folder: Path) -> list[Path]:
 
 
 def document_files(folder: Path) -> list[Path]:
-    """The documents of the folder, its subfolders included."""
-    return [p for p in _every_file(folder) if p.suffix.lower() in TEXT_SUFFIXES + TABLE_SUFFIXES]
+    """The documents of the folder, its subfolders included (images and their captions are
+    read by ``data/images.py``)."""
+    return [
+        p
+        for p in _every_file(folder)
+        if p.suffix.lower() in TEXT_SUFFIXES + TABLE_SUFFIXES and not is_image_file(p)
+    ]
 
 
 def unsupported_files(folder: Path) -> list[Path]:
     """Files of the folder that are not documents we read: listed as skipped, never ignored."""
-    return [p for p in _every_file(folder) if p.suffix.lower() not in TEXT_SUFFIXES + TABLE_SUFFIXES]
+    return [
+        p
+        for p in _every_file(folder)
+        if p.suffix.lower() not in TEXT_SUFFIXES + TABLE_SUFFIXES and not is_image_file(p)
+    ]
 
 
 def file_name(path: Path, folder: Path) -> str:
@@ -79,8 +95,10 @@ def file_name(path: Path, folder: Path) -> str:
 
 
 def document_versions(folder: Path) -> dict[str, str]:
-    """Each document's name and content digest: what the new-documents sensor compares."""
-    return {file_name(path, folder): file_digest(path) for path in document_files(folder)}
+    """Each document's (and image's) name and content digest: what the new-documents sensor
+    compares."""
+    files = [*document_files(folder), *(p for p in _every_file(folder) if is_image_file(p))]
+    return {file_name(path, folder): file_digest(path) for path in files}
 
 
 def read_utf8(path: Path) -> str:
@@ -251,13 +269,18 @@ def load_documents(
             documents += documents_of_records(_records(path), name)
         except (ValueError, OSError, UnicodeDecodeError) as err:
             problems.append(f"{name}: {err}")
+    images = image_catalog(folder) if folder.is_dir() else ImageCatalog()
+    problems += images.all_problems()
+    documents += [
+        Document(c.title, c.text, c.passage_id, c.image_id, None) for c in image_captions(images, folder)
+    ]
     rows, assumed = passages_of_documents(documents, chunking, declared_language)
     frame = pd.DataFrame(rows, columns=DOCUMENT_COLUMNS)
     duplicated = frame["passage_id"][frame["passage_id"].duplicated()].unique().tolist()
     if duplicated:
         problems.append(f"duplicate document ids (last one kept): {duplicated[:5]}")
         frame = frame.drop_duplicates("passage_id", keep="last")
-    return LoadedDocuments(frame.reset_index(drop=True), problems, versions, assumed)
+    return LoadedDocuments(frame.reset_index(drop=True), problems, versions, assumed, images)
 
 
 def merge_passages(base: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:

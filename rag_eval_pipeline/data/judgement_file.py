@@ -26,12 +26,14 @@ from rag_eval_pipeline.data.knowledge_base import (
     REFERENCE_PENDING,
 )
 from rag_eval_pipeline.data.rows import RowFileError, first_row_columns, read_rows
+from rag_eval_pipeline.data.visual_labels import VISUAL_LABEL_COLUMNS, visual_labels
 from rag_eval_pipeline.language.detect import resolve_languages
 from rag_eval_pipeline.language.table import UnknownLanguageError, language
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 
-CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags", REFERENCE_PENDING]
+# gold_images, gold_boxes: the case's image labels (data/visual_labels.py)
+CUSTOM_JUDGEMENT_COLUMNS = [*JUDGEMENT_COLUMNS, "tags", REFERENCE_PENDING, *VISUAL_LABEL_COLUMNS]
 INLINE_DOCUMENTS = "documents"
 
 
@@ -99,13 +101,15 @@ def read_judgement_file(
     passages: pd.DataFrame,
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
     declared_language: str | None = None,
+    image_sizes: Mapping[str, tuple[int, int]] | None = None,
 ) -> pd.DataFrame:
     """The judgement list, checked against the knowledge base ``passages`` (passage_id, title,
     and the user's own ids as ``doc_<id>``). Without relevance labels the gold columns are
     empty, so the reference retrieval metrics are absent rather than 0. A question the documents
     cannot answer is ``answerable: false`` (or has an abstention such as "unknown" as its
     answer): declining to answer it is right. Each case's language is its row's ``language``,
-    else ``declared_language``, else detected from its question and answer."""
+    else ``declared_language``, else detected from its question and answer. ``gold_images``
+    and ``gold_boxes`` are checked against ``image_sizes`` (the image catalog's)."""
     path = Path(path)
     if not path.is_file():
         raise JudgementFileError(path, ["file not found"])
@@ -179,6 +183,7 @@ def read_judgement_file(
                 "language": code,
                 "language_source": source,
                 REFERENCE_PENDING: pending,
+                **visual_labels(row, location, image_sizes, problems),
             }
         )
     if problems:

@@ -14,6 +14,7 @@ from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstab
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
+from rag_eval_pipeline.reporting.images import case_image_label, has_image_labels
 from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -143,6 +144,7 @@ def worst_cases_table(
     if worst.empty:
         return None
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
+    labelled = has_image_labels(cases)  # the UI names each case's gold image (reporting/images.py)
     records = []
     for rank, row in enumerate(worst.itertuples(), start=1):
         gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
@@ -156,6 +158,15 @@ def worst_cases_table(
                     "correctness": float(row.correctness),
                     "diagnosis": str(row.diagnosis),
                     "gold read": f"{len(gold & set(retrieved))} of {len(gold)}" if gold else "–",
+                    **(
+                        {
+                            "image": case_image_label(
+                                answer, truth.loc[row.qid] if row.qid in truth.index else None
+                            )
+                        }
+                        if labelled
+                        else {}
+                    ),
                     **(
                         {"unstable": ", ".join(unstable.get(case_key(row._asdict()), [])) or "–"}
                         if unstable is not None

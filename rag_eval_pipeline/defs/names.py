@@ -33,6 +33,7 @@ CASE_SHARD_SCORES = "case_shard_scores"
 # the knowledge base's assets, in the order they are built
 HOTPOTQA_RAW = "hotpotqa_raw"
 USER_DOCUMENTS = "user_documents"
+IMAGE_CATALOG = "image_catalog"
 KB_PASSAGES = "kb_passages"
 KB_INDEX = "kb_index"
 JUDGEMENT_LIST = "judgement_list"

@@ -67,7 +67,13 @@ def judgement_list_problems(settings: Settings) -> list[str]:
             dataset.documents, chunking, int(dataset.max_file_mb * 1e6), dataset.language
         )
         passages, _ = custom_knowledge_base(dataset.questions, documents.passages, chunking, dataset.language)
-        cases = read_judgement_file(dataset.questions, passages, settings.abstention(), dataset.language)
+        cases = read_judgement_file(
+            dataset.questions,
+            passages,
+            settings.abstention(),
+            dataset.language,
+            {i: s for i in documents.images.images if (s := documents.images.size(i)) is not None},
+        )
     except SegmenterMissingError as err:
         return [str(err)]
     except JudgementFileError as err:

@@ -11,6 +11,7 @@ from typing import Protocol, runtime_checkable
 from rag_eval_pipeline.answering.chat import format_passages
 from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import LLMRequest, Usage
+from rag_eval_pipeline.metrics.grounding import VisualAnswer, VisualLabels
 from rag_eval_pipeline.retrieval.base import SearchHit
 
 
@@ -34,6 +35,8 @@ class JudgeCase:
     cited_titles: tuple[str, ...] | None = None  # the passages the answer cites (None: it cites none)
     judge_repeat: int = 0  # which of a judge's K independent scorings of this case (0: the first)
     language: str = "en"  # the case's language (ISO 639-1): what its text is analysed and judged in
+    gold_visual: VisualLabels = VisualLabels()  # gold images and boxes (none: image metrics absent)
+    visual: VisualAnswer | None = None  # the images, boxes and heat maps the answer says it used
 
     @property
     def reference_known(self) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from rag_eval_pipeline.judges.alignment import PromptStore, PromptVersion
 from rag_eval_pipeline.judges.base import Judge
 from rag_eval_pipeline.judges.claims import CLAIM_METRICS, CLAIM_REFERENCE_FREE_METRICS, ClaimsLLMJudge
 from rag_eval_pipeline.judges.custom import PythonMetricJudge, RubricMetricJudge, load_callable
+from rag_eval_pipeline.judges.grounding import GROUNDING_JUDGE_ID, GroundingJudge
 from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RAGAS_REFERENCE_FREE_METRICS, RagasLLMJudge
 from rag_eval_pipeline.judges.reference import (
     REFERENCE_FREE_METRICS,
@@ -37,12 +38,17 @@ from rag_eval_pipeline.judges.strict import (
     StrictBlindLLMJudge,
     StrictLLMJudge,
 )
+from rag_eval_pipeline.judges.vision import VISION_METRICS, VisionLLMJudge
 from rag_eval_pipeline.llm.client import AtTemperature, LLMClient, LLMRequest
 from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint, LLMTarget
+from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 from rag_eval_pipeline.metrics.reliability import JURY
+
+if TYPE_CHECKING:
+    from rag_eval_pipeline.data.images import ImageCatalog
 
 DEFAULT_LLM_JUDGE = "claude-sonnet-4-6"
 Embed = Callable[[list[str]], np.ndarray]
@@ -157,6 +163,7 @@ class JudgeContext:
     services: LLMServices
     embed: Embed | None = None
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION
+    images: ImageCatalog | None = None  # the knowledge base's images (None: not read)
 
 
 @dataclass(frozen=True)
@@ -186,6 +193,23 @@ def _parse_reference(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     return JudgeSpec(
         name, "reference", REFERENCE_METRICS, ("correctness", "context_relevance"), REFERENCE_FREE_METRICS
     )
+
+
+def _parse_grounding(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+    if name != GROUNDING_JUDGE_ID:
+        return None
+    return JudgeSpec(name, "grounding", IMAGE_METRICS, (), IMAGE_METRICS)
+
+
+def _parse_vision(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+    target = _llm_target(name, "vision")
+    if target is None:
+        return None
+    return _llm_judge_spec(name, "vision", target, VISION_METRICS, VISION_METRICS, VISION_METRICS)
+
+
+def _build_grounding(spec: JudgeSpec, context: JudgeContext) -> Judge:
+    return GroundingJudge(None if context.images is None else context.images.images.keys())
 
 
 def _llm_judge_spec(
@@ -325,6 +349,12 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
         _parse_claims,
         lambda spec, context: ClaimsLLMJudge(*_llm_judge_arguments(spec, context)),
     ),
+    JudgeKind("grounding", _parse_grounding, _build_grounding),
+    JudgeKind(
+        "vision",
+        _parse_vision,
+        lambda spec, context: VisionLLMJudge(*_llm_judge_arguments(spec, context), context.images),
+    ),
     JudgeKind("python", _parse_python, _build_python, builtin=False),
     JudgeKind("rubric", _parse_rubric, _build_rubric, builtin=False),
 )
@@ -348,10 +378,12 @@ class JudgeRegistry:
             if spec is not None:
                 return spec
         raise UnknownJudgeError(
-            f"unknown judge '{judge_id}': use reference, an LLM (claude-sonnet-4-6, anthropic:<id>, "
+            f"unknown judge '{judge_id}': use reference, grounding (image metrics), an LLM "
+            "(claude-sonnet-4-6, anthropic:<id>, "
             "openai:<model>, local:<model>) for the STRICT rubric, strict-blind:<LLM> for it without "
             "the ground truth on faithfulness, ragas:<LLM> for RAGAS-style metrics, or claims:<LLM> "
-            "for claim precision, claim recall and citation support"
+            "for claim precision, claim recall and citation support, or vision:<LLM> for visual "
+            "relevance and image-text consistency"
         )
 
     def for_run(self, judge_ids: Iterable[str], repeats: JudgeRepeats = 1) -> list[JudgeSpec]:
@@ -414,8 +446,14 @@ class JudgeRegistry:
     def three_point_metrics(self, judge_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         return {j: spec.three_point_metrics for j in judge_ids if (spec := self._try_resolve(j)) is not None}
 
-    def build(self, spec: JudgeSpec, services: LLMServices, embed: Embed | None = None) -> Judge:
-        context = JudgeContext(services, embed, self._abstention)
+    def build(
+        self,
+        spec: JudgeSpec,
+        services: LLMServices,
+        embed: Embed | None = None,
+        images: ImageCatalog | None = None,
+    ) -> Judge:
+        context = JudgeContext(services, embed, self._abstention, images)
         return next(k for k in JUDGE_KINDS if k.name == spec.kind).build(spec, context)
 
     def _try_resolve(self, judge_id: str) -> JudgeSpec | None:

@@ -11,9 +11,12 @@ import pandas as pd
 
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
+from rag_eval_pipeline.data.visual_labels import VISUAL_LABEL_COLUMNS
 from rag_eval_pipeline.judges.base import BatchableJudge, Judge, JudgeCase, JudgeOutcome
 from rag_eval_pipeline.judges.claims import unsupported_claims
+from rag_eval_pipeline.judges.grounding import case_labels, case_visual
 from rag_eval_pipeline.judges.jury import Juror, jury_scores
+from rag_eval_pipeline.judges.vision import IMAGE_CONTRADICTION
 from rag_eval_pipeline.language.table import ENGLISH
 from rag_eval_pipeline.limits.in_flight import run_bounded
 from rag_eval_pipeline.llm.budget import BudgetExhaustedError
@@ -29,7 +32,9 @@ def join_cases(candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame) ->
     their question (a judgement list without ``answerable`` holds answerable questions only);
     a question whose reference answer is still to be written has none (None)."""
     columns = ["qid", "answer", "type", "level", "gold_titles", "gold_facts"]
-    columns += [c for c in ("tags", "answerable", LANGUAGE_COLUMN) if c in judgement_list]
+    columns += [
+        c for c in ("tags", "answerable", LANGUAGE_COLUMN, *VISUAL_LABEL_COLUMNS) if c in judgement_list
+    ]
     labels = judgement_list[columns].rename(columns={"answer": "ground_truth"})
     if REFERENCE_PENDING in judgement_list:
         pending = judgement_list[REFERENCE_PENDING].fillna(False).astype(bool).to_numpy()
@@ -65,6 +70,8 @@ def judge_case(case: Mapping[str, Any]) -> JudgeCase:
         contexts_known=bool(case.get("contexts_known", True)),
         cited_titles=_listed(case.get("cited_titles")),
         language=case_language(case),
+        gold_visual=case_labels(case),
+        visual=case_visual(case),
     )
 
 
@@ -235,6 +242,8 @@ def diagnose_row(
     """The judge's own faithfulness where it read the claims, the lexical proxy otherwise (then
     a low value is ``unsupported_words``, never ``hallucination``); where a claim judge checked
     the answer's claims (``unsupported``: those no context states), hallucination is one of them."""
+    if row.get("image_text_consistency") == 0.0:  # a vision judge saw the images contradict it
+        return IMAGE_CONTRADICTION
     faithfulness, judged = row.get("faithfulness"), True
     if faithfulness is None or pd.isna(faithfulness):
         faithfulness, judged = row.get("faithfulness_lexical"), False

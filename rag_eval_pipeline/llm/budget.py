@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from rag_eval_pipeline.llm.client import LLMRequest, LLMResponse
+from rag_eval_pipeline.llm.images import keyed_images, request_image_tokens
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd, price_for
 
 CHARS_PER_TOKEN_AT_LEAST = 3  # a generous bound on input tokens (English runs about 4 a token)
@@ -88,8 +89,10 @@ class SpendingLimit:
             raise BudgetExhaustedError(
                 f"no price for {request.model}: a budget cannot bound its calls (add it to prices:)"
             )
-        prompt = json.dumps(request.api_kwargs(), ensure_ascii=False, default=str)
-        input_tokens = len(prompt) / CHARS_PER_TOKEN_AT_LEAST
+        body = request.api_kwargs()
+        # an image costs what its pixels cost (llm/images.py), not its base64 length
+        prompt = json.dumps(keyed_images(body), ensure_ascii=False, default=str)
+        input_tokens = len(prompt) / CHARS_PER_TOKEN_AT_LEAST + request_image_tokens(body)
         return (input_tokens * max(price.input, price.cache_write) + request.max_tokens * price.output) / 1e6
 
     async def reserve(self, request: LLMRequest) -> float:

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from rag_eval_pipeline.llm.images import keyed_images
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -98,7 +100,7 @@ class LLMRequest:
     def keyed_kwargs(self) -> dict[str, Any]:
         """What a cache key is made of: the body, and the sample where it is not the first (the
         keys of every single call stay what they always were)."""
-        kwargs = self.api_kwargs()
+        kwargs = keyed_images(self.api_kwargs())  # an image by its sha256, not its bytes
         return {**kwargs, "sample": self.sample} if self.sample else kwargs
 
 

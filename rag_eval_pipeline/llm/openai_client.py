@@ -29,6 +29,7 @@ from rag_eval_pipeline.llm.client import (
     Tool,
     Usage,
 )
+from rag_eval_pipeline.llm.images import openai_content
 
 
 class StructuredOutput(str, Enum):
@@ -124,7 +125,8 @@ def chat_messages(request: LLMRequest, mode: StructuredOutput) -> list[dict[str,
                     }
                 )
         else:
-            messages.append({"role": message["role"], "content": _text_of(content)})
+            # images as image_url data URLs before the text (llm/images.py)
+            messages.append({"role": message["role"], "content": openai_content(content, _text_of(content))})
     return messages
 
 

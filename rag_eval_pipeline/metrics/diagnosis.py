@@ -17,6 +17,9 @@ DIAGNOSES = (
     "false_answer",
     "over_abstention",
 )
+# a vision judge's (judges/vision.py): the retrieved images contradict the answer
+IMAGE_DIAGNOSES = ("image_contradiction",)
+ALL_DIAGNOSES = (*DIAGNOSES, *IMAGE_DIAGNOSES)
 
 
 class AnswerSource(Enum):

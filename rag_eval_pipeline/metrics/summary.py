@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from rag_eval_pipeline.metrics.budgets import budget_rows
-from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
+from rag_eval_pipeline.metrics.diagnosis import ALL_DIAGNOSES, DIAGNOSES
 from rag_eval_pipeline.metrics.reliability import ALPHA_NOTE, ALPHA_SUFFIX, JURY, juror_alpha
 from rag_eval_pipeline.metrics.schema import (
     ANSWER_METRICS,
@@ -64,7 +64,11 @@ def diagnosis_rows(judge_id: str, rows: pd.DataFrame) -> list[dict[str, object]]
             "case_set": case_set_id(rows["qid"]),
             "total": float(counts.get(label, 0)),
         }
-        for label in DIAGNOSES
+        for label in (
+            ALL_DIAGNOSES
+            if "image_text_consistency" in rows and rows["image_text_consistency"].notna().any()
+            else DIAGNOSES
+        )
     ]
 
 

@@ -11,6 +11,7 @@ from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL
 from rag_eval_pipeline.judges.claims import CLAIMS_KEY, claims_of
 from rag_eval_pipeline.metrics.schema import answer_keys, case_key, metric_columns, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.stability import has_rescores
+from rag_eval_pipeline.reporting.images import image_lines
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
 
@@ -37,8 +38,10 @@ def explain_case(
     judgement_list: pd.DataFrame,
     index_manifest: IndexManifest,
     run_ids: Mapping[str, str],
+    images: pd.DataFrame | None = None,
 ) -> str:
-    """Everything that produced this case's scores, from the question to the Dagster runs."""
+    """Everything that produced this case's scores, from the question to the Dagster runs
+    (``images``: the image catalog, for each image's sha256)."""
     matches = candidate_answers[candidate_answers["qid"] == qid]
     if matches.empty:
         raise CaseNotFoundError(f"question {qid} has no candidate answer for {answer_model}")
@@ -78,6 +81,7 @@ def explain_case(
     if missing:
         lines.append(f"  not retrieved: {', '.join(sorted(missing))}")
     lines += _citation_lines(case, gold)
+    lines += image_lines(case, truth, images)  # gold and predicted boxes with their IoU (reporting/images.py)
     lines += [
         "",
         f"answer by {answer_model} (model {_text(case['model_id'])}, "

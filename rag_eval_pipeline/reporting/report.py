@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from rag_eval_pipeline.judges.claims import claims_of
-from rag_eval_pipeline.metrics.diagnosis import DIAGNOSES
+from rag_eval_pipeline.metrics.diagnosis import ALL_DIAGNOSES, DIAGNOSES
 from rag_eval_pipeline.metrics.diff import SHOWN_COLUMNS
 from rag_eval_pipeline.metrics.reliability import ALPHA_SUFFIX
 from rag_eval_pipeline.metrics.schema import (
@@ -27,6 +27,7 @@ from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import is_flip_column
 from rag_eval_pipeline.metrics.summary import language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_script
+from rag_eval_pipeline.reporting.images import images_html
 from rag_eval_pipeline.reporting.markdown import with_intervals
 
 HEADLINE_METRICS = (
@@ -128,15 +129,19 @@ def distribution_chart(scores_by_model: Mapping[str, pd.DataFrame], metric: str 
 def diagnosis_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
     figure = go.Figure()
     labels = []
-    counts: dict[str, list[float]] = {d: [] for d in DIAGNOSES}
+    # a vision judge's diagnoses only where one diagnosed (metric_summary lists them then)
+    shown = [
+        d for d in ALL_DIAGNOSES if d in DIAGNOSES or any(d in set(s["metric"]) for s in summaries.values())
+    ]
+    counts: dict[str, list[float]] = {d: [] for d in shown}
     for model, summary in sorted(summaries.items()):
         rows = summary[summary["group"] == DIAGNOSIS]
         for judge_id, judge_rows in rows.groupby("judge_id"):
             labels.append(f"{model} ({judge_id})")
             totals = dict(zip(judge_rows["metric"], judge_rows["total"]))
-            for d in DIAGNOSES:
+            for d in shown:
                 counts[d].append(totals.get(d, 0))
-    for d in DIAGNOSES:
+    for d in shown:
         figure.add_bar(name=d, x=labels, y=counts[d])
     figure.update_layout(
         barmode="stack", title="Where cases fail: diagnosis per model", yaxis={"title": "cases"}
@@ -641,6 +646,7 @@ def render_report(
     corrections: pd.DataFrame | None = None,
     missing: Mapping[str, str] | None = None,
     pages_folder: str | None = None,
+    image_folder: str | None = None,
 ) -> RenderedReport:
     """The whole report as one HTML string (its case rows paged into files under
     ``pages_folder`` beyond ``INLINE_CASE_ROWS``); the models without results (``missing``, with why)
@@ -664,6 +670,7 @@ def render_report(
         _figure_html(score_chart(summaries)),
         _figure_html(distribution_chart(scores_by_model)),
         language_html(summaries),
+        images_html(summaries, answers_by_model, judgement_list, image_folder),  # reporting/images.py
         "<h2>Where it fails</h2>",
         _figure_html(diagnosis_chart(summaries)),
         "<h2>Paired comparison</h2>",

@@ -130,6 +130,9 @@ def retrieval_span(answer: Mapping[str, Any]) -> SpanSpec:
         attributes[f"{prefix}.score"] = None if score is None else float(score)  # an agent's: none
         attributes[f"{prefix}.content"] = str(text)
         attributes[f"{prefix}.metadata"] = json.dumps({"title": str(title)})
+    images = answer.get("images")
+    if images is not None and not isinstance(images, float) and len(images):  # ids, never bytes
+        attributes["rag_eval.retrieval.images"] = [str(i) for i in images]
     return SpanSpec("retrieval", _clean(attributes))
 
 

@@ -91,6 +91,9 @@ class AnswersFile:
             columns.context_ids,
             columns.context_titles,
             columns.citations,
+            columns.images,
+            columns.boxes,
+            columns.heatmaps,
         ]
         read = {_column(p) for p in paths if p and p != INLINE}
         return [c for c in self.columns if c not in read]

@@ -13,6 +13,8 @@ from jsonpath_ng.exceptions import JSONPathError
 from jsonpath_ng.ext import parse
 
 from rag_eval_pipeline.answering.base import ReturnedContext
+from rag_eval_pipeline.answering.visual import VisualMapping, VisualReplyError
+from rag_eval_pipeline.metrics.grounding import VisualAnswer
 
 MISSING = "(nothing found)"
 # ``citations: inline``: the answer's own markers, [1] or [2, 3] (1-based into the contexts it returned)
@@ -45,6 +47,7 @@ class Reply:
     contexts: tuple[ReturnedContext, ...] | None
     citations: tuple[Citation, ...] | None = None
     trace: str | None = None  # the agent's own trace of the reply (a traceparent or trace id)
+    visual: VisualAnswer | None = None  # the images, boxes and heat maps it returned (answering/visual.py)
 
 
 class UnreadableReplyError(ValueError):
@@ -80,6 +83,7 @@ class ResponseMapping:
     context_titles: tuple[str, Any] | None
     citations: tuple[str, Any] | None = None  # (INLINE, None): the answer's own markers
     trace: tuple[str, Any] | None = None
+    visual: VisualMapping = VisualMapping()
 
     @classmethod
     def of(
@@ -90,6 +94,7 @@ class ResponseMapping:
         context_titles: str | None,
         citations: str | None = None,
         trace: str | None = None,
+        visual: VisualMapping | None = None,
     ) -> ResponseMapping:
         def compiled(path: str | None) -> tuple[str, Any] | None:
             return None if path is None else (path, None if path == INLINE else compile_path(path))
@@ -101,6 +106,7 @@ class ResponseMapping:
             compiled(context_titles),
             compiled(citations),
             compiled(trace),
+            visual or VisualMapping(),
         )
 
     @property
@@ -119,8 +125,12 @@ class ResponseMapping:
         if not answers or answers[0] is None:
             raise UnreadableReplyError(f"response mapping: answer path {path} found nothing in the response")
         answer = answers[0] if isinstance(answers[0], str) else str(answers[0])
+        try:
+            visual = self.visual.read(document)
+        except VisualReplyError as err:
+            raise UnreadableReplyError(f"response mapping: {err}") from None
         return Reply(
-            answer, self._contexts(document), self._citations(document, answer), self._trace(document)
+            answer, self._contexts(document), self._citations(document, answer), self._trace(document), visual
         )
 
     def _trace(self, document: Any) -> str | None:
@@ -180,7 +190,7 @@ class ResponseMapping:
             values = _found(mapped[1], document)
             shown = MISSING if not values else repr(values[0] if field == "answer" else _texts(values))
             rows.append((field, mapped[0], shown))
-        return rows
+        return rows + self.visual.preview(document)
 
 
 def as_document(value: Any) -> Any:

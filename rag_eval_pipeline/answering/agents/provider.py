@@ -86,6 +86,7 @@ class AgentAnswerer:
             trace=reply.trace,
             contexts=reply.contexts,
             citations=reply.citations,
+            visual=reply.visual,
         )
 
     @property
@@ -125,6 +126,7 @@ class FileAnswerer:
             from_cache=True,  # served before: no call now
             contexts=reply.contexts,
             citations=reply.citations,
+            visual=reply.visual,
         )
 
 

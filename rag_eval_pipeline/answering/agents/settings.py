@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from rag_eval_pipeline.answering.agents.mapping import INLINE, ResponseMapping, compile_path
 from rag_eval_pipeline.answering.settings import FILE, HTTP, PYTHON, NamedEntry
+from rag_eval_pipeline.answering.visual import VisualMapping
 from rag_eval_pipeline.common.settings import Strict
 
 _TARGET = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -42,7 +43,24 @@ class MappingSettings(Strict):
         "(00-<trace id>-<span id>-01) or a trace id; its evaluation events go under that span",
     )
 
-    @field_validator("answer", "contexts", "context_ids", "context_titles", "citations", "trace")
+    # what it looked at (answering/visual.py): ranked image ids, [{image, box, score?}], {image: heat map}
+    images: str | None = Field(default="$.images", description="the image ids it retrieved or used, ranked")
+    boxes: str | None = Field(default="$.boxes", description="regions it points at: [{image, box, score?}]")
+    heatmaps: str | None = Field(
+        default="$.heatmaps", description="{image id: path or data URI of a grayscale PNG of its size}"
+    )
+
+    @field_validator(
+        "answer",
+        "contexts",
+        "context_ids",
+        "context_titles",
+        "citations",
+        "trace",
+        "images",
+        "boxes",
+        "heatmaps",
+    )
     @classmethod
     def _compiles(cls, path: str | None) -> str | None:
         if path is not None and path != INLINE:
@@ -55,7 +73,13 @@ class MappingSettings(Strict):
 
     def compiled(self) -> ResponseMapping:
         return ResponseMapping.of(
-            self.answer, self.contexts, self.context_ids, self.context_titles, self.citations, self.trace
+            self.answer,
+            self.contexts,
+            self.context_ids,
+            self.context_titles,
+            self.citations,
+            trace=self.trace,
+            visual=VisualMapping.of(self.images, self.boxes, self.heatmaps),
         )
 
 
@@ -162,6 +186,9 @@ class FileColumns(MappingSettings):
     question: str | None = "question"
     answer: str = "answer"
     contexts: str | None = "contexts"
+    images: str | None = "images"
+    boxes: str | None = "boxes"
+    heatmaps: str | None = "heatmaps"
 
     @field_validator("qid", "question")
     @classmethod

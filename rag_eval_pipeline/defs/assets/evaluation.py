@@ -13,6 +13,7 @@ from pydantic import Field
 
 from rag_eval_pipeline.answering.agents.contexts import ContextMatcher
 from rag_eval_pipeline.answering.answer_cases import AllCasesFailedError, answer_cases, one_line_reason
+from rag_eval_pipeline.data.images import image_catalog
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.metadata import (
     answers_metadata,
@@ -36,12 +37,14 @@ from rag_eval_pipeline.defs.resources import (
 )
 from rag_eval_pipeline.judges.alignment import PromptStore
 from rag_eval_pipeline.judges.claims import claims_table
+from rag_eval_pipeline.judges.grounding import has_image_labels, reads_images, with_grounding
 from rag_eval_pipeline.judges.registry import judging_rules
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.metrics.blind_retrieval import empty_retrieval_warning, zero_recall_warning
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.freshness import answers_provenance
+from rag_eval_pipeline.metrics.grounding import IMAGE_PREFIX
 from rag_eval_pipeline.metrics.schema import case_set_id
 from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -99,7 +102,9 @@ class JudgeConfig(dg.Config):
     judges: list[str] | None = Field(
         default=None,
         description="reference; a Claude model (e.g. claude-sonnet-4-6) for the STRICT rubric; "
-        "ragas:<model> for RAGAS-style metrics. Unset: the configuration file's judges.",
+        "ragas:<model> for RAGAS-style metrics; vision:<model> to look at the retrieved images "
+        "(grounding joins by itself when the judgement list labels images). Unset: the "
+        "configuration file's judges.",
     )
     judge_repeats: int | None = Field(
         default=None,
@@ -129,6 +134,9 @@ def answer_stage(
         context.log.warning(note)
     services = llm.services()
     model = registry.build(spec, services)
+    # a chat model is shown the images among its retrieved passages, before them
+    if hasattr(model, "with_images") and kb_passages["passage_id"].str.startswith(IMAGE_PREFIX).any():
+        model = model.with_images(image_catalog(settings.settings.dataset.documents))
     started = time.perf_counter()
     with failing_in_one_line(f"{spec.partition_key}: answers"):
         answers = answer_cases(
@@ -205,16 +213,18 @@ def judge_stage(
 ) -> tuple[pd.DataFrame, dict]:
     """Stage 2 for the answered cases, and its metadata (shared by a model's partition and its
     case shards, as stage 1 is)."""
-    judging = settings.judging(config.judges, config.judge_repeats, config.jury).with_prompts(
+    labelled = has_image_labels(judgement_list)
+    judge_ids = with_grounding(config.judges or settings.settings.judges, labelled)
+    judging = settings.judging(judge_ids, config.judge_repeats, config.jury).with_prompts(
         PromptStore(Path(context.instance.storage_directory())), settings.settings.judge_prompts
     )
     specs = judging.specs
     answer_spec = settings.answer_registry().try_resolve(model_key)
     services = llm.services()
     registry = settings.judge_registry()
-    judges = [
-        registry.build(spec, services, knowledge_base.knowledge_base.query_embedder()) for spec in specs
-    ]
+    images = image_catalog(settings.settings.dataset.documents) if labelled or reads_images(specs) else None
+    embed = knowledge_base.knowledge_base.query_embedder()
+    judges = [registry.build(spec, services, embed, images) for spec in specs]
     llm_judges = [spec.endpoint for spec in specs if spec.endpoint is not None]
     with failing_in_one_line(f"{model_key}: judges"):
         scores = score_cases(

@@ -7,6 +7,7 @@ from pydantic import Field
 
 from rag_eval_pipeline.data.documents import merge_passages
 from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
+from rag_eval_pipeline.data.images import image_sizes
 from rag_eval_pipeline.data.judgement_file import custom_knowledge_base, read_judgement_file
 from rag_eval_pipeline.data.knowledge_base import (
     IN_SAMPLE,
@@ -16,6 +17,7 @@ from rag_eval_pipeline.data.knowledge_base import (
     build_judgement_list,
     flatten_passages,
 )
+from rag_eval_pipeline.data.visual_labels import GOLD_IMAGE_SIZES
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.io_manager import COLUMNS, PublishSnapshot
 from rag_eval_pipeline.defs.metadata import index_metadata
@@ -99,6 +101,25 @@ def user_documents(context: dg.AssetExecutionContext, documents: DocumentsResour
         }
     )
     return loaded.passages
+
+
+@dg.asset(group_name=KNOWLEDGE, code_version="1")
+def image_catalog(context: dg.AssetExecutionContext, documents: DocumentsResource) -> pd.DataFrame:
+    """The images of the documents folder: id (its path there), sha256, width, height, type and
+    each one's problems (unreadable, too large, a duplicate), none fatal to the others."""
+    catalog = documents.images()
+    for problem in catalog.all_problems():
+        context.log.warning(f"image: {problem}")
+    frame = catalog.frame()
+    context.add_output_metadata(
+        {
+            "images": len(frame),
+            "usable": sum(1 for i in catalog.images.values() if i.usable),
+            "captioned": int(frame["caption"].astype(bool).sum()) if len(frame) else 0,
+            "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in catalog.all_problems()) or "none"),
+        }
+    )
+    return frame
 
 
 @dg.asset(group_name=KNOWLEDGE, code_version="2")
@@ -198,15 +219,22 @@ def custom_kb_passages(
     return passages
 
 
-@dg.asset(name=JUDGEMENT_LIST, group_name=KNOWLEDGE, code_version="custom-1")
+@dg.asset(name=JUDGEMENT_LIST, group_name=KNOWLEDGE, code_version="custom-2")
 def custom_judgement_list(
-    context: dg.AssetExecutionContext, kb_passages: pd.DataFrame, settings: SettingsResource
+    context: dg.AssetExecutionContext,
+    kb_passages: pd.DataFrame,
+    image_catalog: pd.DataFrame,
+    settings: SettingsResource,
 ) -> pd.DataFrame:
     """The user's questions, validated against the knowledge base (every problem named with its
     file and line). Without relevance labels the reference retrieval metrics are absent."""
     dataset = settings.settings.dataset
     cases = read_judgement_file(
-        dataset.questions or "", kb_passages, settings.settings.abstention(), dataset.language
+        dataset.questions or "",
+        kb_passages,
+        settings.settings.abstention(),
+        dataset.language,
+        image_sizes(image_catalog),
     )
     sample = sample_questions(cases, dataset.sample_size, dataset.selection, dataset.seed)  # type: ignore[arg-type]
     labelled = int(sample["gold_titles"].map(len).gt(0).sum())
@@ -220,6 +248,7 @@ def custom_judgement_list(
             "cases": len(sample),
             "version": version,  # what `rag-eval gate --judgement-list` pins
             "with_relevance_labels": labelled,
+            "with_image_labels": int(sample[GOLD_IMAGE_SIZES].notna().sum()),
             "reference_pending": int(sample[REFERENCE_PENDING].sum()),
             "tags": dg.MetadataValue.json(sample["tags"].explode().value_counts().to_dict()),
             "languages": dg.MetadataValue.json(sample["language"].value_counts().to_dict()),
@@ -233,6 +262,7 @@ def custom_judgement_list(
 HOTPOTQA_KNOWLEDGE_ASSETS = [
     hotpotqa_raw,
     user_documents,
+    image_catalog,
     kb_passages,
     kb_index,
     judgement_list,
@@ -240,6 +270,7 @@ HOTPOTQA_KNOWLEDGE_ASSETS = [
 ]
 CUSTOM_KNOWLEDGE_ASSETS = [
     user_documents,
+    image_catalog,
     custom_kb_passages,
     kb_index,
     custom_judgement_list,

@@ -212,6 +212,7 @@ def eval_report(
         corrected_means,
         missing_models(context.instance, metric_summary),
         pages_folder(EVAL_REPORT, context.run_id),
+        settings.settings.dataset.documents,  # the images the overlays refer to
     )
     served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
     context.add_output_metadata(

@@ -5,6 +5,7 @@ from pathlib import Path
 import dagster as dg
 
 from rag_eval_pipeline.data.documents import Chunking, LoadedDocuments, load_documents
+from rag_eval_pipeline.data.images import ImageCatalog, image_catalog
 from rag_eval_pipeline.defs.resources.settings import SettingsResource
 
 
@@ -23,6 +24,10 @@ class DocumentsResource(dg.ConfigurableResource):
     def chunking(self) -> Chunking:
         chunking = self.settings.settings.dataset.chunking
         return Chunking(chunking.size, chunking.overlap)
+
+    def images(self) -> ImageCatalog:
+        """The folder's images, decoded once (``data/images.py``)."""
+        return image_catalog(self.folder)
 
     def load(self) -> LoadedDocuments:
         dataset = self.settings.settings.dataset

@@ -1,0 +1,268 @@
+"""Where people look at images: each labelled image with its gold boxes and every model's
+predicted boxes drawn over it (one SVG overlay referring to the image file, never a copy of its
+bytes per model), the IoU of each box, and the image metrics of each model. ``explain`` prints
+the same per case."""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rag_eval_pipeline.metrics.grounding import (
+    GOLD_BOXES,
+    GOLD_IMAGE_SIZES,
+    GOLD_IMAGES,
+    IMAGE_METRICS,
+    Box,
+    PredictedBox,
+    boxes_of_json,
+    iou,
+    predicted_of_json,
+)
+from rag_eval_pipeline.metrics.settings import OVERALL
+
+VISION_METRICS = ("visual_relevance", "image_text_consistency")
+GOLD_COLOUR = "#1a9850"
+MODEL_COLOURS = ("#d73027", "#4575b4", "#fdae61", "#984ea3", "#00a0b0", "#8c510a")
+MAX_CASES_SHOWN = 20  # labelled cases drawn in the report (the rest are in explain)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and pd.isna(value))
+
+
+def _sizes(truth: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+    text = truth.get(GOLD_IMAGE_SIZES)
+    return {k: (int(v[0]), int(v[1])) for k, v in json.loads(text).items()} if isinstance(text, str) else {}
+
+
+def best_match(box: Box, predicted: Sequence[PredictedBox], image: str) -> tuple[float, Box | None]:
+    """The predicted box on ``image`` with the highest IoU with ``box`` (0.0 and None if none
+    overlaps it)."""
+    scored = [(iou(box, p.box), p.box) for p in predicted if p.image == image]
+    value, best = max(scored, default=(0.0, None))
+    return (value, best) if value > 0 else (0.0, None)
+
+
+def image_lines(
+    answer: Mapping[str, Any], truth: Mapping[str, Any], catalog: pd.DataFrame | None = None
+) -> list[str]:
+    """A case's images in plain text: what was retrieved, each gold box with its best predicted
+    box and IoU, and each image's sha256 and size (never its bytes)."""
+    gold_images = [] if _missing(truth.get(GOLD_IMAGES)) else list(truth[GOLD_IMAGES])
+    gold_boxes = boxes_of_json(truth.get(GOLD_BOXES))
+    images = answer.get("images")
+    predicted = predicted_of_json(answer.get("boxes"))
+    if not gold_images and not gold_boxes and (images is None or _missing(images) or not len(images)):
+        return []
+    hashes = {} if catalog is None else dict(zip(catalog["image_id"], catalog["sha256"]))
+    sizes = _sizes(truth)
+    lines = ["", "images:"]
+    shown = (
+        "not said (image metrics absent)"
+        if images is None or _missing(images)
+        else ", ".join(images) or "none"
+    )
+    lines.append(f"  retrieved: {shown}")
+    for image in dict.fromkeys([*gold_images, *gold_boxes]):
+        size = sizes.get(image)
+        about = ", ".join(
+            part
+            for part in (
+                f"sha256 {hashes[image][:12]}" if image in hashes else "",
+                f"{size[0]}x{size[1]}" if size else "",
+            )
+            if part
+        )
+        found = (
+            "retrieved"
+            if images is not None and not _missing(images) and image in list(images)
+            else "NOT retrieved"
+        )
+        lines.append(f"  [GOLD] {image} ({about}): {found}")
+        for box in gold_boxes.get(image, ()):
+            value, best = best_match(box, predicted or (), image)
+            matched = (
+                f"best predicted {list(best)}, IoU {value:.2f}"
+                if best
+                else "no predicted box overlaps it, IoU 0.00"
+            )
+            lines.append(
+                f"    gold box {list(box)}: {matched}{'' if value >= 0.5 else '  (missed: IoU < 0.5)'}"
+            )
+    if predicted is None and gold_boxes:
+        lines.append("  boxes: none returned (grounding absent)")
+    return lines
+
+
+def overlay_svg(
+    image: str,
+    href: str,
+    size: tuple[int, int],
+    gold: Sequence[Box],
+    predicted: Mapping[str, Sequence[tuple[Box, float]]],
+) -> str:
+    """One SVG: the image (by reference) with the gold boxes in green and each model's boxes in
+    its own colour, dashed, each titled with its IoU against the best gold box."""
+    width, height = size
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{max(width, 240)}" role="img" aria-label="{html.escape(image)}">',
+        f'<image href="{html.escape(href)}" x="0" y="0" width="{width}" height="{height}"/>',
+    ]
+    stroke = max(1.0, max(width, height) / 200)
+    for box in gold:
+        parts.append(
+            f'<rect class="gold" x="{box[0]}" y="{box[1]}" width="{box[2] - box[0]}" '
+            f'height="{box[3] - box[1]}" fill="none" stroke="{GOLD_COLOUR}" '
+            f'stroke-width="{stroke * 2:g}"><title>gold {list(box)}</title></rect>'
+        )
+    for n, (model, boxes) in enumerate(predicted.items()):
+        colour = MODEL_COLOURS[n % len(MODEL_COLOURS)]
+        for box, value in boxes:
+            parts.append(
+                f'<rect class="predicted" data-model="{html.escape(model)}" x="{box[0]}" y="{box[1]}" '
+                f'width="{box[2] - box[0]}" height="{box[3] - box[1]}" fill="none" stroke="{colour}" '
+                f'stroke-width="{stroke:g}" stroke-dasharray="{stroke * 3:g}">'
+                f"<title>{html.escape(model)} {list(box)} IoU {value:.2f}</title></rect>"
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _image_metric_table(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    rows = []
+    for model, summary in sorted(summaries.items()):
+        overall = summary[
+            (summary["group"] == OVERALL) & summary["metric"].isin([*IMAGE_METRICS, *VISION_METRICS])
+        ]
+        for row in overall.to_dict(orient="records"):
+            rows.append(
+                {
+                    "model": model,
+                    "judge": row["judge_id"],
+                    "metric": row["metric"],
+                    "mean": row["mean"],
+                    "n": row["n"],
+                }
+            )
+    if not rows:
+        return pd.DataFrame()
+    table = pd.DataFrame(rows)
+    pivot = table.pivot_table(index=["model", "judge"], columns="metric", values="mean", aggfunc="first")
+    pivot.columns.name = None
+    return pivot.reset_index()
+
+
+def images_html(
+    summaries: Mapping[str, pd.DataFrame],
+    answers_by_model: Mapping[str, pd.DataFrame],
+    judgement_list: pd.DataFrame,
+    image_folder: str | Path | None,
+) -> str:
+    """The report's "Images" section: each model's image metrics, then each labelled case's
+    images with every model's boxes over the gold ones and the IoU of each. Empty when the
+    judgement list labels no image."""
+    if GOLD_IMAGE_SIZES not in judgement_list or not judgement_list[GOLD_IMAGE_SIZES].notna().any():
+        return ""
+    table = _image_metric_table(summaries)
+    parts = [
+        '<section id="images"><h2>Images</h2><p class="note">Image context precision and recall '
+        "against the gold images, grounding accuracy (IoU >= 0.5) and mean IoU against the gold "
+        "boxes, and the vision judges' verdicts (docs/judges-and-statistics.md). Below, each "
+        "labelled image once, the gold boxes in green and each model's boxes dashed in its own "
+        "colour; hover a box for its IoU.</p>",
+        table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–") if not table.empty else "",
+    ]
+    folder = Path(image_folder).resolve() if image_folder else None
+    labelled = judgement_list[judgement_list[GOLD_IMAGE_SIZES].notna()].head(MAX_CASES_SHOWN)
+    for truth in labelled.to_dict(orient="records"):
+        gold_boxes = boxes_of_json(truth.get(GOLD_BOXES))
+        for image, size in _sizes(truth).items():
+            predicted: dict[str, list[tuple[Box, float]]] = {}
+            rows = []
+            for model, answers in sorted(answers_by_model.items()):
+                case = answers[answers["qid"] == truth["qid"]]
+                if case.empty or "boxes" not in case:
+                    continue
+                boxes = [p for p in predicted_of_json(case.iloc[0]["boxes"]) or () if p.image == image]
+                predicted[model] = [
+                    (p.box, max((iou(p.box, g) for g in gold_boxes.get(image, ())), default=0.0))
+                    for p in boxes
+                ]
+                for box in gold_boxes.get(image, ()):
+                    value, best = best_match(box, boxes, image)
+                    rows.append(
+                        {
+                            "model": model,
+                            "gold box": str(list(box)),
+                            "best predicted": str(list(best)) if best else "–",
+                            "IoU": value,
+                        }
+                    )
+            href = (folder / image).as_uri() if folder else image
+            parts.append(
+                f'<figure class="overlay"><figcaption>{html.escape(str(truth["qid"]))}: {html.escape(image)} '
+                f"({size[0]}x{size[1]})</figcaption>"
+                + overlay_svg(image, href, size, gold_boxes.get(image, ()), predicted)
+                + (pd.DataFrame(rows).to_html(index=False, float_format=lambda v: f"{v:.2f}") if rows else "")
+                + "</figure>"
+            )
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _scored(boxes: Sequence[PredictedBox], gold: Sequence[Box]) -> list[tuple[Box, float]]:
+    """Each predicted box with its IoU against the gold box it overlaps most."""
+    return [(p.box, max((iou(p.box, g) for g in gold), default=0.0)) for p in boxes]
+
+
+def case_overlays(
+    qid: str, model: str, answers: pd.DataFrame, judgement_list: pd.DataFrame, catalog: pd.DataFrame
+) -> dict[str, str]:
+    """One SVG per labelled image of the case: its gold boxes and this model's boxes over the
+    image (by reference to the file the ``image_catalog`` read), by a file name for it."""
+    paths = dict(zip(catalog["image_id"], catalog["path"])) if "path" in catalog else {}
+    truth = judgement_list[judgement_list["qid"] == qid]
+    case = answers[answers["qid"] == qid]
+    if truth.empty or GOLD_IMAGE_SIZES not in truth:
+        return {}
+    row = truth.iloc[0].to_dict()
+    gold_boxes = boxes_of_json(row.get(GOLD_BOXES))
+    boxes = predicted_of_json(case.iloc[0]["boxes"]) if not case.empty and "boxes" in case else None
+    drawn = {}
+    for image, size in _sizes(row).items():
+        gold = gold_boxes.get(image, ())
+        scored = _scored([p for p in boxes or () if p.image == image], gold)
+        href = Path(paths[image]).as_uri() if image in paths else image
+        drawn[f"{image.replace('/', '__')}.svg"] = overlay_svg(image, href, size, gold, {model: scored})
+    return drawn
+
+
+def has_image_labels(judgement_list: pd.DataFrame) -> bool:
+    return GOLD_IMAGE_SIZES in judgement_list and bool(judgement_list[GOLD_IMAGE_SIZES].notna().any())
+
+
+def case_image_label(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -> str:
+    """A case's gold image in a few words, for a table of cases: ``plan.png (retrieved 2nd)``."""
+    gold = [] if truth is None or _missing(truth.get(GOLD_IMAGES)) else list(truth[GOLD_IMAGES])
+    gold = gold or list(boxes_of_json(truth.get(GOLD_BOXES)) if truth is not None else [])
+    if not gold:
+        return "–"
+    images = answer.get("images")
+    ranked = [] if images is None or _missing(images) else list(images)
+    rank = next((n for n, image in enumerate(ranked, start=1) if image == gold[0]), None)
+    said = (
+        "not said"
+        if images is None or _missing(images)
+        else f"retrieved #{rank}"
+        if rank
+        else "NOT retrieved"
+    )
+    more = f" +{len(gold) - 1}" if len(gold) > 1 else ""
+    return f"{gold[0]}{more} ({said})"

@@ -1,0 +1,312 @@
+"""Multimodal evaluation through `rag-eval run`: a knowledge base of PNG images with captions and
+text documents, a judgement list with gold images and boxes, and three files of an agent's
+answers (right images and boxes; the right image ranked second with boxes at IoU 1, 1/3, 1/2,
+0, none and a second box; wrong images). The image metrics equal hand computation, text-only
+cases have them absent, and bad input is one line each while the other cases are scored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rag_eval_pipeline.instance.home import open_instance
+from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS
+from rag_eval_pipeline_tests.support.cli import rag_eval
+from rag_eval_pipeline_tests.support.images import draw
+
+GOLD_BOXES = [
+    [0, 0, 10, 10],
+    [20, 0, 30, 10],
+    [0, 20, 10, 30],
+    [0, 40, 10, 50],
+    [0, 60, 10, 70],
+    [0, 80, 10, 90],
+]
+# the best box for each gold box has IoU 1, 1/3, 1/2, 0, none, and 1 (a second box beside one of 1/2)
+SECOND_BOXES = [
+    [0, 0, 10, 10],
+    [20, 0, 50, 10],
+    [0, 20, 20, 30],
+    [10, 40, 20, 50],
+    [0, 80, 20, 90],
+    [0, 80, 10, 90],
+]
+QUESTIONS = [
+    {"id": "plan", "question": "Where are the rooms on the floor plan?", "answer": "along the left wall",
+     "gold_images": ["plan.png"], "gold_boxes": {"plan.png": GOLD_BOXES}},
+    {"id": "chart", "question": "Which bar of the sales chart is highest?", "answer": "the second",
+     "gold_images": ["charts/sales.png"], "gold_boxes": {"charts/sales.png": [[40, 20, 60, 80]]}},
+    {"id": "hours", "question": "When is the office open?", "answer": "from nine to five",
+     "relevant_titles": ["hours"]},
+]  # fmt: skip
+
+
+def _answers(rows: dict[str, dict]) -> list[dict]:
+    return [{"qid": qid, "answer": "an answer", "contexts": ["x"], **row} for qid, row in rows.items()]
+
+
+ANSWER_FILES = {
+    "right": _answers(
+        {
+            "plan": {"images": ["plan.png"], "boxes": [{"image": "plan.png", "box": b} for b in GOLD_BOXES]},
+            "chart": {
+                "images": ["charts/sales.png"],
+                "boxes": [{"image": "charts/sales.png", "box": [40, 20, 60, 80]}],
+            },
+            "hours": {},
+        }
+    ),
+    "second": _answers(
+        {
+            "plan": {
+                "images": ["photo.png", "plan.png", "ghost.png"],  # ghost.png: not in the knowledge base
+                "boxes": [{"image": "plan.png", "box": b, "score": 0.9} for b in SECOND_BOXES],
+            },
+            "chart": {"images": ["photo.png", "plan.png", "charts/sales.png"], "boxes": []},
+            "hours": {},
+        }
+    ),
+    "wrong": _answers(
+        {
+            "plan": {"images": ["photo.png"], "boxes": [{"image": "photo.png", "box": [0, 0, 10, 10]}]},
+            "chart": {"images": ["photo.png"], "boxes": [{"image": "photo.png", "box": [40, 20, 60, 80]}]},
+            "hours": {},
+        }
+    ),
+}
+EXPECTED = {  # (image precision, image recall, grounding accuracy, grounding mIoU) by hand
+    ("right", "plan"): (1.0, 1.0, 1.0, 1.0),
+    ("right", "chart"): (1.0, 1.0, 1.0, 1.0),
+    ("second", "plan"): (0.5, 1.0, 0.5, 0.472222),  # precision@2 = 1/2; (1 + 1/3 + 1/2 + 0 + 0 + 1) / 6
+    ("second", "chart"): (1 / 3, 1.0, 0.0, 0.0),  # third of three; no boxes returned: IoU 0
+    ("wrong", "plan"): (0.0, 0.0, 0.0, 0.0),
+    ("wrong", "chart"): (0.0, 0.0, 0.0, 0.0),
+    ("oracle", "plan"): (1.0, 1.0, 1.0, 1.0),
+    ("oracle", "chart"): (1.0, 1.0, 1.0, 1.0),
+}
+
+
+def _project(tmp_path):
+    docs = tmp_path / "docs"
+    draw(docs / "plan.png", (100, 100), "white", [((0, 0, 10, 10), "red")])
+    draw(docs / "photo.png", (60, 40), "green")
+    draw(docs / "charts/sales.png", (100, 80), "white", [((40, 20, 60, 80), "blue")])
+    (docs / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\ntruncated")
+    (docs / "hours.md").write_text("The office is open from nine to five on weekdays.", encoding="utf-8")
+    captions = [
+        {"file": "plan.png", "caption": "Floor plan of the rooms along the left wall"},
+        {"file": "photo.png", "caption": "Photo of the garden"},
+        {"file": "charts/sales.png", "caption": "Sales chart with three bars", "alt_text": "bar chart"},
+    ]
+    (docs / "images.jsonl").write_text("".join(json.dumps(c) + "\n" for c in captions), encoding="utf-8")
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    models = [{"name": "oracle", "provider": "offline", "model": "oracle"}]
+    for name, rows in ANSWER_FILES.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        models.append({"name": name, "provider": "file", "path": str(path)})
+    config = tmp_path / "rag_eval.yaml"
+    settings = {
+        "dataset": {"kind": "custom", "questions": str(questions), "documents": str(docs), "sample_size": 0},
+        "answer_models": models,
+        "judges": ["reference"],
+    }
+    config.write_text(yaml.safe_dump(settings, sort_keys=False))
+    return config
+
+
+@pytest.fixture(scope="module")
+def evaluated_images(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("multimodal")
+    config = _project(tmp_path)
+    home = tmp_path / "home"
+    result = rag_eval("--config", str(config), "--dagster-home", str(home), "run", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return tmp_path, home, result
+
+
+@pytest.mark.slow  # one `rag-eval run` of four answer models, shared by the tests of this module
+def test_image_metrics_equal_hand_computation_and_are_absent_on_text_only_cases(evaluated_images):
+    _, home, _ = evaluated_images
+    instance = open_instance(str(home))
+    for model in ("oracle", *ANSWER_FILES):
+        scores = load_asset(instance, "judge_scores", model)
+        grounding = scores[scores["judge_id"] == "grounding"].set_index("qid")
+        assert len(grounding) == 3, model
+        for qid in ("plan", "chart"):
+            expected = EXPECTED[(model, qid)]
+            got = tuple(grounding.loc[qid, m] for m in IMAGE_METRICS[:4])
+            assert got == pytest.approx(expected, abs=1e-6), (model, qid, got)
+        assert grounding.loc["hours", list(IMAGE_METRICS)].isna().all(), model  # text only: absent
+        assert grounding[["pointing_accuracy"]].isna().all().all()  # no heat maps: absent, not 0
+        summary = load_asset(instance, "metric_summary", model)
+        overall = summary[(summary["judge_id"] == "grounding") & (summary["group"] == "all")]
+        assert set(IMAGE_METRICS) <= set(overall["metric"])
+        assert int(overall.set_index("metric").loc["grounding_accuracy", "n"]) == 2  # the two labelled cases
+
+
+@pytest.mark.slow
+def test_unknown_image_ids_and_unreadable_images_are_one_line_each(evaluated_images):
+    tmp_path, home, result = evaluated_images
+    scores = load_asset(open_instance(str(home)), "judge_scores", "second")
+    notes = scores[(scores["judge_id"] == "grounding") & (scores["qid"] == "plan")]["notes"].iloc[0]
+    assert notes == "the reply names image 'ghost.png', not an image of the knowledge base"
+    catalog = load_asset(open_instance(str(home)), "image_catalog", None).set_index("image_id")
+    assert list(catalog.loc["broken.png", "problems"])[0].startswith("unreadable")
+    assert catalog.loc["plan.png", "width"] == 100 and not list(catalog.loc["plan.png", "problems"])
+
+
+@pytest.mark.slow
+def test_a_box_outside_its_image_is_one_error_line_per_row_before_any_work(evaluated_images):
+    tmp_path, _, _ = evaluated_images
+    bad = [
+        {**QUESTIONS[0], "gold_boxes": {"plan.png": [[90, 90, 101, 100]]}},
+        {**QUESTIONS[1], "gold_images": ["charts/nowhere.png"]},
+        QUESTIONS[2],
+    ]
+    questions = tmp_path / "bad.jsonl"
+    questions.write_text("".join(json.dumps(q) + "\n" for q in bad), encoding="utf-8")
+    config = tmp_path / "bad.yaml"
+    settings = yaml.safe_load((tmp_path / "rag_eval.yaml").read_text())
+    settings["dataset"]["questions"] = str(questions)
+    config.write_text(yaml.safe_dump(settings))
+    result = rag_eval(
+        "--config", str(config), "--dagster-home", str(tmp_path / "bad-home"), "run", cwd=tmp_path
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert any(
+        "line 1: gold box [90, 90, 101, 100] of 'plan.png' is not inside its 100x100" in e for e in errors
+    )
+    assert any("line 2: gold image 'charts/nowhere.png' is not a readable image" in e for e in errors)
+    assert "Traceback" not in result.stderr
+
+
+def test_reply_mappings_read_images_boxes_and_heat_maps_from_a_nested_reply():
+    from rag_eval_pipeline.answering.agents.mapping import UnreadableReplyError
+    from rag_eval_pipeline.answering.agents.settings import MappingSettings
+
+    mapping = MappingSettings(
+        answer="$.data.reply.text",
+        contexts="$.data.docs[*].text",
+        images="$.data.visual.ranked[*].id",
+        boxes="$.data.visual.regions",
+        heatmaps="$.data.visual.attention",
+    ).compiled()
+    reply = {
+        "data": {
+            "reply": {"text": "top left"},
+            "docs": [{"text": "a plan"}],
+            "visual": {
+                "ranked": [{"id": "plan.png"}, {"id": "photo.png"}],
+                "regions": [{"image": "plan.png", "box": [0, 0, 10.0, 10], "score": 0.7}],
+                "attention": {"plan.png": "data:image/png;base64,AAAA"},
+            },
+        }
+    }
+    visual = mapping.read(reply).visual
+    assert visual is not None and visual.images == ("plan.png", "photo.png")
+    assert [(b.image, b.box, b.score) for b in visual.boxes] == [("plan.png", (0, 0, 10, 10), 0.7)]
+    assert dict(visual.heatmaps) == {"plan.png": "data:image/png;base64,AAAA"}
+    assert mapping.read({"data": {"reply": {"text": "no images"}}}).visual is None  # unknown: absent
+    csv_row = {"data": {"reply": {"text": "x"}, "visual": {"ranked": [{"id": "a.png; b.png"}]}}}
+    assert mapping.read(csv_row).visual.images == ("a.png", "b.png")  # a CSV cell: ';'-separated
+    reply["data"]["visual"]["regions"] = [{"image": "plan.png", "box": [10, 0, 5, 10]}]
+    with pytest.raises(UnreadableReplyError, match=r"regions\[1\]: box \[10, 0, 5, 10\] needs x0 < x1"):
+        mapping.read(reply)
+
+
+def test_heat_map_peaks_play_the_pointing_game():
+    import asyncio
+    import base64
+    import io
+
+    from PIL import Image
+
+    from rag_eval_pipeline.judges.base import JudgeCase
+    from rag_eval_pipeline.judges.grounding import GroundingJudge
+    from rag_eval_pipeline.metrics.grounding import VisualAnswer, VisualLabels
+
+    heat = Image.new("L", (20, 10), 0)
+    heat.putpixel((15, 5), 255)
+    buffer = io.BytesIO()
+    heat.save(buffer, format="PNG")
+    uri = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    labels = VisualLabels(("a.png",), {"a.png": ((10, 0, 20, 10),)}, {"a.png": (20, 10)})
+    case = JudgeCase("q", "a", "a", (), gold_visual=labels, visual=VisualAnswer(heatmaps={"a.png": uri}))
+    assert asyncio.run(GroundingJudge().judge(case)).scores["pointing_accuracy"] == 1.0
+    other_size = VisualLabels(("a.png",), labels.boxes, {"a.png": (30, 10)})
+    wrong_size = JudgeCase(
+        "q", "a", "a", (), gold_visual=other_size, visual=VisualAnswer(heatmaps={"a.png": uri})
+    )
+    outcome = asyncio.run(GroundingJudge().judge(wrong_size))
+    assert outcome.scores["pointing_accuracy"] is None  # unreadable: absent and said, never a miss
+    assert outcome.notes == ["heat map of a.png: is 20x10, not its image's 30x10"]
+
+
+@pytest.mark.slow
+def test_explain_and_the_report_draw_gold_and_predicted_boxes_over_one_copy_of_the_image(evaluated_images):
+    tmp_path, home, _ = evaluated_images
+    config = tmp_path / "rag_eval.yaml"
+    shown = rag_eval(
+        "--config", str(config), "--dagster-home", str(home), "explain", "plan", "--model", "second"
+    )
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert "retrieved: photo.png, plan.png, ghost.png" in out
+    assert "[GOLD] plan.png (sha256 " in out and "100x100): retrieved" in out
+    assert "gold box [20, 0, 30, 10]: best predicted [20, 0, 50, 10], IoU 0.33  (missed: IoU < 0.5)" in out
+    assert "gold box [0, 60, 10, 70]: no predicted box overlaps it, IoU 0.00" in out
+    assert "grounding (prompt –): ok" in out and "grounding_miou 0.472" in out
+    overlay = next(line.split("overlay: ")[1] for line in out.splitlines() if line.startswith("overlay: "))
+    svg = Path(overlay).read_text()
+    assert svg.count("<image ") == 1 and (tmp_path / "docs" / "plan.png").resolve().as_uri() in svg
+    assert svg.count('class="gold"') == 6 and svg.count('class="predicted"') == 6
+    assert "IoU 0.33" in svg and "base64" not in svg
+    report = (home / "storage" / "artifacts" / "eval_report.html").read_text()
+    section = report[
+        report.index('<section id="images">') : report.index(
+            "</section>", report.index('<section id="images">')
+        )
+    ]
+    assert section.count("<svg ") == 2  # plan.png and the chart, each once, every model's boxes over it
+    assert section.count("<image ") == 2 and "base64" not in section
+    assert section.count('data-model="second"') == 6 and section.count('data-model="right"') == 7
+    assert "grounding_miou" in section and "<td>0.236</td>" in section  # second: (0.472222 + 0) / 2
+    assert "<td>[20, 0, 50, 10]</td>" in section and "<td>0.33</td>" in section  # IoU per box
+
+
+def test_a_table_of_cases_names_the_gold_image_and_where_it_was_retrieved():
+    from rag_eval_pipeline.reporting.images import case_image_label
+
+    truth = {
+        "gold_images": ["plan.png"],
+        "gold_boxes": '{"plan.png": [[0, 0, 1, 1]], "b.png": [[0, 0, 1, 1]]}',
+    }
+    assert case_image_label({"images": ["photo.png", "plan.png"]}, truth) == "plan.png (retrieved #2)"
+    assert case_image_label({"images": ["photo.png"]}, truth) == "plan.png (NOT retrieved)"
+    assert case_image_label({"images": None}, truth) == "plan.png (not said)"
+    assert case_image_label({"images": []}, {"gold_images": [], "gold_boxes": None}) == "–"
+
+
+def test_a_case_trace_names_the_retrieved_images_by_id_never_their_bytes():
+    from rag_eval_pipeline.tracing.cases import retrieval_span
+
+    answer = {
+        "question": "q",
+        "retrieval_mode": "bm25",
+        "top_k": 2,
+        "retrieved_ids": ["image:plan.png"],
+        "retrieved_titles": ["Plan"],
+        "retrieved_scores": [1.0],
+        "retrieved_passages": ["Floor plan"],
+        "images": ["plan.png"],
+    }
+    span = retrieval_span(answer)
+    assert list(span.attributes["rag_eval.retrieval.images"]) == ["plan.png"]
+    assert "rag_eval.retrieval.images" not in retrieval_span({**answer, "images": None}).attributes
