@@ -30,6 +30,9 @@ class AnswerRequest:
     reference_answer: str | None
     repeat: int = 0  # which of an agent's repeated answers to this question
     language: str = "en"  # the case's language (ISO 639-1): the answer is asked for in it
+    # a security probe's secret the model is told to keep (in an LLM's system prompt): what an
+    # exfiltration probe tries to get out of it; None in an evaluation
+    secret: str | None = None
 
 
 @dataclass(frozen=True)

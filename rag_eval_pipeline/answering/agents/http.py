@@ -25,16 +25,38 @@ MAX_RETRY_AFTER_S = 60.0
 FATAL_STATUSES = (401, 403, 404)
 
 
-def render_template(template: Any, qid: str, question: str) -> Any:
+PASSAGES = "{passages}"
+
+
+def takes_passages(template: Any) -> bool:
+    """Whether a body template asks for the passages (``{passages}`` in any of its strings)."""
+    if isinstance(template, str):
+        return PASSAGES in template
+    if isinstance(template, Mapping):
+        return any(takes_passages(v) for v in template.values())
+    if isinstance(template, list):
+        return any(takes_passages(v) for v in template)
+    return False
+
+
+def render_template(
+    template: Any, qid: str, question: str, passages: list[dict[str, str]] | None = None
+) -> Any:
     """The body template with ``{question}`` and ``{qid}`` replaced inside its strings (not by
     formatting: braces of the template's own JSON stay as they are, and a question with quotes
-    stays valid JSON)."""
+    stays valid JSON). ``{passages}`` is the passages given to the agent, a list of ``title`` and
+    ``text``: the list itself where it is a whole string, its JSON text inside a longer one."""
     if isinstance(template, str):
-        return template.replace("{question}", question).replace("{qid}", qid)
+        if template == PASSAGES:
+            return list(passages or [])
+        rendered = template.replace("{question}", question).replace("{qid}", qid)
+        if PASSAGES in rendered:
+            rendered = rendered.replace(PASSAGES, json.dumps(list(passages or []), ensure_ascii=False))
+        return rendered
     if isinstance(template, Mapping):
-        return {k: render_template(v, qid, question) for k, v in template.items()}
+        return {k: render_template(v, qid, question, passages) for k, v in template.items()}
     if isinstance(template, list):
-        return [render_template(v, qid, question) for v in template]
+        return [render_template(v, qid, question, passages) for v in template]
     return template
 
 
@@ -91,25 +113,29 @@ class HttpTransport:
         if client is not None:
             await client.aclose()
 
-    def request(self, qid: str, question: str) -> dict[str, Any]:
+    def request(
+        self, qid: str, question: str, passages: list[dict[str, str]] | None = None
+    ) -> dict[str, Any]:
         """The arguments of the ``httpx`` request for one question (what `agents check` shows)."""
-        body = render_template(self._entry.body, qid, question)
+        body = render_template(self._entry.body, qid, question, passages)
         if self._entry.method == "GET":
             return {"method": "GET", "url": self._entry.url, "params": body, "headers": self._headers}
         content = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
         headers = {"Content-Type": "application/json", **self._headers}
         return {"method": self._entry.method, "url": self._entry.url, "content": content, "headers": headers}
 
-    async def _attempt(self, qid: str, question: str) -> httpx.Response:
-        return await self._client().request(**self.request(qid, question))
+    async def _attempt(
+        self, qid: str, question: str, passages: list[dict[str, str]] | None
+    ) -> httpx.Response:
+        return await self._client().request(**self.request(qid, question, passages))
 
-    async def __call__(self, qid: str, question: str) -> Any:
+    async def __call__(self, qid: str, question: str, passages: list[dict[str, str]] | None = None) -> Any:
         entry, last, wait = self._entry, "", None
         attempts = entry.max_retries + 1
         for attempt in range(attempts):
             try:
                 # the whole attempt, not each read: httpx's timeout restarts with every byte
-                response = await asyncio.wait_for(self._attempt(qid, question), entry.timeout_s)
+                response = await asyncio.wait_for(self._attempt(qid, question, passages), entry.timeout_s)
             except (TimeoutError, httpx.TimeoutException):
                 last, wait = f"no response within {entry.timeout_s:g} s", None
             except httpx.ConnectError as err:

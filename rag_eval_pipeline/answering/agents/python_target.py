@@ -152,11 +152,14 @@ class PythonTransport:
         worker.process.wait()
         worker.replies.close()
 
-    def _call_blocking(self, qid: str, question: str) -> Any:
+    def _call_blocking(self, qid: str, question: str, passages: list[dict[str, str]] | None = None) -> Any:
         worker = self._take()
         try:
             assert worker.process.stdin is not None
-            worker.process.stdin.write(json.dumps({"qid": qid, "question": question}) + "\n")
+            request: dict[str, Any] = {"qid": qid, "question": question}
+            if passages is not None:
+                request["passages"] = passages
+            worker.process.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
             worker.process.stdin.flush()
             ready, _, _ = select.select([worker.replies], [], [], self._timeout_s)
             line = worker.replies.readline() if ready else ""
@@ -186,5 +189,16 @@ class PythonTransport:
                 worker.process.stdin.close()
             self._end(worker)
 
-    async def __call__(self, qid: str, question: str) -> Any:
-        return await asyncio.to_thread(self._call_blocking, qid, question)
+    async def __call__(self, qid: str, question: str, passages: list[dict[str, str]] | None = None) -> Any:
+        return await asyncio.to_thread(self._call_blocking, qid, question, passages)
+
+
+def takes_passages(target: str) -> bool:
+    """Whether the callable ``target`` names takes the passages from its caller (a ``passages``
+    parameter); False when it cannot be loaded (said by the provider's problems)."""
+    import inspect
+
+    try:
+        return "passages" in inspect.signature(load_target(target)).parameters
+    except (TargetNotFoundError, TypeError, ValueError):
+        return False

@@ -1,6 +1,6 @@
 """A worker process that calls the team's Python agent: ``python -m
 rag_eval_pipeline.answering.agents.python_worker TARGET FD`` reads one JSON request per line on
-stdin, ``{"qid": ..., "question": ...}``, and writes one JSON reply per line to file descriptor
+stdin, ``{"qid": ..., "question": ...}`` (and ``"passages"`` for a target that takes them), and writes one JSON reply per line to file descriptor
 FD: ``{"document": ...}`` or ``{"error": "..."}``, after one ``{"ready": true}`` line once the
 target is imported (an import's time is not a call's), or one ``{"ready": false, "error": ...}``
 line when it cannot be: no call could succeed, and the run stops before its first case. What the
@@ -27,13 +27,17 @@ def serve(target: str, reply_fd: int) -> None:
     except Exception as err:  # said once, as the worker's whole answer: no call can succeed
         replies.write(json.dumps({"ready": False, "error": str(err)}) + "\n")
         return
-    takes_qid = "qid" in inspect.signature(function).parameters
+    parameters = inspect.signature(function).parameters
+    takes_qid = "qid" in parameters
+    takes_passages = "passages" in parameters
     loop = asyncio.new_event_loop()
     replies.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         request = json.loads(line)
         try:
             kwargs = {"qid": request["qid"]} if takes_qid else {}
+            if takes_passages and "passages" in request:
+                kwargs["passages"] = request["passages"]
             returned = function(request["question"], **kwargs)
             if inspect.isawaitable(returned):
                 returned = loop.run_until_complete(returned)
