@@ -23,6 +23,7 @@ from rag_eval_pipeline.instance.lineage import (
 from rag_eval_pipeline.instance.location import dagster_home_path
 from rag_eval_pipeline.metrics.freshness import judgement_list_version, summary_stale_reasons
 from rag_eval_pipeline.metrics.gates import check_gates, error_rate_gate, gate_table
+from rag_eval_pipeline.metrics.security import ASR_PREFIX
 from rag_eval_pipeline.metrics.settings import Gate, parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.explain import explain_case, worst_cases
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -127,6 +128,20 @@ def _session_gate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _with_probes(stored: _Stored, summary):
+    """The summary with the model's stored security probes as rows (``asr_<attack>``)."""
+    import pandas as pd
+
+    from rag_eval_pipeline.instance.security import load_probes
+    from rag_eval_pipeline.metrics.security import probe_summary_rows
+
+    probes = load_probes(stored.instance, stored.model)
+    if probes is None:
+        print(f"note: {stored.model} was never probed here: `rag-eval probe --models {stored.model}`")
+        return summary
+    return pd.concat([summary, probe_summary_rows(probes)], ignore_index=True)
+
+
 def handle_gate(args: argparse.Namespace) -> int:
     if args.model.startswith("trajectories:"):
         return _session_gate(args)
@@ -142,6 +157,8 @@ def handle_gate(args: argparse.Namespace) -> int:
     if not thresholds:
         raise CommandError("no thresholds: pass --min METRIC=VALUE or set thresholds in the file")
     summary = stored.load(METRIC_SUMMARY, stored.model)
+    if any(g.metric.startswith(ASR_PREFIX) for g in thresholds):
+        summary = _with_probes(stored, summary)
     min_cases = args.min_n if args.min_n is not None else stored.settings.statistics.min_cases
     allowed = args.max_error_rate if args.max_error_rate is not None else stored.settings.max_error_rate
     results = [*check_gates(summary, thresholds, args.judge, min_cases), error_rate_gate(summary, allowed)]
