@@ -57,10 +57,10 @@ from rag_eval_pipeline.retrieval.settings import (
     KnowledgeBaseSettings,
 )
 from rag_eval_pipeline.review.settings import ReviewSettings
+from rag_eval_pipeline.security.settings import SecuritySettings
 from rag_eval_pipeline.storage.settings import StorageSettings, WorkerSettings
 from rag_eval_pipeline.tracing.settings import TracingSettings
 from rag_eval_pipeline.trajectories.settings import TrajectorySettings
-from rag_eval_pipeline.security.settings import SecuritySettings
 
 if TYPE_CHECKING:  # built when asked for: reading a configuration imports no answer model
     from rag_eval_pipeline.answering.registry import AnswerRegistry

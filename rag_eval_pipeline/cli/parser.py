@@ -634,7 +634,9 @@ def _probe(commands: argparse._SubParsersAction) -> None:
         help="answer models and agents (default: security.models, else the instance's registered ones)",
     )
     probe.add_argument("--poison-count", type=positive, help="planted passages per poisoned case (default 5)")
-    probe.add_argument("--top-k", type=positive, help="passages given to an agent that takes them (default 4)")
+    probe.add_argument(
+        "--top-k", type=positive, help="passages given to an agent that takes them (default 4)"
+    )
     probe.add_argument("--seed", help="the run's seed: the same seed plants the same canaries (default: new)")
     probe.add_argument("--format", choices=["table", "json"], default="table")
     probe.add_argument("--verbose", action="store_true", help="show tracebacks")

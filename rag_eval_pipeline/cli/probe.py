@@ -29,7 +29,9 @@ SAMPLE_SEED = 0  # the same cases are probed run after run: builds compare on th
 
 def _attacks(args: argparse.Namespace, settings: Settings) -> list[Attack]:
     try:
-        return Attack.parse_list(args.attacks if args.attacks is not None else ",".join(settings.security.attacks))
+        return Attack.parse_list(
+            args.attacks if args.attacks is not None else ",".join(settings.security.attacks)
+        )
     except ValueError as err:
         raise CommandError(str(err)) from None
 
@@ -56,7 +58,9 @@ def _systems(args: argparse.Namespace, settings: Settings) -> list[tuple[Any, An
             )
         ingest = getattr(spec.agent, "ingest", None)
         try:
-            chosen.append((spec, reach_of(spec, spec.is_agent and agent_takes_passages(spec), ingest is not None)))
+            chosen.append(
+                (spec, reach_of(spec, spec.is_agent and agent_takes_passages(spec), ingest is not None))
+            )
         except ProbeRefusedError as err:
             raise CommandError(str(err)) from None
     return chosen
@@ -94,7 +98,9 @@ def handle(args: argparse.Namespace) -> int:
     except Exception as err:
         from rag_eval_pipeline.cli.run import BAD_INPUT
 
-        return report_failure(err, args.verbose, str(dagster_home_path(args.dagster_home)), BAD_INPUT, args.config)
+        return report_failure(
+            err, args.verbose, str(dagster_home_path(args.dagster_home)), BAD_INPUT, args.config
+        )
     from rag_eval_pipeline.instance.security import store_probes
     from rag_eval_pipeline.metrics.security import RESULT_KEYS, probe_comparisons, probe_results
 
@@ -135,16 +141,19 @@ def _run(
     security = settings.security
     seed = args.seed or new_run_seed()
     top_k = args.top_k or security.top_k
-    probes = build_probes(sample.to_dict(orient="records"), attacks, seed, args.poison_count or security.poison_count)
+    probes = build_probes(
+        sample.to_dict(orient="records"), attacks, seed, args.poison_count or security.poison_count
+    )
     say = lambda line: print(f"probe: {line}", file=sys.stderr, flush=True)  # noqa: E731
     say(f"seed {seed}: {len(sample)} cases, attacks {', '.join(a.value for a in attacks)}")
     resources = build_resources(settings)
     wanted = {key: resources[key] for key in ("settings", "llm", "knowledge_base")}
     registry: AnswerRegistry = settings.answer_registry()
     frames = []
-    with dg.build_resources(wanted, instance=instance_of(args)) as built, tempfile.TemporaryDirectory(
-        prefix="rag-eval-probe-"
-    ) as scratch:
+    with (
+        dg.build_resources(wanted, instance=instance_of(args)) as built,
+        tempfile.TemporaryDirectory(prefix="rag-eval-probe-") as scratch,
+    ):
         knowledge_base = built.knowledge_base.knowledge_base
         services = built.llm.services()
         modes = [spec.retrieval_mode for spec, _ in systems if spec.retrieval_mode is not None]

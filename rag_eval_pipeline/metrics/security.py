@@ -83,9 +83,7 @@ def _figures(group: pd.DataFrame, confidence: float) -> dict[str, Any]:
         "retrieved_rate": _mean(group["planted_recall"]),
         "errors": int((group["status"] == ERROR).sum()),
         "empty": int((group["status"] == EMPTY).sum()),
-        "utility_p": sign_flip_test(
-            (paired["correct_attacked"] - paired["correct_clean"]).to_numpy()
-        ).p_value
+        "utility_p": sign_flip_test((paired["correct_attacked"] - paired["correct_clean"]).to_numpy()).p_value
         if len(paired)
         else None,
     }
@@ -111,7 +109,9 @@ def probe_comparisons(probes: pd.DataFrame, significance: float = SIGNIFICANCE) 
     if len(models) < 2:
         return comparisons
     valid = probes[probes["status"] == OK]
-    scopes = [(attack, OVERALL, valid[valid["attack"] == attack]) for attack in sorted(valid["attack"].unique())]
+    scopes = [
+        (attack, OVERALL, valid[valid["attack"] == attack]) for attack in sorted(valid["attack"].unique())
+    ]
     scopes += [
         (attack, language, group)
         for (attack, language), group in valid.groupby(["attack", "language"], sort=True)
@@ -186,5 +186,9 @@ def worst_probes(probes: pd.DataFrame, limit: int = 5) -> pd.DataFrame:
     """The probes that succeeded, those whose planted passage was retrieved first: what a reader
     looks at (the planted passage, the reply, the canary or target and the evidence found)."""
     hit = probes[probes["success"] == 1]
-    ordered = hit.sort_values(["planted_recall", "model", "attack", "qid"], ascending=[False, True, True, True])
-    return ordered.head(limit)[["model", "attack", "language", "qid", "planted", "reply", "canary", "target", "evidence"]]
+    ordered = hit.sort_values(
+        ["planted_recall", "model", "attack", "qid"], ascending=[False, True, True, True]
+    )
+    return ordered.head(limit)[
+        ["model", "attack", "language", "qid", "planted", "reply", "canary", "target", "evidence"]
+    ]

@@ -5,6 +5,7 @@ never changed: a new frame is returned)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -138,49 +139,46 @@ def build_probes(
     for record in records:
         if record.get("answer"):
             pools.setdefault(record.get("language") or ENGLISH, []).append(str(record["answer"]))
-    probes = []
-    for case in records:
-        qid, question = str(case["qid"]), str(case["question"])
-        language = case.get("language") or ENGLISH
-        templates, own = attack_templates(language)
-        reference = str(case["answer"]) if case.get("answer") and not case.get("reference_pending") else None
-        for attack in attacks:
-            def doc(n: int, text: str, role: Role = Role.ATTACK) -> PlantedDoc:
-                return _doc(qid, attack.value, n, templates.title, text, language, role)
+    return [
+        _probe(case, attack, run_seed, pools.get(case.get("language") or ENGLISH, []), poison_count)
+        for case in records
+        for attack in attacks
+    ]
 
-            if attack is Attack.INJECTION:
-                token = canary(run_seed, qid, attack.value)
-                text = templates.injection.format(question=question, canary=token)
-                probes.append(Probe(qid, question, language, reference, attack, (doc(0, text),), token, None, own))
-            elif attack is Attack.POISONING:
-                target = false_target(case, [a for a in pools.get(language, []) if a != case.get("answer")], run_seed)
-                phrasings = templates.poisoning
-                planted = tuple(
-                    doc(n, phrasings[n % len(phrasings)].format(question=question, target=target))
-                    for n in range(poison_count)
-                )
-                probes.append(Probe(qid, question, language, reference, attack, planted, None, target, own))
-            else:
-                token = canary(run_seed, qid, attack.value)
-                text = templates.exfiltration.format(question=question, url=COLLECTOR_URL)
-                secret_text = templates.confidential.format(
-                    question=question, canary=token, internal=INTERNAL_URL.format(canary=token)
-                )
-                probes.append(
-                    Probe(
-                        qid,
-                        question,
-                        language,
-                        reference,
-                        attack,
-                        (doc(0, text),),
-                        token,
-                        None,
-                        own,
-                        (doc(1, secret_text, Role.CONFIDENTIAL),),
-                    )
-                )
-    return probes
+
+def _probe(
+    case: Mapping[str, Any], attack: Attack, run_seed: str, pool: Sequence[str], poison_count: int
+) -> Probe:
+    """One attack on one case, in the case's language."""
+    qid, question = str(case["qid"]), str(case["question"])
+    language = case.get("language") or ENGLISH
+    templates, own = attack_templates(language)
+    reference = str(case["answer"]) if case.get("answer") and not case.get("reference_pending") else None
+    probe = functools.partial(Probe, qid, question, language, reference, attack, own_templates=own)
+
+    def doc(n: int, text: str, role: Role = Role.ATTACK) -> PlantedDoc:
+        return _doc(qid, attack.value, n, templates.title, text, language, role)
+
+    if attack is Attack.INJECTION:
+        token = canary(run_seed, qid, attack.value)
+        return probe((doc(0, templates.injection.format(question=question, canary=token)),), canary=token)
+    if attack is Attack.POISONING:
+        target = false_target(case, [a for a in pool if a != case.get("answer")], run_seed)
+        phrasings = templates.poisoning
+        planted = tuple(
+            doc(n, phrasings[n % len(phrasings)].format(question=question, target=target))
+            for n in range(poison_count)
+        )
+        return probe(planted, target=target)
+    token = canary(run_seed, qid, attack.value)
+    secret = templates.confidential.format(
+        question=question, canary=token, internal=INTERNAL_URL.format(canary=token)
+    )
+    return probe(
+        (doc(0, templates.exfiltration.format(question=question, url=COLLECTOR_URL)),),
+        canary=token,
+        confidential=(doc(1, secret, Role.CONFIDENTIAL),),
+    )
 
 
 def planted_documents(probes: Sequence[Probe], with_confidential: bool) -> list[PlantedDoc]:

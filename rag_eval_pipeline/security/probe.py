@@ -92,7 +92,9 @@ Progress = Callable[[str], None]
 def _recording(retrieve: Retriever, seen: dict[str, list[SearchHit]]) -> Retriever:
     """The retriever, keeping what it found for each question (what the system was given)."""
 
-    def search(queries: Sequence[str], k: int, languages: Sequence[str | None] | None = None) -> list[list[SearchHit]]:
+    def search(
+        queries: Sequence[str], k: int, languages: Sequence[str | None] | None = None
+    ) -> list[list[SearchHit]]:
         found = retrieve(queries, k, languages)
         seen.update(zip(queries, found))
         return found
@@ -118,7 +120,9 @@ def _ask(
     if system.reach is Reach.PASSAGES:  # our retrieval, sent to the agent
         spec = dataclasses.replace(spec, retrieval_mode=mode, top_k=top_k)
     seen: dict[str, list[SearchHit]] = {}
-    searched = _recording(retrieve, seen) if retrieve is not None and system.reach is not Reach.INGEST else None
+    searched = (
+        _recording(retrieve, seen) if retrieve is not None and system.reach is not Reach.INGEST else None
+    )
     try:
         frame = answer_cases(cases, spec, system.model, searched, concurrency=system.concurrency)
     except AllCasesFailedError as err:  # every call failed: each probe an error, counted apart
@@ -189,7 +193,9 @@ def probe_system(
         mode, top_k = system.spec.retrieval_mode or mode, system.spec.top_k or top_k
     clean_cases = cases[cases["qid"].isin({p.qid for p in probes})].reset_index(drop=True)
     say(f"{system.name}: {len(clean_cases)} cases clean")
-    clean_rows, _ = _ask(system, clean_cases, None if system.reach is Reach.INGEST else clean(mode), mode, top_k)
+    clean_rows, _ = _ask(
+        system, clean_cases, None if system.reach is Reach.INGEST else clean(mode), mode, top_k
+    )
     rows = []
     for attack in dict.fromkeys(p.attack for p in probes):
         chosen = [p for p in probes if p.attack is attack]

@@ -23,7 +23,9 @@ class SecuritySettings(Strict):
     models: list[str] | None = Field(
         default=None, description="answer models and agents probed (default: the registered ones)"
     )
-    poison_count: int = Field(default=DEFAULT_POISON_COUNT, ge=1, le=50, description="planted passages per case")
+    poison_count: int = Field(
+        default=DEFAULT_POISON_COUNT, ge=1, le=50, description="planted passages per case"
+    )
     top_k: int = Field(default=DEFAULT_TOP_K, ge=1, description="passages given to an agent that takes them")
 
     @field_validator("attacks")

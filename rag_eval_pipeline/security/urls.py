@@ -48,9 +48,7 @@ def _trimmed(span: str) -> str:
     markdown link)."""
     while span:
         last = span[-1]
-        if last in _TRAILING:
-            span = span[:-1]
-        elif last in _PAIRS and span.count(last) > span.count(_PAIRS[last]):
+        if last in _TRAILING or last in _PAIRS and span.count(last) > span.count(_PAIRS[last]):
             span = span[:-1]
         else:
             break

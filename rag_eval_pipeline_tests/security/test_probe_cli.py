@@ -121,7 +121,9 @@ def _knowledge_base_files(home: Path) -> dict[str, str]:
     """Every file of the stored knowledge base (its index folders and its published snapshot
     assets), by content hash."""
     storage = home / "storage"
-    wanted = [p for p in storage.rglob("*") if p.is_file() and ("kb_" in str(p) or "judgement_list" in str(p))]
+    wanted = [
+        p for p in storage.rglob("*") if p.is_file() and ("kb_" in str(p) or "judgement_list" in str(p))
+    ]
     return {str(p.relative_to(storage)): hashlib.sha256(p.read_bytes()).hexdigest() for p in wanted}
 
 
@@ -135,9 +137,13 @@ def test_probes_tell_the_agent_that_repeats_its_passages_from_the_one_that_answe
     args, root, _, _ = project
     before = _knowledge_base_files(root / "home")
     assert before  # the index and the snapshot are there to compare
-    code, summary_before, _ = in_process(capsys, *args, "gate", "--model", "oracle", "--min", "correctness=0.9")
+    code, summary_before, _ = in_process(
+        capsys, *args, "gate", "--model", "oracle", "--min", "correctness=0.9"
+    )
     models = "echo-agent,reference-agent,compliant,oracle,extractive-baseline"
-    code, out, err = in_process(capsys, *args, "probe", "--models", models, "--format", "json", "--seed", "t1")
+    code, out, err = in_process(
+        capsys, *args, "probe", "--models", models, "--format", "json", "--seed", "t1"
+    )
     assert code == 0, err
     document = json.loads(out)
     assert set(document) == {"results", "comparisons"}
@@ -166,12 +172,16 @@ def test_probes_tell_the_agent_that_repeats_its_passages_from_the_one_that_answe
     assert all(v["more_resistant"] == "reference-agent" for v in verdicts.values()), verdicts
     # the original knowledge base is as it was, and its evaluation reads the same
     assert _knowledge_base_files(root / "home") == before
-    code, summary_after, _ = in_process(capsys, *args, "gate", "--model", "oracle", "--min", "correctness=0.9")
+    code, summary_after, _ = in_process(
+        capsys, *args, "gate", "--model", "oracle", "--min", "correctness=0.9"
+    )
     assert summary_after == summary_before
     # the stored probes hold a model to a threshold on its attack success
     code, out, _ = in_process(capsys, *args, "gate", "--model", "echo-agent", "--max", "asr_injection=0.05")
     assert code == 1 and "asr_injection" in out
-    code, out, _ = in_process(capsys, *args, "gate", "--model", "reference-agent", "--max", "asr_injection=0.05")
+    code, out, _ = in_process(
+        capsys, *args, "gate", "--model", "reference-agent", "--max", "asr_injection=0.05"
+    )
     assert code == 0 and "asr_injection" in out, out
 
 
@@ -198,8 +208,14 @@ def test_the_hook_removes_the_planted_documents_after_a_failed_probe(project, ca
 @pytest.mark.parametrize(
     "arguments, said",
     [
-        (["--attacks", "injection,jailbreak"], "error: unknown attack 'jailbreak'; known: injection, poisoning, exfiltration"),
-        (["--models", "plain-agent"], "error: agent plain-agent neither takes passages from the caller nor has an ingest hook"),
+        (
+            ["--attacks", "injection,jailbreak"],
+            "error: unknown attack 'jailbreak'; known: injection, poisoning, exfiltration",
+        ),
+        (
+            ["--models", "plain-agent"],
+            "error: agent plain-agent neither takes passages from the caller nor has an ingest hook",
+        ),
     ],
 )
 def test_bad_input_is_one_line(project, capsys, arguments, said):

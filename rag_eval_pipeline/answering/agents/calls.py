@@ -20,7 +20,9 @@ class Transport(Protocol):
     """How one agent is reached: a call per (qid, question) gives its response document;
     ``passages`` (title and text each) go to an agent that takes them from the caller."""
 
-    async def __call__(self, qid: str, question: str, passages: list[dict[str, str]] | None = None) -> Any: ...
+    async def __call__(
+        self, qid: str, question: str, passages: list[dict[str, str]] | None = None
+    ) -> Any: ...
 
     async def aclose(self) -> None:
         """Close what it keeps open on the running loop (an HTTP client's connections)."""

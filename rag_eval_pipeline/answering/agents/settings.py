@@ -164,8 +164,9 @@ class HttpAgentEntry(CalledAgentEntry):
 
 class PythonAgentEntry(CalledAgentEntry):
     """The agent as a Python callable, ``module:function`` (sync or async), called with the
-    question (and ``passages=`` when it takes them: security probes give them); it returns a mapping or an object with ``answer``, ``contexts`` and optionally
-    ``context_ids`` and ``context_titles`` (or other names, through ``response``)."""
+    question (and ``passages=`` when it takes them: security probes give them); it returns a
+    mapping or an object with ``answer``, ``contexts`` and optionally ``context_ids`` and
+    ``context_titles`` (or other names, through ``response``)."""
 
     provider: Literal["python"] = PYTHON
     target: str
