@@ -4,8 +4,9 @@ stdin, ``{"qid": ..., "question": ...}`` (and ``"passages"`` for a target that t
 writes one JSON reply per line to file descriptor FD: ``{"document": ...}`` or
 ``{"error": "..."}``, after one ``{"ready": true}`` line once the target is imported (an
 import's time is not a call's), or one ``{"ready": false, "error": ...}`` line when it cannot
-be: no call could succeed, and the run stops before its first case. What the agent prints goes to stderr. A process of its own, so a call that never returns can be ended at
-its deadline by ending the process, which a thread cannot be."""
+be: no call could succeed, and the run stops before its first case. What the agent prints goes
+to stderr. A process of its own, so a call that never returns can be ended at its deadline by
+ending the process, which a thread cannot be."""
 
 from __future__ import annotations
 
