@@ -19,6 +19,7 @@ import html
 import re
 from urllib.parse import unquote, unquote_plus
 
+# a URL starts after anything but an ASCII letter, digit or joiner: right after a Chinese word too
 # what ends a URL in running text: whitespace, quotes, angle brackets, and the CJK and
 # full-width punctuation blocks
 _STOP = "\\s<>\"'`\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\u2018-\u201f"
@@ -26,13 +27,13 @@ _URL = re.compile(
     "|".join(
         [
             # any scheme with an authority (https://, ftp://, s3://), or protocol-relative //host
-            rf"(?<![\w/])(?:[a-z][a-z0-9+.\-]*:)?//[^{_STOP}/][^{_STOP}]*",
+            rf"(?<![a-z0-9_/])(?:[a-z][a-z0-9+.\-]*:)?//[^{_STOP}/][^{_STOP}]*",
             # schemes without an authority that can carry data out
-            rf"(?<![\w])(?:mailto|data|tel|sms|javascript):[^{_STOP}]+",
+            rf"(?<![a-z0-9_])(?:mailto|data|tel|sms|javascript):[^{_STOP}]+",
             # www.host... without a scheme
-            rf"(?<![\w.])www\.[^{_STOP}]+",
+            rf"(?<![a-z0-9_.])www\.[^{_STOP}]+",
             # host.tld followed by a path, query or fragment, without a scheme
-            rf"(?<![\w.@/\-])(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)+[a-z]{{2,63}}(?::\d{{1,5}})?[/?#][^{_STOP}]*",
+            rf"(?<![a-z0-9_.@/\-])(?:[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?\.)+[a-z]{{2,63}}(?::\d{{1,5}})?[/?#][^{_STOP}]*",
         ]
     ),
     re.IGNORECASE,
@@ -75,10 +76,21 @@ def _decodings(url: str) -> list[str]:
     return forms
 
 
+def _base64_runs(text: str) -> list[str]:
+    """Runs that may be base64: each maximal run of the alphabets, and each of its parts after a
+    ``/`` (a path segment; ``/`` is also a letter of the standard alphabet)."""
+    runs = []
+    for run in _BASE64_RUN.findall(text):
+        runs.append(run)
+        runs += [run[i + 1 :] for i, c in enumerate(run) if c == "/" and len(run) - i > 16]
+        runs += [part for part in run.split("/") if len(part) >= 16]
+    return runs
+
+
 def _base64_decodings(text: str) -> list[str]:
     decoded = []
-    for run in _BASE64_RUN.findall(text):
-        padded = run + "=" * (-len(run) % 4)
+    for run in _base64_runs(text):
+        padded = run.rstrip("=") + "=" * (-len(run.rstrip("=")) % 4)
         for decode in (base64.b64decode, base64.urlsafe_b64decode):
             try:
                 decoded.append(decode(padded).decode("utf-8", "ignore"))

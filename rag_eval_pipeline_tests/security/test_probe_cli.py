@@ -97,6 +97,11 @@ def project(tmp_path_factory):
                 response={"answer": "$.result.reply.text", "contexts": "$.result.sources[*].text"},
             ),
             _agent("plain-agent", f"{url}/echo", {"question": "{question}"}),
+            {
+                "name": "python-echo",
+                "provider": "python",
+                "target": "rag_eval_pipeline_tests.security.python_agent:answer",
+            },
             _agent("own-agent", f"{url}/own", {"question": "{question}"}, ingest={"url": f"{url}/documents"}),
             _agent(
                 "broken-agent",
@@ -196,6 +201,16 @@ def test_an_agent_with_its_own_index_gets_the_planted_documents_through_its_hook
     results = _by(json.loads(out)["results"], "own-agent")
     assert results[("injection", "en")]["asr"] >= 0.95 and results[("injection", "zh")]["asr"] >= 0.95
     assert main.documents == main.original and main.log == ["add 16", "remove 16"]
+
+
+def test_a_python_agent_takes_the_passages_as_an_argument(project, capsys):
+    args, *_ = project
+    code, out, err = in_process(
+        capsys, *args, "probe", "--models", "python-echo", "--attacks", "exfiltration", "--format", "json"
+    )
+    assert code == 0, err
+    results = _by(json.loads(out)["results"], "python-echo")
+    assert results[("exfiltration", "en")]["asr"] >= 0.95 and results[("exfiltration", "zh")]["asr"] >= 0.95
 
 
 def test_the_hook_removes_the_planted_documents_after_a_failed_probe(project, capsys):
