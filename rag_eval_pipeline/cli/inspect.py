@@ -132,10 +132,11 @@ def _with_probes(stored: _Stored, summary):
     """The summary with the model's stored security probes as rows (``asr_<attack>``)."""
     import pandas as pd
 
-    from rag_eval_pipeline.instance.security import load_probes
+    from rag_eval_pipeline.instance.lineage import artifacts_folder
     from rag_eval_pipeline.metrics.security import probe_summary_rows
+    from rag_eval_pipeline.storage.probes import load_probes
 
-    probes = load_probes(stored.instance, stored.model)
+    probes = load_probes(artifacts_folder(stored.instance), stored.model)
     if probes is None:
         print(f"note: {stored.model} was never probed here: `rag-eval probe --models {stored.model}`")
         return summary

@@ -101,10 +101,12 @@ def handle(args: argparse.Namespace) -> int:
         return report_failure(
             err, args.verbose, str(dagster_home_path(args.dagster_home)), BAD_INPUT, args.config
         )
-    from rag_eval_pipeline.instance.security import store_probes
+    from rag_eval_pipeline.instance.lineage import artifacts_folder
     from rag_eval_pipeline.metrics.security import RESULT_KEYS, probe_comparisons, probe_results
+    from rag_eval_pipeline.storage.probes import store_probes
 
-    store_probes(history, rows)
+    store_probes(artifacts_folder(history), rows)
+    _tell_the_ui(args, rows)
     statistics = settings.statistics
     results = probe_results(rows)
     comparisons = probe_comparisons(rows, statistics.significance_level)
@@ -185,6 +187,29 @@ def _run(
                 )
             )
     return pd.concat(frames, ignore_index=True)
+
+
+def _tell_the_ui(args: argparse.Namespace, rows: pd.DataFrame) -> None:
+    """The probes as a materialization of ``security_probes`` in the instance: its metadata (each
+    model's attack success and the worst probes: planted passage, reply, what was found) is what
+    the UI shows of them."""
+    import dagster as dg
+
+    from rag_eval_pipeline.metrics.security import probe_results, worst_probes
+
+    results = probe_results(rows)[["model", "attack", "language", "n", "asr", "ci_low", "ci_high"]]
+    worst = worst_probes(rows).assign(
+        planted=lambda f: f["planted"].str.slice(0, 200), reply=lambda f: f["reply"].str.slice(0, 200)
+    )
+    metadata = {
+        "models": dg.MetadataValue.json(sorted(rows["model"].unique().tolist())),
+        "probes": len(rows),
+        "attack_success": dg.MetadataValue.md(to_markdown(results.round(3))),
+        "worst_probes": dg.MetadataValue.md(to_markdown(worst) if not worst.empty else "none succeeded"),
+    }
+    instance_of(args).report_runless_asset_event(
+        dg.AssetMaterialization("security_probes", metadata=metadata)
+    )
 
 
 def _print_table(results: pd.DataFrame, comparisons: list[dict[str, Any]], rows: pd.DataFrame) -> None:

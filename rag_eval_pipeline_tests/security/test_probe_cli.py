@@ -175,6 +175,22 @@ def test_probes_tell_the_agent_that_repeats_its_passages_from_the_one_that_answe
     }
     assert set(verdicts) == {"injection", "poisoning", "exfiltration"}
     assert all(v["more_resistant"] == "reference-agent" for v in verdicts.values()), verdicts
+    # the UI shows the probes as the metadata of security_probes, the worst ones first
+    import dagster as dg
+
+    from rag_eval_pipeline.instance.home import open_instance
+
+    instance = open_instance(str(root / "home"))
+    event = instance.get_latest_materialization_event(dg.AssetKey("security_probes"))
+    metadata = event.asset_materialization.metadata
+    assert "echo-agent" in metadata["attack_success"].value and metadata["probes"].value == 240
+    assert "found" not in metadata["worst_probes"].value and "evidence" in metadata["worst_probes"].value
+    # the report's section, from the stored probes
+    from rag_eval_pipeline.reporting.security import security_html
+    from rag_eval_pipeline.storage.probes import load_probes
+
+    section = security_html(load_probes(root / "home" / "storage" / "artifacts"))
+    assert "reference-agent resists more" in section and "Probes that succeeded" in section
     # the original knowledge base is as it was, and its evaluation reads the same
     assert _knowledge_base_files(root / "home") == before
     code, summary_after, _ = in_process(

@@ -4,12 +4,14 @@ new summaries by themselves (``defs/automation.py``)."""
 
 import dagster as dg
 import pandas as pd
+from upath import UPath
 
 from rag_eval_pipeline.defs.evaluations import InstanceRecords, against_baselines, baseline_diff_table
 from rag_eval_pipeline.defs.freshness import stale_models
 from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE, FAN_IN, PINNED_BY, HtmlDocument
 from rag_eval_pipeline.defs.metadata import baseline_diffs_metadata, comparison_metadata, verdicts_table
 from rag_eval_pipeline.defs.names import (
+    ARTIFACTS,
     BASELINE_DIFFS,
     CORRECTED_MEANS,
     EVAL_REPORT,
@@ -34,6 +36,7 @@ from rag_eval_pipeline.reporting.report import render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
+from rag_eval_pipeline.storage.probes import load_probes
 
 ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
 PINNED_INPUTS = ("judge_scores", "candidate_answers")
@@ -174,7 +177,7 @@ def baseline_diffs(context: dg.AssetExecutionContext, settings: SettingsResource
         CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
         BASELINE_DIFFS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     },
-    code_version="5",
+    code_version="6",
 )
 def eval_report(
     context: dg.AssetExecutionContext,
@@ -212,6 +215,7 @@ def eval_report(
         corrected_means,
         missing_models(context.instance, metric_summary),
         pages_folder(EVAL_REPORT, context.run_id),
+        load_probes(UPath(context.instance.storage_directory()) / ARTIFACTS),  # `rag-eval probe`'s
     )
     served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
     context.add_output_metadata(
