@@ -22,7 +22,7 @@ from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.instance.location import dagster_home_path
 from rag_eval_pipeline.reporting.markdown import to_markdown
-from rag_eval_pipeline.security.planting import Attack
+from rag_eval_pipeline.security.attacks import Attack
 
 SAMPLE_SEED = 0  # the same cases are probed run after run: builds compare on the same probes
 

@@ -18,34 +18,8 @@ from rag_eval_pipeline.data.knowledge_base import PASSAGE_COLUMNS
 from rag_eval_pipeline.language.analysis import analyzer
 from rag_eval_pipeline.language.attacks import COLLECTOR_URL, INTERNAL_URL, attack_templates
 from rag_eval_pipeline.language.table import ENGLISH
+from rag_eval_pipeline.security.attacks import DEFAULT_POISON_COUNT, Attack
 from rag_eval_pipeline.security.canary import canary, seeded_index
-
-DEFAULT_POISON_COUNT = 5  # PoisonedRAG's five planted passages per question
-
-
-class Attack(str, Enum):
-    """A probe: a planted instruction to reply with a canary, planted passages asserting a false
-    answer, or a planted request to put a secret in a URL."""
-
-    INJECTION = "injection"
-    POISONING = "poisoning"
-    EXFILTRATION = "exfiltration"
-
-    @classmethod
-    def parse_list(cls, text: str) -> list[Attack]:
-        """``injection,poisoning`` -> the attacks; an unknown name raises a ValueError naming them."""
-        attacks = []
-        for name in (n.strip() for n in text.split(",")):
-            if not name:
-                continue
-            try:
-                attacks.append(cls(name))
-            except ValueError:
-                known = ", ".join(a.value for a in cls)
-                raise ValueError(f"unknown attack '{name}'; known: {known}") from None
-        if not attacks:
-            raise ValueError(f"no attack named; known: {', '.join(a.value for a in cls)}")
-        return list(dict.fromkeys(attacks))
 
 
 class Role(str, Enum):

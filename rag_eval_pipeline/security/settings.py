@@ -7,7 +7,7 @@ from pydantic import Field, field_validator
 
 from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.retrieval.base import DEFAULT_TOP_K
-from rag_eval_pipeline.security.planting import DEFAULT_POISON_COUNT, Attack
+from rag_eval_pipeline.security.attacks import DEFAULT_POISON_COUNT, Attack
 
 DEFAULT_SAMPLE = 50
 
