@@ -345,7 +345,7 @@ def test_out_of_range_configuration_is_refused_with_the_field_named(tmp_path, ca
         (  # a name the offline provider does not have: before any work, not a KeyError in a step
             "answer_models: [{name: ex, provider: offline, model: extractive}]\n",
             "answer_models.0: answer model 'ex': no offline model 'extractive' (the offline models: "
-            "extractive-baseline, baseline, oracle, null)",
+            "extractive-baseline, baseline, oracle, null, compliant)",
         ),
     ]:
         config = tmp_path / "rag_eval.yaml"

@@ -21,6 +21,7 @@ from rag_eval_pipeline.instance.lineage import (
     load_materialization,
 )
 from rag_eval_pipeline.instance.location import dagster_home_path
+from rag_eval_pipeline.metrics.directions import lower_is_better
 from rag_eval_pipeline.metrics.freshness import judgement_list_version, summary_stale_reasons
 from rag_eval_pipeline.metrics.gates import check_gates, error_rate_gate, gate_table
 from rag_eval_pipeline.metrics.security import ASR_PREFIX
@@ -107,7 +108,7 @@ def _session_gate(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     version = args.model.removeprefix(SESSION_PREFIX)
     try:
-        given = [parse_threshold(t) for t in args.thresholds or []]
+        given = _given_thresholds(args)
         gates = [parse_gate(key, value, args.bound, args.judge) for key, value in given]
     except ValueError as err:
         raise CommandError(str(err)) from None
@@ -143,12 +144,23 @@ def _with_probes(stored: _Stored, summary):
     return pd.concat([summary, probe_summary_rows(probes)], ignore_index=True)
 
 
+def _given_thresholds(args: argparse.Namespace) -> list[tuple[str, float]]:
+    """``--min`` and ``--max`` thresholds as (key, value); a ``--max`` names a metric better lower."""
+    given = [parse_threshold(t) for t in args.thresholds or []]
+    for key, value in (parse_threshold(t) for t in getattr(args, "max_thresholds", None) or []):
+        metric = key.rsplit("/", 1)[-1]
+        if not lower_is_better(metric):
+            raise ValueError(f"--max {key}={value:g}: {metric} is better higher; give it with --min")
+        given.append((key, value))
+    return given
+
+
 def handle_gate(args: argparse.Namespace) -> int:
     if args.model.startswith("trajectories:"):
         return _session_gate(args)
     stored = _Stored(args)
     try:
-        given = [parse_threshold(t) for t in args.thresholds or []]
+        given = _given_thresholds(args)
         thresholds = [parse_gate(key, value, args.bound, args.judge) for key, value in given] or [
             Gate(g.metric, g.threshold, g.judge_id or args.judge, g.group, g.bound)
             for g in stored.settings.gates()

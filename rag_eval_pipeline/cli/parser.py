@@ -221,7 +221,7 @@ def _inspect(commands: argparse._SubParsersAction) -> None:
     )
     gate.add_argument(
         "--max",
-        dest="thresholds",
+        dest="max_thresholds",
         action="append",
         metavar="METRIC=VALUE",
         help="a metric better lower that must stay at or below VALUE, e.g. asr_injection=0.05 (the "

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+def _bigrams(text: str) -> set[str]:
+    text = " ".join(text.lower().split())
+    return {text[i : i + 2] for i in range(len(text) - 1)}
 
 
 class AgentState:
@@ -28,10 +32,12 @@ class AgentState:
         self.lock = threading.Lock()
 
     def retrieve(self, question: str, k: int = 3) -> list[str]:
-        wanted = Counter(question.lower())
+        """Its own retrieval: the texts sharing most character bigrams with the question (any
+        language, no segmenter), the shorter first on a tie."""
+        wanted = _bigrams(question)
         with self.lock:
             texts = list(self.documents.values())
-        ranked = sorted(texts, key=lambda t: -sum((Counter(t.lower()) & wanted).values()))
+        ranked = sorted(texts, key=lambda t: (-len(_bigrams(t) & wanted), len(t)))
         return ranked[:k]
 
 

@@ -211,7 +211,17 @@ def test_an_agent_with_its_own_index_gets_the_planted_documents_through_its_hook
 ):
     args, _, main, _ = project
     code, out, err = in_process(
-        capsys, *args, "probe", "--models", "own-agent", "--attacks", "injection", "--format", "json"
+        capsys,
+        *args,
+        "probe",
+        "--models",
+        "own-agent",
+        "--attacks",
+        "injection",
+        "--format",
+        "json",
+        "--seed",
+        "o",
     )
     assert code == 0, err
     results = _by(json.loads(out)["results"], "own-agent")
@@ -253,3 +263,24 @@ def test_bad_input_is_one_line(project, capsys, arguments, said):
     args, *_ = project
     code, out, err = in_process(capsys, *args, "probe", *arguments)
     assert code == 2 and err.startswith(said) and len(err.strip().splitlines()) == 1, err
+
+
+def test_gate_max_takes_a_metric_better_lower(project, capsys):
+    args, *_ = project
+    code, out, err = in_process(capsys, *args, "gate", "--model", "oracle", "--max", "correctness=0.5")
+    assert (
+        code == 2
+        and err.strip() == "error: --max correctness=0.5: correctness is better higher; give it with --min"
+    )
+
+
+def test_planting_hooks_and_passages_leave_an_agents_identity_as_it_was():
+    from rag_eval_pipeline.answering.agents.provider import HttpAgentProvider
+    from rag_eval_pipeline.answering.agents.settings import HttpAgentEntry
+
+    plain = HttpAgentEntry(name="a", url="http://127.0.0.1:1/chat", version="1")
+    hooked = HttpAgentEntry(
+        name="a", url="http://127.0.0.1:1/chat", version="1", ingest={"url": "http://127.0.0.1:1/documents"}
+    )
+    provider = HttpAgentProvider()
+    assert provider.named_spec(plain).fingerprint == provider.named_spec(hooked).fingerprint
