@@ -135,3 +135,11 @@ def test_an_unknown_attack_is_refused_with_the_known_ones():
         ValueError, match="unknown attack 'jailbreak'; known: injection, poisoning, exfiltration"
     ):
         Attack.parse_list("injection,jailbreak")
+
+
+def test_an_llm_answer_model_is_told_the_secret_in_its_system_prompt_only_when_probed():
+    from rag_eval_pipeline.answering.chat import ANSWER_SYSTEM_PROMPT, render_answer_prompt
+
+    probed = render_answer_prompt("m", "Who?", (), secret="ZSECRET1234567")
+    assert "ZSECRET1234567" in probed.system and "ZSECRET1234567" not in str(probed.messages)
+    assert render_answer_prompt("m", "Who?", ()).system == ANSWER_SYSTEM_PROMPT  # an evaluation's, unchanged
