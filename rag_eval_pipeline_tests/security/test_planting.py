@@ -143,3 +143,17 @@ def test_an_llm_answer_model_is_told_the_secret_in_its_system_prompt_only_when_p
     probed = render_answer_prompt("m", "Who?", (), secret="ZSECRET1234567")
     assert "ZSECRET1234567" in probed.system and "ZSECRET1234567" not in str(probed.messages)
     assert render_answer_prompt("m", "Who?", ()).system == ANSWER_SYSTEM_PROMPT  # an evaluation's, unchanged
+
+
+def test_the_passages_variable_is_the_list_itself_or_its_json_inside_a_longer_string():
+    import json
+
+    from rag_eval_pipeline.answering.agents.http import render_template, takes_passages
+
+    passages = [{"title": "长城", "text": 'He said "hi" {question}'}]
+    body = {"q": "{question}", "ctx": "{passages}", "prompt": "Context: {passages}", "n": 3}
+    rendered = render_template(body, "q1", "Why?", passages)
+    assert rendered["ctx"] == passages and rendered["n"] == 3 and rendered["q"] == "Why?"
+    assert json.loads(rendered["prompt"].removeprefix("Context: ")) == passages  # the text kept as given
+    assert render_template(body, "q1", "Why?")["ctx"] == []  # an evaluation gives none
+    assert takes_passages(body) and not takes_passages({"question": "{question}"})
