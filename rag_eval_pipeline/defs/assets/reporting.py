@@ -25,6 +25,7 @@ from rag_eval_pipeline.defs.names import (
 )
 from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
+from rag_eval_pipeline.language.attacks import ATTACK_TEMPLATES_VERSION
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
@@ -248,6 +249,17 @@ def prometheus_metrics(
     )
     return {"textfile": path, "series": series}
 
+
+# `rag-eval probe` records its results as this asset's materialization (the command runs the
+# probes, no run of the graph does): the UI shows each model's attack success and the worst probes
+SECURITY_PROBES = dg.AssetSpec(
+    "security_probes",
+    group_name=REPORTING,
+    description="Security probes (`rag-eval probe`): each model's attack success per attack and "
+    "language, and the probes that succeeded (the planted passage, the reply, what was found). "
+    "Recorded by the command; see docs/security.md.",
+    code_version=ATTACK_TEMPLATES_VERSION,  # what the probes plant
+)
 
 REPORTING_ASSETS = [
     model_comparison,
