@@ -58,6 +58,7 @@ from rag_eval_pipeline.retrieval.settings import (
     KnowledgeBaseSettings,
 )
 from rag_eval_pipeline.review.settings import ReviewSettings
+from rag_eval_pipeline.security.settings import SecuritySettings
 from rag_eval_pipeline.storage.settings import StorageSettings, WorkerSettings
 from rag_eval_pipeline.tracing.settings import TracingSettings
 from rag_eval_pipeline.trajectories.settings import TrajectorySettings
@@ -173,6 +174,7 @@ class Settings(Strict):
         default=None,
         description="runs on Celery workers over Redis (docs/deployment.md); null: on this machine",
     )
+    security: SecuritySettings = Field(default_factory=lambda: SecuritySettings())
     trajectories: TrajectorySettings | None = Field(
         default=None, description="an agent's tool calls and sessions, from its traces (docs/trajectories.md)"
     )

@@ -94,7 +94,7 @@ def test_an_unknown_judge_or_model_is_refused_with_the_known_ones(shared_hotpotq
     )
     assert code == 2 and err.startswith("error: unknown judge 'gpt-judge'")
     code, _, err = in_process(capsys, *home, "run", "--dataset", str(shared_hotpotqa), "--models", "gpt-17")
-    assert code == 2 and "known: baseline, extractive-baseline, null, oracle" in err
+    assert code == 2 and "known: baseline, compliant, extractive-baseline, null, oracle" in err
 
 
 @pytest.mark.slow  # two full runs of the written configuration (the fast path keeps the rest of init)
@@ -345,7 +345,7 @@ def test_out_of_range_configuration_is_refused_with_the_field_named(tmp_path, ca
         (  # a name the offline provider does not have: before any work, not a KeyError in a step
             "answer_models: [{name: ex, provider: offline, model: extractive}]\n",
             "answer_models.0: answer model 'ex': no offline model 'extractive' (the offline models: "
-            "extractive-baseline, baseline, oracle, null)",
+            "extractive-baseline, baseline, oracle, null, compliant)",
         ),
     ]:
         config = tmp_path / "rag_eval.yaml"

@@ -63,6 +63,8 @@ CANDIDATE_COLUMNS = [
 
 
 DEFAULT_MAX_ANSWER_CHARS = 20_000
+# a case column a security probe sets: the secret the model is told to keep (AnswerRequest.secret)
+SECRET_COLUMN = "probe_secret"
 RETRIEVAL_CHUNK = 25  # questions retrieved between two progress reports, when they are watched
 
 
@@ -227,6 +229,7 @@ def _request(case: dict[str, Any], hits: list[SearchHit], repeat: int) -> Answer
         repeat,
         case.get(LANGUAGE_COLUMN) or ENGLISH,
         gold_visual(case),
+        secret if isinstance(secret := case.get(SECRET_COLUMN), str) else None,
     )
 
 

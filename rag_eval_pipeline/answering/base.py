@@ -32,6 +32,9 @@ class AnswerRequest:
     repeat: int = 0  # which of an agent's repeated answers to this question
     language: str = "en"  # the case's language (ISO 639-1): the answer is asked for in it
     reference_visual: VisualAnswer | None = None  # the gold images and boxes: the oracle's only
+    # a security probe's secret the model is told to keep (in an LLM's system prompt): what an
+    # exfiltration probe tries to get out of it; None in an evaluation
+    secret: str | None = None
 
 
 @dataclass(frozen=True)

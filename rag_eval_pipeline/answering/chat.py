@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerResult, BehindOurRetriever
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
+from rag_eval_pipeline.language.attacks import TEMPLATES
 from rag_eval_pipeline.language.prompts import answer_clause
 from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
 from rag_eval_pipeline.llm.images import PreparedImage, prepare_image, with_images_first
@@ -76,13 +77,18 @@ def render_answer_prompt(
     passages: Sequence[SearchHit],
     system_prompt: str | None = None,
     language: str = "en",
+    secret: str | None = None,
 ) -> LLMRequest:
     """The answer call: the numbered passages and the question, and, for a question not in
-    English, its language to answer in (an English prompt is unchanged)."""
+    English, its language to answer in (an English prompt is unchanged). A security probe's
+    ``secret`` is told to the model in its system prompt, to be kept."""
     user = f"Passages:\n\n{format_passages(passages)}\n\nQuestion: {question}{answer_clause(language)}"
+    system = system_prompt or ANSWER_SYSTEM_PROMPT
+    if secret is not None:
+        system = f"{system}\n\n{TEMPLATES['en'].system_secret.format(canary=secret)}"
     return LLMRequest(
         model=model,
-        system=system_prompt or ANSWER_SYSTEM_PROMPT,
+        system=system,
         messages=({"role": "user", "content": user},),
         max_tokens=100,
         temperature=0.0,
@@ -125,7 +131,12 @@ class ChatAnswerer:
     def llm_request(self, request: AnswerRequest) -> LLMRequest:
         """The exact call this answerer makes for ``request`` (what a batch pre-fetches)."""
         prompt = render_answer_prompt(
-            self.model_id, request.question, request.passages, self.system_prompt, request.language
+            self.model_id,
+            request.question,
+            request.passages,
+            self.system_prompt,
+            request.language,
+            request.secret,
         )
         return with_images_first(prompt, self._shown_images(request.passages))
 

@@ -1,4 +1,5 @@
-"""Answer models that need no network: a weak real baseline and the two calibration bounds."""
+"""Answer models that need no network: a weak real baseline, the two calibration bounds, and the
+security probes' compliant stand-in."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from rag_eval_pipeline.answering.base import AnswerModel, AnswerRequest, AnswerR
 from rag_eval_pipeline.answering.settings import OFFLINE_MODELS
 from rag_eval_pipeline.answering.spec import AnswerSpec, CalibrationRole
 from rag_eval_pipeline.language.analysis import split_sentences
+from rag_eval_pipeline.language.attacks import PLACEHOLDER
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
 from rag_eval_pipeline.metrics.reference import content_tokens
@@ -66,11 +68,31 @@ class NullAnswerer:
         return AnswerResult(answer=UNKNOWN, model_id=self.name, prompt_version="none")
 
 
-OFFLINE_ANSWER_MODELS: dict[str, type[ExtractiveBaseline | OracleAnswerer | NullAnswerer]] = {
+class CompliantStandIn:
+    """Does whatever the passages say: writes every retrieved passage out, in rank order, with
+    the placeholder an instruction asks to fill (``SESSION_TOKEN``) replaced by the secret it was
+    told to keep. The most compliant model there can be: the security probes' golden values (it
+    fails every probe), never a model to ship."""
+
+    name = "compliant"
+    prompt_version = "compliant-v1"
+    calibration = CalibrationRole.MEASURED
+    source = AnswerSource.EXTRACTIVE
+
+    def answer(self, request: AnswerRequest) -> AnswerResult:
+        secret = request.secret if request.secret is not None else PLACEHOLDER
+        text = "\n\n".join(hit.passage.replace(PLACEHOLDER, secret) for hit in request.passages)
+        return AnswerResult(answer=text or UNKNOWN, model_id=self.name, prompt_version=self.prompt_version)
+
+
+OFFLINE_ANSWER_MODELS: dict[
+    str, type[ExtractiveBaseline | OracleAnswerer | NullAnswerer | CompliantStandIn]
+] = {
     "extractive-baseline": ExtractiveBaseline,
     "baseline": ExtractiveBaseline,
     "oracle": OracleAnswerer,
     "null": NullAnswerer,
+    "compliant": CompliantStandIn,
 }
 assert tuple(OFFLINE_ANSWER_MODELS) == OFFLINE_MODELS  # the names the configuration accepts
 

@@ -17,7 +17,7 @@ from rag_eval_pipeline.retrieval.base import DEFAULT_RETRIEVAL_MODE, DEFAULT_TOP
 OFFLINE = "offline"
 # the models of the offline provider (answering/offline.py implements each): named here so that
 # the configuration refuses another name before any work, without importing the answerers
-OFFLINE_MODELS = ("extractive-baseline", "baseline", "oracle", "null")
+OFFLINE_MODELS = ("extractive-baseline", "baseline", "oracle", "null", "compliant")
 
 
 @dataclass(frozen=True)

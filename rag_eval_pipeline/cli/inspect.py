@@ -23,8 +23,10 @@ from rag_eval_pipeline.instance.lineage import (
     load_materialization,
 )
 from rag_eval_pipeline.instance.location import dagster_home_path
+from rag_eval_pipeline.metrics.directions import lower_is_better
 from rag_eval_pipeline.metrics.freshness import judgement_list_version, summary_stale_reasons
 from rag_eval_pipeline.metrics.gates import check_gates, error_rate_gate, gate_table
+from rag_eval_pipeline.metrics.security import ASR_PREFIX
 from rag_eval_pipeline.metrics.settings import Gate, parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.explain import explain_case, worst_cases
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -131,7 +133,7 @@ def _session_gate(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     version = args.model.removeprefix(SESSION_PREFIX)
     try:
-        given = [parse_threshold(t) for t in args.thresholds or []]
+        given = _given_thresholds(args)
         gates = [parse_gate(key, value, args.bound, args.judge) for key, value in given]
     except ValueError as err:
         raise CommandError(str(err)) from None
@@ -152,6 +154,48 @@ def _session_gate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _with_probes(stored: _Stored, summary):
+    """The summary with the model's stored security probes as rows (``asr_<attack>``)."""
+    import pandas as pd
+
+    from rag_eval_pipeline.instance.lineage import artifacts_folder
+    from rag_eval_pipeline.metrics.security import probe_summary_rows
+    from rag_eval_pipeline.storage.probes import load_probes
+
+    probes = load_probes(artifacts_folder(stored.instance), stored.model)
+    if probes is None:
+        print(f"note: {stored.model} was never probed here: `rag-eval probe --models {stored.model}`")
+        return summary
+    return pd.concat([summary, probe_summary_rows(probes)], ignore_index=True)
+
+
+def _given_thresholds(args: argparse.Namespace) -> list[tuple[str, float]]:
+    """``--min`` and ``--max`` thresholds as (key, value); a ``--max`` names a metric better
+    lower (a per-case budget figure is not one: ``_given_budgets`` takes those)."""
+    from rag_eval_pipeline.metrics.budgets import BUDGET_FIGURES
+
+    given = [parse_threshold(t) for t in args.thresholds or []]
+    for key, value in (parse_threshold(t) for t in getattr(args, "maxima", None) or []):
+        metric = key.rsplit("/", 1)[-1]
+        if metric in BUDGET_FIGURES:
+            continue
+        if not lower_is_better(metric):
+            raise ValueError(
+                f"--max {key}={value:g}: {metric} is better higher; give it with --min "
+                f"(--max takes a metric better lower or a budget: {', '.join(BUDGET_FIGURES)})"
+            )
+        given.append((key, value))
+    return given
+
+
+def _given_budgets(args: argparse.Namespace) -> list[tuple[str, float]]:
+    """The ``--max`` values that bound a per-case budget figure (latency, cost)."""
+    from rag_eval_pipeline.metrics.budgets import BUDGET_FIGURES
+
+    maxima = (parse_threshold(t) for t in getattr(args, "maxima", None) or [])
+    return [(key, value) for key, value in maxima if key.rsplit("/", 1)[-1] in BUDGET_FIGURES]
+
+
 def handle_gate(args: argparse.Namespace) -> int:
     if args.model.startswith("trajectories:"):
         return _session_gate(args)
@@ -159,8 +203,8 @@ def handle_gate(args: argparse.Namespace) -> int:
     from rag_eval_pipeline.metrics.budgets import budget_table, budgets_of, check_budgets
 
     try:
-        given = [parse_threshold(t) for t in args.thresholds or []]
-        maxima = [parse_threshold(t) for t in args.budgets or []]
+        given = _given_thresholds(args)
+        maxima = _given_budgets(args)
         budgets = budgets_of(maxima) if maxima else [] if given else budgets_of(stored.settings.budgets)
         thresholds = [parse_gate(key, value, args.bound, args.judge) for key, value in given] or (
             [
@@ -178,6 +222,8 @@ def handle_gate(args: argparse.Namespace) -> int:
             "or set thresholds or budgets in the file"
         )
     summary = stored.load(METRIC_SUMMARY, stored.model)
+    if any(g.metric.startswith(ASR_PREFIX) for g in thresholds):
+        summary = _with_probes(stored, summary)
     min_cases = args.min_n if args.min_n is not None else stored.settings.statistics.min_cases
     allowed = args.max_error_rate if args.max_error_rate is not None else stored.settings.max_error_rate
     results = [*check_gates(summary, thresholds, args.judge, min_cases), error_rate_gate(summary, allowed)]

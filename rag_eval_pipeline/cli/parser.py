@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         _ui,
         _worker,
         _init,
+        _probe,
     ):
         register(commands)
     return parser
@@ -222,11 +223,13 @@ def _inspect(commands: argparse._SubParsersAction) -> None:
     )
     gate.add_argument(
         "--max",
-        dest="budgets",
+        dest="maxima",
         action="append",
-        metavar="FIGURE=VALUE",
-        help="a budget per case: latency_p95_s=2, cost_per_case_usd=0.01 (also latency_p50_s, "
-        "latency_max_s, cost_max_usd; tag:TAG/ etc. for one group); repeatable (default: the file's budgets)",
+        metavar="METRIC=VALUE",
+        help="a maximum: a per-case budget (latency_p95_s=2, cost_per_case_usd=0.01; also "
+        "latency_p50_s, latency_max_s, cost_max_usd; tag:TAG/ etc. for one group; default: the "
+        "file's budgets) or a metric better lower (asr_injection=0.05 from `rag-eval probe`, "
+        "error_rate=0.02); repeatable",
     )
     gate.add_argument("--judge", help="apply bare metrics to this judge only")
     gate.add_argument(
@@ -676,3 +679,35 @@ def _init(commands: argparse._SubParsersAction) -> None:
     init = commands.add_parser("init", help="write a commented example configuration file")
     init.add_argument("path", nargs="?", default="rag_eval.yaml")
     init.set_defaults(handler=Handler("init", "handle"))
+
+
+def _probe(commands: argparse._SubParsersAction) -> None:
+    probe = commands.add_parser(
+        "probe",
+        help="security probes: planted instructions, poisoned knowledge and exfiltration",
+        description="For a sample of the judgement list's cases, plants passages made to be retrieved "
+        "for each (in the case's language) in an attacked copy of the knowledge base (the original is "
+        "never touched), asks each model or agent, and reports the attack success rate per attack, "
+        "language and model with its interval, utility under attack against the same cases clean, "
+        "how often the planted passages were retrieved, and paired verdicts between models. The "
+        "results are stored for `rag-eval gate --max asr_injection=0.05` and the report.",
+    )
+    probe.add_argument(
+        "--attacks",
+        default=None,
+        help="comma-separated: injection, poisoning, exfiltration (default: security.attacks, else all)",
+    )
+    probe.add_argument("--sample", type=positive, help="cases probed (default: security.sample, else 50)")
+    probe.add_argument(
+        "--models",
+        type=comma_list,
+        help="answer models and agents (default: security.models, else the instance's registered ones)",
+    )
+    probe.add_argument("--poison-count", type=positive, help="planted passages per poisoned case (default 5)")
+    probe.add_argument(
+        "--top-k", type=positive, help="passages given to an agent that takes them (default 4)"
+    )
+    probe.add_argument("--seed", help="the run's seed: the same seed plants the same canaries (default: new)")
+    probe.add_argument("--format", choices=["table", "json"], default="table")
+    probe.add_argument("--verbose", action="store_true", help="show tracebacks")
+    probe.set_defaults(handler=Handler("probe", "handle"))

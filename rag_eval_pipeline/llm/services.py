@@ -64,6 +64,14 @@ class LLMServices:
         self.refresh = refresh
         self.budget = budget  # what the step's paid calls may spend together, if limited
 
+    def without_response_cache(self) -> LLMServices:
+        """The same clients and prices, with no cache of agents' responses: a security probe asks
+        an agent the evaluation's questions, and its answers under attack must neither come from
+        nor go into that cache."""
+        services = LLMServices(self._make_client, self.prices, self.concurrency, None, False, self.budget)
+        services._clients, services._counts = self._clients, self._counts
+        return services
+
     def counter(self, caller: str) -> CallCount:
         return self._counts.setdefault(caller, CallCount())
 

@@ -39,11 +39,17 @@ LOWER_IS_BETTER = frozenset(
 )
 # ... and by how their name ends: every judge's flip rate, every rate of errors or failures
 LOWER_IS_BETTER_SUFFIXES = (FLIP_SUFFIX, "_error_rate", "_failure_rate")
+# ... and by how it begins: a security probe's attack success rate (asr_injection, ...)
+LOWER_IS_BETTER_PREFIXES = ("asr_",)
 
 
 def direction(metric: str) -> Direction:
     """The way ``metric`` improves (a score, an agreement, a share answered: higher)."""
-    if metric in LOWER_IS_BETTER or metric.endswith(LOWER_IS_BETTER_SUFFIXES):
+    if (
+        metric in LOWER_IS_BETTER
+        or metric.endswith(LOWER_IS_BETTER_SUFFIXES)
+        or metric.startswith(LOWER_IS_BETTER_PREFIXES)
+    ):
         return Direction.LOWER
     return Direction.HIGHER
 

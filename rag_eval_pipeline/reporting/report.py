@@ -29,6 +29,7 @@ from rag_eval_pipeline.metrics.summary import language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_script
 from rag_eval_pipeline.reporting.images import images_html
 from rag_eval_pipeline.reporting.markdown import with_intervals
+from rag_eval_pipeline.reporting.security import security_html
 
 HEADLINE_METRICS = (
     "correctness",
@@ -647,6 +648,7 @@ def render_report(
     missing: Mapping[str, str] | None = None,
     pages_folder: str | None = None,
     image_folder: str | None = None,
+    security: pd.DataFrame | None = None,
 ) -> RenderedReport:
     """The whole report as one HTML string (its case rows paged into files under
     ``pages_folder`` beyond ``INLINE_CASE_ROWS``); the models without results (``missing``, with why)
@@ -678,6 +680,7 @@ def render_report(
         comparisons.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
         if not comparisons.empty
         else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
+        security_html(security),
         '<h2 id="judge-validation">Can the judges be trusted?</h2>',
         judge_validation_html(validation),
         judge_stability_html(summaries),

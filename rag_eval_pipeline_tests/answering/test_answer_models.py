@@ -147,7 +147,7 @@ def test_calibration_models():
 def test_registry():
     registry = AnswerRegistry()
     assert registry.build(registry.resolve("baseline"), LLMServices({}, {})).name == "extractive-baseline"
-    with pytest.raises(UnknownAnswerModelError, match="known: baseline, extractive-baseline"):
+    with pytest.raises(UnknownAnswerModelError, match="known: baseline, compliant, extractive-baseline"):
         registry.resolve("gpt-17")
 
 

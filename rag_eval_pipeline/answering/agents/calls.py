@@ -37,9 +37,12 @@ class ConversationTurn:
 
 
 class Transport(Protocol):
-    """How one agent is reached: a call per (qid, question) gives its response document."""
+    """How one agent is reached: a call per (qid, question) gives its response document;
+    ``passages`` (title and text each) go to an agent that takes them from the caller."""
 
-    async def __call__(self, qid: str, question: str) -> Any: ...
+    async def __call__(
+        self, qid: str, question: str, passages: list[dict[str, str]] | None = None
+    ) -> Any: ...
 
     async def aclose(self) -> None:
         """Close what it keeps open on the running loop (an HTTP client's connections)."""
@@ -126,12 +129,18 @@ class CachedAgent:
         await self._transport.aclose()
 
     async def document(
-        self, qid: str, question: str, repeat: int, usable: Callable[[Any], bool]
+        self,
+        qid: str,
+        question: str,
+        repeat: int,
+        usable: Callable[[Any], bool],
+        passages: list[dict[str, str]] | None = None,
     ) -> tuple[Any, bool, float | None]:
         """The response document, whether it came from the cache and the call's latency (a
         cached one's first; None when the cache did not record it); a document ``usable``
-        refuses is returned but not kept, so a re-run asks that call again."""
-        key = self._cache.key(question, repeat) if self._cache is not None else None
+        refuses is returned but not kept, so a re-run asks that call again. A call given
+        ``passages`` is never cached: the cache is keyed by the question alone."""
+        key = self._cache.key(question, repeat) if self._cache is not None and passages is None else None
         if self._cache is not None and key is not None and not self._refresh:
             cached = self._cache.get(key)
             if cached is not None and usable(cached[0]):
@@ -140,7 +149,7 @@ class CachedAgent:
         async with self._limit():
             self.counter.calls += 1
             started = time.perf_counter()  # the call alone, not the wait for a slot
-            reply = await self._transport(qid, question)
+            reply = await self._transport(qid, question, passages)
             latency = time.perf_counter() - started
             # a reply that echoes a secret header is masked before anything keeps it
             document = self._redact.document(reply)

@@ -29,25 +29,50 @@ MAX_RETRY_AFTER_S = 60.0
 FATAL_STATUSES = (401, 403, 404)
 
 
-def render_template(template: Any, qid: str, question: str, turn: ConversationTurn | None = None) -> Any:
+PASSAGES = "{passages}"
+
+
+def takes_passages(template: Any) -> bool:
+    """Whether a body template asks for the passages (``{passages}`` in any of its strings)."""
+    if isinstance(template, str):
+        return PASSAGES in template
+    if isinstance(template, Mapping):
+        return any(takes_passages(v) for v in template.values())
+    if isinstance(template, list):
+        return any(takes_passages(v) for v in template)
+    return False
+
+
+def render_template(
+    template: Any,
+    qid: str,
+    question: str,
+    turn: ConversationTurn | None = None,
+    passages: list[dict[str, str]] | None = None,
+) -> Any:
     """The body template with ``{question}`` and ``{qid}`` replaced inside its strings (not by
     formatting: braces of the template's own JSON stay as they are, and a question with quotes
     stays valid JSON). In a conversation also ``{message}`` (the latest user message),
-    ``{session}`` and ``{messages}`` (the history, OpenAI chat format): a string that is exactly
-    ``{messages}`` becomes the list itself, inside a longer string its JSON text."""
+    ``{session}`` and ``{messages}`` (the history, OpenAI chat format). ``{passages}`` is the
+    passages given to the agent, a list of ``title`` and ``text``. A string that is exactly
+    ``{messages}`` or ``{passages}`` becomes the list itself, inside a longer string its JSON text."""
     if isinstance(template, str):
         if turn is not None and template == "{messages}":
             return [dict(m) for m in turn.messages]
+        if template == PASSAGES:
+            return list(passages or [])
         text = template.replace("{question}", question).replace("{qid}", qid)
         if turn is not None:
             history = json.dumps([dict(m) for m in turn.messages], ensure_ascii=False)
             text = text.replace("{message}", turn.message).replace("{session}", turn.session)
             text = text.replace("{messages}", history)
+        if PASSAGES in text:
+            text = text.replace(PASSAGES, json.dumps(list(passages or []), ensure_ascii=False))
         return text
     if isinstance(template, Mapping):
-        return {k: render_template(v, qid, question, turn) for k, v in template.items()}
+        return {k: render_template(v, qid, question, turn, passages) for k, v in template.items()}
     if isinstance(template, list):
-        return [render_template(v, qid, question, turn) for v in template]
+        return [render_template(v, qid, question, turn, passages) for v in template]
     return template
 
 
@@ -104,30 +129,53 @@ class HttpTransport:
         if client is not None:
             await client.aclose()
 
-    def request(self, qid: str, question: str, turn: ConversationTurn | None = None) -> dict[str, Any]:
+    def request(
+        self,
+        qid: str,
+        question: str,
+        turn: ConversationTurn | None = None,
+        passages: list[dict[str, str]] | None = None,
+    ) -> dict[str, Any]:
         """The arguments of the ``httpx`` request for one question (what `agents check` shows),
         or for one turn of a conversation."""
-        body = render_template(self._entry.body, qid, question, turn)
+        body = render_template(self._entry.body, qid, question, turn, passages)
         if self._entry.method == "GET":
             return {"method": "GET", "url": self._entry.url, "params": body, "headers": self._headers}
         content = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
         headers = {"Content-Type": "application/json", **self._headers}
         return {"method": self._entry.method, "url": self._entry.url, "content": content, "headers": headers}
 
-    async def _attempt(self, qid: str, question: str, turn: ConversationTurn | None) -> httpx.Response:
-        return await self._client().request(**self.request(qid, question, turn))
+    async def _attempt(
+        self,
+        qid: str,
+        question: str,
+        turn: ConversationTurn | None,
+        passages: list[dict[str, str]] | None,
+    ) -> httpx.Response:
+        return await self._client().request(**self.request(qid, question, turn, passages))
 
     async def converse(self, turn: ConversationTurn) -> Any:
         """One turn of a conversation: ``{question}`` is the latest message, ``{qid}`` the session."""
-        return await self(turn.session, turn.message, turn)
+        return await self._ask(turn.session, turn.message, turn, None)
 
-    async def __call__(self, qid: str, question: str, turn: ConversationTurn | None = None) -> Any:
+    async def __call__(self, qid: str, question: str, passages: list[dict[str, str]] | None = None) -> Any:
+        return await self._ask(qid, question, None, passages)
+
+    async def _ask(
+        self,
+        qid: str,
+        question: str,
+        turn: ConversationTurn | None,
+        passages: list[dict[str, str]] | None,
+    ) -> Any:
         entry, last, wait, timed_out = self._entry, "", None, False
         attempts = entry.max_retries + 1
         for attempt in range(attempts):
             try:
                 # the whole attempt, not each read: httpx's timeout restarts with every byte
-                response = await asyncio.wait_for(self._attempt(qid, question, turn), entry.timeout_s)
+                response = await asyncio.wait_for(
+                    self._attempt(qid, question, turn, passages), entry.timeout_s
+                )
             except (TimeoutError, httpx.TimeoutException):
                 last, wait, timed_out = f"no response within {entry.timeout_s:g} s", None, True
             except httpx.ConnectError as err:

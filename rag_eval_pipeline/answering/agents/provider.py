@@ -15,8 +15,10 @@ from rag_eval_pipeline.answering.agents.answers_file import AnswersFile, Answers
 from rag_eval_pipeline.answering.agents.calls import AgentCache, CachedAgent, Transport
 from rag_eval_pipeline.answering.agents.check import check_file, check_http, check_python
 from rag_eval_pipeline.answering.agents.http import HttpTransport
+from rag_eval_pipeline.answering.agents.http import takes_passages as body_takes_passages
 from rag_eval_pipeline.answering.agents.mapping import ResponseMapping, UnreadableReplyError
 from rag_eval_pipeline.answering.agents.python_target import PythonTransport, TargetNotFoundError, load_target
+from rag_eval_pipeline.answering.agents.python_target import takes_passages as target_takes_passages
 from rag_eval_pipeline.answering.agents.settings import (
     FILE,
     HTTP,
@@ -39,7 +41,7 @@ AGENT_CACHE_FOLDER = "agent_cache"
 def _identity(entry: AgentEntry, extra: Mapping[str, Any] | None = None) -> str:
     """What the agent's answers depend on, as stable JSON: the entry without the settings that
     only pace the calls (concurrency, timeout, retries) and without its name."""
-    fields = entry.model_dump(exclude={"name", "concurrency", "timeout_s", "max_retries"})
+    fields = entry.model_dump(exclude={"name", "concurrency", "timeout_s", "max_retries", "ingest"})
     return json.dumps({**fields, **(extra or {})}, sort_keys=True, default=str)
 
 
@@ -47,12 +49,15 @@ class AgentAnswerer:
     """Asks the agent (through the cache) and reads its reply with the mapping: the answer and
     the contexts it answered from, which are the ones judged."""
 
-    def __init__(self, spec: AnswerSpec, entry: CalledAgentEntry, agent: CachedAgent) -> None:
+    def __init__(
+        self, spec: AnswerSpec, entry: CalledAgentEntry, agent: CachedAgent, takes_passages: bool = False
+    ) -> None:
         self.name = spec.partition_key
         self.model_id = spec.model_id
         self._spec = spec
         self._entry = entry
         self._agent = agent
+        self.takes_passages = takes_passages  # the request's passages are sent to it
         self.mapping: ResponseMapping = entry.response.compiled()
 
     def _readable(self, document: Any) -> bool:
@@ -72,8 +77,13 @@ class AgentAnswerer:
         raise TypeError("an agent is asked asynchronously: use answer_async")
 
     async def answer_async(self, request: AnswerRequest) -> AnswerResult:
+        passages = (
+            [{"title": hit.title, "text": hit.passage} for hit in request.passages]
+            if self.takes_passages
+            else None
+        )
         document, cached, latency = await self._agent.document(
-            request.qid, request.question, request.repeat, self._readable
+            request.qid, request.question, request.repeat, self._readable, passages
         )
         reply = self.mapping.read(document)
         return AnswerResult(
@@ -191,6 +201,10 @@ class _CalledProvider(_AgentProvider, ABC):
     @abstractmethod
     def transport(self, entry: Any) -> Transport: ...
 
+    @abstractmethod
+    def takes_passages(self, entry: Any) -> bool:
+        """Whether the agent takes its passages from the caller (security probes give them)."""
+
     def build(self, spec: AnswerSpec, services: LLMServices) -> AnswerModel:
         entry = spec.agent
         assert isinstance(entry, CalledAgentEntry), spec
@@ -203,7 +217,7 @@ class _CalledProvider(_AgentProvider, ABC):
         transport = self.transport(entry)
         redact = getattr(transport, "redact", NO_SECRETS)  # what its own secret headers echo
         agent = CachedAgent(transport, cache, entry.concurrency, services.refresh, counter, redact)
-        return AgentAnswerer(spec, entry, agent)
+        return AgentAnswerer(spec, entry, agent, self.takes_passages(entry))
 
 
 class HttpAgentProvider(_CalledProvider):
@@ -223,6 +237,9 @@ class HttpAgentProvider(_CalledProvider):
     def transport(self, entry: HttpAgentEntry) -> Transport:
         headers, _ = self._secret_headers(entry)
         return HttpTransport(entry, headers)
+
+    def takes_passages(self, entry: HttpAgentEntry) -> bool:
+        return body_takes_passages(entry.body)
 
     def check(self, spec: AnswerSpec, question: str) -> tuple[str, bool]:
         headers, _ = self._secret_headers(spec.agent)
@@ -245,6 +262,9 @@ class PythonAgentProvider(_CalledProvider):
 
     def transport(self, entry: PythonAgentEntry) -> Transport:
         return PythonTransport(entry.target, entry.timeout_s, entry.concurrency)
+
+    def takes_passages(self, entry: PythonAgentEntry) -> bool:
+        return target_takes_passages(entry.target)
 
     def check(self, spec: AnswerSpec, question: str) -> tuple[str, bool]:
         return check_python(spec.agent, question)
@@ -305,6 +325,12 @@ class AnswersFileProvider(_AgentProvider):
 
 AGENT_PROVIDERS = (HttpAgentProvider(), PythonAgentProvider(), AnswersFileProvider())
 AGENT_PROVIDERS_BY_NAME = {provider.name: provider for provider in AGENT_PROVIDERS}
+
+
+def agent_takes_passages(spec: AnswerSpec) -> bool:
+    """Whether the agent ``spec`` names takes its passages from the caller."""
+    provider = AGENT_PROVIDERS_BY_NAME.get(spec.provider)
+    return isinstance(provider, _CalledProvider) and provider.takes_passages(spec.agent)
 
 
 def check_agent(spec: AnswerSpec, question: str) -> tuple[str, bool]:

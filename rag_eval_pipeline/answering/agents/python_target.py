@@ -156,11 +156,19 @@ class PythonTransport:
         worker.process.wait()
         worker.replies.close()
 
-    def _call_blocking(self, qid: str, question: str, turn: ConversationTurn | None = None) -> Any:
+    def _call_blocking(
+        self,
+        qid: str,
+        question: str,
+        turn: ConversationTurn | None = None,
+        passages: list[dict[str, str]] | None = None,
+    ) -> Any:
         worker = self._take()
         request = {"qid": qid, "question": question, **(turn.as_fields() if turn is not None else {})}
         try:
             assert worker.process.stdin is not None
+            if passages is not None:
+                request["passages"] = passages
             worker.process.stdin.write(json.dumps(request) + "\n")  # ASCII: whatever the locale
             worker.process.stdin.flush()
             ready, _, _ = select.select([worker.replies], [], [], self._timeout_s)
@@ -192,10 +200,21 @@ class PythonTransport:
                 worker.process.stdin.close()
             self._end(worker)
 
-    async def __call__(self, qid: str, question: str) -> Any:
-        return await asyncio.to_thread(self._call_blocking, qid, question)
+    async def __call__(self, qid: str, question: str, passages: list[dict[str, str]] | None = None) -> Any:
+        return await asyncio.to_thread(self._call_blocking, qid, question, None, passages)
 
     async def converse(self, turn: ConversationTurn) -> Any:
         """One turn of a conversation: the target is called with the latest message and, where
         it takes them, ``messages=`` (the history), ``session=`` and ``qid=`` (the session)."""
         return await asyncio.to_thread(self._call_blocking, turn.session, turn.message, turn)
+
+
+def takes_passages(target: str) -> bool:
+    """Whether the callable ``target`` names takes the passages from its caller (a ``passages``
+    parameter); False when it cannot be loaded (said by the provider's problems)."""
+    import inspect
+
+    try:
+        return "passages" in inspect.signature(load_target(target)).parameters
+    except (TargetNotFoundError, TypeError, ValueError):
+        return False

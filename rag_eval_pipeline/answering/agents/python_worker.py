@@ -1,12 +1,13 @@
 """A worker process that calls the team's Python agent: ``python -m
 rag_eval_pipeline.answering.agents.python_worker TARGET FD`` reads one JSON request per line on
 stdin, ``{"qid": ..., "question": ...}`` (in a conversation also ``message``, ``messages`` and
-``session``, passed on to the target where it takes them), and writes one JSON reply per line
-to file descriptor FD: ``{"document": ...}`` or ``{"error": "..."}``, after one ``{"ready":
-true}`` line once the target is imported (an import's time is not a call's), or one ``{"ready":
-false, "error": ...}`` line when it cannot be: no call could succeed, and the run stops before
-its first case. What the agent prints goes to stderr. A process of its own, so a call that never
-returns can be ended at its deadline by ending the process, which a thread cannot be."""
+``session``; ``passages`` for a probe of a target that takes them; each passed on to the target
+where it takes it), and writes one JSON reply per line to file descriptor FD: ``{"document":
+...}`` or ``{"error": "..."}``, after one ``{"ready": true}`` line once the target is imported
+(an import's time is not a call's), or one ``{"ready": false, "error": ...}`` line when it
+cannot be: no call could succeed, and the run stops before its first case. What the agent
+prints goes to stderr. A process of its own, so a call that never returns can be ended at its
+deadline by ending the process, which a thread cannot be."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def serve(target: str, reply_fd: int) -> None:
         replies.write(json.dumps({"ready": False, "error": str(err)}) + "\n")
         return
     parameters = inspect.signature(function).parameters
-    takes = {name for name in ("qid", "messages", "session") if name in parameters}
+    takes = {name for name in ("qid", "messages", "session", "passages") if name in parameters}
     loop = asyncio.new_event_loop()
     replies.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:

@@ -96,8 +96,42 @@ class AgentEntry(NamedEntry):
     repeats: int = Field(default=1, ge=1, le=20, description="answers per question, each judged")
 
 
+class IngestSettings(Strict):
+    """How security probes add documents to an agent's own index, then remove them: an HTTP
+    endpoint (``url``: POST ``{"documents": [{id, title, text, language}]}`` adds, DELETE
+    ``{"ids": [...]}`` removes) or a Python callable (``target``, ``module:function``, called
+    as ``function("add", documents)`` then ``function("remove", documents)`` in the probing
+    process: it must change the store the agent reads, not one process's memory)."""
+
+    url: str | None = None
+    target: str | None = None
+    timeout_s: float = Field(default=60.0, gt=0, description="seconds one add or remove may take")
+
+    @field_validator("url")
+    @classmethod
+    def _parses(cls, url: str | None) -> str | None:
+        if url is not None and (urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname):
+            raise ValueError(f"ingest url {url!r} is not an http(s) URL with a host")
+        return url
+
+    @field_validator("target")
+    @classmethod
+    def _module_function(cls, target: str | None) -> str | None:
+        if target is not None and not _TARGET.match(target):
+            raise ValueError(f"ingest target {target!r}: expected module:function, e.g. my_app.index:ingest")
+        return target
+
+    @model_validator(mode="after")
+    def _one_way(self) -> IngestSettings:
+        if (self.url is None) == (self.target is None):
+            raise ValueError("ingest: give url (an HTTP endpoint) or target (a Python callable), one of them")
+        return self
+
+
 class CalledAgentEntry(AgentEntry):
-    """An agent called for each question: its calls in flight, per-attempt timeout and retries."""
+    """An agent called for each question: its calls in flight, per-attempt timeout and retries;
+    ``ingest``, how security probes plant documents in its own index (not part of its identity:
+    its answers do not depend on it)."""
 
     concurrency: int = Field(default=4, ge=1, description="calls in flight to this agent")
     timeout_s: float = Field(default=60.0, gt=0, description="seconds one attempt may take, whole")
@@ -105,15 +139,20 @@ class CalledAgentEntry(AgentEntry):
         default=2, ge=0, description="retries on 429, 5xx, timeouts and lost connections"
     )
     response: MappingSettings = Field(default_factory=MappingSettings)
+    ingest: IngestSettings | None = Field(
+        default=None, description="security probes: how documents are added to and removed from its index"
+    )
 
     def mapping(self) -> MappingSettings:
         return self.response
 
 
 class HttpAgentEntry(CalledAgentEntry):
-    """The agent behind an HTTP endpoint: ``body`` is a JSON template in which ``{question}``
-    and ``{qid}`` are replaced inside strings (a GET sends it as query parameters); each header
-    of ``headers_env`` is read from the named environment variable when the run starts."""
+    """The agent behind an HTTP endpoint: ``body`` is a JSON template in which ``{question}``,
+    ``{qid}`` and ``{passages}`` (the passages given to it, title and text: security probes
+    give them; an evaluation gives none) are replaced inside strings (a GET sends it as query
+    parameters); each header of ``headers_env`` is read from the named environment variable
+    when the run starts."""
 
     provider: Literal["http"] = HTTP
     url: str
@@ -155,8 +194,9 @@ class HttpAgentEntry(CalledAgentEntry):
 
 class PythonAgentEntry(CalledAgentEntry):
     """The agent as a Python callable, ``module:function`` (sync or async), called with the
-    question; it returns a mapping or an object with ``answer``, ``contexts`` and optionally
-    ``context_ids`` and ``context_titles`` (or other names, through ``response``)."""
+    question (and ``passages=`` when it takes them: security probes give them); it returns a
+    mapping or an object with ``answer``, ``contexts`` and optionally ``context_ids`` and
+    ``context_titles`` (or other names, through ``response``)."""
 
     provider: Literal["python"] = PYTHON
     target: str

@@ -4,12 +4,14 @@ new summaries by themselves (``defs/automation.py``)."""
 
 import dagster as dg
 import pandas as pd
+from upath import UPath
 
 from rag_eval_pipeline.defs.evaluations import InstanceRecords, against_baselines, baseline_diff_table
 from rag_eval_pipeline.defs.freshness import stale_models
 from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE, FAN_IN, PINNED_BY, HtmlDocument
 from rag_eval_pipeline.defs.metadata import baseline_diffs_metadata, comparison_metadata, verdicts_table
 from rag_eval_pipeline.defs.names import (
+    ARTIFACTS,
     BASELINE_DIFFS,
     CORRECTED_MEANS,
     EVAL_REPORT,
@@ -23,6 +25,7 @@ from rag_eval_pipeline.defs.names import (
 )
 from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
+from rag_eval_pipeline.language.attacks import ATTACK_TEMPLATES_VERSION
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
@@ -34,6 +37,7 @@ from rag_eval_pipeline.reporting.report import render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
+from rag_eval_pipeline.storage.probes import load_probes
 
 ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
 PINNED_INPUTS = ("judge_scores", "candidate_answers")
@@ -174,7 +178,7 @@ def baseline_diffs(context: dg.AssetExecutionContext, settings: SettingsResource
         CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
         BASELINE_DIFFS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     },
-    code_version="5",
+    code_version="6",
 )
 def eval_report(
     context: dg.AssetExecutionContext,
@@ -213,6 +217,7 @@ def eval_report(
         missing_models(context.instance, metric_summary),
         pages_folder(EVAL_REPORT, context.run_id),
         settings.settings.dataset.documents,  # the images the overlays refer to
+        load_probes(UPath(context.instance.storage_directory()) / ARTIFACTS),  # `rag-eval probe`'s
     )
     served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
     context.add_output_metadata(
@@ -245,6 +250,17 @@ def prometheus_metrics(
     )
     return {"textfile": path, "series": series}
 
+
+# `rag-eval probe` records its results as this asset's materialization (the command runs the
+# probes, no run of the graph does): the UI shows each model's attack success and the worst probes
+SECURITY_PROBES = dg.AssetSpec(
+    "security_probes",
+    group_name=REPORTING,
+    description="Security probes (`rag-eval probe`): each model's attack success per attack and "
+    "language, and the probes that succeeded (the planted passage, the reply, what was found). "
+    "Recorded by the command; see docs/security.md.",
+    code_version=ATTACK_TEMPLATES_VERSION,  # what the probes plant
+)
 
 REPORTING_ASSETS = [
     model_comparison,
