@@ -16,6 +16,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rag_eval_pipeline.common.text import SNIFFED_BYTES, UTF8_BOM, FileEncodingError, guessed_encoding, nfc_values
+
 QUESTION_SCHEMA = pa.schema(
     [
         ("qid", pa.string()),
@@ -126,7 +128,11 @@ def _supporting_facts(facts: Any, qid: str) -> tuple[list[str], list[int]]:
     return [t for t, _ in pairs], [int(i) for _, i in pairs]
 
 
-NOT_UTF8 = "not valid UTF-8 text (a binary file?)"
+def _not_utf8(path: Path) -> str:
+    """Why a HotpotQA file cannot be read, naming the encoding it looks like."""
+    with path.open("rb") as file:
+        head = file.read(SNIFFED_BYTES)
+    return FileEncodingError(path, guessed_encoding(head), settable=False).reason
 
 
 def _records_with_location(path: Path) -> Iterator[tuple[str, Any]]:
@@ -141,10 +147,10 @@ def _records_with_location(path: Path) -> Iterator[tuple[str, Any]]:
         return
     data = path.read_bytes()  # the original release: one JSON list
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a BOM accepted
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        raise MalformedRowError(path, f"line {line}", NOT_UTF8) from None
+        raise MalformedRowError(path, f"line {line}", _not_utf8(path)) from None
     del data
     yield from _json_list_items(path, text)
 
@@ -153,7 +159,7 @@ def _first_character(path: Path) -> str:
     """The file's first character that is not white space ('' for an empty file)."""
     with path.open("rb") as file:
         while chunk := file.read(4096):
-            stripped = chunk.lstrip()
+            stripped = chunk.removeprefix(UTF8_BOM).lstrip()
             if stripped:
                 return stripped[:1].decode("latin-1")
     return ""
@@ -163,9 +169,9 @@ def _jsonl_records(path: Path) -> Iterator[tuple[str, Any]]:
     with path.open("rb") as file:
         for line_no, raw in enumerate(file, start=1):
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")  # a BOM accepted
             except UnicodeDecodeError:
-                raise MalformedRowError(path, f"line {line_no}", NOT_UTF8) from None
+                raise MalformedRowError(path, f"line {line_no}", _not_utf8(path)) from None
             if not line.strip():
                 continue
             try:
@@ -249,7 +255,7 @@ def _checked_rows(path: Path) -> Iterator[dict[str, Any]]:
     seen: dict[str, str] = {}
     for location, record in _records_with_location(path):
         try:
-            row = normalize_row(record)
+            row = normalize_row(nfc_values(record))
         except ValueError as err:
             raise MalformedRowError(path, location, str(err)) from err
         if row["qid"] in seen:

@@ -13,7 +13,7 @@ import pandas as pd
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.documents import Chunking, load_documents, merge_passages
+from rag_eval_pipeline.data.documents import Chunking, load_documents, merge_passages, unreadable_files
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB, load_questions, sample_questions
 from rag_eval_pipeline.data.judgement_file import (
     JudgementFileError,
@@ -64,10 +64,14 @@ def judgement_list_problems(settings: Settings) -> list[str]:
     chunking = Chunking(dataset.chunking.size, dataset.chunking.overlap)
     try:
         documents = load_documents(
-            dataset.documents, chunking, int(dataset.max_file_mb * 1e6), dataset.language
+            dataset.documents, chunking, int(dataset.max_file_mb * 1e6), dataset.language, dataset.encoding
         )
-        passages, _ = custom_knowledge_base(dataset.questions, documents.passages, chunking, dataset.language)
-        cases = read_judgement_file(dataset.questions, passages, settings.abstention(), dataset.language)
+        passages, _ = custom_knowledge_base(
+            dataset.questions, documents.passages, chunking, dataset.language, dataset.encoding
+        )
+        cases = read_judgement_file(
+            dataset.questions, passages, settings.abstention(), dataset.language, dataset.encoding
+        )
     except SegmenterMissingError as err:
         return [str(err)]
     except JudgementFileError as err:
@@ -94,10 +98,12 @@ def knowledge_base_passages(settings: Settings, dataset: str | None = None) -> p
     config = settings.dataset
     chunking = Chunking(config.chunking.size, config.chunking.overlap)
     documents = load_documents(
-        config.documents, chunking, int(config.max_file_mb * 1e6), config.language
+        config.documents, chunking, int(config.max_file_mb * 1e6), config.language, config.encoding
     ).passages
     if config.kind == "custom":
-        return custom_knowledge_base(config.questions or "", documents, chunking, config.language)[0]
+        return custom_knowledge_base(
+            config.questions or "", documents, chunking, config.language, config.encoding
+        )[0]
     questions = load_questions(dataset or config.source)
     if settings.knowledge_base.scope == "sample":
         questions = sample_questions(questions, config.sample_size, config.selection, config.seed)
@@ -182,7 +188,10 @@ def preflight_problems(
     """Everything that can be checked before the knowledge base is built. Pure apart from what
     the callers pass: what an LLM endpoint lacks, and whether the cluster answers."""
     problems = dataset_problems(settings, dataset)
-    problems += judgement_list_problems(settings)
+    unreadable = unreadable_files(settings.dataset.documents, settings.dataset.encoding)
+    problems += unreadable
+    if not unreadable:  # else its titles would read as missing from the knowledge base
+        problems += judgement_list_problems(settings)
     problems += endpoint_problems(answer_specs, judge_specs, llm_missing)
     for spec in answer_specs:
         problems += registry.problems(spec)

@@ -178,7 +178,7 @@ def custom_kb_passages(
     dataset = settings.settings.dataset
     questions = dataset.questions or ""
     passages, problems = custom_knowledge_base(
-        questions, user_documents, documents.chunking, dataset.language
+        questions, user_documents, documents.chunking, dataset.language, dataset.encoding
     )
     for problem in problems:
         context.log.warning(f"skipped: {problem}")
@@ -206,7 +206,11 @@ def custom_judgement_list(
     file and line). Without relevance labels the reference retrieval metrics are absent."""
     dataset = settings.settings.dataset
     cases = read_judgement_file(
-        dataset.questions or "", kb_passages, settings.settings.abstention(), dataset.language
+        dataset.questions or "",
+        kb_passages,
+        settings.settings.abstention(),
+        dataset.language,
+        dataset.encoding,
     )
     sample = sample_questions(cases, dataset.sample_size, dataset.selection, dataset.seed)  # type: ignore[arg-type]
     labelled = int(sample["gold_titles"].map(len).gt(0).sum())
