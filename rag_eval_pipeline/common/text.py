@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import unicodedata
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 UTF8_BOM = codecs.BOM_UTF8
 SNIFFED_BYTES = 64_000  # what the encoding of a refused file is guessed from

@@ -121,6 +121,11 @@ def _cut_long(runs: list[str]) -> list[tuple[str, bool]]:
     return cut
 
 
+def _joined(words: list[tuple[str, bool]]) -> str:
+    """Words joined by single spaces, the pieces of one cut run without."""
+    return "".join(word if joined or n == 0 else f" {word}" for n, (word, joined) in enumerate(words))
+
+
 def chunk_words(text: str, chunking: Chunking, code: str = "en") -> list[str]:
     """Windows of ``chunking.size`` words overlapping by ``chunking.overlap``. A spaced
     language is cut at spaces; a language written without them (Chinese, Japanese, Thai) at its
@@ -134,10 +139,7 @@ def chunk_words(text: str, chunking: Chunking, code: str = "en") -> list[str]:
         words = _cut_long(text.split())
         if len(words) <= chunking.size:
             return [text]
-        return [
-            "".join(("" if joined or n == a else " ") + word for n, (word, joined) in enumerate(words[a:b], a))
-            for a, b in _windows(len(words), chunking)
-        ]
+        return [_joined(words[a:b]) for a, b in _windows(len(words), chunking)]
     segments = [segment for segment, _ in _cut_long(analysis.segments(text))]
     word_ends = [i + 1 for i, segment in enumerate(segments) if analysis.is_word(segment)]
     if len(word_ends) <= chunking.size:
@@ -208,9 +210,7 @@ def _record_problem(record: object) -> str | None:
     return None
 
 
-def documents_of_records(
-    records: list[tuple[str, object]], name: str
-) -> tuple[list[Document], list[str]]:
+def documents_of_records(records: list[tuple[str, object]], name: str) -> tuple[list[Document], list[str]]:
     """The documents of ``{title, passage[, id, language]}`` records, and a problem naming the
     location of each record that is not one (or names a language this project cannot analyse):
     that record is skipped, the others are kept."""

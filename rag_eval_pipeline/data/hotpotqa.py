@@ -16,7 +16,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rag_eval_pipeline.common.text import SNIFFED_BYTES, UTF8_BOM, FileEncodingError, guessed_encoding, nfc_values
+from rag_eval_pipeline.common.text import (
+    SNIFFED_BYTES,
+    UTF8_BOM,
+    FileEncodingError,
+    guessed_encoding,
+    nfc_values,
+)
 
 QUESTION_SCHEMA = pa.schema(
     [

@@ -106,8 +106,8 @@ def read_judgement_file(
     empty, so the reference retrieval metrics are absent rather than 0. A question the documents
     cannot answer is ``answerable: false`` (or has an abstention such as "unknown" as its
     answer): declining to answer it is right. Each case's language is its row's ``language``,
-    else ``declared_language``, else detected from its question and answer. The file is UTF-8 (a BOM accepted) unless
-    ``encoding`` says otherwise; every string is read in NFC."""
+    else ``declared_language``, else detected from its question and answer. The file is UTF-8
+    (a BOM accepted) unless ``encoding`` says otherwise; every string is read in NFC."""
     path = Path(path)
     if not path.is_file():
         raise JudgementFileError(path, ["file not found"])

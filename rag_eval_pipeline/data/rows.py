@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
