@@ -26,9 +26,10 @@ TABLE_SUFFIXES = (".jsonl", ".parquet")
 DEFAULT_MAX_FILE_BYTES = 5_000_000  # one larger file would become a passage in every prompt
 DEFAULT_CHUNK_WORDS = 200
 DEFAULT_CHUNK_OVERLAP = 40
-# a run of text without a break longer than this (a line with no spaces, a URL, base64) counts
-# as a word every this many characters, and is cut there: no chunk grows without bound
-MAX_WORD_CHARS = 100
+# a run of text without a break longer than this (longer than the words of any language, German
+# compounds included: a line with no spaces, base64, a long URL) counts as a word every this many
+# characters and is cut there, so no chunk is longer than its size in words of at most this many
+MAX_WORD_CHARS = 50
 DOCUMENT_COLUMNS = [*PASSAGE_COLUMNS, "source_file"]
 
 
@@ -180,7 +181,7 @@ def _records(path: Path, encoding: str | None = None) -> tuple[list[tuple[str, o
         try:
             records.append((f"line {line_no}", nfc_values(json.loads(line))))
         except json.JSONDecodeError as err:
-            problems.append(f"line {line_no}: invalid JSON ({err.msg}): skipped")
+            problems.append(f"line {line_no}: invalid JSON ({err.msg})")
     return records, problems
 
 
@@ -219,7 +220,7 @@ def documents_of_records(records: list[tuple[str, object]], name: str) -> tuple[
     for location, record in records:
         problem = _record_problem(record)
         if problem is not None:
-            problems.append(f"{location}: {problem}: skipped")
+            problems.append(f"{location}: {problem}")
             continue
         assert isinstance(record, dict)
         title, text = record["title"], record["passage"]
@@ -229,7 +230,7 @@ def documents_of_records(records: list[tuple[str, object]], name: str) -> tuple[
             try:
                 own = language(str(own)).code
             except UnknownLanguageError as err:
-                problems.append(f"{location}: {err}: skipped")
+                problems.append(f"{location}: {err}")
                 continue
         documents.append(Document(title, text, base_id, name, own or None))
     return documents, problems
@@ -270,7 +271,7 @@ def passages_of_records(
     ValueError names the first record's location that is not one."""
     documents, problems = documents_of_records(records, name)
     if problems:
-        raise ValueError(problems[0].removesuffix(": skipped"))
+        raise ValueError(problems[0])
     return passages_of_documents(documents, chunking, declared)[0]
 
 

@@ -42,10 +42,10 @@ def test_malformed_files_and_lines_are_named_and_skipped(tmp_path):
     loaded = load_documents(tmp_path)
     assert loaded.passages["title"].tolist() == ["A", "good"]
     assert sorted(loaded.problems) == [
-        "broken.jsonl, line 2: invalid JSON (Expecting property name enclosed in double quotes): skipped",
+        "broken.jsonl, line 2: invalid JSON (Expecting property name enclosed in double quotes)",
         "empty.txt: empty document",
-        "untitled.jsonl, line 1: missing or empty 'title': skipped",
-        "untitled.jsonl, line 2: missing or empty 'passage': skipped",
+        "untitled.jsonl, line 1: missing or empty 'title'",
+        "untitled.jsonl, line 2: missing or empty 'passage'",
     ]
 
 
