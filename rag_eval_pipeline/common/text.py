@@ -32,6 +32,7 @@ class FileEncodingError(ValueError):
     ) -> None:
         self.path = str(path)
         self.found = found
+        self.line = line
         read_as = configured or "UTF-8"
         looks = f"it looks like {found}" if found else "its encoding could not be told; is it a binary file?"
         key = f"dataset.encoding: {found}" if found else "dataset.encoding"
