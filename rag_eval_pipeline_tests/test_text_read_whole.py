@@ -73,7 +73,8 @@ def _jsonl(rows: list[dict]) -> bytes:
 def write_mixed_project(folder: Path) -> Path:
     """Korean documents named and written in NFD with questions and answers in NFD; a Turkish
     docs.jsonl with a BOM and an empty passage on its second line; a 100 KB Japanese document and
-    a 2 MB line; a questions file with a BOM; two answer files, the same answers in NFD and NFC."""
+    a 2 MB line; a questions file with a BOM; answer files (no contexts), the same answers in NFD
+    and NFC, and wrong ones."""
     docs = folder / "docs"
     docs.mkdir(parents=True)
     for title, text, _, _ in KOREAN:
@@ -95,6 +96,7 @@ def write_mixed_project(folder: Path) -> Path:
     for form in ("NFD", "NFC"):
         answers = [{"qid": key, "answer": unicodedata.normalize(form, a)} for key, _, _, _, a in cases]
         (folder / f"{form.lower()}.jsonl").write_bytes(_jsonl(answers))
+    (folder / "wrong.jsonl").write_bytes(_jsonl([{"qid": key, "answer": "1900"} for key, *_ in cases]))
     config = folder / "rag_eval.yaml"
     config.write_text(
         """
@@ -106,6 +108,7 @@ dataset:
 answer_models:
   - {name: nfd-answers, provider: file, path: nfd.jsonl}
   - {name: nfc-answers, provider: file, path: nfc.jsonl}
+  - {name: wrong-answers, provider: file, path: wrong.jsonl}
 judges: [reference]
 """,
         encoding="utf-8",
@@ -242,3 +245,19 @@ def test_an_encoding_key_reads_a_file_in_that_encoding(tmp_path, capsys):
     config.write_text(config.read_text().replace("cp949", "klingon-8"))
     code, _, err = in_process(capsys, "--config", str(config), "titles")
     assert code == 2 and "unknown encoding 'klingon-8'" in err and len(err.splitlines()) == 1
+
+
+def test_an_agent_without_contexts_gets_no_retrieval_diagnosis(mixed_run, capsys):
+    """A wrong answer of an agent that returns no contexts cannot be told a retrieval miss from a
+    reasoning error: its diagnosis is absent, and `explain` says why."""
+    folder, _ = mixed_run
+    home = folder / "home"
+    scores = load_asset(open_instance(str(home)), "judge_scores", "wrong-answers")
+    assert (scores["correctness"] == 0).all() and scores["diagnosis"].isna().all()
+    assert set(load_asset(open_instance(str(home)), "judge_scores", "nfc-answers")["diagnosis"]) == {"ok"}
+    code, out, _ = in_process(
+        capsys, "--config", str(folder / "rag_eval.yaml"), "--dagster-home", str(home), "explain", "ko-0",
+        "--model", "wrong-answers",
+    )  # fmt: skip
+    assert code == 0 and "reasoning_error" not in out
+    assert "no diagnosis: the agent returns no contexts" in out

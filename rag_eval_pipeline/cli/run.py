@@ -162,6 +162,8 @@ def handle(args: argparse.Namespace) -> int:
         print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")
     for note in report.notes:
         print(f"note: {note}")
+    for warning in report.warnings:
+        print(f"warning: {warning}")
     for model, (failed, cases, reasons) in sorted(report.failures.items()):
         shown = "; ".join(f"{reason} ({count})" for reason, count in reasons[:SHOWN_REASONS])
         more = f"; and {len(reasons) - SHOWN_REASONS} other reasons" if len(reasons) > SHOWN_REASONS else ""
