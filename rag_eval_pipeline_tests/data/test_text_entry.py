@@ -41,6 +41,13 @@ def test_a_bom_is_accepted_in_a_hotpotqa_file_and_the_configuration(tmp_path, hu
     lines = tmp_path / "hub.jsonl"
     lines.write_bytes(BOM + "".join(json.dumps(r) + "\n" for r in hub_rows[:2]).encode())
     assert read_hotpotqa_file(listed)["qid"].tolist() == read_hotpotqa_file(lines)["qid"].tolist()
+    decomposed = dict(hub_rows[0], question=f"{SEOUL_NFD}?")
+    decomposed["context"] = dict(
+        decomposed["context"], sentences=[[SEOUL_NFD], *decomposed["context"]["sentences"][1:]]
+    )
+    lines.write_text(json.dumps(decomposed) + "\n")  # escaped: the NFD is in \u escapes
+    read = read_hotpotqa_file(lines).iloc[0]
+    assert read["question"] == "서울?" and list(read["context_sentences"][0]) == ["서울"]
     config = tmp_path / "rag_eval.yaml"
     config.write_bytes(BOM + b"dataset: {sample_size: 3}\n")
     assert load_settings(config).dataset.sample_size == 3
