@@ -81,7 +81,8 @@ def handle(args: argparse.Namespace) -> int:
             "(knowledge_base, concurrency) and submit again"
         )
     dataset, sample = args.dataset, args.sample
-    if dataset and is_judgement_list(dataset):  # a list of this project's own format
+    # a list of this project's own format
+    if dataset and is_judgement_list(dataset, settings.dataset.encoding):
         if args.backfill:
             raise CommandError(
                 f"--dataset {dataset} is a judgement list, which replaces the dataset section; a "

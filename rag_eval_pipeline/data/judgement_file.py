@@ -228,14 +228,14 @@ def judgement_file_documents(
     return frame.drop_duplicates("passage_id", keep="first").reset_index(drop=True), problems
 
 
-def is_judgement_list(path: str | Path) -> bool:
+def is_judgement_list(path: str | Path, encoding: str | None = None) -> bool:
     """Whether a dataset file is a judgement list of this project's own format (rows with
     ``question`` and ``answer`` and no HotpotQA ``context``), rather than HotpotQA's."""
     path = Path(path)
     if not path.is_file() or path.suffix.lower() not in (".jsonl", ".csv", ".parquet"):
         return False
     try:
-        columns = first_row_columns(path)
+        columns = first_row_columns(path, encoding)
     except (RowFileError, ValueError, OSError):  # UnicodeDecodeError is a ValueError
         return False
     return {"question", "answer"} <= columns and "context" not in columns
