@@ -21,6 +21,7 @@ from rag_eval_pipeline.answering.entries import ENTRY_TAGS, AnswerModelSettings
 from rag_eval_pipeline.answering.spec import DEFAULT_MODELS
 from rag_eval_pipeline.common.secrets import Redactor
 from rag_eval_pipeline.common.settings import Strict
+from rag_eval_pipeline.common.text import FileEncodingError, read_text
 from rag_eval_pipeline.data.settings import DatasetSettings
 from rag_eval_pipeline.generation.settings import GenerationSettings
 from rag_eval_pipeline.judges.settings import (
@@ -457,13 +458,13 @@ def load_settings(path: str | Path | None = None) -> Settings:
     if not found.is_file():
         raise ConfigError(f"configuration file not found: {found}")
     try:
-        raw: Any = yaml.safe_load(found.read_text()) or {}
+        raw: Any = yaml.safe_load(read_text(found)) or {}  # UTF-8, a BOM accepted, in NFC
     except yaml.YAMLError as err:
         raise ConfigError(f"{found}: not valid YAML: {_yaml_problem(err)}") from None
     except RecursionError:
         raise ConfigError(f"{found}: nested too deeply to be a configuration file") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{found}: not UTF-8 text (a binary file?)") from None
+    except FileEncodingError as err:  # no dataset.encoding for the file that would say it
+        raise ConfigError(str(FileEncodingError(found, err.found, settable=False, line=err.line))) from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{found}: expected settings (a mapping of sections), got a {type(raw).__name__}")
     try:

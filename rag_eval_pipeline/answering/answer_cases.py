@@ -21,6 +21,7 @@ from rag_eval_pipeline.answering.base import (
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
 from rag_eval_pipeline.answering.visual import VISUAL_COLUMNS, gold_visual, visual_columns
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
+from rag_eval_pipeline.common.text import nfc
 from rag_eval_pipeline.data.knowledge_base import REFERENCE_PENDING
 from rag_eval_pipeline.language.table import ENGLISH
 from rag_eval_pipeline.limits.in_flight import run_bounded
@@ -252,7 +253,7 @@ def _answered(result: AnswerResult, max_answer_chars: int, redact: Redactor) -> 
     return {
         "model_id": result.model_id,
         "prompt_version": result.prompt_version,
-        "answer": redact(capped_answer(result.answer, max_answer_chars)),
+        "answer": redact(capped_answer(nfc(result.answer), max_answer_chars)),  # any provider, composed
         "answer_length": len(result.answer),
         "status": "ok",
         "error": None,

@@ -36,7 +36,7 @@ def _first_question(settings: Settings) -> str:
     """The configured dataset's first question, so a check asks what a run will ask."""
     try:
         if settings.dataset.kind == "custom" and settings.dataset.questions:
-            rows, _ = read_rows(Path(settings.dataset.questions))
+            rows, _ = read_rows(Path(settings.dataset.questions), encoding=settings.dataset.encoding)
             return str(rows[0][1].get("question") or FALLBACK_QUESTION) if rows else FALLBACK_QUESTION
         questions = load_questions(settings.dataset.source)
         return str(questions["question"].iloc[0]) if len(questions) else FALLBACK_QUESTION

@@ -97,7 +97,8 @@ def handle(args: argparse.Namespace) -> int:
     dataset, sample = args.dataset, args.sample
     if dataset == MULTIMODAL_SAMPLE:  # drawn into the instance folder, then run as any judgement list
         dataset, args.documents = _multimodal_sample(args)
-    if dataset and is_judgement_list(dataset):  # a list of this project's own format
+    # a list of this project's own format
+    if dataset and is_judgement_list(dataset, settings.dataset.encoding):
         if args.backfill:
             raise CommandError(
                 f"--dataset {dataset} is a judgement list, which replaces the dataset section; a "
@@ -178,6 +179,8 @@ def handle(args: argparse.Namespace) -> int:
         print(f"\n(model_comparison also holds earlier runs of: {', '.join(others)})")
     for note in report.notes:
         print(f"note: {note}")
+    for warning in report.warnings:
+        print(f"warning: {warning}")
     for model, (failed, cases, reasons) in sorted(report.failures.items()):
         shown = "; ".join(f"{reason} ({count})" for reason, count in reasons[:SHOWN_REASONS])
         more = f"; and {len(reasons) - SHOWN_REASONS} other reasons" if len(reasons) > SHOWN_REASONS else ""

@@ -1,7 +1,9 @@
 """The user's own documents as knowledge-base passages: a folder of .md / .txt files and JSONL or
 parquet files of ``{title, passage}`` (optional ``id``), with optional chunking of long texts.
 
-A malformed file is reported by name (and line) and skipped; it never stops the others.
+A malformed file is reported by name and skipped, a malformed line of a JSONL file by file and
+line; neither stops the others. Files are UTF-8 (a byte-order mark accepted) unless the dataset's
+``encoding:`` says otherwise, and every text, title and file name is read in NFC.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rag_eval_pipeline.common.text import FileEncodingError, nfc, nfc_values, read_text
 from rag_eval_pipeline.data.images import (
     ImageCatalog,
     image_captions,
@@ -29,6 +32,10 @@ TABLE_SUFFIXES = (".jsonl", ".parquet")
 DEFAULT_MAX_FILE_BYTES = 5_000_000  # one larger file would become a passage in every prompt
 DEFAULT_CHUNK_WORDS = 200
 DEFAULT_CHUNK_OVERLAP = 40
+# a run of text without a break longer than this (longer than the words of any language, German
+# compounds included: a line with no spaces, base64, a long URL) counts as a word every this many
+# characters and is cut there, so no chunk is longer than its size in words of at most this many
+MAX_WORD_CHARS = 50
 DOCUMENT_COLUMNS = [*PASSAGE_COLUMNS, "source_file"]
 
 
@@ -49,7 +56,8 @@ class Chunking:
 @dataclass
 class LoadedDocuments:
     passages: pd.DataFrame
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # files and lines skipped, each named
+    unreadable: list[str] = field(default_factory=list)  # files in another encoding: no run reads them
     versions: dict[str, str] = field(default_factory=dict)  # file name -> content digest
     assumed_language: list[str] = field(default_factory=list)  # documents too short to tell
     images: ImageCatalog = field(default_factory=ImageCatalog)  # the folder's images (data/images.py)
@@ -90,8 +98,27 @@ def unsupported_files(folder: Path) -> list[Path]:
 
 
 def file_name(path: Path, folder: Path) -> str:
-    """How a document is named in problems, versions and the sensor's tags: its path in the folder."""
-    return path.relative_to(folder).as_posix()
+    """How a document is named in problems, versions and the sensor's tags: its path in the
+    folder, in NFC (macOS writes names decomposed; a title is the same title either way)."""
+    return nfc(path.relative_to(folder).as_posix())
+
+
+def unreadable_files(folder: str | Path, encoding: str | None = None) -> list[str]:
+    """One line for each text document of the folder that is not text in ``encoding`` (UTF-8
+    unless set), naming the file, the encoding it looks like and the remedy: what a run refuses
+    before any work, rather than index the documents without it."""
+    folder = Path(folder)
+    found = []
+    for path in document_files(folder):
+        if path.suffix.lower() == ".parquet":
+            continue  # typed columns: no encoding to guess
+        try:
+            read_text(path, encoding)
+        except FileEncodingError as err:
+            found.append(str(err))
+        except OSError:
+            continue  # said when the documents are read
+    return found
 
 
 def document_versions(folder: Path) -> dict[str, str]:
@@ -101,29 +128,40 @@ def document_versions(folder: Path) -> dict[str, str]:
     return {file_name(path, folder): file_digest(path) for path in files}
 
 
-def read_utf8(path: Path) -> str:
-    """The file's text; invalid UTF-8 is a ValueError naming its line."""
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise ValueError(f"line {line}: not valid UTF-8 ({err.reason})") from None
+def _cut_long(runs: list[str]) -> list[tuple[str, bool]]:
+    """Each run, a run longer than ``MAX_WORD_CHARS`` cut into runs of that many characters;
+    with each, whether it continues the run before it (joined without a space)."""
+    cut: list[tuple[str, bool]] = []
+    for run in runs:
+        if len(run) <= MAX_WORD_CHARS:
+            cut.append((run, False))
+            continue
+        cut += [(run[i : i + MAX_WORD_CHARS], i > 0) for i in range(0, len(run), MAX_WORD_CHARS)]
+    return cut
+
+
+def _joined(words: list[tuple[str, bool]]) -> str:
+    """Words joined by single spaces, the pieces of one cut run without."""
+    return "".join(word if joined or n == 0 else f" {word}" for n, (word, joined) in enumerate(words))
 
 
 def chunk_words(text: str, chunking: Chunking, code: str = "en") -> list[str]:
     """Windows of ``chunking.size`` words overlapping by ``chunking.overlap``. A spaced
     language is cut at spaces; a language written without them (Chinese, Japanese, Thai) at its
-    dictionary's word boundaries, each chunk its text as written."""
+    dictionary's word boundaries, each chunk its text as written. A run with no break longer
+    than ``MAX_WORD_CHARS`` counts a word every that many characters, cut there, so no chunk
+    is longer than ``size`` words of at most that many characters."""
+    if not chunking.size:
+        return [text]
     analysis = analyzer(code)
     if not analysis.inside_words or analysis.language.index_bigrams:
-        words = text.split()
-        if not chunking.size or len(words) <= chunking.size:
+        words = _cut_long(text.split())
+        if len(words) <= chunking.size:
             return [text]
-        return [" ".join(words[a:b]) for a, b in _windows(len(words), chunking)]
-    segments = analysis.segments(text)
+        return [_joined(words[a:b]) for a, b in _windows(len(words), chunking)]
+    segments = [segment for segment, _ in _cut_long(analysis.segments(text))]
     word_ends = [i + 1 for i, segment in enumerate(segments) if analysis.is_word(segment)]
-    if not chunking.size or len(word_ends) <= chunking.size:
+    if len(word_ends) <= chunking.size:
         return [text]
     starts = [0, *word_ends[:-1]]
     return [
@@ -141,26 +179,28 @@ def _windows(count: int, chunking: Chunking) -> list[tuple[int, int]]:
     return windows
 
 
-def _records(path: Path) -> list[tuple[str, dict]]:
-    """(location, record) of one file; raises ValueError naming the line on bad input."""
+def _records(path: Path, encoding: str | None = None) -> tuple[list[tuple[str, object]], list[str]]:
+    """(location, record) of one file, every string in NFC, and the lines that are not JSON
+    (each named, the others kept); a file that is not text is a ValueError."""
     suffix = path.suffix.lower()
     if suffix in TEXT_SUFFIXES:
-        text = read_utf8(path).strip()
+        text = read_text(path, encoding).strip()
         if not text:
             raise ValueError("empty document")
-        return [("file", {"title": path.stem, "passage": text})]
+        return [("file", {"title": nfc(path.stem), "passage": text})], []
     if suffix == ".parquet":
         frame = pd.read_parquet(path)
-        return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))]
-    records = []
-    for line_no, line in enumerate(read_utf8(path).splitlines(), start=1):
+        return [(f"row {i + 1}", nfc_values(r)) for i, r in enumerate(frame.to_dict(orient="records"))], []
+    records: list[tuple[str, object]] = []
+    problems = []
+    for line_no, line in enumerate(read_text(path, encoding).splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            records.append((f"line {line_no}", json.loads(line)))
+            records.append((f"line {line_no}", nfc_values(json.loads(line))))
         except json.JSONDecodeError as err:
-            raise ValueError(f"line {line_no}: invalid JSON ({err.msg})") from err
-    return records
+            problems.append(f"line {line_no}: invalid JSON ({err.msg})")
+    return records, problems
 
 
 @dataclass(frozen=True)
@@ -178,27 +218,40 @@ class Document:
         return f"{self.title}\n{self.text}"
 
 
-def documents_of_records(records: list[tuple[str, object]], name: str) -> list[Document]:
-    """The documents of ``{title, passage[, id, language]}`` records; a ValueError names the
-    first record's location that is not one (or names a language this project cannot analyse)."""
+def _record_problem(record: object) -> str | None:
+    """Why a record is not a ``{title, passage}`` document (None when it is one)."""
+    if not isinstance(record, dict):
+        return "expected an object with title and passage"
+    for key in ("title", "passage"):
+        value = record.get(key)
+        if not isinstance(value, str) or not value.strip():
+            return f"missing or empty '{key}'"
+    return None
+
+
+def documents_of_records(records: list[tuple[str, object]], name: str) -> tuple[list[Document], list[str]]:
+    """The documents of ``{title, passage[, id, language]}`` records, and a problem naming the
+    location of each record that is not one (or names a language this project cannot analyse):
+    that record is skipped, the others are kept."""
     documents = []
+    problems = []
     for location, record in records:
-        if not isinstance(record, dict):
-            raise ValueError(f"{location}: expected an object with title and passage")
-        title, text = record.get("title"), record.get("passage")
-        if not isinstance(title, str) or not title.strip():
-            raise ValueError(f"{location}: missing or empty 'title'")
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"{location}: missing or empty 'passage'")
+        problem = _record_problem(record)
+        if problem is not None:
+            problems.append(f"{location}: {problem}")
+            continue
+        assert isinstance(record, dict)
+        title, text = record["title"], record["passage"]
         base_id = f"doc_{record['id']}" if record.get("id") not in (None, "") else passage_id(title)
         own = record.get("language")
         if own not in (None, ""):
             try:
                 own = language(str(own)).code
             except UnknownLanguageError as err:
-                raise ValueError(f"{location}: {err}") from None
+                problems.append(f"{location}: {err}")
+                continue
         documents.append(Document(title, text, base_id, name, own or None))
-    return documents
+    return documents, problems
 
 
 def passages_of_documents(
@@ -234,7 +287,10 @@ def passages_of_records(
 ) -> list[dict]:
     """Passage rows of ``{title, passage[, id, language]}`` records (long ones chunked); a
     ValueError names the first record's location that is not one."""
-    return passages_of_documents(documents_of_records(records, name), chunking, declared)[0]
+    documents, problems = documents_of_records(records, name)
+    if problems:
+        raise ValueError(problems[0])
+    return passages_of_documents(documents, chunking, declared)[0]
 
 
 def load_documents(
@@ -242,11 +298,13 @@ def load_documents(
     chunking: Chunking = Chunking(),
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     declared_language: str | None = None,
+    encoding: str | None = None,
 ) -> LoadedDocuments:
     """Every readable document of the folder, long ones chunked, each in its language (its
     record's, else ``declared_language``, else detected over the whole folder); files that are
-    malformed, larger than ``max_file_bytes`` or of an unsupported type are listed in
-    ``problems`` and skipped."""
+    malformed, larger than ``max_file_bytes`` or of an unsupported type, and lines of a JSONL
+    file that are not documents, are listed in ``problems`` and skipped. A file that is not text
+    in ``encoding`` (UTF-8 unless set) is also listed in ``unreadable``: a run refuses it."""
     folder = Path(folder)
     documents: list[Document] = []
     supported = ", ".join(TEXT_SUFFIXES + TABLE_SUFFIXES)
@@ -254,6 +312,7 @@ def load_documents(
         f"{file_name(p, folder)}: unsupported file type '{p.suffix or p.name}' (use {supported})"
         for p in unsupported_files(folder)
     ]
+    unreadable: list[str] = []
     versions: dict[str, str] = {}
     for path in document_files(folder):
         name = file_name(path, folder)
@@ -266,9 +325,17 @@ def load_documents(
             )
             continue
         try:
-            documents += documents_of_records(_records(path), name)
-        except (ValueError, OSError, UnicodeDecodeError) as err:
+            records, unread_lines = _records(path, encoding)
+        except FileEncodingError as err:
+            unreadable.append(str(err))
+            problems.append(f"{name}: {err.reason}")
+            continue
+        except (ValueError, OSError) as err:
             problems.append(f"{name}: {err}")
+            continue
+        found, bad_records = documents_of_records(records, name)
+        documents += found
+        problems += [f"{name}, {problem}" for problem in unread_lines + bad_records]
     images = image_catalog(folder) if folder.is_dir() else ImageCatalog()
     problems += images.all_problems()
     documents += [
@@ -280,7 +347,7 @@ def load_documents(
     if duplicated:
         problems.append(f"duplicate document ids (last one kept): {duplicated[:5]}")
         frame = frame.drop_duplicates("passage_id", keep="last")
-    return LoadedDocuments(frame.reset_index(drop=True), problems, versions, assumed, images)
+    return LoadedDocuments(frame.reset_index(drop=True), problems, unreadable, versions, assumed, images)
 
 
 def merge_passages(base: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:

@@ -14,7 +14,15 @@ from typing import Any, Literal
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from rag_eval_pipeline.common.text import (
+    SNIFFED_BYTES,
+    UTF8_BOM,
+    FileEncodingError,
+    guessed_encoding,
+)
 
 QUESTION_SCHEMA = pa.schema(
     [
@@ -126,7 +134,11 @@ def _supporting_facts(facts: Any, qid: str) -> tuple[list[str], list[int]]:
     return [t for t, _ in pairs], [int(i) for _, i in pairs]
 
 
-NOT_UTF8 = "not valid UTF-8 text (a binary file?)"
+def _not_utf8(path: Path) -> str:
+    """Why a HotpotQA file cannot be read, naming the encoding it looks like."""
+    with path.open("rb") as file:
+        head = file.read(SNIFFED_BYTES)
+    return FileEncodingError(path, guessed_encoding(head), settable=False).reason
 
 
 def _records_with_location(path: Path) -> Iterator[tuple[str, Any]]:
@@ -141,10 +153,10 @@ def _records_with_location(path: Path) -> Iterator[tuple[str, Any]]:
         return
     data = path.read_bytes()  # the original release: one JSON list
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a BOM accepted
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
-        raise MalformedRowError(path, f"line {line}", NOT_UTF8) from None
+        raise MalformedRowError(path, f"line {line}", _not_utf8(path)) from None
     del data
     yield from _json_list_items(path, text)
 
@@ -153,7 +165,7 @@ def _first_character(path: Path) -> str:
     """The file's first character that is not white space ('' for an empty file)."""
     with path.open("rb") as file:
         while chunk := file.read(4096):
-            stripped = chunk.lstrip()
+            stripped = chunk.removeprefix(UTF8_BOM).lstrip()
             if stripped:
                 return stripped[:1].decode("latin-1")
     return ""
@@ -163,9 +175,9 @@ def _jsonl_records(path: Path) -> Iterator[tuple[str, Any]]:
     with path.open("rb") as file:
         for line_no, raw in enumerate(file, start=1):
             try:
-                line = raw.decode("utf-8")
+                line = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")  # a BOM accepted
             except UnicodeDecodeError:
-                raise MalformedRowError(path, f"line {line_no}", NOT_UTF8) from None
+                raise MalformedRowError(path, f"line {line_no}", _not_utf8(path)) from None
             if not line.strip():
                 continue
             try:
@@ -218,6 +230,20 @@ def _skip_ws(text: str, pos: int) -> int:
     return pos
 
 
+def _nfc_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """Every string of the batch in NFC, by Arrow's kernel (a Python pass over each question's
+    sixty sentences would cost seconds a hundred thousand questions)."""
+    return pa.RecordBatch.from_arrays([_nfc_array(column) for column in batch.columns], schema=batch.schema)
+
+
+def _nfc_array(array: pa.Array) -> pa.Array:
+    if pa.types.is_string(array.type):
+        return pc.utf8_normalize(array, form="NFC")
+    if pa.types.is_list(array.type):  # built here from rows: its offsets start at 0, never null
+        return pa.ListArray.from_arrays(array.offsets, _nfc_array(array.values), type=array.type)
+    return array
+
+
 def question_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """Normalized rows -> the question table, its columns Arrow-backed: a question's ten
     paragraphs are held as Arrow strings, not as Python objects (about a fifth of the memory),
@@ -226,10 +252,10 @@ def question_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     for row in rows:
         batch.append(row)
         if len(batch) == ROWS_PER_BATCH:
-            batches.append(pa.RecordBatch.from_pylist(batch, schema=QUESTION_SCHEMA))
+            batches.append(_nfc_batch(pa.RecordBatch.from_pylist(batch, schema=QUESTION_SCHEMA)))
             batch = []
     if batch:
-        batches.append(pa.RecordBatch.from_pylist(batch, schema=QUESTION_SCHEMA))
+        batches.append(_nfc_batch(pa.RecordBatch.from_pylist(batch, schema=QUESTION_SCHEMA)))
     return pa.Table.from_batches(batches, schema=QUESTION_SCHEMA).to_pandas(types_mapper=pd.ArrowDtype)
 
 

@@ -102,6 +102,7 @@ def read_judgement_file(
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
     declared_language: str | None = None,
     image_sizes: Mapping[str, tuple[int, int]] | None = None,
+    encoding: str | None = None,
 ) -> pd.DataFrame:
     """The judgement list, checked against the knowledge base ``passages`` (passage_id, title,
     and the user's own ids as ``doc_<id>``). Without relevance labels the gold columns are
@@ -109,12 +110,13 @@ def read_judgement_file(
     cannot answer is ``answerable: false`` (or has an abstention such as "unknown" as its
     answer): declining to answer it is right. Each case's language is its row's ``language``,
     else ``declared_language``, else detected from its question and answer. ``gold_images``
-    and ``gold_boxes`` are checked against ``image_sizes`` (the image catalog's)."""
+    and ``gold_boxes`` are checked against ``image_sizes`` (the image catalog's). The file is
+    UTF-8 (a BOM accepted) unless ``encoding`` says otherwise; every string is read in NFC."""
     path = Path(path)
     if not path.is_file():
         raise JudgementFileError(path, ["file not found"])
     try:
-        rows, problems = read_rows(path, "an object with question and answer")
+        rows, problems = read_rows(path, "an object with question and answer", encoding)
     except RowFileError as err:
         raise JudgementFileError(path, err.bare_problems) from None
     if not rows:
@@ -192,7 +194,10 @@ def read_judgement_file(
 
 
 def judgement_file_documents(
-    path: str | Path, chunking: Chunking | None = None, declared_language: str | None = None
+    path: str | Path,
+    chunking: Chunking | None = None,
+    declared_language: str | None = None,
+    encoding: str | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """The passages the file's cases carry (``documents``), as knowledge-base rows, and the
     problems of those that are not ``{title, passage[, id]}`` (file and line named). A file
@@ -201,7 +206,7 @@ def judgement_file_documents(
     if not path.is_file():
         return pd.DataFrame(columns=DOCUMENT_COLUMNS), []
     try:
-        rows, _ = read_rows(path, "an object with question and answer")
+        rows, _ = read_rows(path, "an object with question and answer", encoding)
     except RowFileError:
         return pd.DataFrame(columns=DOCUMENT_COLUMNS), []  # said by read_judgement_file
     passages: list[dict] = []
@@ -228,14 +233,14 @@ def judgement_file_documents(
     return frame.drop_duplicates("passage_id", keep="first").reset_index(drop=True), problems
 
 
-def is_judgement_list(path: str | Path) -> bool:
+def is_judgement_list(path: str | Path, encoding: str | None = None) -> bool:
     """Whether a dataset file is a judgement list of this project's own format (rows with
     ``question`` and ``answer`` and no HotpotQA ``context``), rather than HotpotQA's."""
     path = Path(path)
     if not path.is_file() or path.suffix.lower() not in (".jsonl", ".csv", ".parquet"):
         return False
     try:
-        columns = first_row_columns(path)
+        columns = first_row_columns(path, encoding)
     except (RowFileError, ValueError, OSError):  # UnicodeDecodeError is a ValueError
         return False
     return {"question", "answer"} <= columns and "context" not in columns
@@ -260,9 +265,10 @@ def custom_knowledge_base(
     documents: pd.DataFrame,
     chunking: Chunking | None = None,
     declared_language: str | None = None,
+    encoding: str | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """The knowledge base of a custom dataset: the passages the judgement list's cases carry and
     the user's ``documents`` (a document replacing a carried passage of the same title), with
     the problems of the carried ones. What the asset builds and the preflight checks against."""
-    carried, problems = judgement_file_documents(questions, chunking, declared_language)
+    carried, problems = judgement_file_documents(questions, chunking, declared_language, encoding)
     return merge_passages(carried[PASSAGE_COLUMNS], documents).reset_index(drop=True), problems

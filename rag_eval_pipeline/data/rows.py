@@ -3,11 +3,15 @@ so every problem can name the file and the line."""
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from rag_eval_pipeline.common.text import FileEncodingError, nfc, nfc_values, read_text
 
 ROW_FILE_TYPES = (".jsonl", ".csv", ".parquet")
 
@@ -24,16 +28,25 @@ class RowFileError(ValueError):
         super().__init__(f"{path}: {len(problems)} problem(s)\n{listed}{more}")
 
 
-def read_rows(path: Path, expected: str = "an object") -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
-    """The rows with their location, and the problems of rows that could not be read at all
-    (checking goes on past them, so every problem of the file is reported at once)."""
+def _text(path: Path, encoding: str | None) -> str:
+    """The file's text in NFC (UTF-8, a BOM accepted, unless ``encoding`` says otherwise); a file
+    in another encoding is one problem naming the encoding it looks like."""
+    try:
+        return read_text(path, encoding)
+    except FileEncodingError as err:
+        raise RowFileError(path, [err.reason]) from None
+
+
+def read_rows(
+    path: Path, expected: str = "an object", encoding: str | None = None
+) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """The rows with their location, every string in NFC, and the problems of rows that could
+    not be read at all (checking goes on past them, so every problem of the file is reported at
+    once). Text files are UTF-8 (a byte-order mark accepted) unless ``encoding`` says otherwise."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         rows, problems = [], []
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as err:
-            raise RowFileError(path, [f"not UTF-8 text (byte {err.start}): is it a binary file?"]) from None
+        text = _text(path, encoding)
         for line_no, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
@@ -45,35 +58,46 @@ def read_rows(path: Path, expected: str = "an object") -> tuple[list[tuple[str, 
             if not isinstance(row, dict):
                 problems.append(f"line {line_no}: expected {expected}, got {type(row).__name__}")
                 continue
-            rows.append((f"line {line_no}", row))
+            rows.append((f"line {line_no}", nfc_values(row)))  # a \u escape may spell NFD
         return rows, problems
     if suffix == ".csv":
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(io.StringIO(_text(path, encoding)), dtype=str, keep_default_na=False)
         return [(f"line {i + 2}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []  # 1: header
     if suffix == ".parquet":
         frame = pd.read_parquet(path)
-        return [(f"row {i + 1}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []
+        records = frame.to_dict(orient="records")
+        return [(f"row {i + 1}", nfc_values(r)) for i, r in enumerate(records)], []
     raise RowFileError(path, [f"unsupported file type '{suffix}' (use .jsonl, .csv or .parquet)"])
 
 
-def first_row_columns(path: Path) -> set[str]:
+def _first_object_keys(lines: Iterable[str]) -> set[str]:
+    """The keys of the first line that is a JSON object (an unreadable line is skipped, as
+    ``read_rows`` skips it); nothing after it is read."""
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict):
+            return {nfc(key) for key in row}
+    return set()
+
+
+def first_row_columns(path: Path, encoding: str | None = None) -> set[str]:
     """The columns of a table file's first row, reading no further than that row: what the file
     is can be told from a 100 MB file without holding it (``read_rows`` reads it whole)."""
     suffix = path.suffix.lower()
+    text_encoding = encoding or "utf-8-sig"  # a BOM accepted
+    if suffix == ".jsonl" and encoding:  # a line at a time in its own encoding
+        with path.open(encoding=encoding) as text_lines:
+            return _first_object_keys(text_lines)
     if suffix == ".jsonl":
         with path.open("rb") as lines:  # decoded a line at a time: never past the row that tells
-            for line in lines:
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line.decode("utf-8"))
-                except json.JSONDecodeError:
-                    continue  # as read_rows: a row that cannot be read is skipped
-                if isinstance(row, dict):
-                    return set(row)
-        return set()
+            return _first_object_keys(line.decode("utf-8-sig") for line in lines)
     if suffix == ".csv":
-        return set(pd.read_csv(path, nrows=0).columns)
+        return set(pd.read_csv(path, nrows=0, encoding=text_encoding).columns)
     if suffix == ".parquet":
         import pyarrow.parquet as pq
 

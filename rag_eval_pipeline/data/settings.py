@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from rag_eval_pipeline.common.settings import Strict
+from rag_eval_pipeline.common.text import known_encoding
 from rag_eval_pipeline.language.table import language
 
 
@@ -34,6 +35,17 @@ class DatasetSettings(Strict):
         description="ISO 639-1 code of every document and question (zh, ja, es ...); a judgement-list "
         "row's or a document record's own `language` wins; unset: each detected",
     )
+
+    encoding: str | None = Field(
+        default=None,
+        description="the encoding of the questions file and the documents when it is not UTF-8 "
+        "(cp949, shift_jis, utf-16 ...); unset: UTF-8, a byte-order mark accepted",
+    )
+
+    @field_validator("encoding")
+    @classmethod
+    def _known_encoding(cls, name: str | None) -> str | None:
+        return known_encoding(name) if name else None
 
     @field_validator("language")
     @classmethod

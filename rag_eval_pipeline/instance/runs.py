@@ -26,6 +26,7 @@ from rag_eval_pipeline.defs.assets.shards import register_shards, shard_partitio
 from rag_eval_pipeline.defs.loggers import PROGRESS_LOGGER
 from rag_eval_pipeline.defs.names import (
     ARTIFACTS,
+    CANDIDATE_ANSWERS,
     CASE_SHARD_SCORES,
     CLI_HOST_TAG,
     CLI_PID_TAG,
@@ -55,6 +56,7 @@ from rag_eval_pipeline.instance.preflight import PreflightError, preflight_probl
 from rag_eval_pipeline.instance.sqlite_storage import connections_kept
 from rag_eval_pipeline.judges.registry import judging_line
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.metrics.blind_retrieval import said_once
 from rag_eval_pipeline.metrics.comparison import paired_comparisons
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.metrics.summary import compare_models, failure_reasons, language_breakdown
@@ -85,6 +87,8 @@ class RunReport:
     failures: dict[str, tuple[int, int, list[tuple[str, int]]]] = field(default_factory=dict)
     # this command's models' means per language, where the cases are in several
     own_by_language: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # each model's retrieval warnings, each once naming the models it concerns
+    warnings: list[str] = field(default_factory=list)
 
 
 def dataset_source(dataset: str | None) -> str | None:
@@ -397,7 +401,25 @@ def _report(
         own_paired,
         failures,
         language_breakdown(own_summaries),
+        said_once({model: _retrieval_warnings(instance, model) for model in evaluated}),
     )
+
+
+RETRIEVAL_WARNING = "retrieval_warning"  # the metadata key the answer and summary assets say it under
+
+
+def _retrieval_warnings(instance: dg.DagsterInstance, model: str) -> list[str]:
+    """The retrieval warnings a model's latest answers and summary recorded."""
+    said = []
+    for asset in (CANDIDATE_ANSWERS, METRIC_SUMMARY):
+        records = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[model]), limit=1
+        ).records
+        metadata = records[0].asset_materialization.metadata if records else {}
+        value = metadata.get(RETRIEVAL_WARNING)
+        if value is not None:
+            said.append(str(getattr(value, "value", value)))
+    return said
 
 
 def _compared_only(instance: dg.DagsterInstance, evaluated: dict[str, str]) -> bool:

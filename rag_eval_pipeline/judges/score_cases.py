@@ -228,20 +228,36 @@ def score_cases(
         combined = jury_scores(frame, jurors, jury).reindex(columns=frame.columns)
         frame = pd.concat([frame, combined.astype(frame.dtypes.to_dict())], ignore_index=True)
     unsupported = unsupported_claims(frame)  # where a claim judge read the case, its claims decide
+    blind = _without_contexts(cases)
     frame["diagnosis"] = [
-        diagnose_row(row, source, unsupported.get(case_key(row))) for row in frame.to_dict(orient="records")
+        diagnose_row(
+            row, source, unsupported.get(case_key(row)), (str(row["qid"]), int(row["repeat"])) not in blind
+        )
+        for row in frame.to_dict(orient="records")
     ]
     return frame
+
+
+def _without_contexts(cases: pd.DataFrame) -> set[tuple[str, int]]:
+    """(qid, repeat) of the answers given without the contexts they came from (an agent that
+    returns none): no diagnosis of retrieval is made for them."""
+    if "contexts_known" not in cases:
+        return set()
+    unknown = cases[~cases["contexts_known"].fillna(True).astype(bool)]
+    repeats = unknown["repeat"] if "repeat" in unknown else [0] * len(unknown)
+    return {(str(q), int(r)) for q, r in zip(unknown["qid"], repeats)}
 
 
 def diagnose_row(
     row: Mapping[str, Any],
     source: AnswerSource = AnswerSource.GENERATIVE,
     unsupported: Sequence[str] | None = None,
+    contexts_known: bool = True,
 ) -> str | None:
     """The judge's own faithfulness where it read the claims, the lexical proxy otherwise (then
     a low value is ``unsupported_words``, never ``hallucination``); where a claim judge checked
-    the answer's claims (``unsupported``: those no context states), hallucination is one of them."""
+    the answer's claims (``unsupported``: those no context states), hallucination is one of them.
+    An answer given without its contexts gets no diagnosis of retrieval (``contexts_known``)."""
     if row.get("image_text_consistency") == 0.0:  # a vision judge saw the images contradict it
         return IMAGE_CONTRADICTION
     faithfulness, judged = row.get("faithfulness"), True
@@ -256,4 +272,5 @@ def diagnose_row(
         abstained=bool(row.get("abstained", False)),
         faithfulness_judged=judged,
         unsupported_claims=None if unsupported is None else len(unsupported),
+        contexts_known=contexts_known,
     )

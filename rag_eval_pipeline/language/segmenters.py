@@ -2,6 +2,8 @@
 over its library: jieba (Chinese, the Rust port rjieba), Sudachi (Japanese, with its core
 dictionary) and ICU's dictionary word break (Thai, and any language without a row of its own).
 Each is loaded when a text first needs it; a missing library is one error naming what to install.
+A segmenter with an input limit (Sudachi's 49,149 bytes) is given its text in pieces within it,
+here and nowhere else, so no document or answer is too long to analyse.
 """
 
 from __future__ import annotations
@@ -9,6 +11,34 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from typing import Any
+
+# Sudachi refuses an input over 49,149 bytes: at most 4 UTF-8 bytes a character keeps a piece of
+# this many characters within it, whatever the script
+SUDACHI_MAX_CHARS = 12_000
+# where a piece is best cut, in order: a line break, a sentence's end, a space, a comma
+_CUT_AFTER = ("\n", "。", "！", "？", ". ", "! ", "? ", " ", "、", "，", ", ")
+
+
+def bounded_pieces(text: str, max_chars: int) -> list[str]:
+    """``text`` in pieces of at most ``max_chars`` characters that join back into it, each cut
+    after the last line break, sentence end or space of the second half of its window where
+    there is one (so words stay whole), else between two characters."""
+    if len(text) <= max_chars:
+        return [text]
+    pieces = []
+    start = 0
+    while len(text) - start > max_chars:
+        window = text[start : start + max_chars]
+        cut = max_chars
+        for mark in _CUT_AFTER:
+            at = window.rfind(mark, max_chars // 2)
+            if at != -1:
+                cut = at + len(mark)
+                break
+        pieces.append(text[start : start + cut])
+        start += cut
+    pieces.append(text[start:])
+    return pieces
 
 
 class SegmenterMissingError(ValueError):
@@ -61,8 +91,11 @@ def sudachi_words(text: str, *, short: bool = False, normalized: bool = False) -
 
     tokenizer = _sudachi()
     mode = SplitMode.A if short else SplitMode.C
-    morphemes = tokenizer.tokenize(text, mode)
-    return [m.normalized_form() if normalized else m.surface() for m in morphemes]
+    return [
+        m.normalized_form() if normalized else m.surface()
+        for piece in bounded_pieces(text, SUDACHI_MAX_CHARS)
+        for m in tokenizer.tokenize(piece, mode)
+    ]
 
 
 @functools.cache

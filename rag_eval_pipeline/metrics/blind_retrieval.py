@@ -6,9 +6,16 @@ cause, or None."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
+
+# how each of a model's retrieval warnings begins (these, and the reranker's): a command that
+# evaluates several models says each once, naming the models, rather than once a model
+EMPTY_RETRIEVAL = "retrieval found no passage for"
+ZERO_RECALL = "context_recall is 0 on every one of the"
+RERANKER_UNREAD = "the reranker"
+MODEL_WARNINGS = (EMPTY_RETRIEVAL, ZERO_RECALL, RERANKER_UNREAD)
 
 BLIND_SHARE = 0.5  # more questions than this retrieving nothing at all is no chance
 MIN_LABELLED = 3  # a recall of 0 on fewer labelled cases than this may be chance
@@ -37,7 +44,7 @@ def empty_retrieval_warning(
         else "the questions' words share no term with the knowledge base as it was analysed "
         "(set the language of the documents or questions if detection got it wrong)"
     )
-    return f"retrieval found no passage for {empty} of {len(ours)} questions: {cause}"
+    return f"{EMPTY_RETRIEVAL} {empty} of {len(ours)} questions: {cause}"
 
 
 def zero_recall_warning(scores: pd.DataFrame) -> str | None:
@@ -52,7 +59,23 @@ def zero_recall_warning(scores: pd.DataFrame) -> str | None:
     languages = Counter(rows.drop_duplicates("qid")["language"]) if "language" in rows else Counter()
     named = f" (cases in {_languages(languages)})" if languages else ""
     return (
-        f"context_recall is 0 on every one of the {len(recall)} cases with relevance labels{named}: "
+        f"{ZERO_RECALL} {len(recall)} cases with relevance labels{named}: "
         "retrieval finds none of the labelled passages; likely the knowledge base is analysed in "
         "another language than the questions, or the labels name passages it does not hold"
     )
+
+
+def is_model_warning(message: str) -> bool:
+    """Whether a logged warning is one of a model's retrieval warnings, which a command
+    evaluating several models says once for all of them (``said_once``)."""
+    return message.startswith(MODEL_WARNINGS)
+
+
+def said_once(warnings: Mapping[str, Sequence[str]]) -> list[str]:
+    """Each distinct warning of the models (model -> its warnings) once, naming the models it
+    concerns, in the order first said."""
+    models: dict[str, list[str]] = {}
+    for model, said in warnings.items():
+        for warning in dict.fromkeys(said):
+            models.setdefault(warning, []).append(model)
+    return [f"{warning} (models: {', '.join(names)})" for warning, names in models.items()]

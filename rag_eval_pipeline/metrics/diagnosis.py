@@ -46,6 +46,7 @@ def diagnose(
     abstained: bool = False,
     faithfulness_judged: bool = True,
     unsupported_claims: int | None = None,
+    contexts_known: bool = True,
 ) -> str | None:
     """One label per scored case, checked in this order:
 
@@ -68,12 +69,17 @@ def diagnose(
     Where a claim judge read the answer (``unsupported_claims`` not None), ``hallucination``
     means at least one claim no context states, whatever the faithfulness score says. None when
     correctness is absent (an unscored case). An absent faithfulness (an abstention) counts as
-    faithful; an absent context relevance counts as relevant.
+    faithful; an absent context relevance counts as relevant. Where the answer model returns no
+    contexts (``contexts_known`` false: an agent that does not say what it retrieved) nothing
+    can be said of retrieval: a wrong or declined answer to an answerable question has no
+    diagnosis (None), never ``reasoning_error``.
     """
     if not _present(correctness):
         return None
     if not answerable:
         return "ok" if abstained else "false_answer"
+    if not contexts_known:
+        return "ok" if not abstained and correctness >= 0.5 else None  # type: ignore[operator]
     relevance = context_relevance if _present(context_relevance) else 1.0
     if abstained:
         return "over_abstention" if relevance == 1.0 else "retrieval_miss"

@@ -15,6 +15,8 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 
+from rag_eval_pipeline.common.text import nfc_values
+
 INTERACTION_COLUMNS = [
     "interaction_id",
     "day",
@@ -173,15 +175,16 @@ def interaction(
     file: str | None = None,
 ) -> dict[str, Any]:
     """One interaction row; an InteractionError when the question, the answer or the time is
-    missing, or when ids or titles do not line up with the contexts."""
-    asked, said = _text(question), _text(answer)
+    missing, or when ids or titles do not line up with the contexts. Its texts are read in NFC
+    (a log may hold them decomposed), whichever source it comes from."""
+    asked, said = nfc_values(_text(question)), nfc_values(_text(answer))
     if not asked or not asked.strip():
         raise InteractionError("no question")
     if said is None:
         raise InteractionError("no answer")
     stamp = parse_timestamp(timestamp, zone)
-    texts = _texts(contexts)
-    ids, titles = _labels(context_ids), _labels(context_titles)
+    texts = nfc_values(_texts(contexts))
+    ids, titles = nfc_values(_labels(context_ids)), nfc_values(_labels(context_titles))
     for name, values in (("context_ids", ids), ("context_titles", titles)):
         if values is not None and texts is not None and len(values) != len(texts):
             raise InteractionError(f"{name}: {len(values)} values for {len(texts)} contexts")

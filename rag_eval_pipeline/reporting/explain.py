@@ -91,12 +91,17 @@ def explain_case(
         "scores:",
     ]
     metrics = metric_columns(judge_scores)
+    blind = not bool(case.get("contexts_known", True))
     for row in judge_scores[judge_scores["qid"] == qid].to_dict(orient="records"):
         values = ", ".join(f"{m} {_fmt(row[m])}" for m in metrics if not pd.isna(row[m]))
-        lines.append(
-            f"  {row['judge_id']} (prompt {_text(row['prompt_version'])}): {row['status']}"
-            f"{'; diagnosis ' + row['diagnosis'] if isinstance(row.get('diagnosis'), str) else ''}"
-        )
+        diagnosis = row.get("diagnosis")
+        if isinstance(diagnosis, str):
+            said = f"; diagnosis {diagnosis}"
+        elif blind and row["status"] == "ok" and "correctness" in row and not pd.isna(row["correctness"]):
+            said = "; no diagnosis: the agent returns no contexts, so retrieval cannot be told from reasoning"
+        else:
+            said = ""
+        lines.append(f"  {row['judge_id']} (prompt {_text(row['prompt_version'])}): {row['status']}{said}")
         if values:
             lines.append(f"    {values}")
         if isinstance(row.get("rationales"), str):

@@ -10,6 +10,8 @@ from typing import IO, Any
 
 from tqdm import tqdm
 
+from rag_eval_pipeline.metrics.blind_retrieval import is_model_warning
+
 PROGRESS = re.compile(r"^(?P<what>.+): (?P<done>\d+)/(?P<total>\d+)$")
 MISSING_PARTITION = "Couldn't load partition"  # Dagster's note when a fan-in skips a failed model
 
@@ -28,7 +30,8 @@ class ProgressHandler(logging.Handler):
         if record.levelno >= logging.ERROR:
             return  # the command line prints the one error line itself
         if record.levelno >= logging.WARNING:
-            if not message.startswith(MISSING_PARTITION):  # a failed model, reported once by the CLI
+            # a failed model, and a model's retrieval warnings, the command says once for all
+            if not message.startswith(MISSING_PARTITION) and not is_model_warning(message):
                 self._write(f"warning: {message}")
             return
         match = PROGRESS.match(message)

@@ -32,17 +32,20 @@ def test_folder_of_markdown_text_jsonl_and_parquet(tmp_path):
     assert set(loaded.versions) == {"Refund policy.md", "notes.txt", "faq.jsonl", "more.parquet"}
 
 
-def test_malformed_files_are_named_and_skipped(tmp_path):
+def test_malformed_files_and_lines_are_named_and_skipped(tmp_path):
+    """A bad file is skipped whole; a bad line of a JSONL file only that line, the file's other
+    documents kept."""
     (tmp_path / "good.md").write_text("Fine text.")
     (tmp_path / "empty.txt").write_text("   ")
     (tmp_path / "broken.jsonl").write_text('{"title": "A", "passage": "x"}\n{oops\n')
-    (tmp_path / "untitled.jsonl").write_text('{"passage": "no title"}\n')
+    (tmp_path / "untitled.jsonl").write_text('{"passage": "no title"}\n{"title": "B", "passage": ""}\n')
     loaded = load_documents(tmp_path)
-    assert loaded.passages["title"].tolist() == ["good"]
+    assert loaded.passages["title"].tolist() == ["A", "good"]
     assert sorted(loaded.problems) == [
-        "broken.jsonl: line 2: invalid JSON (Expecting property name enclosed in double quotes)",
+        "broken.jsonl, line 2: invalid JSON (Expecting property name enclosed in double quotes)",
         "empty.txt: empty document",
-        "untitled.jsonl: line 1: missing or empty 'title'",
+        "untitled.jsonl, line 1: missing or empty 'title'",
+        "untitled.jsonl, line 2: missing or empty 'passage'",
     ]
 
 
@@ -90,7 +93,8 @@ def test_huge_unsupported_and_undecodable_files_are_named_and_skipped(tmp_path):
     loaded = load_documents(tmp_path, Chunking(), max_file_bytes=1_000_000)
     assert sorted(loaded.problems) == [
         "huge.txt: 1.5 MB is over the 1.0 MB limit (dataset.max_file_mb); split it or raise the limit",
-        "latin1.txt: line 3: not valid UTF-8 (invalid continuation byte)",
+        "latin1.txt: not UTF-8 text from line 3 (it looks like cp1250): re-save it as UTF-8, or set "
+        "dataset.encoding: cp1250 in the configuration file",
         "notes.pdf: unsupported file type '.pdf' (use .md, .txt, .jsonl, .parquet)",
     ]
     # long documents are chunked by default: 200 words, 40 overlapping, stable ids, same title

@@ -15,6 +15,7 @@ from jsonpath_ng.ext import parse
 from rag_eval_pipeline.answering.base import ReturnedContext
 from rag_eval_pipeline.answering.visual import VisualMapping, VisualReplyError
 from rag_eval_pipeline.metrics.grounding import VisualAnswer
+from rag_eval_pipeline.common.text import nfc_values
 
 MISSING = "(nothing found)"
 # ``citations: inline``: the answer's own markers, [1] or [2, 3] (1-based into the contexts it returned)
@@ -119,7 +120,8 @@ class ResponseMapping:
         what needs them is absent, never 0; an empty list is known, and empty), ids or titles it
         finds nothing for are not given (the contexts are matched by what is), citations it finds
         nothing for are none. UnreadableReplyError when the answer path finds nothing, or ids or
-        titles are given but do not line up."""
+        titles are given but do not line up. Every string of the reply is read in NFC."""
+        document = nfc_values(document)  # an agent may reply decomposed: the same text, composed
         path, compiled = self.answer
         answers = _found(compiled, document)
         if not answers or answers[0] is None:

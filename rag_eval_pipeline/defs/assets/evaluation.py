@@ -130,8 +130,8 @@ def answer_stage(
     asks its cache for."""
     registry = settings.answer_registry()
     spec = registry.resolve(model_key)
-    for note in registry.notes(spec):
-        context.log.warning(note)
+    for note in registry.notes(spec):  # said once before the run by a command (`note:`)
+        context.log.info(note)
     services = llm.services()
     model = registry.build(spec, services)
     # a chat model is shown the images among its retrieved passages, before them

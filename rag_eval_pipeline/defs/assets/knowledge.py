@@ -199,7 +199,7 @@ def custom_kb_passages(
     dataset = settings.settings.dataset
     questions = dataset.questions or ""
     passages, problems = custom_knowledge_base(
-        questions, user_documents, documents.chunking, dataset.language
+        questions, user_documents, documents.chunking, dataset.language, dataset.encoding
     )
     for problem in problems:
         context.log.warning(f"skipped: {problem}")
@@ -234,7 +234,8 @@ def custom_judgement_list(
         kb_passages,
         settings.settings.abstention(),
         dataset.language,
-        image_sizes(image_catalog),
+        image_sizes=image_sizes(image_catalog),
+        encoding=dataset.encoding,
     )
     sample = sample_questions(cases, dataset.sample_size, dataset.selection, dataset.seed)  # type: ignore[arg-type]
     labelled = int(sample["gold_titles"].map(len).gt(0).sum())

@@ -31,4 +31,6 @@ class DocumentsResource(dg.ConfigurableResource):
 
     def load(self) -> LoadedDocuments:
         dataset = self.settings.settings.dataset
-        return load_documents(self.folder, self.chunking, int(dataset.max_file_mb * 1e6), dataset.language)
+        return load_documents(
+            self.folder, self.chunking, int(dataset.max_file_mb * 1e6), dataset.language, dataset.encoding
+        )
