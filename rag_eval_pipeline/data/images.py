@@ -83,6 +83,10 @@ class ImageCatalog:
         info = self.images.get(image_id)
         return (info.width, info.height) if info is not None and info.usable else None
 
+    def sizes(self) -> dict[str, tuple[int, int]]:
+        """(width, height) of every usable image: what a judgement list's labels are checked against."""
+        return {i: s for i in self.images if (s := self.size(i)) is not None}
+
     def frame(self) -> pd.DataFrame:
         import pandas as pd
 

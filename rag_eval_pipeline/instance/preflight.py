@@ -75,7 +75,9 @@ def judgement_list_problems(settings: Settings) -> list[str]:
             passages,
             settings.abstention(),
             dataset.language,
-            image_sizes={i: s for i in documents.images.images if (s := documents.images.size(i)) is not None},
+            image_sizes={
+                i: s for i in documents.images.images if (s := documents.images.size(i)) is not None
+            },
             encoding=dataset.encoding,
         )
     except SegmenterMissingError as err:

@@ -14,8 +14,8 @@ from jsonpath_ng.ext import parse
 
 from rag_eval_pipeline.answering.base import ReturnedContext
 from rag_eval_pipeline.answering.visual import VisualMapping, VisualReplyError
-from rag_eval_pipeline.metrics.grounding import VisualAnswer
 from rag_eval_pipeline.common.text import nfc_values
+from rag_eval_pipeline.metrics.grounding import VisualAnswer
 
 MISSING = "(nothing found)"
 # ``citations: inline``: the answer's own markers, [1] or [2, 3] (1-based into the contexts it returned)
