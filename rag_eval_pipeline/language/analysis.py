@@ -7,6 +7,7 @@ else splits user text.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import string
@@ -15,6 +16,7 @@ import unicodedata
 from typing import Any
 
 from rag_eval_pipeline.language.lexicon import Lexicon, words
+from rag_eval_pipeline.language.morphology import fold_arabic, korean_content
 from rag_eval_pipeline.language.segmenters import (
     icu_words,
     jieba_search_words,
@@ -111,10 +113,9 @@ class Analyzer:
         self.code = row.code
         self.lexicon: Lexicon | None = row.lexicon
         self.index_stop_words = _stop_list(row.stop_words)
-        # English's lexical proxies keep their own short list; every other language has one list
-        self.stop_words = ENGLISH_STOP_WORDS if row.is_english else self.index_stop_words
         self._articles = frozenset(row.articles)
         self._stems: dict[str, str | None] = {}  # word -> its stem; None: a stop word
+        self._compared: dict[str, str] = {}  # word -> its form in the sentence rule
         self._stemmer = None
         if row.stemmer:
             import Stemmer
@@ -129,6 +130,14 @@ class Analyzer:
     def __repr__(self) -> str:
         return f"Analyzer({self.code})"
 
+    @functools.cached_property
+    def stop_words(self) -> frozenset[str]:
+        """The words that carry no claim, in the forms ``words`` gives: English's lexical
+        proxies keep their own short list; every other language its stop list."""
+        if self.language.is_english:
+            return ENGLISH_STOP_WORDS
+        return frozenset(w for entry in self.index_stop_words for w in self.words(entry))
+
     @property
     def inside_words(self) -> bool:
         return self.language.inside_words
@@ -136,13 +145,23 @@ class Analyzer:
     # -- words: what the sentence rule and the lexical proxies read -------------------------------
 
     def _prepared(self, text: str) -> str:
-        text = unicodedata.normalize("NFKC", text).lower()
+        """NFKC and case folding (German "Meißen" is "meissen"), and the language's own folding
+        (Arabic's vowel marks, tatweel and letter variants; Turkish's dotted capital I)."""
+        text = unicodedata.normalize("NFKC", text).casefold()
         if self.language.is_english:
             return _APOSTROPHE_RUN.sub("", text)  # "don't" -> "dont", as HotpotQA's normalisation
-        return _APOSTROPHE_RUN.sub(" ", text)  # "l'homme" -> "l homme"
+        if self.code == "ar":
+            text = fold_arabic(text)
+        elif self.code == "tr":
+            text = text.replace("i\u0307", "i")  # "İstanbul" folds to i + a combining dot
+        return _APOSTROPHE_RUN.sub(" ", text)  # "l'homme" -> "l homme"; "Ankara'dır" -> "ankara dır"
 
-    def _segment_run(self, run: str) -> list[str]:
-        """The words of one run of letters, marks and digits."""
+    def _segment_run(self, run: str, morphemes: bool = True) -> list[str]:
+        """The words of one run of letters, marks and digits: where the language has a
+        morphology (Korean), its content morphemes unless ``morphemes`` is False (the index's
+        plain runs)."""
+        if morphemes and self.language.morphology == "kiwi":
+            return list(korean_content(run))
         segmentation = self.language.segmentation
         if segmentation is Segmentation.JIEBA:
             return jieba_words()(run) if _han().search(run) else [run]
@@ -153,13 +172,76 @@ class Analyzer:
         return [run]
 
     def words(self, text: str) -> list[str]:
-        """Lower-case words split at every punctuation mark, ASCII or not, without articles;
+        """Case-folded words split at every punctuation mark, ASCII or not, without articles;
         languages without spaces segmented by their dictionary ("1909–1994" is two words here,
-        where HotpotQA's normalisation keeps it one)."""
+        where HotpotQA's normalisation keeps it one); outside English, each in the form the
+        sentence rule compares (``compared``: Snowball's stem, Korean's content morphemes)."""
         text = self._prepared(text)
         if self.language.is_english:
             return [w for w in _ENGLISH_WORD.findall(text) if w not in self._articles]
-        return [w for run in _word().findall(text) for w in self._segment_run(run) if w not in self._articles]
+        compared = self.compared
+        return [
+            compared(w) for run in _word().findall(text) for w in self._segment_run(run) if w not in self._articles
+        ]
+
+    def _index_words(self, text: str) -> list[str]:
+        """``words`` as the index takes them: unstemmed (the index stems them itself), Korean
+        as its spaced runs (the index cuts them into syllable pairs)."""
+        text = self._prepared(text)
+        return [
+            w
+            for run in _word().findall(text)
+            for w in self._segment_run(run, morphemes=False)
+            if w not in self._articles
+        ]
+
+    def compared(self, word: str) -> str:
+        """The form a word is compared in by the sentence rule and the lexical proxies: its
+        Snowball stem where Snowball has the language ("Moskau" and "Moskaus", "Москва" and
+        "Москве" meet), else the word; English words as they are."""
+        if self._stemmer is None or self.language.is_english:
+            return word
+        stem = self._compared.get(word)
+        if stem is None:
+            stem = self._compared[word] = self._stemmer.stemWord(word)
+        return stem
+
+    @functools.cached_property
+    def rule_lexicon(self) -> Lexicon | None:
+        """The lexicon in the forms ``words`` gives (stemmed, Korean morphemes, Arabic folded),
+        so that the rule finds its negations and hedges in any inflection; English's as written."""
+        lexicon = self.lexicon
+        if lexicon is None or self.language.is_english:
+            return lexicon
+        changes: dict[str, object] = {}
+        for item in dataclasses.fields(lexicon):
+            value = getattr(lexicon, item.name)
+            if isinstance(value, frozenset):
+                changes[item.name] = frozenset(w for entry in value for w in self.words(entry) or [entry])
+            elif item.name in ("rejecting_phrases", "unsure"):
+                changes[item.name] = tuple(
+                    tuple(w for entry in phrase for w in self.words(entry)) for phrase in value
+                )
+        return dataclasses.replace(lexicon, **changes)  # type: ignore[arg-type]
+
+    def capitalised(self, text: str) -> frozenset[str]:
+        """The words of ``text`` written with a capital, as ``words`` gives them: what marks a
+        name in a script with capitals ("Carl Gotthard Langhans erbaut"); empty in one without."""
+        if not self.language.cased:
+            return frozenset()
+        found = _word().findall(unicodedata.normalize("NFKC", text))
+        return frozenset(w for word in found if word[0].isupper() for w in self.words(word))
+
+    def after_articles(self, text: str) -> frozenset[str]:
+        """The words that follow an article in ``text`` (as ``words`` gives them): a noun an
+        article leads ("des Architekten Carl Gotthard Langhans") is a role before a name, not
+        part of it."""
+        if not self._articles or self.language.is_english:
+            return frozenset()
+        found = _word().findall(self._prepared(text))
+        return frozenset(
+            w for before, word in zip(found, found[1:]) if before in self._articles for w in self.words(word)
+        )
 
     def pieces(self, text: str, keep: str = "") -> tuple[list[str], list[bool]]:
         """``words`` with, for each, whether punctuation follows it. A language whose words stand
@@ -167,7 +249,7 @@ class Analyzer:
         is found as its own words wherever the text holds it, whatever the dictionary makes of
         the run around it."""
         text = self._prepared(text)
-        if keep and self.inside_words:
+        if keep and self.inside_words and self.language.morphology is None:
             kept = " ".join(self.words(keep))
             parts = self._kept_apart(text, "".join(self.words(keep)), kept)
         else:
@@ -185,7 +267,7 @@ class Analyzer:
                     segmented = [piece] if self.language.is_english else self._segment_run(piece)
                     for word in segmented:
                         if word not in self._articles:
-                            found.append(word)
+                            found.append(self.compared(word))
                             breaks.append(False)
                 elif breaks and not piece.isspace():
                     breaks[-1] = True
@@ -256,7 +338,7 @@ class Analyzer:
                 if _word().match(w)
             ]
         else:
-            found = self.words(text)
+            found = self._index_words(text)
         if self.language.index_bigrams:
             found = [b for w in found if w not in stop for b in _bigrams(w)]
         return self._stem_all(found, stop)

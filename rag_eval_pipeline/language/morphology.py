@@ -1,0 +1,54 @@
+"""What a language's morphology knows of a sentence, for the sentence rule and the lexical
+proxies: the content morphemes of a Korean sentence by Kiwi (its particles, copula and endings
+are not words of a claim: "광화문입니다" is 광화문 + 이 + ㅂ니다), and Arabic's orthographic
+variants folded as Lucene's ``ArabicNormalizer`` folds them. Kiwi is loaded when a Korean text
+first needs it; a missing library is one error naming what to install."""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from rag_eval_pipeline.language.segmenters import SegmenterMissingError
+
+# Kiwi's tags (Sejong's tag set) of the morphemes that carry no claim: case and auxiliary
+# particles (J*, but not the conjunctive JC, which lists: 광화문과 경복궁), the copula (VCP),
+# endings (E*), derivational suffixes (XS*), punctuation and symbols (S*, except numbers SN,
+# foreign words SL and Chinese characters SH, which are the words of many answers)
+_KIWI_FUNCTION = re.compile(r"^(J(?!C)|VCP|E|XS|S(?![NLH]))")
+
+# Arabic: vowel marks (harakat, tanwin, shadda, sukun, dagger alef) and tatweel dropped; hamza
+# forms of alef, alef maqsura and ta marbuta folded (Lucene's ArabicNormalizer)
+_ARABIC_MARKS = re.compile("[\u064b-\u065f\u0670\u0640]")
+_ARABIC_FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ى": "ي", "ة": "ه"})
+
+
+def fold_arabic(text: str) -> str:
+    """Arabic as it is compared: "الكُوفَة" and "الكوفه" are one word, "أبو" and "ابو" too."""
+    return _ARABIC_MARKS.sub("", text).translate(_ARABIC_FOLD)
+
+
+@functools.cache
+def _kiwi() -> Any:
+    try:
+        from kiwipiepy import Kiwi
+    except ImportError:
+        raise SegmenterMissingError(
+            "Korean answers need Kiwi (not installed): pip install kiwipiepy kiwipiepy-model"
+        ) from None
+    return Kiwi()
+
+
+@functools.lru_cache(maxsize=65_536)
+def korean_content(text: str) -> tuple[str, ...]:
+    """The content morphemes of a Korean text, each in its dictionary form (아닙니다 -> 아니,
+    한양이었습니다 -> 한양): nouns, verbs, adjectives, adverbs, numbers, conjunctive particles;
+    case particles, the copula and endings dropped."""
+    return tuple(token.form for token in _kiwi().tokenize(text) if not _KIWI_FUNCTION.match(token.tag))
+
+
+def korean_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("kiwipiepy") is not None
