@@ -16,7 +16,7 @@ import unicodedata
 from typing import Any
 
 from rag_eval_pipeline.language.lexicon import Lexicon, words
-from rag_eval_pipeline.language.morphology import fold_arabic, korean_content
+from rag_eval_pipeline.language.morphology import ascii_digits, fold_arabic, fold_hindi, korean_content
 from rag_eval_pipeline.language.segmenters import (
     icu_words,
     jieba_search_words,
@@ -136,7 +136,13 @@ class Analyzer:
         proxies keep their own short list; every other language its stop list."""
         if self.language.is_english:
             return ENGLISH_STOP_WORDS
-        return frozenset(w for entry in self.index_stop_words for w in self.words(entry))
+        return frozenset(self._entry(entry) for entry in self.index_stop_words)
+
+    def _entry(self, entry: str) -> str:
+        """A word of a list (a lexicon's, a stop list's) in the form ``words`` gives it; one
+        that the analysis would cut in pieces stays as written (又は is not 又 and は)."""
+        found = self.words(entry)
+        return found[0] if len(found) == 1 else self._prepared(entry)
 
     @property
     def inside_words(self) -> bool:
@@ -150,8 +156,11 @@ class Analyzer:
         text = unicodedata.normalize("NFKC", text).casefold()
         if self.language.is_english:
             return _APOSTROPHE_RUN.sub("", text)  # "don't" -> "dont", as HotpotQA's normalisation
+        text = ascii_digits(text)
         if self.code == "ar":
             text = fold_arabic(text)
+        elif self.code == "hi":
+            text = fold_hindi(text)
         elif self.code == "tr":
             text = text.replace("i\u0307", "i")  # "İstanbul" folds to i + a combining dot
         return _APOSTROPHE_RUN.sub(" ", text)  # "l'homme" -> "l homme"; "Ankara'dır" -> "ankara dır"
@@ -161,7 +170,7 @@ class Analyzer:
         morphology (Korean), its content morphemes unless ``morphemes`` is False (the index's
         plain runs)."""
         if morphemes and self.language.morphology == "kiwi":
-            return list(korean_content(run))
+            return [word for word, _ in korean_content(run)]
         segmentation = self.language.segmentation
         if segmentation is Segmentation.JIEBA:
             return jieba_words()(run) if _han().search(run) else [run]
@@ -179,6 +188,8 @@ class Analyzer:
         text = self._prepared(text)
         if self.language.is_english:
             return [w for w in _ENGLISH_WORD.findall(text) if w not in self._articles]
+        if self.language.morphology == "kiwi":
+            return [word for word, _ in korean_content(text)]
         compared = self.compared
         return [
             compared(w) for run in _word().findall(text) for w in self._segment_run(run) if w not in self._articles
@@ -203,25 +214,38 @@ class Analyzer:
             return word
         stem = self._compared.get(word)
         if stem is None:
-            stem = self._compared[word] = self._stemmer.stemWord(word)
+            # a function word stays as written: Hindi's ने (by) is not the negation न
+            stem = word if word in self._function_words else self._stemmer.stemWord(word)
+            self._compared[word] = stem
         return stem
+
+    @functools.cached_property
+    def _function_words(self) -> frozenset[str]:
+        """The stop list's and the lexicon's words as ``_prepared`` gives them, unstemmed."""
+        listed = set(self.index_stop_words)
+        if self.lexicon is not None:
+            for item in dataclasses.fields(self.lexicon):
+                value = getattr(self.lexicon, item.name)
+                if isinstance(value, frozenset):
+                    listed |= value
+                elif item.name in ("rejecting_phrases", "unsure"):
+                    listed |= {entry for phrase in value for entry in phrase}
+        return frozenset(w for entry in listed for w in self._prepared(entry).split())
 
     @functools.cached_property
     def rule_lexicon(self) -> Lexicon | None:
         """The lexicon in the forms ``words`` gives (stemmed, Korean morphemes, Arabic folded),
         so that the rule finds its negations and hedges in any inflection; English's as written."""
         lexicon = self.lexicon
-        if lexicon is None or self.language.is_english:
-            return lexicon
+        if lexicon is None or self.language.is_english or self.language.morphology:
+            return lexicon  # Korean's lexicon is written in Kiwi's forms
         changes: dict[str, object] = {}
         for item in dataclasses.fields(lexicon):
             value = getattr(lexicon, item.name)
             if isinstance(value, frozenset):
-                changes[item.name] = frozenset(w for entry in value for w in self.words(entry) or [entry])
+                changes[item.name] = frozenset(self._entry(entry) for entry in value)
             elif item.name in ("rejecting_phrases", "unsure"):
-                changes[item.name] = tuple(
-                    tuple(w for entry in phrase for w in self.words(entry)) for phrase in value
-                )
+                changes[item.name] = tuple(tuple(self._entry(entry) for entry in phrase) for phrase in value)
         return dataclasses.replace(lexicon, **changes)  # type: ignore[arg-type]
 
     def capitalised(self, text: str) -> frozenset[str]:
@@ -249,7 +273,10 @@ class Analyzer:
         is found as its own words wherever the text holds it, whatever the dictionary makes of
         the run around it."""
         text = self._prepared(text)
-        if keep and self.inside_words and self.language.morphology is None:
+        if self.language.morphology == "kiwi":
+            analysed = korean_content(text)
+            return [word for word, _ in analysed], [mark for _, mark in analysed]
+        if keep and self.inside_words:
             kept = " ".join(self.words(keep))
             parts = self._kept_apart(text, "".join(self.words(keep)), kept)
         else:

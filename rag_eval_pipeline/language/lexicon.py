@@ -325,6 +325,7 @@ HINDI = Lexicon(
     joiners=words("और तथा एवं &"),
     yes=words("हाँ हां जी"),
     no=words("नहीं ना"),
+    negation_follows=True,  # "जयपुर में नहीं है": the negation stands before the verb, after the name
     abstention=(
         r"(मुझे )?(पता नहीं|नहीं पता|मालूम नहीं|नहीं मालूम)",
         r"अज्ञात",
@@ -422,7 +423,7 @@ KOREAN = Lexicon(
     wrong=words("틀리 잘못 오답"),
     copulas=words("이다 입니다 였습니다 이었습니다"),
     joiners=words("및 그리고 과 와 하고 랑 이랑 &"),
-    yes=words("네 예 맞습니다"),
+    yes=words("네 예 맞"),
     no=words("아니요 아니오"),
     unsure=(("모르",), ("확실", "않")),
     negation_follows=True,

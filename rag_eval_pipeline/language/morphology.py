@@ -24,9 +24,37 @@ _ARABIC_MARKS = re.compile("[\u064b-\u065f\u0670\u0640]")
 _ARABIC_FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ى": "ي", "ة": "ه"})
 
 
+# "and the": و joined to an article is the conjunction (والبصرة is "and Basra"), said apart
+_ARABIC_AND_THE = re.compile(r"(?<![\w\u0600-\u06ff])وال(?=\w)")
+# Hindi: chandrabindu as anusvara, nukta dropped (Lucene's HindiNormalizer): शाहजहाँ is शाहजहां
+_HINDI_FOLD = str.maketrans({"\u0901": "\u0902", "\u093c": None})
+
+
 def fold_arabic(text: str) -> str:
     """Arabic as it is compared: "الكُوفَة" and "الكوفه" are one word, "أبو" and "ابو" too."""
-    return _ARABIC_MARKS.sub("", text).translate(_ARABIC_FOLD)
+    return _ARABIC_AND_THE.sub("و ال", _ARABIC_MARKS.sub("", text).translate(_ARABIC_FOLD))
+
+
+def fold_hindi(text: str) -> str:
+    return text.translate(_HINDI_FOLD)
+
+
+@functools.cache
+def _digits() -> dict[int, str]:
+    """Every script's decimal digits as ASCII digits (١٩٠٨, १९४७ and ๒๕๔๙ are numbers as
+    1908, 1947 and 2549 are)."""
+    import sys
+    import unicodedata
+
+    return {
+        c: str(unicodedata.digit(chr(c)))
+        for c in range(128, sys.maxunicode + 1)
+        if unicodedata.category(chr(c)) == "Nd"
+    }
+
+
+def ascii_digits(text: str) -> str:
+    return text.translate(_digits()) if not text.isascii() else text
 
 
 @functools.cache
@@ -40,12 +68,23 @@ def _kiwi() -> Any:
     return Kiwi()
 
 
-@functools.lru_cache(maxsize=65_536)
-def korean_content(text: str) -> tuple[str, ...]:
+_KIWI_MARK = re.compile(r"^S(?![NLH])")
+
+
+@functools.lru_cache(maxsize=16_384)
+def korean_content(text: str) -> tuple[tuple[str, bool], ...]:
     """The content morphemes of a Korean text, each in its dictionary form (아닙니다 -> 아니,
-    한양이었습니다 -> 한양): nouns, verbs, adjectives, adverbs, numbers, conjunctive particles;
-    case particles, the copula and endings dropped."""
-    return tuple(token.form for token in _kiwi().tokenize(text) if not _KIWI_FUNCTION.match(token.tag))
+    한양이었습니다 -> 한양) with whether a punctuation mark follows it: nouns, verbs,
+    adjectives, adverbs, numbers, conjunctive particles; case particles, the copula and endings
+    dropped. The whole text is analysed at once: a particle is told by what follows it."""
+    found: list[tuple[str, bool]] = []
+    for token in _kiwi().tokenize(text):
+        if _KIWI_MARK.match(token.tag):
+            if found:
+                found[-1] = (found[-1][0], True)
+        elif not _KIWI_FUNCTION.match(token.tag):
+            found.append((token.form, False))
+    return tuple(found)
 
 
 def korean_installed() -> bool:

@@ -20,8 +20,9 @@ framing words. A language without a lexicon has no sentence rule: nothing is cre
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analyzer
@@ -163,13 +164,20 @@ def _aligned(text: Analyzer, prediction: str, truth: Sequence[str], explained: s
 
 
 def says_answer(
-    prediction: str, ground_truth: str, question: str = "", sources: Sequence[str] = (), language: str = "en"
+    prediction: str,
+    ground_truth: str,
+    question: str = "",
+    sources: Sequence[str] = (),
+    language: str = "en",
+    passages: Sequence[str] = (),
 ) -> Verdict:
     """Whether ``prediction`` says ``ground_truth`` (see the module's rule) in ``language``.
     ``question`` and the ``sources`` (titles of the contexts the answer had) are words it may
-    repeat. A language without a lexicon credits nothing here ("no sentence rule")."""
+    repeat; the ``passages`` it had say which longer names exist (in a script without capitals,
+    a word beside the reference makes a longer name only where the passages hold the two as one
+    phrase). A language without a lexicon credits nothing here ("no sentence rule")."""
     text = analyzer(language)
-    lexicon = text.lexicon
+    lexicon = text.rule_lexicon
     if lexicon is None:
         return Verdict(False, f"no sentence rule for {text.language.name}")
     truth, truth_breaks = text.pieces(ground_truth)
@@ -188,7 +196,36 @@ def says_answer(
         return Verdict(right, "yes/no" if right else "the other yes/no", contradicts=not right)
     explained = "".join(asked) + "".join(t for title in titles for t in title)
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
-    return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned)
+    names = None if text.language.is_english or text.inside_words else _Names(text, prediction, passages)
+    return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
+
+
+class _Names:
+    """What marks a word beside the reference as part of a longer name, outside English (whose
+    rule reads word order alone): a capital in a script that has them, or the passages holding
+    the two words as one phrase; never a noun an article leads ("des Architekten Carl Gotthard
+    Langhans": a role before a name)."""
+
+    def __init__(self, text: Analyzer, prediction: str, passages: Sequence[str]) -> None:
+        self._text = text
+        self._capitalised = text.capitalised(prediction)
+        self._roles = text.after_articles(prediction)
+        self._passages = passages
+
+    def beside(self, phrase: list[str], word: str, before: bool, number: bool) -> bool:
+        """Whether ``word``, just ``before`` (or after) the reference, runs on into a longer
+        name (``phrase``: the two as the answer writes them). A month beside a year ("9. November
+        1989") is a date, not a name."""
+        if before and word in self._roles:
+            return False
+        if word in self._capitalised and not number:
+            return True
+        return any(_runs(_passage_words(self._text.code, p), phrase) for p in self._passages)
+
+
+@functools.lru_cache(maxsize=4_096)
+def _passage_words(language: str, passage: str) -> list[str]:
+    return analyzer(language).words(passage)
 
 
 def _says_named(
@@ -201,6 +238,7 @@ def _says_named(
     asked: list[str],
     titles: list[list[str]],
     aligned: bool = True,
+    names: _Names | None = None,
 ) -> Verdict:
     """The rule for a reference that is not a yes or no: the reference stands in the answer,
     unrejected, asserted, on its own, with few words beside it that nothing explains. Where
@@ -253,6 +291,20 @@ def _says_named(
         never_named = lambda word: False  # noqa: E731 - side by side is how these languages write
         longer = not aligned or all(
             _joined(words, breaks, s, len(truth), never_named, content, lexicon.joiners) for s in asserted
+        )
+    elif names is not None:
+        number = all(t.isdigit() for t in truth)
+
+        def named_beside(start: int) -> Callable[[str], bool]:
+            def beside(word: str) -> bool:  # the word just before or after this mention
+                before = start > 0 and words[start - 1] == word
+                phrase = [word, *truth] if before else [*truth, word]
+                return named(word) and names.beside(phrase, word, before, number)
+
+            return beside
+
+        longer = all(
+            _joined(words, breaks, s, len(truth), named_beside(s), content, lexicon.joiners) for s in asserted
         )
     else:
         longer = all(_joined(words, breaks, s, len(truth), named, content, lexicon.joiners) for s in asserted)
