@@ -32,6 +32,7 @@ _ENGLISH_WORD = re.compile(r"[^\W_]+")
 _ENGLISH_PIECES = re.compile(r"[^\W_]+|[\W_]+")
 _APOSTROPHES = "'\u2019\u2018\u02bc`"
 _APOSTROPHE_RUN = re.compile(f"[{_APOSTROPHES}]")
+_TURKISH_SUFFIX = re.compile(f"[{_APOSTROPHES}]\\w+")
 _HOTPOT_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _DROP_ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
 # a sentence ends at . ! ? followed by a space, or at the full-width marks of CJK text
@@ -163,14 +164,58 @@ class Analyzer:
             text = fold_hindi(text)
         elif self.code == "tr":
             text = text.replace("i\u0307", "i")  # "İstanbul" folds to i + a combining dot
+            # a name's case and copula suffixes follow an apostrophe ("Ankara'dır", "1923'te")
+            text = _TURKISH_SUFFIX.sub(",", text)  # and end it: "İstanbul'un Fatih" is two names
         return _APOSTROPHE_RUN.sub(" ", text)  # "l'homme" -> "l homme"; "Ankara'dır" -> "ankara dır"
 
     def _segment_run(self, run: str, morphemes: bool = True) -> list[str]:
         """The words of one run of letters, marks and digits: where the language has a
         morphology (Korean), its content morphemes unless ``morphemes`` is False (the index's
-        plain runs)."""
+        plain runs); a lexicon's word that the dictionary cuts in pieces (または, น่าจะ) kept whole."""
         if morphemes and self.language.morphology == "kiwi":
             return [word for word, _ in korean_content(run)]
+        found = self._dictionary_words(run)
+        compounds = self._compounds if morphemes else {}
+        if not compounds or len(found) < 2:
+            return found
+        merged: list[str] = []
+        i = 0
+        while i < len(found):
+            for width in (3, 2):
+                whole = compounds.get(tuple(found[i : i + width]))
+                if whole is not None:
+                    merged.append(whole)
+                    i += width
+                    break
+            else:
+                merged.append(found[i])
+                i += 1
+        return merged
+
+    @functools.cached_property
+    def _compounds(self) -> dict[tuple[str, ...], str]:
+        """The lexicon's words that the dictionary cuts in pieces, by their pieces."""
+        if not self.inside_words or self.lexicon is None:
+            return {}
+        out: dict[tuple[str, ...], str] = {}
+        for entry in self._lexicon_entries():
+            pieces = tuple(w for run in _word().findall(self._prepared(entry)) for w in self._dictionary_words(run))
+            if 1 < len(pieces) <= 3:
+                out[pieces] = "".join(pieces)
+        return out
+
+    def _lexicon_entries(self) -> set[str]:
+        listed: set[str] = set()
+        assert self.lexicon is not None
+        for item in dataclasses.fields(self.lexicon):
+            value = getattr(self.lexicon, item.name)
+            if isinstance(value, frozenset):
+                listed |= value
+            elif item.name in ("rejecting_phrases", "unsure"):
+                listed |= {entry for phrase in value for entry in phrase}
+        return listed
+
+    def _dictionary_words(self, run: str) -> list[str]:
         segmentation = self.language.segmentation
         if segmentation is Segmentation.JIEBA:
             return jieba_words()(run) if _han().search(run) else [run]
@@ -224,12 +269,7 @@ class Analyzer:
         """The stop list's and the lexicon's words as ``_prepared`` gives them, unstemmed."""
         listed = set(self.index_stop_words)
         if self.lexicon is not None:
-            for item in dataclasses.fields(self.lexicon):
-                value = getattr(self.lexicon, item.name)
-                if isinstance(value, frozenset):
-                    listed |= value
-                elif item.name in ("rejecting_phrases", "unsure"):
-                    listed |= {entry for phrase in value for entry in phrase}
+            listed |= self._lexicon_entries()
         return frozenset(w for entry in listed for w in self._prepared(entry).split())
 
     @functools.cached_property
@@ -253,8 +293,11 @@ class Analyzer:
         name in a script with capitals ("Carl Gotthard Langhans erbaut"); empty in one without."""
         if not self.language.cased:
             return frozenset()
-        found = _word().findall(unicodedata.normalize("NFKC", text))
-        return frozenset(w for word in found if word[0].isupper() for w in self.words(word))
+        found: set[str] = set()
+        for sentence in split_sentences(unicodedata.normalize("NFKC", text)):
+            # a sentence's first word has its capital from its place, not from a name
+            found |= {w for word in _word().findall(sentence)[1:] if word[0].isupper() for w in self.words(word)}
+        return frozenset(found)
 
     def after_articles(self, text: str) -> frozenset[str]:
         """The words that follow an article in ``text`` (as ``words`` gives them): a noun an

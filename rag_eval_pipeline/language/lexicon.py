@@ -101,7 +101,7 @@ SPANISH = Lexicon(
     joiners=words("y e &"),
     yes=words("sí"),
     no=words("no"),
-    unsure=(("no", "estoy", "seguro"), ("no", "estoy", "segura")),
+    unsure=(("no", "estoy", "seguro"), ("no", "estoy", "segura"), ("tal", "vez"), ("a", "lo", "mejor")),
     abstention=(
         r"no (lo )?s[eé]\b",
         r"desconocid[oa]$",
@@ -415,7 +415,7 @@ KOREAN = Lexicon(
         """답 답변 대답 따르 근거 구절 문맥 문서 자료 출처 정보 내용 기사 언급 나오 보 그러므로 따라서
         또한 불리 알려지 정답 최종 질문 생각 하 되 있 것 바로"""
     ),
-    hedges=words("아마 아마도 어쩌면 같 추측 가능성 듯"),
+    hedges=words("아마 아마도 어쩌면 같 추측 가능 듯"),
     alternatives=words("또는 혹은 이나 나"),
     contrasts=words("하지만 그러나 그런데 반면 다만"),
     negators=words("아니 않 없 못 안"),

@@ -209,14 +209,14 @@ class _Names:
     def __init__(self, text: Analyzer, prediction: str, passages: Sequence[str]) -> None:
         self._text = text
         self._capitalised = text.capitalised(prediction)
-        self._roles = text.after_articles(prediction)
+        self.roles = text.after_articles(prediction)
         self._passages = passages
 
     def beside(self, phrase: list[str], word: str, before: bool, number: bool) -> bool:
         """Whether ``word``, just ``before`` (or after) the reference, runs on into a longer
         name (``phrase``: the two as the answer writes them). A month beside a year ("9. November
         1989") is a date, not a name."""
-        if before and word in self._roles:
+        if before and word in self.roles:
             return False
         if word in self._capitalised and not number:
             return True
@@ -272,13 +272,21 @@ def _says_named(
     question_characters = "".join(asked) if text.inside_words else ""
     stop = text.stop_words
 
-    def novel(word: str) -> bool:
-        return word not in stop and word not in lexicon.frame and not _from(word, explained, characters)
+    roles = names.roles if names is not None else frozenset()
+
+    def novel(word: str) -> bool:  # a role an article leads introduces the answer ("des Architekten")
+        return (
+            word not in stop
+            and word not in lexicon.frame
+            and word not in roles
+            and not _from(word, explained, characters)
+        )
 
     def named(word: str) -> bool:  # the question's own words may run on ("Terry Richardson was older")
         return (
             word not in stop
             and word not in lexicon.frame
+            and (names is None or word not in lexicon.copulas)
             and not _from(word, set(asked), question_characters)
         )
 
