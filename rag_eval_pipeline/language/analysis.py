@@ -162,6 +162,8 @@ class Analyzer:
             text = fold_arabic(text)
         elif self.code == "hi":
             text = fold_hindi(text)
+        elif self.code == "th":
+            text = text.replace("\u0e4d\u0e32", "\u0e33")  # NFKC splits SARA AM; Thai writes it whole
         elif self.code == "tr":
             text = text.replace("i\u0307", "i")  # "İstanbul" folds to i + a combining dot
             # a name's case and copula suffixes follow an apostrophe ("Ankara'dır", "1923'te")
@@ -175,15 +177,15 @@ class Analyzer:
         if morphemes and self.language.morphology == "kiwi":
             return [word for word, _ in korean_content(run)]
         found = self._dictionary_words(run)
-        compounds = self._compounds if morphemes else {}
+        compounds = self._compounds if morphemes else frozenset()
         if not compounds or len(found) < 2:
             return found
         merged: list[str] = []
         i = 0
         while i < len(found):
             for width in (3, 2):
-                whole = compounds.get(tuple(found[i : i + width]))
-                if whole is not None:
+                whole = "".join(found[i : i + width])
+                if i + width <= len(found) and whole in compounds:
                     merged.append(whole)
                     i += width
                     break
@@ -193,16 +195,12 @@ class Analyzer:
         return merged
 
     @functools.cached_property
-    def _compounds(self) -> dict[tuple[str, ...], str]:
-        """The lexicon's words that the dictionary cuts in pieces, by their pieces."""
+    def _compounds(self) -> frozenset[str]:
+        """The lexicon's words, where a dictionary may cut one in pieces (ไม่ใช่ is ไม่ ใช่ in
+        some sentences)."""
         if not self.inside_words or self.lexicon is None:
-            return {}
-        out: dict[tuple[str, ...], str] = {}
-        for entry in self._lexicon_entries():
-            pieces = tuple(w for run in _word().findall(self._prepared(entry)) for w in self._dictionary_words(run))
-            if 1 < len(pieces) <= 3:
-                out[pieces] = "".join(pieces)
-        return out
+            return frozenset()
+        return frozenset(self._prepared(entry) for entry in self._lexicon_entries())
 
     def _lexicon_entries(self) -> set[str]:
         listed: set[str] = set()

@@ -24,15 +24,16 @@ _ARABIC_MARKS = re.compile("[\u064b-\u065f\u0670\u0640]")
 _ARABIC_FOLD = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ى": "ي", "ة": "ه"})
 
 
-# "and the": و joined to an article is the conjunction (والبصرة is "and Basra"), said apart
-_ARABIC_AND_THE = re.compile(r"(?<![\w\u0600-\u06ff])وال(?=\w)")
+# "and": و joined to a word of three letters or more is the conjunction (والبصرة is "and Basra",
+# وعمر "and Umar"), said apart, as Lucene's ArabicStemmer strips it
+_ARABIC_AND = re.compile(r"(?<![\w\u0600-\u06ff])و(?=[\w\u0600-\u06ff]{3,})")
 # Hindi: chandrabindu as anusvara, nukta dropped (Lucene's HindiNormalizer): शाहजहाँ is शाहजहां
 _HINDI_FOLD = str.maketrans({"\u0901": "\u0902", "\u093c": None})
 
 
 def fold_arabic(text: str) -> str:
     """Arabic as it is compared: "الكُوفَة" and "الكوفه" are one word, "أبو" and "ابو" too."""
-    return _ARABIC_AND_THE.sub("و ال", _ARABIC_MARKS.sub("", text).translate(_ARABIC_FOLD))
+    return _ARABIC_AND.sub("و ", _ARABIC_MARKS.sub("", text).translate(_ARABIC_FOLD))
 
 
 def fold_hindi(text: str) -> str:

@@ -194,10 +194,35 @@ def says_answer(
             return Verdict(False, "no yes or no")
         right = polarity == ("yes" if truth[0] in lexicon.yes else "no")
         return Verdict(right, "yes/no" if right else "the other yes/no", contradicts=not right)
+    if text.inside_words and not _runs(words, truth):
+        words, breaks = _regrouped(words, breaks, truth)
     explained = "".join(asked) + "".join(t for title in titles for t in title)
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
     names = None if text.language.is_english or text.inside_words else _Names(text, prediction, passages)
     return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
+
+
+def _regrouped(words: list[str], breaks: list[bool], truth: list[str]) -> tuple[list[str], list[bool]]:
+    """Where words are not spaced, the answer's words with each run that spells the reference
+    cut as the reference is (세종대왕께서 gives 세종대왕, 세종대왕 alone 세종 대왕: one name cut two ways)."""
+    surface = "".join(truth)
+    out_words: list[str] = []
+    out_breaks: list[bool] = []
+    i = 0
+    while i < len(words):
+        joined, j = "", i
+        while j < len(words) and len(joined) < len(surface):
+            joined += words[j]
+            j += 1
+        if joined == surface and (j - i > 1 or len(truth) > 1) and not any(breaks[i : j - 1]):
+            out_words += truth
+            out_breaks += [False] * (len(truth) - 1) + [breaks[j - 1]]
+            i = j
+        else:
+            out_words.append(words[i])
+            out_breaks.append(breaks[i])
+            i += 1
+    return out_words, out_breaks
 
 
 class _Names:
