@@ -301,7 +301,7 @@ class Analyzer:
         """The words that follow an article in ``text`` (as ``words`` gives them): a noun an
         article leads ("des Architekten Carl Gotthard Langhans") is a role before a name, not
         part of it."""
-        if not self._articles or self.language.is_english:
+        if not self._articles:
             return frozenset()
         found = _word().findall(self._prepared(text))
         return frozenset(

@@ -198,7 +198,7 @@ def says_answer(
         words, breaks = _regrouped(words, breaks, truth)
     explained = "".join(asked) + "".join(t for title in titles for t in title)
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
-    names = None if text.language.is_english or text.inside_words else _Names(text, prediction, passages)
+    names = None if text.inside_words else _Names(text, prediction, passages)
     return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
 
 
