@@ -88,7 +88,14 @@ def korean_content(text: str) -> tuple[tuple[str, bool], ...]:
     return tuple(found)
 
 
-def korean_installed() -> bool:
+def morphology_problem(code: str) -> str | None:
+    """One line when the morphology a language's answers are read with is not installed."""
     import importlib.util
 
-    return importlib.util.find_spec("kiwipiepy") is not None
+    from rag_eval_pipeline.language.table import language
+
+    row = language(code)
+    install = row.morphology_library
+    if install is None or all(importlib.util.find_spec(m) is not None for m in ("kiwipiepy", "kiwipiepy_model")):
+        return None
+    return f"{row.name} ({row.code}) answers need their morphology, which is not installed: pip install {install}"

@@ -172,3 +172,21 @@ def test_right_sentences_are_credited_in_korean_arabic_hindi_and_german(second_l
     assert _overall(home, "wrong-sentences")["correctness"] <= 0.1
     cases = load_asset(open_instance(str(home)), "judgement_list")
     assert cases["language"].value_counts().to_dict() == {"ko": 6, "ar": 6, "hi": 6, "de": 6}
+
+
+@pytest.mark.slow
+def test_korean_without_its_morphology_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    """Without Kiwi installed, a Korean list is one error line saying what to install: no
+    Korean answer is read with a whitespace split."""
+    import importlib.util
+
+    write_project(tmp_path, ["ko"])
+    found = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name.startswith("kiwipiepy") else found(name, *a)
+    )
+    code, _, err = in_process(
+        capsys, "--config", str(tmp_path / "rag_eval.yaml"), "--dagster-home", str(tmp_path / "h"), "run"
+    )
+    assert code == 2
+    assert "Korean (ko) answers need their morphology, which is not installed: pip install kiwipiepy" in err
