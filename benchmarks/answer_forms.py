@@ -27,7 +27,10 @@ from rag_eval_pipeline_tests.support.answer_forms_languages import (  # noqa: E4
 
 
 def table(name: str, questions, quiet: bool) -> None:
-    scored = [(f, correctness(f.answer, f.truth, question=f.question, language=f.language)) for f in forms(questions)]
+    scored = [
+        (f, correctness(f.answer, f.truth, question=f.question, language=f.language))
+        for f in forms(questions)
+    ]
     print(f"\n{name}: {len(scored)} answers, {len({f.question for f, _ in scored})} questions\n")
     print("| language | right credited | wrong refused | wrong mean correctness | answers |")
     print("|---|---|---|---|---|")

@@ -42,7 +42,9 @@ def run(languages: list[str]) -> None:
             check=True,
         )
         cases = sum(len(BY_LANGUAGE[code]) for code in languages)
-        print(f"{','.join(languages)}: one run, {cases} cases x 5 models: {time.perf_counter() - started:.1f} s")
+        print(
+            f"{','.join(languages)}: one run, {cases} cases x 5 models: {time.perf_counter() - started:.1f} s"
+        )
         if len(languages) > 1:
             print(run.stdout[run.stdout.index("By language") : run.stdout.index("Paired")])
         else:

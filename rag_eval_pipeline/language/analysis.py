@@ -235,7 +235,10 @@ class Analyzer:
             return [word for word, _ in korean_content(text)]
         compared = self.compared
         return [
-            compared(w) for run in _word().findall(text) for w in self._segment_run(run) if w not in self._articles
+            compared(w)
+            for run in _word().findall(text)
+            for w in self._segment_run(run)
+            if w not in self._articles
         ]
 
     def _index_words(self, text: str) -> list[str]:
@@ -294,7 +297,9 @@ class Analyzer:
         found: set[str] = set()
         for sentence in split_sentences(unicodedata.normalize("NFKC", text)):
             # a sentence's first word has its capital from its place, not from a name
-            found |= {w for word in _word().findall(sentence)[1:] if word[0].isupper() for w in self.words(word)}
+            found |= {
+                w for word in _word().findall(sentence)[1:] if word[0].isupper() for w in self.words(word)
+            }
         return frozenset(found)
 
     def after_articles(self, text: str) -> frozenset[str]:

@@ -96,6 +96,9 @@ def morphology_problem(code: str) -> str | None:
 
     row = language(code)
     install = row.morphology_library
-    if install is None or all(importlib.util.find_spec(m) is not None for m in ("kiwipiepy", "kiwipiepy_model")):
+    if install is None or all(
+        importlib.util.find_spec(m) is not None for m in ("kiwipiepy", "kiwipiepy_model")
+    ):
         return None
-    return f"{row.name} ({row.code}) answers need their morphology, which is not installed: pip install {install}"
+    shown = f"{row.name} ({row.code})"
+    return f"{shown} answers need their morphology, which is not installed: pip install {install}"

@@ -13,7 +13,9 @@ from rag_eval_pipeline_tests.support.answer_forms_languages import DEVELOPMENT, 
 @pytest.fixture(scope="module")
 def scored():
     return {
-        name: [(f, m.correctness(f.answer, f.truth, question=f.question, language=f.language)) for f in forms(qs)]
+        name: [
+            (f, m.correctness(f.answer, f.truth, question=f.question, language=f.language)) for f in forms(qs)
+        ]
         for name, qs in (("development", DEVELOPMENT), ("held-out", HELD_OUT))
     }
 

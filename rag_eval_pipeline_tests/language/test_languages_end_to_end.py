@@ -183,7 +183,9 @@ def test_korean_without_its_morphology_is_refused_before_any_work(tmp_path, monk
     write_project(tmp_path, ["ko"])
     found = importlib.util.find_spec
     monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name.startswith("kiwipiepy") else found(name, *a)
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name.startswith("kiwipiepy") else found(name, *a),
     )
     code, _, err = in_process(
         capsys, "--config", str(tmp_path / "rag_eval.yaml"), "--dagster-home", str(tmp_path / "h"), "run"

@@ -519,7 +519,15 @@ GERMAN = [
     ),
 ]
 
-BY_LANGUAGE = {"zh": CHINESE, "es": SPANISH, "ja": JAPANESE, "ko": KOREAN, "ar": ARABIC, "hi": HINDI, "de": GERMAN}
+BY_LANGUAGE = {
+    "zh": CHINESE,
+    "es": SPANISH,
+    "ja": JAPANESE,
+    "ko": KOREAN,
+    "ar": ARABIC,
+    "hi": HINDI,
+    "de": GERMAN,
+}
 
 
 def qid(language: str, number: int) -> str:
