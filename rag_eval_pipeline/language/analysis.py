@@ -15,7 +15,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from rag_eval_pipeline.language.lexicon import Lexicon, words
+from rag_eval_pipeline.language.lexicon import LEXICONS, Lexicon, words
 from rag_eval_pipeline.language.morphology import ascii_digits, fold_arabic, fold_hindi, korean_content
 from rag_eval_pipeline.language.segmenters import (
     icu_words,
@@ -276,17 +276,22 @@ class Analyzer:
     @functools.cached_property
     def rule_lexicon(self) -> Lexicon | None:
         """The lexicon in the forms ``words`` gives (stemmed, Korean morphemes, Arabic folded),
-        so that the rule finds its negations and hedges in any inflection; English's as written."""
+        so that the rule finds its negations and hedges in any inflection; English's as written.
+        Every language's framing words include English's: an agent's template ("Sources:",
+        "Answer:") frames an answer in any language."""
         lexicon = self.lexicon
-        if lexicon is None or self.language.is_english or self.language.morphology:
-            return lexicon  # Korean's lexicon is written in Kiwi's forms
+        if lexicon is None or self.language.is_english:
+            return lexicon
         changes: dict[str, object] = {}
-        for item in dataclasses.fields(lexicon):
-            value = getattr(lexicon, item.name)
-            if isinstance(value, frozenset):
-                changes[item.name] = frozenset(self._entry(entry) for entry in value)
-            elif item.name in ("rejecting_phrases", "unsure"):
-                changes[item.name] = tuple(tuple(self._entry(entry) for entry in phrase) for phrase in value)
+        if not self.language.morphology:  # Korean's lexicon is written in Kiwi's forms
+            for item in dataclasses.fields(lexicon):
+                value = getattr(lexicon, item.name)
+                if isinstance(value, frozenset):
+                    changes[item.name] = frozenset(self._entry(entry) for entry in value)
+                elif item.name in ("rejecting_phrases", "unsure"):
+                    changes[item.name] = tuple(tuple(self._entry(entry) for entry in phrase) for phrase in value)
+        frame = changes.get("frame", lexicon.frame)
+        changes["frame"] = frame | {self._entry(entry) for entry in LEXICONS[ENGLISH].frame}
         return dataclasses.replace(lexicon, **changes)  # type: ignore[arg-type]
 
     def capitalised(self, text: str) -> frozenset[str]:
@@ -295,7 +300,7 @@ class Analyzer:
         if not self.language.cased:
             return frozenset()
         found: set[str] = set()
-        for sentence in split_sentences(unicodedata.normalize("NFKC", text)):
+        for sentence in split_sentences(unicodedata.normalize("NFKC", text).replace("\n", ". ")):
             # a sentence's first word has its capital from its place, not from a name
             found |= {
                 w for word in _word().findall(sentence)[1:] if word[0].isupper() for w in self.words(word)
@@ -342,7 +347,7 @@ class Analyzer:
                         if word not in self._articles:
                             found.append(self.compared(word))
                             breaks.append(False)
-                elif breaks and not piece.isspace():
+                elif breaks and (not piece.isspace() or "\n" in piece):  # a mark or a new line
                     breaks[-1] = True
         return found, breaks
 

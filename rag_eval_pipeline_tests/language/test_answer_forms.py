@@ -3,6 +3,8 @@ write them in fifteen languages (support/answer_forms_languages.py), right ones 
 wrong, negated, hedged and listed ones refused, on the development set and on the held-out set
 written before the rule ran on it; the issue's own sentences; exact match and F1 untouched."""
 
+import unicodedata
+
 import pytest
 
 from rag_eval_pipeline.metrics import reference as m
@@ -76,3 +78,24 @@ def test_exact_match_and_f1_stay_the_official_scripts():
     assert m.exact_match("الكُوفَة", "الكوفة", "ar") == 0.0 and m.f1("الكُوفَة", "الكوفة", "ar") == 0.0
     assert m.normalize_answer("Die Brücke", "de") == "brücke"
     assert m.f1("ابو بكر", "أبو بكر", "ar") == 0.5  # one token of two, as the script counts it
+
+
+MARKED = (
+    lambda a: f"**{a}**",  # markdown
+    lambda a: f"“{a}”",  # quoted
+    lambda a: f"{a} [1]",  # cited
+    lambda a: unicodedata.normalize("NFD", a),  # decomposed, as macOS writes
+    lambda a: f"{a}\n\nSources: [1], [2]",
+)
+
+
+def test_marks_and_unicode_forms_do_not_change_a_verdict(scored):
+    """Every answer of the development set, marked up, quoted, cited or decomposed, keeps its
+    verdict: the analysis reads text, not its wrapping."""
+    changed = []
+    for form, score in scored["development"]:
+        for mark in MARKED:
+            marked = m.correctness(mark(form.answer), form.truth, question=form.question, language=form.language)
+            if (marked == 1.0) != (score == 1.0):
+                changed.append((form.language, mark(form.answer), score, marked))
+    assert not changed, changed[:5]
