@@ -300,10 +300,11 @@ class Analyzer:
         if not self.language.cased:
             return frozenset()
         found: set[str] = set()
+        pattern = _ENGLISH_WORD if self.language.is_english else _word()
         for sentence in split_sentences(unicodedata.normalize("NFKC", text).replace("\n", ". ")):
             # a sentence's first word has its capital from its place, not from a name
             found |= {
-                w for word in _word().findall(sentence)[1:] if word[0].isupper() for w in self.words(word)
+                w for word in pattern.findall(sentence)[1:] if word[0].isupper() for w in self.words(word)
             }
         return frozenset(found)
 
@@ -313,7 +314,7 @@ class Analyzer:
         part of it."""
         if not self._articles:
             return frozenset()
-        found = _word().findall(self._prepared(text))
+        found = (_ENGLISH_WORD if self.language.is_english else _word()).findall(self._prepared(text))
         return frozenset(
             w for before, word in zip(found, found[1:]) if before in self._articles for w in self.words(word)
         )
@@ -334,7 +335,9 @@ class Analyzer:
             parts = [(text, False)]
         found: list[str] = []
         breaks: list[bool] = []
-        pieces = _ENGLISH_PIECES if self.language.is_english else _pieces()
+        english = self.language.is_english
+        pieces = _ENGLISH_PIECES if english else _pieces()
+        articles = self._articles
         for part, is_kept in parts:
             if is_kept:
                 found += part.split()
@@ -342,9 +345,13 @@ class Analyzer:
                 continue
             for piece in pieces.findall(part):
                 if piece[0].isalnum() or _word().match(piece):
-                    segmented = [piece] if self.language.is_english else self._segment_run(piece)
-                    for word in segmented:
-                        if word not in self._articles:
+                    if english:
+                        if piece not in articles:
+                            found.append(piece)
+                            breaks.append(False)
+                        continue
+                    for word in self._segment_run(piece):
+                        if word not in articles:
                             found.append(self.compared(word))
                             breaks.append(False)
                 elif breaks and (not piece.isspace() or "\n" in piece):  # a mark or a new line

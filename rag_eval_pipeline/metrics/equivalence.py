@@ -233,9 +233,16 @@ class _Names:
 
     def __init__(self, text: Analyzer, prediction: str, passages: Sequence[str]) -> None:
         self._text = text
-        self._capitalised = text.capitalised(prediction)
-        self.roles = text.after_articles(prediction)
+        self._prediction = prediction
         self._passages = passages
+
+    @functools.cached_property
+    def capitalised(self) -> frozenset[str]:  # read only when a word stands beside the reference
+        return self._text.capitalised(self._prediction)
+
+    @functools.cached_property
+    def roles(self) -> frozenset[str]:
+        return self._text.after_articles(self._prediction)
 
     def beside(self, phrase: list[str], word: str, before: bool, number: bool) -> bool:
         """Whether ``word``, just ``before`` (or after) the reference, runs on into a longer
@@ -243,7 +250,7 @@ class _Names:
         1989") is a date, not a name."""
         if before and word in self.roles:
             return False
-        if word in self._capitalised and not number:
+        if word in self.capitalised and not number:
             return True
         return any(_runs(_passage_words(self._text.code, p), phrase) for p in self._passages)
 
@@ -297,14 +304,12 @@ def _says_named(
     question_characters = "".join(asked) if text.inside_words else ""
     stop = text.stop_words
 
-    roles = names.roles if names is not None else frozenset()
-
     def novel(word: str) -> bool:  # a role an article leads introduces the answer ("des Architekten")
         return (
             word not in stop
             and word not in lexicon.frame
-            and word not in roles
             and not _from(word, explained, characters)
+            and (names is None or word not in names.roles)
         )
 
     def named(word: str) -> bool:  # the question's own words may run on ("Terry Richardson was older")
