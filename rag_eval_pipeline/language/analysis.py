@@ -289,7 +289,9 @@ class Analyzer:
                 if isinstance(value, frozenset):
                     changes[item.name] = frozenset(self._entry(entry) for entry in value)
                 elif item.name in ("rejecting_phrases", "unsure"):
-                    changes[item.name] = tuple(tuple(self._entry(entry) for entry in phrase) for phrase in value)
+                    changes[item.name] = tuple(
+                        tuple(self._entry(entry) for entry in phrase) for phrase in value
+                    )
         frame = changes.get("frame", lexicon.frame)
         changes["frame"] = frame | {self._entry(entry) for entry in LEXICONS[ENGLISH].frame}
         return dataclasses.replace(lexicon, **changes)  # type: ignore[arg-type]

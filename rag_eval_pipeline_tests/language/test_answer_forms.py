@@ -95,7 +95,9 @@ def test_marks_and_unicode_forms_do_not_change_a_verdict(scored):
     changed = []
     for form, score in scored["development"]:
         for mark in MARKED:
-            marked = m.correctness(mark(form.answer), form.truth, question=form.question, language=form.language)
+            marked = m.correctness(
+                mark(form.answer), form.truth, question=form.question, language=form.language
+            )
             if (marked == 1.0) != (score == 1.0):
                 changed.append((form.language, mark(form.answer), score, marked))
     assert not changed, changed[:5]
