@@ -252,6 +252,8 @@ class _Names:
             return False
         if word in self.capitalised and not number:
             return True
+        if self._text.language.cased:  # capitals said it: the passages are read where there are none
+            return False
         return any(_runs(_passage_words(self._text.code, p), phrase) for p in self._passages)
 
 
