@@ -8,21 +8,23 @@ An answer is credited when the reference stands in it as a whole run of words th
 rejects, and the rest carries no other claim: every content word outside the reference is the
 question's, a source's title, a word that frames an answer ("according to the passages"), or
 one of at most ``NOVEL_WORDS`` others, none of them joined to the reference (a longer name, "X
-and Y"). It is refused when the mention is negated ("not X", "rather than X", "X is wrong"),
-offered as one option ("X or Y"), contrasted ("X, but Y"), hedged beyond the question ("it could
-be"), or buried in a long text (pasted passages). A yes/no reference is matched by the answer's
-leading (else final) yes or no.
+and Y"). A word beside the reference makes a longer name only on evidence: a capital, or, in a
+script without capitals, the passages holding the two as one phrase. It is refused when the
+mention is negated ("not X", "rather than X", "X is wrong"), offered as one option ("X or Y"),
+contrasted ("X, but Y"), hedged beyond the question ("it could be"), or buried in a long text
+(pasted passages). A yes/no reference is matched by the answer's leading (else final) yes or no.
 
 Every language with a lexicon (``language/lexicon.py``) is read the same way, through its
-analyzer: its words (a dictionary's segmentation where words are not spaced), its negations
-(after the mention where the language puts them: Japanese "X ではない"), hedges, options and
-framing words. A language without a lexicon has no sentence rule: nothing is credited by it."""
+analyzer: its words in the forms it compares (case-folded, Snowball-stemmed, Arabic folded,
+Korean's content morphemes; a dictionary's segmentation where words are not spaced), its
+negations (after the mention where the language puts them: Japanese "X ではない"), hedges,
+options and framing words. A language without a lexicon has no sentence rule: nothing is credited by it."""
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analyzer
@@ -126,15 +128,15 @@ def _joined(
     words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners
 ) -> bool:
     """Whether the mention runs on into another name with no punctuation between ("Chicago
-    Bulls" for "Chicago": a word ``named`` allows), or is listed with another through "and" ("X
-    and Y": any word ``listed`` allows)."""
+    Bulls" for "Chicago": a word ``named`` allows, told the side it stands on: -1 before, 1
+    after), or is listed with another through "and" ("X and Y": any word ``listed`` allows)."""
     for step, edge in ((-1, start - 1), (1, start + width)):
         position, through = edge, False
         while 0 <= position < len(words) and not breaks[min(position, position - step)]:
             if words[position] in joiners and not through:
                 position, through = position + step, True
                 continue
-            if (listed if through else named)(words[position]):
+            if listed(words[position]) if through else named(words[position], step):
                 return True
             break
     return False
@@ -226,10 +228,10 @@ def _regrouped(words: list[str], breaks: list[bool], truth: list[str]) -> tuple[
 
 
 class _Names:
-    """What marks a word beside the reference as part of a longer name, outside English (whose
-    rule reads word order alone): a capital in a script that has them, or the passages holding
+    """What marks a word beside the reference as part of a longer name, in a spaced language: a
+    capital in a script that has them ("Chicago Bulls"), or, in one without, the passages holding
     the two words as one phrase; never a noun an article leads ("des Architekten Carl Gotthard
-    Langhans": a role before a name)."""
+    Langhans": a role before a name), nor a predicate after it ("जयपुर प्रसिद्ध है")."""
 
     def __init__(self, text: Analyzer, prediction: str, passages: Sequence[str]) -> None:
         self._text = text
@@ -328,26 +330,21 @@ def _says_named(
     if truth_breaks and truth_breaks[-1]:  # the reference's own last mark ("Inc.") is no boundary
         breaks = [b and not any(i == s + len(truth) - 1 for s in starts) for i, b in enumerate(breaks)]
     if text.inside_words:
-        never_named = lambda word: False  # noqa: E731 - side by side is how these languages write
+        never_named = lambda word, step: False  # noqa: E731 - side by side is how these languages write
         longer = not aligned or all(
             _joined(words, breaks, s, len(truth), never_named, content, lexicon.joiners) for s in asserted
         )
-    elif names is not None:
+    else:
+        assert names is not None  # every spaced language reads its names
         number = all(t.isdigit() for t in truth)
 
-        def named_beside(start: int) -> Callable[[str], bool]:
-            def beside(word: str) -> bool:  # the word just before or after this mention
-                before = start > 0 and words[start - 1] == word
-                phrase = [word, *truth] if before else [*truth, word]
-                return named(word) and names.beside(phrase, word, before, number)
-
-            return beside
+        def named_beside(word: str, step: int) -> bool:  # the word just before (-1) or after (1)
+            phrase = [word, *truth] if step < 0 else [*truth, word]
+            return named(word) and names.beside(phrase, word, step < 0, number)
 
         longer = all(
-            _joined(words, breaks, s, len(truth), named_beside(s), content, lexicon.joiners) for s in asserted
+            _joined(words, breaks, s, len(truth), named_beside, content, lexicon.joiners) for s in asserted
         )
-    else:
-        longer = all(_joined(words, breaks, s, len(truth), named, content, lexicon.joiners) for s in asserted)
     if longer:
         return Verdict(False, "part of a longer name or a list")
     unexplained = [t for t in rest if novel(t)]
