@@ -23,6 +23,7 @@ from rag_eval_pipeline.data.judgement_file import (
 )
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.judges.registry import JudgeSpec
+from rag_eval_pipeline.language.morphology import morphology_problem
 from rag_eval_pipeline.language.segmenters import SegmenterMissingError, segmenter_problem
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.retrieval.base import RetrievalMode
@@ -92,7 +93,7 @@ def judgement_list_problems(settings: Settings) -> list[str]:
     return [
         problem
         for code in sorted({*passages["language"], *cases["language"]})
-        if (problem := segmenter_problem(code)) is not None
+        if (problem := segmenter_problem(code) or morphology_problem(code)) is not None
     ]
 
 

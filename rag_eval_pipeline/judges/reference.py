@@ -48,7 +48,14 @@ class ReferenceJudge:
                 "exact_match": reference.exact_match(answer, truth, language),
                 "f1": reference.f1(answer, truth, language),
                 "correctness": reference.correctness(
-                    answer, truth, case.answerable, self._abstention, case.question, titles, language
+                    answer,
+                    truth,
+                    case.answerable,
+                    self._abstention,
+                    case.question,
+                    titles,
+                    language,
+                    case.retrieved_passages,
                 ),
             }
         )

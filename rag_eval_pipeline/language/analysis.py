@@ -7,6 +7,7 @@ else splits user text.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import string
@@ -14,7 +15,8 @@ import sys
 import unicodedata
 from typing import Any
 
-from rag_eval_pipeline.language.lexicon import Lexicon, words
+from rag_eval_pipeline.language.lexicon import LEXICONS, Lexicon, words
+from rag_eval_pipeline.language.morphology import ascii_digits, fold_arabic, fold_hindi, korean_content
 from rag_eval_pipeline.language.segmenters import (
     icu_words,
     jieba_search_words,
@@ -30,6 +32,7 @@ _ENGLISH_WORD = re.compile(r"[^\W_]+")
 _ENGLISH_PIECES = re.compile(r"[^\W_]+|[\W_]+")
 _APOSTROPHES = "'\u2019\u2018\u02bc`"
 _APOSTROPHE_RUN = re.compile(f"[{_APOSTROPHES}]")
+_TURKISH_SUFFIX = re.compile(f"[{_APOSTROPHES}]\\w+")
 _HOTPOT_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _DROP_ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
 # a sentence ends at . ! ? followed by a space, or at the full-width marks of CJK text
@@ -111,10 +114,9 @@ class Analyzer:
         self.code = row.code
         self.lexicon: Lexicon | None = row.lexicon
         self.index_stop_words = _stop_list(row.stop_words)
-        # English's lexical proxies keep their own short list; every other language has one list
-        self.stop_words = ENGLISH_STOP_WORDS if row.is_english else self.index_stop_words
         self._articles = frozenset(row.articles)
         self._stems: dict[str, str | None] = {}  # word -> its stem; None: a stop word
+        self._compared: dict[str, str] = {}  # word -> its form in the sentence rule
         self._stemmer = None
         if row.stemmer:
             import Stemmer
@@ -129,6 +131,20 @@ class Analyzer:
     def __repr__(self) -> str:
         return f"Analyzer({self.code})"
 
+    @functools.cached_property
+    def stop_words(self) -> frozenset[str]:
+        """The words that carry no claim, in the forms ``words`` gives: English's lexical
+        proxies keep their own short list; every other language its stop list."""
+        if self.language.is_english:
+            return ENGLISH_STOP_WORDS
+        return frozenset(self._entry(entry) for entry in self.index_stop_words)
+
+    def _entry(self, entry: str) -> str:
+        """A word of a list (a lexicon's, a stop list's) in the form ``words`` gives it; one
+        that the analysis would cut in pieces stays as written (又は is not 又 and は)."""
+        found = self.words(entry)
+        return found[0] if len(found) == 1 else self._prepared(entry)
+
     @property
     def inside_words(self) -> bool:
         return self.language.inside_words
@@ -136,13 +152,68 @@ class Analyzer:
     # -- words: what the sentence rule and the lexical proxies read -------------------------------
 
     def _prepared(self, text: str) -> str:
-        text = unicodedata.normalize("NFKC", text).lower()
+        """NFKC and case folding (German "Meißen" is "meissen"), and the language's own folding
+        (Arabic's vowel marks, tatweel and letter variants; Turkish's dotted capital I)."""
+        text = unicodedata.normalize("NFKC", text).casefold()
         if self.language.is_english:
             return _APOSTROPHE_RUN.sub("", text)  # "don't" -> "dont", as HotpotQA's normalisation
-        return _APOSTROPHE_RUN.sub(" ", text)  # "l'homme" -> "l homme"
+        text = ascii_digits(text)
+        if self.code == "ar":
+            text = fold_arabic(text)
+        elif self.code == "hi":
+            text = fold_hindi(text)
+        elif self.code == "th":
+            text = text.replace("\u0e4d\u0e32", "\u0e33")  # NFKC splits SARA AM; Thai writes it whole
+        elif self.code == "tr":
+            text = text.replace("i\u0307", "i")  # "İstanbul" folds to i + a combining dot
+            # a name's case and copula suffixes follow an apostrophe ("Ankara'dır", "1923'te")
+            text = _TURKISH_SUFFIX.sub(",", text)  # and end it: "İstanbul'un Fatih" is two names
+        return _APOSTROPHE_RUN.sub(" ", text)  # "l'homme" -> "l homme"; "Ankara'dır" -> "ankara dır"
 
-    def _segment_run(self, run: str) -> list[str]:
-        """The words of one run of letters, marks and digits."""
+    def _segment_run(self, run: str, morphemes: bool = True) -> list[str]:
+        """The words of one run of letters, marks and digits: where the language has a
+        morphology (Korean), its content morphemes unless ``morphemes`` is False (the index's
+        plain runs); a lexicon's word that the dictionary cuts in pieces (または, น่าจะ) kept whole."""
+        if morphemes and self.language.morphology == "kiwi":
+            return [word for word, _ in korean_content(run)]
+        found = self._dictionary_words(run)
+        compounds = self._compounds if morphemes else frozenset()
+        if not compounds or len(found) < 2:
+            return found
+        merged: list[str] = []
+        i = 0
+        while i < len(found):
+            for width in (3, 2):
+                whole = "".join(found[i : i + width])
+                if i + width <= len(found) and whole in compounds:
+                    merged.append(whole)
+                    i += width
+                    break
+            else:
+                merged.append(found[i])
+                i += 1
+        return merged
+
+    @functools.cached_property
+    def _compounds(self) -> frozenset[str]:
+        """The lexicon's words, where a dictionary may cut one in pieces (ไม่ใช่ is ไม่ ใช่ in
+        some sentences)."""
+        if not self.inside_words or self.lexicon is None:
+            return frozenset()
+        return frozenset(self._prepared(entry) for entry in self._lexicon_entries())
+
+    def _lexicon_entries(self) -> set[str]:
+        listed: set[str] = set()
+        assert self.lexicon is not None
+        for item in dataclasses.fields(self.lexicon):
+            value = getattr(self.lexicon, item.name)
+            if isinstance(value, frozenset):
+                listed |= value
+            elif item.name in ("rejecting_phrases", "unsure"):
+                listed |= {entry for phrase in value for entry in phrase}
+        return listed
+
+    def _dictionary_words(self, run: str) -> list[str]:
         segmentation = self.language.segmentation
         if segmentation is Segmentation.JIEBA:
             return jieba_words()(run) if _han().search(run) else [run]
@@ -153,13 +224,102 @@ class Analyzer:
         return [run]
 
     def words(self, text: str) -> list[str]:
-        """Lower-case words split at every punctuation mark, ASCII or not, without articles;
+        """Case-folded words split at every punctuation mark, ASCII or not, without articles;
         languages without spaces segmented by their dictionary ("1909–1994" is two words here,
-        where HotpotQA's normalisation keeps it one)."""
+        where HotpotQA's normalisation keeps it one); outside English, each in the form the
+        sentence rule compares (``compared``: Snowball's stem, Korean's content morphemes)."""
         text = self._prepared(text)
         if self.language.is_english:
             return [w for w in _ENGLISH_WORD.findall(text) if w not in self._articles]
-        return [w for run in _word().findall(text) for w in self._segment_run(run) if w not in self._articles]
+        if self.language.morphology == "kiwi":
+            return [word for word, _ in korean_content(text)]
+        compared = self.compared
+        return [
+            compared(w)
+            for run in _word().findall(text)
+            for w in self._segment_run(run)
+            if w not in self._articles
+        ]
+
+    def _index_words(self, text: str) -> list[str]:
+        """``words`` as the index takes them: unstemmed (the index stems them itself), Korean
+        as its spaced runs (the index cuts them into syllable pairs)."""
+        text = self._prepared(text)
+        return [
+            w
+            for run in _word().findall(text)
+            for w in self._segment_run(run, morphemes=False)
+            if w not in self._articles
+        ]
+
+    def compared(self, word: str) -> str:
+        """The form a word is compared in by the sentence rule and the lexical proxies: its
+        Snowball stem where Snowball has the language ("Moskau" and "Moskaus", "Москва" and
+        "Москве" meet), else the word; English words as they are."""
+        if self._stemmer is None or self.language.is_english:
+            return word
+        stem = self._compared.get(word)
+        if stem is None:
+            # a function word stays as written: Hindi's ने (by) is not the negation न
+            stem = word if word in self._function_words else self._stemmer.stemWord(word)
+            self._compared[word] = stem
+        return stem
+
+    @functools.cached_property
+    def _function_words(self) -> frozenset[str]:
+        """The stop list's and the lexicon's words as ``_prepared`` gives them, unstemmed."""
+        listed = set(self.index_stop_words)
+        if self.lexicon is not None:
+            listed |= self._lexicon_entries()
+        return frozenset(w for entry in listed for w in self._prepared(entry).split())
+
+    @functools.cached_property
+    def rule_lexicon(self) -> Lexicon | None:
+        """The lexicon in the forms ``words`` gives (stemmed, Korean morphemes, Arabic folded),
+        so that the rule finds its negations and hedges in any inflection; English's as written.
+        Every language's framing words include English's: an agent's template ("Sources:",
+        "Answer:") frames an answer in any language."""
+        lexicon = self.lexicon
+        if lexicon is None or self.language.is_english:
+            return lexicon
+        changes: dict[str, object] = {}
+        if not self.language.morphology:  # Korean's lexicon is written in Kiwi's forms
+            for item in dataclasses.fields(lexicon):
+                value = getattr(lexicon, item.name)
+                if isinstance(value, frozenset):
+                    changes[item.name] = frozenset(self._entry(entry) for entry in value)
+                elif item.name in ("rejecting_phrases", "unsure"):
+                    changes[item.name] = tuple(
+                        tuple(self._entry(entry) for entry in phrase) for phrase in value
+                    )
+        frame = changes.get("frame", lexicon.frame)
+        changes["frame"] = frame | {self._entry(entry) for entry in LEXICONS[ENGLISH].frame}
+        return dataclasses.replace(lexicon, **changes)  # type: ignore[arg-type]
+
+    def capitalised(self, text: str) -> frozenset[str]:
+        """The words of ``text`` written with a capital, as ``words`` gives them: what marks a
+        name in a script with capitals ("Carl Gotthard Langhans erbaut"); empty in one without."""
+        if not self.language.cased:
+            return frozenset()
+        found: set[str] = set()
+        pattern = _ENGLISH_WORD if self.language.is_english else _word()
+        for sentence in split_sentences(unicodedata.normalize("NFKC", text).replace("\n", ". ")):
+            # a sentence's first word has its capital from its place, not from a name
+            found |= {
+                w for word in pattern.findall(sentence)[1:] if word[0].isupper() for w in self.words(word)
+            }
+        return frozenset(found)
+
+    def after_articles(self, text: str) -> frozenset[str]:
+        """The words that follow an article in ``text`` (as ``words`` gives them): a noun an
+        article leads ("des Architekten Carl Gotthard Langhans") is a role before a name, not
+        part of it."""
+        if not self._articles:
+            return frozenset()
+        found = (_ENGLISH_WORD if self.language.is_english else _word()).findall(self._prepared(text))
+        return frozenset(
+            w for before, word in zip(found, found[1:]) if before in self._articles for w in self.words(word)
+        )
 
     def pieces(self, text: str, keep: str = "") -> tuple[list[str], list[bool]]:
         """``words`` with, for each, whether punctuation follows it. A language whose words stand
@@ -167,6 +327,9 @@ class Analyzer:
         is found as its own words wherever the text holds it, whatever the dictionary makes of
         the run around it."""
         text = self._prepared(text)
+        if self.language.morphology == "kiwi":
+            analysed = korean_content(text)
+            return [word for word, _ in analysed], [mark for _, mark in analysed]
         if keep and self.inside_words:
             kept = " ".join(self.words(keep))
             parts = self._kept_apart(text, "".join(self.words(keep)), kept)
@@ -174,7 +337,9 @@ class Analyzer:
             parts = [(text, False)]
         found: list[str] = []
         breaks: list[bool] = []
-        pieces = _ENGLISH_PIECES if self.language.is_english else _pieces()
+        english = self.language.is_english
+        pieces = _ENGLISH_PIECES if english else _pieces()
+        articles = self._articles
         for part, is_kept in parts:
             if is_kept:
                 found += part.split()
@@ -182,12 +347,16 @@ class Analyzer:
                 continue
             for piece in pieces.findall(part):
                 if piece[0].isalnum() or _word().match(piece):
-                    segmented = [piece] if self.language.is_english else self._segment_run(piece)
-                    for word in segmented:
-                        if word not in self._articles:
-                            found.append(word)
+                    if english:
+                        if piece not in articles:
+                            found.append(piece)
                             breaks.append(False)
-                elif breaks and not piece.isspace():
+                        continue
+                    for word in self._segment_run(piece):
+                        if word not in articles:
+                            found.append(self.compared(word))
+                            breaks.append(False)
+                elif breaks and (not piece.isspace() or "\n" in piece):  # a mark or a new line
                     breaks[-1] = True
         return found, breaks
 
@@ -256,7 +425,7 @@ class Analyzer:
                 if _word().match(w)
             ]
         else:
-            found = self.words(text)
+            found = self._index_words(text)
         if self.language.index_bigrams:
             found = [b for w in found if w not in stop for b in _bigrams(w)]
         return self._stem_all(found, stop)

@@ -101,7 +101,7 @@ SPANISH = Lexicon(
     joiners=words("y e &"),
     yes=words("sí"),
     no=words("no"),
-    unsure=(("no", "estoy", "seguro"), ("no", "estoy", "segura")),
+    unsure=(("no", "estoy", "seguro"), ("no", "estoy", "segura"), ("tal", "vez"), ("a", "lo", "mejor")),
     abstention=(
         r"no (lo )?s[eé]\b",
         r"desconocid[oa]$",
@@ -325,6 +325,7 @@ HINDI = Lexicon(
     joiners=words("और तथा एवं &"),
     yes=words("हाँ हां जी"),
     no=words("नहीं ना"),
+    negation_follows=True,  # "जयपुर में नहीं है": the negation stands before the verb, after the name
     abstention=(
         r"(मुझे )?(पता नहीं|नहीं पता|मालूम नहीं|नहीं मालूम)",
         r"अज्ञात",
@@ -409,20 +410,22 @@ JAPANESE = Lexicon(
 )
 
 KOREAN = Lexicon(
+    # as Kiwi's content morphemes (language/morphology.py): "아닙니다" is read as 아니, "같습니다" as 같
     frame=words(
-        """답 답변 대답 따르면 따라 근거 구절 문맥 문서 자료 출처 정보 내용 기사 언급 언급된 언급되어
-        나와 나와있습니다 보면 그러므로 따라서 또한 불리는 알려진 정답 최종 질문 생각합니다"""
+        """답 답변 대답 따르 근거 구절 문맥 문서 자료 출처 정보 내용 기사 언급 나오 보 그러므로 따라서
+        또한 불리 알려지 정답 최종 질문 생각 하 되 있 것 바로"""
     ),
-    hedges=words("아마 아마도 어쩌면 같습니다 같아요 추측 가능성"),
-    alternatives=words("또는 혹은"),
+    hedges=words("아마 아마도 어쩌면 같 추측 가능 듯"),
+    alternatives=words("또는 혹은 이나 나"),
     contrasts=words("하지만 그러나 그런데 반면 다만"),
-    negators=words("아니 아니다 아닙니다 아니요 아니에요 않 않다 않습니다 않았습니다 없 없다 없습니다 못"),
-    rejecting_phrases=(("대신",), ("제외하고",)),
-    wrong=words("틀렸습니다 틀린 틀림 잘못 오답"),
+    negators=words("아니 않 없 못 안"),
+    rejecting_phrases=(("대신",), ("제외",)),
+    wrong=words("틀리 잘못 오답"),
     copulas=words("이다 입니다 였습니다 이었습니다"),
-    joiners=words("및 그리고 &"),
-    yes=words("네 예 맞습니다"),
+    joiners=words("및 그리고 과 와 하고 랑 이랑 &"),
+    yes=words("네 예 맞"),
     no=words("아니요 아니오"),
+    unsure=(("모르",), ("확실", "않")),
     negation_follows=True,
     abstention=(
         r"(잘 )?모르(겠습니다|겠어요|겠다|ㅂ니다|릅니다|겠네요)",
@@ -430,6 +433,57 @@ KOREAN = Lexicon(
         r"알 수 (없습니다|없어요|없다|없음)",
         r"(정보|자료|내용|답)(가|이)? (없습니다|없어요|없다|부족합니다)",
         r"(답변|대답|답)(할|하기) 수 없",
+    ),
+)
+
+TURKISH = Lexicon(
+    frame=words(
+        """cevap cevabı yanıt yanıtı göre pasaj pasajlar bağlam belge belgeler kaynak kaynaklar
+        bilgi bilgiler metin makale belirtilen belirtildiği söz edilen yazıyor gösteriyor doğru
+        nihai soru bu nedenle yani ayrıca olarak bilinen adı verilen düşünüyorum bence"""
+    ),
+    hedges=words("belki muhtemelen galiba sanırım olabilir olası herhalde"),
+    alternatives=words("veya yahut ya"),
+    contrasts=words("ama fakat ancak lakin oysa halbuki"),
+    negators=words("değil değildir değildi hayır yok"),
+    rejecting_phrases=(("yerine",), ("hariç",), ("dışında",)),
+    wrong=words("yanlış hatalı"),
+    copulas=words("dır dir dur dür tır tir tur tür idi imiş"),
+    joiners=words("ve ile &"),
+    yes=words("evet"),
+    no=words("hayır"),
+    unsure=(("emin", "değilim"),),
+    negation_follows=True,
+    abstention=(
+        r"bilmiyorum\b",
+        r"bilinmiyor\b",
+        r"(yeterli )?bilgi (yok|bulunmuyor)\b",
+        r"cevap veremem\b",
+    ),
+)
+
+INDONESIAN = Lexicon(
+    frame=words(
+        """jawaban jawabannya menurut berdasarkan bagian konteks dokumen sumber informasi teks artikel
+        disebutkan menyebutkan dinyatakan menunjukkan benar akhir pertanyaan jadi maka juga disebut
+        dikenal sebagai ditemukan bukti saya pikir kira"""
+    ),
+    hedges=words("mungkin barangkali kemungkinan sepertinya tampaknya kira-kira entah"),
+    alternatives=words("atau ataupun"),
+    contrasts=words("tetapi tapi namun sedangkan padahal melainkan"),
+    negators=words("tidak bukan belum tak jangan"),
+    rejecting_phrases=(("alih", "alih"), ("selain",), ("kecuali",)),
+    wrong=words("salah keliru"),
+    copulas=words("adalah ialah merupakan yaitu yakni"),
+    joiners=words("dan serta &"),
+    yes=words("ya iya"),
+    no=words("tidak bukan"),
+    unsure=(("tidak", "yakin"), ("kurang", "yakin")),
+    abstention=(
+        r"(saya )?tidak tahu\b",
+        r"tidak diketahui\b",
+        r"(tidak ada|kurang) informasi\b",
+        r"tidak dapat (dijawab|menjawab|ditentukan)\b",
     ),
 )
 
@@ -468,5 +522,7 @@ LEXICONS: dict[str, Lexicon] = {
     "zh": CHINESE,
     "ja": JAPANESE,
     "ko": KOREAN,
+    "tr": TURKISH,
+    "id": INDONESIAN,
     "th": THAI,
 }

@@ -69,6 +69,13 @@ class Language:
     icu_locale: str | None = None
     es_analyzer: str | None = None
     own_row: bool = True
+    morphology: str | None = None  # "kiwi": the sentence rule reads Korean's content morphemes
+    cased: bool = True  # the script has capital letters, which mark names
+
+    @property
+    def morphology_library(self) -> str | None:
+        """What installs the morphology the sentence rule reads (None: built in)."""
+        return {"kiwi": "kiwipiepy kiwipiepy-model"}.get(self.morphology or "")
 
     @property
     def lexicon(self) -> Lexicon | None:
@@ -154,9 +161,18 @@ LANGUAGES: dict[str, Language] = {
         _spaced("nl", "Dutch", "dutch", "bm25s:dutch", articles=("de", "het", "een"), es_analyzer="dutch"),
         _spaced("ru", "Russian", "russian", "bm25s:russian", es_analyzer="russian"),
         _spaced(
-            "ar", "Arabic", "arabic", "iso:ar", article_pattern="\\sال^|ال", mlqa=True, es_analyzer="arabic"
+            "ar",
+            "Arabic",
+            "arabic",
+            "iso:ar",
+            article_pattern="\\sال^|ال",
+            mlqa=True,
+            es_analyzer="arabic",
+            cased=False,
         ),
-        _spaced("hi", "Hindi", "hindi", "iso:hi", mlqa=True, es_analyzer="hindi"),
+        _spaced("hi", "Hindi", "hindi", "iso:hi", mlqa=True, es_analyzer="hindi", cased=False),
+        _spaced("tr", "Turkish", "turkish", "iso:tr", es_analyzer="turkish"),
+        _spaced("id", "Indonesian", "indonesian", "iso:id", es_analyzer="indonesian"),
         _spaced(
             "vi", "Vietnamese", None, "iso:vi", articles=("của", "là", "cái", "chiếc", "những"), mlqa=True
         ),
@@ -170,6 +186,7 @@ LANGUAGES: dict[str, Language] = {
             mlqa=True,
             inside_words=True,
             es_analyzer="cjk",
+            cased=False,
         ),
         Language(
             "ja",
@@ -180,6 +197,7 @@ LANGUAGES: dict[str, Language] = {
             answer_characters=JAPANESE_CHARACTERS,
             inside_words=True,
             es_analyzer="cjk",
+            cased=False,
         ),
         _spaced(
             "ko",
@@ -190,6 +208,8 @@ LANGUAGES: dict[str, Language] = {
             inside_words=True,
             index_bigrams=True,
             es_analyzer="cjk",
+            morphology="kiwi",
+            cased=False,
         ),
         Language(
             "th",
@@ -201,6 +221,7 @@ LANGUAGES: dict[str, Language] = {
             inside_words=True,
             icu_locale="th",
             es_analyzer="thai",
+            cased=False,
         ),
     )
 }

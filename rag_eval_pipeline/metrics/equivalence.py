@@ -8,18 +8,21 @@ An answer is credited when the reference stands in it as a whole run of words th
 rejects, and the rest carries no other claim: every content word outside the reference is the
 question's, a source's title, a word that frames an answer ("according to the passages"), or
 one of at most ``NOVEL_WORDS`` others, none of them joined to the reference (a longer name, "X
-and Y"). It is refused when the mention is negated ("not X", "rather than X", "X is wrong"),
-offered as one option ("X or Y"), contrasted ("X, but Y"), hedged beyond the question ("it could
-be"), or buried in a long text (pasted passages). A yes/no reference is matched by the answer's
-leading (else final) yes or no.
+and Y"). A word beside the reference makes a longer name only on evidence: a capital, or, in a
+script without capitals, the passages holding the two as one phrase. It is refused when the
+mention is negated ("not X", "rather than X", "X is wrong"), offered as one option ("X or Y"),
+contrasted ("X, but Y"), hedged beyond the question ("it could be"), or buried in a long text
+(pasted passages). A yes/no reference is matched by the answer's leading (else final) yes or no.
 
 Every language with a lexicon (``language/lexicon.py``) is read the same way, through its
-analyzer: its words (a dictionary's segmentation where words are not spaced), its negations
-(after the mention where the language puts them: Japanese "X ではない"), hedges, options and
-framing words. A language without a lexicon has no sentence rule: nothing is credited by it."""
+analyzer: its words in the forms it compares (case-folded, Snowball-stemmed, Arabic folded,
+Korean's content morphemes; a dictionary's segmentation where words are not spaced), its
+negations (after the mention where the language puts them: Japanese "X ではない"), hedges,
+options and framing words. A language without a lexicon has no sentence rule: nothing is credited by it."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -125,15 +128,15 @@ def _joined(
     words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners
 ) -> bool:
     """Whether the mention runs on into another name with no punctuation between ("Chicago
-    Bulls" for "Chicago": a word ``named`` allows), or is listed with another through "and" ("X
-    and Y": any word ``listed`` allows)."""
+    Bulls" for "Chicago": a word ``named`` allows, told the side it stands on: -1 before, 1
+    after), or is listed with another through "and" ("X and Y": any word ``listed`` allows)."""
     for step, edge in ((-1, start - 1), (1, start + width)):
         position, through = edge, False
         while 0 <= position < len(words) and not breaks[min(position, position - step)]:
             if words[position] in joiners and not through:
                 position, through = position + step, True
                 continue
-            if (listed if through else named)(words[position]):
+            if listed(words[position]) if through else named(words[position], step):
                 return True
             break
     return False
@@ -163,13 +166,20 @@ def _aligned(text: Analyzer, prediction: str, truth: Sequence[str], explained: s
 
 
 def says_answer(
-    prediction: str, ground_truth: str, question: str = "", sources: Sequence[str] = (), language: str = "en"
+    prediction: str,
+    ground_truth: str,
+    question: str = "",
+    sources: Sequence[str] = (),
+    language: str = "en",
+    passages: Sequence[str] = (),
 ) -> Verdict:
     """Whether ``prediction`` says ``ground_truth`` (see the module's rule) in ``language``.
     ``question`` and the ``sources`` (titles of the contexts the answer had) are words it may
-    repeat. A language without a lexicon credits nothing here ("no sentence rule")."""
+    repeat; the ``passages`` it had say which longer names exist (in a script without capitals,
+    a word beside the reference makes a longer name only where the passages hold the two as one
+    phrase). A language without a lexicon credits nothing here ("no sentence rule")."""
     text = analyzer(language)
-    lexicon = text.lexicon
+    lexicon = text.rule_lexicon
     if lexicon is None:
         return Verdict(False, f"no sentence rule for {text.language.name}")
     truth, truth_breaks = text.pieces(ground_truth)
@@ -186,9 +196,72 @@ def says_answer(
             return Verdict(False, "no yes or no")
         right = polarity == ("yes" if truth[0] in lexicon.yes else "no")
         return Verdict(right, "yes/no" if right else "the other yes/no", contradicts=not right)
+    if text.inside_words and not _runs(words, truth):
+        words, breaks = _regrouped(words, breaks, truth)
     explained = "".join(asked) + "".join(t for title in titles for t in title)
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
-    return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned)
+    names = None if text.inside_words else _Names(text, prediction, passages)
+    return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
+
+
+def _regrouped(words: list[str], breaks: list[bool], truth: list[str]) -> tuple[list[str], list[bool]]:
+    """Where words are not spaced, the answer's words with each run that spells the reference
+    cut as the reference is (세종대왕께서 gives 세종대왕, 세종대왕 alone 세종 대왕: one name cut two ways)."""
+    surface = "".join(truth)
+    out_words: list[str] = []
+    out_breaks: list[bool] = []
+    i = 0
+    while i < len(words):
+        joined, j = "", i
+        while j < len(words) and len(joined) < len(surface):
+            joined += words[j]
+            j += 1
+        if joined == surface and (j - i > 1 or len(truth) > 1) and not any(breaks[i : j - 1]):
+            out_words += truth
+            out_breaks += [False] * (len(truth) - 1) + [breaks[j - 1]]
+            i = j
+        else:
+            out_words.append(words[i])
+            out_breaks.append(breaks[i])
+            i += 1
+    return out_words, out_breaks
+
+
+class _Names:
+    """What marks a word beside the reference as part of a longer name, in a spaced language: a
+    capital in a script that has them ("Chicago Bulls"), or, in one without, the passages holding
+    the two words as one phrase; never a noun an article leads ("des Architekten Carl Gotthard
+    Langhans": a role before a name), nor a predicate after it ("जयपुर प्रसिद्ध है")."""
+
+    def __init__(self, text: Analyzer, prediction: str, passages: Sequence[str]) -> None:
+        self._text = text
+        self._prediction = prediction
+        self._passages = passages
+
+    @functools.cached_property
+    def capitalised(self) -> frozenset[str]:  # read only when a word stands beside the reference
+        return self._text.capitalised(self._prediction)
+
+    @functools.cached_property
+    def roles(self) -> frozenset[str]:
+        return self._text.after_articles(self._prediction)
+
+    def beside(self, phrase: list[str], word: str, before: bool, number: bool) -> bool:
+        """Whether ``word``, just ``before`` (or after) the reference, runs on into a longer
+        name (``phrase``: the two as the answer writes them). A month beside a year ("9. November
+        1989") is a date, not a name."""
+        if before and word in self.roles:
+            return False
+        if word in self.capitalised and not number:
+            return True
+        if self._text.language.cased:  # capitals said it: the passages are read where there are none
+            return False
+        return any(_runs(_passage_words(self._text.code, p), phrase) for p in self._passages)
+
+
+@functools.lru_cache(maxsize=4_096)
+def _passage_words(language: str, passage: str) -> list[str]:
+    return analyzer(language).words(passage)
 
 
 def _says_named(
@@ -201,6 +274,7 @@ def _says_named(
     asked: list[str],
     titles: list[list[str]],
     aligned: bool = True,
+    names: _Names | None = None,
 ) -> Verdict:
     """The rule for a reference that is not a yes or no: the reference stands in the answer,
     unrejected, asserted, on its own, with few words beside it that nothing explains. Where
@@ -234,13 +308,19 @@ def _says_named(
     question_characters = "".join(asked) if text.inside_words else ""
     stop = text.stop_words
 
-    def novel(word: str) -> bool:
-        return word not in stop and word not in lexicon.frame and not _from(word, explained, characters)
+    def novel(word: str) -> bool:  # a role an article leads introduces the answer ("des Architekten")
+        return (
+            word not in stop
+            and word not in lexicon.frame
+            and not _from(word, explained, characters)
+            and (names is None or word not in names.roles)
+        )
 
     def named(word: str) -> bool:  # the question's own words may run on ("Terry Richardson was older")
         return (
             word not in stop
             and word not in lexicon.frame
+            and (names is None or word not in lexicon.copulas)
             and not _from(word, set(asked), question_characters)
         )
 
@@ -250,12 +330,21 @@ def _says_named(
     if truth_breaks and truth_breaks[-1]:  # the reference's own last mark ("Inc.") is no boundary
         breaks = [b and not any(i == s + len(truth) - 1 for s in starts) for i, b in enumerate(breaks)]
     if text.inside_words:
-        never_named = lambda word: False  # noqa: E731 - side by side is how these languages write
+        never_named = lambda word, step: False  # noqa: E731 - side by side is how these languages write
         longer = not aligned or all(
             _joined(words, breaks, s, len(truth), never_named, content, lexicon.joiners) for s in asserted
         )
     else:
-        longer = all(_joined(words, breaks, s, len(truth), named, content, lexicon.joiners) for s in asserted)
+        assert names is not None  # every spaced language reads its names
+        number = all(t.isdigit() for t in truth)
+
+        def named_beside(word: str, step: int) -> bool:  # the word just before (-1) or after (1)
+            phrase = [word, *truth] if step < 0 else [*truth, word]
+            return named(word) and names.beside(phrase, word, step < 0, number)
+
+        longer = all(
+            _joined(words, breaks, s, len(truth), named_beside, content, lexicon.joiners) for s in asserted
+        )
     if longer:
         return Verdict(False, "part of a longer name or a list")
     unexplained = [t for t in rest if novel(t)]

@@ -134,6 +134,7 @@ def correctness(
     question: str = "",
     sources: Sequence[str] = (),
     language: str = ENGLISH,
+    passages: Sequence[str] = (),
 ) -> float:
     """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels, for answers
     as agents write them.
@@ -146,7 +147,8 @@ def correctness(
     words, or HotpotQA F1 >= 0.5 (a partly right answer); else 0.0. An abstention scores 0.0 on
     an answerable question and 1.0 on one the documents cannot answer (``answerable`` False),
     where any answer scores 0.0. An empty prediction is an abstention. Every step reads
-    ``language``'s analysis: its abstentions, its answer normalisation, its words.
+    ``language``'s analysis: its abstentions, its answer normalisation, its words; the
+    ``passages`` the answer had tell a longer name from a predicate in a script without capitals.
     """
     abstained = abstention.matches(prediction, language)
     if not answerable:
@@ -155,7 +157,7 @@ def correctness(
         return 0.0
     if exact_match(prediction, ground_truth, language):
         return 1.0
-    verdict = says_answer(prediction, ground_truth, question, sources, language)
+    verdict = says_answer(prediction, ground_truth, question, sources, language, passages)
     if verdict.credited:
         return 1.0
     if verdict.contradicts:

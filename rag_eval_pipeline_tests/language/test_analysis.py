@@ -36,7 +36,9 @@ def test_each_language_is_segmented_by_its_dictionary():
     assert analyzer("th").words("กรุงเทพมหานครเป็นเมืองหลวง")[:2] == ["กรุงเทพมหานคร", "เป็น"]  # ICU
     assert analyzer("es").terms("¿En qué año se construyó la Torre?") == ["año", "constru", "torr"]
     # a Hindi vowel sign stays in its word (Python's \w would split there)
-    assert analyzer("hi").words("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    hindi = analyzer("hi")
+    assert hindi.words("हिन्दी भाषा") == [hindi.compared("हिन्दी"), hindi.compared("भाषा")]
+    assert hindi.terms("हिन्दी भाषा") == ["हिन्द", "भाष"]  # each word whole, then Snowball's stem
 
 
 def test_a_long_unspaced_document_is_chunked_at_word_boundaries_as_written():

@@ -3,6 +3,8 @@ line with no language set: retrieval finds the gold passages, a right answer in 
 credited and a wrong one is not, each language reports on its own, and a language the project
 cannot analyse is said in one line before anything is computed."""
 
+import contextlib
+import io
 import sys
 
 import pandas as pd
@@ -137,3 +139,56 @@ def test_a_language_without_its_segmenter_is_refused_before_any_work(tmp_path, m
     assert not (tmp_path / "h" / "storage").exists() or not any(
         (tmp_path / "h" / "storage").rglob("kb_index*")
     )
+
+
+@pytest.fixture(scope="module")
+def second_look(tmp_path_factory):
+    """Korean, Arabic, Hindi and German together, no language set (issue 69's trial)."""
+    folder = tmp_path_factory.mktemp("second-look")
+    write_project(folder, ["ko", "ar", "hi", "de"])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            assert _run(folder, monkeypatch, "run") == 0
+    return folder, printed.getvalue()
+
+
+@pytest.mark.slow
+def test_right_sentences_are_credited_in_korean_arabic_hindi_and_german(second_look):
+    """Answers with Korean particles and copula, Arabic vowel marks and another hamza form, a
+    Hindi predicate after the name, German "Meissen" and a name after a role noun: the right
+    agent is told from the wrong one in each language, and the summary names each."""
+    folder, printed = second_look
+    home = folder / "home"
+    by_language = printed[printed.index("By language") : printed.index("Paired")]
+    for language in ("ko", "ar", "hi", "de"):
+        group = f"language={language}"
+        assert _overall(home, "oracle", group)["context_recall"] >= 0.8, language
+        right, wrong = _overall(home, "right-sentences", group), _overall(home, "wrong-sentences", group)
+        assert right["correctness"] >= 0.9, language
+        assert wrong["correctness"] <= 0.1, language
+        assert f"| right-sentences | reference | {language} |" in by_language
+    assert _overall(home, "right-sentences")["correctness"] >= 0.9
+    assert _overall(home, "wrong-sentences")["correctness"] <= 0.1
+    cases = load_asset(open_instance(str(home)), "judgement_list")
+    assert cases["language"].value_counts().to_dict() == {"ko": 6, "ar": 6, "hi": 6, "de": 6}
+
+
+@pytest.mark.slow
+def test_korean_without_its_morphology_is_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    """Without Kiwi installed, a Korean list is one error line saying what to install: no
+    Korean answer is read with a whitespace split."""
+    import importlib.util
+
+    write_project(tmp_path, ["ko"])
+    found = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name.startswith("kiwipiepy") else found(name, *a),
+    )
+    code, _, err = in_process(
+        capsys, "--config", str(tmp_path / "rag_eval.yaml"), "--dagster-home", str(tmp_path / "h"), "run"
+    )
+    assert code == 2
+    assert "Korean (ko) answers need their morphology, which is not installed: pip install kiwipiepy" in err

@@ -1,5 +1,5 @@
 """Knowledge bases and judgement lists written for the language tests: ten documents and ten
-questions each in Chinese, Spanish and Japanese, with a right and a wrong answer in a sentence
+questions each in Chinese, Spanish and Japanese, six each in Korean, Arabic, Hindi and German, with a right and a wrong answer in a sentence
 for every question (as an agent would say it), and a project folder that puts them together."""
 
 from __future__ import annotations
@@ -294,7 +294,240 @@ JAPANESE = [
     ),
 ]
 
-BY_LANGUAGE = {"zh": CHINESE, "es": SPANISH, "ja": JAPANESE}
+# written for the sentence rule's second look (issue 69): right answers as people write them
+# (Korean with its particles, copula and honorific endings; Arabic with vowel marks, another
+# hamza form and Arabic-Indic digits; Hindi with the predicate after the name; German with ß as
+# ss and a name after a role noun)
+KOREAN = [
+    Case(
+        "경복궁",
+        "경복궁은 조선 왕조의 법궁으로 1395년에 창건되었다. 경복궁의 정문은 광화문이며, 근정전은 왕이 신하들의 "
+        "조회를 받던 곳이다. 임진왜란 때 불에 탔다가 고종 때 흥선대원군이 중건하였다.",
+        "경복궁의 정문은 무엇입니까?",
+        "광화문",
+        "경복궁의 정문은 광화문입니다.",
+        "경복궁의 정문은 숭례문입니다.",
+    ),
+    Case(
+        "한양",
+        "조선은 1392년에 건국되었으며, 태조 이성계는 1394년에 수도를 개경에서 한양으로 옮겼다. 한양은 오늘날의 "
+        "서울이다.",
+        "태조 이성계가 1394년에 옮긴 수도는 어디입니까?",
+        "한양",
+        "태조가 옮긴 수도는 한양이었습니다.",
+        "태조가 옮긴 수도는 평양이었습니다.",
+    ),
+    Case(
+        "훈민정음",
+        "한글은 조선의 제4대 왕 세종이 창제하여 1446년에 훈민정음이라는 이름으로 반포하였다. 한글날은 10월 9일이다.",
+        "훈민정음은 몇 년에 반포되었습니까?",
+        "1446년",
+        "훈민정음은 1446년에 반포되었어요.",
+        "훈민정음은 1443년에 반포되었어요.",
+    ),
+    Case(
+        "한라산",
+        "제주도는 대한민국에서 가장 큰 섬으로, 섬 중앙에 한라산이 있다. 한라산의 높이는 1947미터로 남한에서 가장 "
+        "높은 산이다.",
+        "남한에서 가장 높은 산은 무엇입니까?",
+        "한라산",
+        "남한에서 가장 높은 산은 제주도의 한라산입니다.",
+        "남한에서 가장 높은 산은 지리산입니다.",
+    ),
+    Case(
+        "불국사",
+        "불국사는 경상북도 경주에 있는 사찰로, 751년 김대성이 창건을 시작하였다. 경내에는 다보탑과 석가탑이 있다.",
+        "불국사는 어느 도시에 있습니까?",
+        "경주",
+        "불국사는 경주에 있습니다.",
+        "불국사는 안동에 있습니다.",
+    ),
+    Case(
+        "명량 해전",
+        "이순신은 조선 중기의 무신으로, 임진왜란 때 거북선을 이끌고 왜군을 물리쳤다. 1597년 명량 해전에서 13척의 "
+        "배로 승리하였다.",
+        "이순신이 명량 해전에서 이끈 배는 몇 척입니까?",
+        "13척",
+        "이순신 장군이 이끈 배는 13척이었습니다.",
+        "이순신 장군이 이끈 배는 12척이었습니다.",
+    ),
+]
+
+ARABIC = [
+    Case(
+        "الكوفة",
+        "الكوفة مدينة عراقية تقع على نهر الفرات. اتخذها الخليفة علي بن أبي طالب عاصمة للخلافة سنة 656 م. "
+        "اشتهرت الكوفة بمدرستها في النحو.",
+        "ما المدينة التي اتخذها علي بن أبي طالب عاصمة للخلافة؟",
+        "الكوفة",
+        "اتخذ علي بن أبي طالب الكُوفَة عاصمةً للخلافة.",
+        "اتخذ علي بن أبي طالب البصرة عاصمة للخلافة.",
+    ),
+    Case(
+        "أبو بكر الصديق",
+        "أبو بكر الصديق هو أول الخلفاء الراشدين، تولى الخلافة بعد وفاة النبي محمد سنة 632 م، واستمرت خلافته نحو "
+        "سنتين.",
+        "من هو أول الخلفاء الراشدين؟",
+        "أبو بكر الصديق",
+        "أول الخلفاء الراشدين هو ابو بكر الصديق.",
+        "أول الخلفاء الراشدين هو عمر بن الخطاب.",
+    ),
+    Case(
+        "جامعة القاهرة",
+        "تأسست جامعة القاهرة عام 1908 باسم الجامعة المصرية، وهي من أقدم الجامعات في العالم العربي. تقع في الجيزة.",
+        "في أي عام تأسست جامعة القاهرة؟",
+        "1908",
+        "تأسست جامعة القاهرة عام ١٩٠٨.",
+        "تأسست جامعة القاهرة عام 1925.",
+    ),
+    Case(
+        "ابن سينا",
+        "ابن سينا عالم وطبيب فارسي، ألّف كتاب القانون في الطب الذي ظل مرجعاً في أوروبا لقرون. ولد قرب بخارى سنة "
+        "980 م.",
+        "من ألّف كتاب القانون في الطب؟",
+        "ابن سينا",
+        "مؤلف كتاب القانون في الطب هو ابن سينا.",
+        "مؤلف كتاب القانون في الطب هو الرازي.",
+    ),
+    Case(
+        "البتراء",
+        "البتراء مدينة أثرية في جنوب الأردن نحتها الأنباط في الصخر الوردي. أُدرجت على قائمة التراث العالمي عام 1985.",
+        "من نحت مدينة البتراء في الصخر؟",
+        "الأنباط",
+        "نحتها الأنباط في الصخر.",
+        "نحتها الرومان في الصخر.",
+    ),
+    Case(
+        "نهر النيل",
+        "نهر النيل أطول أنهار أفريقيا، يبلغ طوله نحو 6650 كيلومتراً، ويصب في البحر الأبيض المتوسط عند دلتا مصر.",
+        "أين يصب نهر النيل؟",
+        "البحر الأبيض المتوسط",
+        "يصب النيل في البحر الأبيض المتوسط.",
+        "يصب النيل في البحر الأحمر.",
+    ),
+]
+
+HINDI = [
+    Case(
+        "हवा महल",
+        "हवा महल राजस्थान की राजधानी जयपुर में स्थित एक महल है। इसका निर्माण 1799 में महाराजा सवाई प्रताप सिंह ने "
+        "करवाया था। इसकी 953 खिड़कियाँ हैं।",
+        "हवा महल किस शहर में स्थित है?",
+        "जयपुर",
+        "हवा महल जयपुर में स्थित है।",
+        "हवा महल उदयपुर में स्थित है।",
+    ),
+    Case(
+        "गुलाबी शहर",
+        "जयपुर को गुलाबी शहर के नाम से जाना जाता है क्योंकि 1876 में पूरे शहर को गुलाबी रंग से रंगा गया था।",
+        "कौन सा शहर गुलाबी शहर के नाम से प्रसिद्ध है?",
+        "जयपुर",
+        "गुलाबी शहर के नाम से जयपुर प्रसिद्ध है।",
+        "गुलाबी शहर के नाम से जोधपुर प्रसिद्ध है।",
+    ),
+    Case(
+        "ताजमहल",
+        "ताजमहल आगरा में यमुना नदी के किनारे स्थित है। मुगल बादशाह शाहजहाँ ने इसे अपनी पत्नी मुमताज़ महल की याद में "
+        "बनवाया था।",
+        "ताजमहल किसने बनवाया था?",
+        "शाहजहाँ",
+        "ताजमहल मुगल बादशाह शाहजहां ने बनवाया था।",
+        "ताजमहल अकबर ने बनवाया था।",
+    ),
+    Case(
+        "गंगा",
+        "गंगा भारत की सबसे पवित्र नदी मानी जाती है। यह उत्तराखंड में गंगोत्री हिमनद से निकलती है और बंगाल की खाड़ी "
+        "में गिरती है।",
+        "गंगा नदी कहाँ से निकलती है?",
+        "गंगोत्री हिमनद",
+        "गंगा गंगोत्री हिमनद से निकलती है।",
+        "गंगा यमुनोत्री हिमनद से निकलती है।",
+    ),
+    Case(
+        "भारत का संविधान",
+        "भारत का संविधान 26 जनवरी 1950 को लागू हुआ। इसके मुख्य वास्तुकार डॉ. भीमराव आंबेडकर थे।",
+        "भारत का संविधान किस वर्ष लागू हुआ?",
+        "1950",
+        "भारत का संविधान 1950 में लागू हुआ था।",
+        "भारत का संविधान 1947 में लागू हुआ था।",
+    ),
+    Case(
+        "कुतुब मीनार",
+        "कुतुब मीनार दिल्ली में स्थित ईंटों से बनी विश्व की सबसे ऊँची मीनार है। इसकी ऊँचाई 72.5 मीटर है। इसका "
+        "निर्माण कुतुबुद्दीन ऐबक ने शुरू करवाया था।",
+        "कुतुब मीनार की ऊँचाई कितनी है?",
+        "72.5 मीटर",
+        "कुतुब मीनार की ऊँचाई 72.5 मीटर है।",
+        "कुतुब मीनार की ऊँचाई 80 मीटर है।",
+    ),
+]
+
+GERMAN = [
+    Case(
+        "Porzellan-Manufaktur Meißen",
+        "Die Porzellan-Manufaktur wurde 1710 in Meißen gegründet und ist die älteste Porzellanmanufaktur Europas. "
+        "Ihr Markenzeichen sind die gekreuzten Schwerter.",
+        "In welcher Stadt wurde die älteste Porzellanmanufaktur Europas gegründet?",
+        "Meißen",
+        "Die älteste Porzellanmanufaktur Europas wurde in Meissen gegründet.",
+        "Die älteste Porzellanmanufaktur Europas wurde in Dresden gegründet.",
+    ),
+    Case(
+        "Brandenburger Tor",
+        "Das Brandenburger Tor in Berlin wurde von 1788 bis 1791 nach Plänen des Architekten Carl Gotthard Langhans "
+        "erbaut. Auf dem Tor steht die Quadriga von Johann Gottfried Schadow.",
+        "Nach wessen Plänen wurde das Brandenburger Tor erbaut?",
+        "Carl Gotthard Langhans",
+        "Das Brandenburger Tor wurde nach Plänen des Architekten Carl Gotthard Langhans erbaut.",
+        "Das Brandenburger Tor wurde nach Plänen des Architekten Karl Friedrich Schinkel erbaut.",
+    ),
+    Case(
+        "Zugspitze",
+        "Die Zugspitze ist mit 2962 Metern der höchste Berg Deutschlands. Sie liegt im Wettersteingebirge an der "
+        "Grenze zu Österreich.",
+        "Wie hoch ist die Zugspitze?",
+        "2962 Meter",
+        "Die Zugspitze ist 2962 Meter hoch.",
+        "Die Zugspitze ist 2744 Meter hoch.",
+    ),
+    Case(
+        "Berliner Mauer",
+        "Die Berliner Mauer wurde am 13. August 1961 errichtet und fiel am 9. November 1989. Sie teilte Berlin 28 "
+        "Jahre lang.",
+        "In welchem Jahr fiel die Berliner Mauer?",
+        "1989",
+        "Die Berliner Mauer fiel am 9. November 1989.",
+        "Die Berliner Mauer fiel am 9. November 1990.",
+    ),
+    Case(
+        "Kölner Dom",
+        "Der Kölner Dom ist eine römisch-katholische Kathedrale in Köln. Sein Bau begann 1248 und wurde erst 1880 "
+        "vollendet.",
+        "In welchem Jahr wurde der Kölner Dom vollendet?",
+        "1880",
+        "Der Kölner Dom wurde 1880 vollendet.",
+        "Der Kölner Dom wurde 1248 vollendet.",
+    ),
+    Case(
+        "Schloss Neuschwanstein",
+        "Schloss Neuschwanstein wurde ab 1869 für König Ludwig II. von Bayern bei Füssen erbaut. Es gilt als Vorbild "
+        "für das Dornröschenschloss in Disneyland.",
+        "Für welchen König wurde Schloss Neuschwanstein erbaut?",
+        "Ludwig II.",
+        "Das Schloss wurde für König Ludwig II. von Bayern erbaut.",
+        "Das Schloss wurde für König Maximilian II. von Bayern erbaut.",
+    ),
+]
+
+BY_LANGUAGE = {
+    "zh": CHINESE,
+    "es": SPANISH,
+    "ja": JAPANESE,
+    "ko": KOREAN,
+    "ar": ARABIC,
+    "hi": HINDI,
+    "de": GERMAN,
+}
 
 
 def qid(language: str, number: int) -> str:
