@@ -39,6 +39,8 @@ QUESTIONS = {
     "ja": ("システィーナ礼拝堂の天井画を描いたのは誰ですか？", "ミケランジェロ"),
     "ko": ("시스티나 성당의 천장화를 그린 사람은 누구입니까?", "미켈란젤로"),
     "th": ("ใครเป็นผู้วาดเพดานโบสถ์ซิสทีน", "มีเกลันเจโล"),
+    "tr": ("Sistine Şapeli'nin tavanını kim boyadı?", "Michelangelo"),
+    "id": ("Siapa yang melukis langit-langit Kapel Sistina?", "Michelangelo"),
 }
 ORIGINAL = [
     ("Sistine Chapel", "Michelangelo painted the ceiling of the Sistine Chapel between 1508 and 1512.", "en"),
