@@ -21,6 +21,10 @@ from rag_eval_pipeline.language.table import ENGLISH, LANGUAGES, language
 # below this confidence (Lingua's share for the best language) a text is too short or too mixed
 # to tell, and takes the language of the rest of its set
 MIN_CONFIDENCE = 0.5
+# a language outside the table is taken only when Lingua is this sure of it: on a short text it
+# confuses close neighbours (a Hindi question read as Marathi at 0.64, "Kim yazdı?" as Azerbaijani
+# at 0.60), where a Turkish, Polish or Greek sentence of a few words scores 0.98 and more
+OUTSIDE_MIN_CONFIDENCE = 0.9
 DETECTED_CHARS = 2_000  # a document is told by its beginning
 
 
@@ -66,7 +70,8 @@ def _candidate_outside_table(text: str) -> str | None:
 def detect_one(text: str) -> tuple[str | None, float]:
     """The most likely language of ``text`` and Lingua's confidence in it (None for a text with
     no letters): among the table's languages and, when the fast mode over all languages finds
-    one outside the table likely, that one too."""
+    one outside the table likely, that one too, taken only when Lingua is sure of it
+    (``OUTSIDE_MIN_CONFIDENCE``)."""
     text = text[:DETECTED_CHARS]
     if not any(c.isalpha() for c in text):
         return None, 0.0
@@ -75,6 +80,10 @@ def detect_one(text: str) -> tuple[str | None, float]:
     if not values:
         return None, 0.0
     best = values[0]
+    if other and best.language.iso_code_639_1.name.lower() == other and best.value < OUTSIDE_MIN_CONFIDENCE:
+        # not sure enough of a language without a row: the best of the table's, at its own
+        # (lower) confidence, so a short text that cannot be told takes its set's language
+        best = values[1] if len(values) > 1 else best
     return best.language.iso_code_639_1.name.lower(), float(best.value)
 
 
