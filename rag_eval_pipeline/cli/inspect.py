@@ -156,17 +156,14 @@ def _session_gate(args: argparse.Namespace) -> int:
 
 def _with_probes(stored: _Stored, summary):
     """The summary with the model's stored security probes as rows (``asr_<attack>``)."""
-    import pandas as pd
-
     from rag_eval_pipeline.instance.lineage import artifacts_folder
-    from rag_eval_pipeline.metrics.security import probe_summary_rows
+    from rag_eval_pipeline.metrics.security import with_probes
     from rag_eval_pipeline.storage.probes import load_probes
 
     probes = load_probes(artifacts_folder(stored.instance), stored.model)
     if probes is None:
         print(f"note: {stored.model} was never probed here: `rag-eval probe --models {stored.model}`")
-        return summary
-    return pd.concat([summary, probe_summary_rows(probes)], ignore_index=True)
+    return with_probes({stored.model: summary}, probes)[stored.model]
 
 
 def _given_thresholds(args: argparse.Namespace) -> list[tuple[str, float]]:

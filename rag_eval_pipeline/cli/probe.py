@@ -18,7 +18,7 @@ from rag_eval_pipeline.cli.context import history_of, instance_of, registered_mo
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import report_failure
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES
+from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES, SECURITY_PROBES
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.instance.location import dagster_home_path
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -207,9 +207,7 @@ def _tell_the_ui(args: argparse.Namespace, rows: pd.DataFrame) -> None:
         "attack_success": dg.MetadataValue.md(to_markdown(results.round(3))),
         "worst_probes": dg.MetadataValue.md(to_markdown(worst) if not worst.empty else "none succeeded"),
     }
-    instance_of(args).report_runless_asset_event(
-        dg.AssetMaterialization("security_probes", metadata=metadata)
-    )
+    instance_of(args).report_runless_asset_event(dg.AssetMaterialization(SECURITY_PROBES, metadata=metadata))
 
 
 def _print_table(results: pd.DataFrame, comparisons: list[dict[str, Any]], rows: pd.DataFrame) -> None:

@@ -11,7 +11,7 @@ from rag_eval_pipeline.judges.claims import unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.budgets import BUDGET
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
-from rag_eval_pipeline.metrics.settings import OVERALL
+from rag_eval_pipeline.metrics.settings import ASR_PREFIX, OVERALL, PROBE_JUDGE
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.reporting.images import case_image_label, has_image_labels
@@ -377,6 +377,13 @@ def comparison_headline(comparison: pd.DataFrame, verdicts: dict[tuple[str, str]
     return pd.DataFrame(rows)
 
 
+def attack_success(probed: pd.DataFrame) -> dg.MetadataValue:
+    """Each probed model's attack success per attack with its interval (lower is better)."""
+    shown = with_intervals(probed.dropna(axis=1, how="all"))
+    columns = ["answer_model", "n_cases", *(c for c in shown.columns if str(c).startswith(ASR_PREFIX))]
+    return dg.MetadataValue.md(to_markdown(shown[columns]))
+
+
 def comparison_metadata(
     comparison: pd.DataFrame,
     by_language: pd.DataFrame | None = None,
@@ -398,12 +405,15 @@ def comparison_metadata(
         for model, rows in stale.groupby("answer_model")
     }
     missing = comparison[comparison["missing"].astype(bool)] if "missing" in comparison else comparison[:0]
+    probed = comparison["judge_id"] == PROBE_JUDGE if "judge_id" in comparison else comparison.index < 0
+    judged = comparison[~probed]
     return {
         "stale_models": "; ".join(f"{m}: {r}" for m, r in reasons.items()) or "none",
         "missing_models": "; ".join(f"{r.answer_model}: {r.note}" for r in missing.itertuples()) or "none",
         "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
-        "comparison": dg.MetadataValue.md(to_markdown(comparison_headline(comparison, verdicts or {}))),
+        "comparison": dg.MetadataValue.md(to_markdown(comparison_headline(judged, verdicts or {}))),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
+        **({"attack_success": attack_success(comparison[probed])} if probed.any() else {}),
         **(
             {"by_language": dg.MetadataValue.md(to_markdown(with_intervals(by_language)))}
             if by_language is not None and not by_language.empty

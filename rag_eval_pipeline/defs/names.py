@@ -55,6 +55,7 @@ EVALUATION_STEPS = (CANDIDATE_ANSWERS, JUDGE_SCORES, METRIC_SUMMARY)  # the line
 
 # across every model
 MODEL_COMPARISON = "model_comparison"
+SECURITY_PROBES = "security_probes"  # recorded by `rag-eval probe`, read by the comparison and the report
 PAIRED_COMPARISON = "paired_comparison"
 JUDGE_VALIDATION = "judge_validation"
 BASELINE_DIFFS = "baseline_diffs"

@@ -32,6 +32,7 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     MODEL_COMPARISON,
     PROFILE_TAG,
+    SECURITY_PROBES,
     TRIGGER_TAG,
 )
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models, step_failure_reasons
@@ -129,7 +130,8 @@ def evaluated_by_launch(instance: dg.DagsterInstance, run: dg.DagsterRun) -> fro
 # failed (no summary follows them; the comparison then names the failed run). Not a rebuilt
 # knowledge base: until the models are evaluated on it, the reports stay as they were and read
 # STALE in the UI, as every evaluation partition does
-REPORTS_INPUTS = (dg.AssetKey(METRIC_SUMMARY), dg.AssetKey(JUDGE_SCORES))
+# a probe recorded by `rag-eval probe` refreshes them too: its rows join the comparison and report
+REPORTS_INPUTS = (dg.AssetKey(METRIC_SUMMARY), dg.AssetKey(JUDGE_SCORES), dg.AssetKey(SECURITY_PROBES))
 REPORTS_OUTPUT = dg.AssetKey(MODEL_COMPARISON)
 # how soon after the last evaluation run of a backfill the comparison and reports are refreshed
 # (a tick reads three storage ids and counts the runs in flight: cheap at any interval)

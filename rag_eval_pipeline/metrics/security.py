@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from rag_eval_pipeline.metrics.settings import CONFIDENCE, OVERALL, SIGNIFICANCE
+from rag_eval_pipeline.metrics.settings import ASR_PREFIX, CONFIDENCE, OVERALL, PROBE_JUDGE, SIGNIFICANCE
 from rag_eval_pipeline.metrics.statistics import (
     NO_DIFFERENCE,
     clopper_pearson_interval,
@@ -21,6 +22,7 @@ from rag_eval_pipeline.metrics.statistics import (
     paired_verdict,
     sign_flip_test,
 )
+from rag_eval_pipeline.metrics.summary import SUMMARY_COLUMNS
 
 # one row per (model, attack, case): status ok (a reply), empty (nothing said) or error (the call
 # failed); success, correct_clean and correct_attacked are 1/0, NaN where not measured
@@ -57,7 +59,6 @@ RESULT_KEYS = [
     "retrieved_rate",
 ]
 OK, EMPTY, ERROR = "ok", "empty", "error"
-ASR_PREFIX = "asr_"  # summary metrics: asr_injection, asr_poisoning, asr_exfiltration
 
 
 def _mean(values: pd.Series) -> float | None:
@@ -160,8 +161,9 @@ def probe_comparisons(probes: pd.DataFrame, significance: float = SIGNIFICANCE) 
 
 
 def probe_summary_rows(probes: pd.DataFrame, confidence: float = CONFIDENCE) -> pd.DataFrame:
-    """The probes as rows of a metric summary (``asr_<attack>`` per model, over all cases and per
-    language group), so that `rag-eval gate --max asr_injection=0.05` holds them to a threshold."""
+    """The probes as rows of a metric summary (``SUMMARY_COLUMNS``, judge ``probe``): ``asr_<attack>``
+    per model over all cases and per language group, with its Clopper-Pearson interval; ``n``
+    counts valid replies, ``n_cases`` every probe, ``n_failed`` the failed calls."""
     rows = []
     for (model, attack), group in probes.groupby(["model", "attack"], sort=True):
         parts = [(OVERALL, group), *((f"language={code}", g) for code, g in group.groupby("language"))]
@@ -170,16 +172,45 @@ def probe_summary_rows(probes: pd.DataFrame, confidence: float = CONFIDENCE) -> 
             rows.append(
                 {
                     "answer_config": model,
-                    "group": name,
-                    "judge_id": "probe",
+                    "judge_id": PROBE_JUDGE,
                     "metric": f"{ASR_PREFIX}{attack}",
-                    "n": figures["n"],
+                    "group": name,
                     "mean": figures["asr"] if figures["asr"] is not None else math.nan,
                     "ci_low": figures["ci_low"] if figures["ci_low"] is not None else math.nan,
                     "ci_high": figures["ci_high"] if figures["ci_high"] is not None else math.nan,
+                    "n": figures["n"],
+                    "n_cases": len(part),
+                    "n_failed": figures["errors"],
+                    "n_judge_errors": 0,
+                    "case_set": None,
+                    "total": math.nan,
+                    "ci_method": "clopper-pearson",
+                    "note": "",
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["answer_config", *SUMMARY_COLUMNS])
+
+
+def with_probes(
+    summaries: Mapping[str, pd.DataFrame], probes: pd.DataFrame | None, confidence: float = CONFIDENCE
+) -> dict[str, pd.DataFrame]:
+    """Each model's metric summary with its latest security probes as rows (``asr_<attack>``, judge
+    ``probe``), and a summary of probe rows alone for a model probed but never evaluated: the one
+    place where probes join a model's numbers, for the comparison, the report and `rag-eval gate`.
+    The stored ``metric_summary`` stays the evaluation's own (a probe changes no evaluation)."""
+    merged = dict(summaries)
+    if probes is None or probes.empty:
+        return merged
+    rows = probe_summary_rows(probes, confidence)
+    for model, own in rows.groupby("answer_config", sort=True):
+        own = own.drop(columns="answer_config")
+        summary = merged.get(str(model))
+        if summary is None:
+            merged[str(model)] = own.reset_index(drop=True)
+        else:
+            kept = summary[summary["judge_id"] != PROBE_JUDGE]  # never twice
+            merged[str(model)] = pd.concat([kept, own], ignore_index=True)
+    return merged
 
 
 def worst_probes(probes: pd.DataFrame, limit: int = 5) -> pd.DataFrame:

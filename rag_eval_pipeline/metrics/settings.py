@@ -24,6 +24,9 @@ MIN_CASES = 10  # below this many scored cases a summary or gate says "too few c
 MONTE_CARLO_DRAWS = 20_000  # sign flips drawn when exact enumeration would be too large
 TOO_FEW_CASES = "too few cases to conclude"
 OVERALL = "all"  # the summary group over every case
+# a security probe's attack success rate as a summary metric: asr_injection, asr_poisoning, ...
+ASR_PREFIX = "asr_"
+PROBE_JUDGE = "probe"  # the judge_id of the probes' summary rows (no judge scores them)
 
 
 class IntervalMethod(str, Enum):

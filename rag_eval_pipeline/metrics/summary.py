@@ -20,7 +20,7 @@ from rag_eval_pipeline.metrics.schema import (
     per_answer,
     per_case,
 )
-from rag_eval_pipeline.metrics.settings import MIN_CASES, OVERALL, TOO_FEW_CASES, IntervalMethod
+from rag_eval_pipeline.metrics.settings import ASR_PREFIX, MIN_CASES, OVERALL, TOO_FEW_CASES, IntervalMethod
 from rag_eval_pipeline.metrics.stability import flipped_metric, is_flip_column
 from rag_eval_pipeline.metrics.statistics import mean_interval
 
@@ -312,7 +312,8 @@ def compare_models(
             record.update(dict(zip(rows["metric"], rows["mean"])))
             if (answer_model, judge_id) in flagged:  # people flagged this judge: said beside its numbers
                 record["flagged_by_people"] = "; ".join(flagged[(answer_model, judge_id)])
-            for row in rows[rows["metric"].isin(INTERVAL_METRICS)].itertuples():
+            with_interval = rows["metric"].isin(INTERVAL_METRICS) | rows["metric"].str.startswith(ASR_PREFIX)
+            for row in rows[with_interval].itertuples():
                 record[f"{row.metric}_ci_low"], record[f"{row.metric}_ci_high"] = row.ci_low, row.ci_high
             frames.append(record)
     for answer_model, reason in sorted((missing or {}).items()):

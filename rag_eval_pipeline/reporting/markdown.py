@@ -6,6 +6,7 @@ import re
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.settings import ASR_PREFIX
 from rag_eval_pipeline.metrics.summary import BREAKDOWN_METRICS, INTERVAL_METRICS
 
 ABSENT = "–"  # an absent value (NaN): never printed as 0
@@ -53,7 +54,8 @@ def with_intervals(
     interval claims more than a small sample says."""
     shown = comparison.copy()
     f = f".{digits}f"
-    for metric in dict.fromkeys(metrics):
+    probed = [c for c in shown.columns if str(c).startswith(ASR_PREFIX)]  # a probe's attack success
+    for metric in dict.fromkeys([*metrics, *probed]):
         low, high = f"{metric}_ci_low", f"{metric}_ci_high"
         if metric not in shown or low not in shown:
             continue

@@ -83,3 +83,28 @@ def test_summary_rows_hold_attack_success_as_a_metric_better_lower():
     assert summary.loc["all", "metric"] == "asr_injection" and summary.loc["all", "mean"] == 0.75
     assert summary.loc["language=zh", "mean"] == 0.0
     assert lower_is_better("asr_injection") and lower_is_better("asr_exfiltration")
+
+
+def test_probes_join_each_models_summary_once_and_a_probed_only_model_gets_its_own():
+    from rag_eval_pipeline.metrics.security import with_probes
+    from rag_eval_pipeline.metrics.summary import SUMMARY_COLUMNS, compare_models
+
+    judged = pd.DataFrame(
+        [{**dict.fromkeys(SUMMARY_COLUMNS), "judge_id": "reference", "metric": "correctness", "group": "all"}]
+    ).assign(mean=0.9, ci_low=0.8, ci_high=1.0, n=10, n_cases=10, n_failed=0)
+    probes = pd.DataFrame([_row("a", f"q{i}") for i in range(4)] + [_row("b", "q0", "error")])
+    merged = with_probes({"a": judged}, probes)
+    assert set(merged) == {"a", "b"} and list(merged["a"].columns)[: len(SUMMARY_COLUMNS)] == SUMMARY_COLUMNS
+    again = with_probes(merged, probes)["a"]  # merged twice, its probe rows are still there once
+    assert again.equals(merged["a"]) and set(again["group"]) == {"all", "language=en"}
+    comparison = compare_models(merged).set_index(["answer_model", "judge_id"])
+    probed = comparison.loc[("a", "probe")]
+    low, high = clopper_pearson_interval(1.0, 4)
+    assert probed["asr_injection"] == 1.0 and probed["n_cases"] == 4
+    assert (probed["asr_injection_ci_low"], probed["asr_injection_ci_high"]) == (
+        pytest.approx(float(low)),
+        pytest.approx(float(high)),
+    )
+    assert math.isnan(comparison.loc[("b", "probe"), "asr_injection"])  # no valid reply: absent
+    assert comparison.loc[("b", "probe"), "n_failed"] == 1
+    assert with_probes({"a": judged}, None)["a"] is judged

@@ -22,6 +22,7 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     PAIRED_COMPARISON,
     REPORTING,
+    SECURITY_PROBES,
 )
 from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
@@ -29,6 +30,7 @@ from rag_eval_pipeline.language.attacks import ATTACK_TEMPLATES_VERSION
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
+from rag_eval_pipeline.metrics.security import with_probes
 from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -71,7 +73,8 @@ def across_models(*partitioned_inputs: str, deps: list[str] | None = None):
         CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
         PAIRED_COMPARISON: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     },
-    code_version="3",
+    deps=[SECURITY_PROBES],  # a probe's attack success joins each model's numbers
+    code_version="4",
 )
 def model_comparison(
     context: dg.AssetExecutionContext,
@@ -86,14 +89,17 @@ def model_comparison(
     ``stale`` marks a model whose summary was computed on other questions, another index or
     another model, or whose later evaluation failed (its last good values stay, with the
     reason in ``note``); a registered model without results has a row of its own, ``missing``,
-    with its failure's one line in ``note``: the others' results stand without it."""
+    with its failure's one line in ``note``: the others' results stand without it. A model's
+    latest security probes (`rag-eval probe`) are a row of judge ``probe``: ``asr_<attack>``
+    with its interval."""
     stale = stale_models(
         context.instance, metric_summary, settings.answer_registry(), judgement_list["qid"], kb_index.version
     )
     missing = missing_models(context.instance, metric_summary)
     for model, reason in missing.items():
         context.log.warning(f"{model}: {reason}")
-    comparison = compare_models(metric_summary, stale, corrected_means, missing)
+    probes = load_probes(UPath(context.instance.storage_directory()) / ARTIFACTS)
+    comparison = compare_models(with_probes(metric_summary, probes), stale, corrected_means, missing)
     context.add_output_metadata(
         comparison_metadata(comparison, language_breakdown(metric_summary), standing(paired_comparison))
     )
@@ -253,8 +259,8 @@ def prometheus_metrics(
 
 # `rag-eval probe` records its results as this asset's materialization (the command runs the
 # probes, no run of the graph does): the UI shows each model's attack success and the worst probes
-SECURITY_PROBES = dg.AssetSpec(
-    "security_probes",
+SECURITY_PROBES_SPEC = dg.AssetSpec(
+    SECURITY_PROBES,
     group_name=REPORTING,
     description="Security probes (`rag-eval probe`): each model's attack success per attack and "
     "language, and the probes that succeeded (the planted passage, the reply, what was found). "
