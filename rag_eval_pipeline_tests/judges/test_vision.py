@@ -10,6 +10,7 @@ import base64
 import hashlib
 import json
 
+import dagster as dg
 import pytest
 import yaml
 
@@ -128,7 +129,35 @@ def test_vision_verdicts_equal_what_the_pixels_say_and_reach_summary_and_report(
         "metric"
     )
     assert grounding.loc["grounding_accuracy", "mean"] == 1.0  # the oracle returns the gold boxes
-    assert "visual_relevance" in first.stdout or "visual_relevance" in first.stderr
+    # the printed comparison: a column per figure, the vision judge's and the grounding judge's rows
+    printed = _table(first.stdout, "visual_relevance")
+    vision_row = next(r for r in printed if r["answer_model"] == "oracle" and r["judge_id"] == JUDGE)
+    assert float(vision_row["visual_relevance"].split()[0]) == pytest.approx(3.5 / 6, abs=5e-3)
+    assert float(vision_row["image_text_consistency"].split()[0]) == pytest.approx(4 / 6, abs=5e-3)
+    grounding_row = next(r for r in printed if r["answer_model"] == "oracle" and r["judge_id"] == "grounding")
+    assert float(grounding_row["grounding_accuracy"].split()[0]) == 1.0
+    # the UI: metric_summary's materialization carries each figure (plotted over runs) and its table
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey("metric_summary"), asset_partitions=["oracle"]), limit=1
+    ).records
+    metadata = records[0].asset_materialization.metadata
+    assert metadata[f"{JUDGE}/visual_relevance"].value == pytest.approx(3.5 / 6, abs=1e-4)
+    assert metadata[f"{JUDGE}/image_text_consistency"].value == pytest.approx(4 / 6, abs=1e-4)
+    assert metadata["grounding/grounding_accuracy"].value == 1.0
+    assert "image_context_recall" in metadata["summary"].value and "visual_relevance" in metadata["summary"].value
+
+
+def _table(printed: str, column: str) -> list[dict[str, str]]:
+    """The rows of the first markdown table printed whose header has ``column``."""
+    lines = printed.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|") and f" {column} " in line)
+    header = [c.strip() for c in lines[start].strip("|").split("|")]
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")))))
+    return rows
 
 
 def test_images_are_prepared_within_limits_keyed_by_sha256_and_priced_by_pixels(tmp_path):
