@@ -112,7 +112,9 @@ def _project(tmp_path):
     ]
     (docs / "images.jsonl").write_text("".join(json.dumps(c) + "\n" for c in captions), encoding="utf-8")
     questions = tmp_path / "questions.jsonl"
-    questions.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in QUESTIONS), encoding="utf-8")
+    questions.write_text(
+        "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in QUESTIONS), encoding="utf-8"
+    )
     models = [{"name": "oracle", "provider": "offline", "model": "oracle"}]
     served = tmp_path / "served"  # not where rag-eval runs: heat-map paths are read from here
     draw(served / "heat/on.png", (100, 100), "black", [((2, 2, 8, 8), "white")])  # peak (2, 2)
@@ -176,7 +178,12 @@ def test_the_per_language_and_per_tag_breakdowns_carry_the_image_metrics(evaluat
     summary = load_asset(open_instance(str(home)), "metric_summary", "second")
     grounding = summary[summary["judge_id"] == "grounding"].set_index(["group", "metric"])
     # "second": the plan's image ranked second of three (1/2), the chart's third (1/3)
-    for group, precision in (("language=en", 0.5), ("language=de", 1 / 3), ("tag=plans", 0.5), ("tag=charts", 1 / 3)):
+    for group, precision in (
+        ("language=en", 0.5),
+        ("language=de", 1 / 3),
+        ("tag=plans", 0.5),
+        ("tag=charts", 1 / 3),
+    ):
         row = grounding.loc[(group, "image_context_precision")]
         assert (row["mean"], row["n"]) == (pytest.approx(precision), 1), group
     assert grounding.loc[("language=en", "grounding_miou"), "mean"] == pytest.approx(0.472222, abs=1e-6)

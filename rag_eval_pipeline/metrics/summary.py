@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from rag_eval_pipeline.metrics.budgets import budget_rows
-from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS, VISION_METRICS
 from rag_eval_pipeline.metrics.diagnosis import ALL_DIAGNOSES, DIAGNOSES
+from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS, VISION_METRICS
 from rag_eval_pipeline.metrics.reliability import ALPHA_NOTE, ALPHA_SUFFIX, JURY, juror_alpha
 from rag_eval_pipeline.metrics.schema import (
     ANSWER_METRICS,
