@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -35,13 +36,15 @@ SECOND_BOXES = [
     [0, 80, 20, 90],
     [0, 80, 10, 90],
 ]
-QUESTIONS = [
+QUESTIONS = [  # two languages and three tags: the breakdowns carry the image metrics
     {"id": "plan", "question": "Where are the rooms on the floor plan?", "answer": "along the left wall",
-     "gold_images": ["plan.png"], "gold_boxes": {"plan.png": GOLD_BOXES}},
-    {"id": "chart", "question": "Which bar of the sales chart is highest?", "answer": "the second",
+     "gold_images": ["plan.png"], "gold_boxes": {"plan.png": GOLD_BOXES}, "language": "en",
+     "tags": ["plans"]},
+    {"id": "chart", "question": "Welcher Balken des Umsatzdiagramms ist am höchsten?",
+     "answer": "der zweite", "language": "de", "tags": ["charts"],
      "gold_images": ["charts/sales.png"], "gold_boxes": {"charts/sales.png": [[40, 20, 60, 80]]}},
     {"id": "hours", "question": "When is the office open?", "answer": "from nine to five",
-     "relevant_titles": ["hours"]},
+     "relevant_titles": ["hours"], "language": "en", "tags": ["text"]},
 ]  # fmt: skip
 
 
@@ -52,7 +55,11 @@ def _answers(rows: dict[str, dict]) -> list[dict]:
 ANSWER_FILES = {
     "right": _answers(
         {
-            "plan": {"images": ["plan.png"], "boxes": [{"image": "plan.png", "box": b} for b in GOLD_BOXES]},
+            "plan": {
+                "images": ["plan.png"],
+                "boxes": [{"image": "plan.png", "box": b} for b in GOLD_BOXES],
+                "heatmaps": {"plan.png": "heat/on.png"},  # relative to the answers file, not the cwd
+            },
             "chart": {
                 "images": ["charts/sales.png"],
                 "boxes": [{"image": "charts/sales.png", "box": [40, 20, 60, 80]}],
@@ -65,6 +72,7 @@ ANSWER_FILES = {
             "plan": {
                 "images": ["photo.png", "plan.png", "ghost.png"],  # ghost.png: not in the knowledge base
                 "boxes": [{"image": "plan.png", "box": b, "score": 0.9} for b in SECOND_BOXES],
+                "heatmaps": {"plan.png": "heat/off.png"},  # its peak in no gold box
             },
             "chart": {"images": ["photo.png", "plan.png", "charts/sales.png"], "boxes": []},
             "hours": {},
@@ -104,10 +112,15 @@ def _project(tmp_path):
     ]
     (docs / "images.jsonl").write_text("".join(json.dumps(c) + "\n" for c in captions), encoding="utf-8")
     questions = tmp_path / "questions.jsonl"
-    questions.write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS), encoding="utf-8")
+    questions.write_text(
+        "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in QUESTIONS), encoding="utf-8"
+    )
     models = [{"name": "oracle", "provider": "offline", "model": "oracle"}]
+    served = tmp_path / "served"  # not where rag-eval runs: heat-map paths are read from here
+    draw(served / "heat/on.png", (100, 100), "black", [((2, 2, 8, 8), "white")])  # peak (2, 2)
+    draw(served / "heat/off.png", (100, 100), "black", [((50, 50, 60, 60), "white")])
     for name, rows in ANSWER_FILES.items():
-        path = tmp_path / f"{name}.jsonl"
+        path = served / f"{name}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
         models.append({"name": name, "provider": "file", "path": str(path)})
     config = tmp_path / "rag_eval.yaml"
@@ -143,11 +156,47 @@ def test_image_metrics_equal_hand_computation_and_are_absent_on_text_only_cases(
             got = tuple(grounding.loc[qid, m] for m in IMAGE_METRICS[:4])
             assert got == pytest.approx(expected, abs=1e-6), (model, qid, got)
         assert grounding.loc["hours", list(IMAGE_METRICS)].isna().all(), model  # text only: absent
-        assert grounding[["pointing_accuracy"]].isna().all().all()  # no heat maps: absent, not 0
+        # the pointing game where a heat map was returned (its path relative to the answers
+        # file), absent, not 0, where none was
+        pointing = grounding["pointing_accuracy"]
+        expected_pointing = {"right": 1.0, "second": 0.0}
+        if model in expected_pointing:
+            assert pointing["plan"] == expected_pointing[model], model
+            pointing = pointing.drop("plan")
+        assert pointing.isna().all(), (model, pointing.to_dict())
         summary = load_asset(instance, "metric_summary", model)
         overall = summary[(summary["judge_id"] == "grounding") & (summary["group"] == "all")]
         assert set(IMAGE_METRICS) <= set(overall["metric"])
         assert int(overall.set_index("metric").loc["grounding_accuracy", "n"]) == 2  # the two labelled cases
+
+
+@pytest.mark.slow
+def test_the_per_language_and_per_tag_breakdowns_carry_the_image_metrics(evaluated_images):
+    from rag_eval_pipeline.metrics.summary import language_breakdown
+
+    _, home, result = evaluated_images
+    summary = load_asset(open_instance(str(home)), "metric_summary", "second")
+    grounding = summary[summary["judge_id"] == "grounding"].set_index(["group", "metric"])
+    # "second": the plan's image ranked second of three (1/2), the chart's third (1/3)
+    for group, precision in (
+        ("language=en", 0.5),
+        ("language=de", 1 / 3),
+        ("tag=plans", 0.5),
+        ("tag=charts", 1 / 3),
+    ):
+        row = grounding.loc[(group, "image_context_precision")]
+        assert (row["mean"], row["n"]) == (pytest.approx(precision), 1), group
+    assert grounding.loc[("language=en", "grounding_miou"), "mean"] == pytest.approx(0.472222, abs=1e-6)
+    text_only = grounding.loc["tag=text"].loc[list(IMAGE_METRICS)]  # the text-only case's group
+    assert (text_only["n"] == 0).all() and text_only["mean"].isna().all()  # absent, never 0
+    reference = summary[(summary["judge_id"] == "reference") & (summary["group"] == "tag=charts")]
+    assert not set(IMAGE_METRICS) & set(reference["metric"])  # not another judge's n = 0 rows
+    breakdown = language_breakdown({"second": summary}).set_index(["judge_id", "language"])
+    assert breakdown.loc[("grounding", "de"), "image_context_precision"] == pytest.approx(1 / 3)
+    assert breakdown.loc[("grounding", "en"), "grounding_accuracy"] == pytest.approx(0.5)
+    assert pd.isna(breakdown.loc[("reference", "de"), "image_context_precision"])
+    printed = result.stdout.split("By language", 1)[1]  # `rag-eval run` prints it too
+    assert "image_context_precision" in printed.split("\n\n", 1)[0]
 
 
 @pytest.mark.slow
@@ -247,6 +296,27 @@ def test_heat_map_peaks_play_the_pointing_game():
     outcome = asyncio.run(GroundingJudge().judge(wrong_size))
     assert outcome.scores["pointing_accuracy"] is None  # unreadable: absent and said, never a miss
     assert outcome.notes == ["heat map of a.png: is 20x10, not its image's 30x10"]
+    # a live agent's relative path means nothing here (not the cwd): said, pointing absent
+    relative = JudgeCase(
+        "q", "a", "a", (), gold_visual=labels, visual=VisualAnswer(heatmaps={"a.png": "heat.png"})
+    )
+    outcome = asyncio.run(GroundingJudge().judge(relative))
+    assert outcome.scores["pointing_accuracy"] is None
+    assert outcome.notes[0].startswith("heat map of a.png: relative path 'heat.png': an agent's reply gives")
+
+
+def test_an_answers_files_heat_map_paths_are_read_from_its_folder(tmp_path, monkeypatch):
+    from rag_eval_pipeline.answering.agents.answers_file import AnswersFile
+    from rag_eval_pipeline.answering.agents.settings import AnswersFileEntry
+
+    served = tmp_path / "exports" / "week1.jsonl"
+    served.parent.mkdir()
+    row = {"qid": "q", "answer": "a", "heatmaps": {"a.png": "maps/a.png", "b.png": "/abs/b.png"}}
+    served.write_text(json.dumps(row) + "\n")
+    monkeypatch.chdir(tmp_path)  # rag-eval runs elsewhere, the entry's path relative to it
+    answers = AnswersFile(AnswersFileEntry(name="week1", path="exports/week1.jsonl"))
+    heatmaps = answers.mapping.read(answers.rows[0]).visual.heatmaps
+    assert heatmaps == {"a.png": str(served.parent / "maps/a.png"), "b.png": "/abs/b.png"}
 
 
 @pytest.mark.slow

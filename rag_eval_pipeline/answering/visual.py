@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from jsonpath_ng.exceptions import JSONPathError
@@ -66,15 +67,23 @@ def _box(value: Any, where: str) -> tuple[int, int, int, int]:
 
 @dataclass(frozen=True)
 class VisualMapping:
-    """The compiled paths of the three fields (None: not mapped, the field is unknown)."""
+    """The compiled paths of the three fields (None: not mapped, the field is unknown).
+    ``heatmap_folder``: where a relative heat-map path is read from (an answers file's own
+    folder); None for a live agent, whose relative paths stay as said and are refused by the
+    grounding judge (a path means nothing on the evaluator's machine unless absolute)."""
 
     images: tuple[str, Any] | None = None
     boxes: tuple[str, Any] | None = None
     heatmaps: tuple[str, Any] | None = None
+    heatmap_folder: Path | None = None
 
     @classmethod
     def of(cls, images: str | None, boxes: str | None, heatmaps: str | None) -> VisualMapping:
         return cls(_compiled(images), _compiled(boxes), _compiled(heatmaps))
+
+    def relative_to(self, folder: Path) -> VisualMapping:
+        """This mapping with relative heat-map paths read from ``folder``."""
+        return replace(self, heatmap_folder=folder)
 
     def read(self, document: Any) -> VisualAnswer | None:
         """The reply's images, boxes and heat maps (None when it says nothing of any)."""
@@ -120,7 +129,14 @@ class VisualMapping:
             raise VisualReplyError(
                 f"{self.heatmaps[0]}: heat maps are {{image_id: a path or data URI}}, got {str(value)[:80]!r}"  # type: ignore[index]
             )
-        return {str(k): v for k, v in value.items()}
+        return {str(k): self._located(v) for k, v in value.items()}
+
+    def _located(self, source: str) -> str:
+        """A relative path made absolute against ``heatmap_folder`` (a data URI, an absolute
+        path, or a relative one with no folder to read it from, as said)."""
+        if self.heatmap_folder is None or source.startswith("data:") or Path(source).is_absolute():
+            return source
+        return str(self.heatmap_folder / source)
 
     def preview(self, document: Any) -> list[tuple[str, str, str]]:
         rows = []

@@ -74,8 +74,9 @@ def reads_images(specs: Sequence[Any]) -> bool:
     return any(getattr(s, "kind", None) == "vision" for s in specs)
 
 
-def heatmap_bytes(source: str, base: Path | None = None) -> bytes:
-    """A heat map's PNG bytes from a ``data:image/png;base64,...`` URI or a file path."""
+def heatmap_bytes(source: str) -> bytes:
+    """A heat map's PNG bytes from a ``data:image/png;base64,...`` URI or an absolute file path
+    (a relative one is a ValueError: relative to what?)."""
     if source.startswith("data:"):
         header, _, payload = source.partition(",")
         if ";base64" not in header:
@@ -85,8 +86,11 @@ def heatmap_bytes(source: str, base: Path | None = None) -> bytes:
         except (binascii.Error, ValueError):
             raise ValueError("the heat map data URI is not valid base64") from None
     path = Path(source)
-    if not path.is_absolute() and base is not None:
-        path = base / path
+    if not path.is_absolute():  # not wherever rag-eval happens to run
+        raise ValueError(
+            f"relative path {source!r}: an agent's reply gives a data URI or an absolute path "
+            "(an answers file's paths are read relative to its folder)"
+        )
     return path.read_bytes()
 
 
@@ -122,11 +126,8 @@ class GroundingJudge:
     reference_free_metrics = IMAGE_METRICS  # gold images and boxes, not the reference answer
     prompt_version = None
 
-    def __init__(
-        self, known_images: Collection[str] | None = None, heatmap_folder: Path | None = None
-    ) -> None:
+    def __init__(self, known_images: Collection[str] | None = None) -> None:
         self._known = None if known_images is None else frozenset(known_images)
-        self._heatmap_folder = heatmap_folder
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
         return self.score(case)
@@ -140,7 +141,7 @@ class GroundingJudge:
             peaks = {}
             for image, source in answer.heatmaps.items():
                 try:
-                    data = heatmap_bytes(source, self._heatmap_folder)
+                    data = heatmap_bytes(source)  # answers files' paths made absolute on reading
                     peaks[image] = heatmap_peak(data, case.gold_visual.sizes.get(image))
                 except (OSError, ValueError) as err:
                     notes.append(f"heat map of {image}: {err}")

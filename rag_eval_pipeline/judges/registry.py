@@ -205,7 +205,9 @@ def _parse_vision(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     target = _llm_target(name, "vision")
     if target is None:
         return None
-    return _llm_judge_spec(name, "vision", target, VISION_METRICS, VISION_METRICS, VISION_METRICS)
+    # its calls carry images: preflight asks whether the model can see them (a local one's mmproj)
+    seeing = replace(target, endpoint=replace(target.endpoint, images=True))
+    return _llm_judge_spec(name, "vision", seeing, VISION_METRICS, VISION_METRICS, VISION_METRICS)
 
 
 def _build_grounding(spec: JudgeSpec, context: JudgeContext) -> Judge:

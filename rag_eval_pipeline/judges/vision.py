@@ -17,12 +17,12 @@ from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.images import ImageTooLargeError, PreparedImage, prepare_image
 from rag_eval_pipeline.llm.pricing import ModelPrice
+from rag_eval_pipeline.metrics.grounding import VISION_METRICS
 
 if TYPE_CHECKING:
     from rag_eval_pipeline.data.images import ImageCatalog
 
 VISION_PROMPT_VERSION = "vision-v1"
-VISION_METRICS = ("visual_relevance", "image_text_consistency")
 MAX_JUDGED_IMAGES = 5  # the top-ranked retrieved images a case's judge sees (cost grows with each)
 IMAGE_CONTRADICTION = "image_contradiction"
 

@@ -20,11 +20,13 @@ class LocalServerUnavailableError(RuntimeError):
 @dataclass(frozen=True)
 class LocalServerSettings:
     """``n_parallel`` slots decode side by side (each gets ``n_ctx / n_parallel`` tokens of
-    context); ``threads`` None: the cores free when the server starts (``free_cores``)."""
+    context); ``threads`` None: the cores free when the server starts (``free_cores``);
+    ``mmproj``: the multimodal projector llama.cpp loads beside a vision model."""
 
     n_ctx: int = 8192
     n_parallel: int = 2
     threads: int | None = None
+    mmproj: Path | None = None  # a vision model's projector: the server then takes image_url parts
 
 
 def free_cores(usable: int, busy: float) -> int:
@@ -67,6 +69,22 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def server_params(params: Any, model_file: Path, settings: LocalServerSettings, threads: int) -> Any:
+    """llama.cpp's ``CommonParams`` for the model: its file, the projector of a vision model
+    (llama-server's ``--mmproj``: image_url parts of a chat request are then decoded by it),
+    context, slots and threads."""
+    params.model.path = str(model_file)
+    if settings.mmproj is not None:
+        params.mmproj.path = str(settings.mmproj)
+    params.n_ctx = settings.n_ctx
+    params.n_parallel = settings.n_parallel
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.verbosity = -1  # llama.cpp logs every slot's timings to stderr otherwise
+    params.endpoint_metrics = True  # a task through the server's queue, for _wait_for_its_loop
+    return params
+
+
 class LlamaCppServer:
     """One started server: its base URL for OpenAI-compatible clients; ``stop`` ends it."""
 
@@ -77,15 +95,8 @@ class LlamaCppServer:
             raise LocalServerUnavailableError(
                 "a local model needs llama.cpp: pip install 'rag-eval-pipeline[local]'"
             ) from err
-        params = xllamacpp.CommonParams()
-        params.model.path = str(model_file)
-        params.n_ctx = settings.n_ctx
-        params.n_parallel = settings.n_parallel
         threads = _server_threads(settings)
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
-        params.verbosity = -1  # llama.cpp logs every slot's timings to stderr otherwise
-        params.endpoint_metrics = True  # a task through the server's queue, for _wait_for_its_loop
+        params = server_params(xllamacpp.CommonParams(), model_file, settings, threads)
         params.port = _free_port()
         self.model_file = model_file
         self.settings = settings

@@ -27,6 +27,7 @@ from rag_eval_pipeline.llm.targets import (
     LLMTarget,
     LocalModelNotFoundError,
     local_model_path,
+    local_projector_path,
 )
 
 if TYPE_CHECKING:  # the batches adapter imports the SDK: only when a run asks for batches
@@ -73,6 +74,8 @@ class LLMProvider:
     batches: Callable[[LLMEnvironment, ResponseCache, Path], BatchPrefetcher | None] = lambda *_: None
     # a call beyond what the server decodes at once only waits in its queue, its timeout running
     calls_at_once: Callable[[LLMSettings], int | None] = lambda settings: None
+    # whether its model is shown images (a chat answer model is shown the retrieved ones)
+    sees_images: Callable[[LLMEndpoint, LLMSettings], bool] = lambda endpoint, settings: True
     free: bool = False  # runs here: tokens counted, dollars 0
     records_served_model: bool = True  # the id the server reports (not a local file path)
     named_endpoint: bool = False
@@ -188,15 +191,19 @@ def _local_client(endpoint: LLMEndpoint, env: LLMEnvironment) -> LLMClient:
 
     section = env.settings.local
     model_file = local_model_path(endpoint.model_file or "")
-    server = LocalServerSettings(section.n_ctx, section.n_parallel, section.threads)
+    projector = local_projector_path(endpoint.model_file or "", section.mmproj)
+    server = LocalServerSettings(section.n_ctx, section.n_parallel, section.threads, projector)
+    # the files, not the server's port (new every run), are what the answers depend on
+    identity = f"local|{model_file.name}|{model_file.stat().st_size}"
+    if projector is not None:
+        identity += f"|{projector.name}|{projector.stat().st_size}"
     return OpenAICompatibleClient(
         None,
         env.local_servers.base_url(model_file, server),
         section.timeout_s,
         section.max_retries,
         StructuredOutput.JSON_SCHEMA,  # llama.cpp turns the schema into a grammar
-        # the file, not the server's port (new every run), is what the answers depend on
-        cache_identity=f"local|{model_file.name}|{model_file.stat().st_size}",
+        cache_identity=identity,
         max_string_chars=LOCAL_MAX_STRING_CHARS,
     )
 
@@ -204,11 +211,22 @@ def _local_client(endpoint: LLMEndpoint, env: LLMEnvironment) -> LLMClient:
 def _local_missing(endpoint: LLMEndpoint, env: LLMEnvironment) -> str | None:
     if importlib.util.find_spec("xllamacpp") is None:
         return "llama.cpp: pip install 'rag-eval-pipeline[local]'"
+    model = endpoint.model_file or ""
     try:
-        local_model_path(endpoint.model_file or "")
+        local_model_path(model)
+        projector = local_projector_path(model, env.settings.local.mmproj)
     except LocalModelNotFoundError as err:
         return f"its model file: {err}"
+    if endpoint.images and projector is None:
+        return (
+            f"its vision projector: local model '{model}' sees images only with llama.cpp's mmproj "
+            f"file: set local.mmproj: {{'{model}': <its mmproj .gguf>}} in rag_eval.yaml"
+        )
     return None
+
+
+def _local_sees_images(endpoint: LLMEndpoint, settings: LLMSettings) -> bool:
+    return (endpoint.model_file or "") in settings.local.mmproj
 
 
 LLM_PROVIDERS: dict[str, LLMProvider] = {
@@ -243,6 +261,7 @@ LLM_PROVIDERS: dict[str, LLMProvider] = {
             shared_limit=lambda endpoint, env: None,  # each run starts its own server
             missing=_local_missing,
             calls_at_once=lambda settings: settings.local.n_parallel,  # its slots
+            sees_images=_local_sees_images,  # with its mmproj file only
             free=True,
             records_served_model=False,
             requires=("xllamacpp",),

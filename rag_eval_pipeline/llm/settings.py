@@ -62,6 +62,11 @@ class LocalLLMSettings(_Section):
     threads: int | None = Field(
         default=None, ge=1, description="None: the cores not busy when the server starts, at least one"
     )
+    mmproj: dict[str, str] = Field(
+        default_factory=dict,
+        description="a vision model's projector (llama.cpp's mmproj GGUF) by the model as named after "
+        "local:; with it the server loads the projector and the model is shown images",
+    )
 
 
 class CacheSettings(Strict):

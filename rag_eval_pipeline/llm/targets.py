@@ -10,6 +10,7 @@ llama.cpp server) and local GGUF models that a run serves itself (``local:<name>
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,12 +30,14 @@ class LocalModelNotFoundError(ValueError):
 class LLMEndpoint:
     """Where one provider's calls go. ``base_url`` None means the provider's configured default
     (for OpenAI: ``openai.base_url`` of the configuration file, else the SDK's own default);
-    ``api_key_env`` names the variable holding the key; ``model_file`` is a local GGUF model."""
+    ``api_key_env`` names the variable holding the key; ``model_file`` is a local GGUF model;
+    ``images``: the calls carry images (preflight asks whether the model can see them)."""
 
     provider: str
     base_url: str | None = None
     api_key_env: str | None = None
     model_file: str | None = None
+    images: bool = False  # its calls carry images (a vision judge): the model must see them
 
 
 @dataclass(frozen=True)
@@ -63,5 +66,19 @@ def local_model_path(model: str) -> Path:
         known = ", ".join(sorted(PACKAGED_GGUF))
         raise LocalModelNotFoundError(
             f"local model '{model}' is neither a packaged model ({known}) nor an existing .gguf file"
+        )
+    return path
+
+
+def local_projector_path(model: str, projectors: Mapping[str, str]) -> Path | None:
+    """The vision projector (llama.cpp's ``mmproj`` GGUF) configured for a local model, None when
+    there is none; a LocalModelNotFoundError when the configured file is not there."""
+    configured = projectors.get(model)
+    if configured is None:
+        return None
+    path = Path(configured).expanduser()
+    if path.suffix != ".gguf" or not path.is_file():
+        raise LocalModelNotFoundError(
+            f"the mmproj file of local model '{model}', {configured}, is not a .gguf file"
         )
     return path

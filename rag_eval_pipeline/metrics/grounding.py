@@ -29,6 +29,9 @@ IMAGE_METRICS = (
     "grounding_miou",
     "pointing_accuracy",
 )
+# what a vision judge (judges/vision.py) gives a case: here, beside the image metrics, so that the
+# summary's breakdowns and the report name them without importing a judge
+VISION_METRICS = ("visual_relevance", "image_text_consistency")
 
 
 def image_passage_id(image_id: str) -> str:

@@ -8,6 +8,7 @@ import pandas as pd
 
 from rag_eval_pipeline.metrics.budgets import budget_rows
 from rag_eval_pipeline.metrics.diagnosis import ALL_DIAGNOSES, DIAGNOSES
+from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS, VISION_METRICS
 from rag_eval_pipeline.metrics.reliability import ALPHA_NOTE, ALPHA_SUFFIX, JURY, juror_alpha
 from rag_eval_pipeline.metrics.schema import (
     ANSWER_METRICS,
@@ -328,7 +329,8 @@ def compare_models(
 
 
 LANGUAGE_GROUP = "language="
-BREAKDOWN_METRICS = ("correctness", "f1", "context_recall")
+# the headline metrics, then those of images (a column only where some case has them)
+BREAKDOWN_METRICS = ("correctness", "f1", "context_recall", *IMAGE_METRICS, *VISION_METRICS)
 
 
 def language_breakdown(

@@ -18,6 +18,7 @@ from rag_eval_pipeline.metrics.grounding import (
     GOLD_IMAGE_SIZES,
     GOLD_IMAGES,
     IMAGE_METRICS,
+    VISION_METRICS,
     Box,
     PredictedBox,
     boxes_of_json,
@@ -26,7 +27,6 @@ from rag_eval_pipeline.metrics.grounding import (
 )
 from rag_eval_pipeline.metrics.settings import OVERALL
 
-VISION_METRICS = ("visual_relevance", "image_text_consistency")
 GOLD_COLOUR = "#1a9850"
 MODEL_COLOURS = ("#d73027", "#4575b4", "#fdae61", "#984ea3", "#00a0b0", "#8c510a")
 MAX_CASES_SHOWN = 20  # labelled cases drawn in the report (the rest are in explain)

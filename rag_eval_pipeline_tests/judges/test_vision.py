@@ -10,6 +10,7 @@ import base64
 import hashlib
 import json
 
+import dagster as dg
 import pytest
 import yaml
 
@@ -128,7 +129,41 @@ def test_vision_verdicts_equal_what_the_pixels_say_and_reach_summary_and_report(
         "metric"
     )
     assert grounding.loc["grounding_accuracy", "mean"] == 1.0  # the oracle returns the gold boxes
-    assert "visual_relevance" in first.stdout or "visual_relevance" in first.stderr
+    # the printed comparison: a column per figure, the vision judge's and the grounding judge's rows
+    printed = _table(first.stdout, "visual_relevance")
+    vision_row = next(r for r in printed if r["answer_model"] == "oracle" and r["judge_id"] == JUDGE)
+    assert float(vision_row["visual_relevance"].split()[0]) == pytest.approx(3.5 / 6, abs=5e-3)
+    assert float(vision_row["image_text_consistency"].split()[0]) == pytest.approx(4 / 6, abs=5e-3)
+    grounding_row = next(r for r in printed if r["answer_model"] == "oracle" and r["judge_id"] == "grounding")
+    assert float(grounding_row["grounding_accuracy"].split()[0]) == 1.0
+    # the UI: metric_summary's materialization carries each figure (plotted over runs) and its table
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey("metric_summary"), asset_partitions=["oracle"]), limit=1
+    ).records
+    metadata = records[0].asset_materialization.metadata
+    assert metadata[f"{JUDGE}/visual_relevance"].value == pytest.approx(3.5 / 6, abs=1e-4)
+    assert metadata[f"{JUDGE}/image_text_consistency"].value == pytest.approx(4 / 6, abs=1e-4)
+    assert metadata["grounding/grounding_accuracy"].value == 1.0
+    table = metadata["summary"].value
+    assert "image_context_recall" in table and "visual_relevance" in table
+    # the report: the images section's table carries the vision judge's figures beside grounding's
+    report = (home / "storage" / "artifacts" / "eval_report.html").read_text()
+    images_section = report.split('<section id="images">', 1)[1].split("</section>", 1)[0]
+    assert "visual_relevance" in images_section and "image_text_consistency" in images_section
+    assert JUDGE in images_section and "0.583" in images_section
+
+
+def _table(printed: str, column: str) -> list[dict[str, str]]:
+    """The rows of the first markdown table printed whose header has ``column``."""
+    lines = printed.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|") and f" {column} " in line)
+    header = [c.strip() for c in lines[start].strip("|").split("|")]
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")))))
+    return rows
 
 
 def test_images_are_prepared_within_limits_keyed_by_sha256_and_priced_by_pixels(tmp_path):
@@ -317,3 +352,83 @@ def test_a_claude_answer_model_is_shown_the_retrieved_images_before_the_passages
     )
     assert "Visitors park behind the office." in shown[1]["text"] and "base64," not in shown[1]["text"]
     assert isinstance(text_only, str)  # a model not given the catalog: the passages alone, as before
+
+
+class _ServersSeen:
+    """Where the llama.cpp server would listen (no vision GGUF ships offline here): the
+    OpenAI-compatible stand-in, with the settings the run would start llama.cpp with."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.started: list = []
+
+    def base_url(self, model_file, settings):
+        self.started.append((model_file, settings))
+        return self.url
+
+
+def test_a_local_vision_model_is_served_with_its_mmproj_and_sent_image_url_parts(tmp_path):
+    # a real vision GGUF and its projector are not available offline, so llama.cpp itself is not
+    # started: this checks what the run asks of it (the projector, the chat request's shape)
+    import asyncio
+
+    import xllamacpp
+
+    from rag_eval_pipeline.judges.registry import JudgeRegistry
+    from rag_eval_pipeline.judges.vision import VisionLLMJudge
+    from rag_eval_pipeline.llm.llamacpp_server import LocalServerSettings, server_params
+    from rag_eval_pipeline.llm.providers import LLM_PROVIDERS, LLMEnvironment
+    from rag_eval_pipeline.llm.settings import LLMSettings, LocalLLMSettings
+    from stand_ins.openai_api import FakeOpenAI
+
+    catalog = _catalog(tmp_path)
+    model, projector = tmp_path / "qwen2-vl.gguf", tmp_path / "mmproj-qwen2-vl-f16.gguf"
+    model.write_bytes(b"GGUF model")
+    projector.write_bytes(b"GGUF projector")
+    spec = JudgeRegistry().resolve(f"vision:local:{model}")
+    settings = LLMSettings(local=LocalLLMSettings(mmproj={str(model): str(projector)}))
+    with FakeOpenAI() as server:
+        servers = _ServersSeen(server.url)
+        provider = LLM_PROVIDERS["local"]
+        environment = LLMEnvironment(settings, lambda variable: None, servers)  # type: ignore[arg-type]
+        assert provider.missing(spec.endpoint, environment) is None
+        assert provider.sees_images(spec.endpoint, settings)
+        client = provider.client(spec.endpoint, environment)
+        judge = VisionLLMJudge(spec.judge_id, spec.model_id, client, {}, catalog)
+        outcome = asyncio.run(judge.judge(_case(["photos/garden.png"], answer="green")))
+    assert outcome.error is None, outcome.error
+    assert outcome.scores == {"visual_relevance": 0.5, "image_text_consistency": 1.0}
+    [(served, started)] = servers.started
+    assert (served, started.mmproj) == (model, projector)  # the server is started with the projector
+    params = server_params(xllamacpp.CommonParams(), model, started, threads=1)
+    assert (params.model.path, params.mmproj.path) == (str(model), str(projector))  # llama-server --mmproj
+    request = server.requests[-1]
+    assert request["response_format"]["type"] == "json_schema"  # llama.cpp's grammar, as for text
+    parts = request["messages"][-1]["content"]
+    assert [p["type"] for p in parts] == ["image_url", "text"]
+    sent = base64.b64decode(parts[0]["image_url"]["url"].split("base64,", 1)[1])
+    assert hashlib.sha256(sent).hexdigest() == catalog.images["photos/garden.png"].sha256
+    # without a projector the model sees no images: an answer model is shown none, a vision judge
+    # is refused before the run
+    blind = LLMEnvironment(LLMSettings(), lambda variable: None, servers)  # type: ignore[arg-type]
+    assert not provider.sees_images(spec.endpoint, LLMSettings())
+    said = provider.missing(spec.endpoint, blind)
+    assert said is not None and said.startswith("its vision projector:") and "local.mmproj" in said
+    text_judge = JudgeRegistry().resolve(f"local:{model}")
+    assert provider.missing(text_judge.endpoint, blind) is None  # a text judge needs none
+    assert LocalServerSettings().mmproj is None
+
+
+@pytest.mark.slow  # a `rag-eval run` refused at preflight: the process and the sample drawn, ~12 s
+def test_a_local_vision_judge_without_its_mmproj_file_is_one_error_line(tmp_path):
+    model = tmp_path / "llava.gguf"
+    model.write_bytes(b"GGUF model")
+    config = tmp_path / "rag_eval.yaml"
+    config.write_text(yaml.safe_dump({"judges": ["reference", f"vision:local:{model}"]}))
+    args = ("--config", str(config), "--dagster-home", str(tmp_path / "home"), "run")
+    result = rag_eval(*args, "--dataset", "multimodal-sample", "--models", "oracle", cwd=tmp_path)
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.stderr
+    assert f"judge vision:local:{model} needs its vision projector" in errors[0]
+    assert "local.mmproj" in errors[0] and "Traceback" not in result.stderr

@@ -8,6 +8,7 @@ import contextlib
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,10 @@ class AnswersFile:
         self.entry = entry
         self.path = Path(entry.path)
         columns = entry.columns
-        self.mapping: ResponseMapping = columns.compiled()
+        mapping = columns.compiled()
+        # a heat map's relative path is the file's own neighbour, wherever rag-eval runs
+        folder = self.path.resolve().parent
+        self.mapping: ResponseMapping = replace(mapping, visual=mapping.visual.relative_to(folder))
         self._qid = compile_path(columns.qid) if columns.qid else None
         self._question = compile_path(columns.question) if columns.question else None
         try:

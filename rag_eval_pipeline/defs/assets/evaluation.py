@@ -134,8 +134,12 @@ def answer_stage(
         context.log.info(note)
     services = llm.services()
     model = registry.build(spec, services)
-    # a chat model is shown the images among its retrieved passages, before them
-    if hasattr(model, "with_images") and kb_passages["passage_id"].str.startswith(IMAGE_PREFIX).any():
+    # a chat model that sees images is shown those among its retrieved passages, before them
+    if (
+        hasattr(model, "with_images")
+        and (spec.endpoint is None or llm.sees_images(spec.endpoint))
+        and kb_passages["passage_id"].str.startswith(IMAGE_PREFIX).any()
+    ):
         model = model.with_images(image_catalog(settings.settings.dataset.documents))
     started = time.perf_counter()
     with failing_in_one_line(f"{spec.partition_key}: answers"):

@@ -85,6 +85,10 @@ class LLMResource(dg.ConfigurableResource):
         with its remedy; None if nothing."""
         return llm_provider(endpoint).missing(endpoint, self.environment())
 
+    def sees_images(self, endpoint: LLMEndpoint) -> bool:
+        """Whether the endpoint's model is shown images (a local one: with its mmproj file)."""
+        return llm_provider(endpoint).sees_images(endpoint, self.settings.settings.llm())
+
     def price_table(self) -> dict[str, ModelPrice]:
         table = dict(DEFAULT_PRICES)
         for model, (input_, output, write, read) in self.settings.settings.prices.items():
