@@ -83,6 +83,13 @@ def document_versions(folder: Path) -> dict[str, str]:
     return {file_name(path, folder): file_digest(path) for path in document_files(folder)}
 
 
+def folder_fingerprint(versions: dict[str, str]) -> str:
+    """One digest of a folder's documents (names and contents): what the knowledge base records
+    it was built from, so a sensor's first tick can tell the folder it indexed, at any size."""
+    joined = "\n".join(f"{name}\t{digest}" for name, digest in sorted(versions.items()))
+    return hashlib.sha256(joined.encode()).hexdigest()[:16]
+
+
 def read_utf8(path: Path) -> str:
     """The file's text; invalid UTF-8 is a ValueError naming its line."""
     data = path.read_bytes()

@@ -27,6 +27,7 @@ CASE_SHARD_SCORES = "case_shard_scores"
 # the knowledge base's assets, in the order they are built
 HOTPOTQA_RAW = "hotpotqa_raw"
 USER_DOCUMENTS = "user_documents"
+DOCUMENTS_FINGERPRINT = "documents_fingerprint"  # user_documents' metadata: the folder it read
 KB_PASSAGES = "kb_passages"
 KB_INDEX = "kb_index"
 JUDGEMENT_LIST = "judgement_list"

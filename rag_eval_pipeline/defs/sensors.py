@@ -14,12 +14,13 @@ import dagster as dg
 from rag_eval_pipeline.answering.spec import InvalidNameError, check_name
 from rag_eval_pipeline.common.processes import process_alive
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.documents import document_versions, file_digest
+from rag_eval_pipeline.data.documents import document_versions, file_digest, folder_fingerprint
 from rag_eval_pipeline.defs.assets.review import READ_FILES, label_files
 from rag_eval_pipeline.defs.names import (
     CLI_PID_TAG,
     COMPARED_BY_TAG,
     COMPARISON_JOB,
+    DOCUMENTS_FINGERPRINT,
     DOCUMENTS_REBUILD,
     DOCUMENTS_TAG,
     EVALUATION_JOB,
@@ -33,6 +34,7 @@ from rag_eval_pipeline.defs.names import (
     MODEL_COMPARISON,
     PROFILE_TAG,
     TRIGGER_TAG,
+    USER_DOCUMENTS,
 )
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models, step_failure_reasons
 from rag_eval_pipeline.defs.resources import DocumentsResource
@@ -346,9 +348,18 @@ def new_documents_sensor(knowledge_base_job: "Job") -> dg.SensorDefinition:
 def documents_rebuild(
     context: dg.SensorEvaluationContext, documents: DocumentsResource
 ) -> dg.SensorResult | dg.SkipReason:
-    """One knowledge-base rebuild for the files that are new or changed since the cursor."""
-    cursor = json.loads(context.cursor) if context.cursor else {}
+    """One knowledge-base rebuild for the files that are new or changed since the cursor. With
+    no cursor yet (the sensor's first tick), a folder the live knowledge base was built from, as
+    `rag-eval run` left it, is seen already: no rebuild of what is indexed."""
     versions = document_versions(documents.folder)
+    if (
+        not context.cursor
+        and versions
+        and indexed_fingerprint(context.instance) == folder_fingerprint(versions)
+    ):
+        said = f"the knowledge base already holds the {len(versions)} documents of {documents.folder}"
+        return dg.SensorResult(skip_reason=said, cursor=json.dumps(versions, sort_keys=True))
+    cursor = json.loads(context.cursor) if context.cursor else {}
     changed = changed_files(versions, cursor)
     if not changed:
         return dg.SkipReason(f"no new or changed documents in {documents.folder}")
@@ -373,6 +384,21 @@ def documents_rebuild(
         ],
         cursor=new_cursor,
     )
+
+
+def indexed_fingerprint(instance: dg.DagsterInstance) -> str | None:
+    """The fingerprint of the documents folder the live knowledge base was built from: the
+    latest read of the documents stored before the latest publish (None before any, or for a
+    knowledge base published before reads recorded it)."""
+    published = _latest(instance, dg.AssetKey(KNOWLEDGE_BASE))
+    if published is None:
+        return None
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey(USER_DOCUMENTS), before_storage_id=published.storage_id), limit=1
+    ).records
+    materialization = records[0].asset_materialization if records else None
+    value = materialization.metadata.get(DOCUMENTS_FINGERPRINT) if materialization is not None else None
+    return getattr(value, "value", None)
 
 
 def knowledge_base_rebuilt_sensor(evaluation_job: "Job", settings: Settings) -> dg.AssetSensorDefinition:
