@@ -18,7 +18,7 @@ from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.reporting import report as report_module
 from rag_eval_pipeline_tests.support.cli import rag_eval, rag_eval_measured
 from rag_eval_pipeline_tests.support.processes import free_port
-from rag_eval_pipeline_tests.support.ui import browser_context
+from rag_eval_pipeline_tests.support.ui import TIMED_CASE_SEARCH, browser_context
 
 CASES = 20_000
 MODELS = ("extractive-baseline", "oracle")
@@ -80,9 +80,8 @@ def test_the_report_of_twenty_thousand_cases_opens_and_pages_to_its_last_case(sh
         assert [last_row.nth(0).inner_text(), last_row.nth(2).inner_text()] == ["oracle", last]
         page.click("#page-previous")
         page.wait_for_function(SHOWN.format(pages - 1))
-        page.fill("#case-jump", last)
-        page.press("#case-jump", "Enter")
-        page.wait_for_function(f"document.getElementById('page-status').innerText.includes('{last}:')")
+        went = page.evaluate(TIMED_CASE_SEARCH, ["case-jump", "change", last])
+        print(f"\n20,000 x 2 report in Chromium: go to a case {went:.0f} ms")
         # an id shows every model's row of it, from the pages that hold them (by the case index)
         said = page.inner_text("#page-status")
         assert said.startswith(f"case {last}: its 2 row(s)") and f"page {pages // 2}, {pages}" in said

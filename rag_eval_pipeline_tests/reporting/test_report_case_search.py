@@ -14,7 +14,7 @@ import pytest
 
 from rag_eval_pipeline.reporting import report as report_module
 from rag_eval_pipeline_tests.support.cli import rag_eval
-from rag_eval_pipeline_tests.support.ui import browser_context
+from rag_eval_pipeline_tests.support.ui import TIMED_CASE_SEARCH, browser_context
 
 MODELS = {
     "oracle": "oracle",
@@ -24,18 +24,6 @@ MODELS = {
     "baseline-k2": "extractive-baseline",
 }
 CASES = 500
-
-# fills an input as a reader types into it, and resolves with the milliseconds until the status
-# line says the case's rows are shown
-_TIMED = """async ([input, event, id]) => {
-  const status = () => document.getElementById('page-status').innerText;
-  const t0 = performance.now();
-  const field = document.getElementById(input);
-  field.value = id;
-  field.dispatchEvent(new Event(event));
-  while (!status().includes('case ' + id + ':')) await new Promise(r => setTimeout(r, 2));
-  return performance.now() - t0;
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +65,7 @@ def test_a_case_answers_at_once_with_every_models_row_and_the_page_fits(report):
         last = page.evaluate("Object.keys(caseIndex).sort().at(-1)")
         assert sorted({p for p, _ in page.evaluate(f"caseIndex[{last!r}]")}) != [1]
 
-        searched = page.evaluate(_TIMED, ["case-filter", "input", last])
+        searched = page.evaluate(TIMED_CASE_SEARCH, ["case-filter", "input", last])
         assert _rows_of(page, last) == sorted(MODELS)
         assert page.inner_text("#case-count") == str(len(MODELS))
         page.fill("#case-filter", "")  # back to the page it was on
@@ -85,7 +73,7 @@ def test_a_case_answers_at_once_with_every_models_row_and_the_page_fits(report):
         assert page.locator("#cases tbody tr:visible").count() == report_module.PAGE_ROWS
 
         first = page.evaluate("Object.keys(caseIndex).sort()[0]")
-        went = page.evaluate(_TIMED, ["case-jump", "change", first])
+        went = page.evaluate(TIMED_CASE_SEARCH, ["case-jump", "change", first])
         assert _rows_of(page, first) == sorted(MODELS)
         said = page.inner_text("#page-status")
         assert f"case {first}: its {len(MODELS)} row(s)" in said
@@ -141,5 +129,5 @@ def test_a_report_copied_alone_says_what_is_missing_and_the_single_file_copy_nee
         page.wait_for_selector(".plotly-graph-div .main-svg")
         assert page.locator(".chart-missing").count() == 0
         last = page.evaluate("Object.keys(caseIndex).sort().at(-1)")
-        page.evaluate(_TIMED, ["case-filter", "input", last])  # rows of pages carried inside
+        page.evaluate(TIMED_CASE_SEARCH, ["case-filter", "input", last])  # rows of pages carried inside
         assert _rows_of(page, last) == sorted(MODELS)
