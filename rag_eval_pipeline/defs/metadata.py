@@ -7,7 +7,7 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
-from rag_eval_pipeline.judges.claims import unsupported_claims
+from rag_eval_pipeline.judges.claims import CLAIM_METRICS, unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.settings import OVERALL
@@ -189,7 +189,8 @@ def worst_case_markdown(
         gold = set(truth.loc[row.qid, "gold_titles"]) if known else set()
         answer = answer_of(row)
         judged = scores[scores["qid"] == row.qid]
-        metrics = [c for c in judged.columns if c in _CASE_METRICS]
+        # the metrics some judge gave this case (a claims judge's precision and recall too)
+        metrics = [c for c in judged.columns if c in _CASE_METRICS and judged[c].notna().any()]
         repeats = ["repeat"] if "repeat" in judged and judged["repeat"].gt(0).any() else []
         repeats += [JUDGE_REPEAT] if has_rescores(judged) else []  # each re-score, as it came
         missed = ", ".join(sorted(gold - set(answer["retrieved_titles"]))) or "none"
@@ -199,6 +200,7 @@ def worst_case_markdown(
             f"- answer: {markdown_text(answer['answer'], CASE_CHARS)}",
             f"- truth: {markdown_text(truth.loc[row.qid, 'answer'] if known else NOT_LISTED, CASE_CHARS)}",
             f"- diagnosis: {row.diagnosis}",
+            *([f"- language: {truth.loc[row.qid, 'language']}"] if known and "language" in truth else []),
             *[
                 f"- unstable: {markdown_text(', '.join(flipped))} (the re-scores disagree)"
                 for flipped in [unstable.get(case_key(row._asdict()))]
@@ -258,6 +260,7 @@ _CASE_METRICS = (
     "exact_match",
     "f1",
     "answer_relevancy",
+    *CLAIM_METRICS,
 )
 
 
@@ -326,10 +329,21 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def comparison_headline(comparison: pd.DataFrame, verdicts: dict[tuple[str, str], str]) -> pd.DataFrame:
+def cases_link(dagster_url: str, model: str) -> str:
+    """A Markdown link to a model's cases in the UI: judge_scores' page on its partition, where
+    its worst cases and each case's entry are."""
+    from urllib.parse import quote
+
+    return f"[open]({dagster_url}/assets/judge_scores?view=partitions&partition={quote(model, safe='')})"
+
+
+def comparison_headline(
+    comparison: pd.DataFrame, verdicts: dict[tuple[str, str], str], dagster_url: str | None = None
+) -> pd.DataFrame:
     """The few columns that decide, narrow enough for Dagster's side panel: model, cases,
     correctness with its interval, and where the model stands (the paired verdicts, or why it
-    is stale or missing); the judge only where there are several."""
+    is stale or missing), and with ``dagster_url`` a link to the model's cases; the judge only
+    where there are several."""
     if comparison.empty:
         return comparison
     shown = with_intervals(comparison, digits=2)
@@ -354,6 +368,7 @@ def comparison_headline(comparison: pd.DataFrame, verdicts: dict[tuple[str, str]
                 "n": "–" if cases is None or pd.isna(cases) else int(cases),
                 "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
                 "verdict": verdict,
+                **({"cases": cases_link(dagster_url, model)} if dagster_url else {}),
             }
         )
     return pd.DataFrame(rows)
@@ -363,6 +378,7 @@ def comparison_metadata(
     comparison: pd.DataFrame,
     by_language: pd.DataFrame | None = None,
     verdicts: dict[tuple[str, str], str] | None = None,
+    dagster_url: str | None = None,
 ) -> dict[str, Any]:
     """The comparison as a narrow table that decides (model, cases, correctness with its
     interval, verdict) for the asset's side panel, and every metric behind a link (wide: the
@@ -384,7 +400,9 @@ def comparison_metadata(
         "stale_models": "; ".join(f"{m}: {r}" for m, r in reasons.items()) or "none",
         "missing_models": "; ".join(f"{r.answer_model}: {r.note}" for r in missing.itertuples()) or "none",
         "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
-        "comparison": dg.MetadataValue.md(to_markdown(comparison_headline(comparison, verdicts or {}))),
+        "comparison": dg.MetadataValue.md(
+            to_markdown(comparison_headline(comparison, verdicts or {}, dagster_url))
+        ),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
         **(
             {"by_language": dg.MetadataValue.md(to_markdown(with_intervals(by_language)))}

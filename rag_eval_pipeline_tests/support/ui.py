@@ -151,3 +151,36 @@ TIMED_CASE_SEARCH = """async ([input, event, id]) => {
   while (!status().includes('case ' + id + ':')) await new Promise(r => setTimeout(r, 2));
   return performance.now() - t0;
 }"""
+
+
+# what a metadata table needs of the pane it shows in (the label beside it, its own width, the
+# padding around it) and how wide that pane is (its nearest ancestor that scrolls sideways): it
+# fits when it needs no more. Measured on the table, not the pane's widest entry (a long file
+# path in another entry widens the pane too, and is Dagster's to wrap)
+_TABLE_AND_PANE = """(cell) => {
+  const table = cell.closest('table');
+  const entry = table.parentElement.closest('td');
+  const row = entry ? entry.parentElement : null;
+  let pane = table.parentElement;
+  while (pane && pane !== document.body) {
+    const overflow = getComputedStyle(pane).overflowX;
+    if (overflow === 'auto' || overflow === 'scroll') break;
+    pane = pane.parentElement;
+  }
+  if (!pane || pane === document.body) pane = document.documentElement;
+  let needed = table.getBoundingClientRect().width;
+  if (row) {
+    const style = getComputedStyle(entry);
+    needed += parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    for (const other of row.cells) if (other !== entry) needed += other.getBoundingClientRect().width;
+  }
+  return [Math.ceil(needed), pane.clientWidth];
+}"""
+
+
+def table_and_pane_widths(page, text: str) -> tuple[int, int]:
+    """The width the metadata table showing ``text`` needs of its pane, and the pane's width."""
+    cell = page.locator("td", has=page.get_by_text(text, exact=True)).last
+    cell.wait_for(timeout=ACTION_TIMEOUT_MS)
+    needed, pane = cell.evaluate(_TABLE_AND_PANE)
+    return needed, pane

@@ -91,7 +91,12 @@ def model_comparison(
         context.log.warning(f"{model}: {reason}")
     comparison = compare_models(metric_summary, stale, corrected_means, missing)
     context.add_output_metadata(
-        comparison_metadata(comparison, language_breakdown(metric_summary), standing(paired_comparison))
+        comparison_metadata(
+            comparison,
+            language_breakdown(metric_summary),
+            standing(paired_comparison),
+            settings.settings.ui.dagster_url,
+        )
     )
     return comparison
 
