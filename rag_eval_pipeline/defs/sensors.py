@@ -17,6 +17,7 @@ from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.documents import document_versions, file_digest, folder_fingerprint
 from rag_eval_pipeline.defs.assets.review import READ_FILES, label_files
 from rag_eval_pipeline.defs.names import (
+    AFTER_BACKFILL_TAG,
     CLI_PID_TAG,
     COMPARED_BY_TAG,
     COMPARISON_JOB,
@@ -25,6 +26,7 @@ from rag_eval_pipeline.defs.names import (
     DOCUMENTS_TAG,
     EVALUATION_JOB,
     EVALUATION_STEPS,
+    FAILED_MODELS_TAG,
     HUMAN_LABELS,
     JUDGE_SCORES,
     KNOWLEDGE_BASE,
@@ -149,6 +151,7 @@ def reports_refresh(
     busy_runs: int,
     comparing: str | None = None,
     backfills: int = 0,
+    after_backfill: Mapping[str, str] | None = None,
 ) -> dg.RunRequest | dg.SkipReason:
     """A comparison run when an input was stored after the comparison last was (storage ids are
     the event log's order), once no run is in flight and no backfill is in progress (between a
@@ -156,7 +159,8 @@ def reports_refresh(
     a backfill of many partitions gets one comparison, and not while the `rag-eval` command that
     stored it (``comparing``: which) still runs, since it compares itself after its runs. A
     backfill that ended with a failed model cannot reach its own comparison: this one then
-    compares the others, naming the failed one. It compares stored history, so it catches up
+    compares the others, naming the failed one (``after_backfill``: the tags that say which
+    backfill and which models failed in it). It compares stored history, so it catches up
     with whatever was materialized while it was off."""
     if latest_input is None:
         return dg.SkipReason("no evaluation yet")
@@ -168,7 +172,32 @@ def reports_refresh(
         return dg.SkipReason(f"waiting for {backfills} backfill(s) in progress, which compare at their end")
     if comparing:
         return dg.SkipReason(f"{comparing} stored the latest results and compares them itself")
-    return dg.RunRequest(run_key=f"results-up-to-{latest_input}", tags={TRIGGER_TAG: "new_results"})
+    return dg.RunRequest(
+        run_key=f"results-up-to-{latest_input}", tags={TRIGGER_TAG: "new_results", **(after_backfill or {})}
+    )
+
+
+def backfill_tags(instance: dg.DagsterInstance, run_tags: Mapping[str, str]) -> dict[str, str]:
+    """For results stored by a backfill's run: the backfill, and the models whose partitions
+    failed in it (what the comparison that completes it names), for the comparison run's tags."""
+    backfill_id = run_tags.get(BACKFILL_TAG)
+    backfill = instance.get_backfill(backfill_id) if backfill_id else None
+    if backfill is None:
+        return {}
+    data = backfill.asset_backfill_data
+    failed = sorted(
+        {
+            key
+            for subset in (
+                data.failed_and_downstream_subset.partitions_subsets_by_asset_key.values() if data else []
+            )
+            for key in subset.get_partition_keys()
+        }
+    )
+    return {
+        AFTER_BACKFILL_TAG: backfill.backfill_id,
+        **({FAILED_MODELS_TAG: ", ".join(failed)} if failed else {}),
+    }
 
 
 def comparing_command(tags: Mapping[str, str], stored_at: float, now: float, host: str) -> str | None:
@@ -441,11 +470,14 @@ def reports_refresh_sensor(comparison_job: "Job") -> dg.SensorDefinition:
         backfills = len(backfills_in_progress(instance))
         inputs = [record for record in (_latest(instance, key) for key in REPORTS_INPUTS) if record]
         latest = max(inputs, key=lambda record: record.storage_id, default=None)
-        comparing = None
+        comparing, after = None, {}
         if latest is not None and (run := instance.get_run_by_id(latest.run_id)) is not None:
             comparing = comparing_command(run.tags, latest.timestamp, time.time(), socket.gethostname())
+            after = backfill_tags(instance, run.tags) if not busy and not backfills else {}
         compared = _latest_storage_id(instance, REPORTS_OUTPUT)
-        return reports_refresh(latest.storage_id if latest else None, compared, busy, comparing, backfills)
+        return reports_refresh(
+            latest.storage_id if latest else None, compared, busy, comparing, backfills, after
+        )
 
     return sensor
 

@@ -153,10 +153,11 @@ TIMED_CASE_SEARCH = """async ([input, event, id]) => {
 }"""
 
 
-# what a metadata table needs of the pane it shows in (the label beside it, its own width, the
-# padding around it) and how wide that pane is (its nearest ancestor that scrolls sideways): it
-# fits when it needs no more. Measured on the table, not the pane's widest entry (a long file
-# path in another entry widens the pane too, and is Dagster's to wrap)
+# what a metadata table needs of the pane it shows in and how wide that pane is (its nearest
+# ancestor that scrolls sideways). The table is laid out in the room its entry leaves it (the
+# pane less the key and timestamp cells beside it and its cell's padding), as it would be if
+# no other entry widened the pane (a long file path does: Dagster's to wrap), and fits when it
+# needs no more than that room
 _TABLE_AND_PANE = """(cell) => {
   const table = cell.closest('table');
   const entry = table.parentElement.closest('td');
@@ -168,12 +169,16 @@ _TABLE_AND_PANE = """(cell) => {
     pane = pane.parentElement;
   }
   if (!pane || pane === document.body) pane = document.documentElement;
-  let needed = table.getBoundingClientRect().width;
+  let beside = 0;
   if (row) {
     const style = getComputedStyle(entry);
-    needed += parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
-    for (const other of row.cells) if (other !== entry) needed += other.getBoundingClientRect().width;
+    beside += parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    for (const other of row.cells) if (other !== entry) beside += other.getBoundingClientRect().width;
   }
+  const holder = table.parentElement, kept = holder.style.cssText;
+  holder.style.width = holder.style.maxWidth = (pane.clientWidth - beside) + 'px';
+  const needed = table.getBoundingClientRect().width + beside;
+  holder.style.cssText = kept;
   return [Math.ceil(needed), pane.clientWidth];
 }"""
 
