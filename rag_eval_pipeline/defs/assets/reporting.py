@@ -110,7 +110,7 @@ def paired_comparison(
     the significance level and the interval excludes 0."""
     statistics = settings.settings.statistics
     comparisons = paired_comparisons(
-        judge_scores, statistics.significance_level, statistics.monte_carlo_draws
+        judge_scores, statistics.significance_level, statistics.monte_carlo_draws, statistics.min_cases
     )
     decided = (
         comparisons[comparisons["verdict"] != "no difference shown"] if len(comparisons) else comparisons
@@ -119,7 +119,9 @@ def paired_comparison(
         {
             "pairs": len(comparisons),
             "differences_shown": len(decided),
-            "verdict_rule": VERDICT_RULE.format(level=statistics.significance_level),
+            "verdict_rule": VERDICT_RULE.format(
+                level=statistics.significance_level, min_cases=statistics.min_cases
+            ),
             "verdicts": verdicts_table(comparisons),
             "comparisons": dg.MetadataValue.md(to_markdown(comparisons)),
         }
@@ -208,7 +210,10 @@ def eval_report(
         judgement_list,
         history.read(),
         paired_comparison,
-        VERDICT_RULE.format(level=settings.settings.statistics.significance_level),
+        VERDICT_RULE.format(
+            level=settings.settings.statistics.significance_level,
+            min_cases=settings.settings.statistics.min_cases,
+        ),
         stale,
         judge_validation,
         judge_agreement,
