@@ -8,6 +8,8 @@ import contextlib
 import dagster as dg
 import pytest
 
+from rag_eval_pipeline.cli.ui import STOPS_ALL
+from rag_eval_pipeline_tests.support import REPO_ROOT
 from rag_eval_pipeline_tests.support.cli import RAG_EVAL, rag_eval
 from rag_eval_pipeline_tests.support.languages import write_project
 from rag_eval_pipeline_tests.support.processes import free_port
@@ -51,3 +53,6 @@ def test_run_then_ui_starts_no_run(tmp_path):
         assert started == {}, started
         said = " ".join(tick["skipReason"] or "" for tick in sensor_ticks(ui, "new_documents_sensor"))
         assert "the knowledge base already holds the 10 documents" in said, said
+    # the banner says what Ctrl-C stops, as docs/ui.md does
+    banner = (tmp_path / "ui.log").read_text()
+    assert f"({STOPS_ALL})" in banner and f"{STOPS_ALL}." in (REPO_ROOT / "docs" / "ui.md").read_text()
