@@ -116,6 +116,8 @@ def test_a_report_copied_alone_says_what_is_missing_and_the_single_file_copy_nee
     single.parent.mkdir()
     made = rag_eval(*where, "report", "--single-file", "--out", str(single), cwd=folder)
     assert made.returncode == 0, made.stderr
+    none = rag_eval("--dagster-home", str(tmp_path / "fresh"), "report", "--single-file", cwd=tmp_path)
+    assert none.returncode != 0 and none.stderr.startswith("error: no report at "), none.stderr
     assert "3 page(s) of cases inside" in made.stdout
     with contextlib.ExitStack() as stack:
         page = browser_context(stack).new_page()
