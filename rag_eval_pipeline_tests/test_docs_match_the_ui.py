@@ -33,3 +33,7 @@ def test_the_comparison_columns_the_docs_name_are_the_panels(evaluated):
     named = _named(r"has a row per model\s+with\s+the\s+columns\s+(.*?):\s+its\s+cases")
     header = _latest(evaluated, "model_comparison")["comparison"].value.splitlines()[0]
     assert [cell.strip() for cell in header.strip("|").split("|")] == named
+
+
+def test_the_comparison_says_the_cases_language_even_for_one(evaluated):
+    assert _latest(evaluated, "model_comparison")["languages"].value == "en (40 cases)"

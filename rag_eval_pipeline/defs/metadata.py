@@ -379,6 +379,7 @@ def comparison_metadata(
     by_language: pd.DataFrame | None = None,
     verdicts: dict[tuple[str, str], str] | None = None,
     dagster_url: str | None = None,
+    languages: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """The comparison as a narrow table that decides (model, cases, correctness with its
     interval, verdict) for the asset's side panel, and every metric behind a link (wide: the
@@ -400,6 +401,12 @@ def comparison_metadata(
         "stale_models": "; ".join(f"{m}: {r}" for m, r in reasons.items()) or "none",
         "missing_models": "; ".join(f"{r.answer_model}: {r.note}" for r in missing.itertuples()) or "none",
         "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
+        # the cases' language(s), said even when there is one (by_language needs two)
+        **(
+            {"languages": "; ".join(f"{code} ({n:,} cases)" for code, n in languages.items())}
+            if languages
+            else {}
+        ),
         "comparison": dg.MetadataValue.md(
             to_markdown(comparison_headline(comparison, verdicts or {}, dagster_url))
         ),

@@ -30,7 +30,7 @@ from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
-from rag_eval_pipeline.reporting.report import render_report
+from rag_eval_pipeline.reporting.report import case_languages, render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
@@ -96,6 +96,7 @@ def model_comparison(
             language_breakdown(metric_summary),
             standing(paired_comparison),
             settings.settings.ui.dagster_url,
+            case_languages(metric_summary),
         )
     )
     return comparison
