@@ -30,7 +30,7 @@ def test_the_worst_case_columns_the_docs_name_are_the_tables(evaluated):
 
 
 def test_the_comparison_columns_the_docs_name_are_the_panels(evaluated):
-    named = _named(r"has a row per model\s+with\s+the\s+columns\s+(.*?):\s+its\s+cases")
+    named = _named(r"has a row per model\s+with\s+the\s+columns\s+(.*?):\s+its\s+name")
     header = _latest(evaluated, "model_comparison")["comparison"].value.splitlines()[0]
     assert [cell.strip() for cell in header.strip("|").split("|")] == named
 

@@ -330,11 +330,13 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
 
 
 def cases_link(dagster_url: str, model: str) -> str:
-    """A Markdown link to a model's cases in the UI: judge_scores' page on its partition, where
-    its worst cases and each case's entry are."""
+    """The model's name as a Markdown link to its cases in the UI: judge_scores' page on its
+    partition, where its worst cases and each case's entry are (no column of its own: the
+    side panel is narrow)."""
     from urllib.parse import quote
 
-    return f"[open]({dagster_url}/assets/judge_scores?view=partitions&partition={quote(model, safe='')})"
+    url = f"{dagster_url}/assets/judge_scores?view=partitions&partition={quote(model, safe='')}"
+    return f"[{model}]({url})"  # a partition name: letters, digits, ._:@+- (check_name)
 
 
 def comparison_headline(
@@ -342,8 +344,8 @@ def comparison_headline(
 ) -> pd.DataFrame:
     """The few columns that decide, narrow enough for Dagster's side panel: model, cases,
     correctness with its interval, and where the model stands (the paired verdicts, or why it
-    is stale or missing), and with ``dagster_url`` a link to the model's cases; the judge only
-    where there are several."""
+    is stale or missing), the model's name linking to its cases with ``dagster_url``; the judge
+    only where there are several."""
     if comparison.empty:
         return comparison
     shown = with_intervals(comparison, digits=2)
@@ -363,12 +365,11 @@ def comparison_headline(
         cases = row.get("n_cases")
         rows.append(
             {
-                "model": model,
+                "model": cases_link(dagster_url, model) if dagster_url else model,
                 **({"judge": judge if isinstance(judge, str) else "–"} if judges > 1 else {}),
                 "n": "–" if cases is None or pd.isna(cases) else int(cases),
                 "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
                 "verdict": verdict,
-                **({"cases": cases_link(dagster_url, model)} if dagster_url else {}),
             }
         )
     return pd.DataFrame(rows)

@@ -173,9 +173,10 @@ def test_the_comparison_names_the_broken_model_and_the_report_opens(ui, browser,
     open_page(page, f"{ui.url}/assets/model_comparison")
     page.get_by_text(re.compile(r"broken: missing: evaluation run")).first.wait_for(timeout=60_000)
     screenshot(page, "ui-broken-model-comparison", full_page=False)
-    # each row links to its model's cases (judge_scores on its partition)
-    link = page.locator("a", has_text="open").first
-    assert "/assets/judge_scores?view=partitions&partition=" in link.get_attribute("href")
+    # each row's model links to its cases (judge_scores on its partition)
+    link = page.locator("a", has_text="extractive-baseline").first
+    href = link.get_attribute("href")
+    assert "/assets/judge_scores?view=partitions&partition=extractive-baseline" in href, href
     table, pane = table_and_pane_widths(page, "extractive-baseline")
     assert table <= pane, f"the comparison is {table} px wide in a {pane} px pane"
     page.goto(f"{ui.reports_url}/eval_report.html", wait_until="load")
