@@ -47,7 +47,9 @@ const pageRows={},DEPTHS=['','../../','../../../'];let currentPage=1,shownTexts=
 function casesBody(){return document.querySelector('#cases tbody');}
 function pageStatus(t){const s=document.getElementById('page-status');if(s)s.innerText=t;}
 function render(rows){casesBody().innerHTML=rows.join('');shownTexts=null;}
-function texts(){if(shownTexts===null)shownTexts=[...casesBody().rows].map(r=>r.textContent.toLowerCase());return shownTexts;}
+// a row's text as shown (the folded passages left out), read once per rendering: no layout
+function rowText(r){let t='';for(const c of r.cells)for(const n of c.childNodes)if(n.nodeName!=='DETAILS')t+=n.textContent+' ';return t.toLowerCase();}
+function texts(){if(shownTexts===null)shownTexts=[...casesBody().rows].map(rowText);return shownTexts;}
 function known(id){return Object.prototype.hasOwnProperty.call(caseIndex,id);}
 function filterCases(){const raw=document.getElementById('case-filter').value.trim();
  if(raw&&known(raw)){goToCase(raw);return;}
