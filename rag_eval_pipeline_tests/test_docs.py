@@ -46,3 +46,16 @@ def test_every_relative_link_and_anchor_exists():
             elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
                 broken.append(f"{source.name}: {target} (no such heading)")
     assert broken == []
+
+
+def test_every_ui_screenshot_of_the_docs_is_taken_by_a_browser_test():
+    """docs/screenshots.sh regenerates them from the current UI: each docs/ui-*.png is the name
+    a UI test's ``screenshot(page, ...)`` writes (an f-string's fields match any text)."""
+    calls = re.compile(r'screenshot\(\s*page,\s*f?"([^"]+)"')
+    names = [
+        re.compile(re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(name)) + "$")
+        for test in (REPO_ROOT / "rag_eval_pipeline_tests" / "ui").glob("test_*.py")
+        for name in calls.findall(test.read_text())
+    ]
+    untaken = [p.name for p in DOCS.glob("ui-*.png") if not any(n.match(p.stem) for n in names)]
+    assert untaken == [], f"screenshots no browser test takes (docs/screenshots.sh cannot renew): {untaken}"

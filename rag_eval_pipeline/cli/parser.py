@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         _simulate,
         _generate,
         _ui,
+        _report,
         _worker,
         _init,
         _probe,
@@ -646,6 +647,21 @@ def _ui(commands: argparse._SubParsersAction) -> None:
     )
     ui.add_argument("--port", type=int, help="the Dagster UI's port (default: ui.port of the configuration)")
     ui.set_defaults(handler=Handler("ui", "handle"))
+
+
+def _report(commands: argparse._SubParsersAction) -> None:
+    report = commands.add_parser(
+        "report",
+        help="where the latest report is; --single-file: a copy that needs nothing beside it",
+        description="Prints the path of the latest evaluation report. The report loads plotly.js "
+        "and its further pages of cases from files beside it; with --single-file, writes a copy "
+        "that carries them inside, to send or attach alone.",
+    )
+    report.add_argument("--single-file", action="store_true", help="write a self-contained copy")
+    report.add_argument(
+        "--out", default="eval_report-single-file.html", help="where (default ./eval_report-single-file.html)"
+    )
+    report.set_defaults(handler=Handler("report", "handle"))
 
 
 def _titles(commands: argparse._SubParsersAction) -> None:

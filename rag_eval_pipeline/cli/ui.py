@@ -53,6 +53,7 @@ def serve_reports(folder: Path, host: str, port: int) -> ThreadingHTTPServer:
 
 
 STOP_GRACE_S = 20
+STOPS_ALL = "Ctrl-C stops all three: the webserver, the daemon and the reports server"  # docs/ui.md says it
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -76,7 +77,7 @@ def handle(args: argparse.Namespace) -> int:
     command = [sys.executable, "-m", "dagster", "dev", "-w", str(workspace), "-h", ui.host, "-p", str(port)]
     process = subprocess.Popen(command, env=env, start_new_session=True)
     print(f"Dagster UI: http://{ui.host}:{port}   reports: {ui.reports_url}/eval_report.html")
-    print("(Ctrl-C stops both)", flush=True)
+    print(f"({STOPS_ALL})", flush=True)
     try:
         return process.wait()
     except KeyboardInterrupt:

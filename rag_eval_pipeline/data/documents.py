@@ -145,6 +145,13 @@ def _joined(words: list[tuple[str, bool]]) -> str:
     return "".join(word if joined or n == 0 else f" {word}" for n, (word, joined) in enumerate(words))
 
 
+def folder_fingerprint(versions: dict[str, str]) -> str:
+    """One digest of a folder's documents (names and contents): what the knowledge base records
+    it was built from, so a sensor's first tick can tell the folder it indexed, at any size."""
+    joined = "\n".join(f"{name}\t{digest}" for name, digest in sorted(versions.items()))
+    return hashlib.sha256(joined.encode()).hexdigest()[:16]
+
+
 def chunk_words(text: str, chunking: Chunking, code: str = "en") -> list[str]:
     """Windows of ``chunking.size`` words overlapping by ``chunking.overlap``. A spaced
     language is cut at spaces; a language written without them (Chinese, Japanese, Thai) at its

@@ -7,7 +7,7 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
-from rag_eval_pipeline.judges.claims import unsupported_claims
+from rag_eval_pipeline.judges.claims import CLAIM_METRICS, unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.budgets import BUDGET
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
@@ -201,7 +201,8 @@ def worst_case_markdown(
         gold = set(truth.loc[row.qid, "gold_titles"]) if known else set()
         answer = answer_of(row)
         judged = scores[scores["qid"] == row.qid]
-        metrics = [c for c in judged.columns if c in _CASE_METRICS]
+        # the metrics some judge gave this case (a claims judge's precision and recall too)
+        metrics = [c for c in judged.columns if c in _CASE_METRICS and judged[c].notna().any()]
         repeats = ["repeat"] if "repeat" in judged and judged["repeat"].gt(0).any() else []
         repeats += [JUDGE_REPEAT] if has_rescores(judged) else []  # each re-score, as it came
         missed = ", ".join(sorted(gold - set(answer["retrieved_titles"]))) or "none"
@@ -211,6 +212,7 @@ def worst_case_markdown(
             f"- answer: {markdown_text(answer['answer'], CASE_CHARS)}",
             f"- truth: {markdown_text(truth.loc[row.qid, 'answer'] if known else NOT_LISTED, CASE_CHARS)}",
             f"- diagnosis: {row.diagnosis}",
+            *([f"- language: {truth.loc[row.qid, 'language']}"] if known and "language" in truth else []),
             *[
                 f"- unstable: {markdown_text(', '.join(flipped))} (the re-scores disagree)"
                 for flipped in [unstable.get(case_key(row._asdict()))]
@@ -270,6 +272,7 @@ _CASE_METRICS = (
     "exact_match",
     "f1",
     "answer_relevancy",
+    *CLAIM_METRICS,
 )
 
 
@@ -344,10 +347,23 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def comparison_headline(comparison: pd.DataFrame, verdicts: dict[tuple[str, str], str]) -> pd.DataFrame:
+def cases_link(dagster_url: str, model: str) -> str:
+    """The model's name as a Markdown link to its cases in the UI: judge_scores' page on its
+    partition, where its worst cases and each case's entry are (no column of its own: the
+    side panel is narrow)."""
+    from urllib.parse import quote
+
+    url = f"{dagster_url}/assets/judge_scores?view=partitions&partition={quote(model, safe='')}"
+    return f"[{model}]({url})"  # a partition name: letters, digits, ._:@+- (check_name)
+
+
+def comparison_headline(
+    comparison: pd.DataFrame, verdicts: dict[tuple[str, str], str], dagster_url: str | None = None
+) -> pd.DataFrame:
     """The few columns that decide, narrow enough for Dagster's side panel: model, cases,
     correctness with its interval, and where the model stands (the paired verdicts, or why it
-    is stale or missing); the judge only where there are several."""
+    is stale or missing), the model's name linking to its cases with ``dagster_url``; the judge
+    only where there are several."""
     if comparison.empty:
         return comparison
     shown = with_intervals(comparison, digits=2)
@@ -367,7 +383,7 @@ def comparison_headline(comparison: pd.DataFrame, verdicts: dict[tuple[str, str]
         cases = row.get("n_cases")
         rows.append(
             {
-                "model": model,
+                "model": cases_link(dagster_url, model) if dagster_url else model,
                 **({"judge": judge if isinstance(judge, str) else "–"} if judges > 1 else {}),
                 "n": "–" if cases is None or pd.isna(cases) else int(cases),
                 "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
@@ -388,6 +404,8 @@ def comparison_metadata(
     comparison: pd.DataFrame,
     by_language: pd.DataFrame | None = None,
     verdicts: dict[tuple[str, str], str] | None = None,
+    dagster_url: str | None = None,
+    languages: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """The comparison as a narrow table that decides (model, cases, correctness with its
     interval, verdict) for the asset's side panel, and every metric behind a link (wide: the
@@ -411,7 +429,15 @@ def comparison_metadata(
         "stale_models": "; ".join(f"{m}: {r}" for m, r in reasons.items()) or "none",
         "missing_models": "; ".join(f"{r.answer_model}: {r.note}" for r in missing.itertuples()) or "none",
         "models": int(comparison["answer_model"].nunique()) if len(comparison) else 0,
-        "comparison": dg.MetadataValue.md(to_markdown(comparison_headline(judged, verdicts or {}))),
+        # the cases' language(s), said even when there is one (by_language needs two)
+        **(
+            {"languages": "; ".join(f"{code} ({n:,} cases)" for code, n in languages.items())}
+            if languages
+            else {}
+        ),
+        "comparison": dg.MetadataValue.md(
+            to_markdown(comparison_headline(judged, verdicts or {}, dagster_url))
+        ),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
         **({"attack_success": attack_success(comparison[probed])} if probed.any() else {}),
         **(

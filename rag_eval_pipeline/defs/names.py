@@ -34,6 +34,7 @@ CASE_SHARD_SCORES = "case_shard_scores"
 HOTPOTQA_RAW = "hotpotqa_raw"
 USER_DOCUMENTS = "user_documents"
 IMAGE_CATALOG = "image_catalog"
+DOCUMENTS_FINGERPRINT = "documents_fingerprint"  # user_documents' metadata: the folder it read
 KB_PASSAGES = "kb_passages"
 KB_INDEX = "kb_index"
 JUDGEMENT_LIST = "judgement_list"
@@ -116,6 +117,10 @@ WORKER_TAG = "rag_eval/worker"  # runs a Celery worker executed: its name and ho
 # the runs of a command that compares every model itself once they end (`rag-eval run`, `review
 # import`), in its process or a backfill's: "<pid>@<host>", so the refresh sensor waits for it
 COMPARED_BY_TAG = "rag_eval/compared_by"
+# a comparison that completes a backfill (which cannot build it past a failed model): which
+# backfill, and the models that failed in it
+AFTER_BACKFILL_TAG = "rag_eval/after_backfill"
+FAILED_MODELS_TAG = "rag_eval/failed_models"
 # tags Dagster itself writes on a materialization: its data version, and per input (suffixed by
 # the input's asset key) the data version and the event it read
 DATA_VERSION_TAG = "dagster/data_version"

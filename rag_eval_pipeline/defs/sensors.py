@@ -14,16 +14,19 @@ import dagster as dg
 from rag_eval_pipeline.answering.spec import InvalidNameError, check_name
 from rag_eval_pipeline.common.processes import process_alive
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.data.documents import document_versions, file_digest
+from rag_eval_pipeline.data.documents import document_versions, file_digest, folder_fingerprint
 from rag_eval_pipeline.defs.assets.review import READ_FILES, label_files
 from rag_eval_pipeline.defs.names import (
+    AFTER_BACKFILL_TAG,
     CLI_PID_TAG,
     COMPARED_BY_TAG,
     COMPARISON_JOB,
+    DOCUMENTS_FINGERPRINT,
     DOCUMENTS_REBUILD,
     DOCUMENTS_TAG,
     EVALUATION_JOB,
     EVALUATION_STEPS,
+    FAILED_MODELS_TAG,
     HUMAN_LABELS,
     JUDGE_SCORES,
     KNOWLEDGE_BASE,
@@ -34,6 +37,7 @@ from rag_eval_pipeline.defs.names import (
     PROFILE_TAG,
     SECURITY_PROBES,
     TRIGGER_TAG,
+    USER_DOCUMENTS,
 )
 from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models, step_failure_reasons
 from rag_eval_pipeline.defs.resources import DocumentsResource
@@ -149,6 +153,7 @@ def reports_refresh(
     busy_runs: int,
     comparing: str | None = None,
     backfills: int = 0,
+    after_backfill: Mapping[str, str] | None = None,
 ) -> dg.RunRequest | dg.SkipReason:
     """A comparison run when an input was stored after the comparison last was (storage ids are
     the event log's order), once no run is in flight and no backfill is in progress (between a
@@ -156,7 +161,8 @@ def reports_refresh(
     a backfill of many partitions gets one comparison, and not while the `rag-eval` command that
     stored it (``comparing``: which) still runs, since it compares itself after its runs. A
     backfill that ended with a failed model cannot reach its own comparison: this one then
-    compares the others, naming the failed one. It compares stored history, so it catches up
+    compares the others, naming the failed one (``after_backfill``: the tags that say which
+    backfill and which models failed in it). It compares stored history, so it catches up
     with whatever was materialized while it was off."""
     if latest_input is None:
         return dg.SkipReason("no evaluation yet")
@@ -168,7 +174,32 @@ def reports_refresh(
         return dg.SkipReason(f"waiting for {backfills} backfill(s) in progress, which compare at their end")
     if comparing:
         return dg.SkipReason(f"{comparing} stored the latest results and compares them itself")
-    return dg.RunRequest(run_key=f"results-up-to-{latest_input}", tags={TRIGGER_TAG: "new_results"})
+    return dg.RunRequest(
+        run_key=f"results-up-to-{latest_input}", tags={TRIGGER_TAG: "new_results", **(after_backfill or {})}
+    )
+
+
+def backfill_tags(instance: dg.DagsterInstance, run_tags: Mapping[str, str]) -> dict[str, str]:
+    """For results stored by a backfill's run: the backfill, and the models whose partitions
+    failed in it (what the comparison that completes it names), for the comparison run's tags."""
+    backfill_id = run_tags.get(BACKFILL_TAG)
+    backfill = instance.get_backfill(backfill_id) if backfill_id else None
+    if backfill is None:
+        return {}
+    data = backfill.asset_backfill_data
+    failed = sorted(
+        {
+            key
+            for subset in (
+                data.failed_and_downstream_subset.partitions_subsets_by_asset_key.values() if data else []
+            )
+            for key in subset.get_partition_keys()
+        }
+    )
+    return {
+        AFTER_BACKFILL_TAG: backfill.backfill_id,
+        **({FAILED_MODELS_TAG: ", ".join(failed)} if failed else {}),
+    }
 
 
 def comparing_command(tags: Mapping[str, str], stored_at: float, now: float, host: str) -> str | None:
@@ -348,9 +379,18 @@ def new_documents_sensor(knowledge_base_job: "Job") -> dg.SensorDefinition:
 def documents_rebuild(
     context: dg.SensorEvaluationContext, documents: DocumentsResource
 ) -> dg.SensorResult | dg.SkipReason:
-    """One knowledge-base rebuild for the files that are new or changed since the cursor."""
-    cursor = json.loads(context.cursor) if context.cursor else {}
+    """One knowledge-base rebuild for the files that are new or changed since the cursor. With
+    no cursor yet (the sensor's first tick), a folder the live knowledge base was built from, as
+    `rag-eval run` left it, is seen already: no rebuild of what is indexed."""
     versions = document_versions(documents.folder)
+    if (
+        not context.cursor
+        and versions
+        and indexed_fingerprint(context.instance) == folder_fingerprint(versions)
+    ):
+        said = f"the knowledge base already holds the {len(versions)} documents of {documents.folder}"
+        return dg.SensorResult(skip_reason=said, cursor=json.dumps(versions, sort_keys=True))
+    cursor = json.loads(context.cursor) if context.cursor else {}
     changed = changed_files(versions, cursor)
     if not changed:
         return dg.SkipReason(f"no new or changed documents in {documents.folder}")
@@ -375,6 +415,21 @@ def documents_rebuild(
         ],
         cursor=new_cursor,
     )
+
+
+def indexed_fingerprint(instance: dg.DagsterInstance) -> str | None:
+    """The fingerprint of the documents folder the live knowledge base was built from: the
+    latest read of the documents stored before the latest publish (None before any, or for a
+    knowledge base published before reads recorded it)."""
+    published = _latest(instance, dg.AssetKey(KNOWLEDGE_BASE))
+    if published is None:
+        return None
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey(USER_DOCUMENTS), before_storage_id=published.storage_id), limit=1
+    ).records
+    materialization = records[0].asset_materialization if records else None
+    value = materialization.metadata.get(DOCUMENTS_FINGERPRINT) if materialization is not None else None
+    return getattr(value, "value", None)
 
 
 def knowledge_base_rebuilt_sensor(evaluation_job: "Job", settings: Settings) -> dg.AssetSensorDefinition:
@@ -417,11 +472,14 @@ def reports_refresh_sensor(comparison_job: "Job") -> dg.SensorDefinition:
         backfills = len(backfills_in_progress(instance))
         inputs = [record for record in (_latest(instance, key) for key in REPORTS_INPUTS) if record]
         latest = max(inputs, key=lambda record: record.storage_id, default=None)
-        comparing = None
+        comparing, after = None, {}
         if latest is not None and (run := instance.get_run_by_id(latest.run_id)) is not None:
             comparing = comparing_command(run.tags, latest.timestamp, time.time(), socket.gethostname())
+            after = backfill_tags(instance, run.tags) if not busy and not backfills else {}
         compared = _latest_storage_id(instance, REPORTS_OUTPUT)
-        return reports_refresh(latest.storage_id if latest else None, compared, busy, comparing, backfills)
+        return reports_refresh(
+            latest.storage_id if latest else None, compared, busy, comparing, backfills, after
+        )
 
     return sensor
 

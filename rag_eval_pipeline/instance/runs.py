@@ -266,7 +266,9 @@ def _rebuild_knowledge_base(
         KNOWLEDGE_BASE_JOB,
         knowledge_base_run_config(dataset_source(dataset), sample, selection, seed),
     )
-    asked = sample if sample is not None else settings.dataset.sample_size
+    # what was asked for: --sample, or a size the configuration sets (not the default's)
+    configured = "sample_size" in settings.dataset.model_fields_set
+    asked = sample if sample is not None else settings.dataset.sample_size if configured else None
     judgement = load_snapshot_asset(instance, kb_run, JUDGEMENT_LIST)
     cases = len(judgement)
     echo(f"judgement list: {cases} cases, version {judgement_list_version(judgement)}")
@@ -387,7 +389,9 @@ def _report(
     own_paired = (
         paired  # the comparison run read exactly these runs' scores: not computed twice
         if _compared_only(instance, evaluated)
-        else paired_comparisons(own_scores, statistics.significance_level, statistics.monte_carlo_draws)
+        else paired_comparisons(
+            own_scores, statistics.significance_level, statistics.monte_carlo_draws, statistics.min_cases
+        )
     )
     return RunReport(
         load_asset(instance, MODEL_COMPARISON),

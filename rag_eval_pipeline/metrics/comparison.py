@@ -11,9 +11,10 @@ import pandas as pd
 from rag_eval_pipeline.metrics.directions import lower_is_better
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
 from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, metric_columns, per_case
-from rag_eval_pipeline.metrics.settings import MONTE_CARLO_DRAWS, SIGNIFICANCE
+from rag_eval_pipeline.metrics.settings import MIN_CASES, MONTE_CARLO_DRAWS, SIGNIFICANCE
 from rag_eval_pipeline.metrics.stability import is_flip_column, rescore_spread
 from rag_eval_pipeline.metrics.statistics import (
+    NO_DIFFERENCE,
     confusion,
     detectable_difference,
     holm_adjusted,
@@ -38,8 +39,9 @@ CALIBRATION_TOLERANCE = 0.1
 VERDICT_RULE = (
     "A model is called better only when the exact paired sign-flip test on the per-case "
     "differences, Holm-adjusted within its family (one judge and metric, every pair of models), "
-    "gives p below {level} and the paired bootstrap interval of the difference excludes 0; "
-    "otherwise: no difference shown. detectable_difference is the smallest difference these "
+    "gives p below {level} and the paired bootstrap interval of the difference excludes 0, on at "
+    "least {min_cases} paired cases (fewer reach no conclusion, as a mean does); otherwise: no "
+    "difference shown. detectable_difference is the smallest difference these "
     "cases would show with 80% power."
 )
 
@@ -48,6 +50,7 @@ def paired_comparisons(
     scores_by_model: Mapping[str, pd.DataFrame],
     significance: float = SIGNIFICANCE,
     draws: int = MONTE_CARLO_DRAWS,
+    min_cases: int = MIN_CASES,
 ) -> pd.DataFrame:
     """For every pair of models, judge and metric, on the cases both have scores for: the mean
     difference (a - b) with a paired bootstrap interval, the exact sign-flip test's p-value
@@ -103,7 +106,7 @@ def paired_comparisons(
                     )
                     row.update(mcnemar_only_a=only_a, mcnemar_only_b=only_b, mcnemar_p=p)
                 rows.append(row)
-    return _decide(pd.DataFrame(rows), significance)
+    return _decide(pd.DataFrame(rows), significance, min_cases)
 
 
 def _of_judge(scores: pd.DataFrame, judge_id: str) -> pd.DataFrame:
@@ -113,9 +116,9 @@ def _of_judge(scores: pd.DataFrame, judge_id: str) -> pd.DataFrame:
 FAMILY = ["judge_id", "metric"]
 
 
-def _decide(comparisons: pd.DataFrame, significance: float) -> pd.DataFrame:
+def _decide(comparisons: pd.DataFrame, significance: float, min_cases: int = MIN_CASES) -> pd.DataFrame:
     """Holm-adjusted p within each family (one judge and metric, every pair of models), and
-    the verdict on it."""
+    the verdict on it (none on fewer than ``min_cases`` paired cases)."""
     if comparisons.empty:
         return comparisons
     comparisons["family_size"] = comparisons.groupby(FAMILY)["p_value"].transform("size").astype(int)
@@ -124,12 +127,15 @@ def _decide(comparisons: pd.DataFrame, significance: float) -> pd.DataFrame:
     )
     comparisons["verdict"] = [
         paired_verdict(a, b, interval, p, significance, lower_is_better(metric))
-        for a, b, interval, p, metric in zip(
+        if n >= min_cases
+        else NO_DIFFERENCE
+        for a, b, interval, p, metric, n in zip(
             comparisons["model_a"],
             comparisons["model_b"],
             comparisons["_interval"],
             comparisons["p_adjusted"],
             comparisons["metric"],
+            comparisons["n"],
         )
     ]
     ordered = [

@@ -25,8 +25,8 @@ from rag_eval_pipeline.metrics.schema import (
 )
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import is_flip_column
-from rag_eval_pipeline.metrics.summary import language_breakdown
-from rag_eval_pipeline.reporting.html import plotly_script
+from rag_eval_pipeline.metrics.summary import LANGUAGE_GROUP, language_breakdown
+from rag_eval_pipeline.reporting.html import missing_charts_notice, plotly_script
 from rag_eval_pipeline.reporting.images import images_html
 from rag_eval_pipeline.reporting.markdown import with_intervals
 from rag_eval_pipeline.reporting.security import security_html
@@ -42,36 +42,55 @@ HEADLINE_METRICS = (
 )
 
 _TABLE_SCRIPT = """
-function filterCases(){const q=document.getElementById('case-filter').value.toLowerCase();
- let shown=0;document.querySelectorAll('#cases tbody tr').forEach(r=>{const v=r.innerText.toLowerCase().includes(q);
- r.style.display=v?'':'none';if(v)shown++;});document.getElementById('case-count').innerText=shown;}
-function sortCases(col){const body=document.querySelector('#cases tbody');const rows=[...body.rows];
+// the case table: rows of page 1 inline, the others loaded from scripts beside the report (or
+// inlined in a single-file copy); caseIndex (case id -> [page, row] of each of its rows, built
+// with the report) answers a search or "go to a case" without scanning the rows
+const pageRows={},DEPTHS=['','../../','../../../'];let currentPage=1,shownTexts=null,pending=null;
+function casesBody(){return document.querySelector('#cases tbody');}
+function pageStatus(t){const s=document.getElementById('page-status');if(s)s.innerText=t;}
+function render(rows){casesBody().innerHTML=rows.join('');shownTexts=null;}
+// a row's text as shown (the folded passages left out), read once per rendering: no layout
+function rowText(r){let t='';for(const c of r.cells)for(const n of c.childNodes)if(n.nodeName!=='DETAILS')t+=n.textContent+' ';return t.toLowerCase();}
+function texts(){if(shownTexts===null)shownTexts=[...casesBody().rows].map(rowText);return shownTexts;}
+function known(id){return Object.prototype.hasOwnProperty.call(caseIndex,id);}
+function filterCases(){const raw=document.getElementById('case-filter').value.trim();
+ if(raw&&known(raw)){goToCase(raw);return;}
+ if(document.getElementById('cases').dataset.view==='case'){showPage(currentPage);return;}
+ const q=raw.toLowerCase(),rows=casesBody().rows,t=texts();let shown=0;
+ for(let i=0;i<rows.length;i++){const v=!q||t[i].includes(q);rows[i].hidden=!v;if(v)shown++;}
+ document.getElementById('case-count').innerText=shown;}
+function sortCases(col){const body=casesBody();const rows=[...body.rows];
  const th=document.querySelectorAll('#cases th')[col];const asc=th.dataset.dir!=='asc';th.dataset.dir=asc?'asc':'desc';
- rows.sort((a,b)=>{const x=a.cells[col].dataset.v??a.cells[col].innerText,y=b.cells[col].dataset.v??b.cells[col].innerText;
- const nx=parseFloat(x),ny=parseFloat(y);const c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?c:-c;});
- rows.forEach(r=>body.appendChild(r));}
-let currentPage=1,firstRows=null,wanted=[];const DEPTHS=['','../../','../../../'];
-function pageStatus(t){document.getElementById('page-status').innerText=t;}
-function showPage(n){const p=document.getElementById('case-pager');if(!p||!(n>=1&&n<=+p.dataset.pages))return;
- const body=document.querySelector('#cases tbody');if(firstRows===null)firstRows=body.innerHTML;
- if(n===1){reportPage(1,firstRows);return;}loadPage(n,0);}
-function loadPage(n,d){const p=document.getElementById('case-pager');const s=document.createElement('script');
+ const key=r=>r.cells[col].dataset.v??r.cells[col].textContent;
+ const keyed=rows.map(r=>[key(r),r]);
+ keyed.sort((a,b)=>{const nx=parseFloat(a[0]),ny=parseFloat(b[0]);const c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:a[0].localeCompare(b[0]);return asc?c:-c;});
+ keyed.forEach(k=>body.appendChild(k[1]));shownTexts=null;}
+function withPages(pages,then){const missing=pages.filter(n=>!pageRows[n]);
+ if(!missing.length){then();return;}pending={pages:pages,then:then};missing.forEach(n=>loadPage(n,0));}
+function loadPage(n,d){if(window.inlinePages&&inlinePages[n]){reportPage(n,inlinePages[n]);return;}
+ const p=document.getElementById('case-pager');const s=document.createElement('script');
  s.src=DEPTHS[d]+p.dataset.folder+'/page-'+String(n).padStart(5,'0')+'.js';
  s.onerror=()=>{s.remove();if(d+1<DEPTHS.length)loadPage(n,d+1);
-  else pageStatus('page '+n+' cannot be loaded: its file is not beside this report');};
+  else{pending=null;pageStatus('page '+n+' cannot be loaded: its file is not beside this report (`rag-eval report --single-file` writes a copy that carries every page)');}};
  pageStatus('loading page '+n+'...');document.head.appendChild(s);}
-function reportPage(n,rows){currentPage=n;document.querySelector('#cases tbody').innerHTML=rows;
- document.getElementById('page-number').value=n;document.getElementById('case-pager').dataset.shown=n;pageStatus('');
- if(wanted.length){const id=wanted[0].id;
-  if([...document.querySelectorAll('#cases tbody tr')].some(r=>r.cells[2].innerText===id)){wanted=[];
-   document.getElementById('case-filter').value=id;pageStatus('case '+id+' is on page '+n);}
-  else{wanted.shift();if(wanted.length){showPage(wanted[0].page);return;}pageStatus('no case '+id+' in this report');}}
- filterCases();}
-function before(a,b){return a[0]<b[0]||(a[0]===b[0]&&a[1]<=b[1]);}
-function jumpToCase(id){id=id.trim();if(!id)return;const models=[...new Set(pageIndex.map(e=>e[0]))];
- const pages=[...new Set(models.map(m=>{let at=1;pageIndex.forEach((e,i)=>{if(before(e,[m,id]))at=i+1;});return at;}))];
- wanted=pages.map(page=>({id:id,page:page}));showPage(wanted[0].page);}
-document.addEventListener('DOMContentLoaded',()=>{const n=document.getElementById('page-number');if(n)n.value=1;});
+function reportPage(n,rows){pageRows[n]=rows;
+ if(pending&&pending.pages.every(k=>pageRows[k])){const then=pending.then;pending=null;pageStatus('');then();}}
+function showPage(n){const p=document.getElementById('case-pager');const pages=p?+p.dataset.pages:1;
+ if(!(n>=1&&n<=pages))return;withPages([n],()=>{currentPage=n;render(pageRows[n]);
+  document.getElementById('cases').dataset.view='page';
+  if(p){document.getElementById('page-number').value=n;p.dataset.shown=n;}
+  pageStatus('');filterCases();});}
+function goToCase(id){id=id.trim();if(!id)return;const at=known(id)?caseIndex[id]:null;
+ if(!at){pageStatus('no case '+id+' in this report');return;}
+ const pages=[...new Set(at.map(e=>e[0]))];
+ withPages(pages,()=>{render(at.map(e=>pageRows[e[0]][e[1]]));document.getElementById('cases').dataset.view='case';
+  document.getElementById('case-count').innerText=at.length;document.getElementById('case-filter').value=id;
+  const p=document.getElementById('case-pager');if(p)p.dataset.shown='case';
+  pageStatus('case '+id+': its '+at.length+' row(s), every model and judge'+(p?' (from page '+pages.join(', ')+'; clear the filter to go back to page '+currentPage+')':''));});}
+function jumpToCase(id){goToCase(id);}
+document.addEventListener('DOMContentLoaded',()=>{const body=casesBody();if(!body)return;
+ pageRows[1]=[...body.rows].map(r=>r.outerHTML);const n=document.getElementById('page-number');if(n)n.value=1;
+ const f=document.getElementById('case-filter');if(f&&f.value)filterCases();});
 """
 
 _STYLE = """
@@ -79,6 +98,8 @@ body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{margin-bottom:0}
 .note{color:#555;max-width:60rem}table{border-collapse:collapse;font-size:.85rem}
 td,th{border:1px solid #ddd;padding:.3rem .5rem;vertical-align:top}th{background:#f4f4f4;cursor:pointer}
 .gold{color:#1a7f37;font-weight:600}.flagged{color:#a11}input{padding:.4rem;width:24rem;margin:.5rem 0}
+.wide{max-width:100%;overflow-x:auto}td{max-width:24rem;overflow-wrap:anywhere}
+.plotly-graph-div{max-width:100%}.chart-missing{border:1px dashed #a11;padding:1rem;color:#a11}
 """
 
 
@@ -278,6 +299,10 @@ class CaseRows:
 
     def html(self, keys: Sequence[CaseKey]) -> str:
         """The rows of ``keys``, in their order."""
+        return "".join(self.row_list(keys))
+
+    def row_list(self, keys: Sequence[CaseKey]) -> list[str]:
+        """The rows of ``keys``, in their order, each its own HTML."""
         out = []
         for model, group in itertools.groupby(keys, key=lambda key: key[0]):
             group = list(group)
@@ -285,7 +310,7 @@ class CaseRows:
             scores = cases.scores.iloc[[k[2] for k in group]].to_dict("records")
             answers = cases.answers.iloc[[k[3] for k in group]].to_dict("records")
             out += [self._row_html(model, cases, row, case) for row, case in zip(scores, answers)]
-        return "".join(out)
+        return out
 
     def _row_html(self, model: str, cases: _ModelCases, row: dict, case: dict) -> str:
         known = row["qid"] in self._truth_of
@@ -318,12 +343,26 @@ class CaseRows:
         return "<tr>" + "".join(tds) + "</tr>"
 
 
-def _table(rows_html: str, shown: int, pager: str = "") -> str:
+def case_index(pages: Sequence[Sequence[CaseKey]]) -> dict[str, list[list[int]]]:
+    """Case id -> [page, row on that page] of each of its rows (every model and judge): what a
+    search or "go to a case" reads, so neither scans the rows."""
+    index: dict[str, list[list[int]]] = {}
+    for number, page in enumerate(pages, start=1):
+        for row, key in enumerate(page):
+            index.setdefault(key[1], []).append([number, row])
+    return index
+
+
+def _table(rows_html: str, shown: int, index: Mapping[str, list[list[int]]], pager: str = "") -> str:
     header = "".join(f'<th onclick="sortCases({i})">{h}</th>' for i, h in enumerate(CASE_HEAD))
+    # ASCII (\u escapes), and no "</" that could end the script early
+    data = json.dumps(index, separators=(",", ":")).replace("</", "<\\/")
     return (
-        f'<input id="case-filter" placeholder="filter cases (model, question, diagnosis...)" oninput="filterCases()"> '
+        '<input id="case-filter" placeholder="filter cases (a case id shows its every row; or model, '
+        'question, diagnosis...)" oninput="filterCases()"> '
         f'<span><span id="case-count">{shown}</span> cases shown</span>{pager}'
-        f'<table id="cases"><thead><tr>{header}</tr></thead><tbody>{rows_html}</tbody></table>'
+        f'<span id="page-status" class="note"></span><script>const caseIndex={data};</script>'
+        f'<div class="wide"><table id="cases"><thead><tr>{header}</tr></thead><tbody>{rows_html}</tbody></table></div>'
     )
 
 
@@ -335,7 +374,7 @@ def case_table(
 ) -> str:
     """Every judged case in one table (``CaseRows``), inline."""
     rows = CaseRows(scores_by_model, answers_by_model, judgement_list, summaries)
-    return _table(rows.html(rows.keys), len(rows))
+    return _table(rows.html(rows.keys), len(rows), case_index([rows.keys]))
 
 
 class PageScripts(Mapping[str, str]):
@@ -350,7 +389,7 @@ class PageScripts(Mapping[str, str]):
         number, page = self._pages[path]
         # ASCII (\u escapes): a script is read in whatever charset the page or the server
         # assumes, and a Chinese question must come out as it went in either way
-        return f"reportPage({number}, {json.dumps(self._rows.html(page))});\n"
+        return f"reportPage({number}, {json.dumps(self._rows.row_list(page))});\n"
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._pages)
@@ -363,24 +402,59 @@ def paged_case_table(rows: CaseRows, folder: str) -> tuple[str, Mapping[str, str
     """Case rows too many for one file: sorted by model and case id and cut into pages of
     ``PAGE_ROWS``; the first page inline, the others as scripts under ``folder`` (relative to
     the artifacts folder) that the report loads when asked, from a file or the report server.
-    The first model and case of each page go inline, so any case id finds its page."""
+    The case index (``case_index``) goes inline, so any case id finds its rows on every page."""
     ordered = sorted(rows.keys, key=lambda key: (key[0], key[1]))
     pages = [ordered[start : start + PAGE_ROWS] for start in range(0, len(ordered), PAGE_ROWS)]
-    index = [[page[0][0], page[0][1]] for page in pages]
     pager = (
         f'<div id="case-pager" data-folder="{html.escape(folder)}" data-pages="{len(pages)}">'
         f"{len(ordered):,} case rows in {len(pages)} pages of {PAGE_ROWS:,} (by model, then case id; the "
-        "filter and the sort act on the page shown, `rag-eval worst` and `explain` on every case): "
+        "filter and the sort act on the page shown, a case id on every page; `rag-eval worst` and "
+        "`explain` on every case): "
         '<button id="page-previous" onclick="showPage(currentPage-1)">previous</button> '
         'page <input id="page-number" type="number" min="1" style="width:5rem" '
         'onchange="showPage(parseInt(this.value))"> of ' + str(len(pages)) + " "
         '<button id="page-next" onclick="showPage(currentPage+1)">next</button> '
         '<input id="case-jump" placeholder="go to a case id" style="width:16rem" '
         'onchange="jumpToCase(this.value)"> '
-        '<span id="page-status"></span>'
-        f"<script>const pageIndex={json.dumps(index, ensure_ascii=False)};</script></div>"
+        "</div>"
     )
-    return _table(rows.html(pages[0]), len(pages[0]), pager), PageScripts(folder, rows, pages)
+    return _table(rows.html(pages[0]), len(pages[0]), case_index(pages), pager), PageScripts(
+        folder, rows, pages
+    )
+
+
+def case_languages(summaries: Mapping[str, pd.DataFrame]) -> dict[str, int]:
+    """The cases' languages (detected, or set) and how many cases each, from the summaries'
+    ``language=`` groups (the most any model saw): said even when there is one."""
+    counts: dict[str, int] = {}
+    for summary in summaries.values():
+        grouped = summary[summary["group"].astype(str).str.startswith(LANGUAGE_GROUP)]
+        for group, rows in grouped.groupby("group"):
+            code = str(group)[len(LANGUAGE_GROUP) :]
+            counts[code] = max(counts.get(code, 0), int(rows["n_cases"].max()))
+    return dict(sorted(counts.items(), key=lambda item: -item[1]))
+
+
+def _header_html(summaries: Mapping[str, pd.DataFrame], missing: Mapping[str, str]) -> str:
+    """Which models, which languages: words, not a data structure."""
+    models = ", ".join(html.escape(m) for m in sorted(summaries)) or "none evaluated yet"
+    without = f" (without results: {', '.join(html.escape(m) for m in sorted(missing))})" if missing else ""
+    languages = case_languages(summaries)
+    said = "; ".join(f"{html.escape(code)} ({n:,} cases)" for code, n in languages.items())
+    language = f"<br>language of the cases: <span id='case-languages'>{said}</span>" if said else ""
+    return f"<p class='note' id='report-header'>answer models: {models}{without}{language}</p>"
+
+
+def frame_html(frame: pd.DataFrame, float_format=lambda v: f"{v:.3f}") -> str:
+    """A table as the report shows it: absent values as "–" (object columns' None too, which
+    pandas' na_rep leaves as "None"), in a box that scrolls sideways rather than widening the page."""
+    shown = frame.copy()
+    for column in shown.select_dtypes(include="object").columns:
+        shown[column] = shown[column].map(
+            lambda v: "–" if v is None or (isinstance(v, float) and pd.isna(v)) else v
+        )
+    table = shown.to_html(index=False, float_format=float_format, na_rep="–")
+    return f'<div class="wide">{table}</div>'
 
 
 def _stale_html(stale: Mapping[str, list[str]]) -> str:
@@ -660,7 +734,7 @@ def render_report(
     if pages_folder is not None and len(rows) > INLINE_CASE_ROWS:
         cases, pages = paged_case_table(rows, pages_folder)
     else:
-        cases = _table(rows.html(rows.keys), len(rows))
+        cases = _table(rows.html(rows.keys), len(rows), case_index([rows.keys]))
     sections = [_missing_html(missing)] if missing else []
     sections += [_stale_html(stale or {})] if stale else []
     sections += [baseline_diffs_html(diffs)] if diffs is not None and not diffs.empty else []
@@ -677,7 +751,7 @@ def render_report(
         _figure_html(diagnosis_chart(summaries)),
         "<h2>Paired comparison</h2>",
         f'<p class="note" id="verdict-rule">{html.escape(verdict_rule)}</p>' if verdict_rule else "",
-        comparisons.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+        frame_html(comparisons)
         if not comparisons.empty
         else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
         security_html(security),
@@ -692,12 +766,12 @@ def render_report(
         "<h2>Cases</h2>",
         cases,
     ]
-    models = json.dumps(sorted(summaries))
     document = (
         "<!doctype html><html><head><meta charset='utf-8'><title>RAG evaluation report</title>"
         f"<style>{_STYLE}</style>{plotly_script()}<script>{_TABLE_SCRIPT}</script></head><body>"
-        f"<h1>RAG evaluation report</h1><p class='note'>answer models: {html.escape(models)}</p>"
+        f"<h1>RAG evaluation report</h1>{_header_html(summaries, missing or {})}"
         + "".join(sections)
+        + missing_charts_notice()
         + "</body></html>"
     )
     return RenderedReport(document, pages)

@@ -81,6 +81,9 @@ def test_claims_are_stored_scored_and_name_the_hallucination(tmp_path):
     assert drilled  # a hallucinated case among the worst: its drill-down names the claim
     assert all("unsupported claim:" in worst[q] for q in drilled)
     assert not any("unsupported claim:" in worst[q] for q in set(worst) - hallucinated)
+    # the claims judge's own figures in each case's entry, beside the other judges' scores
+    assert all("claim_precision" in worst[q] and "claim_recall" in worst[q] for q in worst)
+    assert all("- language: en" in worst[q] for q in worst)
     listed = instance.fetch_materializations(dg.AssetKey("answer_claims"), limit=1).records[0]
     said = listed.asset_materialization.metadata
     assert said["claims"].value == len(claims)

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from rag_eval_pipeline.metrics.comparison import judge_validation, paired_comparisons
+from rag_eval_pipeline.metrics.settings import MIN_CASES
 from rag_eval_pipeline.metrics.statistics import (
     bootstrap_mean,
     cohen_kappa,
@@ -14,6 +15,7 @@ from rag_eval_pipeline.metrics.statistics import (
     mcnemar_exact,
     paired_difference,
 )
+from rag_eval_pipeline_tests.support import REPO_ROOT
 
 
 def test_bootstrap_mean_edges_and_seeding():
@@ -149,6 +151,19 @@ def test_three_unanimous_cases_are_no_evidence():
     )
     decided = ten[ten["metric"] == "correctness"].iloc[0]
     assert decided["p_value"] == pytest.approx(2 / 1024) and decided["verdict"] == "oracle better"
+
+
+def test_fewer_paired_cases_than_min_cases_reach_no_conclusion():
+    """The README's rule holds for paired verdicts as for means: eight unanimous cases give an
+    exact p of 2 / 2**8, below 0.05, yet under statistics.min_cases (10) nothing is called."""
+    eight = {"oracle": _scores("reference", [1.0] * 8), "null": _scores("reference", [0.0] * 8)}
+    row = paired_comparisons(eight).set_index("metric").loc["correctness"]
+    assert row["p_value"] == pytest.approx(2 / 256) and row["verdict"] == "no difference shown"
+    assert paired_comparisons(eight, min_cases=8).set_index("metric").loc["correctness", "verdict"] == (
+        "oracle better"
+    )
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert f"fewer than {MIN_CASES} cases reach\n  no conclusion" in readme
 
 
 def test_the_significance_level_is_a_setting():

@@ -138,3 +138,54 @@ def screenshot(page, name: str, full_page: bool = True) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     return path
+
+
+# a report's case search: fills an input as a reader types into it, and resolves with the
+# milliseconds (performance.now()) until the status line says the case's rows are shown
+TIMED_CASE_SEARCH = """async ([input, event, id]) => {
+  const status = () => document.getElementById('page-status').innerText;
+  const t0 = performance.now();
+  const field = document.getElementById(input);
+  field.value = id;
+  field.dispatchEvent(new Event(event));
+  while (!status().includes('case ' + id + ':')) await new Promise(r => setTimeout(r, 2));
+  return performance.now() - t0;
+}"""
+
+
+# what a metadata table needs of the pane it shows in and how wide that pane is (its nearest
+# ancestor that scrolls sideways). The table is laid out in the room its entry leaves it (the
+# pane less the key and timestamp cells beside it and its cell's padding), as it would be if
+# no other entry widened the pane (a long file path does: Dagster's to wrap), and fits when it
+# needs no more than that room
+_TABLE_AND_PANE = """(cell) => {
+  const table = cell.closest('table');
+  const entry = table.parentElement.closest('td');
+  const row = entry ? entry.parentElement : null;
+  let pane = table.parentElement;
+  while (pane && pane !== document.body) {
+    const overflow = getComputedStyle(pane).overflowX;
+    if (overflow === 'auto' || overflow === 'scroll') break;
+    pane = pane.parentElement;
+  }
+  if (!pane || pane === document.body) pane = document.documentElement;
+  let beside = 0;
+  if (row) {
+    const style = getComputedStyle(entry);
+    beside += parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    for (const other of row.cells) if (other !== entry) beside += other.getBoundingClientRect().width;
+  }
+  const holder = table.parentElement, kept = holder.style.cssText;
+  holder.style.width = holder.style.maxWidth = (pane.clientWidth - beside) + 'px';
+  const needed = table.getBoundingClientRect().width + beside;
+  holder.style.cssText = kept;
+  return [Math.ceil(needed), pane.clientWidth];
+}"""
+
+
+def table_and_pane_widths(page, text: str) -> tuple[int, int]:
+    """The width the metadata table showing ``text`` needs of its pane, and the pane's width."""
+    cell = page.locator("td", has=page.get_by_text(text, exact=True)).last
+    cell.wait_for(timeout=ACTION_TIMEOUT_MS)
+    needed, pane = cell.evaluate(_TABLE_AND_PANE)
+    return needed, pane

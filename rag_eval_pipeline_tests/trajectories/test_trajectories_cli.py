@@ -131,9 +131,12 @@ def test_each_version_is_a_partition_with_lineage_from_a_bad_session_to_its_span
     record = instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=dg.AssetKey("trajectory_scores"), asset_partitions=[VERSION]), limit=1
     ).records[0]
-    worst = record.asset_materialization.metadata["worst_sessions"].value.records[0].data
-    assert worst["session"] == "stock-3" and worst["tool_call_f1"] == 0.5  # the lowest F1
-    assert len(worst["root spans"].split()) == 2  # its turns' root spans: the way down to its spans
+    metadata = record.asset_materialization.metadata
+    worst = metadata["worst_sessions"].value.records[0].data
+    assert worst["session"] == "stock-3" and worst["f1"] == 0.5  # the lowest F1
+    assert worst["first difference"] == 'call 2 sku: "SKU-3" (expected "SKU-2")'  # the wrong SKU, seen
+    entry = metadata["worst session 1: stock-3"].value  # its turns' root spans: the way down to its spans
+    assert len(entry.split("root spans of its turns: ")[1].split()) == 2
     spans = dg.AssetKey("trajectory_spans")
     stored = instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=spans, asset_partitions=[VERSION]), limit=1

@@ -22,6 +22,7 @@ from rag_eval_pipeline_tests.support.ui import (
     screenshot,
     sensor_ticks,
     serve_ui,
+    table_and_pane_widths,
     wait_until,
 )
 
@@ -148,11 +149,36 @@ def test_the_broken_run_opens_on_its_reason_and_the_backfill_shows_one_failed_pa
     screenshot(page, "ui-broken-model-backfill", full_page=False)
 
 
+def test_exactly_one_comparison_follows_the_backfill_and_its_run_names_the_failed_model(ui, backfilled):
+    """Dagster's backfill cannot build the cross-model assets past a failed partition (it marks
+    everything downstream of it failed): the refresh sensor compares once after it ends, and its
+    run says which backfill it completes and which model failed there (docs/ui.md)."""
+    backfill, record = backfilled
+    with ui.instance() as instance:
+        after_launch = instance.fetch_materializations(
+            dg.AssetRecordsFilter(
+                dg.AssetKey("model_comparison"), after_timestamp=backfill.backfill_timestamp
+            ),
+            limit=10,
+        ).records
+        run = instance.get_run_by_id(record.run_id)
+    assert [r.storage_id for r in after_launch] == [record.storage_id]
+    assert run.tags["rag_eval/after_backfill"] == backfill.backfill_id
+    assert run.tags["rag_eval/failed_models"] == "broken"
+
+
 def test_the_comparison_names_the_broken_model_and_the_report_opens(ui, browser, backfilled):
     page = browser.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_page(page, f"{ui.url}/assets/model_comparison")
     page.get_by_text(re.compile(r"broken: missing: evaluation run")).first.wait_for(timeout=60_000)
     screenshot(page, "ui-broken-model-comparison", full_page=False)
+    # each row's model links to its cases (judge_scores on its partition)
+    link = page.locator("a", has_text="extractive-baseline").first
+    href = link.get_attribute("href")
+    assert "/assets/judge_scores?view=partitions&partition=extractive-baseline" in href, href
+    table, pane = table_and_pane_widths(page, "extractive-baseline")
+    assert table <= pane, f"the comparison is {table} px wide in a {pane} px pane"
     page.goto(f"{ui.reports_url}/eval_report.html", wait_until="load")
     page.wait_for_selector("#missing", timeout=60_000)
     assert REASON in page.locator("#missing").inner_text()

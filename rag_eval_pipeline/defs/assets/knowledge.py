@@ -5,7 +5,7 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
-from rag_eval_pipeline.data.documents import merge_passages
+from rag_eval_pipeline.data.documents import folder_fingerprint, merge_passages
 from rag_eval_pipeline.data.hotpotqa import load_questions, sample_questions
 from rag_eval_pipeline.data.images import image_sizes
 from rag_eval_pipeline.data.judgement_file import custom_knowledge_base, read_judgement_file
@@ -21,7 +21,14 @@ from rag_eval_pipeline.data.visual_labels import GOLD_IMAGE_SIZES
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.io_manager import COLUMNS, PublishSnapshot
 from rag_eval_pipeline.defs.metadata import index_metadata
-from rag_eval_pipeline.defs.names import HOTPOTQA_RAW, JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES, KNOWLEDGE
+from rag_eval_pipeline.defs.names import (
+    DOCUMENTS_FINGERPRINT,
+    HOTPOTQA_RAW,
+    JUDGEMENT_LIST,
+    KB_INDEX,
+    KB_PASSAGES,
+    KNOWLEDGE,
+)
 from rag_eval_pipeline.defs.resources import DocumentsResource, KnowledgeBaseResource, SettingsResource
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -95,6 +102,8 @@ def user_documents(context: dg.AssetExecutionContext, documents: DocumentsResour
         {
             "folder": str(documents.folder),
             "files": len(loaded.versions),
+            # what the new-documents sensor's first tick compares the folder with
+            DOCUMENTS_FINGERPRINT: folder_fingerprint(loaded.versions),
             "passages": len(loaded.passages),
             "languages": dg.MetadataValue.json(loaded.passages["language"].value_counts().to_dict()),
             "skipped": dg.MetadataValue.md("\n".join(f"- {p}" for p in loaded.problems) or "none"),

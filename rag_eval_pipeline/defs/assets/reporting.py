@@ -35,7 +35,7 @@ from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
-from rag_eval_pipeline.reporting.report import render_report
+from rag_eval_pipeline.reporting.report import case_languages, render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
@@ -101,7 +101,13 @@ def model_comparison(
     probes = load_probes(UPath(context.instance.storage_directory()) / ARTIFACTS)
     comparison = compare_models(with_probes(metric_summary, probes), stale, corrected_means, missing)
     context.add_output_metadata(
-        comparison_metadata(comparison, language_breakdown(metric_summary), standing(paired_comparison))
+        comparison_metadata(
+            comparison,
+            language_breakdown(metric_summary),
+            standing(paired_comparison),
+            settings.settings.ui.dagster_url,
+            case_languages(metric_summary),
+        )
     )
     return comparison
 
@@ -115,7 +121,7 @@ def paired_comparison(
     the significance level and the interval excludes 0."""
     statistics = settings.settings.statistics
     comparisons = paired_comparisons(
-        judge_scores, statistics.significance_level, statistics.monte_carlo_draws
+        judge_scores, statistics.significance_level, statistics.monte_carlo_draws, statistics.min_cases
     )
     decided = (
         comparisons[comparisons["verdict"] != "no difference shown"] if len(comparisons) else comparisons
@@ -124,7 +130,9 @@ def paired_comparison(
         {
             "pairs": len(comparisons),
             "differences_shown": len(decided),
-            "verdict_rule": VERDICT_RULE.format(level=statistics.significance_level),
+            "verdict_rule": VERDICT_RULE.format(
+                level=statistics.significance_level, min_cases=statistics.min_cases
+            ),
             "verdicts": verdicts_table(comparisons),
             "comparisons": dg.MetadataValue.md(to_markdown(comparisons)),
         }
@@ -213,7 +221,10 @@ def eval_report(
         judgement_list,
         history.read(),
         paired_comparison,
-        VERDICT_RULE.format(level=settings.settings.statistics.significance_level),
+        VERDICT_RULE.format(
+            level=settings.settings.statistics.significance_level,
+            min_cases=settings.settings.statistics.min_cases,
+        ),
         stale,
         judge_validation,
         judge_agreement,

@@ -4,6 +4,7 @@ reference, the sessions judged by LLMs, and the summary with pass^k, held to its
 
 import asyncio
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import dagster as dg
@@ -20,10 +21,17 @@ from rag_eval_pipeline.defs.resources.trajectories import TrajectorySourcesResou
 from rag_eval_pipeline.judges.engine import JudgeCaller
 from rag_eval_pipeline.metrics.agreement import SESSION_METRICS
 from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
-from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown
+from rag_eval_pipeline.trajectories.differences import (
+    CallPair,
+    aligned_calls,
+    calls_markdown,
+    first_difference,
+)
 from rag_eval_pipeline.trajectories.events import session_events
 from rag_eval_pipeline.trajectories.judges import judge_sessions
-from rag_eval_pipeline.trajectories.sessions import Reconstruction, reconstruct, sessions_of_version
+from rag_eval_pipeline.trajectories.reference import Task
+from rag_eval_pipeline.trajectories.sessions import Reconstruction, Session, reconstruct, sessions_of_version
 from rag_eval_pipeline.trajectories.sources import spans_frame, spans_of_frame
 from rag_eval_pipeline.trajectories.tables import (
     SCORE_METRICS,
@@ -43,26 +51,63 @@ def _clip(text: str, most: int) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
-def worst_sessions_table(scores: pd.DataFrame) -> dg.TableMetadataValue:
-    """The lowest-F1 sessions, one row each: the calls made against those expected, and the
-    root spans of its turns (the session's lineage down to the spans it was rebuilt from)."""
-    worst = scores.sort_values(["tool_call_f1", "match_strict", "session_id"]).head(WORST_SHOWN)
+def _pairs(session: Session, task: Task) -> list[CallPair]:
+    made = [(c.name, c.arguments) for c in session.tool_calls]
+    return aligned_calls(made, [(c.name, c.canonical_arguments) for c in task.expected_calls])
+
+
+def _worst(scores: pd.DataFrame) -> pd.DataFrame:
+    return scores.sort_values(["tool_call_f1", "match_strict", "session_id"]).head(WORST_SHOWN)
+
+
+def worst_sessions_table(
+    scores: pd.DataFrame, sessions: Sequence[Session], tasks: Sequence[Task]
+) -> dg.TableMetadataValue:
+    """The lowest-F1 sessions, one narrow row each (Dagster's pane at 1,440 px): where its calls
+    first part from the reference (the argument and both values). Every call in full and the
+    root spans of its turns (its lineage down to the spans) are the session's own entry."""
+    held = {s.session_id: s for s in sessions}
+    task_of = {sid: task for task in tasks for sid in task.session_ids}
     records = [
         dg.TableRecord(
             {
                 "session": str(row.session_id),
-                "task": str(row.task_id),
-                "tool_call_f1": round(float(row.tool_call_f1), 3),
-                "strict": "yes" if row.match_strict else "no",
-                "made": _clip(str(row.made_calls), 60),
-                "expected": _clip(str(row.expected_calls), 60),
-                "root spans": str(row.root_span_ids),
+                "f1": round(float(row.tool_call_f1), 3),  # tool-call F1
+                "first difference": _clip(
+                    first_difference(_pairs(held[row.session_id], task_of[row.session_id])), 44
+                ),
             }
         )
-        for row in worst.itertuples()
+        for row in _worst(scores).itertuples()
     ]
-    columns = [dg.TableColumn(n, "float" if n == "tool_call_f1" else "string") for n in records[0].data]
+    columns = [dg.TableColumn(n, "float" if n == "f1" else "string") for n in records[0].data]
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
+
+
+def session_key(rank: int, session_id: str) -> str:
+    return f"worst session {rank}: {session_id}"
+
+
+def worst_session_entries(
+    scores: pd.DataFrame, sessions: Sequence[Session], tasks: Sequence[Task]
+) -> dict[str, dg.MarkdownMetadataValue]:
+    """Each worst session in full, as its own entry (as a worst case is): its task and scores,
+    every call made beside the call expected with the differing arguments in bold, and the root
+    spans of its turns."""
+    held = {s.session_id: s for s in sessions}
+    task_of = {sid: task for task in tasks for sid in task.session_ids}
+    entries = {}
+    for rank, row in enumerate(_worst(scores).itertuples(), start=1):
+        lines = [
+            f"**session {markdown_text(row.session_id)}** of task {markdown_text(row.task_id)}: "
+            f"tool_call_f1 {float(row.tool_call_f1):.3f}, strict match {'yes' if row.match_strict else 'no'}",
+            "",
+            calls_markdown(_pairs(held[row.session_id], task_of[row.session_id])),
+            "",
+            f"root spans of its turns: {markdown_text(row.root_span_ids)}",
+        ]
+        entries[session_key(rank, str(row.session_id))] = dg.MetadataValue.md("\n".join(lines))
+    return entries
 
 
 def reconstruction_metadata(report: Reconstruction) -> dict[str, object]:
@@ -170,8 +215,8 @@ def trajectory_scores(
     superset match, steps, repeated calls, tool error rate, forbidden calls; the worst sessions
     listed with their span ids (their lineage down to the spans). With
     ``tracing.evaluation_events``, each score also goes to the session's first root span."""
-    sessions = sessions_of_frame(agent_sessions)
-    scores, unscored = score_frame(sessions, trajectory_sources.read_tasks())
+    sessions, tasks = sessions_of_frame(agent_sessions), trajectory_sources.read_tasks()
+    scores, unscored = score_frame(sessions, tasks)
     sent = _send_events(context, tracing, scores, sessions, SCORE_METRICS)
     if unscored:
         context.log.warning(
@@ -182,7 +227,8 @@ def trajectory_scores(
             "sessions": len(scores),
             "unscored_sessions": len(unscored),
             **sent,
-            **({"worst_sessions": worst_sessions_table(scores)} if len(scores) else {}),
+            **({"worst_sessions": worst_sessions_table(scores, sessions, tasks)} if len(scores) else {}),
+            **(worst_session_entries(scores, sessions, tasks) if len(scores) else {}),
         }
     )
     return scores

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates the Dagster UI screenshots of docs/ from the current UI: the browser tests that take
+# them (rag_eval_pipeline_tests/ui/, slow: `rag-eval ui` and Debian's chromium) write
+# test-artifacts/<name>.png, and each image docs/ shows under that name is replaced by it.
+# test_docs.py holds that every docs/ui-*.png is one a test takes.
+#   bash docs/screenshots.sh [pytest arguments, e.g. -k broken_model]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+.venv/bin/python -m pytest -p no:cacheprovider -q rag_eval_pipeline_tests/ui "$@"
+for image in docs/ui-*.png; do
+  fresh="test-artifacts/$(basename "$image")"
+  if [ -f "$fresh" ]; then cp "$fresh" "$image"; else echo "not taken in this run: $image"; fi
+done
