@@ -105,7 +105,9 @@ def handle_run(args: argparse.Namespace) -> int:
                 print(held.line)
         if not outcome.passed:
             over = [b.line for b in outcome.budgets if not b.passed]
-            print(f"{outcome.day} FAILED: {'; '.join(filter(None, [failed_gates_line(outcome.gates), *over]))}")
+            print(
+                f"{outcome.day} FAILED: {'; '.join(filter(None, [failed_gates_line(outcome.gates), *over]))}"
+            )
             failed.append(outcome.day)
     print(
         f"\n{len(report.days) - len(failed)} of {len(report.days)} days passed; wall time "

@@ -150,12 +150,16 @@ def judge_scores_quality_gates(
     if failed:
         context.log.error(f"quality gate failed: {failed}")
     metadata = {
-        "gates": dg.MetadataValue.md(to_markdown(gate_table(results)) if results else "no thresholds configured"),
+        "gates": dg.MetadataValue.md(
+            to_markdown(gate_table(results)) if results else "no thresholds configured"
+        ),
         "stale": "; ".join(stale) or "no",
     }
     if held:
         metadata["budgets"] = dg.MetadataValue.md(to_markdown(budget_table(held)))
-    return dg.AssetCheckResult(passed=not failed, description=failed or "every gate passed", metadata=metadata)
+    return dg.AssetCheckResult(
+        passed=not failed, description=failed or "every gate passed", metadata=metadata
+    )
 
 
 ASSET_CHECKS = [

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from rag_eval_pipeline.judges.score_cases import OVER_BUDGET
-from rag_eval_pipeline.metrics.budgets import BUDGET, Budget, BudgetResult, budget_rows, check_budgets
 from rag_eval_pipeline.language.detect import resolve_languages
+from rag_eval_pipeline.metrics.budgets import BUDGET, Budget, BudgetResult, budget_rows, check_budgets
 from rag_eval_pipeline.metrics.gates import GateResult, check_gates
 from rag_eval_pipeline.metrics.schema import USAGE
 from rag_eval_pipeline.metrics.settings import OVERALL, Gate, IntervalMethod

@@ -167,7 +167,9 @@ def test_the_blocking_quality_gates_check_fails_on_a_budget_with_the_gates_line(
     )
     evaluation = next(iter(check.values())).event.dagster_event.event_specific_data
     assert evaluation.passed is False
-    assert re.fullmatch(r"latency max \S+ s is greater than the threshold 0 s \(worst: .+\)", evaluation.description)
+    assert re.fullmatch(
+        r"latency max \S+ s is greater than the threshold 0 s \(worst: .+\)", evaluation.description
+    )
     assert "latency_p50_s" in evaluation.metadata["budgets"].value  # the generous one, passed, listed
     after = instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=["oracle"]), limit=10

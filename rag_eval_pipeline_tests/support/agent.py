@@ -52,7 +52,9 @@ class AgentService:
 
 
 @contextlib.contextmanager
-def agent_service(latency_s: float = 0.0, hang_s: float = 30.0, traced: bool = False) -> Iterator[AgentService]:
+def agent_service(
+    latency_s: float = 0.0, hang_s: float = 30.0, traced: bool = False
+) -> Iterator[AgentService]:
     """``python -m example_agent`` over the shared HotpotQA file, until the block ends (``traced``:
     its replies carry a W3C ``traceparent`` header)."""
     port = free_port()

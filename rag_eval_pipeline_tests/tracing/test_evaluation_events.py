@@ -382,7 +382,8 @@ def test_replies_ids_and_an_http_agents_traceparent_header_reach_the_events(
     instance = open_instance(str(tmp_path / "home"))
     bot, haiku = (load_asset(instance, "candidate_answers", m) for m in ("bot", "haiku"))
     by_model = {
-        model: [e for e in events if e["attributes"]["rag_eval.answer_model"] == model] for model in ("bot", "haiku")
+        model: [e for e in events if e["attributes"]["rag_eval.answer_model"] == model]
+        for model in ("bot", "haiku")
     }
     assert by_model["bot"] and by_model["haiku"] and asked
 

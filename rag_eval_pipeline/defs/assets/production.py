@@ -265,7 +265,8 @@ def _summary(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
         )
         chosen = settings.settings.production
         failed = _failed_line(
-            day_gates(summary, chosen.gates(), statistics.min_cases), day_budgets(summary, chosen.budgets_held())
+            day_gates(summary, chosen.gates(), statistics.min_cases),
+            day_budgets(summary, chosen.budgets_held()),
         )
         context.add_output_metadata(
             {**summary_metadata(summary), "thresholds": failed or "every threshold passed"}
