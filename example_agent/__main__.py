@@ -32,6 +32,9 @@ for options in (parser, served):
     options.add_argument("--port", type=int, default=8080)
     options.add_argument("--latency", type=float, default=0.0, help="seconds each answer takes")
     options.add_argument("--hang", type=float, default=30.0, help="seconds a 'hang' fault holds its request")
+    options.add_argument(
+        "--traced", action="store_true", help="a traceparent response header, as an instrumented agent sends"
+    )
 args = parser.parse_args()
 
 if args.command == "traffic":
@@ -91,7 +94,7 @@ elif args.command == "export":
             )
     print(f"{args.n} answers written to {args.path}")
 else:
-    server = serve(args.port, args.latency, args.hang)
+    server = serve(args.port, args.latency, args.hang, traced=args.traced)
     print(f"example agent at http://127.0.0.1:{server.server_address[1]}/chat", flush=True)
     try:
         threading.Event().wait()

@@ -4,7 +4,11 @@
     -> {"data": {"reply": {"text": "...", "cites": [{"doc_id": "..."}, ...]},
                  "retrieval": {"documents": [{"doc": {"id": "...", "title": "...", "body": "..."},
                                               "score": 1.7}, ...]}},
-        "meta": {"session": "..."}}
+        "meta": {"session": "...", "reply_id": "resp_..."}}
+
+Traced (``traced``), it answers as an OpenTelemetry-instrumented service does: a W3C
+``traceparent`` response header naming the span it answered in (ids derived from the question,
+so a test knows them: ``trace_of``).
 
 For tests and benchmarks it can be slowed (``latency_s``) and told to misbehave for a session:
 POST /_faults {"eval-<qid>": ["429", "500", "hang", "html", "no_answer", "401"], "*": [...]} makes
@@ -13,6 +17,7 @@ requests; POST /_reset forgets both."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -30,13 +35,27 @@ FAULT_REPLIES = {
 }
 
 
+def trace_of(question: str) -> tuple[str, str]:
+    """The (trace id, span id) a traced agent reports for ``question``, in hex."""
+    digest = hashlib.sha256(question.encode()).hexdigest()
+    return digest[:32], digest[32:48]
+
+
+def reply_id_of(question: str) -> str:
+    """The id the agent gives its reply to ``question`` (``meta.reply_id``)."""
+    return "resp_" + hashlib.sha256(question.encode()).hexdigest()[48:64]
+
+
 class AgentService:
     """The agent, its fault plan and its request counts, shared by the handler threads."""
 
-    def __init__(self, agent: Agent, latency_s: float = 0.0, hang_s: float = 30.0) -> None:
+    def __init__(
+        self, agent: Agent, latency_s: float = 0.0, hang_s: float = 30.0, traced: bool = False
+    ) -> None:
         self.agent = agent
         self.latency_s = latency_s
         self.hang_s = hang_s
+        self.traced = traced
         self.requests: Counter[str] = Counter()  # by session
         self.faults: dict[str, list[str]] = {}
         self.lock = threading.Lock()
@@ -63,7 +82,7 @@ class AgentService:
                 "reply": {"text": found["answer"], "cites": cites},
                 "retrieval": {"documents": documents},
             },
-            "meta": {"session": session},
+            "meta": {"session": session, "reply_id": reply_id_of(question)},
         }
 
 
@@ -84,8 +103,8 @@ def make_handler(service: AgentService) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def _json(self, status: int, value: object) -> None:
-            self._send(status, "application/json", json.dumps(value).encode())
+        def _json(self, status: int, value: object, headers: dict[str, str] | None = None) -> None:
+            self._send(status, "application/json", json.dumps(value).encode(), headers)
 
         def _body(self) -> dict:
             length = int(self.headers.get("Content-Length") or 0)
@@ -133,7 +152,9 @@ def make_handler(service: AgentService) -> type[BaseHTTPRequestHandler]:
             if not isinstance(question, str) or not question.strip():
                 self._json(400, {"error": "query must be a non-empty string"})
                 return
-            self._json(200, service.reply(question, session))
+            trace, span = trace_of(question)
+            headers = {"traceparent": f"00-{trace}-{span}-01"} if service.traced else None
+            self._json(200, service.reply(question, session), headers)
 
     return Handler
 
@@ -144,10 +165,14 @@ class _Server(ThreadingHTTPServer):
 
 
 def serve(
-    port: int, latency_s: float = 0.0, hang_s: float = 30.0, agent: Agent | None = None
+    port: int,
+    latency_s: float = 0.0,
+    hang_s: float = 30.0,
+    agent: Agent | None = None,
+    traced: bool = False,
 ) -> ThreadingHTTPServer:
     """The service on 127.0.0.1:``port`` (0: a free one), in a background thread."""
-    service = AgentService(agent or default_agent(), latency_s, hang_s)
+    service = AgentService(agent or default_agent(), latency_s, hang_s, traced)
     server = _Server(("127.0.0.1", port), make_handler(service))
     server.service = service  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()

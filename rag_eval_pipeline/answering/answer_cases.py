@@ -60,6 +60,7 @@ CANDIDATE_COLUMNS = [
     "cost_usd",
     "from_cache",
     "agent_trace",  # the agent's own trace of its reply, where its mapping reads one
+    "response_id",  # the reply's own id (gen_ai.response.id): an LLM's message id, an agent's mapped id
 ]
 
 
@@ -260,6 +261,7 @@ def _answered(result: AnswerResult, max_answer_chars: int, redact: Redactor) -> 
         "cost_usd": result.cost_usd,
         "from_cache": result.from_cache,
         "agent_trace": result.trace,
+        "response_id": result.response_id,
         **result.usage.to_dict(),
     }
 

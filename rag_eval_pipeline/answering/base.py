@@ -63,6 +63,7 @@ class AnswerResult:
     # the call's latency when it was made (a cached answer's first one; None: not recorded)
     latency_s: float | None = None
     trace: str | None = None  # the agent's own trace of this reply, as it said it (traceparent or id)
+    response_id: str | None = None  # the reply's own id (an LLM's message id, an agent's mapped id)
     visual: VisualAnswer | None = None  # images, boxes, heat maps it returned (None: it says none)
 
 

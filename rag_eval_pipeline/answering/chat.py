@@ -161,6 +161,7 @@ class ChatAnswerer:
             cost_usd=cost_usd(self.model_id, response.usage, self.prices, response.batch),
             from_cache=response.from_cache,
             latency_s=response.latency_s,
+            response_id=response.response_id,
         )
 
 

@@ -21,6 +21,7 @@ from rag_eval_pipeline.instance.production import (
     production_problems,
     run_production,
 )
+from rag_eval_pipeline.metrics.budgets import BUDGET, budget_table
 from rag_eval_pipeline.metrics.gates import failed_gates_line
 from rag_eval_pipeline.metrics.schema import USAGE
 from rag_eval_pipeline.metrics.settings import Bound
@@ -39,7 +40,8 @@ def day_table(outcome: DayOutcome) -> str:
     """The day's scores with intervals, overall and per agent version, and each threshold's result."""
     summary = outcome.summary
     assert summary is not None
-    rows = summary[(summary["group"] != USAGE) & summary["n"].gt(0)].copy()
+    budgeted = summary["group"].astype(str).str.startswith(BUDGET)  # shown in their own table
+    rows = summary[(summary["group"] != USAGE) & ~budgeted & summary["n"].gt(0)].copy()
     rows["agent_version"] = rows["group"].map(lambda g: "all" if g == "all" else g.split("=", 1)[1])
     results = {(g.judge_id, g.group, g.metric): g for g in outcome.gates}
     thresholds, verdicts = [], []
@@ -96,8 +98,16 @@ def handle_run(args: argparse.Namespace) -> int:
         for gate in outcome.gates:
             if gate.passed and gate.note:  # a threshold on a version not live that day
                 print(f"note: the threshold on {gate.metric} in {gate.group} does not apply: {gate.note}")
+        if outcome.budgets:
+            print("\n" + to_markdown(budget_table(outcome.budgets)))
+        for held in outcome.budgets:
+            if not held.passed:  # the line `rag-eval gate` prints for the same budget
+                print(held.line)
         if not outcome.passed:
-            print(f"{outcome.day} FAILED: {failed_gates_line(outcome.gates)}")
+            over = [b.line for b in outcome.budgets if not b.passed]
+            print(
+                f"{outcome.day} FAILED: {'; '.join(filter(None, [failed_gates_line(outcome.gates), *over]))}"
+            )
             failed.append(outcome.day)
     print(
         f"\n{len(report.days) - len(failed)} of {len(report.days)} days passed; wall time "

@@ -16,6 +16,7 @@ from rag_eval_pipeline.defs.names import (
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import SettingsResource
+from rag_eval_pipeline.metrics.budgets import budget_table, budgets_of, check_budgets
 from rag_eval_pipeline.metrics.freshness import answers_provenance, current_provenance, freshness
 from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
 from rag_eval_pipeline.metrics.summary import summarize
@@ -125,11 +126,13 @@ def judge_scores_quality_gates(
     kb_index: IndexManifest,
     settings: SettingsResource,
 ) -> dg.AssetCheckResult:
-    """The configured metric thresholds (none by default): below one, on too few cases to
-    conclude, or on answers that no longer describe the current evaluation (stale), the summary
-    is blocked. The failing metrics, values and thresholds are named in the run's log."""
+    """The configured metric thresholds and budgets (none by default): below a threshold, over a
+    budget (latency, cost per case), on too few cases to conclude, or on answers that no longer
+    describe the current evaluation (stale), the summary is blocked. The failing metrics and
+    budgets, values and limits are named in the run's log, in the lines `rag-eval gate` prints."""
     thresholds, statistics = settings.settings.gates(), settings.settings.statistics
-    if not thresholds:
+    budgets = budgets_of(settings.settings.budgets)
+    if not thresholds and not budgets:
         return dg.AssetCheckResult(passed=True, metadata={"gates": "no thresholds configured"})
     spec = (
         settings.answer_registry().try_resolve(context.partition_key) if context.has_partition_key else None
@@ -137,18 +140,25 @@ def judge_scores_quality_gates(
     current = current_provenance(judgement_list["qid"], kb_index.version, spec.fingerprint if spec else None)
     stale = freshness(answers_provenance(candidate_answers), current)
     declared = settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique())
-    summary = summarize(judge_scores, None, statistics.interval_method, statistics.min_cases, declared)
+    summary = summarize(
+        judge_scores, candidate_answers, statistics.interval_method, statistics.min_cases, declared
+    )
     results = check_gates(summary, thresholds, min_cases=statistics.min_cases)
-    failed = failed_gates_line(results, stale)
+    held = check_budgets(summary, budgets)
+    # a budget's failure says what `rag-eval gate` says: "latency p95 2.31 s is greater than ..."
+    failed = "; ".join(filter(None, [failed_gates_line(results, stale), *(r.line for r in held)]))
     if failed:
         context.log.error(f"quality gate failed: {failed}")
+    metadata = {
+        "gates": dg.MetadataValue.md(
+            to_markdown(gate_table(results)) if results else "no thresholds configured"
+        ),
+        "stale": "; ".join(stale) or "no",
+    }
+    if held:
+        metadata["budgets"] = dg.MetadataValue.md(to_markdown(budget_table(held)))
     return dg.AssetCheckResult(
-        passed=not failed,
-        description=failed or "every gate passed",
-        metadata={
-            "gates": dg.MetadataValue.md(to_markdown(gate_table(results))),
-            "stale": "; ".join(stale) or "no",
-        },
+        passed=not failed, description=failed or "every gate passed", metadata=metadata
     )
 
 

@@ -6,6 +6,7 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.llm.services import LLMServices
+from rag_eval_pipeline.metrics.budgets import BUDGET
 from rag_eval_pipeline.metrics.schema import USAGE
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.production.interactions import ReadInteractions
@@ -82,8 +83,10 @@ def scores_metadata(
 
 
 def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
-    scored = summary[(summary["group"] != USAGE) & summary["mean"].notna()]
+    budgeted = summary["group"].astype(str).str.startswith(BUDGET)
+    scored = summary[(summary["group"] != USAGE) & ~budgeted & summary["mean"].notna()]
     overall = scored[scored["group"] == OVERALL]
+    figures = summary[budgeted & summary["n"].gt(0)]
     usage = summary[(summary["group"] == USAGE) & (summary["metric"] == "cost_usd")]
     table = means_with_intervals(
         scored[["judge_id", "metric", "group", "mean", "ci_low", "ci_high", "n", "note"]]
@@ -95,6 +98,16 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
             f"{row.judge_id}/{row.metric}": dg.MetadataValue.float(round(float(row.mean), 4))
             for row in overall.itertuples()
         },
+        # the agent's latency and cost per interaction: plotted over the days like the means
+        **{
+            f"{row.judge_id}/{row.metric}": dg.MetadataValue.float(round(float(row.mean), 6))
+            for row in figures[figures["group"] == BUDGET].itertuples()
+        },
+        **(
+            {"budgets": dg.MetadataValue.md(to_markdown(figures[["metric", "group", "mean", "n", "note"]]))}
+            if len(figures)
+            else {}
+        ),
     }
 
 

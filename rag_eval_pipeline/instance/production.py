@@ -28,9 +28,10 @@ from rag_eval_pipeline.judges.score_cases import OVER_BUDGET
 from rag_eval_pipeline.llm.pricing import price_for
 from rag_eval_pipeline.llm.providers import llm_provider
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.metrics.budgets import BudgetResult
 from rag_eval_pipeline.metrics.gates import GateResult
 from rag_eval_pipeline.production.interactions import day_digests
-from rag_eval_pipeline.production.scoring import day_cost, day_gates
+from rag_eval_pipeline.production.scoring import day_budgets, day_cost, day_gates
 from rag_eval_pipeline.production.sources import read_sources, source_problems
 
 CLI_TRIGGER = "cli"
@@ -42,8 +43,9 @@ class NoProductionError(ValueError):
 
 @dataclass
 class DayOutcome:
-    """One day as its run left it: the summary, each threshold's result, cost and cases the
-    budget stopped; ``error`` when the run failed before a summary."""
+    """One day as its run left it: the summary, each threshold's and latency or cost budget's
+    result, cost and cases the daily budget stopped; ``error`` when the run failed before a
+    summary."""
 
     day: str
     run_id: str
@@ -53,10 +55,11 @@ class DayOutcome:
     over_budget: int = 0
     cost_usd: float = 0.0
     error: str | None = None
+    budgets: list[BudgetResult] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        return self.error is None and all(g.passed for g in self.gates)
+        return self.error is None and all(g.passed for g in [*self.gates, *self.budgets])
 
 
 @dataclass
@@ -183,5 +186,8 @@ def _outcome(
     except FileNotFoundError:
         return DayOutcome(day, result.run_id, None, error=_failure(result))
     gates = day_gates(summary, settings.production.gates(), settings.statistics.min_cases)  # type: ignore[union-attr]
+    budgets = day_budgets(summary, settings.production.budgets_held())  # type: ignore[union-attr]
     stopped = int(scores.loc[scores["status"] == OVER_BUDGET, "qid"].nunique())
-    return DayOutcome(day, result.run_id, summary, gates, len(sample), stopped, day_cost(summary))
+    return DayOutcome(
+        day, result.run_id, summary, gates, len(sample), stopped, day_cost(summary), budgets=budgets
+    )

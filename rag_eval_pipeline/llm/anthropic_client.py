@@ -93,4 +93,5 @@ def _to_response(message: Any, batch: bool = False) -> LLMResponse:
         stop_reason=message.stop_reason,
         raw_content=raw,
         batch=batch,
+        response_id=getattr(message, "id", None) or None,
     )

@@ -116,6 +116,9 @@ class LLMResponse:
     batch: bool = False  # answered through the Message Batches API (half price)
     # how long the call took when it was made: a cached response keeps its first latency
     latency_s: float | None = None
+    # the provider's id of the reply (Anthropic's ``msg_...``, OpenAI's ``chatcmpl-...``): a
+    # cached response keeps its first one; None where the server gives none
+    response_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -127,6 +130,7 @@ class LLMResponse:
             "raw_content": self.raw_content,
             "batch": self.batch,
             "latency_s": self.latency_s,
+            "response_id": self.response_id,
         }
 
     @classmethod
@@ -141,6 +145,7 @@ class LLMResponse:
             raw_content=list(data.get("raw_content") or []),
             batch=bool(data.get("batch", False)),
             latency_s=data.get("latency_s"),  # None: cached before latencies were kept
+            response_id=data.get("response_id"),  # None: cached before reply ids were kept
         )
 
 

@@ -213,6 +213,7 @@ def to_response(completion: Any, tool: Tool | None, mode: StructuredOutput) -> L
         model=completion.model or "",
         stop_reason=_STOP_REASONS.get(choice.finish_reason, choice.finish_reason),
         raw_content=raw,
+        response_id=getattr(completion, "id", None) or None,
     )
 
 

@@ -29,7 +29,8 @@ INTERACTION_COLUMNS = [
     "contexts_known",
     "trace_id",
     "span_id",  # the root span's, where the interaction was read from spans (evaluation events' parent)
-    "latency_s",  # the root span's own duration, where the interaction was read from spans
+    "latency_s",  # the root span's own duration (spans), or the log's latency field
+    "cost_usd",  # what the interaction cost, where the log says (else unknown, never 0)
     "agent_version",
     "user_feedback",
     "metadata",
@@ -155,6 +156,20 @@ def _labels(value: Any) -> list[str | None] | None:
     return None if items is None else [None if v in (None, "") else str(v) for v in items]
 
 
+def _amount(name: str, value: Any) -> float | None:
+    """A latency (seconds) or cost (dollars) as a number; None when not given. A value that is
+    not a number of 0 or more is the row's error, never read as 0."""
+    if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+        return None
+    try:
+        amount = float(value)
+    except (TypeError, ValueError):
+        raise InteractionError(f"{name}: {value!r} is not a number") from None
+    if isinstance(value, bool) or not math.isfinite(amount) or amount < 0:
+        raise InteractionError(f"{name}: {value!r} is not a number of 0 or more")
+    return amount
+
+
 def interaction(
     *,
     source: str,
@@ -168,7 +183,8 @@ def interaction(
     context_titles: Any = None,
     trace_id: Any = None,
     span_id: Any = None,
-    latency_s: float | None = None,
+    latency_s: Any = None,
+    cost_usd: Any = None,
     agent_version: Any = None,
     user_feedback: Any = None,
     metadata: Any = None,
@@ -206,7 +222,8 @@ def interaction(
         "contexts_known": texts is not None,
         "trace_id": trace,
         "span_id": _text(span_id),
-        "latency_s": latency_s,
+        "latency_s": _amount("latency_s", latency_s),
+        "cost_usd": _amount("cost_usd", cost_usd),
         "agent_version": version,
         "user_feedback": _text(user_feedback),
         "metadata": json.dumps(details, sort_keys=True, default=str, ensure_ascii=False),

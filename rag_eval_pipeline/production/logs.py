@@ -1,7 +1,8 @@
 """Interactions from a folder of logs: JSONL or parquet rows ``{question, answer, contexts,
 timestamp}`` (optional ``context_ids``, ``context_titles``, ``trace_id``, ``user_feedback``,
-``agent_version``, ``metadata``), each field read through the source's column mapping, as an
-answers file's are. A row that cannot be read is named by file and line; the others are kept."""
+``agent_version``, ``metadata``, ``latency_s``, ``cost_usd``), each field read through the
+source's column mapping, as an answers file's are. A row that cannot be read is named by file
+and line; the others are kept."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ OPTIONAL = (
     "user_feedback",
     "agent_version",
     "metadata",
+    "latency_s",
+    "cost_usd",
 )
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 
 from rag_eval_pipeline.judges.score_cases import OVER_BUDGET
 from rag_eval_pipeline.language.detect import resolve_languages
+from rag_eval_pipeline.metrics.budgets import BUDGET, Budget, BudgetResult, budget_rows, check_budgets
 from rag_eval_pipeline.metrics.gates import GateResult, check_gates
 from rag_eval_pipeline.metrics.schema import USAGE
 from rag_eval_pipeline.metrics.settings import OVERALL, Gate, IntervalMethod
@@ -67,17 +68,50 @@ def with_versions(scores: pd.DataFrame, sample: pd.DataFrame) -> pd.DataFrame:
     return scores.assign(**{VERSION_GROUP: scores["qid"].map(versions)})
 
 
+def served_cases(sample: pd.DataFrame) -> pd.DataFrame:
+    """What each sampled interaction took and cost as the agent served it, in the per-case shape
+    the budget figures read: the root span's duration or the log's latency, the log's cost
+    (unknown where it says none, never 0). Every served interaction was answered."""
+    absent = pd.Series([None] * len(sample), index=sample.index, dtype="float64")
+    return pd.DataFrame(
+        {
+            "qid": sample["interaction_id"].astype(str),
+            "repeat": 0,
+            "status": "ok",
+            "latency_s": pd.to_numeric(sample.get("latency_s", absent), errors="coerce"),
+            "cost_usd": pd.to_numeric(sample.get("cost_usd", absent), errors="coerce"),
+            "from_cache": False,
+        }
+    )
+
+
 def summarize_day(
     scores: pd.DataFrame,
     declared: Mapping[str, Sequence[str]],
     method: IntervalMethod | str,
     min_cases: int,
+    sample: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Each judge's reference-free metrics over the day's sample, with 95% intervals, overall
-    and per agent version; a case the budget left unjudged counts as neither scored nor 0."""
+    and per agent version; a case the budget left unjudged counts as neither scored nor 0. With
+    the ``sample``, the budget figures too (latency p50 / p95 / max, cost per case; group
+    ``budget``, ``budget:agent_version=V``), as an evaluation's summary has them."""
     summary = summarize(scores, None, method, min_cases, declared, group_by=(VERSION_GROUP,))
     # whether a question could be answered is unknown here: only the answer rate means something
-    return summary[~summary["metric"].isin(UNKNOWN_ANSWERABILITY)].reset_index(drop=True)
+    summary = summary[~summary["metric"].isin(UNKNOWN_ANSWERABILITY)]
+    if sample is not None and len(sample):
+        versioned = scores if VERSION_GROUP in scores else with_versions(scores, sample)
+        rows = budget_rows(served_cases(sample), versioned, (VERSION_GROUP,))
+        summary = pd.concat([summary, pd.DataFrame(rows, columns=summary.columns)], ignore_index=True)
+    return summary.reset_index(drop=True)
+
+
+def day_budgets(summary: pd.DataFrame, budgets: Sequence[Budget]) -> list[BudgetResult]:
+    """The day against its budgets (``metrics.budgets``: the lines `rag-eval gate` prints); a
+    budget on an agent version that served no traffic that day is not live and is left out."""
+    served = {g.removeprefix(f"{BUDGET}:") for g in summary["group"].astype(str)}
+    live = [b for b in budgets if not b.group.startswith(f"{VERSION_GROUP}=") or b.group in served]
+    return check_budgets(summary, live)
 
 
 def over_budget(scores: pd.DataFrame) -> int:
@@ -121,7 +155,12 @@ def trend_rows(
     interval and n, with the day's threshold on the metric and whether the day passed it."""
     frames = []
     for day, summary in sorted(summaries.items()):
-        scored = summary[(summary["group"] != USAGE) & summary["mean"].notna()]
+        # scores only: the budget figures (seconds, dollars) are not on a score's scale
+        scored = summary[
+            (summary["group"] != USAGE)
+            & ~summary["group"].astype(str).str.startswith(BUDGET)
+            & summary["mean"].notna()
+        ]
         gates = {(r.judge_id, r.metric, r.group): r for r in results.get(day, [])}
         for row in scored.itertuples():
             gate = gates.get((row.judge_id, row.metric, row.group))

@@ -12,6 +12,7 @@ from pydantic import Field, field_validator, model_validator
 
 from rag_eval_pipeline.answering.agents.mapping import compile_path
 from rag_eval_pipeline.common.settings import Strict
+from rag_eval_pipeline.metrics.budgets import Budget, budgets_of
 from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings, checked_thresholds, gates_of
 
 DEFAULT_THRESHOLDS = {"faithfulness": 0.8}  # the staged strategy's production bar
@@ -39,6 +40,8 @@ class LogColumns(Strict):
     user_feedback: str | None = "user_feedback"
     agent_version: str | None = "agent_version"
     metadata: str | None = Field(default="metadata", description="an object of further fields to filter on")
+    latency_s: str | None = Field(default="latency_s", description="seconds the agent took (budgets)")
+    cost_usd: str | None = Field(default="cost_usd", description="dollars the interaction cost (budgets)")
 
     @field_validator("*")
     @classmethod
@@ -123,6 +126,11 @@ class ProductionSettings(Strict):
         default_factory=lambda: dict(DEFAULT_THRESHOLDS),
         description="[agent_version:V/][JUDGE/]METRIC: a score, or {min, bound: lower}; a day below fails",
     )
+    budgets: dict[str, float] = Field(
+        default_factory=dict,
+        description="[agent_version:V/]FIGURE: the most an interaction may take or cost, as the "
+        "evaluation's budgets (latency_p50_s, latency_p95_s, latency_max_s; cost_per_case_usd, cost_max_usd)",
+    )
     daily_budget_usd: float | None = Field(
         default=None, gt=0, description="LLM dollars a day may spend; the calls past it are not made"
     )
@@ -156,8 +164,18 @@ class ProductionSettings(Strict):
             raise ValueError(f"production.sources: the same source twice: {', '.join(repeated)}")
         return self
 
+    @field_validator("budgets")
+    @classmethod
+    def _budgets_read(cls, budgets: dict[str, float]) -> dict[str, float]:
+        budgets_of(budgets)  # the key's grammar and the figure's name, said now
+        return budgets
+
     def gates(self) -> list[Gate]:
         return gates_of(self.thresholds)
+
+    def budgets_held(self) -> list[Budget]:
+        """The day's budgets, each resolved once (``metrics.budgets``, as the evaluation's)."""
+        return budgets_of(self.budgets)
 
     @property
     def zone(self) -> ZoneInfo:

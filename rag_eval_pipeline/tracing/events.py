@@ -4,7 +4,7 @@ The GenAI semantic conventions (v1.38 on, now ``open-telemetry/semantic-conventi
 a score a standard shape: a log record named ``gen_ai.evaluation.result``, parented to the span
 it evaluates, with ``gen_ai.evaluation.name`` (required), ``gen_ai.evaluation.score.value`` and
 ``gen_ai.evaluation.score.label`` (where they apply), ``gen_ai.evaluation.explanation``,
-``gen_ai.response.id`` (not set here: no reply read gives one) and ``error.type`` for an
+``gen_ai.response.id`` (the evaluated reply's own id, where it had one) and ``error.type`` for an
 evaluation that failed. One event here is one case, judge and metric: its name
 ``<judge>.<metric>`` (the metric alone for the reference judge), the judge's reason as
 explanation, a failed judgement's ``error.type`` and no score (never 0), and the case's
@@ -129,13 +129,15 @@ def evaluation_events(
     declared: Mapping[str, Sequence[str]] | None = None,
     gates: Sequence[Gate] = (),
     redact: Callable[[str], str] = lambda text: text,
+    response_ids: Mapping[tuple[str, int], str | None] | None = None,
 ) -> list[EvaluationEvent]:
     """One event per answer (``(qid, repeat)``), judge and metric, a judge's re-scores collapsed
     to their median; a judge's diagnosis is one more event (``<judge>.diagnosis``, its label).
     A judgement that failed gives an event per metric the judge declares, with ``error.type``
     and no score; a metric absent on a case that was judged (it does not apply) gives none.
     ``parents`` maps each answer to the span it is a child of, ``provenance`` adds the run's
-    attributes (model, run, case set), ``redact`` masks secrets in explanations."""
+    attributes (model, run, case set), ``redact`` masks secrets in explanations, ``response_ids``
+    gives each answer's reply id (``gen_ai.response.id``; an answer without one carries none)."""
     if judge_scores.empty:
         return []
     scores = per_answer(judge_scores)
@@ -157,6 +159,9 @@ def evaluation_events(
             "rag_eval.repeat": repeat,
             "rag_eval.judge.id": judge,
         }
+        reply_id = (response_ids or {}).get((qid, repeat))
+        if isinstance(reply_id, str) and reply_id:
+            base["gen_ai.response.id"] = reply_id
         parent = parents.get((qid, repeat))
         if row.get("status", "ok") != "ok":  # a table without statuses (trajectories) is all judged
             failure = {"error.type": error_type(row)}

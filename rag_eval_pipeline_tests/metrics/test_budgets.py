@@ -141,3 +141,37 @@ def test_a_budget_gate_on_a_slow_agent_fails_naming_its_worst_cases_and_a_cached
     assert "(cached: first latency)" in rerun[2]
     code, again_cost, _ = in_process(capsys, *home, *priced)
     assert code == 1 and COST_LINE.search(again_cost)[1] == cost[1]  # the first run's cost
+
+
+@pytest.mark.slow  # a partition re-materialized on the evaluated instance (CI runs it)
+def test_the_blocking_quality_gates_check_fails_on_a_budget_with_the_gates_line(evaluated_copy):
+    """A configuration with budgets and no thresholds: the evaluation's blocking check holds the
+    budget (here no answer can take 0 s) and blocks the summary, its description the line
+    `rag-eval gate` prints."""
+    import dagster as dg
+
+    from rag_eval_pipeline.config import Settings
+    from rag_eval_pipeline.definitions import build_definitions
+
+    defs = build_definitions(settings=Settings(budgets={"latency_max_s": 0.0, "latency_p50_s": 60}))
+    instance = evaluated_copy.instance
+    before = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=["oracle"]), limit=10
+    ).records
+    result = defs.resolve_job_def("evaluation_job").execute_in_process(
+        instance=instance, partition_key="oracle", raise_on_error=False
+    )
+    assert not result.success
+    check = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+        [dg.AssetCheckKey(dg.AssetKey("judge_scores"), "quality_gates")]
+    )
+    evaluation = next(iter(check.values())).event.dagster_event.event_specific_data
+    assert evaluation.passed is False
+    assert re.fullmatch(
+        r"latency max \S+ s is greater than the threshold 0 s \(worst: .+\)", evaluation.description
+    )
+    assert "latency_p50_s" in evaluation.metadata["budgets"].value  # the generous one, passed, listed
+    after = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=["oracle"]), limit=10
+    ).records
+    assert len(after) == len(before)  # blocked: no new summary

@@ -52,8 +52,11 @@ class AgentService:
 
 
 @contextlib.contextmanager
-def agent_service(latency_s: float = 0.0, hang_s: float = 30.0) -> Iterator[AgentService]:
-    """``python -m example_agent`` over the shared HotpotQA file, until the block ends."""
+def agent_service(
+    latency_s: float = 0.0, hang_s: float = 30.0, traced: bool = False
+) -> Iterator[AgentService]:
+    """``python -m example_agent`` over the shared HotpotQA file, until the block ends (``traced``:
+    its replies carry a W3C ``traceparent`` header)."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -66,6 +69,7 @@ def agent_service(latency_s: float = 0.0, hang_s: float = 30.0) -> Iterator[Agen
             str(latency_s),
             "--hang",
             str(hang_s),
+            *(["--traced"] if traced else []),
         ],
         cwd=REPO_ROOT,
         env={**os.environ, "EXAMPLE_AGENT_DATA": str(SHARED_HOTPOTQA)},

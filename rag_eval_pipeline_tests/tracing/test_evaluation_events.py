@@ -341,3 +341,72 @@ def test_an_agent_that_names_its_trace_gets_its_scores_under_its_own_span(
         for r in sl["logRecords"]
     ]
     assert records and {(r["traceId"], r["spanId"]) for r in records} == expected
+
+
+@pytest.mark.slow  # two runs of an LLM answer model and an HTTP agent (CI runs it)
+def test_replies_ids_and_an_http_agents_traceparent_header_reach_the_events(
+    shared_hotpotqa, tmp_path, capsys, monkeypatch
+):
+    """Claude's answers (the Messages-API stand-in's ``msg_...`` ids) and the tests' own HTTP
+    agent's (its mapped ``meta.reply_id``) carry ``gen_ai.response.id``; the agent's events go
+    under the span its ``traceparent`` response header names, not a case span of ours. A re-run
+    from the cache sends the first run's ids."""
+    from example_agent.server import reply_id_of, trace_of
+    from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agent_service
+    from stand_ins.anthropic_api import FakeAnthropic
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    config = tmp_path / "rag_eval.yaml"
+    home = ["--config", str(config), "--dagster-home", str(tmp_path / "home")]
+    run = ["run", "--dataset", str(shared_hotpotqa), "--sample", "5", "--models", "bot,haiku"]
+
+    def traced_run(receiver, agent_url: str) -> list[dict]:
+        bot = {
+            "name": "bot",
+            "provider": "http",
+            "url": agent_url,
+            "version": "b1",
+            "body": HTTP_BODY,
+            "response": {**HTTP_RESPONSE, "id": "$.meta.reply_id"},  # no trace path: the header
+        }
+        tracing = {"enabled": True, "endpoint": f"{receiver.url}/v1/traces", "evaluation_events": True}
+        config.write_text(json.dumps({"answer_models": [bot], "tracing": tracing}))
+        code, out, err = in_process(capsys, *home, *run)
+        assert code == 0, out + err
+        return receiver.logs
+
+    with agent_service(traced=True) as agent, FakeAnthropic() as claude, OtlpReceiver() as receiver:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        events = traced_run(receiver, agent.url)
+        asked, agent_url = len(claude.requests), agent.url
+    instance = open_instance(str(tmp_path / "home"))
+    bot, haiku = (load_asset(instance, "candidate_answers", m) for m in ("bot", "haiku"))
+    by_model = {
+        model: [e for e in events if e["attributes"]["rag_eval.answer_model"] == model]
+        for model in ("bot", "haiku")
+    }
+    assert by_model["bot"] and by_model["haiku"] and asked
+
+    ids = dict(zip(haiku["qid"], haiku["response_id"]))
+    assert all(i.startswith("msg_") for i in ids.values()) and len(set(ids.values())) == len(ids)
+    for event in by_model["haiku"]:
+        assert event["attributes"]["gen_ai.response.id"] == ids[event["attributes"]["rag_eval.qid"]]
+
+    questions = dict(zip(bot["qid"], bot["question"]))
+    for event in by_model["bot"]:
+        question = questions[event["attributes"]["rag_eval.qid"]]
+        assert (event["trace_id"], event["span_id"]) == trace_of(question)  # the header's span
+        assert event["attributes"]["gen_ai.response.id"] == reply_id_of(question)
+
+    # the agent is gone and Claude is new: every answer comes from the cache, with its first id
+    with FakeAnthropic() as claude, OtlpReceiver() as receiver:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        again = traced_run(receiver, agent_url)
+        assert not claude.requests
+    assert {e["attributes"]["rag_eval.answer_model"] for e in again} == {"bot", "haiku"}
+    for event in again:
+        qid = event["attributes"]["rag_eval.qid"]
+        if event["attributes"]["rag_eval.answer_model"] == "haiku":
+            assert event["attributes"]["gen_ai.response.id"] == ids[qid]
+        else:  # the cached reply keeps its header too
+            assert (event["trace_id"], event["span_id"]) == trace_of(questions[qid])

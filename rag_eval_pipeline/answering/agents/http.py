@@ -21,6 +21,7 @@ from rag_eval_pipeline.answering.agents.calls import (
     ConversationTurn,
     FatalAgentError,
 )
+from rag_eval_pipeline.answering.agents.mapping import KEPT_HEADERS, REPLY_HEADERS
 from rag_eval_pipeline.answering.agents.settings import HttpAgentEntry
 from rag_eval_pipeline.common.secrets import Redactor
 
@@ -218,8 +219,14 @@ class HttpTransport:
 
 
 def _json(response: httpx.Response, redact: Redactor) -> Any:
+    """The body, with the response headers the mapping reads (a W3C ``traceparent``) kept
+    beside it when the body is an object, so a cached reply keeps them too."""
     try:
-        return redact.document(response.json())
+        document = redact.document(response.json())
     except ValueError:
         kind = response.headers.get("content-type", "no content type")
         raise AgentCallError(redact(f"the response is not JSON ({kind}): {_excerpt(response)}")) from None
+    kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
+    if kept and isinstance(document, dict):
+        document = {**document, REPLY_HEADERS: kept}
+    return document

@@ -48,7 +48,22 @@ class Reply:
     contexts: tuple[ReturnedContext, ...] | None
     citations: tuple[Citation, ...] | None = None
     trace: str | None = None  # the agent's own trace of the reply (a traceparent or trace id)
+    response_id: str | None = None  # the reply's own id, where the mapping names one
     visual: VisualAnswer | None = None  # the images, boxes and heat maps it returned (answering/visual.py)
+
+
+# the response headers an HTTP agent's reply is read with, kept beside its JSON body under this
+# key (and cached with it): a W3C ``traceparent`` response header names the reply's span
+REPLY_HEADERS = "__rag_eval_headers__"
+TRACEPARENT = "traceparent"
+KEPT_HEADERS = (TRACEPARENT,)
+
+
+def _header(document: Any, name: str) -> str | None:
+    """A response header the transport kept beside the body (None: not sent, or not HTTP)."""
+    headers = document.get(REPLY_HEADERS) if isinstance(document, dict) else None
+    value = headers.get(name) if isinstance(headers, dict) else None
+    return str(value) if value else None
 
 
 class UnreadableReplyError(ValueError):
@@ -85,6 +100,7 @@ class ResponseMapping:
     citations: tuple[str, Any] | None = None  # (INLINE, None): the answer's own markers
     trace: tuple[str, Any] | None = None
     visual: VisualMapping = VisualMapping()
+    id: tuple[str, Any] | None = None
 
     @classmethod
     def of(
@@ -96,6 +112,7 @@ class ResponseMapping:
         citations: str | None = None,
         trace: str | None = None,
         visual: VisualMapping | None = None,
+        id: str | None = None,
     ) -> ResponseMapping:
         def compiled(path: str | None) -> tuple[str, Any] | None:
             return None if path is None else (path, None if path == INLINE else compile_path(path))
@@ -108,6 +125,7 @@ class ResponseMapping:
             compiled(citations),
             compiled(trace),
             visual or VisualMapping(),
+            compiled(id),
         )
 
     @property
@@ -132,14 +150,20 @@ class ResponseMapping:
         except VisualReplyError as err:
             raise UnreadableReplyError(f"response mapping: {err}") from None
         return Reply(
-            answer, self._contexts(document), self._citations(document, answer), self._trace(document), visual
+            answer,
+            self._contexts(document),
+            self._citations(document, answer),
+            trace=self._one(self.trace, document) or _header(document, TRACEPARENT),
+            visual=visual,
+            response_id=self._one(self.id, document),
         )
 
-    def _trace(self, document: Any) -> str | None:
-        """The reply's trace as it says it (None: not mapped, or not in this reply)."""
-        if self.trace is None:
+    @staticmethod
+    def _one(field: tuple[str, Any] | None, document: Any) -> str | None:
+        """A single value the reply says (its trace, its id); None: not mapped, or not in it."""
+        if field is None:
             return None
-        found = _found(self.trace[1], document)
+        found = _found(field[1], document)
         return None if not found or found[0] is None else str(found[0])
 
     def _contexts(self, document: Any) -> tuple[ReturnedContext, ...] | None:
@@ -181,7 +205,7 @@ class ResponseMapping:
     def preview(self, document: Any) -> list[tuple[str, str, str]]:
         """(field, path, what it extracted or ``MISSING``) for every mapped field."""
         rows = []
-        for field in ("answer", "contexts", "context_ids", "context_titles", "citations", "trace"):
+        for field in ("answer", "contexts", "context_ids", "context_titles", "citations", "trace", "id"):
             mapped = getattr(self, field)
             if mapped is None:
                 rows.append((field, "(not mapped)", ""))

@@ -94,6 +94,7 @@ class AgentAnswerer:
             from_cache=cached,
             latency_s=latency,
             trace=reply.trace,
+            response_id=reply.response_id,
             contexts=reply.contexts,
             citations=reply.citations,
             visual=reply.visual,

@@ -40,7 +40,12 @@ class MappingSettings(Strict):
     trace: str | None = Field(
         default=None,
         description="the agent's own trace of this reply: a JSONPath to a W3C traceparent "
-        "(00-<trace id>-<span id>-01) or a trace id; its evaluation events go under that span",
+        "(00-<trace id>-<span id>-01) or a trace id; its evaluation events go under that span "
+        "(unmapped or not found: an HTTP agent's traceparent response header)",
+    )
+    id: str | None = Field(
+        default=None,
+        description="the reply's own id (a JSONPath): its evaluation events carry it as gen_ai.response.id",
     )
 
     # what it looked at (answering/visual.py): ranked image ids, [{image, box, score?}], {image: heat map}
@@ -57,6 +62,7 @@ class MappingSettings(Strict):
         "context_titles",
         "citations",
         "trace",
+        "id",
         "images",
         "boxes",
         "heatmaps",
@@ -80,6 +86,7 @@ class MappingSettings(Strict):
             self.citations,
             trace=self.trace,
             visual=VisualMapping.of(self.images, self.boxes, self.heatmaps),
+            id=self.id,
         )
 
 

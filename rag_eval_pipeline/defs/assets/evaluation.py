@@ -382,6 +382,13 @@ def _event_parents(candidate_answers: pd.DataFrame, keys: list, roots: list) -> 
     }
 
 
+def _response_ids(candidate_answers: pd.DataFrame, keys: list) -> dict:
+    """Each answer's reply id (an LLM's message id, an agent's mapped one; a table stored before
+    ids were kept has none)."""
+    ids = candidate_answers.get("response_id", pd.Series([None] * len(keys)))
+    return {key: value for key, value in zip(keys, ids) if isinstance(value, str) and value}
+
+
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
 def case_traces(
     context: dg.AssetExecutionContext,
@@ -422,6 +429,7 @@ def case_traces(
             settings.judge_registry().declared_metrics(judge_scores["judge_id"].unique()),
             settings.settings.gates(),
             settings.settings.redactor(),
+            _response_ids(candidate_answers, keys),
         )
         sent = tracing.export_events(events, collector_down=down)
         if sent.dropped:

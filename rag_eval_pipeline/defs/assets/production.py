@@ -44,10 +44,12 @@ from rag_eval_pipeline.defs.resources import (
 )
 from rag_eval_pipeline.defs.resources.production import ProductionResource
 from rag_eval_pipeline.judges.score_cases import score_cases
+from rag_eval_pipeline.metrics.budgets import budget_table
 from rag_eval_pipeline.metrics.gates import failed_gates_line, gate_table
 from rag_eval_pipeline.production.interactions import day_digests
 from rag_eval_pipeline.production.sampling import draw_sample, filtered
 from rag_eval_pipeline.production.scoring import (
+    day_budgets,
     day_gates,
     over_budget,
     production_cases,
@@ -245,18 +247,29 @@ def _send_events(
 
 
 def _summary(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
-    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="2")
     def production_summary(
-        context: dg.AssetExecutionContext, production_scores: pd.DataFrame, settings: SettingsResource
+        context: dg.AssetExecutionContext,
+        production_scores: pd.DataFrame,
+        production_sample: pd.DataFrame,
+        settings: SettingsResource,
     ) -> pd.DataFrame:
         """The day's mean of each reference-free metric with its 95% interval, overall and per agent
-        version, with counts and the day's tokens and dollars; held to the thresholds by its check."""
+        version, with counts, the day's tokens and dollars, and the agent's latency p50 / p95 / max
+        and cost per interaction (where its spans or logs say); held to the thresholds and
+        budgets by its check."""
         statistics = settings.settings.statistics
         declared = settings.judge_registry().declared_reference_free(production_scores["judge_id"].unique())
-        summary = summarize_day(production_scores, declared, statistics.interval_method, statistics.min_cases)
-        gates = day_gates(summary, settings.settings.production.gates(), statistics.min_cases)
+        summary = summarize_day(
+            production_scores, declared, statistics.interval_method, statistics.min_cases, production_sample
+        )
+        chosen = settings.settings.production
+        failed = _failed_line(
+            day_gates(summary, chosen.gates(), statistics.min_cases),
+            day_budgets(summary, chosen.budgets_held()),
+        )
         context.add_output_metadata(
-            {**summary_metadata(summary), "thresholds": failed_gates_line(gates) or "every threshold passed"}
+            {**summary_metadata(summary), "thresholds": failed or "every threshold passed"}
         )
         return summary
 
@@ -270,21 +283,28 @@ def _quality_gates(
     def production_summary_quality_gates(
         context: dg.AssetCheckExecutionContext, production_summary: pd.DataFrame, settings: SettingsResource
     ) -> dg.AssetCheckResult:
-        """The day against the production thresholds (faithfulness 0.8 by default): below one, or
-        on too few scored cases to conclude, the day fails, naming metric, value and threshold."""
-        results = day_gates(
-            production_summary, settings.settings.production.gates(), settings.settings.statistics.min_cases
-        )
-        failed = failed_gates_line(results)
+        """The day against the production thresholds (faithfulness 0.8 by default) and budgets
+        (none by default): below a threshold, over a budget, or on too few scored cases to
+        conclude, the day fails, naming metric or figure, value and limit."""
+        chosen = settings.settings.production
+        results = day_gates(production_summary, chosen.gates(), settings.settings.statistics.min_cases)
+        held = day_budgets(production_summary, chosen.budgets_held())
+        failed = _failed_line(results, held)
         if failed:
             context.log.error(f"{context.partition_key}: production threshold failed: {failed}")
+        metadata = {"gates": dg.MetadataValue.md(to_markdown(gate_table(results)))}
+        if held:
+            metadata["budgets"] = dg.MetadataValue.md(to_markdown(budget_table(held)))
         return dg.AssetCheckResult(
-            passed=not failed,
-            description=failed or "every threshold passed",
-            metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)))},
+            passed=not failed, description=failed or "every threshold passed", metadata=metadata
         )
 
     return production_summary_quality_gates
+
+
+def _failed_line(gates: list, budgets: list) -> str:
+    """What failed, thresholds then budgets, in one line (a budget in the line `gate` prints)."""
+    return "; ".join(filter(None, [failed_gates_line(gates), *(b.line for b in budgets)]))
 
 
 def _verdict(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
@@ -321,7 +341,9 @@ def production_trend(
     results = {day: day_gates(s, gates, statistics.min_cases) for day, s in production_summary.items()}
     trend = trend_rows(production_summary, results)
     path = monitoring.publish(production_exposition(trend), PRODUCTION)
-    failing = sorted({d for d, r in results.items() if any(not g.passed for g in r)})
+    budgets = settings.settings.production.budgets_held()
+    over = {d for d, s in production_summary.items() if any(not b.passed for b in day_budgets(s, budgets))}
+    failing = sorted({d for d, r in results.items() if any(not g.passed for g in r)} | over)
     context.add_output_metadata(
         {
             "days": len(production_summary),
