@@ -209,7 +209,10 @@ def test_names_and_input_that_would_slip_through_are_refused_in_one_line(tmp_pat
     binary = tmp_path / "questions.jsonl"
     binary.write_bytes(b'\n\xff\xfe\x00binary\n{"id": "a"}\n')  # (read line by line: the first bad line)
     code, _, err = in_process(capsys, "--dagster-home", str(tmp_path / "h"), "run", "--dataset", str(binary))
-    assert code == 2 and err == f"error: {binary}, line 2: not valid UTF-8 text (a binary file?)\n"
+    assert code == 2 and err == (
+        f"error: {binary}, line 2: not UTF-8 text (its encoding could not be told; is it a binary "
+        "file?): re-save it as UTF-8\n"
+    )
 
 
 @pytest.mark.slow  # over 10 s: a whole run or a module fixture of its own (CI runs it)

@@ -4,10 +4,11 @@ retrieves), says what is wrong before any work, and builds the answerer a run ca
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,14 +51,20 @@ class AgentAnswerer:
     the contexts it answered from, which are the ones judged."""
 
     def __init__(
-        self, spec: AnswerSpec, entry: CalledAgentEntry, agent: CachedAgent, takes_passages: bool = False
+        self,
+        spec: AnswerSpec,
+        entry: CalledAgentEntry,
+        agent: CachedAgent,
+        takes_passages: Callable[[], bool] = lambda: False,
     ) -> None:
         self.name = spec.partition_key
         self.model_id = spec.model_id
         self._spec = spec
         self._entry = entry
         self._agent = agent
-        self.takes_passages = takes_passages  # the request's passages are sent to it
+        # whether a request's passages (a security probe's) are sent to it: asked the first time
+        # a request carries passages, so an evaluation never imports a Python agent in this process
+        self._takes_passages = functools.cache(takes_passages)
         self.mapping: ResponseMapping = entry.response.compiled()
 
     def _readable(self, document: Any) -> bool:
@@ -79,7 +86,7 @@ class AgentAnswerer:
     async def answer_async(self, request: AnswerRequest) -> AnswerResult:
         passages = (
             [{"title": hit.title, "text": hit.passage} for hit in request.passages]
-            if self.takes_passages
+            if request.passages and self._takes_passages()
             else None
         )
         document, cached, latency = await self._agent.document(
@@ -218,7 +225,7 @@ class _CalledProvider(_AgentProvider, ABC):
         transport = self.transport(entry)
         redact = getattr(transport, "redact", NO_SECRETS)  # what its own secret headers echo
         agent = CachedAgent(transport, cache, entry.concurrency, services.refresh, counter, redact)
-        return AgentAnswerer(spec, entry, agent, self.takes_passages(entry))
+        return AgentAnswerer(spec, entry, agent, functools.partial(self.takes_passages, entry))
 
 
 class HttpAgentProvider(_CalledProvider):
