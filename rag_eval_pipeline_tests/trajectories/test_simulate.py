@@ -514,3 +514,44 @@ def test_simulated_sessions_are_gated_and_reviewed_as_simulation_version(
         str(labels),
     )
     assert code == 2 and err.startswith("error: labels of simulation:1.0:") and "simulation section" in err
+
+
+@pytest.mark.slow  # the real llama.cpp server plays the user (a few calls of about 2 s)
+def test_the_real_local_model_plays_the_user_to_a_stored_end_and_a_rerun_asks_nothing(
+    agent, tmp_path, capsys
+):
+    """SmolLM2-135M (`local:smollm2`, llama.cpp) as the simulated user: what it says is its own,
+    so the test asserts what holds for any model: the session runs, ends by one of the stop
+    reasons within max_turns, that reason is stored, and a re-run makes no call at all (a
+    message cut off at the token limit, as this model's often are, is kept in the cache too)."""
+    from rag_eval_pipeline.trajectories.simulation.conversation import StopReason
+
+    url, _ = agent
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(_lines([{
+        "task_id": "local-refund", "persona": "a customer", "goal": "Get a refund for order A100",
+        "known_info": {"order_id": "A100"}, "max_turns": 2, "success": {"reply_contains": ["refund"]},
+    }]))  # fmt: skip
+    config = _config(tmp_path, url)
+    args = ("--scenarios", str(scenarios), "--user", "local:smollm2", "--trials", "1")
+    code, document, err = _simulate(capsys, tmp_path, config, *args)
+    assert code == 0, err
+    [session] = document["sessions"]
+    assert session["stop_reason"] in {r.value for r in StopReason} and session["turns"] <= 2, session
+    assert document["calls"]["user_calls"] >= 1 and document["calls"]["agent_calls"] == session["turns"]
+    # a session the simulated user spoiled (it rambles past its token limit: cut off) is its fault
+    assert document["simulator_faults"] == (session["simulator_fault"] is not None)
+    instance = open_instance(str(tmp_path / "home"))
+    stored = instance.get_latest_materialization_event(dg.AssetKey("simulated_sessions"))
+    assert stored.asset_materialization.metadata["stop_reasons"].value == f"{session['stop_reason']}: 1"
+
+    before = _requests(url)
+    again, document_again, err_again = _simulate(capsys, tmp_path, config, *args)
+    assert again == 0, err_again
+    assert document_again["calls"] == {
+        "agent_calls": 0,
+        "agent_cached": document["calls"]["agent_calls"],
+        "user_calls": 0,
+        "user_cached": document["calls"]["user_calls"],
+    }
+    assert _requests(url) == before and document_again["sessions"][0]["transcript"] == session["transcript"]
