@@ -19,7 +19,7 @@ from rag_eval_pipeline.defs.assets.evaluation import EVALUATION_ASSETS, case_tra
 from rag_eval_pipeline.defs.assets.generation import GENERATION_ASSETS
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.production import build_production
-from rag_eval_pipeline.defs.assets.reporting import REPORTING_ASSETS, SECURITY_PROBES_SPEC
+from rag_eval_pipeline.defs.assets.reporting import SECURITY_PROBES_SPEC, reporting_assets
 from rag_eval_pipeline.defs.assets.review import review_assets, review_queue
 from rag_eval_pipeline.defs.assets.shards import case_shard_scores
 from rag_eval_pipeline.defs.assets.simulation import build_simulation
@@ -54,6 +54,7 @@ from rag_eval_pipeline.defs.resources.production import ProductionResource
 from rag_eval_pipeline.defs.resources.trajectories import TrajectorySourcesResource
 from rag_eval_pipeline.defs.run_config import knowledge_base_run_config
 from rag_eval_pipeline.defs.sensors import build_sensors
+from rag_eval_pipeline.defs.session_sources import SESSION_SOURCES
 from rag_eval_pipeline.llm.providers import ANTHROPIC_KEY_ENV
 from rag_eval_pipeline.retrieval.base import Backend
 
@@ -93,7 +94,7 @@ def elasticsearch_resource(settings: Settings) -> ElasticsearchResource | None:
 
 
 def _jobs(
-    knowledge_base_assets: list, evaluation_assets: list, review: list
+    knowledge_base_assets: list, evaluation_assets: list, review: list, reporting: list
 ) -> dict[str, dg.UnresolvedAssetJobDefinition]:
     """The project's jobs by name: what sensors and schedules target is looked up by name."""
     jobs = [
@@ -110,7 +111,7 @@ def _jobs(
         ),
         dg.define_asset_job(
             COMPARISON_JOB,
-            selection=dg.AssetSelection.assets(*review, *REPORTING_ASSETS),
+            selection=dg.AssetSelection.assets(*review, *reporting),
             description="Across every answer model: read the human labels, measure every judge "
             "against them and correct its means, compare the models, validate the judges against "
             "the reference, write the report and the Prometheus metrics.",
@@ -233,10 +234,12 @@ def build_definitions(
     # an agent's trajectories, when the file (or `rag-eval trajectories`) names them: a partition
     # per agent version, never mixed into the answer models' "Materialize all"
     trajectories = build_trajectories() if settings.trajectories is not None else None
-    review = review_assets(with_sessions=trajectories is not None)
     # simulated users talking to the agent, when the file (or `rag-eval simulate`) names them
     simulation = build_simulation() if settings.simulation is not None else None
-    jobs = _jobs(knowledge, evaluation, review)
+    # people label the sessions of each source defined (traced, simulated) beside the answers
+    review = review_assets([s for s in SESSION_SOURCES.values() if getattr(settings, s.section) is not None])
+    reporting = reporting_assets(with_simulation=simulation is not None)
+    jobs = _jobs(knowledge, evaluation, review, reporting)
     # production traffic, when the file has a production section (off: none of its assets)
     production = build_production(settings) if settings.production is not None else None
     generation_assets, generation_jobs = _generation(settings)
@@ -244,7 +247,7 @@ def build_definitions(
         assets=[
             *knowledge,
             *evaluation,
-            *REPORTING_ASSETS,
+            *reporting,
             SECURITY_PROBES_SPEC,  # recorded by `rag-eval probe`, never materialized by a run
             *review,
             review_queue,

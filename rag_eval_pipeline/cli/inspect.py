@@ -122,28 +122,31 @@ def handle_worst(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session_gate(args: argparse.Namespace) -> int:
-    """`gate --model trajectories:VERSION`: an agent version's trajectory summary against the
-    thresholds given, else ``trajectories.thresholds``, as an evaluation's summary is."""
+def _session_gate(args: argparse.Namespace, prefix: str, version: str) -> int:
+    """`gate --model trajectories:VERSION` (or ``simulation:VERSION``): an agent version's
+    session summary against the thresholds given, else its section's ``thresholds``, as an
+    evaluation's summary is."""
     from rag_eval_pipeline.cli.context import instance_of
-    from rag_eval_pipeline.defs.names import TRAJECTORY_SUMMARY
+    from rag_eval_pipeline.defs.session_sources import SESSION_SOURCES
     from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_agent_asset
-    from rag_eval_pipeline.metrics.agreement import SESSION_PREFIX
 
     settings = settings_of(args)
-    version = args.model.removeprefix(SESSION_PREFIX)
+    source = SESSION_SOURCES[prefix]
     try:
         given = _given_thresholds(args)
         gates = [parse_gate(key, value, args.bound, args.judge) for key, value in given]
     except ValueError as err:
         raise CommandError(str(err)) from None
-    gates = gates or (settings.trajectories.gates() if settings.trajectories is not None else [])
+    section = getattr(settings, source.section)
+    gates = gates or (section.gates() if section is not None else [])
     if not gates:
         raise CommandError(
-            "no thresholds: pass --min METRIC=VALUE or set trajectories.thresholds in the file"
+            f"no thresholds: pass --min METRIC=VALUE or set {source.section}.thresholds in the file"
         )
     try:
-        summary = load_agent_asset(instance_of(args, reads_only=True), TRAJECTORY_SUMMARY, version)
+        summary = load_agent_asset(
+            instance_of(args, reads_only=True), source.summary, version, source.command
+        )
     except NotMaterializedError as err:
         raise CommandError(str(err)) from None
     min_cases = args.min_n if args.min_n is not None else settings.statistics.min_cases
@@ -194,8 +197,11 @@ def _given_budgets(args: argparse.Namespace) -> list[tuple[str, float]]:
 
 
 def handle_gate(args: argparse.Namespace) -> int:
-    if args.model.startswith("trajectories:"):
-        return _session_gate(args)
+    from rag_eval_pipeline.metrics.agreement import session_source
+
+    sessions_of = session_source(args.model)
+    if sessions_of is not None:
+        return _session_gate(args, *sessions_of)
     stored = _Stored(args)
     from rag_eval_pipeline.metrics.budgets import budget_table, budgets_of, check_budgets
 

@@ -212,7 +212,10 @@ def _inspect(commands: argparse._SubParsersAction) -> None:
         "Exit 0: all pass; 1: a metric is below its threshold, not measured, or stale; 2: no summary.",
     )
     gate.add_argument(
-        "--model", required=True, help="answer-model partition, or trajectories:VERSION (an agent version)"
+        "--model",
+        required=True,
+        help="answer-model partition, or an agent version's sessions: trajectories:VERSION (traced), "
+        "simulation:VERSION (simulated)",
     )
     gate.add_argument(
         "--min",
@@ -421,7 +424,12 @@ def _review(commands: argparse._SubParsersAction) -> None:
         "downloads <queue>.labels.jsonl) and <queue>.jsonl (the same cases as empty label rows). "
         "The judges' verdicts are hidden unless --show-judge.",
     )
-    export.add_argument("--model", required=True, help="the answer model whose cases to review")
+    export.add_argument(
+        "--model",
+        required=True,
+        help="the answer model whose cases to review, or an agent version's judged sessions: "
+        "trajectories:VERSION (traced), simulation:VERSION (simulated)",
+    )
     export.add_argument("--n", type=positive, default=40, help="cases in the queue (default 40)")
     export.add_argument(
         "--strategy",

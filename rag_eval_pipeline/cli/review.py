@@ -11,6 +11,7 @@ from pathlib import Path
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.defs.session_sources import SESSION_SOURCES
 from rag_eval_pipeline.instance.errors import one_line, root_cause
 from rag_eval_pipeline.instance.lineage import NotMaterializedError
 from rag_eval_pipeline.instance.review import (
@@ -20,6 +21,7 @@ from rag_eval_pipeline.instance.review import (
     keep_label_file,
     keep_labels,
 )
+from rag_eval_pipeline.metrics.agreement import session_source
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.review.labels import LabelFileError, read_label_file
 from rag_eval_pipeline.review.phoenix import PhoenixLabelsError, read_phoenix_labels
@@ -45,6 +47,21 @@ def handle_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sessions_readable(labels, settings, config: str | None) -> None:
+    """Labels of an agent's sessions are read by the instance with those sessions: the file
+    must define their source (a ``simulation`` or ``trajectories`` section), else nothing is
+    kept and one line says what to add."""
+    for model in sorted(set(labels["answer_model"])):
+        sessions_of = session_source(model)
+        section = SESSION_SOURCES[sessions_of[0]].section if sessions_of else None
+        if section is not None and getattr(settings, section) is None:
+            raise CommandError(
+                f"labels of {model}: {config or 'the configuration file'} has no {section} section, so "
+                f"the instance cannot read them with those sessions: add the section the "
+                f"`{SESSION_SOURCES[sessions_of[0]].command}` run used, and import again"
+            )
+
+
 def handle_import(args: argparse.Namespace) -> int:
     if bool(args.file) == bool(args.phoenix):
         raise CommandError("give a label file, or --phoenix URL (with --project)")
@@ -59,6 +76,7 @@ def handle_import(args: argparse.Namespace) -> int:
             if not source.is_file():
                 raise CommandError(f"{args.file}: no such file (the page saves to your downloads folder)")
             labels = read_label_file(source, known)
+            _sessions_readable(labels, settings, args.config)
             kept = keep_label_file(source, folder)
         else:
             project = args.project or settings.tracing.project

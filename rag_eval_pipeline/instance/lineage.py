@@ -83,19 +83,25 @@ def artifacts_folder(instance: dg.DagsterInstance | History) -> UPath:
     return UPath(history_of(instance).storage_directory()) / ARTIFACTS
 
 
-def load_agent_asset(instance: dg.DagsterInstance, key: str, version: str):
-    """An agent version's latest stored trajectory table (`rag-eval trajectories` wrote it)."""
+def load_agent_asset(
+    instance: dg.DagsterInstance, key: str, version: str, command: str = "rag-eval trajectories"
+):
+    """An agent version's latest stored table (``command``, which wrote it, is the remedy)."""
     versions = instance.get_dynamic_partitions(AGENT_VERSION_PARTITIONS)
     if version not in versions:
+        how = (
+            "score its traces with `rag-eval trajectories --traces FILE --reference FILE`"
+            if command == "rag-eval trajectories"
+            else f"run `{command}` on it"
+        )
         raise NotMaterializedError(
-            f"{version} is not an agent version here (known: {', '.join(versions) or 'none'}): score its "
-            "traces with `rag-eval trajectories --traces FILE --reference FILE`"
+            f"{version} is not an agent version here (known: {', '.join(versions) or 'none'}): {how}"
         )
     base = artifacts_folder(instance)
     path = contained(base, base / key / version)
     if formats.stored_file(path) is None:
-        raise NotMaterializedError(f"no {key} of {version} stored yet: run `rag-eval trajectories` again")
-    return formats.read(path, "delete it and run `rag-eval trajectories` again")
+        raise NotMaterializedError(f"no {key} of {version} stored yet: run `{command}` again")
+    return formats.read(path, f"delete it and run `{command}` again")
 
 
 def load_asset(instance: dg.DagsterInstance | History, key: str, partition: str | None = None):

@@ -14,7 +14,6 @@ import pandas as pd
 
 from rag_eval_pipeline.common.files import write_atomically
 from rag_eval_pipeline.defs.names import (
-    AGENT_SESSIONS,
     AGENT_VERSION_PARTITIONS,
     CANDIDATE_ANSWERS,
     COMPARISON_JOB,
@@ -26,10 +25,10 @@ from rag_eval_pipeline.defs.names import (
     JUDGEMENT_LIST,
     MODEL_COMPARISON,
     PROMETHEUS_METRICS,
-    SESSION_JUDGE_SCORES,
     TRIGGER_TAG,
 )
 from rag_eval_pipeline.defs.partitions import registered_models
+from rag_eval_pipeline.defs.session_sources import SESSION_SOURCES
 from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_agent_asset, load_asset
 from rag_eval_pipeline.instance.runs import compared_afterwards, execute
 from rag_eval_pipeline.metrics.agreement import (
@@ -37,8 +36,8 @@ from rag_eval_pipeline.metrics.agreement import (
     CORRECTION_NOTE,
     LABELLED_METRICS,
     SESSION_METRICS,
-    SESSION_PREFIX,
     reviewer_agreement,
+    session_source,
 )
 from rag_eval_pipeline.review.queue import QueueSpec, build_queue, queue_name, write_queue
 from rag_eval_pipeline.trajectories.review import session_model, session_queue
@@ -67,17 +66,19 @@ class WrittenQueue:
 def export_queue(
     defs: dg.Definitions, instance: dg.DagsterInstance, spec: QueueSpec, folder: Path, name: str | None
 ) -> WrittenQueue:
-    """The queue of ``spec.model``'s latest evaluation (or, for ``trajectories:<version>``, of
-    that agent version's judged sessions), written into ``folder``."""
-    if spec.model.startswith(SESSION_PREFIX):
-        version = spec.model.removeprefix(SESSION_PREFIX)
-        judged = load_agent_asset(instance, SESSION_JUDGE_SCORES, version)
-        sessions = sessions_of_frame(load_agent_asset(instance, AGENT_SESSIONS, version))
+    """The queue of ``spec.model``'s latest evaluation (or, for ``trajectories:<version>`` and
+    ``simulation:<version>``, of that agent version's judged sessions), written into ``folder``."""
+    sessions_of = session_source(spec.model)
+    if sessions_of is not None:
+        prefix, version = sessions_of
+        source = SESSION_SOURCES[prefix]
+        judged = load_agent_asset(instance, source.judge_scores, version, source.command)
+        sessions = sessions_of_frame(load_agent_asset(instance, source.sessions, version, source.command))
         records = session_queue(spec, sessions, judged) if len(judged) else []
         if not records or not records[0]["metrics"]:
             raise ValueError(
-                f"{version}'s sessions have no judge score on {', '.join(SESSION_METRICS)} to review: "
-                "run `rag-eval trajectories --judge <an LLM>` (or set trajectories.judges) first"
+                f"{spec.model}'s sessions have no judge score on {', '.join(SESSION_METRICS)} to review: "
+                f"run `{source.command} {source.judges_option} first"
             )
     else:
         scores = load_asset(instance, JUDGE_SCORES, spec.model)
@@ -100,7 +101,8 @@ def export_queue(
 
 def evaluated_cases(defs: dg.Definitions, instance: dg.DagsterInstance) -> dict[str, set[str]]:
     """Each registered answer model's evaluated question ids (a model never evaluated: none),
-    and each agent version's sessions as ``trajectories:<version>``."""
+    and each agent version's sessions as ``trajectories:<version>`` (traced) and
+    ``simulation:<version>`` (simulated)."""
     cases = {}
     for model in registered_models(instance):
         try:
@@ -108,11 +110,12 @@ def evaluated_cases(defs: dg.Definitions, instance: dg.DagsterInstance) -> dict[
         except NotMaterializedError:
             continue
     for version in instance.get_dynamic_partitions(AGENT_VERSION_PARTITIONS):
-        try:
-            sessions = load_agent_asset(instance, AGENT_SESSIONS, version)
-            cases[session_model(version)] = set(sessions["session_id"])
-        except NotMaterializedError:
-            continue
+        for source in SESSION_SOURCES.values():
+            try:
+                sessions = load_agent_asset(instance, source.sessions, version)
+            except NotMaterializedError:
+                continue
+            cases[session_model(version, source.prefix)] = set(sessions["session_id"])
     return cases
 
 
@@ -159,7 +162,7 @@ def apply_labels(
     means (and flag every model's judge people flagged), and refresh the comparison and the
     report: one run across the models; no model's own evaluation is touched."""
     tags = {TRIGGER_TAG: REVIEW_TRIGGER, **compared_afterwards()}
-    answer_models = [m for m in models if not m.startswith(SESSION_PREFIX)]
+    answer_models = [m for m in models if session_source(m) is None]
     if not answer_models:  # only an agent's sessions here: no comparison or report to refresh
         echo("[review] reading the labels, measuring the judges ...")
         execute(

@@ -148,9 +148,16 @@ class CachedClient:
             ) from None
 
     async def complete(
-        self, request: LLMRequest, accept: Callable[[LLMResponse], bool] | None = None
+        self,
+        request: LLMRequest,
+        accept: Callable[[LLMResponse], bool] | None = None,
+        cut_off_ok: bool = False,
     ) -> LLMResponse:
-        usable = (lambda r: is_complete(r) and accept(r)) if accept is not None else is_complete
+        """The response, from the cache where it holds a usable one. ``cut_off_ok``: a response
+        cut off at max_tokens is usable too (a caller that uses whatever came, such as a
+        simulated user's message, must get the same on a re-run, not a new call)."""
+        finished = (lambda r: True) if cut_off_ok else is_complete
+        usable = (lambda r: finished(r) and accept(r)) if accept is not None else finished
         key = self.cache_key(request)
         if self._cache is not None and not self._refresh:
             cached = self._cache.get(key)

@@ -26,15 +26,24 @@ from rag_eval_pipeline.metrics.weighted_jury import WEIGHTED_JURY, weighted_jury
 PASS_AT = 0.5  # a score at or above it passes
 SCALE = (0.0, 0.5, 1.0)
 LABELLED_METRICS = ("correctness", "faithfulness", "context_relevance")  # the STRICT rubric's axes
-# an agent's sessions, reviewed as the pseudo-model ``trajectories:<agent version>``: what the
-# session judges score (``trajectories.judges``), on the same 0 / 0.5 / 1 scale
+# an agent's sessions, reviewed and gated as the pseudo-model ``<source>:<agent version>``: its
+# traced sessions (``trajectories:``) or its simulated ones (``simulation:``); what the session
+# judges score (``trajectories.judges``, ``simulation.session_judges``), on the 0 / 0.5 / 1 scale
 SESSION_PREFIX = "trajectories:"
+SIMULATION_PREFIX = "simulation:"
+SESSION_SOURCES = (SESSION_PREFIX, SIMULATION_PREFIX)
 SESSION_METRICS = ("goal_completion", "turn_relevancy", "knowledge_retention", "trajectory_quality")
+
+
+def session_source(model: str) -> tuple[str, str] | None:
+    """(source prefix, agent version) of a sessions pseudo-model; None for an answer model."""
+    prefix = next((p for p in SESSION_SOURCES if model.startswith(p)), None)
+    return None if prefix is None else (prefix, model.removeprefix(prefix))
 
 
 def labellable_metrics(answer_model: str) -> tuple[str, ...]:
     """The metrics people may label on a case of ``answer_model`` (an answer, or a session)."""
-    return SESSION_METRICS if answer_model.startswith(SESSION_PREFIX) else LABELLED_METRICS
+    return SESSION_METRICS if session_source(answer_model) else LABELLED_METRICS
 
 
 Z95 = 1.959964

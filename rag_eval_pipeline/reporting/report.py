@@ -30,6 +30,7 @@ from rag_eval_pipeline.reporting.html import missing_charts_notice, plotly_scrip
 from rag_eval_pipeline.reporting.images import images_html
 from rag_eval_pipeline.reporting.markdown import with_intervals
 from rag_eval_pipeline.reporting.security import security_html
+from rag_eval_pipeline.reporting.simulation import SimulatedVersion, simulation_html
 
 HEADLINE_METRICS = (
     "correctness",
@@ -723,6 +724,7 @@ def render_report(
     pages_folder: str | None = None,
     image_folder: str | None = None,
     security: pd.DataFrame | None = None,
+    simulations: Mapping[str, SimulatedVersion] | None = None,
 ) -> RenderedReport:
     """The whole report as one HTML string (its case rows paged into files under
     ``pages_folder`` beyond ``INLINE_CASE_ROWS``); the models without results (``missing``, with why)
@@ -755,6 +757,7 @@ def render_report(
         if not comparisons.empty
         else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
         security_html(security),
+        simulation_html(simulations or {}),  # reporting/simulation.py: empty when nothing was simulated
         '<h2 id="judge-validation">Can the judges be trusted?</h2>',
         judge_validation_html(validation),
         judge_stability_html(summaries),

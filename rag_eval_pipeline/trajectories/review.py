@@ -1,7 +1,8 @@
 """An agent's sessions as a review queue: the same draw, page and label rows as an answer
 model's, with the conversation in place of the question, the replies in place of the answer,
 the expected outcome as the truth and each tool call as a passage. People's labels of
-``trajectories:<version>`` then measure the session judges beside the answer judges."""
+``trajectories:<version>`` (or ``simulation:<version>``, its simulated sessions) then measure
+the session judges beside the answer judges."""
 
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ from rag_eval_pipeline.review.queue import (
 from rag_eval_pipeline.trajectories.sessions import Session, ToolCall
 
 
-def session_model(version: str) -> str:
-    """The name an agent version's sessions are reviewed under."""
-    return f"{SESSION_PREFIX}{version}"
+def session_model(version: str, source: str = SESSION_PREFIX) -> str:
+    """The name an agent version's sessions (traced, or simulated) are reviewed under."""
+    return f"{source}{version}"
 
 
 def as_scores(judged: pd.DataFrame) -> pd.DataFrame:

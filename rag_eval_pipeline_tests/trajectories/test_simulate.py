@@ -236,7 +236,7 @@ def test_other_languages_bad_lines_timeouts_max_turns_loops_and_leaks_each_in_on
     assert sessions["tuikuan"]["task_success"] is True and sessions["tuikuan"]["tool_call_f1"] is None
     slow = sessions["slow"]
     assert (slow["stop_reason"], slow["turns"], slow["task_success"]) == ("agent_timeout", 1, False)
-    assert "turn 2: no response within 1 s" in slow["stop_detail"]
+    assert f"turn 2: no response within {conversational_agent.TIMEOUT_S:g} s" in slow["stop_detail"]
     chatty = sessions["chatty"]
     assert (chatty["stop_reason"], chatty["turns"], chatty["task_success"]) == ("max_turns", 2, False)
     assert sessions["loopy"]["stop_reason"] == "loop" and sessions["loopy"]["simulator_fault"] == "loop"
@@ -430,3 +430,128 @@ def test_an_agent_that_cannot_be_reached_fails_the_run_in_one_line(tmp_path, cap
         document["sessions"] == []
         and document["agent_versions"]["1.0"]["error"] == errors[0][len("error: 1.0: ") :]
     )
+
+
+@pytest.mark.slow  # a simulation with session judges, two gates, a queue and its labels (about 12 s)
+def test_simulated_sessions_are_gated_and_reviewed_as_simulation_version(
+    agent, tmp_path, capsys, monkeypatch
+):
+    """`gate --model simulation:VERSION` holds the stored simulation summary as `trajectories:`
+    holds a traced one, and `review export --model simulation:VERSION` queues the judged
+    simulated sessions; their labels come back through `review import` and measure the
+    session judge beside the answer judges."""
+    url, _ = agent
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(_lines(GOLDEN_SCENARIOS))
+    haiku = "claude-haiku-4-5"
+    config = tmp_path / "rag_eval.yaml"
+    section = {
+        "tool_calls": "$.result.steps[*]",
+        "scenarios": str(scenarios),
+        "agent": "support",
+        "session_judges": [haiku],
+        "thresholds": {"task_success": 0.8},
+    }
+    config.write_text(yaml.safe_dump({"answer_models": [conversational_agent.entry(url, "1.0")],
+                                      "simulation": section, "review": {"folder": "review"}}))  # fmt: skip
+    base = ("--dagster-home", str(tmp_path / "home"), "--config", str(config))
+    with FakeAnthropic() as claude:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        code, out, err = in_process(capsys, *base, "simulate", "--format", "json")
+    assert code == 1 and "simulation threshold failed: task_success" in err  # 5/9 < 0.8
+    verdicts = {s["session_id"]: s["judges"][haiku] for s in json.loads(out)["sessions"]}
+    assert len(verdicts) == 9
+
+    # CI holds the stored summary later: the file's threshold, or one given
+    code, out, err = in_process(capsys, *base, "gate", "--model", "simulation:1.0", "--min-n", "3")
+    failed = next(line for line in out.splitlines() if line.startswith("| task_success |"))
+    assert code == 1 and "| 0.556 |" in failed and "| 0.800 | FAIL" in failed, out
+    assert "simulation:1.0: FAILED 1 gate(s)" in out
+    code, out, err = in_process(
+        capsys, *base, "gate", "--model", "simulation:1.0", "--min", "pass^1=0.5", "--min-n", "3"
+    )
+    assert code == 0 and "simulation:1.0: all gates passed" in out, out + err
+    code, out, err = in_process(capsys, *base, "gate", "--model", "simulation:9.9", "--min", "pass^1=0.5")
+    assert code == 2 and "9.9 is not an agent version here" in err and "rag-eval simulate" in err, err
+    # no traced sessions of that version: said as such, not as the simulated ones
+    code, out, err = in_process(capsys, *base, "gate", "--model", "trajectories:1.0", "--min", "x=1")
+    assert code == 2 and "no trajectory_summary of 1.0 stored yet" in err, err
+
+    code, out, err = in_process(
+        capsys, *base, "review", "export", "--model", "simulation:1.0", "--n", "9",
+        "--strategy", "random", "--name", "q",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "9 cases of simulation:1.0" in out and "goal_completion" in out
+    page = (tmp_path / "review" / "q.html").read_text()
+    assert "[turn 2] It is A100." in page and "turn 2: issue_refund" in page
+    rows = [json.loads(line) for line in (tmp_path / "review" / "q.jsonl").read_text().splitlines()]
+    assert {r["answer_model"] for r in rows} == {"simulation:1.0"}
+    assert {r["metric"] for r in rows} == {"goal_completion", "turn_relevancy", "knowledge_retention"}
+    for row in rows:  # a reviewer who agrees with the judge everywhere
+        row.update(label=verdicts[row["qid"]][row["metric"]], reviewer="ana")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, out, err = in_process(capsys, *base, "review", "import", str(labels))
+    assert code == 0, err
+    table = out.split("judges against people")[1]
+    goal = next(line for line in table.splitlines() if f"| {haiku} | goal_completion |" in line)
+    cells = [c.strip() for c in goal.strip("|").split("|")]
+    assert cells[2] == "9" and float(cells[3]) == 1  # n, accuracy
+
+    # a file without the simulation section cannot read those labels with their sessions: said
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(yaml.safe_dump({"review": {"folder": "review"}}))
+    code, out, err = in_process(
+        capsys,
+        "--dagster-home",
+        str(tmp_path / "home"),
+        "--config",
+        str(bare),
+        "review",
+        "import",
+        str(labels),
+    )
+    assert code == 2 and err.startswith("error: labels of simulation:1.0:") and "simulation section" in err
+
+
+@pytest.mark.slow  # the real llama.cpp server plays the user (a few calls of about 2 s)
+def test_the_real_local_model_plays_the_user_to_a_stored_end_and_a_rerun_asks_nothing(
+    agent, tmp_path, capsys
+):
+    """SmolLM2-135M (`local:smollm2`, llama.cpp) as the simulated user: what it says is its own,
+    so the test asserts what holds for any model: the session runs, ends by one of the stop
+    reasons within max_turns, that reason is stored, and a re-run makes no call at all (a
+    message cut off at the token limit, as this model's often are, is kept in the cache too)."""
+    from rag_eval_pipeline.trajectories.simulation.conversation import StopReason
+
+    url, _ = agent
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(_lines([{
+        "task_id": "local-refund", "persona": "a customer", "goal": "Get a refund for order A100",
+        "known_info": {"order_id": "A100"}, "max_turns": 2, "success": {"reply_contains": ["refund"]},
+    }]))  # fmt: skip
+    config = _config(tmp_path, url)
+    args = ("--scenarios", str(scenarios), "--user", "local:smollm2", "--trials", "1")
+    code, document, err = _simulate(capsys, tmp_path, config, *args)
+    assert code == 0, err
+    [session] = document["sessions"]
+    assert session["stop_reason"] in {r.value for r in StopReason} and session["turns"] <= 2, session
+    assert document["calls"]["user_calls"] >= 1 and document["calls"]["agent_calls"] == session["turns"]
+    # a session the simulated user spoiled (it rambles past its token limit: cut off) is its fault
+    assert document["simulator_faults"] == (session["simulator_fault"] is not None)
+    instance = open_instance(str(tmp_path / "home"))
+    stored = instance.get_latest_materialization_event(dg.AssetKey("simulated_sessions"))
+    assert stored.asset_materialization.metadata["stop_reasons"].value == f"{session['stop_reason']}: 1"
+
+    before = _requests(url)
+    again, document_again, err_again = _simulate(capsys, tmp_path, config, *args)
+    assert again == 0, err_again
+    assert document_again["calls"] == {
+        "agent_calls": 0,
+        "agent_cached": document["calls"]["agent_calls"],
+        "user_calls": 0,
+        "user_cached": document["calls"]["user_calls"],
+    }
+    assert _requests(url) == before and document_again["sessions"][0]["transcript"] == session["transcript"]

@@ -23,6 +23,9 @@ from rag_eval_pipeline.defs.names import (
     PAIRED_COMPARISON,
     REPORTING,
     SECURITY_PROBES,
+    SIMULATED_SESSIONS,
+    SIMULATION_SCORES,
+    SIMULATION_SUMMARY,
 )
 from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
@@ -40,6 +43,7 @@ from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
 from rag_eval_pipeline.storage.probes import load_probes
+from rag_eval_pipeline.trajectories.simulation.tables import report_versions
 
 ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
 PINNED_INPUTS = ("judge_scores", "candidate_answers")
@@ -181,72 +185,105 @@ def baseline_diffs(context: dg.AssetExecutionContext, settings: SettingsResource
     return baseline_diff_table(results)
 
 
-@dg.asset(
-    group_name=REPORTING,
-    ins={
-        METRIC_SUMMARY: dg.AssetIn(metadata=ALL_PARTITIONS),
-        **{
-            name: dg.AssetIn(metadata={**ALL_PARTITIONS, PINNED_BY: METRIC_SUMMARY}) for name in PINNED_INPUTS
-        },
-        JUDGE_AGREEMENT: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
-        CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
-        BASELINE_DIFFS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+REPORT_INS = {
+    METRIC_SUMMARY: dg.AssetIn(metadata=ALL_PARTITIONS),
+    **{name: dg.AssetIn(metadata={**ALL_PARTITIONS, PINNED_BY: METRIC_SUMMARY}) for name in PINNED_INPUTS},
+    JUDGE_AGREEMENT: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+    CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+    BASELINE_DIFFS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+}
+# every agent version's simulation, as its last summary saw it (the report's "Simulated users")
+SIMULATION_INS = {
+    SIMULATION_SUMMARY: dg.AssetIn(metadata=ALL_PARTITIONS),
+    **{
+        name: dg.AssetIn(metadata={**ALL_PARTITIONS, PINNED_BY: SIMULATION_SUMMARY})
+        for name in (SIMULATION_SCORES, SIMULATED_SESSIONS)
     },
-    code_version="6",
-)
-def eval_report(
-    context: dg.AssetExecutionContext,
-    metric_summary: dict[str, pd.DataFrame],
-    judge_scores: dict[str, pd.DataFrame],
-    candidate_answers: dict[str, pd.DataFrame],
-    judgement_list: pd.DataFrame,
-    kb_index: IndexManifest,
-    paired_comparison: pd.DataFrame,
-    judge_validation: pd.DataFrame,
-    judge_agreement: pd.DataFrame | None,
-    corrected_means: pd.DataFrame | None,
-    baseline_diffs: pd.DataFrame | None,
-    history: HistoryResource,
-    settings: SettingsResource,
-) -> HtmlDocument:
-    """One self-contained HTML report: scores with intervals, distributions, diagnoses, paired
-    comparison, trend over time and a filterable per-case table. Opens without a network."""
-    stale = stale_models(
-        context.instance, metric_summary, settings.answer_registry(), judgement_list["qid"], kb_index.version
+}
+
+
+def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
+    """The report; with a simulation section it reads every agent version's simulation too
+    (without one, nothing of that partitioning is upstream)."""
+
+    @dg.asset(
+        name=EVAL_REPORT,
+        group_name=REPORTING,
+        ins={**REPORT_INS, **(SIMULATION_INS if with_simulation else {})},
+        code_version="7",
     )
-    report = render_report(
-        metric_summary,
-        judge_scores,
-        candidate_answers,
-        judgement_list,
-        history.read(),
-        paired_comparison,
-        VERDICT_RULE.format(
-            level=settings.settings.statistics.significance_level,
-            min_cases=settings.settings.statistics.min_cases,
-        ),
-        stale,
-        judge_validation,
-        judge_agreement,
-        history.read_agreement(),
-        baseline_diffs,
-        corrected_means,
-        missing_models(context.instance, metric_summary),
-        pages_folder(EVAL_REPORT, context.run_id),
-        settings.settings.dataset.documents,  # the images the overlays refer to
-        load_probes(UPath(context.instance.storage_directory()) / ARTIFACTS),  # `rag-eval probe`'s
-    )
-    served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
-    context.add_output_metadata(
-        {
-            "models": len(metric_summary),
-            "size_kib": round(len(report.html.encode()) / 1024),
-            "case_pages": len(report.pages) + 1,
-            "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
-            "this_report": dg.MetadataValue.url(f"{served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html"),
-        }
-    )
-    return HtmlDocument(report.html, plotly_libraries(), report.pages)
+    def eval_report(
+        context: dg.AssetExecutionContext,
+        metric_summary: dict[str, pd.DataFrame],
+        judge_scores: dict[str, pd.DataFrame],
+        candidate_answers: dict[str, pd.DataFrame],
+        judgement_list: pd.DataFrame,
+        kb_index: IndexManifest,
+        paired_comparison: pd.DataFrame,
+        judge_validation: pd.DataFrame,
+        judge_agreement: pd.DataFrame | None,
+        corrected_means: pd.DataFrame | None,
+        baseline_diffs: pd.DataFrame | None,
+        history: HistoryResource,
+        settings: SettingsResource,
+        **simulated: dict[str, pd.DataFrame],
+    ) -> HtmlDocument:
+        """One self-contained HTML report: scores with intervals, distributions, diagnoses, paired
+        comparison, trend over time, a filterable per-case table and, where the agent was
+        simulated, its scenarios. Opens without a network."""
+        stale = stale_models(
+            context.instance,
+            metric_summary,
+            settings.answer_registry(),
+            judgement_list["qid"],
+            kb_index.version,
+        )
+        simulations = (
+            report_versions(
+                simulated[SIMULATION_SUMMARY], simulated[SIMULATION_SCORES], simulated[SIMULATED_SESSIONS]
+            )
+            if simulated
+            else {}
+        )
+        report = render_report(
+            metric_summary,
+            judge_scores,
+            candidate_answers,
+            judgement_list,
+            history.read(),
+            paired_comparison,
+            VERDICT_RULE.format(
+                level=settings.settings.statistics.significance_level,
+                min_cases=settings.settings.statistics.min_cases,
+            ),
+            stale,
+            judge_validation,
+            judge_agreement,
+            history.read_agreement(),
+            baseline_diffs,
+            corrected_means,
+            missing_models(context.instance, metric_summary),
+            pages_folder(EVAL_REPORT, context.run_id),
+            settings.settings.dataset.documents,  # the images the overlays refer to
+            load_probes(UPath(context.instance.storage_directory()) / ARTIFACTS),  # `rag-eval probe`'s
+            simulations,
+        )
+        served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
+        context.add_output_metadata(
+            {
+                "models": len(metric_summary),
+                "simulated_agent_versions": len(simulations),
+                "size_kib": round(len(report.html.encode()) / 1024),
+                "case_pages": len(report.pages) + 1,
+                "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
+                "this_report": dg.MetadataValue.url(
+                    f"{served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html"
+                ),
+            }
+        )
+        return HtmlDocument(report.html, plotly_libraries(), report.pages)
+
+    return eval_report
 
 
 @across_models(METRIC_SUMMARY, deps=CURRENT_KNOWLEDGE)
@@ -279,11 +316,14 @@ SECURITY_PROBES_SPEC = dg.AssetSpec(
     code_version=ATTACK_TEMPLATES_VERSION,  # what the probes plant
 )
 
-REPORTING_ASSETS = [
-    model_comparison,
-    paired_comparison,
-    judge_validation,
-    baseline_diffs,
-    eval_report,
-    prometheus_metrics,
-]
+
+def reporting_assets(with_simulation: bool = False) -> list[dg.AssetsDefinition]:
+    """The assets across every answer model (the report reading the simulations where defined)."""
+    return [
+        model_comparison,
+        paired_comparison,
+        judge_validation,
+        baseline_diffs,
+        eval_report_asset(with_simulation),
+        prometheus_metrics,
+    ]

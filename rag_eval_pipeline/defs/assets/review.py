@@ -2,6 +2,7 @@
 a fresh queue to label. The logic is in ``review/`` and ``metrics/agreement.py``."""
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -10,8 +11,9 @@ import pandas as pd
 from rag_eval_pipeline.data.documents import file_digest
 from rag_eval_pipeline.data.rows import ROW_FILE_TYPES, RowFileError
 from rag_eval_pipeline.defs.io_manager import FAN_IN, PINNED_BY
-from rag_eval_pipeline.defs.names import AGENT_SESSIONS, METRIC_SUMMARY, REVIEW, SESSION_JUDGE_SCORES
+from rag_eval_pipeline.defs.names import METRIC_SUMMARY, REVIEW
 from rag_eval_pipeline.defs.resources import HistoryResource, SettingsResource
+from rag_eval_pipeline.defs.session_sources import SessionSource
 from rag_eval_pipeline.metrics.agreement import (
     CORRECTED_TABLE,
     CORRECTION_NOTE,
@@ -71,19 +73,20 @@ READ_FILES = "read_files"  # human_labels' metadata: the label files it read, na
 
 
 def known_cases(
-    answers_by_model: dict[str, pd.DataFrame], sessions_by_version: dict[str, pd.DataFrame] | None = None
+    answers_by_model: dict[str, pd.DataFrame], sessions_by_model: dict[str, pd.DataFrame] | None = None
 ) -> dict[str, set[str]]:
-    """The cases people may label: each model's answers, each agent version's sessions."""
+    """The cases people may label: each model's answers, each agent version's sessions (keyed
+    ``trajectories:<version>`` or ``simulation:<version>``)."""
     known = {model: set(answers["qid"]) for model, answers in answers_by_model.items()}
-    for version, sessions in (sessions_by_version or {}).items():
-        known[session_model(version)] = set(sessions["session_id"])
+    for model, sessions in (sessions_by_model or {}).items():
+        known[model] = set(sessions["session_id"])
     return known
 
 
 def _read_labels(
     context: dg.AssetExecutionContext,
     candidate_answers: dict[str, pd.DataFrame],
-    agent_sessions: dict[str, pd.DataFrame],
+    sessions_by_model: dict[str, pd.DataFrame],
     settings: SettingsResource,
 ) -> pd.DataFrame:
     """Every reviewer's latest label of each case and metric, from the files in the review
@@ -96,7 +99,7 @@ def _read_labels(
     files = label_files(folder)
     for path in files:
         try:
-            frames.append(read_label_file(path, known_cases(candidate_answers, agent_sessions)))
+            frames.append(read_label_file(path, known_cases(candidate_answers, sessions_by_model)))
         except RowFileError as err:
             skipped.append(path.name)
             for problem in err.problems:
@@ -148,7 +151,7 @@ def _measure_judges(
     context: dg.AssetExecutionContext,
     human_labels: pd.DataFrame,
     judge_scores: dict[str, pd.DataFrame],
-    session_judge_scores: dict[str, pd.DataFrame],
+    judged_sessions: dict[str, pd.DataFrame],
     settings: SettingsResource,
     history: HistoryResource,
 ) -> pd.DataFrame:
@@ -157,7 +160,7 @@ def _measure_judges(
     intervals, and whether it clears the configured bars (``flagged``, ``why``). Recorded per
     set of labels in the calibration history the report charts."""
     review = settings.settings.review
-    sessions = {session_model(v): as_scores(s) for v, s in session_judge_scores.items() if len(s)}
+    sessions = {model: as_scores(s) for model, s in judged_sessions.items() if len(s)}
     agreement, tables = measure_judges(
         human_labels, {**judge_scores, **sessions}, AgreementBars(review.min_kappa, review.min_rate)
     )
@@ -273,69 +276,45 @@ def review_queue(
     return queues
 
 
-def review_assets(with_sessions: bool) -> list[dg.AssetsDefinition]:
+def review_assets(sources: Sequence[SessionSource] = ()) -> list[dg.AssetsDefinition]:
     """``human_labels``, ``judge_agreement`` and ``corrected_means``. With an agent's sessions
-    (a ``trajectories`` section), the labels and the agreement read its sessions and session
-    judges too; without, they read nothing of them (no asset of another partitioning upstream)."""
-    labels_doc, agreement_doc = _read_labels.__doc__, _measure_judges.__doc__
-    if with_sessions:
+    (a ``trajectories`` or ``simulation`` section: ``sources``), the labels and the agreement
+    read those sessions and their session judges too; without, nothing of them (no asset of
+    another partitioning upstream)."""
+    sessions_in = {s.sessions: dg.AssetIn(metadata=EVERY_MODEL) for s in sources}
+    judged_in = {s.judge_scores: dg.AssetIn(metadata=EVERY_MODEL) for s in sources}
 
-        @dg.asset(
-            name="human_labels",
-            group_name=REVIEW,
-            ins={
-                "candidate_answers": dg.AssetIn(metadata=EVERY_MODEL),
-                AGENT_SESSIONS: dg.AssetIn(metadata=EVERY_MODEL),
-            },
-            code_version="1",
-            description=labels_doc,
-        )
-        def labels_with_sessions(context, candidate_answers, agent_sessions, settings: SettingsResource):
-            return _read_labels(context, candidate_answers, agent_sessions, settings)
-
-        @dg.asset(
-            name="judge_agreement",
-            group_name=REVIEW,
-            ins={
-                "judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED),
-                SESSION_JUDGE_SCORES: dg.AssetIn(metadata=EVERY_MODEL),
-            },
-            code_version="1",
-            description=agreement_doc,
-        )
-        def agreement_with_sessions(
-            context,
-            human_labels,
-            judge_scores,
-            session_judge_scores,
-            settings: SettingsResource,
-            history: HistoryResource,
-        ):
-            return _measure_judges(
-                context, human_labels, judge_scores, session_judge_scores, settings, history
-            )
-
-        return [labels_with_sessions, agreement_with_sessions, corrected_means]
+    def by_model(tables: dict[str, dict[str, pd.DataFrame]], key: str) -> dict[str, pd.DataFrame]:
+        """Each source's tables per agent version, keyed as people label them (``<source>:<version>``)."""
+        return {
+            session_model(version, s.prefix): table
+            for s in sources
+            for version, table in tables[getattr(s, key)].items()
+        }
 
     @dg.asset(
         name="human_labels",
         group_name=REVIEW,
-        ins={"candidate_answers": dg.AssetIn(metadata=EVERY_MODEL)},
+        ins={"candidate_answers": dg.AssetIn(metadata=EVERY_MODEL), **sessions_in},
         code_version="1",
-        description=labels_doc,
+        description=_read_labels.__doc__,
     )
-    def labels(context, candidate_answers, settings: SettingsResource):
-        return _read_labels(context, candidate_answers, {}, settings)
+    def labels(context, candidate_answers, settings: SettingsResource, **sessions):
+        return _read_labels(context, candidate_answers, by_model(sessions, "sessions"), settings)
 
     @dg.asset(
         name="judge_agreement",
         group_name=REVIEW,
-        ins={"judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED)},
+        ins={"judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED), **judged_in},
         code_version="1",
-        description=agreement_doc,
+        description=_measure_judges.__doc__,
     )
-    def agreement(context, human_labels, judge_scores, settings: SettingsResource, history: HistoryResource):
-        return _measure_judges(context, human_labels, judge_scores, {}, settings, history)
+    def agreement(
+        context, human_labels, judge_scores, settings: SettingsResource, history: HistoryResource, **judged
+    ):
+        return _measure_judges(
+            context, human_labels, judge_scores, by_model(judged, "judge_scores"), settings, history
+        )
 
     return [labels, agreement, corrected_means]
 

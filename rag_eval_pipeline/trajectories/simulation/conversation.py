@@ -141,6 +141,10 @@ async def converse(
             break
         if said_next.from_cache is not None:
             counts["user_cached" if said_next.from_cache else "user_calls"] += 1
+        if said_next.cut_off and not said_next.stopped:
+            reason = StopReason.SIMULATOR_ERROR
+            detail = "the simulated user's message was cut off at its token limit (it rambled)"
+            break
         if said_next.stopped:
             if said_next.text:
                 history.append(Message("user", said_next.text))  # the closing words, kept

@@ -13,6 +13,7 @@ import pandas as pd
 
 from rag_eval_pipeline.metrics.settings import OVERALL, IntervalMethod
 from rag_eval_pipeline.reporting.markdown import markdown_text
+from rag_eval_pipeline.reporting.simulation import LAST_WORDS, SimulatedVersion, transcript_entries
 from rag_eval_pipeline.trajectories.simulation.conversation import SimulatedSession, StopReason
 from rag_eval_pipeline.trajectories.simulation.scenarios import Scenario
 from rag_eval_pipeline.trajectories.simulation.success import missing_strings
@@ -152,26 +153,39 @@ def summarize_simulation(
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
-def worst_transcript(sessions: pd.DataFrame, scores: pd.DataFrame) -> str:
-    """The transcript of the worst session: failed (or not measured) first, then the shortest."""
+def worst_session(sessions: pd.DataFrame, scores: pd.DataFrame) -> dict[str, object]:
+    """The worst session's row: failed (or not measured) first, then the shortest."""
     ordered = scores.sort_values([TASK_SUCCESS, "turns", "session_id"], na_position="first")
-    row = sessions.set_index("session_id", drop=False).loc[ordered["session_id"].iloc[0]]
-    return render_transcript(row.to_dict())
+    return sessions.set_index("session_id", drop=False).loc[ordered["session_id"].iloc[0]].to_dict()
+
+
+def worst_transcript(sessions: pd.DataFrame, scores: pd.DataFrame) -> str:
+    """The transcript of the worst session, in markdown."""
+    return render_transcript(worst_session(sessions, scores))
+
+
+def report_versions(
+    summaries: Mapping[str, pd.DataFrame],
+    scores: Mapping[str, pd.DataFrame],
+    sessions: Mapping[str, pd.DataFrame],
+) -> dict[str, SimulatedVersion]:
+    """What the HTML report shows of each agent version simulated (and scored)."""
+    return {
+        version: SimulatedVersion(scores[version], summary, worst_session(sessions[version], scores[version]))
+        for version, summary in summaries.items()
+        if version in scores and len(scores[version]) and version in sessions
+    }
 
 
 def render_transcript(row: Mapping[str, object]) -> str:
     """A session's transcript in markdown: each message, the agent's tool calls, how it ended."""
     detail = f": {row['stop_detail']}" if row.get("stop_detail") else ""
     lines = [f"**{row['session_id']}** — {row['stop_reason']}{detail}", ""]
-    turns = json.loads(str(row["session"]))["turns"]
-    messages = transcript_of(row)
-    for turn in turns:
-        lines.append(f"- **user**: {markdown_text(turn['user'])}")
-        lines += [
-            f"  - tool {markdown_text(c['name'])} {markdown_text(c['arguments'])}" for c in turn["tool_calls"]
-        ]
-        lines.append(f"- **agent**: {markdown_text(turn['answer'])}")
-    users = [m for m in messages if m.role == "user"]
-    if len(users) > len(turns):  # the closing words with the stop, or a message never sent
-        lines.append(f"- **user** (last): {markdown_text(users[-1].content)}")
+    for entry in transcript_entries(row):
+        if entry.role == "tool":
+            lines.append(f"  - tool {markdown_text(entry.text)} {markdown_text(entry.arguments)}")
+        elif entry.role == LAST_WORDS:
+            lines.append(f"- **user** (last): {markdown_text(entry.text)}")
+        else:
+            lines.append(f"- **{entry.role}**: {markdown_text(entry.text)}")
     return "\n".join(lines)

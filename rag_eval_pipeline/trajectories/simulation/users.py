@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from rag_eval_pipeline.language.analysis import analyzer
-from rag_eval_pipeline.llm.client import LLMClient, LLMRequest
+from rag_eval_pipeline.llm.cache import CachedClient, is_complete
+from rag_eval_pipeline.llm.client import LLMRequest
 from rag_eval_pipeline.trajectories.simulation.scenarios import Scenario
 from rag_eval_pipeline.trajectories.simulation.settings import SCRIPTED
 
@@ -57,6 +58,7 @@ class UserTurn:
     text: str
     stopped: bool
     from_cache: bool | None = None
+    cut_off: bool = False  # the model's message ended at its token limit, unfinished
 
 
 def split_stop(text: str) -> UserTurn:
@@ -128,13 +130,17 @@ class LLMUser:
     """A model playing the user through any LLM client (cached by the client: the request holds
     the scenario, the trial's seed and the history)."""
 
-    def __init__(self, name: str, client: LLMClient, model_id: str) -> None:
+    def __init__(self, name: str, client: CachedClient, model_id: str) -> None:
         self.name = name
         self._client = client
         self._model_id = model_id
 
     async def next_turn(self, scenario: Scenario, trial: int, history: Sequence[Message]) -> UserTurn:
         request = render_user_request(self._model_id, scenario, trial, history)
-        response = await self._client.complete(request, accept=lambda r: bool(r.text.strip()))
+        # a message cut off is kept (and cached): the conversation ends on it as the simulator's
+        # fault, and a re-run ends there again without a call
+        response = await self._client.complete(
+            request, accept=lambda r: bool(r.text.strip()), cut_off_ok=True
+        )
         turn = split_stop(response.text)
-        return UserTurn(turn.text, turn.stopped, response.from_cache)
+        return UserTurn(turn.text, turn.stopped, response.from_cache, not is_complete(response))
