@@ -13,13 +13,12 @@ import pandas as pd
 
 from rag_eval_pipeline.answering.agents.provider import conversation_agent
 from rag_eval_pipeline.defs.assets.progress import progress_logger
-from rag_eval_pipeline.defs.assets.trajectories import AGENT_VERSIONS
+from rag_eval_pipeline.defs.assets.trajectories import AGENT_VERSIONS, sessions_gate_result
 from rag_eval_pipeline.defs.names import SIMULATION, SIMULATION_JOB
 from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource
 from rag_eval_pipeline.judges.engine import JudgeCaller
 from rag_eval_pipeline.llm.providers import parse_llm_name
 from rag_eval_pipeline.metrics.agreement import SESSION_METRICS
-from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.simulation import simulation_section
 from rag_eval_pipeline.trajectories.judges import judge_sessions
@@ -263,12 +262,8 @@ def simulation_summary_quality_gates(
     """The summary against ``simulation.thresholds`` (none: passes, saying so)."""
     chosen = settings.settings.simulation
     gates = chosen.gates() if chosen is not None else []
-    results = check_gates(simulation_summary, gates, min_cases=settings.settings.statistics.min_cases)
-    failed = failed_gates_line(results)
-    return dg.AssetCheckResult(
-        passed=not failed,
-        description=failed or ("every threshold passed" if gates else "no simulation threshold set"),
-        metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)) if results else "none")},
+    return sessions_gate_result(
+        simulation_summary, gates, settings.settings.statistics.min_cases, "simulation"
     )
 
 

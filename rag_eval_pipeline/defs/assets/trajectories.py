@@ -306,11 +306,21 @@ def trajectory_summary_quality_gates(
     """The summary against ``trajectories.thresholds`` (none: passes, saying so)."""
     chosen = settings.settings.trajectories
     gates = chosen.gates() if chosen is not None else []
-    results = check_gates(trajectory_summary, gates, min_cases=settings.settings.statistics.min_cases)
+    return sessions_gate_result(
+        trajectory_summary, gates, settings.settings.statistics.min_cases, "trajectory"
+    )
+
+
+def sessions_gate_result(
+    summary: pd.DataFrame, gates: list, min_cases: int, kind: str
+) -> dg.AssetCheckResult:
+    """A session summary (traced or simulated) against its section's thresholds, as one check
+    result: the failed gates' line, or that every one passed, or that ``kind`` has none set."""
+    results = check_gates(summary, gates, min_cases=min_cases)
     failed = failed_gates_line(results)
     return dg.AssetCheckResult(
         passed=not failed,
-        description=failed or ("every threshold passed" if gates else "no trajectory threshold set"),
+        description=failed or ("every threshold passed" if gates else f"no {kind} threshold set"),
         metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)) if results else "none")},
     )
 
