@@ -4,6 +4,7 @@ registered answer model, new results refresh the comparison and the reports (onc
 over), and new label files measure the judges again and correct the means, across the models."""
 
 import json
+import re
 import socket
 import time
 from collections.abc import Mapping
@@ -394,11 +395,15 @@ def documents_rebuild(
     changed = changed_files(versions, cursor)
     if not changed:
         return dg.SkipReason(f"no new or changed documents in {documents.folder}")
-    problems = documents.load().problems
-    bad = {p.split(":", 1)[0] for p in problems}
+    loaded = documents.load()
+    problems = loaded.problems
+    # a problem names its file first ("a.jsonl: ..." or "a.jsonl, line 3: ..."); a file with a bad
+    # line is still new documents when its other lines were read
+    bad = {re.split(r"[:,]", p, maxsplit=1)[0] for p in problems}
+    read = set(loaded.passages["source_file"]) if "source_file" in loaded.passages else set()
     for problem in problems:
         context.log.warning(f"malformed document skipped: {problem}")
-    usable = [name for name in changed if name not in bad]
+    usable = [name for name in changed if name not in bad or name in read]
     new_cursor = json.dumps(versions, sort_keys=True)
     if not usable:
         return dg.SensorResult(

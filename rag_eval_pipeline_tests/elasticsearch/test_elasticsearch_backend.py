@@ -191,7 +191,8 @@ def test_each_language_is_searched_in_fields_analysed_its_own_way(es_url, es_pre
     from rag_eval_pipeline.data.documents import load_documents
     from rag_eval_pipeline_tests.support.languages import BY_LANGUAGE, write_project
 
-    write_project(tmp_path, ["zh", "es", "ja"])
+    written = ["zh", "es", "ja"]
+    write_project(tmp_path, written)
     passages = load_documents(tmp_path / "docs").passages
     es = Elasticsearch(es_url)
     features = detect_features(es, None)
@@ -205,7 +206,8 @@ def test_each_language_is_searched_in_fields_analysed_its_own_way(es_url, es_pre
         "zh",
     ]
     lexical = open_es_index(es, manifest, features, lambda m: None).for_mode("bm25")
-    for language, cases in BY_LANGUAGE.items():
+    for language in written:  # (the table of support/languages.py holds more languages than these)
+        cases = BY_LANGUAGE[language]
         hits = lexical.search_many([c.question for c in cases], 4, [language] * len(cases))
         found = np.mean([c.title in {h.title for h in found} for c, found in zip(cases, hits)])
         assert found >= 0.8, language
