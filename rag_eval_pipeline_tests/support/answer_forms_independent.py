@@ -14,7 +14,9 @@ from rag_eval_pipeline_tests.support.answer_forms_languages import Question
 
 
 def _q(language, question, truth, right, wrong=(), negated=(), hedged=(), listed=()) -> Question:
-    return Question(language, question, truth, tuple(right), tuple(wrong), tuple(negated), tuple(hedged), tuple(listed))
+    return Question(
+        language, question, truth, tuple(right), tuple(wrong), tuple(negated), tuple(hedged), tuple(listed)
+    )
 
 
 INDEPENDENT: tuple[Question, ...] = (
@@ -175,7 +177,10 @@ INDEPENDENT: tuple[Question, ...] = (
         ],
         wrong=["In Leipzig."],
         negated=["Nicht in Dresden."],
-        hedged=["Vielleicht Dresden oder Leipzig.", "Ich glaube, es ist Dresden, aber ich bin mir nicht sicher."],
+        hedged=[
+            "Vielleicht Dresden oder Leipzig.",
+            "Ich glaube, es ist Dresden, aber ich bin mir nicht sicher.",
+        ],
         listed=["Dresden und Leipzig."],
     ),
     _q(
