@@ -19,7 +19,7 @@ from rag_eval_pipeline.defs.assets.evaluation import EVALUATION_ASSETS, case_tra
 from rag_eval_pipeline.defs.assets.generation import GENERATION_ASSETS
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.production import build_production
-from rag_eval_pipeline.defs.assets.reporting import SECURITY_PROBES_SPEC, reporting_assets
+from rag_eval_pipeline.defs.assets.reporting import reporting_assets
 from rag_eval_pipeline.defs.assets.review import review_assets, review_queue
 from rag_eval_pipeline.defs.assets.shards import case_shard_scores
 from rag_eval_pipeline.defs.assets.simulation import build_simulation
@@ -248,7 +248,6 @@ def build_definitions(
             *knowledge,
             *evaluation,
             *reporting,
-            SECURITY_PROBES_SPEC,  # recorded by `rag-eval probe`, never materialized by a run
             *review,
             review_queue,
             *generation_assets,

@@ -27,7 +27,6 @@ EXPECTED_ASSETS = {
     "judge_agreement",
     "corrected_means",
     "review_queue",
-    "security_probes",
 }
 EXPECTED_CHECKS = {
     ("kb_passages", "unique_ids"),

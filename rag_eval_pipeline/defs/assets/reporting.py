@@ -22,14 +22,12 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     PAIRED_COMPARISON,
     REPORTING,
-    SECURITY_PROBES,
     SIMULATED_SESSIONS,
     SIMULATION_SCORES,
     SIMULATION_SUMMARY,
 )
 from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
-from rag_eval_pipeline.language.attacks import ATTACK_TEMPLATES_VERSION
 from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
@@ -77,7 +75,8 @@ def across_models(*partitioned_inputs: str, deps: list[str] | None = None):
         CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
         PAIRED_COMPARISON: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     },
-    deps=[SECURITY_PROBES],  # a probe's attack success joins each model's numbers
+    # a probe's attack success joins each model's numbers: read from `rag-eval probe`'s store (no
+    # dependency on security_probes: an asset no run makes hides Dagster's "Materialize all")
     code_version="4",
 )
 def model_comparison(
@@ -303,18 +302,6 @@ def prometheus_metrics(
         }
     )
     return {"textfile": path, "series": series}
-
-
-# `rag-eval probe` records its results as this asset's materialization (the command runs the
-# probes, no run of the graph does): the UI shows each model's attack success and the worst probes
-SECURITY_PROBES_SPEC = dg.AssetSpec(
-    SECURITY_PROBES,
-    group_name=REPORTING,
-    description="Security probes (`rag-eval probe`): each model's attack success per attack and "
-    "language, and the probes that succeeded (the planted passage, the reply, what was found). "
-    "Recorded by the command; see docs/security.md.",
-    code_version=ATTACK_TEMPLATES_VERSION,  # what the probes plant
-)
 
 
 def reporting_assets(with_simulation: bool = False) -> list[dg.AssetsDefinition]:
