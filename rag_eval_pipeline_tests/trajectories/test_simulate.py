@@ -366,7 +366,11 @@ def test_the_offline_example_runs_as_the_docs_say_with_a_python_agent(tmp_path, 
             (),
             "scenario s has a rubric: give --judge MODEL",
         ),
-        ({"user_turns": ["hi"]}, ("--agent", "nobody"), "--agent nobody: no such entry in answer_models"),
+        (
+            {"user_turns": ["hi"]},
+            ("--agent", "no-such-agent"),
+            "--agent no-such-agent: no such entry in answer_models",
+        ),
         (
             {"known_info": {}},
             ("--user", "claude-haiku-4-5"),
