@@ -230,20 +230,7 @@ def _send_events(
         settings.settings.production.gates(),
         settings.settings.redactor(),
     )
-    try:
-        sent = tracing.export_events(events)
-    except (
-        Exception
-    ) as err:  # no collector named (a configuration error) or the SDK missing: said, the scores kept
-        context.log.warning(
-            f"evaluation events not sent ({type(err).__name__}: {err}); the scores are unaffected"
-        )
-        return {"events_error": f"{type(err).__name__}: {err}"[:300]}
-    if sent.dropped:
-        context.log.warning(
-            f"evaluation events: {sent.dropped} dropped ({sent.error}); the scores are unaffected"
-        )
-    return {"events": sent.events, "events_exported": sent.exported, "events_dropped": sent.dropped}
+    return tracing.send_scores_events(events, context.log)
 
 
 def _summary(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:

@@ -188,20 +188,7 @@ def _send_events(context, tracing: TracingResource, scores: pd.DataFrame, sessio
     if not tracing.events or scores.empty:
         return {}
     provenance = {"rag_eval.agent_version": context.partition_key, "rag_eval.dagster_run_id": context.run_id}
-    try:
-        sent = tracing.export_events(session_events(scores, sessions, metrics, provenance))
-    except (
-        Exception
-    ) as err:  # no collector named (a configuration error) or the SDK missing: said, the scores kept
-        context.log.warning(
-            f"evaluation events not sent ({type(err).__name__}: {err}); the scores are unaffected"
-        )
-        return {"events_error": f"{type(err).__name__}: {err}"[:300]}
-    if sent.dropped:
-        context.log.warning(
-            f"evaluation events: {sent.dropped} dropped ({sent.error}); the scores are unaffected"
-        )
-    return {"events": sent.events, "events_exported": sent.exported, "events_dropped": sent.dropped}
+    return tracing.send_scores_events(session_events(scores, sessions, metrics, provenance), context.log)
 
 
 @dg.asset(group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, code_version="1")

@@ -46,6 +46,22 @@ class TracingResource(dg.ConfigurableResource):
 
         return export_traces(traces, qids, self._target())
 
+    def send_scores_events(self, events: list, log) -> dict:
+        """Sends the events of scores already stored (production days, trajectories) and says
+        what came of it as asset metadata; a failure is logged, never raised: the scores stand."""
+        try:
+            sent = self.export_events(events)
+        except Exception as err:  # no collector named (a configuration error) or the SDK missing
+            log.warning(
+                f"evaluation events not sent ({type(err).__name__}: {err}); the scores are unaffected"
+            )
+            return {"events_error": f"{type(err).__name__}: {err}"[:300]}
+        if sent.dropped:
+            log.warning(
+                f"evaluation events: {sent.dropped} dropped ({sent.error}); the scores are unaffected"
+            )
+        return {"events": sent.events, "events_exported": sent.exported, "events_dropped": sent.dropped}
+
     def export_events(self, events: list, collector_down: str | None = None):
         """The evaluation events to the collector's logs endpoint and the events file, if
         either is configured (a file alone needs no collector)."""
