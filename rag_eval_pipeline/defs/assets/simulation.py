@@ -13,7 +13,7 @@ import pandas as pd
 
 from rag_eval_pipeline.answering.agents.provider import conversation_agent
 from rag_eval_pipeline.defs.assets.progress import progress_logger
-from rag_eval_pipeline.defs.assets.trajectories import AGENT_VERSIONS, sessions_gate_result
+from rag_eval_pipeline.defs.assets.trajectories import AGENT_VERSIONS, judged_sessions, sessions_gate_result
 from rag_eval_pipeline.defs.names import SIMULATION, SIMULATION_JOB
 from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource
 from rag_eval_pipeline.judges.engine import JudgeCaller
@@ -21,7 +21,6 @@ from rag_eval_pipeline.llm.providers import parse_llm_name
 from rag_eval_pipeline.metrics.agreement import SESSION_METRICS
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.simulation import simulation_section
-from rag_eval_pipeline.trajectories.judges import judge_sessions
 from rag_eval_pipeline.trajectories.sessions import reconstruct
 from rag_eval_pipeline.trajectories.settings import TrajectorySettings
 from rag_eval_pipeline.trajectories.simulation.conversation import ReplyReader
@@ -198,32 +197,10 @@ def simulation_judge_scores(
     chosen = _chosen(settings)
     sessions = sessions_of_frame(simulated_sessions)
     tasks = {
-        sid: scenario.task(chosen.trials)
-        for scenario in _scenarios(chosen)
-        for sid in scenario.task(chosen.trials).session_ids
+        sid: task for task in (s.task(chosen.trials) for s in _scenarios(chosen)) for sid in task.session_ids
     }
     services = llm.services()
-    registry = settings.judge_registry()
-    frames = []
-    for judge_id in chosen.session_judges:
-        spec = registry.resolve(judge_id)
-        assert spec.endpoint is not None and spec.model_id is not None
-        client, prices = services.client(spec.endpoint), services.prices_for(spec.endpoint)
-        rows = asyncio.run(
-            judge_sessions(
-                sessions,
-                tasks,
-                lambda: JudgeCaller(client, spec.model_id, prices),  # noqa: B023 (used before the next judge)
-                False,
-                settings.settings.concurrency,
-                progress_logger(context, f"sessions judged by {judge_id}"),
-                client.aclose,
-            )
-        )
-        frames.append(pd.DataFrame(rows).assign(judge_id=judge_id))
-    scores = (
-        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["session_id", "judge_id"])
-    )
+    scores = judged_sessions(context, chosen.session_judges, sessions, tasks, services, settings, False)
     context.add_output_metadata(
         {"judges": ", ".join(chosen.session_judges) or "none configured", "api_calls": services.api_calls}
     )

@@ -237,26 +237,8 @@ def session_judge_scores(
     sessions = sessions_of_frame(agent_sessions)
     tasks = {sid: task for task in trajectory_sources.read_tasks() for sid in task.session_ids}
     services = llm.services()
-    registry = settings.judge_registry()
-    frames = []
-    for judge_id in chosen.judges:
-        spec = registry.resolve(judge_id)
-        assert spec.endpoint is not None and spec.model_id is not None
-        client, prices = services.client(spec.endpoint), services.prices_for(spec.endpoint)
-        rows = asyncio.run(
-            judge_sessions(
-                sessions,
-                tasks,
-                lambda: JudgeCaller(client, spec.model_id, prices),  # noqa: B023 (used before the next judge)
-                chosen.trajectory_judge,
-                settings.settings.concurrency,
-                progress_logger(context, f"sessions judged by {judge_id}"),
-                client.aclose,
-            )
-        )
-        frames.append(pd.DataFrame(rows).assign(judge_id=judge_id))
-    scores = (
-        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["session_id", "judge_id"])
+    scores = judged_sessions(
+        context, chosen.judges, sessions, tasks, services, settings, chosen.trajectory_judge
     )
     sent = _send_events(context, tracing, scores, sessions, SESSION_METRICS)
     context.add_output_metadata(
@@ -295,6 +277,34 @@ def trajectory_summary_quality_gates(
     gates = chosen.gates() if chosen is not None else []
     return sessions_gate_result(
         trajectory_summary, gates, settings.settings.statistics.min_cases, "trajectory"
+    )
+
+
+def judged_sessions(
+    context, judge_ids, sessions, tasks, services, settings: SettingsResource, trajectory_judge: bool
+) -> pd.DataFrame:
+    """Every session judged by each of ``judge_ids`` (traced or simulated sessions alike), one
+    table of verdicts with its judge's id; no judge: an empty table."""
+    registry = settings.judge_registry()
+    frames = []
+    for judge_id in judge_ids:
+        spec = registry.resolve(judge_id)
+        assert spec.endpoint is not None and spec.model_id is not None
+        client, prices = services.client(spec.endpoint), services.prices_for(spec.endpoint)
+        rows = asyncio.run(
+            judge_sessions(
+                sessions,
+                tasks,
+                lambda: JudgeCaller(client, spec.model_id, prices),  # noqa: B023 (used before the next judge)
+                trajectory_judge,
+                settings.settings.concurrency,
+                progress_logger(context, f"sessions judged by {judge_id}"),
+                client.aclose,
+            )
+        )
+        frames.append(pd.DataFrame(rows).assign(judge_id=judge_id))
+    return (
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["session_id", "judge_id"])
     )
 
 
