@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rag_eval_pipeline.common.text import FileEncodingError, nfc_values, read_text
 from rag_eval_pipeline.trajectories.sessions import canonical_json
 
 
@@ -99,12 +100,14 @@ def read_reference(path: Path) -> list[Task]:
     """Every task of the file, in order. A line that is not JSON or not a task, a task id or a
     session listed twice: an error naming file and line."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = read_text(path).splitlines()  # UTF-8, a BOM accepted, NFC by the rows below
     except FileNotFoundError:
         raise ReferenceError(
             f"{path}: no such file (give the trajectories' reference, one task per line)"
         ) from None
-    except (OSError, UnicodeDecodeError) as err:
+    except FileEncodingError as err:
+        raise ReferenceError(str(err)) from None
+    except OSError as err:
         raise ReferenceError(f"{path}: not readable ({err})") from None
     tasks: list[Task] = []
     seen_tasks: dict[str, int] = {}
@@ -113,7 +116,7 @@ def read_reference(path: Path) -> list[Task]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = nfc_values(json.loads(line))  # a \u escape may spell NFD
         except json.JSONDecodeError as err:
             raise ReferenceError(f"{path}, line {number}: not JSON ({err.msg})") from None
         try:

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from rag_eval_pipeline.common.text import FileEncodingError, nfc_values, read_text
 from rag_eval_pipeline.language.table import UnknownLanguageError, language
 from rag_eval_pipeline.trajectories.reference import ExpectedCall, ExpectedTurn, MatchMode, Task
 
@@ -123,12 +124,14 @@ def read_scenarios(path: Path) -> ReadScenarios:
     """Every valid scenario of the file, in order, and an error line per line that is not one
     (not JSON, no goal, no success, a task id already used): the others still run."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = read_text(path).splitlines()  # UTF-8, a BOM accepted, NFC by the rows below
     except FileNotFoundError:
         raise ScenarioFileError(
             f"{path}: no such file (give the scenarios, one JSON object per line)"
         ) from None
-    except (OSError, UnicodeDecodeError) as err:
+    except FileEncodingError as err:
+        raise ScenarioFileError(str(err)) from None
+    except OSError as err:
         raise ScenarioFileError(f"{path}: not readable ({err})") from None
     scenarios: list[Scenario] = []
     errors: list[str] = []
@@ -137,7 +140,7 @@ def read_scenarios(path: Path) -> ReadScenarios:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = nfc_values(json.loads(line))  # a \u escape may spell NFD
         except json.JSONDecodeError as err:
             errors.append(f"{path}, line {number}: not JSON ({err.msg})")
             continue
