@@ -1,15 +1,18 @@
 """One broken model among good ones, as a new user would meet it: a Python agent whose module
-raises at import. Its step fails at once with the reason as the failure's own first line (no
-case is tried against an agent that cannot start), the good models are evaluated and compared
-without it, and the comparison, the report and the command line name it with that reason."""
+raises at import. No case is tried against an agent that cannot start: its answers, scores and
+summary are stored with the reason (so the cross-model assets can follow, as in a backfill) and
+its run fails on the summary's `answered` check in those words; the good models are evaluated
+and compared without it, and the comparison, the report and the command line name it."""
 
 import dagster as dg
+import pandas as pd
 import pytest
 
 from rag_eval_pipeline.config import load_settings
 from rag_eval_pipeline.definitions import build_definitions
+from rag_eval_pipeline.defs.partitions import failed_checks
 from rag_eval_pipeline.instance.home import open_instance
-from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.instance.lineage import NotMaterializedError, load_asset
 from rag_eval_pipeline_tests.support.cli import in_process
 from rag_eval_pipeline_tests.support.processes import free_port
 
@@ -74,12 +77,25 @@ def test_a_broken_agent_fails_at_once_with_its_reason_and_sinks_no_other_model(b
     assert REASON in comparison.loc["broken", "note"]
     for model in GOOD:
         assert len(load_asset(instance, "metric_summary", model))
-    # the step failure's own first line is the reason; no case was tried: the agent never started
-    failure = next(
-        iter(instance.all_logs(_run_of(instance, "broken"), of_type=dg.DagsterEventType.STEP_FAILURE))
-    )
-    data = failure.dagster_event.step_failure_data
-    assert data.user_failure_data.description == REASON
+    # its chain is stored with the reason and its run fails on the summary's `answered` check,
+    # which says the reason in its own words; no case was tried: the agent never started
+    run_id = _run_of(instance, "broken")
+    assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.FAILURE
+    assert failed_checks(instance, run_id) == [("metric_summary answered", REASON)]
+    for asset in ("candidate_answers", "judge_scores", "metric_summary"):
+        record = instance.fetch_materializations(
+            dg.AssetRecordsFilter(dg.AssetKey(asset), asset_partitions=["broken"]), limit=1
+        ).records[0]
+        assert (
+            record.run_id == run_id
+            and record.asset_materialization.metadata["evaluation_failed"].value == REASON
+        )
+    # ... as that run's own file, never as the latest value a reader or a command sees
+    with pytest.raises(NotMaterializedError, match="no metric_summary of broken stored yet"):
+        load_asset(instance, "metric_summary", "broken")
+    kept = next((broken / "home" / "storage").rglob(f"history/candidate_answers/broken/{run_id}.*"))
+    answers = pd.read_parquet(kept)
+    assert len(answers) == 12 and set(answers["status"]) == {"failed"} and set(answers["error"]) == {REASON}
     assert (broken / "imports.log").read_text().count("imported") == 1  # one worker, no case
     report = next((broken / "home" / "storage").rglob("eval_report.html")).read_text()
     assert 'id="missing"' in report and "the vector store is not configured" in report
@@ -87,10 +103,8 @@ def test_a_broken_agent_fails_at_once_with_its_reason_and_sinks_no_other_model(b
     said = record.asset_materialization.metadata["missing_models"].value
     assert said.startswith("broken: missing: evaluation run") and REASON in said
     # an agent that cannot be reached at all stops at its first calls, said in one line too
-    down = next(iter(instance.all_logs(_run_of(instance, "down"), of_type=dg.DagsterEventType.STEP_FAILURE)))
-    assert down.dagster_event.step_failure_data.user_failure_data.description.startswith(
-        "agent down cannot be reached at http://127.0.0.1:"
-    )
+    [(_, down)] = failed_checks(instance, _run_of(instance, "down"))
+    assert down.startswith("agent down cannot be reached at http://127.0.0.1:")
     assert "cannot be reached" in comparison.loc["down", "note"]
 
 

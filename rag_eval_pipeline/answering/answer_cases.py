@@ -88,6 +88,43 @@ class AllCasesFailedError(RuntimeError):
     """Not one case was answered: the partition failed (its rows would only be dashes)."""
 
 
+def cases_not_answered(
+    judgement_list: pd.DataFrame, spec: AnswerSpec, model_id: str, reason: str
+) -> pd.DataFrame:
+    """A model that could not answer at all, as a table: every case of the list failed with the
+    one ``reason`` (no contexts, no answer, nothing spent). What a model's chain stores so the
+    cross-model assets can go on without it, and the summary's check fail with the reason."""
+    rows = [
+        {
+            **_case_row(case, 0, spec, []),
+            "contexts_known": False,
+            "model_id": model_id,
+            "prompt_version": None,
+            "answer": None,
+            "status": "failed",
+            "error": reason,
+            "latency_s": float("nan"),
+            "cost_usd": None,
+            "from_cache": False,
+        }
+        for case in judgement_list.to_dict(orient="records")
+    ]
+    return _candidate_frame(rows)
+
+
+def not_answered_reason(candidate_answers: pd.DataFrame) -> str | None:
+    """Why no case of these answers was answered, in one line (None: some case was): the reason
+    every case shares (a model that could not run), else how many failed and the first reason."""
+    if len(candidate_answers) and (candidate_answers["status"] == "ok").any():
+        return None
+    if not len(candidate_answers):
+        return "no case to answer"
+    errors = candidate_answers["error"].fillna("failed").astype(str)
+    if errors.nunique() == 1:
+        return errors.iloc[0]
+    return f"all {len(errors)} cases failed; the first: {errors.iloc[0]}"
+
+
 ProgressCallback = Callable[[int, int], None]
 
 

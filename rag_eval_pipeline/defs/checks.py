@@ -7,12 +7,14 @@ import warnings
 import dagster as dg
 import pandas as pd
 
+from rag_eval_pipeline.answering.answer_cases import not_answered_reason
 from rag_eval_pipeline.defs.names import (
     CANDIDATE_ANSWERS,
     JUDGE_SCORES,
     JUDGEMENT_LIST,
     KB_INDEX,
     KB_PASSAGES,
+    METRIC_SUMMARY,
 )
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import SettingsResource
@@ -134,6 +136,12 @@ def judge_scores_quality_gates(
     budgets = budgets_of(settings.settings.budgets)
     if not thresholds and not budgets:
         return dg.AssetCheckResult(passed=True, metadata={"gates": "no thresholds configured"})
+    if not_answered_reason(candidate_answers) is not None:  # nothing to gate: said once, by `answered`
+        return dg.AssetCheckResult(
+            passed=True,
+            description="not gated: no case was answered (metric_summary's `answered` check says why)",
+            metadata={"gates": "not gated: no case was answered"},
+        )
     spec = (
         settings.answer_registry().try_resolve(context.partition_key) if context.has_partition_key else None
     )
@@ -162,7 +170,28 @@ def judge_scores_quality_gates(
     )
 
 
+@dg.asset_check(
+    asset=METRIC_SUMMARY,
+    name="answered",
+    partitions_def=answer_model_partitions,
+    blocking=True,
+    additional_ins={CANDIDATE_ANSWERS: dg.AssetIn(CANDIDATE_ANSWERS)},
+)
+def metric_summary_answered(candidate_answers: pd.DataFrame) -> dg.AssetCheckResult:
+    """The model answered at least one case. One that could not answer at all (an agent that
+    cannot start or be reached, a key refused, every case failed) has its answers, scores and
+    summary stored with the reason, so a backfill of every model still builds the comparison
+    (which names it, as missing); this check fails its run with that reason."""
+    reason = not_answered_reason(candidate_answers)
+    return dg.AssetCheckResult(
+        passed=reason is None,
+        description=reason or f"{int((candidate_answers['status'] == 'ok').sum())} cases answered",
+        metadata={"cases": len(candidate_answers)},
+    )
+
+
 ASSET_CHECKS = [
+    metric_summary_answered,
     judge_scores_complete,
     judge_scores_judge_error_share,
     judge_scores_quality_gates,

@@ -8,7 +8,13 @@ import dagster as dg
 from upath import UPath
 
 from rag_eval_pipeline.defs.kept import kept_for
-from rag_eval_pipeline.defs.names import ARTIFACTS, CLI_PID_TAG, KNOWLEDGE_BASE_RUN_TAG, SNAPSHOT_ASSETS
+from rag_eval_pipeline.defs.names import (
+    ARTIFACTS,
+    CLI_PID_TAG,
+    EVALUATION_FAILED,
+    KNOWLEDGE_BASE_RUN_TAG,
+    SNAPSHOT_ASSETS,
+)
 from rag_eval_pipeline.storage import formats
 from rag_eval_pipeline.storage.formats import HtmlDocument
 from rag_eval_pipeline.storage.materializations import (
@@ -16,6 +22,7 @@ from rag_eval_pipeline.storage.materializations import (
     history_folder,
     keep_as_materialization,
     materialization_file,
+    trim_kept,
     trim_pages,
     write_companions,
 )
@@ -57,6 +64,11 @@ def _forget_returned_value(context: dg.OutputContext) -> None:
     mine = (context.step_key, context.name)
     for handle in [h for h in captured or {} if (h.step_key, h.output_name) == mine]:
         del captured[handle]
+
+
+def _recorded_failure(value: Any) -> str | None:
+    """The reason a model could not answer, where ``value`` is its chain's recorded failure."""
+    return (getattr(value, "attrs", None) or {}).get(EVALUATION_FAILED)
 
 
 def _remedy(asset: str, partition: str | None) -> str:
@@ -121,6 +133,14 @@ class _ArtifactStore(dg.UPathIOManager):
         companions = getattr(obj, "companions", None)
         if companions:  # the pages a document loads exist before the document does
             write_companions(self._base_path, companions)
+        if _recorded_failure(obj) and context.has_asset_partitions:
+            # a model that could not answer: this run's own file only; the latest value (the last
+            # good evaluation, or none) stays what every later reader sees
+            folder = history_folder(self._base_path, asset, context.partition_key)
+            folder.mkdir(parents=True, exist_ok=True)
+            formats.write(obj, folder / context.run_id, asset)
+            trim_kept(folder, self.keep_materializations)
+            return
         written = formats.write(obj, path, asset)
         if asset not in SNAPSHOT_ASSETS:  # (knowledge-base snapshots are per run already)
             partition = context.partition_key if context.has_asset_partitions else None
@@ -136,11 +156,25 @@ class _ArtifactStore(dg.UPathIOManager):
     def load_from_path(self, context: dg.InputContext, path: UPath) -> Any:
         contained(self._base_path, path)
         partition = context.partition_key if context.has_partition_key else None
+        own = self._written_by_this_run(context, partition)
+        if own is not None:  # what this run stored, a recorded failure included
+            path = own
         remedy = _remedy(context.asset_key.to_user_string(), partition)
         columns = (context.definition_metadata or {}).get(COLUMNS)
         if columns is not None:  # a part of a table: read as asked, not kept for other readers
             return formats.read(path, remedy, columns)
         return self._read(path, remedy)
+
+    def _written_by_this_run(self, context: dg.InputContext, partition: str | None) -> UPath | None:
+        """The file the reading run itself wrote for this partition (its extension dropped), if
+        any: a run reads its own answers and scores even where they were not made the latest."""
+        run = _run(context)
+        if run is None or partition is None:
+            return None
+        kept = materialization_file(
+            self._base_path, context.asset_key.to_user_string(), partition, run.run_id
+        )
+        return kept.with_name(kept.name.split(".")[0]) if kept is not None else None
 
     def path_exists(self, path: UPath) -> bool:
         return formats.stored_file(path) is not None
@@ -175,8 +209,11 @@ class _ArtifactStore(dg.UPathIOManager):
         values = {}
         for key in keys:
             pins = context.instance.fetch_materializations(
-                dg.AssetRecordsFilter(asset_key=dg.AssetKey(pinned_by), asset_partitions=[key]), limit=1
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey(pinned_by), asset_partitions=[key]),
+                limit=self.keep_materializations,
             ).records
+            # the last accepted one: a model's recorded failure is never what the reports read
+            pins = [r for r in pins if EVALUATION_FAILED not in (r.asset_materialization.metadata or {})][:1]
             if not pins:
                 continue
             # this asset's newest materialization up to the pin (in its run, or before it)
@@ -213,6 +250,8 @@ class _ArtifactStore(dg.UPathIOManager):
             partition = context.partition_key if context.has_asset_partitions else None
             own = history_folder(self._base_path, asset, partition) / f"{context.run_id}{extension}"
             metadata = {"path": dg.MetadataValue.path(str(own)), "latest_path": dg.MetadataValue.path(latest)}
+            if _recorded_failure(obj) and partition is not None:
+                del metadata["latest_path"]  # (not written: see dump_to_path)
         if hasattr(obj, "shape"):
             metadata["dagster/row_count"] = len(obj)
         return metadata

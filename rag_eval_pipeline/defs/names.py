@@ -48,6 +48,9 @@ DOCUMENTS_REBUILD = (USER_DOCUMENTS, KB_PASSAGES, KB_INDEX, KNOWLEDGE_BASE)
 CANDIDATE_ANSWERS = "candidate_answers"
 JUDGE_SCORES = "judge_scores"
 METRIC_SUMMARY = "metric_summary"
+# a model that could not answer at all: its chain is stored with this reason (metadata and the
+# value's ``attrs``), never as the latest value, and the summary's `answered` check fails the run
+EVALUATION_FAILED = "evaluation_failed"
 METRIC_HISTORY = "metric_history"
 CASE_TRACES = "case_traces"
 PHOENIX_EXPERIMENT = "phoenix_experiment"

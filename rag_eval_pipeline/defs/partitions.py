@@ -7,7 +7,9 @@ import dagster as dg
 
 from rag_eval_pipeline.defs.names import (
     ANSWER_MODEL_PARTITIONS,
+    CANDIDATE_ANSWERS,
     CASE_SHARD_PARTITIONS,
+    EVALUATION_FAILED,
     PARTITION_TAG,
     WORKER_TAG,
 )
@@ -67,11 +69,43 @@ def step_failure_reasons(
     return reasons
 
 
+def failed_checks(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str]]:
+    """Each check of the run that failed with ERROR severity: (`<asset> <check>`, what it said)."""
+    said = []
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION):
+        evaluation = entry.dagster_event.event_specific_data if entry.dagster_event else None
+        if evaluation is None or evaluation.passed or evaluation.severity != dg.AssetCheckSeverity.ERROR:
+            continue
+        key = evaluation.asset_check_key
+        said.append(
+            (f"{key.asset_key.to_user_string()} {key.name}", evaluation.description or "no reason given")
+        )
+    return said
+
+
 def run_failure_reason(instance: dg.DagsterInstance, run_id: str) -> str:
-    """Why a run failed, in one line: its first failed step and that step's reason."""
+    """Why a run failed, in one line: its first failed step and that step's own reason, else its
+    first failed check and what the check said (not Dagster's "1 blocking asset check failed")."""
+    for step, line in step_failure_reasons(instance, run_id, blocked_by_checks=False):
+        return f"{step}: {line}"[:REASON_CHARS] if step else line[:REASON_CHARS]
+    for check, line in failed_checks(instance, run_id):
+        return f"{check}: {line}"[:REASON_CHARS]
     for step, line in step_failure_reasons(instance, run_id):
         return f"{step}: {line}"[:REASON_CHARS] if step else line[:REASON_CHARS]
     return "the run failed before any step (see its page)"
+
+
+def recorded_failure(instance: dg.DagsterInstance, partition: str, run_id: str) -> str | None:
+    """Why this run's model could not answer at all, as its answers recorded it (None: it could,
+    or the run has not stored its answers): known as soon as the answers are stored, before the
+    run ends."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey(CANDIDATE_ANSWERS), asset_partitions=[partition]), limit=1
+    ).records
+    if not records or records[0].run_id != run_id:
+        return None
+    value = (records[0].asset_materialization.metadata or {}).get(EVALUATION_FAILED)
+    return str(value.value) if value is not None else None
 
 
 def _newest_record(instance: dg.DagsterInstance, tags: dict[str, str]):
@@ -90,6 +124,11 @@ def why_missing(instance: dg.DagsterInstance, partition: str) -> str:
     if own is None:
         return "missing: not evaluated yet"
     run = own.dagster_run
+    recorded = recorded_failure(instance, partition, run.run_id)
+    if recorded is not None:
+        return f"missing: evaluation run {run.run_id[:8]} failed: {CANDIDATE_ANSWERS}: {recorded}"[
+            :REASON_CHARS
+        ]
     if run.status in IN_FLIGHT:
         return f"missing: being evaluated (run {run.run_id[:8]})"
     if run.status == dg.DagsterRunStatus.FAILURE:

@@ -40,7 +40,12 @@ from rag_eval_pipeline.defs.names import (
     TRIGGER_TAG,
     USER_DOCUMENTS,
 )
-from rag_eval_pipeline.defs.partitions import ANSWER_MODEL_PARTITIONS, registered_models, step_failure_reasons
+from rag_eval_pipeline.defs.partitions import (
+    ANSWER_MODEL_PARTITIONS,
+    failed_checks,
+    registered_models,
+    step_failure_reasons,
+)
 from rag_eval_pipeline.defs.resources import DocumentsResource
 from rag_eval_pipeline.defs.run_config import evaluation_run_config
 
@@ -298,15 +303,7 @@ def failed_steps_said(instance: dg.DagsterInstance, run_id: str) -> list[str]:
 
 def failed_checks_said(instance: dg.DagsterInstance, run_id: str) -> list[str]:
     """What each failed blocking check of the run said: `<asset> <check> failed: <description>`."""
-    said = []
-    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION):
-        evaluation = entry.dagster_event.event_specific_data if entry.dagster_event else None
-        if evaluation is None or evaluation.passed or evaluation.severity != dg.AssetCheckSeverity.ERROR:
-            continue
-        key = evaluation.asset_check_key
-        reason = evaluation.description or "no reason given"
-        said.append(f"{key.asset_key.to_user_string()} {key.name} failed: {reason}")
-    return said
+    return [f"{check} failed: {reason}" for check, reason in failed_checks(instance, run_id)]
 
 
 def model_problems(settings: Settings) -> dict[str, list[str]]:

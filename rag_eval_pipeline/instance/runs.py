@@ -41,8 +41,14 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     MODEL_COMPARISON,
     PAIRED_COMPARISON,
+    PARTITION_TAG,
 )
-from rag_eval_pipeline.defs.partitions import add_models, run_failure_reason
+from rag_eval_pipeline.defs.partitions import (
+    BLOCKED_BY_CHECKS,
+    add_models,
+    recorded_failure,
+    run_failure_reason,
+)
 from rag_eval_pipeline.defs.resources import SettingsResource
 from rag_eval_pipeline.defs.run_config import (
     evaluation_run_config,
@@ -324,10 +330,22 @@ def _evaluate_models(
         try:
             evaluated[model] = stages.run(label, EVALUATION_JOB, judge_config, partition=model, tags=pinned)
         except Exception as err:  # one model's failure must not cost the others their evaluation
-            cause = root_cause(err)
-            failed[model] = f"{type(cause).__name__}: {one_line(cause)}"
+            failed[model] = _failure_line(instance, model, root_cause(err))
             echo(f"{label}: FAILED ({failed[model]})")
     return evaluated, failed
+
+
+def _failure_line(instance: dg.DagsterInstance, model: str, cause: BaseException) -> str:
+    """Why a model's run in this process failed, in one line: a failed check's own words (a
+    model that could not answer at all, a gate), not Dagster's count of failed checks; else the
+    error that stopped it."""
+    if type(cause).__name__ == BLOCKED_BY_CHECKS:
+        runs = instance.get_runs(dg.RunsFilter(tags={PARTITION_TAG: model}), limit=1)
+        if runs:
+            return recorded_failure(instance, model, runs[0].run_id) or run_failure_reason(
+                instance, runs[0].run_id
+            )
+    return f"{type(cause).__name__}: {one_line(cause)}"
 
 
 def _evaluate_shards(

@@ -49,10 +49,15 @@ def keep_as_materialization(written: UPath, folder: UPath, run_id: str, keep: in
         os.link(str(written), str(kept))
     except OSError:  # another filesystem, or links not allowed: a copy
         shutil.copyfile(str(written), str(kept))
+    trim_kept(folder, keep)
+    return kept
+
+
+def trim_kept(folder: UPath, keep: int) -> None:
+    """Only the newest ``keep`` materialization files of ``folder`` stay."""
     files = sorted(folder.iterdir(), key=lambda f: f.stat().st_mtime, reverse=True)
     for old in files[keep:]:
         old.unlink(missing_ok=True)  # (another run may be trimming the same folder)
-    return kept
 
 
 def pages_folder(asset: str, run_id: str) -> str:

@@ -12,7 +12,13 @@ import pandas as pd
 from pydantic import Field
 
 from rag_eval_pipeline.answering.agents.contexts import ContextMatcher
-from rag_eval_pipeline.answering.answer_cases import AllCasesFailedError, answer_cases, one_line_reason
+from rag_eval_pipeline.answering.answer_cases import (
+    AllCasesFailedError,
+    answer_cases,
+    cases_not_answered,
+    not_answered_reason,
+    one_line_reason,
+)
 from rag_eval_pipeline.data.images import image_catalog
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.metadata import (
@@ -24,7 +30,7 @@ from rag_eval_pipeline.defs.metadata import (
     worst_cases_key,
     worst_cases_table,
 )
-from rag_eval_pipeline.defs.names import EVALUATION, JUDGEMENT_LIST, KB_INDEX
+from rag_eval_pipeline.defs.names import EVALUATION, EVALUATION_FAILED, JUDGEMENT_LIST, KB_INDEX
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
     EvaluationLockResource,
@@ -79,20 +85,32 @@ def batch_prefill(
     return prefill
 
 
+def stage_failure(what: str, err: BaseException) -> dg.Failure:
+    """A stage that cannot do its work (an agent that cannot start or be reached, a key the
+    provider refuses, every case failed) as ``dagster.Failure``: its description is the one
+    line the command line would say, so the run's page opens on the reason, and the details
+    are its metadata."""
+    return dg.Failure(
+        description=one_line_reason(err),
+        metadata={"stage": what, "error": type(err).__name__, "detail": str(err)[:2000]},
+    )
+
+
 @contextlib.contextmanager
 def failing_in_one_line(what: str) -> Iterator[None]:
-    """A stage that cannot do its work (an agent that cannot start or be reached, a key the
-    provider refuses, every case failed) fails the step with ``dagster.Failure``: its
-    description is the one line the command line would say, so the run's page opens on the
-    reason, and the details are its metadata."""
+    """The stage in the block fails the step with ``stage_failure`` when it cannot do its work."""
     try:
         yield
     except (FatalLLMError, AllCasesFailedError) as err:
-        reason = one_line_reason(err)
-        raise dg.Failure(
-            description=reason,
-            metadata={"stage": what, "error": type(err).__name__, "detail": str(err)[:2000]},
-        ) from err
+        raise stage_failure(what, err) from err
+
+
+def recorded_failure(frame: pd.DataFrame, reason: str | None) -> pd.DataFrame:
+    """``frame`` marked as a model's recorded failure (the IO manager keeps it as this run's
+    file, never as the latest value), or as it is when ``reason`` is None."""
+    if reason is not None:
+        frame.attrs[EVALUATION_FAILED] = reason
+    return frame
 
 
 class JudgeConfig(dg.Config):
@@ -124,16 +142,19 @@ def answer_stage(
     knowledge_base: KnowledgeBaseResource,
     llm: LLMResource,
     settings: SettingsResource,
+    record_failure: bool = False,
 ) -> tuple[pd.DataFrame, dict]:
     """Stage 1 for the cases of ``judgement_list``, and its metadata: what a model's partition
     and each of its case shards run alike, so a shard's calls are the very ones the model's run
-    asks its cache for."""
+    asks its cache for. A model that cannot answer at all fails the step, or with
+    ``record_failure`` gives every case failed with the reason (a ``recorded_failure``)."""
     registry = settings.answer_registry()
     spec = registry.resolve(model_key)
     for note in registry.notes(spec):  # said once before the run by a command (`note:`)
         context.log.info(note)
     services = llm.services()
     model = registry.build(spec, services)
+    redact = settings.settings.redactor()
     # a chat model that sees images is shown those among its retrieved passages, before them
     if (
         hasattr(model, "with_images")
@@ -142,7 +163,7 @@ def answer_stage(
     ):
         model = model.with_images(image_catalog(settings.settings.dataset.documents))
     started = time.perf_counter()
-    with failing_in_one_line(f"{spec.partition_key}: answers"):
+    try:
         answers = answer_cases(
             judgement_list,
             spec,
@@ -161,11 +182,24 @@ def answer_stage(
             max_answer_chars=settings.settings.max_answer_chars,
             matcher=ContextMatcher(kb_passages) if spec.is_agent else None,
             match_by_text=spec.agent_matches_by_text,
-            redact=settings.settings.redactor(),
+            redact=redact,
             on_retrieved=progress_logger(context, f"retrieved and reranked ({spec.answer_config})")
             if spec.retrieval_mode is RetrievalMode.RERANK
             else None,
         )
+    except (FatalLLMError, AllCasesFailedError) as err:
+        if not record_failure:
+            raise stage_failure(f"{spec.partition_key}: answers", err) from err
+        reason = redact(one_line_reason(err))
+        context.log.error(
+            f"{spec.partition_key} could not answer: {reason}. Its evaluation is stored with this "
+            "reason, so the comparison goes on without it; metric_summary's `answered` check fails "
+            "the run."
+        )
+        model_id = getattr(model, "model_id", None) or spec.partition_key
+        unanswered = cases_not_answered(judgement_list, spec, model_id, reason)
+        metadata = {EVALUATION_FAILED: reason, "stage": "answers", "detail": redact(str(err))[:2000]}
+        return recorded_failure(unanswered.assign(kb_version=kb_index.version), reason), metadata
     blind = empty_retrieval_warning(answers, judgement_list, kb_index.details.get("languages") or {})
     if spec.retrieval_mode is RetrievalMode.RERANK:
         blind = blind or unread_by_reranker(
@@ -199,7 +233,15 @@ def candidate_answers(
     selection (the dialog opens on Custom with none chosen), then "Launch backfill"; the
     comparison is `model_comparison` in the reporting group."""
     answers, metadata = answer_stage(
-        context, context.partition_key, judgement_list, kb_index, kb_passages, knowledge_base, llm, settings
+        context,
+        context.partition_key,
+        judgement_list,
+        kb_index,
+        kb_passages,
+        knowledge_base,
+        llm,
+        settings,
+        record_failure=True,  # a backfill builds the comparison without a model that cannot run
     )
     context.add_output_metadata(metadata)
     return answers
@@ -268,8 +310,11 @@ def judge_scores(
     worst = worst_cases_table(model, scores, candidate_answers, judgement_list, context.run_id)
     cases = worst_case_markdown(model, scores, candidate_answers, judgement_list, context.run_id)
     shown = {worst_cases_key(model): worst} if worst else {}
-    context.add_output_metadata({**metadata, **shown, **cases})
-    return scores
+    failed = not_answered_reason(candidate_answers)
+    context.add_output_metadata(
+        {**metadata, **shown, **cases, **({EVALUATION_FAILED: failed} if failed else {})}
+    )
+    return recorded_failure(scores, failed)
 
 
 @dg.asset(
@@ -295,15 +340,21 @@ def metric_summary(
     blind = zero_recall_warning(judge_scores)
     if blind:
         context.log.warning(blind)
+    failed = not_answered_reason(candidate_answers)
     context.add_output_metadata(
-        {**summary_metadata(summary), **({"retrieval_warning": blind} if blind else {})}
+        {
+            **summary_metadata(summary),
+            **({"retrieval_warning": blind} if blind else {}),
+            **({EVALUATION_FAILED: failed} if failed else {}),
+        }
     )
     answered = answers_provenance(candidate_answers)
-    return summary.assign(
+    summary = summary.assign(
         kb_version=answered.kb_version or kb_index.version,
         answer_spec=answered.answer_spec,
         summary_run_id=context.run_id,
     )
+    return recorded_failure(summary, failed)
 
 
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
