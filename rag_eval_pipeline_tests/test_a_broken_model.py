@@ -119,3 +119,59 @@ def test_the_command_line_refuses_a_model_that_cannot_start_before_any_work(brok
 def _run_of(instance, partition: str) -> str:
     runs = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": partition}), limit=1)
     return runs[0].run_id
+
+
+WOBBLY_AGENT = """
+import pathlib
+if pathlib.Path(__file__).with_name("broken.flag").exists():
+    raise RuntimeError("the vector store is not configured")
+
+
+def answer(question):
+    return {"answer": "unknown"}
+"""
+
+
+@pytest.mark.slow  # three evaluations and two comparisons
+def test_a_model_that_breaks_after_a_good_evaluation_keeps_its_last_values_marked_stale(
+    tmp_path, shared_hotpotqa, monkeypatch
+):
+    """Its failed run records the failure but never replaces its last good summary: the
+    comparison keeps those values, marked stale with the failed run named, and every reader of
+    the stored summary still sees the good one."""
+    (tmp_path / "wobbly_agent.py").write_text(WOBBLY_AGENT)
+    (tmp_path / "rag_eval.yaml").write_text(
+        f"dataset: {{source: '{shared_hotpotqa}', sample_size: 12}}\n"
+        "answer_models:\n"
+        "  - {name: oracle, provider: offline, model: oracle}\n"
+        "  - {name: wobbly, provider: python, target: 'wobbly_agent:answer'}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings(tmp_path / "rag_eval.yaml")
+    defs = build_definitions(settings)
+    instance = open_instance(str(tmp_path / "home"))
+    instance.add_dynamic_partitions("answer_model", settings.configured_models())
+    assert defs.resolve_job_def("knowledge_base_job").execute_in_process(instance=instance).success
+    evaluation, comparison_job = (
+        defs.resolve_job_def("evaluation_job"),
+        defs.resolve_job_def("comparison_job"),
+    )
+    for model in ("oracle", "wobbly"):
+        assert evaluation.execute_in_process(instance=instance, partition_key=model).success
+    assert comparison_job.execute_in_process(instance=instance).success
+    good = load_asset(instance, "metric_summary", "wobbly")
+    before = load_asset(instance, "model_comparison").set_index("answer_model").loc["wobbly"]
+
+    (tmp_path / "broken.flag").write_text("")
+    failed = evaluation.execute_in_process(instance=instance, partition_key="wobbly", raise_on_error=False)
+    assert not failed.success
+    assert failed_checks(instance, failed.run_id) == [
+        ("metric_summary answered", REASON.replace("broken", "wobbly"))
+    ]
+    assert comparison_job.execute_in_process(instance=instance).success
+    row = load_asset(instance, "model_comparison").set_index("answer_model").loc["wobbly"]
+    assert not row.get("missing", False) and row["stale"]
+    assert (
+        f"evaluation run {failed.run_id[:8]}" in row["note"] and row["correctness"] == before["correctness"]
+    )
+    pd.testing.assert_frame_equal(load_asset(instance, "metric_summary", "wobbly"), good)

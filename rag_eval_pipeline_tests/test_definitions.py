@@ -36,6 +36,7 @@ EXPECTED_CHECKS = {
     ("judge_scores", "complete"),
     ("judge_scores", "judge_error_share"),
     ("judge_scores", "quality_gates"),
+    ("metric_summary", "answered"),
 }
 
 

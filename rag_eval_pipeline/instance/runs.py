@@ -321,7 +321,14 @@ def _evaluate_models(
         )
         echo(f"[backfill {backfill_id}] {len(models)} partitions submitted; the daemon launches their runs")
         outcomes = backfill.follow(instance, backfill_id, models, echo)
-        failed.update({m: f"backfill run {o.status}" for m, o in outcomes.items() if o.status != "SUCCESS"})
+        failed.update(
+            {
+                m: f"backfill run {o.status}"
+                + (f": {run_failure_reason(instance, o.run_ids[-1])}" if o.run_ids else "")
+                for m, o in outcomes.items()
+                if o.status != "SUCCESS"
+            }
+        )
         evaluated.update({m: o.run_ids[-1] for m, o in outcomes.items() if o.status == "SUCCESS"})
         echo(f"[backfill {backfill_id}]: done in {time.perf_counter() - t0:.1f}s")
         return evaluated, failed

@@ -1,11 +1,13 @@
 """One broken model among good ones, in the real UI: `rag-eval ui` on a fresh instance with three
 offline models and a fourth whose Python agent cannot be imported, then "Materialize all" over
-every partition (the UI's own GraphQL call). The good models each get their summary, the
-comparison holds them and names the broken one with its reason, the backfill's page shows the one
-failed partition, the broken run's page opens on the reason, and the report opens."""
+every partition (the UI's own GraphQL call). The good models each get their summary; the
+backfill itself builds the comparison, which holds them and names the broken one with its
+reason; the backfill's page counts every cross-model asset built and only the broken model's
+history failed; the broken run's page opens on the reason, and the report opens."""
 
 import contextlib
 import re
+import time
 
 import dagster as dg
 import pytest
@@ -127,10 +129,12 @@ def test_the_broken_run_opens_on_its_reason_and_the_backfill_shows_one_failed_pa
     backfill, _ = backfilled
     with ui.instance() as instance:
         failed = instance.get_runs(dg.RunsFilter(tags={"dagster/partition": "broken"}), limit=1)[0]
+        runs = instance.get_runs(dg.RunsFilter(tags={"dagster/backfill": backfill.backfill_id}))
     assert failed.status == dg.DagsterRunStatus.FAILURE
-    # the failure sensor writes the step's own reason at the foot of the run's log, where its page
-    # opens (Dagster's own error says only which step failed, the reason a click further)
-    said = f"candidate_answers failed: target broken_agent:answer: {REASON}"
+    assert [r.run_id for r in runs if r.status != dg.DagsterRunStatus.SUCCESS] == [failed.run_id]
+    # the failure sensor writes the check's own words at the foot of the run's log, where its page
+    # opens (Dagster's own error says only that a blocking check failed, the reason a click further)
+    said = f"metric_summary answered failed: target broken_agent:answer: {REASON}"
 
     def written():
         with ui.instance() as instance:
@@ -144,19 +148,32 @@ def test_the_broken_run_opens_on_its_reason_and_the_backfill_shows_one_failed_pa
     expect(reason).to_be_in_viewport()  # the first screen, no click on "View full message"
     screenshot(page, "ui-broken-model-run", full_page=False)
     open_page(page, f"{ui.url}/runs/b/{backfill.backfill_id}")
-    # the backfill's page: of the four partitions of the answers, three succeeded and one failed
-    page.get_by_text("candidate_answers", exact=True).first.wait_for(timeout=60_000)
+    # the backfill's page: targeted, in progress, succeeded, failed. The broken model's answers,
+    # scores and summary are stored (with its reason); only its history, behind the failed
+    # check, is not; every cross-model asset was built by the backfill itself
+    page.get_by_text("model_comparison", exact=True).first.wait_for(timeout=60_000)
     shown = " ".join(page.locator("body").inner_text().split())
-    # targeted, in progress, succeeded, failed
-    assert re.search(r"candidate_answers 100% completed 4 0 3 1\b", shown), shown[:2000]
-    screenshot(page, "ui-broken-model-backfill", full_page=False)
+    for asset in ("candidate_answers", "judge_scores", "metric_summary"):
+        assert re.search(rf"{asset} 100% completed 4 0 4 0\b", shown), shown[:3000]
+    assert re.search(r"metric_history 100% completed 4 0 3 1\b", shown), shown[:3000]
+    for asset in ("model_comparison", "paired_comparison", "eval_report", "prometheus_metrics"):
+        assert re.search(rf"{asset} 100% completed - - Succeeded -", shown), shown[:3000]
+    assert "Failed -" not in shown  # no unpartitioned asset is counted failed
+    screenshot(page, "ui-broken-model-backfill")  # every asset row: metric_history failed, the rest built
 
 
-def test_exactly_one_comparison_follows_the_backfill_and_its_run_names_the_failed_model(ui, backfilled):
-    """Dagster's backfill cannot build the cross-model assets past a failed partition (it marks
-    everything downstream of it failed): the refresh sensor compares once after it ends, and its
-    run says which backfill it completes and which model failed there (docs/ui.md)."""
+def test_exactly_one_comparison_follows_the_backfill_and_it_is_the_backfills_own(ui, backfilled):
+    """The broken model's chain ends in its recorded failure, so Dagster's backfill goes on past
+    it: the comparison is built in the backfill, once, naming the broken model; no sensor adds a
+    second one after it (docs/ui.md)."""
     backfill, record = backfilled
+    ended = time.time()  # the backfill has ended (its last run built the comparison)
+
+    def ticked_since():
+        return [t for t in sensor_ticks(ui, "reports_refresh_sensor") if t["timestamp"] > ended] or None
+
+    wait_until(ticked_since, 180, "a tick of the refresh sensor after the backfill")
+    refreshes = [t for t in sensor_ticks(ui, "reports_refresh_sensor") if t["runIds"]]
     with ui.instance() as instance:
         after_launch = instance.fetch_materializations(
             dg.AssetRecordsFilter(
@@ -166,8 +183,9 @@ def test_exactly_one_comparison_follows_the_backfill_and_its_run_names_the_faile
         ).records
         run = instance.get_run_by_id(record.run_id)
     assert [r.storage_id for r in after_launch] == [record.storage_id]
-    assert run.tags["rag_eval/after_backfill"] == backfill.backfill_id
-    assert run.tags["rag_eval/failed_models"] == "broken"
+    assert run.tags["dagster/backfill"] == backfill.backfill_id
+    assert "broken" in record.asset_materialization.metadata["missing_models"].value
+    assert refreshes == []
 
 
 def test_the_comparison_names_the_broken_model_and_the_report_opens(ui, browser, backfilled):
