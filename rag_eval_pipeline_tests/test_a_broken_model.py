@@ -145,6 +145,9 @@ def test_a_model_that_breaks_after_a_good_evaluation_keeps_its_last_values_marke
         "answer_models:\n"
         "  - {name: oracle, provider: offline, model: oracle}\n"
         "  - {name: wobbly, provider: python, target: 'wobbly_agent:answer'}\n"
+        # a gate every evaluated model passes; a model that answered nothing is not gated (the
+        # summary's `answered` check says why, once) and its chain still reaches the summary
+        "thresholds: {correctness: 0.0}\n"
     )
     monkeypatch.chdir(tmp_path)
     settings = load_settings(tmp_path / "rag_eval.yaml")
