@@ -22,6 +22,7 @@ CHECKS = {
         "judge_error_share",
         "quality_gates",
     ],
+    "metric_summary": ["answered"],
 }
 
 

@@ -266,7 +266,7 @@ def test_an_agent_that_refuses_the_token_stops_at_its_first_calls(tmp_path, caps
         config = _write_config(tmp_path, [_http("locked-bot", locked, concurrency=2)], sample=10)
         code, _, err = _cli(capsys, config, tmp_path / "home", "run", "--models", "locked-bot")
         assert code == 1
-        assert "locked-bot failed: FatalAgentError: agent locked-bot: HTTP 401 from" in err
+        assert "locked-bot failed: agent locked-bot: HTTP 401 from" in err
         assert locked.requests() <= 2  # the calls already in flight, no more
 
 
