@@ -24,7 +24,8 @@ def _forms(value: str) -> list[str]:
         forms.append(token)
     if "://" in value and "@" in value:  # a URL with a password: the password alone
         credentials = value.split("://", 1)[1].split("@", 1)[0]
-        forms.append(credentials.split(":", 1)[-1])
+        if ":" in credentials:  # (a user name alone is no secret: "postgres" must stay readable)
+            forms.append(credentials.split(":", 1)[1])
     return [f for f in forms if len(f) >= MIN_SECRET_CHARS]
 
 

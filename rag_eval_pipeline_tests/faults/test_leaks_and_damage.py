@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rag_eval_pipeline.common.secrets import Redactor
 from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.reporting.markdown import markdown_text
 from rag_eval_pipeline_tests.support import REPO_ROOT, SHARED_HOTPOTQA
@@ -341,3 +342,12 @@ def test_a_history_the_fast_reader_cannot_read_is_asked_of_the_instance_never_ca
             assert "cannot be read" in err and ".backup" in err
         else:
             assert out == answers[command[0]], (command, err)
+
+
+def test_a_database_url_masks_its_password_and_never_its_user_name():
+    """A URL's password is masked wherever it appears, alone or in the URL; a user name without
+    a password is no secret: masking it would hide every "postgres" in every error line."""
+    redact = Redactor.of(["postgresql://postgres:s3cret-pw@db:5432/dagster", "postgresql://nobody@db/x"])
+    assert redact("connect postgresql://postgres:s3cret-pw@db:5432/dagster") == "connect ***"
+    assert redact("password s3cret-pw refused for user postgres") == "password *** refused for user postgres"
+    assert redact("the agent nobody is not configured") == "the agent nobody is not configured"
