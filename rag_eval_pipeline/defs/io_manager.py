@@ -38,6 +38,8 @@ PINNED_BY = "rag_eval/pinned_by"
 ABSENT_AS_NONE = "rag_eval/absent_as_none"
 # input metadata of a table input read in part: the columns the asset uses (those it has)
 COLUMNS = "rag_eval/columns"
+# output metadata: the folder every materialization's ``path`` and ``latest_path`` are relative to
+ARTIFACTS_FOLDER = "artifacts_folder"
 
 
 class PublishSnapshot:
@@ -235,26 +237,35 @@ class _ArtifactStore(dg.UPathIOManager):
         return values
 
     def get_metadata(self, context: dg.OutputContext, obj: Any) -> dict[str, Any]:
-        """The file this materialization wrote and keeps (``path``, extension included), and the
-        latest, which downstream assets read (``latest_path``)."""
+        """The file this materialization wrote and keeps (``path``, extension included) and the
+        latest, which downstream assets read (``latest_path``), each relative to
+        ``artifacts_folder``, which is said once in full: Dagster shows a path on one line (it
+        breaks at no ``/``), so an absolute one made the asset page's metadata pane scroll
+        sideways at a laptop's width."""
         base = (
             next(iter(self._get_paths_for_partitions(context).values()))
             if context.has_asset_partitions
             else self._get_path(context)
         )
         extension = formats.extension_of(obj) if not isinstance(obj, PublishSnapshot) else ".json"
-        latest = str(formats.with_extension(base, extension))
+        folder = self._base_path
+        latest = formats.with_extension(base, extension)
         asset = context.asset_key.to_user_string()
-        metadata: dict[str, Any] = {"path": dg.MetadataValue.path(latest)}
+        metadata: dict[str, Any] = {"path": _relative(latest, folder)}
         if asset not in SNAPSHOT_ASSETS:
             partition = context.partition_key if context.has_asset_partitions else None
             own = history_folder(self._base_path, asset, partition) / f"{context.run_id}{extension}"
-            metadata = {"path": dg.MetadataValue.path(str(own)), "latest_path": dg.MetadataValue.path(latest)}
+            metadata = {"path": _relative(own, folder), "latest_path": _relative(latest, folder)}
             if _recorded_failure(obj) and partition is not None:
                 del metadata["latest_path"]  # (not written: see dump_to_path)
+        metadata[ARTIFACTS_FOLDER] = dg.MetadataValue.path(str(folder))
         if hasattr(obj, "shape"):
             metadata["dagster/row_count"] = len(obj)
         return metadata
+
+
+def _relative(path: UPath, folder: UPath) -> dg.PathMetadataValue:
+    return dg.MetadataValue.path(path.relative_to(folder).as_posix())
 
 
 class ArtifactIOManager(dg.ConfigurableIOManagerFactory):
@@ -276,6 +287,7 @@ class ArtifactIOManager(dg.ConfigurableIOManagerFactory):
 
 __all__ = [
     "ABSENT_AS_NONE",
+    "ARTIFACTS_FOLDER",
     "COLUMNS",
     "FAN_IN",
     "PINNED_BY",

@@ -81,12 +81,15 @@ def test_each_materialization_keeps_its_own_file_and_says_where(tmp_path):
             for _ in range(3)
         ]
         records = instance.fetch_materializations(dg.AssetKey("judge_scores"), limit=3).records
-        paths = [r.asset_materialization.metadata["path"].value for r in records]
-        latest = records[0].asset_materialization.metadata["latest_path"].value
-    assert latest == str(base / "judge_scores" / "oracle.parquet")
-    assert paths[0] == str(base / "history" / "judge_scores" / "oracle" / f"{runs[2]}.parquet")
-    assert pd.read_parquet(latest)["run"].item() == runs[2]
-    assert pd.read_parquet(paths[1])["run"].item() == runs[1]  # the earlier result, as it was
+        metadata = [r.asset_materialization.metadata for r in records]
+    # each path relative to the folder said once in full (an absolute one does not fit the UI)
+    assert {m["artifacts_folder"].value for m in metadata} == {str(base)}
+    paths = [m["path"].value for m in metadata]
+    latest = metadata[0]["latest_path"].value
+    assert latest == "judge_scores/oracle.parquet"
+    assert paths[0] == f"history/judge_scores/oracle/{runs[2]}.parquet"
+    assert pd.read_parquet(base / latest)["run"].item() == runs[2]
+    assert pd.read_parquet(base / paths[1])["run"].item() == runs[1]  # the earlier result, as it was
     assert kept_runs(base, "judge_scores", "oracle") == [runs[2], runs[1]]  # the oldest pruned
     assert materialization_file(base, "judge_scores", "oracle", runs[0]) is None
 
