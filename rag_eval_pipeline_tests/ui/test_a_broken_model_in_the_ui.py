@@ -102,6 +102,25 @@ def backfilled(ui):
         return comparison[0] if comparison[0].timestamp > max(s[0].timestamp for s in summaries) else None
 
     comparison = wait_until(compared, 300, "the comparison after the good models' summaries")
+    with ui.instance() as instance:
+        summaries = [
+            instance.fetch_materializations(
+                dg.AssetRecordsFilter(dg.AssetKey("metric_summary"), asset_partitions=[m]), limit=1
+            )
+            .records[0]
+            .timestamp
+            for m in GOOD
+        ]
+    # how long it took, recorded for docs/ui.md (never asserted: a busy machine is slower)
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "broken-model-backfill.json").write_text(
+        json.dumps(
+            {
+                "last_good_summary_s": round(max(summaries) - backfill.backfill_timestamp, 1),
+                "comparison_s": round(comparison.timestamp - backfill.backfill_timestamp, 1),
+            }
+        )
+    )
     return backfill, comparison
 
 
