@@ -22,7 +22,6 @@ from rag_eval_pipeline.defs.assets.production import build_production
 from rag_eval_pipeline.defs.assets.reporting import reporting_assets
 from rag_eval_pipeline.defs.assets.review import review_assets, review_queue
 from rag_eval_pipeline.defs.assets.shards import case_shard_scores
-from rag_eval_pipeline.defs.assets.simulation import build_simulation
 from rag_eval_pipeline.defs.assets.trajectories import build_trajectories
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
@@ -211,6 +210,14 @@ def build_resources(settings: Settings) -> dict[str, Any]:
     }
 
 
+def _simulation():
+    """The simulation's assets, imported only where the file defines a simulation (its users,
+    scenarios and conversation modules are no part of any other run's start-up)."""
+    from rag_eval_pipeline.defs.assets.simulation import build_simulation
+
+    return build_simulation()
+
+
 def build_definitions(
     settings: Settings | None = None, resources: Mapping[str, Any] | None = None
 ) -> dg.Definitions:
@@ -235,7 +242,7 @@ def build_definitions(
     # per agent version, never mixed into the answer models' "Materialize all"
     trajectories = build_trajectories() if settings.trajectories is not None else None
     # simulated users talking to the agent, when the file (or `rag-eval simulate`) names them
-    simulation = build_simulation() if settings.simulation is not None else None
+    simulation = _simulation() if settings.simulation is not None else None
     # people label the sessions of each source defined (traced, simulated) beside the answers
     review = review_assets([s for s in SESSION_SOURCES.values() if getattr(settings, s.section) is not None])
     reporting = reporting_assets(with_simulation=simulation is not None)

@@ -195,14 +195,14 @@ def worst_case_markdown(
     worst = _worst(per_answer(scores))
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
     unsupported = unsupported_claims(scores)
+    given = _metrics_given(scores, set(worst["qid"]))
     entries = {}
     for rank, row in enumerate(worst.itertuples(), start=1):
         known = row.qid in truth.index
         gold = set(truth.loc[row.qid, "gold_titles"]) if known else set()
         answer = answer_of(row)
         judged = scores[scores["qid"] == row.qid]
-        # the metrics some judge gave this case (a claims judge's precision and recall too)
-        metrics = [c for c in judged.columns if c in _CASE_METRICS and judged[c].notna().any()]
+        metrics = given.get(row.qid, [])
         repeats = ["repeat"] if "repeat" in judged and judged["repeat"].gt(0).any() else []
         repeats += [JUDGE_REPEAT] if has_rescores(judged) else []  # each re-score, as it came
         missed = ", ".join(sorted(gold - set(answer["retrieved_titles"]))) or "none"
@@ -240,6 +240,18 @@ def worst_case_markdown(
         lines += ["", f"`{explain}`"]
         entries[worst_case_key(partition, rank, row.qid)] = dg.MetadataValue.md("\n".join(lines))
     return entries
+
+
+def _metrics_given(scores: pd.DataFrame, qids: set[str]) -> dict[str, list[str]]:
+    """The metrics some judge gave each of these cases (a claims judge's precision and recall
+    too), in the table's column order: read once for the cases shown, not column by column."""
+    columns = [c for c in scores.columns if c in _CASE_METRICS]
+    shown = scores[scores["qid"].isin(qids)]
+    flags = shown[columns].notna().groupby(shown["qid"].to_numpy()).any()
+    return {
+        str(qid): [c for c, some in zip(columns, row) if some]
+        for qid, row in zip(flags.index, flags.to_numpy())
+    }
 
 
 def _worst(scores: pd.DataFrame) -> pd.DataFrame:

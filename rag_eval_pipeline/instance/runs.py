@@ -201,7 +201,8 @@ def run_evaluation(
         stages, models, evaluation_run_config(*judging), pinned, as_backfill, shards
     )
     stages.run("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
-    return _report(stages, settings, kb_run, evaluated, failed)
+    with connections_kept(instance):  # the report's dozen queries over one connection, not one each
+        return _report(stages, settings, kb_run, evaluated, failed)
 
 
 class _Stages:

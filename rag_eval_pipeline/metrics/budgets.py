@@ -66,45 +66,75 @@ def _groups(judge_scores: pd.DataFrame | None, group_by: Sequence[str]) -> list[
     """Each group of cases (its name and qids) the judges' rows say: type, level, language, tag."""
     if judge_scores is None or judge_scores.empty:
         return []
-    cases = judge_scores.drop_duplicates("qid")
+    read = ["qid", *[c for c in group_by if c in judge_scores and c != "qid"]]
+    cases = judge_scores[read + (["tags"] if "tags" in judge_scores and "tags" not in read else [])]
+    cases = cases.drop_duplicates("qid")
     found: list[tuple[str, set[str]]] = []
-    for column in [c for c in group_by if c in cases]:
-        for value, rows in cases.groupby(column, sort=True):
-            found.append((f"{column}={value}", set(rows["qid"])))
+    qids = cases["qid"].tolist()
+    for column in read[1:]:  # as groupby(column, sort=True) would say them, a missing value in none
+        members: dict[object, set[str]] = {}
+        for qid, value, missing in zip(qids, cases[column].tolist(), cases[column].isna().tolist()):
+            if not missing:
+                members.setdefault(value, set()).add(qid)
+        found += [(f"{column}={value}", members[value]) for value in sorted(members)]
     if "tags" in cases and cases["tags"].map(lambda t: t is not None and len(t) > 0).any():
         exploded = cases.explode("tags").dropna(subset=["tags"])
         found += [(f"tag={tag}", set(rows["qid"])) for tag, rows in exploded.groupby("tags", sort=True)]
     return found
 
 
-def _worst(rows: pd.DataFrame, column: str, figure: BudgetFigure) -> str:
-    top = rows.dropna(subset=[column]).nlargest(WORST_SHOWN, column)
-    cached = top["from_cache"].fillna(False).astype(bool) if "from_cache" in top else [False] * len(top)
+# the columns the figures read: a group's rows are taken of these alone, never of the whole
+# answers table (its passages and prompts made each copy cost more than the figures)
+_READ = ("qid", "status", "from_cache", *dict.fromkeys(f.column for f in BUDGET_FIGURES.values()))
+
+
+def _worst(qids: pd.Series, values: np.ndarray, cached: np.ndarray, column: str, figure: BudgetFigure) -> str:
+    """The three largest values, the first case first among equals (as ``nlargest`` keeps)."""
+    import numpy as np
+
+    known = np.flatnonzero(~np.isnan(values))
+    top = known[np.argsort(-values[known], kind="stable")[:WORST_SHOWN]]
     marked = column == "latency_s"  # a cached answer's latency is its first call's: said so
     shown = [
-        f"{qid} {figure.say(float(value))}{' (cached: first latency)' if hit and marked else ''}"
-        for qid, value, hit in zip(top["qid"], top[column], cached)
+        f"{qids.iloc[i]} {figure.say(float(values[i]))}"
+        + (" (cached: first latency)" if cached[i] and marked else "")
+        for i in top
     ]
     return "worst: " + ", ".join(shown) if shown else ""
 
 
 def _rows_of(answers: pd.DataFrame, group: str) -> list[dict[str, object]]:
+    import numpy as np
     import pandas as pd
 
+    ok = (answers["status"] == "ok").to_numpy()
+    cached = (
+        answers["from_cache"].fillna(False).astype(bool).to_numpy()
+        if "from_cache" in answers
+        else np.zeros(len(answers), dtype=bool)
+    )
+    shared = {  # what every figure of the group says alike, computed once
+        "n_cases": int(len(answers)),
+        "n_failed": int((~ok).sum()),
+        "case_set": case_set_id(answers["qid"]),
+    }
+    columns: dict[str, tuple[np.ndarray, str]] = {}  # column -> its values and worst cases
     out = []
     for metric, figure in BUDGET_FIGURES.items():
         if figure.column not in answers:
             continue
-        values = pd.to_numeric(answers[figure.column], errors="coerce")
-        if figure.column == "cost_usd":  # a failed call's cost is not known: only answered cases
-            values = values[answers["status"] == "ok"]
-        known = values.dropna().to_numpy(dtype=float)
-        cached = int(answers["from_cache"].fillna(False).astype(bool).sum()) if "from_cache" in answers else 0
-        notes = (
-            [_worst(answers.assign(**{figure.column: values}), figure.column, figure)] if len(known) else []
-        )
-        if cached and figure.column == "latency_s":
-            notes.append(f"{cached} cached, counted at their first latency")
+        if figure.column not in columns:
+            numbers = pd.to_numeric(answers[figure.column], errors="coerce")
+            values = numbers.to_numpy(dtype=float, na_value=np.nan)
+            if figure.column == "cost_usd":  # a failed call's cost is not known: only answered cases
+                values = np.where(ok, values, np.nan)
+            worst = _worst(answers["qid"], values, cached, figure.column, figure) if len(values) else ""
+            columns[figure.column] = values, worst
+        values, worst = columns[figure.column]
+        known = values[~np.isnan(values)]
+        notes = [worst] if len(known) else []
+        if cached.any() and figure.column == "latency_s":
+            notes.append(f"{int(cached.sum())} cached, counted at their first latency")
         out.append(
             {
                 "judge_id": ANSWER_MODEL_ROW,
@@ -114,10 +144,10 @@ def _rows_of(answers: pd.DataFrame, group: str) -> list[dict[str, object]]:
                 "ci_low": float("nan"),
                 "ci_high": float("nan"),
                 "n": int(len(known)),
-                "n_cases": int(len(answers)),
-                "n_failed": int((answers["status"] != "ok").sum()),
+                "n_cases": shared["n_cases"],
+                "n_failed": shared["n_failed"],
                 "n_judge_errors": 0,
-                "case_set": case_set_id(answers["qid"]),
+                "case_set": shared["case_set"],
                 "total": float("nan"),
                 "ci_method": "",
                 "note": "; ".join(n for n in notes if n),
@@ -134,14 +164,18 @@ def budget_rows(
     time was spent), its cost does not (unknown)."""
     if candidate_answers.empty:
         return []
-    overall = _rows_of(candidate_answers, OVERALL)
+    import numpy as np
+
+    answers = candidate_answers[[c for c in _READ if c in candidate_answers]]
+    overall = _rows_of(answers, OVERALL)
     rows = list(overall)
+    asked = answers["qid"].tolist()
     for group, qids in _groups(judge_scores, group_by):
-        members = candidate_answers[candidate_answers["qid"].isin(qids)]
-        if len(members) == len(candidate_answers):  # every case (one language): the same figures
+        members = np.fromiter((qid in qids for qid in asked), dtype=bool, count=len(asked))
+        if members.all():  # every case (one language): the same figures
             rows += [{**row, "group": budget_group(group)} for row in overall]
-        elif len(members):
-            rows += _rows_of(members, group)
+        elif members.any():
+            rows += _rows_of(answers[members], group)
     return rows
 
 

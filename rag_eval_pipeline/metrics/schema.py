@@ -64,7 +64,9 @@ def metric_columns(judge_scores: pd.DataFrame) -> list[str]:
 
 def case_set_id(qids: Iterable[str]) -> str:
     """Short hash of the evaluated question ids: models are comparable only on equal case sets."""
-    digest = hashlib.sha256("\n".join(sorted(set(qids))).encode()).hexdigest()
+    # a column's values at once (an Arrow-backed column yields one boxed scalar at a time)
+    values = qids.tolist() if hasattr(qids, "tolist") else qids
+    digest = hashlib.sha256("\n".join(sorted(set(values))).encode()).hexdigest()
     return digest[:12]
 
 

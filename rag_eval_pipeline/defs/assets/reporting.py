@@ -41,7 +41,6 @@ from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
 from rag_eval_pipeline.storage.probes import load_probes
-from rag_eval_pipeline.trajectories.simulation.tables import report_versions
 
 ALL_PARTITIONS = {"allow_missing_partitions": True, FAN_IN: True}
 PINNED_INPUTS = ("judge_scores", "candidate_answers")
@@ -237,13 +236,13 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
             judgement_list["qid"],
             kb_index.version,
         )
-        simulations = (
-            report_versions(
+        simulations = {}
+        if simulated:  # only a report with a simulation section reads (and imports) its tables
+            from rag_eval_pipeline.trajectories.simulation.tables import report_versions
+
+            simulations = report_versions(
                 simulated[SIMULATION_SUMMARY], simulated[SIMULATION_SCORES], simulated[SIMULATED_SESSIONS]
             )
-            if simulated
-            else {}
-        )
         report = render_report(
             metric_summary,
             judge_scores,
