@@ -37,3 +37,13 @@ def test_the_comparison_columns_the_docs_name_are_the_panels(evaluated):
 
 def test_the_comparison_says_the_cases_language_even_for_one(evaluated):
     assert _latest(evaluated, "model_comparison")["languages"].value == "en (40 cases)"
+
+
+def test_the_summary_and_verdict_columns_the_docs_name_are_the_tables(evaluated):
+    """One judge, every metric and pair on as many cases: the narrow columns docs/ui.md names."""
+    named = _named(r"`summary` has the columns\s+(.*?)\s+\(the interval")
+    header = _latest(evaluated, "metric_summary", "oracle")["summary"].value.splitlines()[0]
+    assert [cell.strip() for cell in header.strip("|").split("|")] == named
+    named = _named(r"decided pairs first\) with the columns\s+(.*?):\s+the metric")
+    verdicts = _latest(evaluated, "paired_comparison")["verdicts"].value
+    assert [column.name for column in verdicts.schema.columns] == named

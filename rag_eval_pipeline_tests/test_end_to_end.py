@@ -181,23 +181,16 @@ def test_a_bad_score_is_traced_from_the_asset_page(evaluated):
     assert scored["answer_model"].value == "extractive-baseline"
     worst = scored["worst cases of extractive-baseline"].value
     rows = [record.data for record in worst.records]
-    assert 0 < len(rows) <= 10 and rows[0]["correctness"] == 0.0
-    assert [c.name for c in worst.schema.columns] == [
-        "#",
-        "case",
-        "correctness",
-        "diagnosis",
-        "gold read",
-        "question",
-    ]
-    assert any(row["gold read"] in ("1 of 2", "2 of 2") for row in rows)
+    assert 0 < len(rows) <= 10 and rows[0]["correct"] == 0.0
+    assert [c.name for c in worst.schema.columns] == ["case", "correct", "diagnosis", "gold", "question"]
+    assert any(row["gold"] in ("1/2", "2/2") for row in rows)
     assert all(len(row["question"]) <= 60 and "passages" not in row for row in rows)
     run_id = scored["path"].value.rsplit("/", 1)[1].removesuffix(".parquet")
-    qid = next(key for key in scored if key.startswith("extractive-baseline worst case 1: ")).rsplit(": ", 1)[
-        1
-    ]
-    assert rows[0]["case"] in qid or qid.startswith(rows[0]["case"].rstrip("…"))
-    full = scored[f"extractive-baseline worst case 1: {qid}"].value  # one click: the case in full
+    key = next(key for key in scored if key.startswith("extractive-baseline worst case 1: "))
+    assert key.rsplit(": ", 1)[1] == rows[0]["case"]  # the row's case names its entry
+    full = scored[key].value  # one click: the case in full, its whole id
+    qid = full.split("- case: ", 1)[1].split("\n", 1)[0]
+    assert qid.startswith(rows[0]["case"].rstrip("…"))
     assert "**Passages the model read**" in full and "\n1. **" in full  # what the model read
     assert run_id[:8] in full
     assert f"rag-eval explain {qid} --model extractive-baseline --run {run_id}" in full
@@ -217,8 +210,13 @@ def test_summary_metadata_reads_well(evaluated):
         dg.AssetRecordsFilter(asset_key=dg.AssetKey("metric_summary"), asset_partitions=["oracle"]), limit=1
     ).records[0]
     metadata = record.asset_materialization.metadata
-    assert "| ci_low | ci_high |" in metadata["summary"].value  # the intervals, in the table
-    assert "| 0 | 0 |" in metadata["usage"].value and "0.000 | 0.000 | 0.000" not in metadata["usage"].value
+    # narrow: each interval one cell, one judge named once, the count once (`cases`)
+    assert metadata["summary"].value.splitlines()[0] == "| metric | mean | 95% CI |"
+    assert "| correctness | 1.000 | 0.91–1.00 |" in metadata["summary"].value
+    assert metadata["judged_by"].value == "reference" and metadata["cases"].value == 40
+    # tokens and dollars under short headers, no cache column where nothing was cached
+    assert metadata["usage"].value.splitlines()[0] == "| by | input | output | USD |"
+    assert "| 0 | 0 | 0.000 |" in metadata["usage"].value
     assert metadata["reference/correctness"].value == 1.0
     comparison = (
         evaluated.instance.fetch_materializations(dg.AssetKey("model_comparison"), limit=1)

@@ -103,17 +103,62 @@ NOT_LISTED = "(not in the current judgement list)"
 PASSAGE_CHARS = 400
 
 
+# the usage table's short headers: the table fits Dagster's pane at 1,440 px beside long keys
+USAGE_HEADERS = {
+    "judge_id": "by",
+    "input_tokens": "input",
+    "output_tokens": "output",
+    "cache_read_tokens": "cache read",
+    "cache_write_tokens": "cache write",
+    "cost_usd": "USD",
+}
+
+
 def _usage_table(usage: pd.DataFrame) -> pd.DataFrame:
-    """Tokens as whole numbers, dollars as dollars (the markdown renders floats to 3 places)."""
+    """Tokens as whole numbers, dollars as dollars (the markdown renders floats to 3 places),
+    under short headers (tokens, then the cost)."""
     table = usage.pivot(index="judge_id", columns="metric", values="total").reset_index()
     for column in [c for c in table.columns if c.endswith("_tokens")]:
         table[column] = table[column].map(lambda v: "–" if pd.isna(v) else f"{int(v):,}")
+    unused = [c for c in table.columns if c.startswith("cache_") and table[c].isin(["0", "–"]).all()]
+    table = table.drop(columns=unused)  # no cache column where no call read or wrote one
+    order = [c for c in USAGE_HEADERS if c in table.columns]
+    table = table[order + [c for c in table.columns if c not in order]]
+    return table.rename(columns=USAGE_HEADERS)
+
+
+def _interval(low: object, high: object) -> str:
+    """An interval as one cell to two places, "0.42–0.61" ("–" when there is none)."""
+    low, high = _number(low), _number(high)
+    return "–" if low is None or high is None else f"{low:.2f}–{high:.2f}"
+
+
+def _summary_table(overall: pd.DataFrame) -> pd.DataFrame:
+    """The overall means, narrow enough for Dagster's pane at 1,440 px: a metric, its mean, its
+    95% interval as one cell, its cases; the judge only where several judged, the failures and
+    notes only where any (every column of every group is the asset's stored file and the report)."""
+    judges = overall["judge_id"].nunique() > 1
+    table = pd.DataFrame(
+        {
+            **({"judge": overall["judge_id"]} if judges else {}),
+            "metric": overall["metric"],
+            "mean": overall["mean"],
+            "95% CI": [_interval(lo, hi) for lo, hi in zip(overall["ci_low"], overall["ci_high"])],
+        }
+    )
+    if overall.loc[overall["mean"].notna(), "n"].nunique() > 1:  # else one count, the `cases` entry
+        table["n"] = overall["n"]
+    failed = overall["n_failed"].fillna(0) + overall["n_judge_errors"].fillna(0)
+    if failed.gt(0).any():
+        table["failed"] = failed.astype(int)
+    if overall["note"].fillna("").astype(str).str.strip().ne("").any():
+        table["note"] = overall["note"].fillna("")
     return table
 
 
 # the compact row's text columns: a case is one or two lines in Dagster's pane, no sideways scroll
 QUESTION_CHARS = 48
-CASE_ID_CHARS = 14
+CASE_ID_CHARS = 8  # '5a71663…': the full id is the case's own entry (its `rag-eval explain`)
 
 
 def worst_cases_key(partition: str) -> str:
@@ -123,7 +168,9 @@ def worst_cases_key(partition: str) -> str:
 
 
 def worst_case_key(partition: str, rank: int, qid: str) -> str:
-    return f"{partition} worst case {rank}: {qid}"
+    """The case's entry, named by the id as its table row shows it (cut short: a full HotpotQA
+    id widens the pane's key column past 1,440 px); the entry holds the full id."""
+    return f"{partition} worst case {rank}: {_clip(qid, CASE_ID_CHARS)}"
 
 
 def worst_cases_table(
@@ -133,9 +180,10 @@ def worst_cases_table(
     cases: pd.DataFrame,
     run_id: str | None = None,
 ) -> dg.TableMetadataValue | None:
-    """The lowest-correctness cases of this partition, one compact row each (rank, case,
-    correctness, diagnosis, gold passages read, the question cut short): narrow enough to read
-    without scrolling sideways. Each case in full (answer, truth, every judge's scores, the
+    """The lowest-correctness cases of this partition, worst first, one compact row each (the
+    case id cut short, correctness, diagnosis, gold passages read of those there are, the
+    question cut short): narrow enough for the asset page's panes at 1,440 px (the rank is the
+    case's entry's name). Each case in full (answer, truth, every judge's scores, the
     passages read, the index and the run) is its detail block, one click away
     (``worst_case_markdown``); where a judge was asked several times, ``unstable`` names what
     flipped between its re-scores."""
@@ -146,18 +194,17 @@ def worst_cases_table(
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
     labelled = has_image_labels(cases)  # the UI names each case's gold image (reporting/images.py)
     records = []
-    for rank, row in enumerate(worst.itertuples(), start=1):
+    for row in worst.itertuples():
         gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
         answer = answer_of(row)
         retrieved = list(answer["retrieved_titles"])
         records.append(
             dg.TableRecord(
                 {
-                    "#": str(rank),
                     "case": _clip(str(row.qid), CASE_ID_CHARS),
-                    "correctness": float(row.correctness),
+                    "correct": float(row.correctness),
                     "diagnosis": str(row.diagnosis),
-                    "gold read": f"{len(gold & set(retrieved))} of {len(gold)}" if gold else "–",
+                    "gold": f"{len(gold & set(retrieved))}/{len(gold)}" if gold else "–",
                     **(
                         {
                             "image": case_image_label(
@@ -176,7 +223,7 @@ def worst_cases_table(
                 }
             )
         )
-    columns = [dg.TableColumn(name, "float" if name in _SCORES else "string") for name in records[0].data]
+    columns = [dg.TableColumn(name, "float" if name == "correct" else "string") for name in records[0].data]
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
 
 
@@ -209,6 +256,7 @@ def worst_case_markdown(
         lines = [
             f"**{markdown_text(_question(row.qid, answer, truth), CASE_CHARS)}**",
             "",
+            f"- case: {markdown_text(str(row.qid))}",
             f"- answer: {markdown_text(answer['answer'], CASE_CHARS)}",
             f"- truth: {markdown_text(truth.loc[row.qid, 'answer'] if known else NOT_LISTED, CASE_CHARS)}",
             f"- diagnosis: {row.diagnosis}",
@@ -273,7 +321,6 @@ def _answers_by_case(answers: pd.DataFrame):
     return lambda score: answers.iloc[position[(score.qid, int(getattr(score, "repeat", 0) or 0))]]
 
 
-_SCORES = ("correctness", "faithfulness", "faithfulness_lexical", "context_relevance")
 _CASE_METRICS = (
     "correctness",
     "faithfulness",
@@ -297,9 +344,17 @@ def _number(value: object) -> float | None:
     return None if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]
 
 
+def _rounded(value: object, digits: int = 3) -> float | None:
+    number = _number(value)
+    return None if number is None else round(number, digits)
+
+
 def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
-    """Every pair's verdict as a table the asset page shows as it opens (the full comparison,
-    intervals and tests included, stays in the Markdown entry): decided pairs first."""
+    """Every pair's verdict as a table the asset page shows as it opens, narrow enough for its
+    pane at 1,440 px: the metric in words, the difference and the Holm-adjusted p (`p adj`)
+    rounded, the judge only where several judged, the cases (`n`) only where pairs differ in
+    them (the full comparison, intervals and tests included, is the Markdown entry
+    one click away): decided pairs first."""
     rows = (
         comparisons.assign(_undecided=comparisons["verdict"] == "no difference shown").sort_values(
             ["_undecided", "p_adjusted"], kind="stable"
@@ -307,25 +362,27 @@ def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
         if len(comparisons)
         else comparisons
     )
+    judges = len(comparisons) and comparisons["judge_id"].nunique() > 1
+    counts = len(comparisons) and comparisons["n"].nunique() > 1  # else the entry `cases` says it
+    names = ("pair", *["judge"][: bool(judges)], "metric", *["n"][: bool(counts)], "diff", "p adj", "verdict")
     records = [
         dg.TableRecord(
             {
                 "pair": f"{row['model_a']} vs {row['model_b']}",
-                "judge": str(row["judge_id"]),
-                "metric": str(row["metric"]),
-                "n": int(row["n"]),
-                "difference": _number(row["difference"]),
-                "p (Holm)": _number(row["p_adjusted"]),
+                **({"judge": str(row["judge_id"])} if judges else {}),
+                # read as words ("over abstention rate"), which wrap: an underscored name cannot
+                "metric": str(row["metric"]).replace("_", " "),
+                **({"n": int(row["n"])} if counts else {}),
+                "diff": _rounded(row["difference"], 2),
+                "p adj": _rounded(row["p_adjusted"]),
                 "verdict": str(row["verdict"]),
             }
         )
         for _, row in rows.iterrows()
     ]
     columns = [
-        dg.TableColumn(
-            name, "float" if name in ("difference", "p (Holm)") else "int" if name == "n" else "string"
-        )
-        for name in ("pair", "judge", "metric", "n", "difference", "p (Holm)", "verdict")
+        dg.TableColumn(name, "float" if name in ("diff", "p adj") else "int" if name == "n" else "string")
+        for name in names
     ]
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
 
@@ -336,11 +393,11 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
     chart_rows = overall[overall["metric"].isin(HEADLINE_METRICS)].assign(series=overall["judge_id"])
     usage = summary[summary["group"] == USAGE]
     cost = usage[usage["metric"] == "cost_usd"]
-    table = overall[
-        ["judge_id", "metric", "mean", "ci_low", "ci_high", "n", "n_failed", "n_judge_errors", "note"]
-    ]
+    judges = ", ".join(sorted(overall["judge_id"].astype(str).unique()))
     return {
-        "summary": dg.MetadataValue.md(to_markdown(table)),
+        "judged_by": judges,
+        "cases": int(overall["n"].max()) if len(overall) else 0,
+        "summary": dg.MetadataValue.md(to_markdown(_summary_table(overall))),
         "usage": dg.MetadataValue.md(to_markdown(_usage_table(usage))),
         "chart": dg.MetadataValue.md(svg_markdown(bar_chart_svg(chart_rows), "mean score per metric")),
         "cost_usd": dg.MetadataValue.float(float(cost["total"].sum(min_count=1))),

@@ -43,9 +43,9 @@ def test_worst_cases_are_compact_rows_with_the_case_in_full_one_click_away():
     table = worst_cases_table("m", scores, answers, cases, "run-id")
     fields = [list(record.data) for record in table.records]
     assert fields[0] == fields[1] == [c.name for c in table.schema.columns]
-    assert fields[0] == ["#", "case", "correctness", "diagnosis", "gold read", "question"]
+    assert fields[0] == ["case", "correct", "diagnosis", "gold", "question"]
     by_case = {record.data["case"]: record.data for record in table.records}
-    assert by_case["a"]["gold read"] == "1 of 1" and by_case["b"]["gold read"] == "0 of 1"
+    assert by_case["a"]["gold"] == "1/1" and by_case["b"]["gold"] == "0/1"
     detail = worst_case_markdown("m", scores, answers.assign(kb_version="v1"), cases, "run-id")
     assert list(detail) == ["m worst case 1: a", "m worst case 2: b"]
     block = detail["m worst case 2: b"].value
@@ -53,4 +53,31 @@ def test_worst_cases_are_compact_rows_with_the_case_in_full_one_click_away():
         "- missed gold: t9" in block
         and "- index: v1; run: run-id" in block
         and "faithfulness_lexical" in block
+        and "- case: b" in block
     )
+
+
+def test_a_long_case_id_is_cut_in_the_row_and_the_key_and_whole_in_its_entry():
+    """A HotpotQA id (24 characters) widened the pane's key column and the table past 1,440 px:
+    the row and the entry's name show it cut the same way, the entry the whole id."""
+    qid = "5a8b57f25542995d1e6f1371"
+    scores = pd.DataFrame(
+        {
+            "qid": [qid],
+            "repeat": [0],
+            "judge_id": ["reference"],
+            "judge_kind": ["reference"],
+            "status": ["ok"],
+        }
+        | {"correctness": [0.0], "diagnosis": ["retrieval_miss"], "rationales": [None]}
+    )
+    answers = pd.DataFrame(
+        {"qid": [qid], "repeat": [0], "question": ["q"], "answer": ["x"]}
+        | {"retrieved_titles": [["t"]], "retrieved_passages": [["p"]]}
+    )
+    cases = pd.DataFrame({"qid": [qid], "question": ["q"], "answer": ["y"], "gold_titles": [["t"]]})
+    (record,) = worst_cases_table("m", scores, answers, cases).records
+    assert record.data["case"] == "5a8b57f…"
+    ((key, entry),) = worst_case_markdown("m", scores, answers, cases, "run-id").items()
+    assert key == "m worst case 1: 5a8b57f…"
+    assert f"- case: {qid}" in entry.value and f"rag-eval explain {qid} --model m" in entry.value

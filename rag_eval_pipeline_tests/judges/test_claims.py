@@ -73,7 +73,7 @@ def test_claims_are_stored_scored_and_name_the_hallucination(tmp_path):
     assert "claim [UNSUPPORTED" in shown.stdout and claim in shown.stdout
     record = instance.fetch_materializations(dg.AssetKey("judge_scores"), limit=1).records[0]
     worst = {
-        key.split(": ", 1)[1]: value.value
+        value.value.split("- case: ", 1)[1].split("\n", 1)[0]: value.value  # the entry's whole id
         for key, value in record.asset_materialization.metadata.items()
         if key.startswith("mixer worst case ")
     }
@@ -87,7 +87,7 @@ def test_claims_are_stored_scored_and_name_the_hallucination(tmp_path):
     listed = instance.fetch_materializations(dg.AssetKey("answer_claims"), limit=1).records[0]
     said = listed.asset_materialization.metadata
     assert said["claims"].value == len(claims)
-    assert said["cases_with_an_unsupported_claim"].value == len(hallucinated)
+    assert said["unsupported_cases"].value == len(hallucinated)
     # the claims themselves, readable on the asset's page: an unsupported one first, named
     readable = said["claims of mixer"].value
     first_unsupported = claims[~claims["supported"].astype(bool)].iloc[0]

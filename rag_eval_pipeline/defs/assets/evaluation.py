@@ -370,7 +370,9 @@ def answer_claims(context: dg.AssetExecutionContext, judge_scores: pd.DataFrame)
         {
             "claims": len(claims),
             "unsupported": int((~supported).sum()) if len(claims) else 0,
-            "cases_with_an_unsupported_claim": int(claims.loc[~supported, "qid"].nunique())
+            "unsupported_cases": int(  # a short key: a long one widened the pane past 1,440 px
+                claims.loc[~supported, "qid"].nunique()
+            )
             if len(claims)
             else 0,
             "how": "add a claim judge to see claims: --judges reference,claims:claude-sonnet-4-6"

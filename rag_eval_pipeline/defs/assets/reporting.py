@@ -2,6 +2,8 @@
 and the Prometheus metrics. Each reads every materialized partition; the reports refresh after
 new summaries by themselves (``defs/automation.py``)."""
 
+from pathlib import Path
+
 import dagster as dg
 import pandas as pd
 from upath import UPath
@@ -34,7 +36,7 @@ from rag_eval_pipeline.metrics.diff import DiffSpec
 from rag_eval_pipeline.metrics.security import with_probes
 from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_libraries
-from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import case_languages, render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -128,10 +130,13 @@ def paired_comparison(
     decided = (
         comparisons[comparisons["verdict"] != "no difference shown"] if len(comparisons) else comparisons
     )
+    one_count = len(comparisons) and comparisons["n"].nunique() == 1
     context.add_output_metadata(
         {
             "pairs": len(comparisons),
-            "differences_shown": len(decided),
+            "decided": len(decided),  # the pairs with a difference shown
+            # each pair's cases, said once where every pair has as many (else the verdicts' `n`)
+            **({"cases": int(comparisons["n"].iloc[0])} if one_count else {}),
             "verdict_rule": VERDICT_RULE.format(
                 level=statistics.significance_level, min_cases=statistics.min_cases
             ),
@@ -274,8 +279,10 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
                 "size_kib": round(len(report.html.encode()) / 1024),
                 "case_pages": len(report.pages) + 1,
                 "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
-                "this_report": dg.MetadataValue.url(
-                    f"{served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html"
+                # a link named by its run: the URL in full (a run id) overflowed the pane at 1,440 px
+                "this_report": dg.MetadataValue.md(
+                    f"[this run's report ({context.run_id[:8]})]"
+                    f"({served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html)"
                 ),
             }
         )
@@ -295,7 +302,9 @@ def prometheus_metrics(
     series = sum(1 for line in exposition.decode().splitlines() if line and not line.startswith("#"))
     context.add_output_metadata(
         {
-            "textfile": dg.MetadataValue.path(path),
+            # Dagster shows a path on one line: the file's name, then its folder (which wraps)
+            "textfile": Path(path).name,
+            "textfile_folder": dg.MetadataValue.md(markdown_text(str(Path(path).parent))),
             "series": series,
             "pushgateway": monitoring.pushgateway_url or "not configured",
         }
