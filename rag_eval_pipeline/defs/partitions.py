@@ -27,7 +27,12 @@ def registered_models(instance: dg.DagsterInstance) -> list[str]:
 
 
 def newest_finished_run(instance: dg.DagsterInstance, partition: str) -> FinishedRun | None:
-    """The newest finished run of any job that evaluated this partition (CLI, UI, sensor)."""
+    """The newest finished run of any job that evaluated this partition (CLI, UI, sensor); a
+    newer run whose answers recorded that the model could not answer counts as failed already
+    (its blocking check fails it: a comparison made meanwhile must not call the summary current)."""
+    newest = instance.get_runs(dg.RunsFilter(tags={PARTITION_TAG: partition}), limit=1)
+    if newest and newest[0].status in IN_FLIGHT and recorded_failure(instance, partition, newest[0].run_id):
+        return FinishedRun(newest[0].run_id, False, newest[0].tags.get(WORKER_TAG))
     runs = instance.get_runs(dg.RunsFilter(tags={PARTITION_TAG: partition}, statuses=FINISHED), limit=1)
     if not runs:
         return None
