@@ -68,7 +68,7 @@ def _forget_returned_value(context: dg.OutputContext) -> None:
         del captured[handle]
 
 
-def _recorded_failure(value: Any) -> str | None:
+def _failure_reason_of(value: Any) -> str | None:
     """The reason a model could not answer, where ``value`` is its chain's recorded failure."""
     return (getattr(value, "attrs", None) or {}).get(EVALUATION_FAILED)
 
@@ -135,7 +135,7 @@ class _ArtifactStore(dg.UPathIOManager):
         companions = getattr(obj, "companions", None)
         if companions:  # the pages a document loads exist before the document does
             write_companions(self._base_path, companions)
-        if _recorded_failure(obj) and context.has_asset_partitions:
+        if _failure_reason_of(obj) and context.has_asset_partitions:
             # a model that could not answer: this run's own file only; the latest value (the last
             # good evaluation, or none) stays what every later reader sees
             folder = history_folder(self._base_path, asset, context.partition_key)
@@ -256,7 +256,7 @@ class _ArtifactStore(dg.UPathIOManager):
             partition = context.partition_key if context.has_asset_partitions else None
             own = history_folder(self._base_path, asset, partition) / f"{context.run_id}{extension}"
             metadata = {"path": _relative(own, folder), "latest_path": _relative(latest, folder)}
-            if _recorded_failure(obj) and partition is not None:
+            if _failure_reason_of(obj) and partition is not None:
                 del metadata["latest_path"]  # (not written: see dump_to_path)
         metadata[ARTIFACTS_FOLDER] = dg.MetadataValue.path(str(folder))
         if hasattr(obj, "shape"):

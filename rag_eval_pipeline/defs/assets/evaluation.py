@@ -105,7 +105,7 @@ def failing_in_one_line(what: str) -> Iterator[None]:
         raise stage_failure(what, err) from err
 
 
-def recorded_failure(frame: pd.DataFrame, reason: str | None) -> pd.DataFrame:
+def marked_as_failure(frame: pd.DataFrame, reason: str | None) -> pd.DataFrame:
     """``frame`` marked as a model's recorded failure (the IO manager keeps it as this run's
     file, never as the latest value), or as it is when ``reason`` is None."""
     if reason is not None:
@@ -147,7 +147,7 @@ def answer_stage(
     """Stage 1 for the cases of ``judgement_list``, and its metadata: what a model's partition
     and each of its case shards run alike, so a shard's calls are the very ones the model's run
     asks its cache for. A model that cannot answer at all fails the step, or with
-    ``record_failure`` gives every case failed with the reason (a ``recorded_failure``)."""
+    ``record_failure`` gives every case failed with the reason (``marked_as_failure``)."""
     registry = settings.answer_registry()
     spec = registry.resolve(model_key)
     for note in registry.notes(spec):  # said once before the run by a command (`note:`)
@@ -199,7 +199,7 @@ def answer_stage(
         model_id = getattr(model, "model_id", None) or spec.partition_key
         unanswered = cases_not_answered(judgement_list, spec, model_id, reason)
         metadata = {EVALUATION_FAILED: reason, "stage": "answers", "detail": redact(str(err))[:2000]}
-        return recorded_failure(unanswered.assign(kb_version=kb_index.version), reason), metadata
+        return marked_as_failure(unanswered.assign(kb_version=kb_index.version), reason), metadata
     blind = empty_retrieval_warning(answers, judgement_list, kb_index.details.get("languages") or {})
     if spec.retrieval_mode is RetrievalMode.RERANK:
         blind = blind or unread_by_reranker(
@@ -314,7 +314,7 @@ def judge_scores(
     context.add_output_metadata(
         {**metadata, **shown, **cases, **({EVALUATION_FAILED: failed} if failed else {})}
     )
-    return recorded_failure(scores, failed)
+    return marked_as_failure(scores, failed)
 
 
 @dg.asset(
@@ -354,7 +354,7 @@ def metric_summary(
         answer_spec=answered.answer_spec,
         summary_run_id=context.run_id,
     )
-    return recorded_failure(summary, failed)
+    return marked_as_failure(summary, failed)
 
 
 @dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
