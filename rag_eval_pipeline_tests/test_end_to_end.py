@@ -197,7 +197,7 @@ def test_a_bad_score_is_traced_from_the_asset_page(evaluated):
     oracle = metadata("judge_scores", "oracle")
     # this materialization's own file, relative to the folder said once in full
     assert oracle["path"].value.startswith("history/judge_scores/oracle/")
-    folder = Path(oracle["artifacts_folder"].value)
+    folder = Path(oracle["artifacts"].value)
     assert folder.is_absolute() and (folder / oracle["path"].value).is_file()
     assert oracle["path"].value.endswith(".parquet")
     assert oracle["latest_path"].value == "judge_scores/oracle.parquet"

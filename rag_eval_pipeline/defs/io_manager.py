@@ -39,7 +39,8 @@ ABSENT_AS_NONE = "rag_eval/absent_as_none"
 # input metadata of a table input read in part: the columns the asset uses (those it has)
 COLUMNS = "rag_eval/columns"
 # output metadata: the folder every materialization's ``path`` and ``latest_path`` are relative to
-ARTIFACTS_FOLDER = "artifacts_folder"
+# (a short key: the longest key sets the width of the asset page's key column)
+ARTIFACTS_FOLDER = "artifacts"
 
 
 class PublishSnapshot:
@@ -239,7 +240,7 @@ class _ArtifactStore(dg.UPathIOManager):
     def get_metadata(self, context: dg.OutputContext, obj: Any) -> dict[str, Any]:
         """The file this materialization wrote and keeps (``path``, extension included) and the
         latest, which downstream assets read (``latest_path``), each relative to
-        ``artifacts_folder``, which is said once in full: Dagster shows a path on one line (it
+        ``artifacts``, the folder said once in full: Dagster shows a path on one line (it
         breaks at no ``/``), so an absolute one made the asset page's metadata pane scroll
         sideways at a laptop's width."""
         base = (

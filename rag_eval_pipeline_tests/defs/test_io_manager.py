@@ -83,7 +83,7 @@ def test_each_materialization_keeps_its_own_file_and_says_where(tmp_path):
         records = instance.fetch_materializations(dg.AssetKey("judge_scores"), limit=3).records
         metadata = [r.asset_materialization.metadata for r in records]
     # each path relative to the folder said once in full (an absolute one does not fit the UI)
-    assert {m["artifacts_folder"].value for m in metadata} == {str(base)}
+    assert {m["artifacts"].value for m in metadata} == {str(base)}
     paths = [m["path"].value for m in metadata]
     latest = metadata[0]["latest_path"].value
     assert latest == "judge_scores/oracle.parquet"

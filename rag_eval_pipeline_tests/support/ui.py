@@ -153,12 +153,43 @@ TIMED_CASE_SEARCH = """async ([input, event, id]) => {
 }"""
 
 
+# Dagster's Timestamp column says each metadata entry's time in the viewer's clock ("Dec 6, 9:29
+# PM"), on one line, so a pane that fits at 9 in the evening can be past its width at noon (a
+# CI run at 22:00 was 3 px past a pane that fit at 21:00). Given an element, this sets every such
+# time in it to its widest form ("<month> 28, 12:58 PM", the month widest in the page's font)
+# and returns how many it set and a function that puts them back: widths measured meanwhile
+# hold at any hour
+AT_WIDEST_TIMES = """(root) => {
+  const TIME = /^[A-Z][a-z]{2} \\d{1,2}, \\d{1,2}:\\d{2} [AP]M$/;
+  const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const times = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (TIME.test(node.nodeValue.trim())) times.push([node, node.nodeValue]);
+  }
+  if (times.length) {
+    const [first] = times[0];
+    const widths = MONTHS.map((month) => {
+      first.nodeValue = `${month} 28, 12:58 PM`;
+      return [first.parentElement.getBoundingClientRect().width, first.nodeValue];
+    });
+    const [, widest] = widths.reduce((a, b) => (b[0] > a[0] ? b : a));
+    times.forEach(([node]) => { node.nodeValue = widest; });
+  }
+  return [times.length, () => times.forEach(([node, text]) => { node.nodeValue = text; })];
+}"""
+
+
 # what a metadata table needs of the pane it shows in and how wide that pane is (its nearest
 # ancestor that scrolls sideways). The table is laid out in the room its entry leaves it (the
 # pane less the key and timestamp cells beside it and its cell's padding), as it would be if
 # no other entry widened the pane (a long file path does: Dagster's to wrap), and fits when it
-# needs no more than that room
-_TABLE_AND_PANE = """(cell) => {
+# needs no more than that room (at any hour: AT_WIDEST_TIMES)
+_TABLE_AND_PANE = (
+    """(cell) => {
+  const atWidestTimes = """
+    + AT_WIDEST_TIMES
+    + """;
   const table = cell.closest('table');
   const entry = table.parentElement.closest('td');
   const row = entry ? entry.parentElement : null;
@@ -169,6 +200,7 @@ _TABLE_AND_PANE = """(cell) => {
     pane = pane.parentElement;
   }
   if (!pane || pane === document.body) pane = document.documentElement;
+  const [, putBack] = atWidestTimes(pane);
   let beside = 0;
   if (row) {
     const style = getComputedStyle(entry);
@@ -179,8 +211,10 @@ _TABLE_AND_PANE = """(cell) => {
   holder.style.width = holder.style.maxWidth = (pane.clientWidth - beside) + 'px';
   const needed = table.getBoundingClientRect().width + beside;
   holder.style.cssText = kept;
+  putBack();
   return [Math.ceil(needed), pane.clientWidth];
 }"""
+)
 
 
 def table_and_pane_widths(page, text: str) -> tuple[int, int]:
