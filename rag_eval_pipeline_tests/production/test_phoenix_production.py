@@ -44,7 +44,9 @@ def test_traces_in_phoenix_are_scored_as_production_traffic(
     roots = phoenix_root_spans(phoenix, project, CASES)
     assert len(roots) == CASES
 
-    today = dt.datetime.now(dt.timezone.utc).date().isoformat()
+    # the day Phoenix stamped the agent's traces (the clock's can be the next, past midnight)
+    today = min(dt.datetime.fromisoformat(root["start_time"]) for root in roots).astimezone(dt.timezone.utc)
+    today = today.date().isoformat()
     production = {
         "sources": [
             {"kind": "phoenix", "url": phoenix, "project": project},

@@ -159,6 +159,18 @@ def _agent_spans(folder, questions) -> dict[str, tuple[str, str]]:
     }
 
 
+def _first_day(folder) -> str:
+    """The UTC day of the file's first span, as the SDK stamped it."""
+    document = json.loads((folder / "export.jsonl").read_text())
+    start = min(
+        int(s["startTimeUnixNano"])
+        for rs in document["resourceSpans"]
+        for ss in rs["scopeSpans"]
+        for s in ss["spans"]
+    )
+    return pd.Timestamp(start, unit="ns", tz="UTC").strftime("%Y-%m-%d")
+
+
 def _durations(folder) -> dict[str, float]:
     """Each root span's own duration in the file, in seconds, by its span id."""
     document = json.loads((folder / "export.jsonl").read_text())
@@ -175,7 +187,7 @@ def _durations(folder) -> dict[str, float]:
 def test_a_production_sample_read_from_span_files_scores_the_agents_own_spans(tmp_path, capsys):
     questions = shared_questions(6)
     agent_spans = _agent_spans(tmp_path / "spans", questions)
-    day = pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%d")  # the SDK stamped the spans now
+    day = _first_day(tmp_path / "spans")  # the day the SDK stamped (not the clock's, past midnight)
     with OtlpReceiver() as receiver:
         settings = {
             "tracing": {"evaluation_events": True, "endpoint": f"{receiver.url}/v1/traces"},
