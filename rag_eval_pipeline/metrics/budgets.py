@@ -113,11 +113,8 @@ def _rows_of(answers: pd.DataFrame, group: str) -> list[dict[str, object]]:
         if "from_cache" in answers
         else np.zeros(len(answers), dtype=bool)
     )
-    shared = {  # what every figure of the group says alike, computed once
-        "n_cases": int(len(answers)),
-        "n_failed": int((~ok).sum()),
-        "case_set": case_set_id(answers["qid"]),
-    }
+    # what every figure of the group says alike, computed once
+    n_cases, n_failed, case_set = int(len(answers)), int((~ok).sum()), case_set_id(answers["qid"])
     columns: dict[str, tuple[np.ndarray, str]] = {}  # column -> its values and worst cases
     out = []
     for metric, figure in BUDGET_FIGURES.items():
@@ -144,10 +141,10 @@ def _rows_of(answers: pd.DataFrame, group: str) -> list[dict[str, object]]:
                 "ci_low": float("nan"),
                 "ci_high": float("nan"),
                 "n": int(len(known)),
-                "n_cases": shared["n_cases"],
-                "n_failed": shared["n_failed"],
+                "n_cases": n_cases,
+                "n_failed": n_failed,
                 "n_judge_errors": 0,
-                "case_set": shared["case_set"],
+                "case_set": case_set,
                 "total": float("nan"),
                 "ci_method": "",
                 "note": "; ".join(n for n in notes if n),

@@ -159,26 +159,23 @@ def _agent_spans(folder, questions) -> dict[str, tuple[str, str]]:
     }
 
 
+def _spans(folder) -> list[dict]:
+    """Every span of the file, as the collector's file exporter wrote it (OTLP/JSON)."""
+    document = json.loads((folder / "export.jsonl").read_text())
+    return [s for rs in document["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+
+
 def _first_day(folder) -> str:
     """The UTC day of the file's first span, as the SDK stamped it."""
-    document = json.loads((folder / "export.jsonl").read_text())
-    start = min(
-        int(s["startTimeUnixNano"])
-        for rs in document["resourceSpans"]
-        for ss in rs["scopeSpans"]
-        for s in ss["spans"]
-    )
+    start = min(int(s["startTimeUnixNano"]) for s in _spans(folder))
     return pd.Timestamp(start, unit="ns", tz="UTC").strftime("%Y-%m-%d")
 
 
 def _durations(folder) -> dict[str, float]:
     """Each root span's own duration in the file, in seconds, by its span id."""
-    document = json.loads((folder / "export.jsonl").read_text())
     return {
         base64.b64decode(s["spanId"]).hex(): (int(s["endTimeUnixNano"]) - int(s["startTimeUnixNano"])) / 1e9
-        for rs in document["resourceSpans"]
-        for ss in rs["scopeSpans"]
-        for s in ss["spans"]
+        for s in _spans(folder)
         if not s.get("parentSpanId")
     }
 
