@@ -25,22 +25,33 @@ class _Strict(BaseModel):
 
 class Success(_Strict):
     """What the session must reach, every criterion given: the tool calls expected (the
-    trajectories' reference format), strings the agent's final reply must hold (normalised in
-    the scenario's language), and a rubric an LLM judge answers yes or no on the transcript."""
+    trajectories' reference format), phrases the agent's final reply must hold as written
+    (``reply_contains``; ``reply_contains_any_form``: in any form of their words), never in a
+    negated clause, and a rubric an LLM judge answers yes or no on the transcript (the way to
+    ask for a meaning)."""
 
     expected_tool_calls: tuple[ExpectedCall, ...] | None = None
     match_mode: MatchMode = MatchMode.UNORDERED
     forbidden_tools: tuple[str, ...] = ()
     reply_contains: tuple[str, ...] | None = None
+    reply_contains_any_form: tuple[str, ...] | None = None
     rubric: str | None = None
 
     @model_validator(mode="after")
     def _something(self) -> Success:
-        if self.expected_tool_calls is None and not self.reply_contains and not self.rubric:
-            raise ValueError("success needs expected_tool_calls, reply_contains or rubric")
+        markers = self.reply_contains or self.reply_contains_any_form
+        if self.expected_tool_calls is None and not markers and not self.rubric:
+            raise ValueError(
+                "success needs expected_tool_calls, reply_contains, reply_contains_any_form or rubric"
+            )
         return self
 
-    @field_validator("reply_contains")
+    @field_validator("reply_contains", "reply_contains_any_form", mode="before")
+    @classmethod
+    def _one_or_many(cls, strings: Any) -> Any:
+        return [strings] if isinstance(strings, str) else strings  # one phrase, as other tools write it
+
+    @field_validator("reply_contains", "reply_contains_any_form")
     @classmethod
     def _not_blank(cls, strings: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if strings is not None and any(not s.strip() for s in strings):
@@ -54,7 +65,7 @@ class Scenario(_Strict):
     task_id: str = Field(min_length=1)
     persona: str = ""
     goal: str = Field(min_length=1)
-    known_info: dict[str, Any] = Field(default_factory=dict)
+    known_info: dict[str, Any] | str = Field(default_factory=dict)  # tau-bench's plain string too
     user_turns: tuple[str, ...] | None = None
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=100)
     language: str = "en"
