@@ -231,3 +231,40 @@ def test_the_request_template_carries_the_conversation():
     assert rendered["history"] == [dict(m) for m in turn.messages]  # the list itself
     assert json.loads(rendered["as_text"][2:]) == rendered["history"]
     assert render_template(body, "q1", "question") == {**body}  # no conversation: left as written
+
+
+def test_tau_bench_tasks_as_a_json_array_are_read_as_scenarios(tmp_path):
+    """tau-bench writes its tasks as one pretty-printed JSON array (id, instruction, a plain
+    string of known_info, actions with kwargs, outputs): read item by item, each a scenario."""
+    tasks = [
+        {"id": "refund", "user_id": "mia_3668", "instruction": "You want a refund for order A100.",
+         "known_info": "order A100, paid 25 EUR", "unknown_info": "the card's digits",
+         "actions": [{"name": "issue_refund", "kwargs": {"order_id": "A100", "amount": 25}}],
+         "outputs": ["refund issued"]},
+        {"id": "refund", "instruction": "Again.", "actions": []},  # a task id used twice
+        {"id": "nothing"},  # no instruction: not a tau-bench task, nor a scenario
+    ]  # fmt: skip
+    path = tmp_path / "tau_tasks.json"
+    path.write_text(json.dumps(tasks, indent=1), encoding="utf-8")
+    read = read_scenarios(path)
+    (scenario,) = read.scenarios
+    assert (scenario.task_id, scenario.goal, scenario.known_info) == (
+        "refund", "You want a refund for order A100.", "order A100, paid 25 EUR",
+    )  # fmt: skip
+    assert scenario.success.reply_contains == ("refund issued",)
+    assert scenario.success.expected_tool_calls[0].arguments == {"order_id": "A100", "amount": 25}
+    assert read.errors == [
+        f"{path}, item 2: task refund is already on item 1",
+        f"{path}, item 3: task_id is missing",
+    ]
+
+
+def test_a_language_whose_negations_are_not_read_is_said_before_the_run():
+    from rag_eval_pipeline.trajectories.simulation.success import unread_negations
+
+    polish = Scenario(task_id="p", goal="z", language="pl", success={"reply_contains": ["zwrot wykonany"]})
+    german = Scenario(task_id="d", goal="x", language="de", success={"reply_contains": ["storniert"]})
+    assert holds("Zwrot nie został wykonany.", "zwrot wykonany", "pl")  # what the note warns of
+    assert unread_negations([german]) == []
+    (line,) = unread_negations([polish, german])
+    assert line.startswith("Polish (pl) has no negator lexicon: reply_contains of p is matched without")

@@ -131,11 +131,64 @@ def _first_error(err: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
+# tau-bench's task fields -> ours: what its tasks mean is what a scenario says (its instruction is
+# the user's goal, its actions the expected tool calls, its outputs what the reply must hold)
+TAU_BENCH_FIELDS = ("instruction", "actions", "outputs")
+
+
+def from_tau_bench(row: dict[str, Any]) -> dict[str, Any]:
+    """A tau-bench task (``id``, ``instruction``, ``known_info``, ``actions`` with ``kwargs``,
+    ``outputs``) as a scenario; a row that is not one is returned as it is. Its ``user_id`` and
+    ``unknown_info`` have no field here: the user is told only ``known_info``."""
+    if "goal" in row or not any(k in row for k in TAU_BENCH_FIELDS):
+        return row
+    calls = [
+        {"name": a.get("name"), "arguments": a.get("kwargs", a.get("arguments", {}))}
+        for a in row.get("actions") or []
+        if isinstance(a, dict)
+    ]
+    success: dict[str, Any] = {}
+    if row.get("actions") is not None:
+        success["expected_tool_calls"] = calls
+    if row.get("outputs"):
+        success["reply_contains"] = row["outputs"]
+    task_id = row.get("task_id", row.get("id"))
+    scenario = {"task_id": task_id, "goal": row.get("instruction"), "success": success}
+    for kept in ("persona", "known_info", "user_turns", "max_turns", "language"):
+        if kept in row:
+            scenario[kept] = row[kept]
+    return scenario
+
+
+def _rows(path: Path, text: str) -> tuple[list[tuple[str, Any]], list[str]]:
+    """The file's rows, each with where it stands (``line N``, or ``item N`` of a file that is
+    one JSON array, as tau-bench writes its tasks), and the lines that are not JSON."""
+    stripped = text.lstrip("\ufeff").strip()
+    if stripped.startswith("["):
+        try:
+            items = json.loads(stripped)
+        except json.JSONDecodeError as err:
+            return [], [f"{path}: a JSON array that does not parse ({err.msg}, line {err.lineno})"]
+        if isinstance(items, list):
+            return [(f"item {n}", nfc_values(item)) for n, item in enumerate(items, start=1)], []
+    rows: list[tuple[str, Any]] = []
+    errors: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((f"line {number}", nfc_values(json.loads(line))))  # a \u escape may spell NFD
+        except json.JSONDecodeError as err:
+            errors.append(f"{path}, line {number}: not JSON ({err.msg})")
+    return rows, errors
+
+
 def read_scenarios(path: Path) -> ReadScenarios:
     """Every valid scenario of the file, in order, and an error line per line that is not one
-    (not JSON, no goal, no success, a task id already used): the others still run."""
+    (not JSON, no goal, no success, a task id already used): the others still run. A file that
+    is one JSON array is read item by item, and tau-bench's tasks as scenarios (``from_tau_bench``)."""
     try:
-        lines = read_text(path).splitlines()  # UTF-8, a BOM accepted, NFC by the rows below
+        text = read_text(path)  # UTF-8, a BOM accepted, NFC by the rows below
     except FileNotFoundError:
         raise ScenarioFileError(
             f"{path}: no such file (give the scenarios, one JSON object per line)"
@@ -145,30 +198,22 @@ def read_scenarios(path: Path) -> ReadScenarios:
     except OSError as err:
         raise ScenarioFileError(f"{path}: not readable ({err})") from None
     scenarios: list[Scenario] = []
-    errors: list[str] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = nfc_values(json.loads(line))  # a \u escape may spell NFD
-        except json.JSONDecodeError as err:
-            errors.append(f"{path}, line {number}: not JSON ({err.msg})")
-            continue
+    rows, errors = _rows(path, text)
+    seen: dict[str, str] = {}
+    for where, row in rows:
         if not isinstance(row, dict):
-            errors.append(f"{path}, line {number}: not a scenario (a JSON object per line)")
+            errors.append(f"{path}, {where}: not a scenario (a JSON object per line)")
             continue
+        number = int(where.split()[-1])
         try:
-            scenario = Scenario.model_validate({**row, "line": number})
+            scenario = Scenario.model_validate({**from_tau_bench(row), "line": number})
         except ValidationError as err:
-            errors.append(f"{path}, line {number}: {_first_error(err)}")
+            errors.append(f"{path}, {where}: {_first_error(err)}")
             continue
         if scenario.task_id in seen:
-            errors.append(
-                f"{path}, line {number}: task {scenario.task_id} is already on line {seen[scenario.task_id]}"
-            )
+            errors.append(f"{path}, {where}: task {scenario.task_id} is already on {seen[scenario.task_id]}")
             continue
-        seen[scenario.task_id] = number
+        seen[scenario.task_id] = where
         scenarios.append(scenario)
     if not scenarios and not errors:
         raise ScenarioFileError(f"{path}: no scenario in it")

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, parse_tool_output, rubric_request
 from rag_eval_pipeline.language.analysis import Analyzer, analyzer
 from rag_eval_pipeline.llm.client import LLMRequest, LLMResponse, Tool
+from rag_eval_pipeline.trajectories.simulation.scenarios import Scenario
 from rag_eval_pipeline.trajectories.simulation.users import Message
 
 RUBRIC_PROMPT_VERSION = "simulation-rubric-v1"
@@ -138,6 +139,25 @@ def match_marker(reply: str, needle: str, language: str, any_form: bool = False)
                 return MarkerMatch(True)
             negated = True
     return MarkerMatch(False, NEGATED if negated else "")
+
+
+def unread_negations(scenarios: Sequence[Scenario]) -> list[str]:
+    """One line per language whose negations a marker cannot be checked against (no negator
+    lexicon): its scenarios' markers count even in a negated sentence, said before the run."""
+    unread: dict[str, list[str]] = {}
+    for scenario in scenarios:
+        markers = scenario.success.reply_contains or scenario.success.reply_contains_any_form
+        if markers and analyzer(scenario.language).lexicon is None:
+            unread.setdefault(scenario.language, []).append(scenario.task_id)
+    lines = []
+    for code, tasks in unread.items():
+        named = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
+        name = analyzer(code).language.name
+        lines.append(
+            f"{name} ({code}) has no negator lexicon: reply_contains of {named} is matched without "
+            "reading negation (a marker in a negated sentence still counts); a rubric reads the meaning"
+        )
+    return lines
 
 
 def holds(reply: str, needle: str, language: str, any_form: bool = False) -> bool:
