@@ -160,27 +160,28 @@ def from_tau_bench(row: dict[str, Any]) -> dict[str, Any]:
     return scenario
 
 
-def _rows(path: Path, text: str) -> tuple[list[tuple[str, Any]], list[str]]:
-    """The file's rows, each with where it stands (``line N``, or ``item N`` of a file that is
-    one JSON array, as tau-bench writes its tasks), and the lines that are not JSON."""
+def _rows(path: Path, text: str) -> list[tuple[str, Any, str | None]]:
+    """The file's rows in order, each with where it stands (``line N``, or ``item N`` of a file
+    that is one JSON array, as tau-bench writes its tasks) and, for a line that is not JSON, the
+    error that says so."""
     stripped = text.lstrip("\ufeff").strip()
     if stripped.startswith("["):
         try:
             items = json.loads(stripped)
         except json.JSONDecodeError as err:
-            return [], [f"{path}: a JSON array that does not parse ({err.msg}, line {err.lineno})"]
+            said = f"{path}: a JSON array that does not parse ({err.msg}, line {err.lineno})"
+            return [("file", None, said)]
         if isinstance(items, list):
-            return [(f"item {n}", nfc_values(item)) for n, item in enumerate(items, start=1)], []
-    rows: list[tuple[str, Any]] = []
-    errors: list[str] = []
+            return [(f"item {n}", nfc_values(item), None) for n, item in enumerate(items, start=1)]
+    rows: list[tuple[str, Any, str | None]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            rows.append((f"line {number}", nfc_values(json.loads(line))))  # a \u escape may spell NFD
+            rows.append((f"line {number}", nfc_values(json.loads(line)), None))  # a \u escape may spell NFD
         except json.JSONDecodeError as err:
-            errors.append(f"{path}, line {number}: not JSON ({err.msg})")
-    return rows, errors
+            rows.append((f"line {number}", None, f"{path}, line {number}: not JSON ({err.msg})"))
+    return rows
 
 
 def read_scenarios(path: Path) -> ReadScenarios:
@@ -198,9 +199,12 @@ def read_scenarios(path: Path) -> ReadScenarios:
     except OSError as err:
         raise ScenarioFileError(f"{path}: not readable ({err})") from None
     scenarios: list[Scenario] = []
-    rows, errors = _rows(path, text)
+    errors: list[str] = []
     seen: dict[str, str] = {}
-    for where, row in rows:
+    for where, row, unreadable in _rows(path, text):
+        if unreadable is not None:
+            errors.append(unreadable)
+            continue
         if not isinstance(row, dict):
             errors.append(f"{path}, {where}: not a scenario (a JSON object per line)")
             continue
