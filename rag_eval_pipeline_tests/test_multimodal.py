@@ -446,3 +446,36 @@ def test_a_case_trace_names_the_retrieved_images_by_id_never_their_bytes():
     span = retrieval_span(answer)
     assert list(span.attributes["rag_eval.retrieval.images"]) == ["plan.png"]
     assert "rag_eval.retrieval.images" not in retrieval_span({**answer, "images": None}).attributes
+
+
+@pytest.mark.slow  # one `rag-eval run` of four answer models, in this process
+def test_a_declaration_the_judge_breaks_fails_that_models_run_alone_naming_case_and_value(
+    tmp_path, capsys, monkeypatch
+):
+    """The issue's failure, made on purpose: the checks told that visual relevance is on the
+    three-point scale while the judge stores its per-image mean. The model whose case mixes
+    verdicts (second: 0 and 0.5 on the plan) fails its run with the case and value named; every
+    other model's scores, summary and comparison row are kept."""
+    from rag_eval_pipeline.judges import registry
+    from rag_eval_pipeline.metrics.scales import THREE_POINT
+    from rag_eval_pipeline_tests.support.cli import in_process
+
+    monkeypatch.setattr(
+        registry, "VISION_SCALES", dict.fromkeys(("visual_relevance", "image_text_consistency"), THREE_POINT)
+    )
+    config = _project(tmp_path)
+    with FakeAnthropic() as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        code, out, err = in_process(
+            capsys, "--config", str(config), "--dagster-home", str(tmp_path / "home"), "run",
+            "--models", "right,second,wrong",
+        )  # fmt: skip
+    assert code != 0
+    said = out + err
+    assert f"visual_relevance: 1 values not in {{0, 0.5, 1}}: case plan ({VISION}) 0.25" in said, said[-3000:]
+    instance = open_instance(str(tmp_path / "home"))
+    checks = _in_range_results(instance)
+    assert checks == {"right": True, "second": False, "wrong": True}, checks
+    comparison = load_asset(instance, "model_comparison", None)
+    assert {"right", "wrong"} <= set(comparison["answer_model"]), comparison["answer_model"].tolist()
