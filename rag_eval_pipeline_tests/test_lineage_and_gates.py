@@ -96,6 +96,7 @@ def test_blocking_quality_gate_stops_the_summary(shared_hotpotqa, tmp_path):
 def test_validators_fail_when_they_should():
     import pandas as pd
 
+    from rag_eval_pipeline.metrics.scales import THREE_POINT, UNIT
     from rag_eval_pipeline.metrics.validation import (
         judge_error_share_problems,
         score_range_problems,
@@ -111,10 +112,11 @@ def test_validators_fail_when_they_should():
             "correctness": [1.0, None, 0.7],
         }
     )
-    assert score_range_problems(scores, {"j": ("correctness",)}) == [
-        "correctness: 1 values not in {0, 0.5, 1}"
+    assert score_range_problems(scores, {"j": {"correctness": THREE_POINT}}) == [
+        "correctness: 1 values not in {0, 0.5, 1}: case c (j) 0.7"  # the case and value named
     ]
-    assert score_range_problems(scores, {"j": ()}) == []  # a judge whose scores are shares
+    assert score_range_problems(scores, {"j": {"correctness": UNIT}}) == []  # a judge whose scores are shares
+    assert score_range_problems(scores, {}) == []
     assert judge_error_share_problems(scores, 0.2) == ["j: 33.3% judge errors (allowed 20.0%)"]
     assert judge_error_share_problems(scores, 0.5) == []
     answers = pd.DataFrame({"qid": ["a", "b", "c", "d"]})

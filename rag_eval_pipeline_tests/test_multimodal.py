@@ -2,13 +2,17 @@
 text documents, a judgement list with gold images and boxes, and three files of an agent's
 answers (right images and boxes; the right image ranked second with boxes at IoU 1, 1/3, 1/2,
 0, none and a second box; wrong images). The image metrics equal hand computation, text-only
-cases have them absent, and bad input is one line each while the other cases are scored."""
+cases have them absent, and bad input is one line each while the other cases are scored. A
+vision judge sees several images per case through the Messages-API stand-in: their verdicts
+differ (a case's mean is off the three-point scale), yet every model's run succeeds, the
+oracle's included, each image's verdict is stored and summarised, and a re-run asks nothing."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import dagster as dg
 import pandas as pd
 import pytest
 import yaml
@@ -18,6 +22,9 @@ from rag_eval_pipeline.instance.lineage import load_asset
 from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS
 from rag_eval_pipeline_tests.support.cli import rag_eval
 from rag_eval_pipeline_tests.support.images import draw
+from stand_ins.anthropic_api import FakeAnthropic
+
+VISION = "vision:claude-sonnet-4-6"
 
 GOLD_BOXES = [
     [0, 0, 10, 10],
@@ -37,7 +44,7 @@ SECOND_BOXES = [
     [0, 80, 10, 90],
 ]
 QUESTIONS = [  # two languages and three tags: the breakdowns carry the image metrics
-    {"id": "plan", "question": "Where are the rooms on the floor plan?", "answer": "along the left wall",
+    {"id": "plan", "question": "Where are the red rooms on the floor plan?", "answer": "along the left wall",
      "gold_images": ["plan.png"], "gold_boxes": {"plan.png": GOLD_BOXES}, "language": "en",
      "tags": ["plans"]},
     {"id": "chart", "question": "Welcher Balken des Umsatzdiagramms ist am höchsten?",
@@ -100,7 +107,7 @@ EXPECTED = {  # (image precision, image recall, grounding accuracy, grounding mI
 
 def _project(tmp_path):
     docs = tmp_path / "docs"
-    draw(docs / "plan.png", (100, 100), "white", [((0, 0, 10, 10), "red")])
+    draw(docs / "plan.png", (100, 100), "white", [(tuple(box), "red") for box in GOLD_BOXES])  # 6% red
     draw(docs / "photo.png", (60, 40), "green")
     draw(docs / "charts/sales.png", (100, 80), "white", [((40, 20, 60, 80), "blue")])
     (docs / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\ntruncated")
@@ -127,7 +134,7 @@ def _project(tmp_path):
     settings = {
         "dataset": {"kind": "custom", "questions": str(questions), "documents": str(docs), "sample_size": 0},
         "answer_models": models,
-        "judges": ["reference"],
+        "judges": ["reference", VISION],
     }
     config.write_text(yaml.safe_dump(settings, sort_keys=False))
     return config
@@ -138,8 +145,17 @@ def evaluated_images(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("multimodal")
     config = _project(tmp_path)
     home = tmp_path / "home"
-    result = rag_eval("--config", str(config), "--dagster-home", str(home), "run", cwd=tmp_path)
+    args = ("--config", str(config), "--dagster-home", str(home), "run")
+    with FakeAnthropic() as server:
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": server.url}
+        result = rag_eval(*args, cwd=tmp_path, env=env)
+        first_calls = len(server.requests)
+        server.reset_counts()
+        again = rag_eval(*args, cwd=tmp_path, env=env)
+        rerun_calls = len(server.requests)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert first_calls > 0 and rerun_calls == 0, (first_calls, rerun_calls)
     return tmp_path, home, result
 
 
@@ -168,6 +184,56 @@ def test_image_metrics_equal_hand_computation_and_are_absent_on_text_only_cases(
         overall = summary[(summary["judge_id"] == "grounding") & (summary["group"] == "all")]
         assert set(IMAGE_METRICS) <= set(overall["metric"])
         assert int(overall.set_index("metric").loc["grounding_accuracy", "n"]) == 2  # the two labelled cases
+
+
+# by the stand-in's eye (stand_ins/images.py): the plan is white with 6% red (red named: 0.5), the
+# garden photo green (0), the chart white and blue; the German question names no colour (0.5)
+VISUAL_RELEVANCE = {  # (model, case): {image: verdict}, in the order retrieved
+    ("right", "plan"): {"plan.png": 0.5},
+    ("second", "plan"): {"photo.png": 0.0, "plan.png": 0.5},  # ghost.png: not in the knowledge base
+    ("second", "chart"): {"photo.png": 0.5, "plan.png": 0.5, "charts/sales.png": 0.5},
+    ("wrong", "plan"): {"photo.png": 0.0},
+}
+
+
+@pytest.mark.slow
+def test_several_images_judged_differently_keep_every_models_run_and_their_verdicts(evaluated_images):
+    _, home, result = evaluated_images
+    instance = open_instance(str(home))
+    for model in ("oracle", *ANSWER_FILES):
+        scores = load_asset(instance, "judge_scores", model)
+        vision = scores[scores["judge_id"] == VISION].set_index("qid")
+        assert set(vision["status"]) == {"ok"}, (model, vision["error"].to_dict())
+        summary = load_asset(instance, "metric_summary", model)  # built: its checks passed
+        assert (summary["judge_id"] == VISION).any(), model
+        for (owner, qid), verdicts in VISUAL_RELEVANCE.items():
+            if owner != model:
+                continue
+            mean = sum(verdicts.values()) / len(verdicts)
+            assert vision.loc[qid, "visual_relevance"] == pytest.approx(mean), (model, qid)
+            assert json.loads(vision.loc[qid, "item_verdicts"]) == {"visual_relevance": verdicts}
+        if model in ANSWER_FILES:  # the text-only case returned no image: both metrics absent
+            assert vision.loc["hours", ["visual_relevance", "image_text_consistency"]].isna().all(), model
+    second = load_asset(instance, "judge_scores", "second")
+    assert second.set_index(["judge_id", "qid"]).loc[(VISION, "plan"), "visual_relevance"] == 0.25
+    checks = _in_range_results(instance)
+    assert set(checks) == {"oracle", *ANSWER_FILES} and all(checks.values()), checks
+    metadata = instance.get_latest_materialization_event(
+        dg.AssetKey("judge_scores")
+    ).asset_materialization.metadata  # fmt: skip
+    assert "item_verdicts" in metadata
+
+
+def _in_range_results(instance) -> dict[str, bool]:
+    """Each model's `judge_scores in_range` result, as the instance recorded it (the last)."""
+    found = {}
+    for record in instance.get_event_records(
+        dg.EventRecordsFilter(dg.DagsterEventType.ASSET_CHECK_EVALUATION), limit=500, ascending=True
+    ):
+        evaluation = record.event_log_entry.dagster_event.event_specific_data
+        if evaluation.check_name == "in_range" and evaluation.asset_key == dg.AssetKey("judge_scores"):
+            found[evaluation.partition or ""] = evaluation.passed
+    return found
 
 
 @pytest.mark.slow
@@ -380,3 +446,36 @@ def test_a_case_trace_names_the_retrieved_images_by_id_never_their_bytes():
     span = retrieval_span(answer)
     assert list(span.attributes["rag_eval.retrieval.images"]) == ["plan.png"]
     assert "rag_eval.retrieval.images" not in retrieval_span({**answer, "images": None}).attributes
+
+
+@pytest.mark.slow  # one `rag-eval run` of four answer models, in this process
+def test_a_declaration_the_judge_breaks_fails_that_models_run_alone_naming_case_and_value(
+    tmp_path, capsys, monkeypatch
+):
+    """The issue's failure, made on purpose: the checks told that visual relevance is on the
+    three-point scale while the judge stores its per-image mean. The model whose case mixes
+    verdicts (second: 0 and 0.5 on the plan) fails its run with the case and value named; every
+    other model's scores, summary and comparison row are kept."""
+    from rag_eval_pipeline.judges import registry
+    from rag_eval_pipeline.metrics.scales import THREE_POINT
+    from rag_eval_pipeline_tests.support.cli import in_process
+
+    monkeypatch.setattr(
+        registry, "VISION_SCALES", dict.fromkeys(("visual_relevance", "image_text_consistency"), THREE_POINT)
+    )
+    config = _project(tmp_path)
+    with FakeAnthropic() as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        code, out, err = in_process(
+            capsys, "--config", str(config), "--dagster-home", str(tmp_path / "home"), "run",
+            "--models", "right,second,wrong",
+        )  # fmt: skip
+    assert code != 0
+    said = out + err
+    assert f"visual_relevance: 1 values not in {{0, 0.5, 1}}: case plan ({VISION}) 0.25" in said, said[-3000:]
+    instance = open_instance(str(tmp_path / "home"))
+    checks = _in_range_results(instance)
+    assert checks == {"right": True, "second": False, "wrong": True}, checks
+    comparison = load_asset(instance, "model_comparison", None)
+    assert {"right", "wrong"} <= set(comparison["answer_model"]), comparison["answer_model"].tolist()

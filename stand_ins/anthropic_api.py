@@ -223,7 +223,9 @@ def simulated_user_message(request: dict[str, Any]) -> str:
     topic (chosen by the trial's seed, so trials differ), a fact of known_info when the agent
     asks for it, then thanks and ###STOP### once the agent's reply holds every known fact."""
     system = _system_text(request)
-    goal, known = _tag(system, "goal"), json.loads(_tag(system, "known_info") or "{}")
+    goal, written = _tag(system, "goal"), _tag(system, "known_info") or "{}"
+    # known_info as an object (JSON) or as tau-bench's plain string: one fact, said when asked
+    known = json.loads(written) if written.startswith("{") else {"details": written}
     seed = int(re.search(r'<variation seed="(\d+)"', system).group(1))  # type: ignore[union-attr]
     values = {str(v).lower() for v in known.values()}
     words = [w for w in reference.content_tokens(goal) if w not in values]
@@ -233,6 +235,8 @@ def simulated_user_message(request: dict[str, Any]) -> str:
     last = last if isinstance(last, str) else " ".join(b.get("text", "") for b in last)
     if "?" not in last and all(str(v).lower() in last.lower() for v in known.values()):
         return "Thank you, that is all. ###STOP###"
+    if not written.startswith("{"):  # the plain string: all of it, when the agent asks anything
+        return f"{written}." if "?" in last else "###STOP###"
     asked = set(reference.content_tokens(last))
     for key, value in known.items():
         if set(key.lower().split("_")) & asked:

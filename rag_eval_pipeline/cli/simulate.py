@@ -35,7 +35,9 @@ from rag_eval_pipeline.reporting.simulation import simulation_section
 from rag_eval_pipeline.trajectories.scoring import MATCH_METRICS
 from rag_eval_pipeline.trajectories.simulation.scenarios import ScenarioFileError, read_scenarios
 from rag_eval_pipeline.trajectories.simulation.settings import SimulationSettings
+from rag_eval_pipeline.trajectories.simulation.success import unread_negations
 from rag_eval_pipeline.trajectories.simulation.tables import TASK_SUCCESS, worst_transcript
+from rag_eval_pipeline.trajectories.simulation.users import user_note
 from rag_eval_pipeline.trajectories.tables import PASS_HAT, SCORE_METRICS, SUMMARY_COLUMNS
 
 UNVERSIONED = "unversioned"
@@ -70,8 +72,10 @@ def _gates(args: argparse.Namespace, settings: Settings) -> list:
     return gates or settings.simulation.gates()  # type: ignore[union-attr]
 
 
-def _preflight(settings: Settings) -> tuple[str, list[str]]:
-    """The agent's version and the scenario lines refused; what makes any run futile (no
+def _preflight(settings: Settings) -> tuple[str, list[str], list[str]]:
+    """The agent's version, the scenario lines refused and the notes due before a run (what the
+    simulated user model plays when some scenarios are scripted, the languages whose negations
+    a marker is not checked against); what makes any run futile (no
     scenario file, no such agent, a user or judge model without its key): an error line."""
     chosen = settings.simulation
     assert chosen is not None
@@ -116,7 +120,8 @@ def _preflight(settings: Settings) -> tuple[str, list[str]]:
         missing = llm.missing(target.endpoint)
         if missing:
             raise CommandError(f"{option} {name} needs {missing}")
-    return getattr(entry, "version", None) or UNVERSIONED, read.errors
+    notes = [n for n in (user_note(read.scenarios, chosen.user),) if n] + unread_negations(read.scenarios)
+    return getattr(entry, "version", None) or UNVERSIONED, read.errors, notes
 
 
 def session_records(outcome: SimulationOutcome) -> list[dict[str, Any]]:
@@ -225,9 +230,11 @@ def _diff(
 def handle(args: argparse.Namespace) -> int:
     settings = _settings(args)
     gates = _gates(args, settings)
-    version, refused = _preflight(settings)
+    version, refused, notes = _preflight(settings)
     for line in refused:
         error(line)
+    for line in notes:
+        print(f"note: {line}", file=sys.stderr)
     defs = build_definitions(settings)
     instance = instance_of(args)
     quiet = args.format == "json"

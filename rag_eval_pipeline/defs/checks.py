@@ -81,9 +81,10 @@ def candidate_answers_complete(
 
 @dg.asset_check(asset=JUDGE_SCORES, name="in_range", partitions_def=answer_model_partitions, blocking=True)
 def judge_scores_in_range(judge_scores: pd.DataFrame, settings: SettingsResource) -> dg.AssetCheckResult:
-    """Scores lie in [0, 1], and the metrics a judge declares on the three-point scale take
-    exactly 0, 0.5 or 1."""
-    scales = settings.judge_registry().three_point_metrics(judge_scores["judge_id"].unique())
+    """Scores lie in [0, 1], each metric on the scale its judge declares (``metrics.scales``:
+    exactly 0, 0.5 or 1, or a mean of such verdicts on [0, 1] with each verdict kept apart and
+    held to the scale); a value off its scale is named with its case and judge."""
+    scales = settings.judge_registry().metric_scales(judge_scores["judge_id"].unique())
     return _result(score_range_problems(judge_scores, scales))
 
 

@@ -10,6 +10,7 @@ from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
 from rag_eval_pipeline.judges.claims import CLAIM_METRICS, unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.budgets import BUDGET
+from rag_eval_pipeline.metrics.scales import item_verdict_counts
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.settings import ASR_PREFIX, OVERALL, PROBE_JUDGE
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
@@ -92,7 +93,15 @@ def scores_metadata(judge_ids: list[str], scores: pd.DataFrame, services: LLMSer
         "cache_hits": services.cache_hits,
         "llm_limit": services.shared_limits,
         "cost_usd": float(scores["cost_usd"].sum()),
+        **_item_verdicts(scores),
     }
+
+
+def _item_verdicts(scores: pd.DataFrame) -> dict[str, Any]:
+    """The per-item verdicts of metrics that aggregate them (a vision judge's per image), counted
+    by verdict: what a case's mean of 0.75 was made of."""
+    counts = item_verdict_counts(scores)
+    return {"item_verdicts": dg.MetadataValue.md(to_markdown(counts))} if len(counts) else {}
 
 
 WORST_CASES = 10

@@ -61,6 +61,8 @@ class JudgeOutcome:
     cost_usd: float | None = 0.0
     error: str | None = None
     notes: list[str] = field(default_factory=list)
+    # a metric that aggregates verdicts (per image): each item's verdict, kept apart from the mean
+    item_verdicts: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @runtime_checkable

@@ -43,9 +43,10 @@ from rag_eval_pipeline.llm.client import AtTemperature, LLMClient, LLMRequest
 from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint, LLMTarget
-from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS
+from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS, VISION_SCALES
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
 from rag_eval_pipeline.metrics.reliability import JURY
+from rag_eval_pipeline.metrics.scales import THREE_POINT, UNIT, MetricScale, three_point_of
 
 if TYPE_CHECKING:
     from rag_eval_pipeline.data.images import ImageCatalog
@@ -82,6 +83,17 @@ class JudgeSpec:
     repeats: int = 1  # independent scorings per case (an LLM judge's re-scores; 1 for the rest)
     temperature: float | None = None  # an LLM judge's sampling temperature (None: its own, 0)
     prompt: PromptVersion | None = field(default=None, compare=False)  # an aligned prompt, if adopted
+    # the kind's own declaration of metrics that aggregate verdicts (``metrics.scales``); the
+    # three-point ones above are derived from it for such a kind
+    declared_scales: Mapping[str, MetricScale] = field(default_factory=dict, compare=False)
+
+    @property
+    def scales(self) -> dict[str, MetricScale]:
+        """Each metric's stored scale, as the judge writes it and the checks hold it to."""
+        return {
+            m: self.declared_scales.get(m) or (THREE_POINT if m in self.three_point_metrics else UNIT)
+            for m in self.metrics
+        }
 
     @property
     def needs_llm(self) -> bool:
@@ -207,7 +219,10 @@ def _parse_vision(name: str, custom: CustomMetrics) -> JudgeSpec | None:
         return None
     # its calls carry images: preflight asks whether the model can see them (a local one's mmproj)
     seeing = replace(target, endpoint=replace(target.endpoint, images=True))
-    return _llm_judge_spec(name, "vision", seeing, VISION_METRICS, VISION_METRICS, VISION_METRICS)
+    spec = _llm_judge_spec(
+        name, "vision", seeing, VISION_METRICS, three_point_of(VISION_SCALES), VISION_METRICS
+    )
+    return replace(spec, declared_scales=VISION_SCALES)
 
 
 def _build_grounding(spec: JudgeSpec, context: JudgeContext) -> Judge:
@@ -447,6 +462,11 @@ class JudgeRegistry:
 
     def three_point_metrics(self, judge_ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         return {j: spec.three_point_metrics for j in judge_ids if (spec := self._try_resolve(j)) is not None}
+
+    def metric_scales(self, judge_ids: Iterable[str]) -> dict[str, dict[str, MetricScale]]:
+        """Judge id -> each metric's declared scale, for the judge ids found in stored scores
+        (unknown ids, the jury's, omitted: their values are held to [0, 1] only)."""
+        return {j: spec.scales for j in judge_ids if (spec := self._try_resolve(j)) is not None}
 
     def build(
         self,

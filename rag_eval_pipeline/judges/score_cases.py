@@ -23,7 +23,13 @@ from rag_eval_pipeline.llm.budget import BudgetExhaustedError
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMRequest
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource, diagnose
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION, AbstentionPolicy
-from rag_eval_pipeline.metrics.schema import ANSWER_METRICS, SCORE_ID_COLUMNS, TOKEN_COLUMNS, case_key
+from rag_eval_pipeline.metrics.schema import (
+    ANSWER_METRICS,
+    ITEM_VERDICTS,
+    SCORE_ID_COLUMNS,
+    TOKEN_COLUMNS,
+    case_key,
+)
 from rag_eval_pipeline.retrieval.base import LANGUAGE_COLUMN, SearchHit
 
 
@@ -157,6 +163,8 @@ async def _score_one(
         row.update(known, status="ok", error=None)
     row["rationales"] = json.dumps(outcome.rationales) if outcome.rationales else None
     row["notes"] = "; ".join(outcome.notes) or None
+    if outcome.item_verdicts:
+        row[ITEM_VERDICTS] = json.dumps(outcome.item_verdicts, ensure_ascii=False)
     return row
 
 

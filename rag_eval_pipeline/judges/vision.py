@@ -2,7 +2,9 @@
 blocks before the text, never base64 in a text block) scores ``visual_relevance`` (one verdict
 per image, 0 / 0.5 / 1, the case's mean) and ``image_text_consistency`` (the answer against
 the images; 0 is the diagnosis ``image_contradiction``). Two pure halves around each call:
-``render_*`` builds the request, ``parse_tool_output`` reads the verdict."""
+``render_*`` builds the request, ``parse_tool_output`` reads the verdict. The scales are
+``VISION_SCALES``'s, which the checks read too: visual relevance is stored as the mean of its
+per-image verdicts, on [0, 1], with each image's verdict kept apart."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
 from rag_eval_pipeline.llm.images import ImageTooLargeError, PreparedImage, prepare_image
 from rag_eval_pipeline.llm.pricing import ModelPrice
-from rag_eval_pipeline.metrics.grounding import VISION_METRICS
+from rag_eval_pipeline.metrics.grounding import VISION_METRICS, VISION_SCALES
+from rag_eval_pipeline.metrics.scales import Scale
 
 if TYPE_CHECKING:
     from rag_eval_pipeline.data.images import ImageCatalog
@@ -47,7 +50,8 @@ class VisionVerdict(BaseModel):
     @field_validator("verdict")
     @classmethod
     def _three_point(cls, value: float) -> float:
-        if float(value) not in (0.0, 0.5, 1.0):
+        # every verdict of the judge, per image or on all of them, is asked on this scale
+        if not Scale.THREE_POINT.accepts(value):
             raise ValueError(f"{value} is not 0, 0.5 or 1")
         return float(value)
 
@@ -150,8 +154,19 @@ class VisionLLMJudge(LLMJudge):
             for i, v in zip(images, relevance)
         )
         rationales["image_text_consistency"] = consistency.reason
+        per_image = {i.image_id: v.verdict for i, v in zip(images, relevance)}
         scores: dict[str, float | None] = {
-            "visual_relevance": sum(v.verdict for v in relevance) / len(relevance),
-            "image_text_consistency": consistency.verdict,
+            "visual_relevance": _stored("visual_relevance", [v.verdict for v in relevance]),
+            "image_text_consistency": _stored("image_text_consistency", [consistency.verdict]),
         }
-        return JudgeOutcome(scores, rationales, caller.usage, caller.cost, notes=notes)
+        kept = {"visual_relevance": per_image}
+        return JudgeOutcome(scores, rationales, caller.usage, caller.cost, notes=notes, item_verdicts=kept)
+
+
+def _stored(metric: str, verdicts: list[float]) -> float:
+    """What a metric stores of its verdicts, as ``VISION_SCALES`` declares it: the mean of a
+    per-item metric's, the one verdict of any other."""
+    if VISION_SCALES[metric].aggregates:
+        return sum(verdicts) / len(verdicts)
+    (verdict,) = verdicts
+    return verdict

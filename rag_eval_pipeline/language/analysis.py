@@ -35,6 +35,13 @@ _APOSTROPHE_RUN = re.compile(f"[{_APOSTROPHES}]")
 _TURKISH_SUFFIX = re.compile(f"[{_APOSTROPHES}]\\w+")
 _HOTPOT_ARTICLES = re.compile(r"\b(a|an|the)\b")
 _DROP_ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
+# where success markers are looked for (after NFKC: full-width marks are ASCII's): a sentence ends
+# at . ! ? and a new line or the marks of scripts that have their own; a clause at a sentence's
+# end, at , ; : a dash or a bracket, or the clause marks of scripts that have their own; a mark
+# between two digits ("12.5", "1,000", "10:30") ends nothing
+_SENTENCE_MARK = re.compile(r"[.!?\n\u3002\u061f\u0964]")
+_CLAUSE_MARK = re.compile(r"[,;:()\[\]\u2013\u2014\u3001\u060c\u061b]")
+_DIGIT_SEPARATOR = re.compile(r"(?<=\d)[.,:](?=\d)")
 # a sentence ends at . ! ? followed by a space, or at the full-width marks of CJK text
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])(?=\S)")
 
@@ -382,6 +389,41 @@ class Analyzer:
         if self.inside_words:
             return "".join(self.words(passage))
         return frozenset(self.words(passage))
+
+    # -- clauses: what success markers are matched in ------------------------------------------------
+
+    def sentences(self, text: str) -> list[list[list[str]]]:
+        """``text`` as sentences, each as its clauses, each as its words as written: NFKC, case-
+        and width-folded, unstemmed, articles kept; a language without spaces segmented by its
+        dictionary, Korean as its content morphemes (a particle is not part of its word). What
+        success markers are matched in."""
+        text = _DIGIT_SEPARATOR.sub(" ", self._prepared(text))
+        sentences: list[list[list[str]]] = [[[]]]
+
+        def cut(piece: str) -> None:
+            if _SENTENCE_MARK.search(piece):
+                sentences.append([[]])
+            elif _CLAUSE_MARK.search(piece):
+                sentences[-1].append([])
+
+        if self.language.morphology == "kiwi":
+            for word, mark in korean_content(text):
+                sentences[-1][-1].append(word)
+                if mark:  # Kiwi says a mark follows, not which: each ends a sentence
+                    sentences.append([[]])
+        else:
+            english = self.language.is_english
+            for piece in (_ENGLISH_PIECES if english else _pieces()).findall(text):
+                if piece[0].isalnum() or _word().match(piece):
+                    sentences[-1][-1] += [piece] if english else self._segment_run(piece, morphemes=False)
+                else:
+                    cut(piece)
+        return [[c for c in s if c] for s in sentences if any(s)]
+
+    def forms(self, found: list[str]) -> list[str]:
+        """Each word's Snowball stem where Snowball has the language (English's too), stop words
+        kept: where a scenario asks for a marker in any of its word forms."""
+        return list(self._stemmer.stemWords(found)) if self._stemmer is not None else list(found)
 
     # -- index terms ------------------------------------------------------------------------------
 

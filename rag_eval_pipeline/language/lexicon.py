@@ -65,7 +65,10 @@ ENGLISH = Lexicon(
     ),
     alternatives=words("or either"),
     contrasts=words("but however although though whereas yet"),
-    negators=words("not no never nor neither isnt wasnt arent werent doesnt didnt cannot"),
+    negators=words(
+        """not no never nor neither isnt wasnt arent werent doesnt didnt cannot cant couldnt dont
+        wont wouldnt shouldnt hasnt havent hadnt mustnt neednt"""
+    ),
     rejecting_phrases=(("rather", "than"), ("instead", "of"), ("other", "than"), ("unlike",), ("except",)),
     wrong=words("wrong incorrect false mistaken inaccurate"),
     copulas=words("is was are were"),

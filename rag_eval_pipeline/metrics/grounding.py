@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag_eval_pipeline.metrics.reference import context_precision
+from rag_eval_pipeline.metrics.scales import THREE_POINT, MetricScale, per_item
 
 Box = tuple[int, int, int, int]
 # the judgement list's columns of image labels (data/visual_labels.py writes them)
@@ -32,6 +33,13 @@ IMAGE_METRICS = (
 # what a vision judge (judges/vision.py) gives a case: here, beside the image metrics, so that the
 # summary's breakdowns and the report name them without importing a judge
 VISION_METRICS = ("visual_relevance", "image_text_consistency")
+# their scales, read by the vision judge and the checks alike: visual relevance is one verdict per
+# judged image (0 / 0.5 / 1), stored as the case's mean on [0, 1] with the verdicts kept apart;
+# image-text consistency is one verdict on all the images
+VISION_SCALES: dict[str, MetricScale] = {
+    "visual_relevance": per_item("image"),
+    "image_text_consistency": THREE_POINT,
+}
 
 
 def image_passage_id(image_id: str) -> str:

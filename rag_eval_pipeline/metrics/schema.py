@@ -38,10 +38,13 @@ SCORE_ID_COLUMNS = [
     "abstained",
     "rationales",
     "notes",
+    "item_verdicts",  # JSON: metric -> item -> verdict, for a metric that aggregates verdicts
     *TOKEN_COLUMNS,
     "cost_usd",
     "diagnosis",
 ]
+
+ITEM_VERDICTS = "item_verdicts"
 
 # what the answers did, the same for every judge, beside the judges' metrics (which are over the
 # scored cases only): the error rate over every case, the others over the cases that got a reply

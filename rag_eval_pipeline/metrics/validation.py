@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Mapping
 
 import pandas as pd
 
-from rag_eval_pipeline.metrics.schema import metric_columns
+from rag_eval_pipeline.metrics.scales import THREE_POINT_VALUES, MetricScale, Scale
+from rag_eval_pipeline.metrics.schema import ITEM_VERDICTS, metric_columns
 
-_THREE_POINT_SCALE = {0.0, 0.5, 1.0}
+NAMED_VALUES = 5  # the bad values a problem line names, with their cases
 
 
 def passage_problems(passages: pd.DataFrame) -> list[str]:
@@ -43,23 +45,60 @@ def coverage_problems(judgement_list: pd.DataFrame, candidate_answers: pd.DataFr
 
 
 def score_range_problems(
-    judge_scores: pd.DataFrame, three_point_metrics: Mapping[str, Sequence[str]]
+    judge_scores: pd.DataFrame, scales: Mapping[str, Mapping[str, MetricScale]]
 ) -> list[str]:
-    """Scores lie in [0, 1]; the metrics a judge declares on the three-point scale (the Elastic
-    LLM-as-a-judge article's axes) take exactly 0, 0.5 or 1. ``three_point_metrics`` maps judge
-    id -> those metrics, as the judge registry declares them."""
+    """Scores lie in [0, 1], and each metric on the scale its judge declares (``scales``: judge
+    id -> metric -> ``MetricScale``, as the judge registry declares them; a judge or metric not
+    in it is held to [0, 1]); a metric that aggregates verdicts has each stored verdict held to
+    the verdicts' scale. Each problem names the cases, judges and values."""
     problems = []
+    qids = judge_scores["qid"] if "qid" in judge_scores else pd.Series("?", index=judge_scores.index)
     for metric in metric_columns(judge_scores):
-        values = judge_scores[metric].dropna()
-        out_of_range = values[(values < 0) | (values > 1)]
-        if len(out_of_range):
-            problems.append(f"{metric}: {len(out_of_range)} values outside [0, 1]")
-        on_scale = judge_scores["judge_id"].map(lambda j, m=metric: m in three_point_metrics.get(j, ()))
-        scaled = judge_scores.loc[on_scale, metric].dropna()
-        off_scale = scaled[~scaled.isin(_THREE_POINT_SCALE)]
-        if len(off_scale):
-            problems.append(f"{metric}: {len(off_scale)} values not in {{0, 0.5, 1}}")
+        values = pd.to_numeric(judge_scores[metric], errors="coerce")
+        outside = values.notna() & ((values < 0) | (values > 1))
+        three_point = judge_scores["judge_id"].map(
+            lambda j, m=metric: _stored_scale(scales, j, m) is Scale.THREE_POINT
+        )
+        off_scale = values.notna() & ~outside & three_point & ~values.isin(THREE_POINT_VALUES)
+        for scale, bad in ((Scale.UNIT, outside), (Scale.THREE_POINT, off_scale)):
+            if bad.any():
+                found = [
+                    f"case {q} ({j}) {v:g}"
+                    for q, j, v in zip(qids[bad], judge_scores.loc[bad, "judge_id"], values[bad])
+                ]
+                problems.append(_named(metric, "values", scale, found))
+    if ITEM_VERDICTS in judge_scores:
+        problems += _item_verdict_problems(judge_scores, scales)
     return problems
+
+
+def _stored_scale(scales: Mapping[str, Mapping[str, MetricScale]], judge_id: str, metric: str) -> Scale:
+    declared = scales.get(str(judge_id), {}).get(metric)
+    return declared.stored if declared is not None else Scale.UNIT
+
+
+def _named(metric: str, what: str, scale: Scale, found: list[str]) -> str:
+    more = len(found) - NAMED_VALUES
+    shown = ", ".join(found[:NAMED_VALUES]) + (f" and {more} more" if more > 0 else "")
+    where = "outside [0, 1]" if scale is Scale.UNIT else "not in {0, 0.5, 1}"
+    return f"{metric}: {len(found)} {what} {where}: {shown}"
+
+
+def _item_verdict_problems(
+    judge_scores: pd.DataFrame, scales: Mapping[str, Mapping[str, MetricScale]]
+) -> list[str]:
+    """Each stored per-item verdict (``item_verdicts``) on its metric's declared verdict scale."""
+    bad: dict[tuple[str, Scale], list[str]] = {}
+    for row in judge_scores[judge_scores[ITEM_VERDICTS].notna()].to_dict("records"):
+        for metric, items in json.loads(row[ITEM_VERDICTS]).items():
+            declared = scales.get(str(row["judge_id"]), {}).get(metric)
+            scale = declared.item_scale if declared is not None and declared.item_scale else Scale.UNIT
+            for item, verdict in items.items():
+                if not scale.accepts(verdict):
+                    bad.setdefault((metric, scale), []).append(
+                        f"case {row.get('qid')} ({row['judge_id']}) {item} {verdict:g}"
+                    )
+    return [_named(f"{metric} per item", "verdicts", scale, found) for (metric, scale), found in bad.items()]
 
 
 def scoring_completeness_problems(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame) -> list[str]:

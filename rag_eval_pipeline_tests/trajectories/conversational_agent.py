@@ -3,7 +3,9 @@ session (what the user said earlier: the order, the intent), tool calls it makes
 in its nested reply, in English, Spanish and Chinese. Deterministic, so each scenario's success
 per trial is known: it refunds every time, updates an address except in a session whose id
 ends in ``-trial-2`` (it forgets the address, as a state bug would), never cancels, and hangs
-on the second turn of a ``slow-`` session.
+on the second turn of a ``slow-`` session. Its ``terse`` build says so in words that share a
+marker's ("Refund issued for order A100.", "Your address could not be updated.", "Please
+call us to cancel.").
 
     POST /chat {"session": "...", "message": "...", "history": [{"role": ..., "content": ...}]}
     -> {"result": {"output": {"text": "..."}, "steps": [{"tool": "...", "args": {...}}]},
@@ -63,6 +65,9 @@ REFUNDED = {
 }
 
 
+I_COULD_NOT = "Which address did you mean? I could not update it."
+
+
 class SupportAgent:
     """The agent's rules over a session's state; with ``traces``, each turn is also exported as
     OTLP/JSON (a line per turn, as the Collector's file exporter writes): a root AGENT span with
@@ -93,6 +98,7 @@ class SupportAgent:
         if found:
             state["order"] = found.group(1)
         intent = state["intent"]
+        terse = build == "terse"  # says what it did in a few words, as the issue's agent did
         if intent == "refund":
             if "order" not in state:
                 return ASK_ORDER[language], []
@@ -101,18 +107,20 @@ class SupportAgent:
                 {"tool": "lookup_order", "args": {"order_id": order}, "result": f"order {order}: 25 EUR"},
                 {"tool": "issue_refund", "args": {"order_id": order, "amount": 25}, "result": "ok"},
             ]
-            return REFUNDED[language].format(order=order), steps
+            said = "Refund issued for order {order}." if terse else REFUNDED[language]
+            return said.format(order=order), steps
         if intent == "address":
             if state["turn"] == 1:
                 return "Of course. What is the new address?", []
-            if session.endswith("-trial-2") and build == "1.0":  # build 2.0 fixed the state bug
-                return "Which address did you mean? I could not update it.", []
+            if session.endswith("-trial-2") and build in ("1.0", "terse"):  # 2.0 fixed the state bug
+                return ("Your address could not be updated." if terse else I_COULD_NOT), []
             address = message.strip().rstrip(".")
-            return f"Done: your delivery address is now {address}.", [
+            done = "ADDRESS-UPDATED" if terse else "Done"
+            return f"{done}: your delivery address is now {address}.", [
                 {"tool": "update_address", "args": {"address": address}}
             ]
         if intent == "cancel":
-            return "I am sorry, I cannot cancel orders.", []
+            return ("Please call us to cancel." if terse else "I am sorry, I cannot cancel orders."), []
         return "How can I help you today?", []
 
 

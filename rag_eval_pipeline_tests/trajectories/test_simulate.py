@@ -190,11 +190,57 @@ def test_the_table_shows_each_scenario_and_the_worst_transcript_and_a_gate_fails
     )
 
 
+# the issue's agent (its terse build): it refunds, updates the address in two sessions of three
+# ("Your address could not be updated." in the third) and never cancels ("Please call us to
+# cancel."); success is only what its replies say, in markers that share words with its refusals
+TERSE_SCENARIOS = [
+    {**GOLDEN_SCENARIOS[0], "success": {"reply_contains": ["refund issued", "A100"]}},
+    {**GOLDEN_SCENARIOS[1], "success": {"reply_contains": ["ADDRESS-UPDATED"]}},
+    {**GOLDEN_SCENARIOS[2], "success": {"reply_contains": "CANCELLED"}},  # one phrase, not a list
+]
+
+
+@pytest.mark.slow  # three runs of the command (about 10 s)
+def test_markers_hold_as_written_so_refusals_that_share_their_words_fail(
+    agent, tmp_path, capsys, monkeypatch
+):
+    url, _ = agent
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(_lines(TERSE_SCENARIOS))
+    config = _config(tmp_path, url, version="terse")
+    with FakeAnthropic() as claude:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        # a model given as the user of scripted scenarios: said in one line, and not asked
+        args = ("--scenarios", str(scenarios), "--user", "claude-haiku-4-5")
+        code, document, err = _simulate(capsys, tmp_path, config, *args)
+        assert code == 0, err
+        assert len(claude.requests) == 0
+    notes = [line for line in err.splitlines() if "--user" in line]
+    assert notes == [
+        "note: --user claude-haiku-4-5 is not asked: every scenario has user_turns (refund, address, "
+        "cancel) and plays its script (leave user_turns out of a scenario for the model to play its user)"
+    ]
+    by_task: dict[str, list[bool]] = {}
+    for session in document["sessions"]:
+        by_task.setdefault(session["task_id"], []).append(session["task_success"])
+    assert {t: f"{sum(v)}/{len(v)}" for t, v in by_task.items()} == {
+        "refund": "3/3", "address": "2/3", "cancel": "0/3",
+    }  # fmt: skip
+    pass_hat = {k: round(v, 4) for k, v in document["pass_hat_k"].items()}
+    assert pass_hat == {"1": 0.5556, "2": 0.4444, "3": 0.3333}
+    sessions = {s["session_id"]: s for s in document["sessions"]}
+    assert sessions["address-trial-2"]["reply_missing"] == "ADDRESS-UPDATED (only in a negated clause)"
+    assert sessions["cancel-trial-1"]["reply_missing"] == "CANCELLED"
+    assert sessions["cancel-trial-1"]["transcript"][-2]["content"] == "Please call us to cancel."
+
+
 MORE_SCENARIOS = [
     {"task_id": "reembolso", "language": "es", "goal": "Obtener el reembolso del pedido A100",
      "user_turns": ["Hola, quiero un reembolso.", "Es el pedido A100.", "Gracias ###STOP###"],
-     # "reembolsos emitidos": other forms of the reply's "reembolso ... emitido", found by Spanish stems
-     "success": {"reply_contains": ["reembolsos emitidos", "A100"], "expected_tool_calls": REFUND_CALLS}},
+     # "reembolsos emitidos": other forms of the reply's "reembolso ... emitido", asked for by stems
+     "success": {"reply_contains": ["A100"], "reply_contains_any_form": ["reembolsos emitidos"],
+                 "expected_tool_calls": REFUND_CALLS}},
     {"task_id": "tuikuan", "language": "zh", "goal": "为订单A100办理退款",
      "user_turns": ["你好，我想退款。", "订单号是A100。", "谢谢 ###STOP###"],
      "success": {"reply_contains": ["退款", "A100"]}},
@@ -320,6 +366,37 @@ def test_an_llm_user_through_the_messages_api_differs_by_trial_stops_and_reruns_
         assert [again_session["judges"][haiku][k] for k in verdict_keys] == [
             session["judges"][haiku][k] for k in verdict_keys
         ]
+
+
+@pytest.mark.slow  # two runs of the command with an LLM user
+def test_known_info_as_a_plain_string_is_what_the_llm_user_may_reveal(agent, tmp_path, capsys, monkeypatch):
+    url, _ = agent
+    scenarios = tmp_path / "scenarios.jsonl"
+    scenarios.write_text(_lines([{  # tau-bench's form: the user's facts as one string
+        "task_id": "plain", "goal": "Get a refund for order A100", "known_info": "order A100, paid 25 EUR",
+        "success": {"reply_contains": ["refund", "issued", "A100"]},
+    }]))  # fmt: skip
+    config = _config(tmp_path, url)
+    args = ("--scenarios", str(scenarios), "--user", "claude-haiku-4-5", "--trials", "2")
+    with FakeAnthropic() as claude:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        code, document, err = _simulate(capsys, tmp_path, config, *args)
+        assert code == 0, err
+        asked = len(claude.requests)
+        again, document_again, err_again = _simulate(capsys, tmp_path, config, *args)
+        assert again == 0 and len(claude.requests) == asked, err_again  # the re-run: 0 calls
+    assert "--user" not in err  # the model plays every scenario: nothing to say
+    system = claude.requests[0]["system"][0]["text"]
+    assert "<known_info>order A100, paid 25 EUR</known_info>" in system
+    for session in document["sessions"]:
+        user_turns = [m for m in session["transcript"] if m["role"] == "user"]
+        assert user_turns[1]["content"] == "order A100, paid 25 EUR."
+        assert session["task_success"] is True and session["stop_reason"] == "user_stop"
+    # one call per user turn (the closing ###STOP### is a turn too), none on the re-run
+    turns = sum(len([m for m in s["transcript"] if m["role"] == "user"]) + 1 for s in document["sessions"])
+    assert asked == document["calls"]["user_calls"] == turns
+    assert document_again["calls"]["user_calls"] == 0 and document_again["calls"]["user_cached"] == asked
 
 
 def test_the_offline_example_runs_as_the_docs_say_with_a_python_agent(tmp_path, capsys, monkeypatch):

@@ -36,7 +36,7 @@ from rag_eval_pipeline.trajectories.simulation.tables import (
     worst_transcript,
 )
 from rag_eval_pipeline.trajectories.simulation.traced import with_traced_calls
-from rag_eval_pipeline.trajectories.simulation.users import LLMUser, ScriptedUser, SimulatedUser
+from rag_eval_pipeline.trajectories.simulation.users import LLMUser, ScriptedUser, SimulatedUser, user_note
 from rag_eval_pipeline.trajectories.sources import read_traces
 from rag_eval_pipeline.trajectories.tables import sessions_of_frame, summarize_scores
 
@@ -120,7 +120,7 @@ def simulated_sessions(
         {
             "sessions": len(frame),
             "agent": f"{entry.name}@{version}",
-            "simulated_user": chosen.user,
+            "simulated_user": user_note(scenarios, chosen.user) or chosen.user,
             "stop_reasons": ", ".join(f"{k}: {v}" for k, v in sorted(stops.items())),
             "simulator_faults": int(frame["simulator_fault"].notna().sum()),
             "tool_calls_from": ", ".join(sorted(set(frame["calls_from"]))) if len(frame) else "none",

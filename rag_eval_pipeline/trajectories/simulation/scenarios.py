@@ -25,22 +25,33 @@ class _Strict(BaseModel):
 
 class Success(_Strict):
     """What the session must reach, every criterion given: the tool calls expected (the
-    trajectories' reference format), strings the agent's final reply must hold (normalised in
-    the scenario's language), and a rubric an LLM judge answers yes or no on the transcript."""
+    trajectories' reference format), phrases the agent's final reply must hold as written
+    (``reply_contains``; ``reply_contains_any_form``: in any form of their words), never in a
+    negated clause, and a rubric an LLM judge answers yes or no on the transcript (the way to
+    ask for a meaning)."""
 
     expected_tool_calls: tuple[ExpectedCall, ...] | None = None
     match_mode: MatchMode = MatchMode.UNORDERED
     forbidden_tools: tuple[str, ...] = ()
     reply_contains: tuple[str, ...] | None = None
+    reply_contains_any_form: tuple[str, ...] | None = None
     rubric: str | None = None
 
     @model_validator(mode="after")
     def _something(self) -> Success:
-        if self.expected_tool_calls is None and not self.reply_contains and not self.rubric:
-            raise ValueError("success needs expected_tool_calls, reply_contains or rubric")
+        markers = self.reply_contains or self.reply_contains_any_form
+        if self.expected_tool_calls is None and not markers and not self.rubric:
+            raise ValueError(
+                "success needs expected_tool_calls, reply_contains, reply_contains_any_form or rubric"
+            )
         return self
 
-    @field_validator("reply_contains")
+    @field_validator("reply_contains", "reply_contains_any_form", mode="before")
+    @classmethod
+    def _one_or_many(cls, strings: Any) -> Any:
+        return [strings] if isinstance(strings, str) else strings  # one phrase, as other tools write it
+
+    @field_validator("reply_contains", "reply_contains_any_form")
     @classmethod
     def _not_blank(cls, strings: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if strings is not None and any(not s.strip() for s in strings):
@@ -54,7 +65,7 @@ class Scenario(_Strict):
     task_id: str = Field(min_length=1)
     persona: str = ""
     goal: str = Field(min_length=1)
-    known_info: dict[str, Any] = Field(default_factory=dict)
+    known_info: dict[str, Any] | str = Field(default_factory=dict)  # tau-bench's plain string too
     user_turns: tuple[str, ...] | None = None
     max_turns: int = Field(default=DEFAULT_MAX_TURNS, ge=1, le=100)
     language: str = "en"
@@ -120,11 +131,65 @@ def _first_error(err: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
+# tau-bench's task fields -> ours: what its tasks mean is what a scenario says (its instruction is
+# the user's goal, its actions the expected tool calls, its outputs what the reply must hold)
+TAU_BENCH_FIELDS = ("instruction", "actions", "outputs")
+
+
+def from_tau_bench(row: dict[str, Any]) -> dict[str, Any]:
+    """A tau-bench task (``id``, ``instruction``, ``known_info``, ``actions`` with ``kwargs``,
+    ``outputs``) as a scenario; a row that is not one is returned as it is. Its ``user_id`` and
+    ``unknown_info`` have no field here: the user is told only ``known_info``."""
+    if "goal" in row or not any(k in row for k in TAU_BENCH_FIELDS):
+        return row
+    calls = [
+        {"name": a.get("name"), "arguments": a.get("kwargs", a.get("arguments", {}))}
+        for a in row.get("actions") or []
+        if isinstance(a, dict)
+    ]
+    success: dict[str, Any] = {}
+    if row.get("actions") is not None:
+        success["expected_tool_calls"] = calls
+    if row.get("outputs"):
+        success["reply_contains"] = row["outputs"]
+    task_id = row.get("task_id", row.get("id"))
+    scenario = {"task_id": task_id, "goal": row.get("instruction"), "success": success}
+    for kept in ("persona", "known_info", "user_turns", "max_turns", "language"):
+        if kept in row:
+            scenario[kept] = row[kept]
+    return scenario
+
+
+def _rows(path: Path, text: str) -> list[tuple[str, Any, str | None]]:
+    """The file's rows in order, each with where it stands (``line N``, or ``item N`` of a file
+    that is one JSON array, as tau-bench writes its tasks) and, for a line that is not JSON, the
+    error that says so."""
+    stripped = text.lstrip("\ufeff").strip()
+    if stripped.startswith("["):
+        try:
+            items = json.loads(stripped)
+        except json.JSONDecodeError as err:
+            said = f"{path}: a JSON array that does not parse ({err.msg}, line {err.lineno})"
+            return [("file", None, said)]
+        if isinstance(items, list):
+            return [(f"item {n}", nfc_values(item), None) for n, item in enumerate(items, start=1)]
+    rows: list[tuple[str, Any, str | None]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((f"line {number}", nfc_values(json.loads(line)), None))  # a \u escape may spell NFD
+        except json.JSONDecodeError as err:
+            rows.append((f"line {number}", None, f"{path}, line {number}: not JSON ({err.msg})"))
+    return rows
+
+
 def read_scenarios(path: Path) -> ReadScenarios:
     """Every valid scenario of the file, in order, and an error line per line that is not one
-    (not JSON, no goal, no success, a task id already used): the others still run."""
+    (not JSON, no goal, no success, a task id already used): the others still run. A file that
+    is one JSON array is read item by item, and tau-bench's tasks as scenarios (``from_tau_bench``)."""
     try:
-        lines = read_text(path).splitlines()  # UTF-8, a BOM accepted, NFC by the rows below
+        text = read_text(path)  # UTF-8, a BOM accepted, NFC by the rows below
     except FileNotFoundError:
         raise ScenarioFileError(
             f"{path}: no such file (give the scenarios, one JSON object per line)"
@@ -135,29 +200,24 @@ def read_scenarios(path: Path) -> ReadScenarios:
         raise ScenarioFileError(f"{path}: not readable ({err})") from None
     scenarios: list[Scenario] = []
     errors: list[str] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = nfc_values(json.loads(line))  # a \u escape may spell NFD
-        except json.JSONDecodeError as err:
-            errors.append(f"{path}, line {number}: not JSON ({err.msg})")
+    seen: dict[str, str] = {}
+    for where, row, unreadable in _rows(path, text):
+        if unreadable is not None:
+            errors.append(unreadable)
             continue
         if not isinstance(row, dict):
-            errors.append(f"{path}, line {number}: not a scenario (a JSON object per line)")
+            errors.append(f"{path}, {where}: not a scenario (a JSON object per line)")
             continue
+        number = int(where.split()[-1])
         try:
-            scenario = Scenario.model_validate({**row, "line": number})
+            scenario = Scenario.model_validate({**from_tau_bench(row), "line": number})
         except ValidationError as err:
-            errors.append(f"{path}, line {number}: {_first_error(err)}")
+            errors.append(f"{path}, {where}: {_first_error(err)}")
             continue
         if scenario.task_id in seen:
-            errors.append(
-                f"{path}, line {number}: task {scenario.task_id} is already on line {seen[scenario.task_id]}"
-            )
+            errors.append(f"{path}, {where}: task {scenario.task_id} is already on {seen[scenario.task_id]}")
             continue
-        seen[scenario.task_id] = number
+        seen[scenario.task_id] = where
         scenarios.append(scenario)
     if not scenarios and not errors:
         raise ScenarioFileError(f"{path}: no scenario in it")

@@ -101,6 +101,10 @@ def score_simulation(
         if success.reply_contains:
             missing = missing_strings(final, success.reply_contains, scenario.language)
             criteria["reply_contains"] = not missing
+        if success.reply_contains_any_form:
+            in_no_form = missing_strings(final, success.reply_contains_any_form, scenario.language, True)
+            criteria["reply_contains_any_form"] = not in_no_form
+            missing += in_no_form
         reason = ""
         if success.rubric:
             passed, reason = rubrics.get(session_id, (None, "not judged"))

@@ -105,13 +105,41 @@ class ScriptedUser:
         return split_stop(turns[said])
 
 
+def _known_info(scenario: Scenario) -> str:
+    """What the user may reveal: a plain string (tau-bench's form) as written, an object as JSON."""
+    if isinstance(scenario.known_info, str):
+        return scenario.known_info
+    return json.dumps(scenario.known_info, ensure_ascii=False, sort_keys=True)
+
+
+def user_note(scenarios: Sequence[Scenario], user: str) -> str | None:
+    """What a model given as the simulated user plays, said in one line when some scenarios do
+    not ask it: a scenario with ``user_turns`` plays its script (the turns its author wrote, the
+    same in every trial and run); the model plays the scenarios without. None when it plays all
+    of them or no model was given."""
+    scripted = [s.task_id for s in scenarios if s.user_turns is not None]
+    if user == SCRIPTED or not scripted:
+        return None
+    named = ", ".join(scripted[:3]) + (f" and {len(scripted) - 3} more" if len(scripted) > 3 else "")
+    played = len(scenarios) - len(scripted)
+    if not played:
+        return (
+            f"--user {user} is not asked: every scenario has user_turns ({named}) and plays its script "
+            "(leave user_turns out of a scenario for the model to play its user)"
+        )
+    return (
+        f"--user {user} plays the {played} scenario(s) without user_turns; the {len(scripted)} with "
+        f"user_turns ({named}) play their script and ask it nothing"
+    )
+
+
 def render_user_request(model: str, scenario: Scenario, trial: int, history: Sequence[Message]) -> LLMRequest:
     """The simulator's call: the versioned prompt as system, the conversation with roles
     swapped (the agent's messages are what the simulator reads, its own what it wrote)."""
     system = USER_PROMPT.format(
         persona=scenario.persona or "a customer",
         goal=scenario.goal,
-        known_info=json.dumps(scenario.known_info, ensure_ascii=False, sort_keys=True),
+        known_info=_known_info(scenario),
         language=scenario.language,
         stop=STOP,
         seed=trial_seed(scenario.task_id, trial),
