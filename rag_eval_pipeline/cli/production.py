@@ -186,7 +186,7 @@ def handle_feedback(args: argparse.Namespace) -> int:
     from rag_eval_pipeline.judges.registry import JudgeRegistry
     from rag_eval_pipeline.production.feedback import (
         SELECTION_WARNING,
-        days_over_negative_rate,
+        failing_feedback_days,
         feedback_overview,
     )
 
@@ -206,7 +206,8 @@ def handle_feedback(args: argparse.Namespace) -> int:
     judges = [] if scores is None else list(scores["judge_id"].unique())
     metrics = JudgeRegistry(settings.custom_metrics, settings.abstention()).declared_reference_free(judges)
     overview = feedback_overview(frame, scores, metrics, chosen.negative_below, args.worst)
-    over = days_over_negative_rate(frame, chosen.negative_below, chosen.max_negative_rate)
+    gates = _production_of(settings).gates()
+    over = failing_feedback_days(frame, chosen.negative_below, gates, settings.statistics.min_cases)
     if as_json:
         document = {
             **overview.counts,

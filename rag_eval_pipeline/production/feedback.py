@@ -14,22 +14,30 @@ from typing import Any
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.gates import failed_gates_line
+from rag_eval_pipeline.metrics.settings import Gate
 from rag_eval_pipeline.metrics.statistics import (
     clopper_pearson_interval,
     cohen_kappa,
     weighted_kappa_interval,
 )
 from rag_eval_pipeline.production.interactions import Problem
-from rag_eval_pipeline.production.settings import FeedbackScale, LangfuseFeedback, PhoenixFeedback
+from rag_eval_pipeline.production.scoring import day_gates
+from rag_eval_pipeline.production.settings import (
+    THUMBS_DOWN_RATE,
+    USERS,
+    FeedbackScale,
+    LangfuseFeedback,
+    PhoenixFeedback,
+)
 
 SELECTION_WARNING = (
     "feedback comes from the users who chose to give it (unhappy users answer more often): its mean "
     "is not the traffic's quality, and agreement with it is agreement on that self-selected part. "
     "Corrected estimates use only randomly drawn human labels (the review queue), never feedback."
 )
-USERS = "users"  # the judge id of the feedback rows in a day's summary
 PASS_AT = 0.5  # a judge's score at or above it passes (as in metrics.agreement)
-FEEDBACK_METRICS = ("feedback_rate", "user_feedback", "thumbs_down_rate")
+FEEDBACK_METRICS = ("feedback_rate", "user_feedback", THUMBS_DOWN_RATE)
 RECORD_COLUMNS = [
     "source",
     "name",
@@ -436,22 +444,6 @@ def feedback_rows(frame: pd.DataFrame, negative_below: float, by: Sequence[str] 
     return out
 
 
-def negative_rate_line(rows: pd.DataFrame, max_rate: float | None) -> str | None:
-    """The gate on thumbs-down: the line that fails a day whose share of thumbs-down among its
-    feedback is above ``max_rate`` (None: no gate, no feedback, or within it)."""
-    if max_rate is None:
-        return None
-    found = rows[
-        (rows["judge_id"] == USERS) & (rows["metric"] == "thumbs_down_rate") & (rows["group"] == "all")
-    ]
-    if found.empty or pd.isna(found["mean"].iloc[0]):
-        return None
-    rate, n = float(found["mean"].iloc[0]), int(found["n"].iloc[0])
-    if rate <= max_rate:
-        return None
-    return f"thumbs-down rate {rate:.3f} of {n} feedback is above the limit {max_rate:g}"
-
-
 @dataclass(frozen=True)
 class JudgePairs:
     """One judge's metric beside the users' feedback on the interactions that have both."""
@@ -620,13 +612,16 @@ def feedback_overview(
     )
 
 
-def days_over_negative_rate(
-    frame: pd.DataFrame, negative_below: float, max_rate: float | None
+def failing_feedback_days(
+    frame: pd.DataFrame, negative_below: float, gates: Sequence[Gate], min_cases: int
 ) -> dict[str, str]:
-    """day -> the failing line, for each day whose thumbs-down rate is above ``max_rate``."""
+    """day -> the failing line, for each day the users' own gates (the thumbs-down limit) fail,
+    held as the day's check holds them."""
+    mine = [g for g in gates if g.judge_id == USERS]
     over = {}
     for day, rows in frame.groupby("day", sort=True):
-        line = negative_rate_line(pd.DataFrame(feedback_rows(rows, negative_below)), max_rate)
+        summary = pd.DataFrame(feedback_rows(rows, negative_below, ("agent_version",)))
+        line = failed_gates_line(day_gates(summary, mine, min_cases))
         if line:
             over[str(day)] = line
     return over

@@ -16,6 +16,8 @@ from rag_eval_pipeline.metrics.budgets import Budget, budgets_of
 from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings, checked_thresholds, gates_of
 
 DEFAULT_THRESHOLDS = {"faithfulness": 0.8}  # the staged strategy's production bar
+USERS = "users"  # the judge id of users' feedback in a day's summary, its thresholds and the trend
+THUMBS_DOWN_RATE = "thumbs_down_rate"
 DEFAULT_START_DATE = "2026-01-01"
 
 
@@ -293,7 +295,12 @@ class ProductionSettings(Strict):
         return budgets
 
     def gates(self) -> list[Gate]:
-        return gates_of(self.thresholds)
+        """The thresholds, and the limit on the users' thumbs-down rate (``feedback``) as one
+        more, so the day's check, `production run` and the trend hold it as they hold any."""
+        gates = gates_of(self.thresholds)
+        if self.feedback is not None and self.feedback.max_negative_rate is not None:
+            gates.append(Gate(THUMBS_DOWN_RATE, self.feedback.max_negative_rate, USERS))
+        return gates
 
     def budgets_held(self) -> list[Budget]:
         """The day's budgets, each resolved once (``metrics.budgets``, as the evaluation's)."""
