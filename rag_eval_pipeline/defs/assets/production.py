@@ -47,7 +47,14 @@ from rag_eval_pipeline.defs.resources.production import ProductionResource
 from rag_eval_pipeline.judges.score_cases import score_cases
 from rag_eval_pipeline.metrics.budgets import budget_table
 from rag_eval_pipeline.metrics.gates import failed_gates_line, gate_table
-from rag_eval_pipeline.production.feedback import feedback_rows
+from rag_eval_pipeline.production.feedback import (
+    SELECTION_WARNING,
+    chance_lines,
+    disagreements,
+    feedback_agreement,
+    feedback_rows,
+    judge_pairs,
+)
 from rag_eval_pipeline.production.feedback_sources import read_feedback
 from rag_eval_pipeline.production.interactions import day_digests
 from rag_eval_pipeline.production.sampling import draw_sample, filtered
@@ -64,7 +71,11 @@ from rag_eval_pipeline.production.scoring import (
 from rag_eval_pipeline.production.settings import source_name
 from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import to_markdown
-from rag_eval_pipeline.reporting.production import production_exposition, render_production_report
+from rag_eval_pipeline.reporting.production import (
+    production_exposition,
+    render_production_report,
+    users_section,
+)
 from rag_eval_pipeline.storage.materializations import HISTORY
 from rag_eval_pipeline.tracing.events import SpanRef, evaluation_events
 
@@ -369,7 +380,7 @@ def production_trend(
         PRODUCTION_SCORES: dg.AssetIn(metadata=EVERY_DAY),
         PRODUCTION_SAMPLE: dg.AssetIn(metadata=EVERY_DAY),
     },
-    code_version="1",
+    code_version="2",
     automation_condition=AFTER_ANY_DAY,
 )
 def production_report(
@@ -380,7 +391,8 @@ def production_report(
     settings: SettingsResource,
 ) -> HtmlDocument:
     """One self-contained HTML page: each metric day by day with intervals and its threshold,
-    per agent version, the days that failed and their cost, the latest day's worst cases."""
+    per agent version, the days that failed and their cost, the latest day's worst cases, and
+    (with ``production.feedback``) the judges against users."""
     latest = max(production_scores) if production_scores else None
     worst = (
         worst_production_cases(production_scores[latest], production_sample.get(latest))
@@ -398,7 +410,26 @@ def production_report(
             ),
         }
     )
-    return HtmlDocument(render_production_report(production_trend, worst, notes), plotly_libraries())
+    users = _users_section(production_scores, production_sample, settings)
+    return HtmlDocument(render_production_report(production_trend, worst, notes, users), plotly_libraries())
+
+
+def _users_section(
+    scores: dict[str, pd.DataFrame], samples: dict[str, pd.DataFrame], settings: SettingsResource
+) -> str:
+    """The report's judges-against-users section over every scored day (none without feedback)."""
+    chosen = settings.settings.production.feedback
+    days = [d for d in sorted(scores) if d in samples and "feedback" in samples[d]]
+    if chosen is None or not days:
+        return ""
+    every_score = pd.concat([scores[d] for d in days], ignore_index=True)
+    every_sample = pd.concat([samples[d] for d in days], ignore_index=True)
+    declared = settings.judge_registry().declared_reference_free(every_score["judge_id"].unique())
+    pairs = judge_pairs(every_score, every_sample, declared)
+    agreement = feedback_agreement(pairs, chosen.negative_below)
+    worst = disagreements(pairs, chosen.negative_below)
+    worst = worst.assign(question=worst["question"].str.slice(0, 80))
+    return users_section(agreement, worst, chance_lines(agreement), SELECTION_WARNING)
 
 
 def _jobs(days: dg.DailyPartitionsDefinition) -> tuple:
