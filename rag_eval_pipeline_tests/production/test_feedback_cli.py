@@ -208,7 +208,10 @@ def test_feedback_in_three_shapes_against_the_judge_and_promoted(project, capsys
     report = next((folder / "home").rglob("production_report.html")).read_text()
     assert "Judges against users" in report and "self-selected" in report
     prom = next((folder / "home").rglob("rag_eval_production.prom")).read_text()
-    line = 'rag_eval_production_score{agent_version="all",day="2026-11-28",judge="users",metric="thumbs_down_rate"}'
+    line = (
+        'rag_eval_production_score{agent_version="all",day="2026-11-28",judge="users",'
+        'metric="thumbs_down_rate"}'
+    )
     assert f"{line} {negative / 24}" in prom
 
     # thumbs-down interactions become cases of a judgement list, which the next run evaluates
@@ -226,9 +229,8 @@ def test_feedback_in_three_shapes_against_the_judge_and_promoted(project, capsys
     ]
     code, out, err = in_process(capsys, *args, *promote)
     assert code == 0, err
-    version = re.search(
-        rf"promoted {negative} thumbs-down interactions of {DAY} .* holds {negative} cases \(version (\w+)\)", out
-    )[1]
+    promoted = rf"promoted {negative} thumbs-down interactions of {DAY} .* holds {negative} cases"
+    version = re.search(rf"{promoted} \(version (\w+)\)", out)[1]
     rows = [json.loads(line) for line in out_file.read_text().splitlines()]
     answers = dict(zip(frame["interaction_id"], frame["answer"]))
     assert all(r["reference_pending"] and r["answer"] == "" and r["documents"] for r in rows)
