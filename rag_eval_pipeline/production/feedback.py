@@ -365,22 +365,23 @@ def per_interaction(joined: pd.DataFrame, keep: str) -> pd.DataFrame:
     if rows.empty:
         return pd.DataFrame(columns=["interaction_id", *FEEDBACK_COLUMNS])
     rows["order"] = range(len(rows))
-    rows["at_key"] = rows["at"].map(lambda t: -math.inf if pd.isna(t) else t.value)
-    out = []
-    for interaction_id, group in rows.groupby("interaction_id", sort=False):
-        group = group.sort_values(["at_key", "order"])
-        latest = group.iloc[-1]
-        comments = [c for c in group["comment"] if not _absent(c)]
-        out.append(
-            {
-                "interaction_id": interaction_id,
-                "feedback": float(latest["score"]) if keep == "latest" else float(group["score"].mean()),
-                "feedback_count": len(group),
-                "feedback_comment": (latest["comment"] if keep == "latest" else " | ".join(comments)) or None,
-                "feedback_at": latest["at"],
-            }
-        )
-    return pd.DataFrame(out, columns=["interaction_id", *FEEDBACK_COLUMNS])
+    rows["at_key"] = rows["at"].map(lambda t: -math.inf if pd.isna(t) else float(t.value))
+    rows = rows.sort_values(["interaction_id", "at_key", "order"], kind="stable")
+    groups = rows.groupby("interaction_id", sort=False)  # one pass, whatever the count
+    latest = groups.tail(1).set_index("interaction_id")
+    comments = rows[rows["comment"].notna()].groupby("interaction_id", sort=False)["comment"].agg(" | ".join)
+    out = pd.DataFrame(
+        {
+            "feedback": latest["score"].astype(float) if keep == "latest" else groups["score"].mean(),
+            "feedback_count": groups.size(),
+            "feedback_comment": latest["comment"] if keep == "latest" else comments,
+            "feedback_at": latest["at"],
+        }
+    )
+    out["feedback_comment"] = (
+        out["feedback_comment"].astype(object).where(out["feedback_comment"].notna(), None)
+    )
+    return out.rename_axis("interaction_id").reset_index()[["interaction_id", *FEEDBACK_COLUMNS]]
 
 
 def with_feedback(interactions: pd.DataFrame, feedback: pd.DataFrame) -> pd.DataFrame:
