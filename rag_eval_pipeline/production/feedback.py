@@ -52,7 +52,7 @@ RECORD_COLUMNS = [
     "location",
 ]
 FEEDBACK_COLUMNS = ["feedback", "feedback_count", "feedback_comment", "feedback_at"]
-VALUE_KEYS = ("score", "value", "rating", "thumbs", "label")  # a feedback object's value
+VALUE_KEYS = ("score", "value", "rating", "stars", "thumbs", "thumb", "vote", "label")  # an object's value
 COMMENT_KEYS = ("comment", "text", "note", "explanation")
 
 
@@ -290,15 +290,18 @@ def phoenix_feedback(
         if settings.names is not None and name not in settings.names:
             read.leave_out(f"name {name!r}")
             continue
-        kind = str(item.get("annotator_kind") or "").upper()
+        kind = str(item.get("annotator_kind") or "HUMAN").upper()  # Phoenix's clients' default
         if kind not in kinds:
-            read.leave_out(f"annotator_kind {kind or 'none'}")
+            read.leave_out(f"annotator_kind {kind}")
             continue
-        result = item.get("result") if isinstance(item.get("result"), dict) else item
+        result = item.get("result") if isinstance(item.get("result"), dict) else None
+        if result is None:  # flattened (a dataframe's export: result.score), or the fields themselves
+            flat = {k.split(".", 1)[1]: v for k, v in item.items() if k.startswith("result.")}
+            result = flat or item
         value = _first_of(result, "score", "label")
         metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
-        span = _first_of(item, "span_id", "spanId")
-        trace = _first_of(item, "trace_id", "traceId")
+        span = _first_of(item, "span_id", "spanId", "context.span_id")
+        trace = _first_of(item, "trace_id", "traceId", "context.trace_id")
         try:
             if span is None and trace is None:
                 raise FeedbackError("no span_id or trace_id to join it by")

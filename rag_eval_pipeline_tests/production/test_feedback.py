@@ -285,3 +285,36 @@ def test_a_judge_worse_than_chance_is_said_in_one_line():
         "judge contrarian agrees with users on faithfulness worse than chance: kappa -0.80"
     )
     assert "it may be chance" not in line
+
+
+_SCORE = st.fixed_dictionaries(
+    {
+        "name": st.sampled_from(["user-feedback", "other"]),
+        "dataType": st.sampled_from(["BOOLEAN", "NUMERIC", "CATEGORICAL"]),
+        "traceId": st.sampled_from(["trace0000", "trace0001", "nowhere"]),
+        "source": st.sampled_from(["API", "EVAL", "ANNOTATION"]),
+        "value": st.sampled_from([0, 1, 3, 7, "up", "meh"]),
+    }
+)
+
+
+@given(st.lists(_SCORE, max_size=12), st.sampled_from(["list", "data", "lines"]), st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_every_record_of_an_export_is_accounted_for_whatever_its_layout(
+    tmp_path_factory, scores, layout, broken
+):
+    path = tmp_path_factory.mktemp("export") / "scores.json"
+    if layout == "lines":
+        text = "".join(json.dumps(s) + "\n" for s in scores) + ("{broken\n" if broken else "")
+    else:
+        text = json.dumps(scores if layout == "list" else {"data": scores})
+    path.write_text(text)
+    source = LangfuseFeedback(path=str(path), names=["user-feedback"], scale=FeedbackScale(range=(0, 5)))
+    read = read_feedback(FeedbackSettings(sources=[source]), _interactions(2))
+    (counts,) = read.sources
+    extra = 1 if layout == "lines" and broken else 0
+    assert counts["records"] == len(scores) + extra
+    assert counts["records"] == counts["read"] + sum(counts["left_out"].values()) + counts["unreadable"]
+    assert counts["read"] == counts["joined"] + counts["joined_to_none"]
+    assert all(str(path) in str(p) for p in read.problems)  # each named by its file (and line)
+    assert read.interactions["feedback"].dropna().between(0, 1).all()
