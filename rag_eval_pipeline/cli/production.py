@@ -144,12 +144,12 @@ def _production_of(settings):
 def _with_feedback(settings, quiet: bool = False):
     """Every interaction of the sources with its users' feedback joined (production.feedback;
     unset: the interactions' own ``user_feedback`` field), the problems said as skipped lines."""
-    from rag_eval_pipeline.production.feedback_sources import read_feedback
+    from rag_eval_pipeline.production.feedback_sources import feedback_problems, read_feedback
     from rag_eval_pipeline.production.settings import FeedbackSettings
     from rag_eval_pipeline.production.sources import read_sources, source_problems
 
     production = _production_of(settings)
-    missing = source_problems(production)
+    missing = source_problems(production) + feedback_problems(production.feedback)
     if missing:
         raise CommandError(missing[0])
     chosen = production.feedback or FeedbackSettings()

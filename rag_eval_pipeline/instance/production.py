@@ -31,6 +31,7 @@ from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.budgets import BudgetResult
 from rag_eval_pipeline.metrics.gates import GateResult
 from rag_eval_pipeline.production.feedback import FEEDBACK_METRICS
+from rag_eval_pipeline.production.feedback_sources import feedback_problems
 from rag_eval_pipeline.production.interactions import day_digests
 from rag_eval_pipeline.production.scoring import day_budgets, day_cost, day_gates
 from rag_eval_pipeline.production.settings import USERS
@@ -89,7 +90,7 @@ def production_problems(
             "no production section in the configuration file: add production.sources "
             "(README: Production sampling)"
         ]
-    problems = source_problems(production)
+    problems = source_problems(production) + feedback_problems(production.feedback)
     specs, _ = production_judges(settings)
     if not specs:
         problems.append(

@@ -131,3 +131,15 @@ def read_feedback(settings: FeedbackSettings, interactions: pd.DataFrame) -> Fee
         )
     frame = with_feedback(interactions, per_interaction(joined, settings.keep))
     return Feedback(frame, joined, counts, [p for read in reads for p in read.problems])
+
+
+def feedback_problems(settings: FeedbackSettings | None) -> list[str]:
+    """What can be known before reading: export files that do not exist (a mistake, said before
+    anything is read, as a missing log folder is)."""
+    if settings is None:
+        return []
+    return [
+        f"production feedback source {s.kind}: {s.path} does not exist (export it there, or fix its path)"
+        for s in settings.sources
+        if getattr(s, "path", None) and not Path(s.path).exists()
+    ]

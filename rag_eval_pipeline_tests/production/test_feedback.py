@@ -318,3 +318,32 @@ def test_every_record_of_an_export_is_accounted_for_whatever_its_layout(
     assert counts["read"] == counts["joined"] + counts["joined_to_none"]
     assert all(str(path) in str(p) for p in read.problems)  # each named by its file (and line)
     assert read.interactions["feedback"].dropna().between(0, 1).all()
+
+
+def test_a_missing_export_is_one_error_line_and_a_bad_value_is_named(tmp_path, capsys):
+    from rag_eval_pipeline_tests.support.cli import in_process
+
+    (tmp_path / "logs").mkdir()
+    rows = [
+        {"question": "q1?", "answer": "a", "timestamp": "2026-11-28T10:00:00Z", "user_feedback": "up"},
+        {"question": "q2?", "answer": "b", "timestamp": "2026-11-28T10:01:00Z", "user_feedback": "meh"},
+    ]
+    (tmp_path / "logs" / "day.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    feedback = {"sources": [{"kind": "field"}, {"kind": "langfuse", "path": "nowhere.json"}]}
+    production = {
+        "sources": [{"kind": "logs", "path": "logs"}],
+        "start_date": "2026-11-01",
+        "feedback": feedback,
+    }
+    config = tmp_path / "rag_eval.yaml"
+    config.write_text(json.dumps({"production": production}))
+    args = ["--dagster-home", str(tmp_path / "home"), "--config", str(config), "production", "feedback"]
+    code, _, err = in_process(capsys, *args)
+    assert code == 2 and err.strip().startswith("error: production feedback source langfuse: ")
+    assert "nowhere.json does not exist" in err and len(err.strip().splitlines()) == 1
+    feedback["sources"].pop()
+    config.write_text(json.dumps({"production": production}))
+    code, out, err = in_process(capsys, *args, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["with_feedback"] == 1  # the unknown label is named, not read as 0
+    assert "day.jsonl, line 2: user_feedback: label 'meh' is not on the scale" in err
