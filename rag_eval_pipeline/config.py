@@ -219,6 +219,8 @@ class Settings(Strict):
             names += [getattr(entry, "api_key_env", None) or ""]
         if self.production is not None:
             names += [getattr(source, "api_key_env", "") for source in self.production.sources]
+            if self.production.feedback is not None:
+                names += [getattr(s, "api_key_env", "") for s in self.production.feedback.sources]
         if self.trajectories is not None and self.trajectories.phoenix is not None:
             names.append(self.trajectories.phoenix.api_key_env)
         return sorted({name for name in names if name})
@@ -497,6 +499,16 @@ def load_settings(path: str | Path | None = None) -> Settings:
             for s in production.sources
         ]
         production = production.model_copy(update={"sources": sources})
+        if production.feedback is not None:  # export files of feedback, as the sources' paths
+            kept = [
+                s.model_copy(update={"path": str(base / s.path)})
+                if getattr(s, "path", None) and not Path(s.path).is_absolute()
+                else s
+                for s in production.feedback.sources
+            ]
+            production = production.model_copy(
+                update={"feedback": production.feedback.model_copy(update={"sources": kept})}
+            )
     trajectories = settings.trajectories
     if trajectories is not None:
         trajectories = trajectories.model_copy(

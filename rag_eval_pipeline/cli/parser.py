@@ -489,6 +489,12 @@ def _production(commands: argparse._SubParsersAction) -> None:
     chosen = promote.add_mutually_exclusive_group(required=True)
     chosen.add_argument("--qid", nargs="+", help="the interactions' ids (as the day's sample names them)")
     chosen.add_argument("--worst", type=positive, metavar="N", help="the N scored lowest on --metric")
+    chosen.add_argument(
+        "--feedback",
+        choices=["negative"],
+        help="the day's thumbs-down interactions (production.feedback), sampled or not: the agent's "
+        "answer as the rejected answer, the user's comment as the note",
+    )
     promote.add_argument(
         "--metric", default="faithfulness", help="what --worst ranks by (default faithfulness)"
     )
@@ -498,6 +504,22 @@ def _production(commands: argparse._SubParsersAction) -> None:
     )
     promote.add_argument("--out", required=True, help="the judgement list (JSONL; cases are added to it)")
     promote.set_defaults(handler=Handler("production", "handle_promote"))
+
+    feedback = sub.add_parser(
+        "feedback",
+        help="users' feedback: how much, how negative, and how the judges agree with it",
+        description="Reads the production sources and the feedback sources (production.feedback: the "
+        "interactions' own field, a Langfuse score export, Phoenix span annotations), joins them, and "
+        "sets each judge's scores of the scored days against the users' thumbs (agreement, Cohen's "
+        "kappa with its 95%% interval). Feedback is self-selected: not the traffic's quality. Exit 1 "
+        "when a day's thumbs-down rate is above production.feedback.max_negative_rate.",
+    )
+    feedback.add_argument("--day", type=day, help="only this day (YYYY-MM-DD; default every day)")
+    feedback.add_argument("--format", choices=["text", "json"], default="text", help="text tables or JSON")
+    feedback.add_argument(
+        "--worst", type=positive, default=5, metavar="N", help="disagreements listed per judge"
+    )
+    feedback.set_defaults(handler=Handler("production", "handle_feedback"))
 
 
 def _worker(commands: argparse._SubParsersAction) -> None:

@@ -5,7 +5,9 @@ threshold; and turn a day's problem cases into regression cases of a judgement l
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -128,10 +130,157 @@ def _load(defs, instance, asset: str, day: str) -> pd.DataFrame:
         logging.disable(logging.NOTSET)
 
 
-def handle_promote(args: argparse.Namespace) -> int:
-    settings = settings_of(args)
+def json_records(frame: pd.DataFrame) -> list[dict]:
+    """A table as JSON records: NaN is null (absent, never 0), timestamps as ISO text."""
+    return json.loads(frame.to_json(orient="records", date_format="iso", force_ascii=False))
+
+
+def _production_of(settings):
     if settings.production is None:
         raise CommandError("no production section in the configuration file (README: Production sampling)")
+    return settings.production
+
+
+def _with_feedback(settings, quiet: bool = False):
+    """Every interaction of the sources with its users' feedback joined (production.feedback;
+    unset: the interactions' own ``user_feedback`` field), the problems said as skipped lines."""
+    from rag_eval_pipeline.production.feedback_sources import feedback_problems, read_feedback
+    from rag_eval_pipeline.production.settings import FeedbackSettings
+    from rag_eval_pipeline.production.sources import read_sources, source_problems
+
+    production = _production_of(settings)
+    missing = source_problems(production) + feedback_problems(production.feedback)
+    if missing:
+        raise CommandError(missing[0])
+    chosen = production.feedback or FeedbackSettings()
+    read = read_sources(production)
+    feedback = read_feedback(chosen, read.frame)
+    problems = [str(p) for p in [*read.problems, *feedback.problems]]
+    stream = sys.stderr if quiet else sys.stdout
+    for problem in problems[:SHOWN_PROBLEMS]:
+        print(f"skipped: {problem}", file=stream)
+    if len(problems) > SHOWN_PROBLEMS:
+        print(f"skipped: ... and {len(problems) - SHOWN_PROBLEMS} more", file=stream)
+    return chosen, feedback
+
+
+def _scored_days(
+    args: argparse.Namespace, settings, days: list[str]
+) -> tuple[pd.DataFrame | None, list[str]]:
+    """The judges' scores of the days scored in the instance, and the days not scored here."""
+    try:
+        instance = instance_of(args, reads_only=True)
+    except CommandError:
+        return None, days
+    defs = build_definitions(settings)
+    frames, unscored = [], []
+    for day in days:
+        try:
+            frames.append(_load(defs, instance, PRODUCTION_SCORES, day))
+        except CommandError:
+            unscored.append(day)
+    return (pd.concat(frames, ignore_index=True) if frames else None), unscored
+
+
+def handle_feedback(args: argparse.Namespace) -> int:
+    from rag_eval_pipeline.judges.registry import JudgeRegistry
+    from rag_eval_pipeline.production.feedback import (
+        SELECTION_WARNING,
+        failing_feedback_days,
+        feedback_overview,
+    )
+
+    settings = settings_of(args)
+    as_json = args.format == "json"
+    chosen, feedback = _with_feedback(settings, quiet=as_json)
+    frame = feedback.interactions
+    days = sorted(frame["day"].unique())
+    if args.day:
+        if args.day not in days:
+            raise CommandError(
+                f"no interaction of {args.day} in the production sources (days held: "
+                f"{', '.join(days[-10:]) or 'none'})"
+            )
+        frame, days = frame[frame["day"] == args.day].reset_index(drop=True), [args.day]
+    scores, unscored = _scored_days(args, settings, days)
+    judges = [] if scores is None else list(scores["judge_id"].unique())
+    metrics = JudgeRegistry(settings.custom_metrics, settings.abstention()).declared_reference_free(judges)
+    overview = feedback_overview(frame, scores, metrics, chosen.negative_below, args.worst)
+    gates = _production_of(settings).gates()
+    over = failing_feedback_days(frame, chosen.negative_below, gates, settings.statistics.min_cases)
+    if as_json:
+        document = {
+            **overview.counts,
+            "agreement": json_records(overview.agreement),
+            "warning": SELECTION_WARNING,
+            "keep": chosen.keep,
+            "sources": feedback.sources,
+            "by_day": json_records(overview.by_day),
+            "disagreements": json_records(overview.disagreements),
+            "worse_than_chance": overview.chance,
+            "unscored_days": unscored,
+            "failed": over,
+        }
+        print(json.dumps(document, indent=2, ensure_ascii=False, default=str))
+        return 1 if over else 0
+    counts = overview.counts
+    print(
+        f"{counts['interactions']} interactions, {counts['with_feedback']} with feedback, "
+        f"{counts['negative']} thumbs-down (below {chosen.negative_below:g}; several on one "
+        f"interaction: {'the latest counts' if chosen.keep == 'latest' else 'their mean counts'})"
+    )
+    print("\n" + to_markdown(pd.DataFrame(feedback.sources).drop(columns=["left_out"])))
+    print("\n" + to_markdown(overview.by_day))
+    if len(overview.agreement):
+        print("\njudges against users (pass at 0.5 against thumbs-up):")
+        print(to_markdown(overview.agreement))
+        print("\nwhere they disagree most:")
+        worst = overview.disagreements
+        print(to_markdown(worst.assign(question=worst["question"].str.slice(0, 60))))
+    else:
+        print("\nno judge scored an interaction users gave feedback on (`rag-eval production run` scores)")
+    for line in overview.chance:
+        print(line)
+    if unscored:
+        print(f"note: not scored here, so not set against the judges: {', '.join(unscored)}")
+    print(f"warning: {SELECTION_WARNING}")
+    for day, line in over.items():
+        error(f"{day}: {line}")
+    return 1 if over else 0
+
+
+def handle_promote_feedback(args: argparse.Namespace) -> int:
+    from rag_eval_pipeline.production.promote import (
+        feedback_judgement_rows,
+        negative_feedback_cases,
+        not_in_list,
+    )
+
+    settings = settings_of(args)
+    chosen, feedback = _with_feedback(settings)
+    cases = negative_feedback_cases(feedback.interactions, args.day, chosen.negative_below)
+    out = Path(args.out)
+    fresh, known = not_in_list(feedback_judgement_rows(cases, args.day, args.with_contexts), out)
+    if not fresh:
+        print(f"no new thumbs-down interaction of {args.day} ({len(known)} already in {out})")
+        return 0
+    count, version = write_judgement_list(fresh, out)
+    picked = cases[cases["interaction_id"].isin({r["id"] for r in fresh})]
+    shown = picked[["interaction_id", "agent_version", "feedback", "question", "feedback_comment"]]
+    print(to_markdown(shown.assign(question=shown["question"].str.slice(0, 60))))
+    print(
+        f"\npromoted {len(fresh)} thumbs-down interactions of {args.day} to {out}"
+        f"{f' ({len(known)} already there)' if known else ''}: it holds {count} cases (version {version}).\n"
+        f"Fill in each reference answer, then evaluate it: rag-eval run --dataset {out}"
+    )
+    return 0
+
+
+def handle_promote(args: argparse.Namespace) -> int:
+    if args.feedback:
+        return handle_promote_feedback(args)
+    settings = settings_of(args)
+    _production_of(settings)
     defs = build_definitions(settings)
     instance = instance_of(args, reads_only=True)
     sample = _load(defs, instance, PRODUCTION_SAMPLE, args.day)

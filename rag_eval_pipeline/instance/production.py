@@ -30,8 +30,11 @@ from rag_eval_pipeline.llm.providers import llm_provider
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.budgets import BudgetResult
 from rag_eval_pipeline.metrics.gates import GateResult
+from rag_eval_pipeline.production.feedback import FEEDBACK_METRICS
+from rag_eval_pipeline.production.feedback_sources import feedback_problems
 from rag_eval_pipeline.production.interactions import day_digests
 from rag_eval_pipeline.production.scoring import day_budgets, day_cost, day_gates
+from rag_eval_pipeline.production.settings import USERS
 from rag_eval_pipeline.production.sources import read_sources, source_problems
 
 CLI_TRIGGER = "cli"
@@ -87,7 +90,7 @@ def production_problems(
             "no production section in the configuration file: add production.sources "
             "(README: Production sampling)"
         ]
-    problems = source_problems(production)
+    problems = source_problems(production) + feedback_problems(production.feedback)
     specs, _ = production_judges(settings)
     if not specs:
         problems.append(
@@ -95,6 +98,8 @@ def production_problems(
             "judge (claude-sonnet-4-6, ragas:<model>) or a custom metric with reference_free: true"
         )
     measured = {(s.judge_id, m) for s in specs for m in s.reference_free_metrics}
+    if production.feedback is not None:  # the users' own figures (production.feedback)
+        measured |= {(USERS, m) for m in FEEDBACK_METRICS}
     for gate in production.gates():
         if not any(m == gate.metric and gate.judge_id in (None, j) for j, m in measured):
             offered = ", ".join(sorted({f"{j}/{m}" for j, m in measured})) or "none"

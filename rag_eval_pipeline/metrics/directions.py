@@ -20,6 +20,7 @@ class Direction(str, Enum):
 LOWER_IS_BETTER = frozenset(
     {
         "error_rate",
+        "thumbs_down_rate",  # users' feedback (production.feedback): the share of it that is negative
         "false_answer_rate",
         "over_abstention_rate",
         ANSWER_VARIABILITY,

@@ -6,6 +6,7 @@ documents. The list's version (a content hash) and count let a CI gate pin it.""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -103,3 +104,43 @@ def write_judgement_list(rows: Sequence[dict], path: Path, merge: bool = True) -
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in merged)
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return len(merged), rows_version(merged)
+
+
+def negative_feedback_cases(frame: pd.DataFrame, day: str, negative_below: float) -> pd.DataFrame:
+    """The day's interactions a user gave a thumbs-down (feedback below ``negative_below``),
+    sampled or not, the most negative first."""
+    rows = frame[(frame["day"] == day) & frame["feedback"].notna() & (frame["feedback"] < negative_below)]
+    return rows.sort_values(["feedback", "interaction_id"]).reset_index(drop=True)
+
+
+def feedback_judgement_rows(cases: pd.DataFrame, day: str, with_contexts: bool) -> list[dict]:
+    """Judgement-list rows of thumbs-down interactions: as ``judgement_rows``, with the agent's
+    answer as the rejected answer and the user's comment as the note."""
+    rows = judgement_rows(cases, day, with_contexts)
+    for row, case in zip(rows, cases.to_dict(orient="records")):
+        row["tags"].append("feedback:negative")
+        row["rejected_answer"] = case["answer"]
+        row["note"] = case.get("feedback_comment") or ""
+        row["user_feedback"] = float(case["feedback"])
+    return rows
+
+
+def _question_key(question: str) -> str:
+    """A question as the list is deduplicated by: whatever its case and spacing."""
+    return re.sub(r"\s+", " ", str(question)).strip().casefold()
+
+
+def not_in_list(rows: Sequence[dict], path: Path) -> tuple[list[dict], list[dict]]:
+    """(new, already there): rows whose id or question the list at ``path`` already holds are
+    not proposed again (a person may have written their reference)."""
+    held: list[dict] = []
+    if path.is_file():
+        held = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    ids = {str(r.get("id")) for r in held}
+    questions = {_question_key(r.get("question", "")) for r in held}
+    fresh, known = [], []
+    for row in rows:
+        key = _question_key(row["question"])
+        (known if row["id"] in ids or key in questions else fresh).append(row)
+        questions.add(key)
+    return fresh, known

@@ -16,6 +16,7 @@ from rag_eval_pipeline.metrics.gates import GateResult, check_gates
 from rag_eval_pipeline.metrics.schema import USAGE
 from rag_eval_pipeline.metrics.settings import OVERALL, Gate, IntervalMethod
 from rag_eval_pipeline.metrics.summary import summarize
+from rag_eval_pipeline.production.settings import USERS
 
 PRODUCTION_CONFIG = "production"  # the answer_config of a production case: the agent as it served
 VERSION_GROUP = "agent_version"
@@ -139,6 +140,17 @@ def day_gates(summary: pd.DataFrame, gates: Sequence[Gate], min_cases: int) -> l
         for g in gates
         if g not in live
     ]
+    # users' feedback is self-selected and often scarce: its gate holds on a day with enough of it
+    for gate in [g for g in live if g.judge_id == USERS]:
+        mine = (summary["judge_id"] == USERS) & (summary["metric"] == gate.metric)
+        given = summary[mine & (summary["group"] == gate.group)]
+        n = int(given["n"].max()) if len(given) and given["n"].notna().any() else 0
+        if n < min_cases:
+            live.remove(gate)
+            note = f"{n} feedback this day, fewer than {min_cases} (statistics.min_cases)"
+            absent.append(
+                GateResult(gate.metric, USERS, None, gate.threshold, True, note, gate.group, gate.bound)
+            )
     return check_gates(summary, live, min_cases=min_cases) + absent
 
 

@@ -16,6 +16,8 @@ from rag_eval_pipeline.metrics.budgets import Budget, budgets_of
 from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings, checked_thresholds, gates_of
 
 DEFAULT_THRESHOLDS = {"faithfulness": 0.8}  # the staged strategy's production bar
+USERS = "users"  # the judge id of users' feedback in a day's summary, its thresholds and the trend
+THUMBS_DOWN_RATE = "thumbs_down_rate"
 DEFAULT_START_DATE = "2026-01-01"
 
 
@@ -108,6 +110,125 @@ class ProductionFilters(Strict):
     )
 
 
+# thumbs and common categorical labels read on [0, 1]; a label not here is a named problem
+DEFAULT_FEEDBACK_LABELS = {
+    "true": 1.0,
+    "false": 0.0,
+    "up": 1.0,
+    "down": 0.0,
+    "thumbs_up": 1.0,
+    "thumbs_down": 0.0,
+    "thumbsup": 1.0,
+    "thumbsdown": 0.0,
+    "positive": 1.0,
+    "negative": 0.0,
+    "good": 1.0,
+    "bad": 0.0,
+    "like": 1.0,
+    "dislike": 0.0,
+    "helpful": 1.0,
+    "not_helpful": 0.0,
+    "correct": 1.0,
+    "incorrect": 0.0,
+    "yes": 1.0,
+    "no": 0.0,
+    "\N{THUMBS UP SIGN}": 1.0,
+    "\N{THUMBS DOWN SIGN}": 0.0,
+}
+
+
+class FeedbackScale(Strict):
+    """How a feedback value reads on [0, 1]: a number from ``range`` (stars 1-5: ``[1, 5]``, a
+    1 is 0 and a 5 is 1), a boolean as 1 / 0, a categorical label through ``labels`` (matched
+    without case, spaces or dashes). A number outside the range or an unknown label is a named
+    problem, never clipped or guessed."""
+
+    range: tuple[float, float] = Field(default=(0.0, 1.0), description="numbers: [worst, best]")
+    labels: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_FEEDBACK_LABELS))
+
+    @model_validator(mode="after")
+    def _ordered(self) -> FeedbackScale:
+        low, high = self.range
+        if not low < high:
+            raise ValueError(f"range: {list(self.range)} is not [worst, best] with worst < best")
+        wrong = {k: v for k, v in self.labels.items() if not 0 <= v <= 1}
+        if wrong:
+            raise ValueError(f"labels read on [0, 1], got {wrong}")
+        return self
+
+
+class FieldFeedback(Strict):
+    """The interactions' own feedback: each production source's ``user_feedback`` field (a log
+    column or JSONPath, a span attribute): a value, or an object with a value (``score``,
+    ``value``, ``rating``, ``thumbs``) and a ``comment``."""
+
+    kind: Literal["field"] = "field"
+    scale: FeedbackScale | None = Field(default=None, description="unset: the section's scale")
+
+
+class LangfuseFeedback(Strict):
+    """Langfuse score records exported to a file (a JSON list, ``{"data": [...]}``, or one per
+    line): ``name``, ``value`` (``stringValue`` for categorical), ``dataType`` (NUMERIC, BOOLEAN,
+    CATEGORICAL), ``traceId`` / ``observationId`` / ``sessionId``, ``comment``, ``timestamp``."""
+
+    kind: Literal["langfuse"] = "langfuse"
+    path: str
+    names: list[str] | None = Field(default=None, description="the score names that are feedback; null: all")
+    exclude_sources: list[str] = Field(
+        default_factory=lambda: ["EVAL"], description="Langfuse score sources that are not users (evaluators)"
+    )
+    scale: FeedbackScale | None = None
+
+
+class PhoenixFeedback(Strict):
+    """Phoenix span annotations: from an export file (``{"data": [...]}`` as Phoenix's REST API
+    lists and takes them, a list, or one per line) or from a Phoenix project (``url`` and
+    ``project``; the annotations on the interactions' root spans). ``result.score`` or
+    ``result.label`` is the value, ``result.explanation`` the comment."""
+
+    kind: Literal["phoenix_annotations"] = "phoenix_annotations"
+    path: str | None = None
+    url: str | None = None
+    project: str | None = None
+    api_key_env: str = "PHOENIX_API_KEY"
+    names: list[str] | None = Field(
+        default=None, description="the annotation names that are feedback; null: all"
+    )
+    annotator_kinds: list[str] = Field(default_factory=lambda: ["HUMAN"], description="whose annotations")
+    scale: FeedbackScale | None = None
+
+    @model_validator(mode="after")
+    def _one_place(self) -> PhoenixFeedback:
+        if (self.path is None) == (self.url is None or self.project is None):
+            raise ValueError("phoenix_annotations: either path (an export file) or url and project")
+        return self
+
+
+FeedbackSource = Annotated[
+    FieldFeedback | LangfuseFeedback | PhoenixFeedback, Field(discriminator="kind")
+]
+
+
+class FeedbackSettings(Strict):
+    """Users' feedback as evidence: where it is kept, how its values read on [0, 1], which of
+    several on one interaction counts, what counts as a thumbs-down, and the day's limit on
+    thumbs-down."""
+
+    sources: list[FeedbackSource] = Field(default_factory=lambda: [FieldFeedback()])
+    scale: FeedbackScale = FeedbackScale()
+    keep: Literal["latest", "all"] = Field(
+        default="latest",
+        description="several on one interaction: the latest counts (latest), or their mean does (all)",
+    )
+    negative_below: float = Field(default=0.5, gt=0, le=1, description="a value below it is a thumbs-down")
+    max_negative_rate: float | None = Field(
+        default=None, ge=0, le=1, description="a day whose thumbs-down share of feedback is above it fails"
+    )
+    session_key: str = Field(
+        default="session_id", description="the metadata key that names an interaction's session"
+    )
+
+
 class ProductionSettings(Strict):
     """Score a seeded random sample of each day's real traffic with reference-free judges,
     hold each day to thresholds, and watch the trend."""
@@ -141,6 +262,9 @@ class ProductionSettings(Strict):
     sensor_interval_s: int = Field(
         default=60, ge=10, description="how often the sources are read for new rows"
     )
+    feedback: FeedbackSettings | None = Field(
+        default=None, description="users' feedback: read, joined, set against the judges (docs/production.md)"
+    )
 
     @field_validator("timezone")
     @classmethod
@@ -171,7 +295,12 @@ class ProductionSettings(Strict):
         return budgets
 
     def gates(self) -> list[Gate]:
-        return gates_of(self.thresholds)
+        """The thresholds, and the limit on the users' thumbs-down rate (``feedback``) as one
+        more, so the day's check, `production run` and the trend hold it as they hold any."""
+        gates = gates_of(self.thresholds)
+        if self.feedback is not None and self.feedback.max_negative_rate is not None:
+            gates.append(Gate(THUMBS_DOWN_RATE, self.feedback.max_negative_rate, USERS))
+        return gates
 
     def budgets_held(self) -> list[Budget]:
         """The day's budgets, each resolved once (``metrics.budgets``, as the evaluation's)."""

@@ -94,7 +94,27 @@ def _days_table(trend: pd.DataFrame) -> str:
     )
 
 
-def render_production_report(trend: pd.DataFrame, worst: pd.DataFrame, notes: list[str]) -> str:
+def users_section(agreement: pd.DataFrame, worst: pd.DataFrame, lines: list[str], warning: str) -> str:
+    """Judges against users: agreement and Cohen's kappa with its interval per judge and metric
+    over every scored day, the worst disagreements, a line per judge worse than chance, and the
+    warning that feedback is self-selected. (The users' own figures are in the trend, judge
+    ``users``.)"""
+
+    def table(frame: pd.DataFrame) -> str:
+        return frame.to_html(index=False, escape=True, float_format="{:.3f}".format, na_rep="–")
+
+    said = "".join(f"<p class='fail'>{html.escape(line)}</p>" for line in lines)
+    return (
+        "<h2 id='users'>Judges against users</h2>"
+        f"<p class='note'><b>Selection:</b> {html.escape(warning)}</p>"
+        f"{table(agreement) if len(agreement) else '<p>no scored interaction has feedback</p>'}{said}"
+        + (f"<h3>Where judges and users disagree most</h3>{table(worst)}" if len(worst) else "")
+    )
+
+
+def render_production_report(
+    trend: pd.DataFrame, worst: pd.DataFrame, notes: list[str], users: str = ""
+) -> str:
     """The whole report as one HTML file that opens offline."""
     figures = [
         trend_figure(trend, judge, metric).to_html(
@@ -116,7 +136,7 @@ def render_production_report(trend: pd.DataFrame, worst: pd.DataFrame, notes: li
         "attempted). Each mean carries its 95% interval; a day below a threshold fails.</p>"
         f"<ul class='note'>{listed}</ul>"
         f"{''.join(figures) or '<p>no day scored yet</p>'}"
-        f"<h2>Days</h2>{_days_table(trend)}"
+        f"<h2>Days</h2>{_days_table(trend)}{users}"
         f"<h2>Worst sampled cases of {html.escape(latest)}</h2>"
         f"{worst_html}"
         "</body></html>"

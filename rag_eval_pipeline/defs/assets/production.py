@@ -11,6 +11,7 @@ import pandas as pd
 
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.defs.assets.progress import progress_logger
+from rag_eval_pipeline.defs.feedback_metadata import feedback_interactions_metadata, feedback_summary_metadata
 from rag_eval_pipeline.defs.io_manager import FAN_IN, HtmlDocument
 from rag_eval_pipeline.defs.names import (
     DATA_VERSION_TAG,
@@ -46,9 +47,19 @@ from rag_eval_pipeline.defs.resources.production import ProductionResource
 from rag_eval_pipeline.judges.score_cases import score_cases
 from rag_eval_pipeline.metrics.budgets import budget_table
 from rag_eval_pipeline.metrics.gates import failed_gates_line, gate_table
+from rag_eval_pipeline.production.feedback import (
+    SELECTION_WARNING,
+    chance_lines,
+    disagreements,
+    feedback_agreement,
+    feedback_rows,
+    judge_pairs,
+)
+from rag_eval_pipeline.production.feedback_sources import read_feedback
 from rag_eval_pipeline.production.interactions import day_digests
 from rag_eval_pipeline.production.sampling import draw_sample, filtered
 from rag_eval_pipeline.production.scoring import (
+    VERSION_GROUP,
     day_budgets,
     day_gates,
     over_budget,
@@ -60,7 +71,11 @@ from rag_eval_pipeline.production.scoring import (
 from rag_eval_pipeline.production.settings import source_name
 from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import to_markdown
-from rag_eval_pipeline.reporting.production import production_exposition, render_production_report
+from rag_eval_pipeline.reporting.production import (
+    production_exposition,
+    render_production_report,
+    users_section,
+)
 from rag_eval_pipeline.storage.materializations import HISTORY
 from rag_eval_pipeline.tracing.events import SpanRef, evaluation_events
 
@@ -115,7 +130,7 @@ def build_production(settings: Settings) -> ProductionDefinitions:
 
 
 def _interactions(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
-    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="1")
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="2")
     def production_interactions(
         context: dg.AssetExecutionContext, production_sources: ProductionResource
     ) -> pd.DataFrame:
@@ -128,7 +143,14 @@ def _interactions(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
         context.add_output_metadata(interactions_metadata(read))
         digest = day_digests(read.frame).get(context.partition_key, "empty")
         context.set_data_version(context.asset_key, dg.DataVersion(digest))  # same rows: nothing stale
-        return read.frame
+        chosen = production_sources.production.feedback
+        if chosen is None:
+            return read.frame
+        feedback = read_feedback(chosen, read.frame)  # users' feedback joined (production.feedback)
+        for problem in feedback.problems:
+            context.log.warning(f"feedback skipped: {problem}")
+        context.add_output_metadata(feedback_interactions_metadata(feedback, chosen.negative_below))
+        return feedback.interactions
 
     return production_interactions
 
@@ -234,29 +256,39 @@ def _send_events(
 
 
 def _summary(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
-    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="2")
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="3")
     def production_summary(
         context: dg.AssetExecutionContext,
         production_scores: pd.DataFrame,
         production_sample: pd.DataFrame,
+        production_interactions: pd.DataFrame,
         settings: SettingsResource,
     ) -> pd.DataFrame:
         """The day's mean of each reference-free metric with its 95% interval, overall and per agent
         version, with counts, the day's tokens and dollars, and the agent's latency p50 / p95 / max
-        and cost per interaction (where its spans or logs say); held to the thresholds and
-        budgets by its check."""
+        and cost per interaction (where its spans or logs say); with ``production.feedback``, the
+        users' feedback rate, mean and thumbs-down rate over all the day's traffic (judge
+        ``users``) and each judge against them. Held to the thresholds and budgets by its check."""
         statistics = settings.settings.statistics
         declared = settings.judge_registry().declared_reference_free(production_scores["judge_id"].unique())
         summary = summarize_day(
             production_scores, declared, statistics.interval_method, statistics.min_cases, production_sample
         )
         chosen = settings.settings.production
+        users: dict = {}
+        if chosen.feedback is not None and "feedback" in production_interactions:
+            negative = chosen.feedback.negative_below
+            rows = feedback_rows(production_interactions, negative, (VERSION_GROUP,))
+            summary = pd.concat([summary, pd.DataFrame(rows, columns=summary.columns)], ignore_index=True)
+            users = feedback_summary_metadata(
+                summary, production_scores, production_sample, declared, negative
+            )
         failed = _failed_line(
             day_gates(summary, chosen.gates(), statistics.min_cases),
             day_budgets(summary, chosen.budgets_held()),
         )
         context.add_output_metadata(
-            {**summary_metadata(summary), "thresholds": failed or "every threshold passed"}
+            {**summary_metadata(summary), **users, "thresholds": failed or "every threshold passed"}
         )
         return summary
 
@@ -348,7 +380,7 @@ def production_trend(
         PRODUCTION_SCORES: dg.AssetIn(metadata=EVERY_DAY),
         PRODUCTION_SAMPLE: dg.AssetIn(metadata=EVERY_DAY),
     },
-    code_version="1",
+    code_version="2",
     automation_condition=AFTER_ANY_DAY,
 )
 def production_report(
@@ -359,7 +391,8 @@ def production_report(
     settings: SettingsResource,
 ) -> HtmlDocument:
     """One self-contained HTML page: each metric day by day with intervals and its threshold,
-    per agent version, the days that failed and their cost, the latest day's worst cases."""
+    per agent version, the days that failed and their cost, the latest day's worst cases, and
+    (with ``production.feedback``) the judges against users."""
     latest = max(production_scores) if production_scores else None
     worst = (
         worst_production_cases(production_scores[latest], production_sample.get(latest))
@@ -377,7 +410,26 @@ def production_report(
             ),
         }
     )
-    return HtmlDocument(render_production_report(production_trend, worst, notes), plotly_libraries())
+    users = _users_section(production_scores, production_sample, settings)
+    return HtmlDocument(render_production_report(production_trend, worst, notes, users), plotly_libraries())
+
+
+def _users_section(
+    scores: dict[str, pd.DataFrame], samples: dict[str, pd.DataFrame], settings: SettingsResource
+) -> str:
+    """The report's judges-against-users section over every scored day (none without feedback)."""
+    chosen = settings.settings.production.feedback
+    days = [d for d in sorted(scores) if d in samples and "feedback" in samples[d]]
+    if chosen is None or not days:
+        return ""
+    every_score = pd.concat([scores[d] for d in days], ignore_index=True)
+    every_sample = pd.concat([samples[d] for d in days], ignore_index=True)
+    declared = settings.judge_registry().declared_reference_free(every_score["judge_id"].unique())
+    pairs = judge_pairs(every_score, every_sample, declared)
+    agreement = feedback_agreement(pairs, chosen.negative_below)
+    worst = disagreements(pairs, chosen.negative_below)
+    worst = worst.assign(question=worst["question"].str.slice(0, 80))
+    return users_section(agreement, worst, chance_lines(agreement), SELECTION_WARNING)
 
 
 def _jobs(days: dg.DailyPartitionsDefinition) -> tuple:
