@@ -98,7 +98,8 @@ function rowHtml(i){const d=D(),m=d.models[d.m[i]],j=d.judges[d.j[i]],q=d.qids[d
  '</td><td class="k" title="'+esc(q)+'">'+esc(q)+'</td><td class="k" title="'+esc(t)+'">'+esc(t)+'</td><td class="n">'+fmt(d.c[i])+
  '</td><td class="n">'+fmt(d.f[i])+'</td><td class="n">'+fmt(d.r[i])+'</td><td class="k" title="'+esc(g)+'">'+esc(g)+
  '</td><td class="k"><button class="open" onclick="toggleRow(this)">open</button></td></tr>';}
-function render(){const body=document.querySelector('#cases tbody');const rows=view||allRows();
+window.caseRenders=0;  // how often the table was drawn (what a timing waits for)
+function render(){window.caseRenders++;const body=document.querySelector('#cases tbody');const rows=view||allRows();
  const pages=Math.max(1,Math.ceil(rows.length/VIEW_ROWS));viewPage=Math.min(Math.max(viewPage,0),pages-1);
  const start=viewPage*VIEW_ROWS,shown=rows.subarray(start,start+VIEW_ROWS);let h='';
  for(let k=0;k<shown.length;k++)h+=rowHtml(shown[k]);body.innerHTML=h;
@@ -1058,14 +1059,16 @@ def forest_svg(comparisons: pd.DataFrame, metric: str, colours: Mapping[str, str
     second) with its interval; a pair with a verdict in the better model's colour, one without in
     grey. Left of 0 the second model is ahead."""
     rows = comparisons[comparisons["metric"] == metric]
+    judges = set(rows["judge_id"])
     marks = []
     for r in rows.to_dict("records"):
+        label = _pair_label(r) if len(judges) > 1 else f"{r['model_a']} − {r['model_b']}"
         verdict = str(r["verdict"])
         winner = verdict.removesuffix(" better") if verdict.endswith(" better") else None
         difference = _number(r["difference"])
         marks.append(
             Interval(
-                _pair_label(r),
+                label,
                 difference,
                 _number(r["ci_low"]),
                 _number(r["ci_high"]),
@@ -1078,7 +1081,10 @@ def forest_svg(comparisons: pd.DataFrame, metric: str, colours: Mapping[str, str
     reach = max(
         [0.1, *(abs(v) for v in rows[["ci_low", "ci_high", "difference"]].to_numpy().ravel() if pd.notna(v))]
     )
-    return interval_rows(marks, -reach, reach, zero=True, title=f"{metric}: paired differences, 95% interval")
+    judged = f" ({next(iter(judges))})" if len(judges) == 1 else ""
+    return interval_rows(
+        marks, -reach, reach, zero=True, title=f"{metric}{judged}: paired differences, 95% interval"
+    )
 
 
 PAIRED_SHOWN = ("model_a", "model_b", "judge_id", "metric", "n", "difference", "ci_low", "ci_high",
@@ -1144,9 +1150,9 @@ def answers_html(data: ReportData) -> str:
         + verdicts
         + picker
         + "".join(pictures)
-        + rule
-        + "</section>"
-        + means_html(data)
+        + '<p class="note">Right: each pair\'s difference in mean (first minus second) with its 95% '
+        "interval, in the better model's colour where the verdict says one is better, grey where no "
+        "difference is shown. Hover a row for its figures.</p>" + rule + "</section>" + means_html(data)
     )
 
 
