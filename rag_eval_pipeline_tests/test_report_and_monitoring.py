@@ -128,7 +128,9 @@ def test_report_renders_offline_and_the_table_filters(reported):
         assert first == "0.00"
         artifacts = REPO_ROOT / "test-artifacts"
         artifacts.mkdir(exist_ok=True)
-        page.evaluate("window.scrollTo(0, 0)")
+        page.set_viewport_size({"width": 1440, "height": 900})  # the first screen, as README shows it
+        page.goto(report.as_uri())
+        page.wait_for_selector("#answers svg.chart")
         page.screenshot(path=str(artifacts / "report.png"), full_page=False)
         print(f"screenshot: {artifacts / 'report.png'}")
         browser.close()

@@ -51,7 +51,7 @@ _TABLE_SCRIPT = """
 // page through it, and a view shows VIEW_ROWS rows at a time. A row's full record (answer,
 // reference, passages, claims, provenance) is HTML kept aside: page 1's in a <template>, the
 // others' in scripts beside the report (or inlined in a single-file copy), read when opened.
-const VIEW_ROWS=100,DEPTHS=['','../../','../../../'],pageRows={},NUMERIC=[4,5,6];
+const VIEW_ROWS=100,DEPTHS=['','../../','../../../'],pageRows={};
 let view=null,viewPage=0,sortCol=-1,sortAsc=true,pending=null,lowered=null,filterTimer=0,caseMode=null;
 function D(){return window.caseData;}
 function pageStatus(t){const s=document.getElementById('page-status');if(s)s.innerText=t;}
@@ -113,7 +113,8 @@ function refilter(){const raw=document.getElementById('case-filter').value.trim(
  view=sorted(matching(q));viewPage=0;render();pageStatus('');}
 // each keystroke waits for the next: one search when typing stops
 function filterCases(){clearTimeout(filterTimer);filterTimer=setTimeout(refilter,120);}
-function sortCases(col){if(col>7)return;if(sortCol===col)sortAsc=!sortAsc;else{sortCol=col;sortAsc=!NUMERIC.includes(col);}
+// a first click sorts up (the lowest scores, the worst cases, first), the next down
+function sortCases(col){if(col>7)return;if(sortCol===col)sortAsc=!sortAsc;else{sortCol=col;sortAsc=true;}
  document.querySelectorAll('#cases th').forEach((th,k)=>{th.dataset.dir=k===col?(sortAsc?'asc':'desc'):'';});
  view=sorted(view||allRows());viewPage=0;render();}
 function goToCase(id){id=String(id).trim();if(!id)return;const at=lows().byId.get(id.toLowerCase());
@@ -525,9 +526,7 @@ TABLE_HEAD = ("model", "judge", "case id", "question", "correctness", "faithfuln
 _TABLE_WIDTHS = ("13%", "8%", "12%", "auto", "7%", "7%", "7%", "13%", "5.5%")
 
 
-def _table(
-    rows: CaseRows, ordered: Sequence[CaseKey], first_page: Sequence[CaseKey], rows_a_page: int, folder: str
-) -> str:
+def _table(rows: CaseRows, index: Mapping, first_page: Sequence[CaseKey]) -> str:
     """The case table: its controls, an empty body that the script fills from the index
     (``CaseRows.index``), and page 1's full records kept aside in a <template>."""
     header = "".join(
@@ -536,12 +535,14 @@ def _table(
     )
     widths = "".join(f'<col style="width:{w}">' for w in _TABLE_WIDTHS)
     # ASCII (\u escapes), and no "</" that could end the script early
-    data = json.dumps(rows.index(ordered, rows_a_page, folder), separators=(",", ":")).replace("</", "<\\/")
-    pages = -(-len(ordered) // VIEW_ROWS) or 1
+    data = json.dumps(index, separators=(",", ":")).replace("</", "<\\/")
+    total = len(index["m"])
+    folder = index["folder"]
+    pages = -(-total // VIEW_ROWS) or 1
     return (
         '<div id="case-tools"><input id="case-filter" placeholder="filter: a model, a case id or its first '
         'characters, a diagnosis, words of a question" oninput="filterCases()"> '
-        f'<span><span id="case-count">{len(ordered):,}</span> case rows</span> '
+        f'<span><span id="case-count">{total:,}</span> case rows</span> '
         f'<span id="case-pager" data-folder="{html.escape(folder)}" data-pages="{pages}" data-shown="1">'
         '<button id="page-previous" onclick="showPage(viewPage)">previous</button> '
         'page <input id="page-number" type="number" min="1" value="1" style="width:5rem" '
@@ -572,7 +573,7 @@ def case_table(
     """Every judged case in one table (``CaseRows``), every record inline."""
     rows = CaseRows(scores_by_model, answers_by_model, judgement_list, summaries)
     ordered = sorted(rows.keys, key=lambda key: (key[0], key[1]))
-    return _table(rows, ordered, ordered, max(1, len(ordered)), "")
+    return _table(rows, rows.index(ordered, max(1, len(ordered)), ""), ordered)
 
 
 class PageScripts(Mapping[str, str]):
@@ -596,14 +597,19 @@ class PageScripts(Mapping[str, str]):
         return len(self._pages)
 
 
-def paged_case_table(rows: CaseRows, folder: str) -> tuple[str, Mapping[str, str]]:
-    """Case rows too many for one file: sorted by model and case id, their records cut into
-    pages of ``PAGE_ROWS``; page 1's records inline, the others as scripts under ``folder``
-    (relative to the artifacts folder) that the report loads when a row is opened. The index
-    (``CaseRows.index``) goes inline, so the filter, the sort and the pages reach every row."""
+def case_pages(rows: CaseRows, folder: str | None) -> tuple[list[CaseKey], list[list[CaseKey]], int]:
+    """The case rows sorted by model and case id, and their records cut into pages: one page
+    inline up to ``INLINE_CASE_ROWS`` (or without a ``folder`` to write pages in), else pages of
+    ``PAGE_ROWS``, page 1 inline and the others as scripts under ``folder`` (relative to the
+    artifacts folder) that the report loads when one of their rows is opened."""
     ordered = sorted(rows.keys, key=lambda key: (key[0], key[1]))
-    pages = [ordered[start : start + PAGE_ROWS] for start in range(0, len(ordered), PAGE_ROWS)]
-    return _table(rows, ordered, pages[0], PAGE_ROWS, folder), PageScripts(folder, rows, pages)
+    if folder is None or len(ordered) <= INLINE_CASE_ROWS:
+        return ordered, [ordered], max(1, len(ordered))
+    return (
+        ordered,
+        [ordered[start : start + PAGE_ROWS] for start in range(0, len(ordered), PAGE_ROWS)],
+        PAGE_ROWS,
+    )
 
 
 def case_languages(summaries: Mapping[str, pd.DataFrame]) -> dict[str, int]:
@@ -630,7 +636,7 @@ def _header_html(summaries: Mapping[str, pd.DataFrame], missing: Mapping[str, st
 
 def _cell(value: object, float_format: Callable[[float], str]) -> str:
     """A value as a table shows it: absent (None, NaN, NaT) as "–", never ``nan`` or ``None``."""
-    if value is None or (not isinstance(value, str | list | tuple | dict) and pd.isna(value)):  # type: ignore[arg-type]
+    if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):  # type: ignore[arg-type]
         return "–"
     if isinstance(value, float):
         return float_format(value)
@@ -726,8 +732,8 @@ def judge_validation_html(validation: pd.DataFrame | None) -> str:
         "kappa linearly weighted on the 0 / 0.5 / 1 scale, with a 95% bootstrap interval "
         "(undefined where one label on both sides leaves nothing to agree on beyond chance). "
         "Calibration: a sound judge gives the oracle about 1 and the null model about 0.</p>"
-        + agreement.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
-        + (flags.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–") if len(flags) else "")
+        + frame_html(agreement)
+        + (frame_html(flags) if len(flags) else "")
     )
 
 
@@ -758,7 +764,7 @@ def judge_stability_html(summaries: Mapping[str, pd.DataFrame]) -> str:
         "equal, with its 95% Clopper-Pearson interval (each case scores the median of its re-scores); "
         "&lt;metric&gt;_juror_alpha: Krippendorff's alpha (ordinal) between a jury's jurors (1: they "
         "always agree, 0: no better than chance). Cases that flipped are marked unstable below.</p>"
-        + pd.DataFrame(rows).to_html(index=False, na_rep="–")
+        + frame_html(pd.DataFrame(rows))
         + "</section>"
     )
 
@@ -774,7 +780,7 @@ def language_html(summaries: Mapping[str, pd.DataFrame]) -> str:
         "of one language (detected from the question and its reference, or set), with its 95% "
         "interval: exact match and F1 follow HotpotQA's definition in English and MLQA's in the "
         "others; each language's text is segmented and stemmed by its own analysis.</p>"
-        + with_intervals(breakdown).to_html(index=False, na_rep="–")
+        + frame_html(with_intervals(breakdown))
         + "</section>"
     )
 
@@ -875,7 +881,7 @@ def human_review_html(
         else '<p id="flagged-judges">No judge is below the bars.</p>'
     )
     corrected = (
-        pd.DataFrame(rows).to_html(index=False, na_rep="–")
+        frame_html(pd.DataFrame(rows))
         if rows
         else "<p>No model has two or more labelled cases on a metric: no corrected mean yet.</p>"
     )
@@ -886,7 +892,7 @@ def human_review_html(
         "judge passed (true-positive rate) and of what they failed that it failed (true-negative rate), "
         "with exact intervals.</p>"
         + warning
-        + table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+        + frame_html(table)
         + '<p class="note">Corrected means (prediction-powered inference): the judge\'s mean over every '
         "case plus the mean of people-minus-judge on the labelled cases, with a 95% interval from both "
         "parts. Unbiased when the labelled cases are a random sample (a <code>--strategy random</code> "
@@ -919,8 +925,7 @@ def baseline_diffs_html(diffs: pd.DataFrame) -> str:
             f"<h3>{html.escape(str(name))}</h3><p class='note'>{html.escape(str(first['model']))}: run "
             f"{html.escape(str(first['after_run'])[:8])} against run {html.escape(str(first['before_run'])[:8])}; "
             f"{int(first['regressed_cases'])} case(s) regressed on some metric; <b class='verdict'>{html.escape(said)}</b> "
-            "(`rag-eval diff` lists the cases)</p>"
-            + overall[SHOWN_COLUMNS].to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+            "(`rag-eval diff` lists the cases)</p>" + frame_html(overall[SHOWN_COLUMNS])
         )
     return "".join(blocks) + "</section>"
 
@@ -939,6 +944,7 @@ class ReportData:
     rows: CaseRows
     colours: Mapping[str, str]  # one per model, in every chart
     images: ImageSection
+    cases: Mapping  # the case table's index (``CaseRows.index``): every row's codes and scores
     verdict_rule: str = ""
     stale: Mapping[str, list[str]] = field(default_factory=dict)
     missing: Mapping[str, str] = field(default_factory=dict)
@@ -1166,7 +1172,7 @@ WORST_PER_MODEL = 3
 
 def worst_cases_html(data: ReportData) -> str:
     """Each model's lowest-scoring cases (correctness, then faithfulness), each a link to its rows."""
-    index = data.rows.index(data.rows.keys, 1, "")
+    index = data.cases
     picked: list[int] = []
     for code in range(len(index["models"])):
         mine = [i for i, m in enumerate(index["m"]) if m == code and index["c"][i] is not None]
@@ -1288,19 +1294,18 @@ def render_report(
     worst cases), the models without results (``missing``) and ``stale`` ones before them, so
     partial results read as partial; the evidence after, the full tables folded."""
     rows = CaseRows(scores_by_model, answers_by_model, judgement_list, summaries)
-    pages: Mapping[str, str] = {}
-    if pages_folder is not None and len(rows) > INLINE_CASE_ROWS:
-        cases, pages = paged_case_table(rows, pages_folder)
-    else:
-        ordered = sorted(rows.keys, key=lambda key: (key[0], key[1]))
-        cases = _table(rows, ordered, ordered, max(1, len(ordered)), pages_folder or "")
+    ordered, paged, rows_a_page = case_pages(rows, pages_folder)
+    # what the table filters, sorts and pages by, made once (the worst cases read it too)
+    index = rows.index(ordered, rows_a_page, pages_folder or "")
+    cases = _table(rows, index, paged[0])
+    pages = PageScripts(pages_folder, rows, paged) if pages_folder is not None and len(paged) > 1 else {}
     models = [*summaries, *answers_by_model, *(missing or {})]
     if history is not None and not history.empty and "answer_model" in history:
         models += list(history["answer_model"].unique())
     colours = model_colours(models)
     data = ReportData(
         summaries, scores_by_model, answers_by_model, judgement_list, history, comparisons, rows, colours,
-        images_html(summaries, answers_by_model, judgement_list, image_folder, colours),
+        images_html(summaries, answers_by_model, judgement_list, image_folder, colours), index,
         verdict_rule, stale or {}, missing or {}, validation, agreement, agreement_history, diffs,
         corrections, security, simulations or {},
     )  # fmt: skip
