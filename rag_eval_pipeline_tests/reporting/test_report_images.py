@@ -26,9 +26,11 @@ IMAGES_LOADED = """async () => Promise.all(
 @pytest.mark.slow  # a run of the sample (about half a minute) and a browser
 def test_the_sample_reports_overlays_over_http_and_in_a_single_file_sent_alone(tmp_path):
     home = tmp_path / "home"
-    ran = rag_eval("--dagster-home", str(home), "run", "--dataset", "multimodal-sample", cwd=tmp_path)
+    # the home from DAGSTER_HOME: `rag-eval run` says where its report is all the same
+    ran = rag_eval("run", "--dataset", "multimodal-sample", cwd=tmp_path, env={"DAGSTER_HOME": str(home)})
     assert ran.returncode == 0, ran.stderr[-3000:]
     artifacts = home / "storage" / "artifacts"
+    assert f"report: {artifacts / 'eval_report.html'}" in ran.stdout
     text = (artifacts / "eval_report.html").read_text()
     assert "file://" not in text
     copies = sorted(p.name for p in (artifacts / "images").iterdir())
