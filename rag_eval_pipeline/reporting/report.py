@@ -1312,6 +1312,8 @@ def render_report(
     sections = [section(data) for section in SECTIONS]
     document = (
         "<!doctype html><html><head><meta charset='utf-8'><title>RAG evaluation report</title>"
+        # no icon to fetch: a server (`rag-eval ui`) would answer 404 and the console say so
+        "<link rel='icon' href='data:,'>"
         f"<style>{_STYLE}</style>{lazy_plotly_script()}<script>{_TABLE_SCRIPT}</script></head><body>"
         f"<h1>RAG evaluation report</h1>{_header_html(summaries, missing or {})}"
         + "".join(sections)

@@ -80,7 +80,12 @@ def open_report(page, url: str) -> list[str]:
     """``url`` opened with its long tasks observed; the errors it logs (uncaught or console)."""
     errors: list[str] = []
     page.on("pageerror", lambda err: errors.append(f"uncaught: {err}"))
-    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(f"console: {msg.text} ({msg.location.get('url')})") if msg.type == "error" else None
+        ),
+    )
     page.add_init_script(OBSERVE_LONG_TASKS)
     page.goto(url, wait_until="load")
     page.wait_for_function("performance.getEntriesByName('cases-ready').length > 0")
