@@ -6,7 +6,7 @@ loads):
 - usable: the page's load event, or the end of its last long task if later; and its longest
   main-thread task (a PerformanceObserver on "longtask");
 - next page, a sort by correctness, a filter by model and by case-id prefix (from typing stopped
-  to rows drawn, the 120 ms debounce included), "go to a case": each from the event to the table
+  to rows drawn, the 80 ms debounce included), "go to a case": each from the event to the table
   drawn and the next frame, over every row of the report;
 - the baseline in the same page: a filter that scans every row's text (model, judge, id, question,
   diagnosis) on each keystroke, as the table did on its page before the index.

@@ -112,7 +112,7 @@ function refilter(){const raw=document.getElementById('case-filter').value.trim(
  const id=lows().byId.get(q);if(id!==undefined){goToCase(D().qids[id]);return;}
  view=sorted(matching(q));viewPage=0;render();pageStatus('');}
 // each keystroke waits for the next: one search when typing stops
-function filterCases(){clearTimeout(filterTimer);filterTimer=setTimeout(refilter,120);}
+function filterCases(){clearTimeout(filterTimer);filterTimer=setTimeout(refilter,80);}
 // a first click sorts up (the lowest scores, the worst cases, first), the next down
 function sortCases(col){if(col>7)return;if(sortCol===col)sortAsc=!sortAsc;else{sortCol=col;sortAsc=true;}
  document.querySelectorAll('#cases th').forEach((th,k)=>{th.dataset.dir=k===col?(sortAsc?'asc':'desc'):'';});
