@@ -1099,11 +1099,13 @@ PAIRED_SHOWN = ("model_a", "model_b", "judge_id", "metric", "n", "difference", "
 
 def _verdicts_said(comparisons: pd.DataFrame) -> str:
     decided = comparisons[comparisons["verdict"].astype(str).str.endswith(" better")]
+    rank = {m: n for n, m in enumerate(HEADLINE_METRICS)}  # the headline metrics said first
+    decided = decided.iloc[sorted(range(len(decided)), key=lambda i: rank.get(decided["metric"].iloc[i], 99))]
     if not len(decided):
         return f"<b>0 of {len(comparisons)}</b> paired comparisons show a difference."
     said = "; ".join(
         f"{winner} better than {r['model_b'] if winner == r['model_a'] else r['model_a']} on {r['metric']} "
-        f"({r['judge_id']}, {r['difference']:+.2f})"
+        f"({r['judge_id']}, by {abs(r['difference']):.2f})"
         for r in decided.head(6).to_dict("records")
         for winner in [str(r["verdict"]).removesuffix(" better")]
     )
