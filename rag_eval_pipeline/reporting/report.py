@@ -79,20 +79,25 @@ function matching(q){const d=D(),l=lows(),n=d.m.length;
  const out=new Int32Array(n);let k=0;
  for(let i=0;i<n;i++)if(ms[d.m[i]]||js[d.j[i]]||ds[d.d[i]]||qs[d.q[i]])out[k++]=i;
  return out.subarray(0,k);}
+// a text column sorts by each value's rank among its column's values (made once a column)
+const ranks={};
+function rankOf(values){const o=values.map((s,i)=>i).sort((a,b)=>values[a].localeCompare(values[b]));
+ const r=new Int32Array(o.length);o.forEach((x,k)=>r[x]=k);return r;}
 function sortKey(col){const d=D();
- if(col===0)return i=>d.m[i];if(col===1)return i=>d.j[i];if(col===2)return i=>d.q[i];
- if(col===3){const o=d.questions.map((s,i)=>i).sort((a,b)=>d.questions[a].localeCompare(d.questions[b]));
-  const r=new Int32Array(o.length);o.forEach((q,k)=>r[q]=k);return i=>r[d.q[i]];}
- if(col===7){const o=d.diagnoses.map((s,i)=>i).sort((a,b)=>d.diagnoses[a].localeCompare(d.diagnoses[b]));
-  const r=new Int32Array(o.length);o.forEach((x,k)=>r[x]=k);return i=>r[d.d[i]];}
+ if(col===0)return i=>d.m[i];if(col===2)return i=>d.q[i];  // models and case ids are sorted already
+ if(col===1){const r=ranks[1]||(ranks[1]=rankOf(d.judges));return i=>r[d.j[i]];}
+ if(col===3){const r=ranks[3]||(ranks[3]=rankOf(d.questions));return i=>r[d.q[i]];}
+ if(col===7){const r=ranks[7]||(ranks[7]=rankOf(d.diagnoses));return i=>r[d.d[i]];}
  const a=[d.c,d.f,d.r][col-4];return i=>a[i];}
-function sorted(rows){if(sortCol<0)return rows;const key=sortKey(sortCol),n=rows.length;
- const keys=new Float64Array(n),idx=new Int32Array(n);
- for(let k=0;k<n;k++){const v=key(rows[k]);keys[k]=v===null?NaN:v;idx[k]=k;}
- const sign=sortAsc?1:-1;
- // absent ("–") last either way; ties keep the rows' order (model, then case id)
- idx.sort((a,b)=>{const x=keys[a],y=keys[b];if(x!==x)return y!==y?a-b:1;if(y!==y)return -1;return x===y?a-b:sign*(x-y);});
- const out=new Int32Array(n);for(let k=0;k<n;k++)out[k]=rows[idx[k]];return out;}
+// one native numeric sort of keys that carry their row's place (key * 2^k + place): no
+// comparator called per pair, ties in the rows' order, absent ("–") last either way
+function sorted(rows){if(sortCol<0)return rows;const key=sortKey(sortCol),n=rows.length,score=sortCol>=4&&sortCol<=6;
+ const keys=new Float64Array(n),P=2**Math.ceil(Math.log2(n+1));  // room for every place
+ for(let k=0;k<n;k++){const v=key(rows[k]);let r;
+  if(score)r=v===null?3e6:Math.min(Math.max(Math.round(v*10000)+1e6,0),2e6);else r=v;
+  if(!(score&&v===null)&&!sortAsc)r=2e6-r;
+  keys[k]=r*P+k;}
+ keys.sort();const out=new Int32Array(n);for(let k=0;k<n;k++)out[k]=rows[keys[k]%P];return out;}
 function rowHtml(i){const d=D(),m=d.models[d.m[i]],j=d.judges[d.j[i]],q=d.qids[d.q[i]],t=d.questions[d.q[i]],g=d.diagnoses[d.d[i]];
  return '<tr data-row="'+i+'"><td class="k" title="'+esc(m)+'">'+esc(m)+'</td><td class="k" title="'+esc(j)+'">'+esc(j)+
  '</td><td class="k" title="'+esc(q)+'">'+esc(q)+'</td><td class="k" title="'+esc(t)+'">'+esc(t)+'</td><td class="n">'+fmt(d.c[i])+
@@ -143,7 +148,10 @@ function toggleRow(button){const tr=button.closest('tr'),next=tr.nextElementSibl
   const r=document.createElement('tr');r.className='record';r.innerHTML='<td colspan="9">'+h+'</dl></td>';
   tr.after(r);button.innerText='close';});}
 document.addEventListener('DOMContentLoaded',()=>{if(!document.getElementById('cases')||!window.caseData)return;
- const f=document.getElementById('case-filter');if(f&&f.value)refilter();else render();performance.mark('cases-ready');});
+ const f=document.getElementById('case-filter');if(f&&f.value)refilter();else render();performance.mark('cases-ready');
+ // the search's lower-cased names, ids and questions, made when the page is idle, not on the first keystroke
+ const warm=()=>{const l=lows();if(!l.questions)l.questions=D().questions.map(s=>s.toLowerCase());};
+ window.requestIdleCallback?requestIdleCallback(warm,{timeout:2000}):setTimeout(warm,500);});
 // what every table of the report does once laid out: a table wider than its pane is laid out
 // fixed to the pane's width (cells cut with an ellipsis), and a cut cell shows its whole value
 // on hover; tables inside a folded <details> are measured when it opens
