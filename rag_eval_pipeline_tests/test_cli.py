@@ -263,7 +263,8 @@ def test_the_quickstart_runs_offline_and_prints_the_readme_table(tmp_path):
     assert (
         "wall time" in result.stdout and "rag-eval --dagster-home" in result.stdout and " ui" in result.stdout
     )
-    assert (tmp_path / ".dagster_home" / "storage" / "artifacts" / "eval_report.html").is_file()
+    report = tmp_path / ".dagster_home" / "storage" / "artifacts" / "eval_report.html"
+    assert report.is_file() and f"report: {report}" in result.stdout  # where README says it is
 
 
 def test_what_can_be_checked_first_is_one_line_before_any_work(tmp_path, monkeypatch, capsys):

@@ -190,6 +190,11 @@ def handle(args: argparse.Namespace) -> int:
         )
     opener = ui_command(instance.root_directory, args.config)
     print(f"\nwall time {seconds_since_start():.1f}s; open the UI with: {opener}")
+    from rag_eval_pipeline.cli.report import report_path
+
+    written = report_path(settings, instance.root_directory)  # the home this run used, however named
+    if written.is_file():
+        print(f"report: {written}  (`rag-eval report --single-file` writes a copy to send)")
     for model, reason in report.failed.items():
         error(f"{model} failed: {reason}")
     return 1 if report.failed else 0

@@ -1,13 +1,26 @@
-"""A small SVG bar chart with interval whiskers, for Dagster metadata (no browser or kaleido)."""
+"""A small SVG bar chart with interval whiskers, for Dagster metadata (no browser or kaleido), and
+the one palette every chart of the report draws its models in."""
 
 from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Iterable
 
 import pandas as pd
 
 _COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2")
+# ten colours told apart by most readers (Tableau 10); a model keeps its colour in every chart
+MODEL_PALETTE = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+)  # fmt: skip
+
+
+def model_colours(models: Iterable[str]) -> dict[str, str]:
+    """Each model's colour, by its place among every model of the report (sorted), so the same
+    model is drawn in the same colour in the score, distribution, trend and image charts."""
+    return {model: MODEL_PALETTE[n % len(MODEL_PALETTE)] for n, model in enumerate(sorted(set(models)))}
 
 
 def bar_chart_svg(rows: pd.DataFrame, width: int = 640, height: int = 260) -> str:

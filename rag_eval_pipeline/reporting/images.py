@@ -5,9 +5,12 @@ the same per case."""
 
 from __future__ import annotations
 
+import hashlib
 import html
+import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,53 @@ from rag_eval_pipeline.metrics.settings import OVERALL
 GOLD_COLOUR = "#1a9850"
 MODEL_COLOURS = ("#d73027", "#4575b4", "#fdae61", "#984ea3", "#00a0b0", "#8c510a")
 MAX_CASES_SHOWN = 20  # labelled cases drawn in the report (the rest are in explain)
+DISPLAY_WIDTH = 720  # a report's copy of an image is at most this wide: it is shown, not studied
+IMAGES_FOLDER = "images"  # beside the report, under the artifacts folder (`rag-eval ui` serves it)
+
+
+@dataclass(frozen=True)
+class DisplayImage:
+    """A document image as the report shows it: a copy at most ``DISPLAY_WIDTH`` wide, named by
+    its content (written once beside the report, inlined by ``--single-file``)."""
+
+    path: str  # relative to the artifacts folder
+    original: tuple[int, int]
+    shown: tuple[int, int]
+    make: Callable[[], bytes]
+
+
+def display_image(source: Path) -> DisplayImage:
+    """The display copy of ``source`` (PNG where it has transparency or a palette, else JPEG)."""
+    from PIL import Image
+
+    data = source.read_bytes()
+    with Image.open(io.BytesIO(data)) as image:
+        original, mode = image.size, image.mode
+    scale = min(1.0, DISPLAY_WIDTH / original[0])
+    shown = (max(1, round(original[0] * scale)), max(1, round(original[1] * scale)))
+    kind = "png" if mode in ("P", "PA", "RGBA", "LA", "1") else "jpeg"
+
+    def make() -> bytes:
+        with Image.open(io.BytesIO(data)) as image:
+            copy = image.resize(shown) if shown != original else image.copy()
+            out = io.BytesIO()
+            if kind == "jpeg":
+                copy.convert("RGB").save(out, "JPEG", quality=85)
+            else:
+                copy.save(out, "PNG", optimize=True)
+            return out.getvalue()
+
+    extension = "png" if kind == "png" else "jpg"
+    name = f"{IMAGES_FOLDER}/{hashlib.sha256(data).hexdigest()[:16]}-{shown[0]}.{extension}"
+    return DisplayImage(name, original, shown, make)
+
+
+@dataclass(frozen=True)
+class ImageSection:
+    """The report's images section and the display copies it refers to (path -> bytes)."""
+
+    html: str = ""
+    files: Mapping[str, Callable[[], bytes]] = field(default_factory=dict)
 
 
 def _missing(value: Any) -> bool:
@@ -106,14 +156,16 @@ def overlay_svg(
     size: tuple[int, int],
     gold: Sequence[Box],
     predicted: Mapping[str, Sequence[tuple[Box, float]]],
+    colours: Mapping[str, str] | None = None,
 ) -> str:
     """One SVG: the image (by reference) with the gold boxes in green and each model's boxes in
-    its own colour, dashed, each titled with its IoU against the best gold box."""
+    its own colour (``colours``, the report's one per model), dashed, each titled with its IoU
+    against the best gold box."""
     width, height = size
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
         f'width="{max(width, 240)}" role="img" aria-label="{html.escape(image)}">',
-        f'<image href="{html.escape(href)}" x="0" y="0" width="{width}" height="{height}"/>',
+        f'<image href="{html.escape(href)}" x="0" y="0" width="{width}" height="{height}"/>' if href else "",
     ]
     stroke = max(1.0, max(width, height) / 200)
     for box in gold:
@@ -123,7 +175,7 @@ def overlay_svg(
             f'stroke-width="{stroke * 2:g}"><title>gold {list(box)}</title></rect>'
         )
     for n, (model, boxes) in enumerate(predicted.items()):
-        colour = MODEL_COLOURS[n % len(MODEL_COLOURS)]
+        colour = (colours or {}).get(model) or MODEL_COLOURS[n % len(MODEL_COLOURS)]
         for box, value in boxes:
             parts.append(
                 f'<rect class="predicted" data-model="{html.escape(model)}" x="{box[0]}" y="{box[1]}" '
@@ -164,12 +216,15 @@ def images_html(
     answers_by_model: Mapping[str, pd.DataFrame],
     judgement_list: pd.DataFrame,
     image_folder: str | Path | None,
-) -> str:
+    colours: Mapping[str, str] | None = None,
+) -> ImageSection:
     """The report's "Images" section: each model's image metrics, then each labelled case's
-    images with every model's boxes over the gold ones and the IoU of each. Empty when the
-    judgement list labels no image."""
+    images with every model's boxes over the gold ones and the IoU of each (absent, "–", for a
+    model that returned no boxes). Each image is a display copy beside the report, referred to
+    by a relative path (served by `rag-eval ui`, inlined by `--single-file`); an image not found
+    is said in its place. Empty when the judgement list labels no image."""
     if GOLD_IMAGE_SIZES not in judgement_list or not judgement_list[GOLD_IMAGE_SIZES].notna().any():
-        return ""
+        return ImageSection()
     table = _image_metric_table(summaries)
     parts = [
         '<section id="images"><h2>Images</h2><p class="note">Image context precision and recall '
@@ -179,6 +234,7 @@ def images_html(
         "colour; hover a box for its IoU.</p>",
         table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–") if not table.empty else "",
     ]
+    files: dict[str, Callable[[], bytes]] = {}
     folder = Path(image_folder).resolve() if image_folder else None
     labelled = judgement_list[judgement_list[GOLD_IMAGE_SIZES].notna()].head(MAX_CASES_SHOWN)
     for truth in labelled.to_dict(orient="records"):
@@ -188,9 +244,10 @@ def images_html(
             rows = []
             for model, answers in sorted(answers_by_model.items()):
                 case = answers[answers["qid"] == truth["qid"]]
-                if case.empty or "boxes" not in case:
+                if case.empty:
                     continue
-                boxes = [p for p in predicted_of_json(case.iloc[0]["boxes"]) or () if p.image == image]
+                returned = predicted_of_json(case.iloc[0]["boxes"]) if "boxes" in case else None
+                boxes = [p for p in returned or () if p.image == image]
                 predicted[model] = [
                     (p.box, max((iou(p.box, g) for g in gold_boxes.get(image, ())), default=0.0))
                     for p in boxes
@@ -201,20 +258,50 @@ def images_html(
                         {
                             "model": model,
                             "gold box": str(list(box)),
-                            "best predicted": str(list(best)) if best else "–",
-                            "IoU": value,
+                            # no boxes returned: nothing was measured, so the IoU is absent, not 0
+                            "best predicted": (
+                                str(list(best))
+                                if best
+                                else "–"
+                                if returned is not None
+                                else "no boxes returned"
+                            ),
+                            "IoU": value if returned is not None else None,
                         }
                     )
-            href = (folder / image).as_uri() if folder else image
+            source = folder / image if folder else None
+            shown = display_image(source) if source is not None and source.is_file() else None
+            if shown is not None:
+                files[shown.path] = shown.make
+                about = (
+                    f"{size[0]}x{size[1]}; shown at {shown.shown[0]}x{shown.shown[1]}"
+                    if shown.shown != shown.original
+                    else f"{size[0]}x{size[1]}"
+                )
+                missing = ""
+            else:
+                about = f"{size[0]}x{size[1]}"
+                missing = (
+                    f'<p class="image-missing note">{html.escape(image)} was not found '
+                    f"{'at ' + html.escape(str(source)) if source else '(no documents folder set)'} "
+                    "when this report was built: its boxes are drawn without it.</p>"
+                )
+            table_rows = pd.DataFrame(rows)
             parts.append(
                 f'<figure class="overlay"><figcaption>{html.escape(str(truth["qid"]))}: {html.escape(image)} '
-                f"({size[0]}x{size[1]})</figcaption>"
-                + overlay_svg(image, href, size, gold_boxes.get(image, ()), predicted)
-                + (pd.DataFrame(rows).to_html(index=False, float_format=lambda v: f"{v:.2f}") if rows else "")
+                f"({about})</figcaption>{missing}"
+                + overlay_svg(
+                    image, shown.path if shown else "", size, gold_boxes.get(image, ()), predicted, colours
+                )
+                + (
+                    table_rows.to_html(index=False, float_format=lambda v: f"{v:.2f}", na_rep="–")
+                    if rows
+                    else ""
+                )
                 + "</figure>"
             )
     parts.append("</section>")
-    return "".join(parts)
+    return ImageSection("".join(parts), files)
 
 
 def _scored(boxes: Sequence[PredictedBox], gold: Sequence[Box]) -> list[tuple[Box, float]]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import html
 import itertools
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+import urllib.parse
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -26,11 +27,13 @@ from rag_eval_pipeline.metrics.schema import (
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import is_flip_column
 from rag_eval_pipeline.metrics.summary import LANGUAGE_GROUP, language_breakdown
-from rag_eval_pipeline.reporting.html import missing_charts_notice, plotly_script
-from rag_eval_pipeline.reporting.images import images_html
+from rag_eval_pipeline.reporting.charts import model_colours
+from rag_eval_pipeline.reporting.html import lazy_plotly_script
+from rag_eval_pipeline.reporting.images import ImageSection, images_html
 from rag_eval_pipeline.reporting.markdown import with_intervals
 from rag_eval_pipeline.reporting.security import security_html
 from rag_eval_pipeline.reporting.simulation import SimulatedVersion, simulation_html
+from rag_eval_pipeline.reporting.svg import GREY, Interval, interval_rows, stacked_bars
 
 HEADLINE_METRICS = (
     "correctness",
@@ -43,105 +46,208 @@ HEADLINE_METRICS = (
 )
 
 _TABLE_SCRIPT = """
-// the case table: rows of page 1 inline, the others loaded from scripts beside the report (or
-// inlined in a single-file copy); caseIndex (case id -> [page, row] of each of its rows, built
-// with the report) answers a search or "go to a case" without scanning the rows
-const pageRows={},DEPTHS=['','../../','../../../'];let currentPage=1,shownTexts=null,pending=null;
-function casesBody(){return document.querySelector('#cases tbody');}
+// The case table, driven by caseData (built with the report: every row's model, judge, case id,
+// question and scores, in columns): filtering, sorting and paging act on every row of every
+// page through it, and a view shows VIEW_ROWS rows at a time. A row's full record (answer,
+// reference, passages, claims, provenance) is HTML kept aside: page 1's in a <template>, the
+// others' in scripts beside the report (or inlined in a single-file copy), read when opened.
+const VIEW_ROWS=100,DEPTHS=['','../../','../../../'],pageRows={};
+let view=null,viewPage=0,sortCol=-1,sortAsc=true,pending=null,lowered=null,filterTimer=0,caseMode=null;
+function D(){return window.caseData;}
 function pageStatus(t){const s=document.getElementById('page-status');if(s)s.innerText=t;}
-function render(rows){casesBody().innerHTML=rows.join('');shownTexts=null;}
-// a row's text as shown (the folded passages left out), read once per rendering: no layout
-function rowText(r){let t='';for(const c of r.cells)for(const n of c.childNodes)if(n.nodeName!=='DETAILS')t+=n.textContent+' ';return t.toLowerCase();}
-function texts(){if(shownTexts===null)shownTexts=[...casesBody().rows].map(rowText);return shownTexts;}
-function known(id){return Object.prototype.hasOwnProperty.call(caseIndex,id);}
-function filterCases(){const raw=document.getElementById('case-filter').value.trim();
- if(raw&&known(raw)){goToCase(raw);return;}
- if(document.getElementById('cases').dataset.view==='case'){showPage(currentPage);return;}
- const q=raw.toLowerCase(),rows=casesBody().rows,t=texts();let shown=0;
- for(let i=0;i<rows.length;i++){const v=!q||t[i].includes(q);rows[i].hidden=!v;if(v)shown++;}
- document.getElementById('case-count').innerText=shown;}
-function sortCases(col){const body=casesBody();const rows=[...body.rows];
- const th=document.querySelectorAll('#cases th')[col];const asc=th.dataset.dir!=='asc';th.dataset.dir=asc?'asc':'desc';
- const key=r=>r.cells[col].dataset.v??r.cells[col].textContent;
- const keyed=rows.map(r=>[key(r),r]);
- keyed.sort((a,b)=>{const nx=parseFloat(a[0]),ny=parseFloat(b[0]);const c=(!isNaN(nx)&&!isNaN(ny))?nx-ny:a[0].localeCompare(b[0]);return asc?c:-c;});
- keyed.forEach(k=>body.appendChild(k[1]));shownTexts=null;}
-function withPages(pages,then){const missing=pages.filter(n=>!pageRows[n]);
- if(!missing.length){then();return;}pending={pages:pages,then:then};missing.forEach(n=>loadPage(n,0));}
-function loadPage(n,d){if(window.inlinePages&&inlinePages[n]){reportPage(n,inlinePages[n]);return;}
- const p=document.getElementById('case-pager');const s=document.createElement('script');
- s.src=DEPTHS[d]+p.dataset.folder+'/page-'+String(n).padStart(5,'0')+'.js';
- s.onerror=()=>{s.remove();if(d+1<DEPTHS.length)loadPage(n,d+1);
-  else{pending=null;pageStatus('page '+n+' cannot be loaded: its file is not beside this report (`rag-eval report --single-file` writes a copy that carries every page)');}};
- pageStatus('loading page '+n+'...');document.head.appendChild(s);}
-function reportPage(n,rows){pageRows[n]=rows;
- if(pending&&pending.pages.every(k=>pageRows[k])){const then=pending.then;pending=null;pageStatus('');then();}}
-function showPage(n){const p=document.getElementById('case-pager');const pages=p?+p.dataset.pages:1;
- if(!(n>=1&&n<=pages))return;withPages([n],()=>{currentPage=n;render(pageRows[n]);
-  document.getElementById('cases').dataset.view='page';
-  if(p){document.getElementById('page-number').value=n;p.dataset.shown=n;}
-  pageStatus('');filterCases();});}
-function goToCase(id){id=id.trim();if(!id)return;const at=known(id)?caseIndex[id]:null;
- if(!at){pageStatus('no case '+id+' in this report');return;}
- const pages=[...new Set(at.map(e=>e[0]))];
- withPages(pages,()=>{render(at.map(e=>pageRows[e[0]][e[1]]));document.getElementById('cases').dataset.view='case';
-  document.getElementById('case-count').innerText=at.length;document.getElementById('case-filter').value=id;
-  const p=document.getElementById('case-pager');if(p)p.dataset.shown='case';
-  pageStatus('case '+id+': its '+at.length+' row(s), every model and judge'+(p?' (from page '+pages.join(', ')+'; clear the filter to go back to page '+currentPage+')':''));});}
+function esc(t){return String(t).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));}
+function fmt(v){return v===null||v===undefined?'–':v.toFixed(2);}
+// lower-cased names and ids, made once at the first search (not at load)
+function lows(){if(lowered)return lowered;const d=D();const byId=new Map();
+ d.qids.forEach((q,i)=>byId.set(q.toLowerCase(),i));
+ lowered={models:d.models.map(s=>s.toLowerCase()),judges:d.judges.map(s=>s.toLowerCase()),
+  diag:d.diagnoses.map(s=>s.toLowerCase()),qids:d.qids.map(s=>s.toLowerCase()),byId:byId,questions:null};
+ return lowered;}
+function allRows(){const n=D().m.length,v=new Int32Array(n);for(let i=0;i<n;i++)v[i]=i;return v;}
+// the rows a query keeps: a model, judge or diagnosis it names a part of, a case id it begins,
+// or a question it is in; sets of names and ids first, then one pass over the rows' codes
+function matching(q){const d=D(),l=lows(),n=d.m.length;
+ const ms=new Uint8Array(d.models.length),js=new Uint8Array(d.judges.length),ds=new Uint8Array(d.diagnoses.length);
+ l.models.forEach((s,i)=>{if(s.includes(q))ms[i]=1;});l.judges.forEach((s,i)=>{if(s.includes(q))js[i]=1;});
+ l.diag.forEach((s,i)=>{if(s.includes(q))ds[i]=1;});
+ const qs=new Uint8Array(d.qids.length);
+ // case ids are sorted: those that begin with q are one run, found by bisection
+ let lo=0,hi=l.qids.length;while(lo<hi){const mid=(lo+hi)>>1;if(l.qids[mid]<q)lo=mid+1;else hi=mid;}
+ for(let i=lo;i<l.qids.length&&l.qids[i].startsWith(q);i++)qs[i]=1;
+ if(q.length>=3){if(!l.questions)l.questions=d.questions.map(s=>s.toLowerCase());
+  l.questions.forEach((s,i)=>{if(s.includes(q))qs[i]=1;});}
+ const out=new Int32Array(n);let k=0;
+ for(let i=0;i<n;i++)if(ms[d.m[i]]||js[d.j[i]]||ds[d.d[i]]||qs[d.q[i]])out[k++]=i;
+ return out.subarray(0,k);}
+// a text column sorts by each value's rank among its column's values (made once a column)
+const ranks={};
+function rankOf(values){const o=values.map((s,i)=>i).sort((a,b)=>values[a].localeCompare(values[b]));
+ const r=new Int32Array(o.length);o.forEach((x,k)=>r[x]=k);return r;}
+function sortKey(col){const d=D();
+ if(col===0)return i=>d.m[i];if(col===2)return i=>d.q[i];  // models and case ids are sorted already
+ if(col===1){const r=ranks[1]||(ranks[1]=rankOf(d.judges));return i=>r[d.j[i]];}
+ if(col===3){const r=ranks[3]||(ranks[3]=rankOf(d.questions));return i=>r[d.q[i]];}
+ if(col===7){const r=ranks[7]||(ranks[7]=rankOf(d.diagnoses));return i=>r[d.d[i]];}
+ const a=[d.c,d.f,d.r][col-4];return i=>a[i];}
+// one native numeric sort of keys that carry their row's place (key * 2^k + place): no
+// comparator called per pair, ties in the rows' order, absent ("–") last either way
+function sorted(rows){if(sortCol<0)return rows;const key=sortKey(sortCol),n=rows.length,score=sortCol>=4&&sortCol<=6;
+ const keys=new Float64Array(n),P=2**Math.ceil(Math.log2(n+1));  // room for every place
+ for(let k=0;k<n;k++){const v=key(rows[k]);let r;
+  if(score)r=v===null?3e6:Math.min(Math.max(Math.round(v*10000)+1e6,0),2e6);else r=v;
+  if(!(score&&v===null)&&!sortAsc)r=2e6-r;
+  keys[k]=r*P+k;}
+ keys.sort();const out=new Int32Array(n);for(let k=0;k<n;k++)out[k]=rows[keys[k]%P];return out;}
+function rowHtml(i){const d=D(),m=d.models[d.m[i]],j=d.judges[d.j[i]],q=d.qids[d.q[i]],t=d.questions[d.q[i]],g=d.diagnoses[d.d[i]];
+ return '<tr data-row="'+i+'"><td class="k" title="'+esc(m)+'">'+esc(m)+'</td><td class="k" title="'+esc(j)+'">'+esc(j)+
+ '</td><td class="k" title="'+esc(q)+'">'+esc(q)+'</td><td class="k" title="'+esc(t)+'">'+esc(t)+'</td><td class="n">'+fmt(d.c[i])+
+ '</td><td class="n">'+fmt(d.f[i])+'</td><td class="n">'+fmt(d.r[i])+'</td><td class="k" title="'+esc(g)+'">'+esc(g)+
+ '</td><td class="k"><button class="open" onclick="toggleRow(this)">open</button></td></tr>';}
+window.caseRenders=0;  // how often the table was drawn (what a timing waits for)
+function render(){window.caseRenders++;const body=document.querySelector('#cases tbody');const rows=view||allRows();
+ const pages=Math.max(1,Math.ceil(rows.length/VIEW_ROWS));viewPage=Math.min(Math.max(viewPage,0),pages-1);
+ const start=viewPage*VIEW_ROWS,shown=rows.subarray(start,start+VIEW_ROWS);let h='';
+ for(let k=0;k<shown.length;k++)h+=rowHtml(shown[k]);body.innerHTML=h;
+ document.getElementById('case-count').innerText=rows.length.toLocaleString('en');
+ const p=document.getElementById('case-pager');p.dataset.shown=caseMode?'case':String(viewPage+1);p.dataset.pages=pages;
+ document.getElementById('page-number').value=viewPage+1;document.getElementById('page-total').innerText=pages;}
+function showPage(n){viewPage=n-1;render();}
+function refilter(){const raw=document.getElementById('case-filter').value.trim(),q=raw.toLowerCase();caseMode=null;
+ if(!q){view=sortCol<0?null:sorted(allRows());viewPage=0;render();pageStatus('');return;}
+ const id=lows().byId.get(q);if(id!==undefined){goToCase(D().qids[id]);return;}
+ view=sorted(matching(q));viewPage=0;render();pageStatus('');}
+// each keystroke waits for the next: one search when typing stops
+function filterCases(){clearTimeout(filterTimer);filterTimer=setTimeout(refilter,80);}
+// a first click sorts up (the lowest scores, the worst cases, first), the next down
+function sortCases(col){if(col>7)return;if(sortCol===col)sortAsc=!sortAsc;else{sortCol=col;sortAsc=true;}
+ document.querySelectorAll('#cases th').forEach((th,k)=>{th.dataset.dir=k===col?(sortAsc?'asc':'desc'):'';});
+ view=sorted(view||allRows());viewPage=0;render();}
+function goToCase(id){id=String(id).trim();if(!id)return;const at=lows().byId.get(id.toLowerCase());
+ if(at===undefined){pageStatus('no case '+id+' in this report');return;}
+ const d=D(),real=d.qids[at],out=[];for(let i=0;i<d.q.length;i++)if(d.q[i]===at)out.push(i);
+ view=Int32Array.from(out);viewPage=0;caseMode=real;render();
+ document.getElementById('case-filter').value=real;
+ pageStatus('case '+real+': its '+out.length+' row(s), every model and judge (clear the filter to see every case)');}
 function jumpToCase(id){goToCase(id);}
-document.addEventListener('DOMContentLoaded',()=>{const body=casesBody();if(!body)return;
- pageRows[1]=[...body.rows].map(r=>r.outerHTML);const n=document.getElementById('page-number');if(n)n.value=1;
- const f=document.getElementById('case-filter');if(f&&f.value)filterCases();});
+// a row's full record, from the page that holds it
+function withPage(n,then){if(pageRows[n]){then();return;}
+ if(n===1){const t=document.getElementById('case-rows');pageRows[1]=t?[...t.content.querySelectorAll('tr')].map(r=>r.outerHTML):[];then();return;}
+ pending={page:n,then:then};loadPage(n,0);}
+function loadPage(n,d){if(window.inlinePages&&inlinePages[n]){reportPage(n,inlinePages[n]);return;}
+ const s=document.createElement('script');s.src=DEPTHS[d]+D().folder+'/page-'+String(n).padStart(5,'0')+'.js';
+ s.onerror=()=>{s.remove();if(d+1<DEPTHS.length)loadPage(n,d+1);
+  else{pending=null;pageStatus('page '+n+' of case records cannot be loaded: its file is not beside this report (`rag-eval report --single-file` writes a copy that carries every page)');}};
+ pageStatus('loading the record...');document.head.appendChild(s);}
+function reportPage(n,rows){pageRows[n]=rows;if(pending&&pending.page===n){const t=pending.then;pending=null;pageStatus('');t();}}
+function toggleRow(button){const tr=button.closest('tr'),next=tr.nextElementSibling;
+ if(next&&next.classList.contains('record')){next.remove();button.innerText='open';return;}
+ const i=+tr.dataset.row,per=D().pageRows,n=Math.floor(i/per)+1;
+ withPage(n,()=>{const t=document.createElement('template');t.innerHTML='<table><tbody>'+pageRows[n][i%per]+'</tbody></table>';
+  const cells=t.content.querySelectorAll('td'),head=D().head;let h='<dl>';
+  cells.forEach((c,k)=>{h+='<dt>'+esc(head[k])+'</dt><dd>'+c.innerHTML+'</dd>';});
+  const r=document.createElement('tr');r.className='record';r.innerHTML='<td colspan="9">'+h+'</dl></td>';
+  tr.after(r);button.innerText='close';});}
+document.addEventListener('DOMContentLoaded',()=>{if(!document.getElementById('cases')||!window.caseData)return;
+ const f=document.getElementById('case-filter');if(f&&f.value)refilter();else render();performance.mark('cases-ready');
+ // the search's lower-cased names, ids and questions, made when the page is idle, not on the first keystroke
+ const warm=()=>{const l=lows();if(!l.questions)l.questions=D().questions.map(s=>s.toLowerCase());};
+ window.requestIdleCallback?requestIdleCallback(warm,{timeout:2000}):setTimeout(warm,500);});
+// what every table of the report does once laid out: a table wider than its pane is laid out
+// fixed to the pane's width (cells cut with an ellipsis), and a cut cell shows its whole value
+// on hover; tables inside a folded <details> are measured when it opens
+function fitTables(root){root.querySelectorAll('table:not(#cases)').forEach(t=>{if(!t.offsetWidth)return;
+ const pane=t.parentElement.clientWidth;if(t.offsetWidth>pane)t.classList.add('fit');
+ t.querySelectorAll('td,th').forEach(c=>{if(!c.title&&c.scrollWidth>c.clientWidth)c.title=c.textContent;});});}
+document.addEventListener('DOMContentLoaded',()=>{fitTables(document);
+ document.querySelectorAll('details').forEach(d=>d.addEventListener('toggle',()=>{if(d.open)fitTables(d);}));});
+// an image beside the report: the report may be a kept copy two or three folders down
+function imageFallback(im){const src=im.dataset.src||im.getAttribute('href');im.dataset.src=src;
+ const d=+(im.dataset.depth||0)+1;im.dataset.depth=d;
+ if(d<DEPTHS.length){im.setAttribute('href',DEPTHS[d]+src);return;}
+ im.removeAttribute('href');const f=im.closest('figure');if(f&&!f.querySelector('.image-missing')){
+  const p=document.createElement('p');p.className='image-missing note';
+  p.textContent='image not shown: '+src+' is not beside this report (`rag-eval report --single-file` writes a copy that carries every image); its boxes are drawn without it.';
+  f.insertBefore(p,f.querySelector('svg'));}}
+// charts further down: plotly.js (megabytes) is read only when one comes near the screen, or
+// once the page has been idle a while, so it never holds the first screen or a click back
+let plotlyState=0,plotlyWaiting=[];
+function withPlotly(then){if(window.Plotly){then();return;}plotlyWaiting.push(then);if(plotlyState)return;plotlyState=1;
+ const src=document.getElementById('plotly-source');
+ if(src){const s=document.createElement('script');s.textContent=src.textContent;document.head.appendChild(s);plotlyReady();return;}
+ tryPlotly(0);}
+function tryPlotly(d){const s=document.createElement('script');s.src=DEPTHS[d]+PLOTLY_FILE;s.onload=plotlyReady;
+ s.onerror=()=>{s.remove();if(d+1<DEPTHS.length)tryPlotly(d+1);else chartsMissing();};document.head.appendChild(s);}
+function plotlyReady(){const w=plotlyWaiting;plotlyWaiting=[];w.forEach(f=>f());}
+function chartsMissing(){plotlyWaiting=[];document.querySelectorAll('.lazy-chart').forEach(d=>{if(d.dataset.drawn==='2')return;
+ const p=document.createElement('p');p.className='chart-missing note';p.textContent=CHART_MISSING;d.replaceWith(p);});}
+function drawChart(div){if(div.dataset.drawn)return;div.dataset.drawn='1';
+ withPlotly(()=>{const f=JSON.parse(div.dataset.figure);div.innerHTML='';div.dataset.drawn='2';
+  Plotly.newPlot(div,f.data,f.layout,{displaylogo:false,responsive:true});});}
+document.addEventListener('DOMContentLoaded',()=>{const charts=document.querySelectorAll('.lazy-chart');if(!charts.length)return;
+ const seen=new IntersectionObserver(es=>es.forEach(e=>{if(e.isIntersecting){seen.unobserve(e.target);drawChart(e.target);}}),{rootMargin:'400px'});
+ charts.forEach(c=>seen.observe(c));
+ const idle=()=>charts.forEach(drawChart);
+ setTimeout(()=>window.requestIdleCallback?requestIdleCallback(idle,{timeout:4000}):idle(),2500);});
+// the metric the first screen shows, picked once for its pictures
+function pickMetric(metric){document.querySelectorAll('[data-metric]').forEach(e=>{e.hidden=e.dataset.metric!==metric;});}
 """
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{margin-bottom:0}
-.note{color:#555;max-width:60rem}table{border-collapse:collapse;font-size:.85rem}
-td,th{border:1px solid #ddd;padding:.3rem .5rem;vertical-align:top}th{background:#f4f4f4;cursor:pointer}
-.gold{color:#1a7f37;font-weight:600}.flagged{color:#a11}input{padding:.4rem;width:24rem;margin:.5rem 0}
-.wide{max-width:100%;overflow-x:auto}td{max-width:24rem;overflow-wrap:anywhere}
-.plotly-graph-div{max-width:100%}.chart-missing{border:1px dashed #a11;padding:1rem;color:#a11}
+.note{color:#555;max-width:60rem}table{border-collapse:collapse;font-size:.85rem;max-width:100%}
+td,th{border:1px solid #ddd;padding:.25rem .45rem;vertical-align:top;text-align:left;white-space:nowrap;
+ overflow:hidden;text-overflow:ellipsis;max-width:16rem}th{background:#f4f4f4}
+table.fit{table-layout:fixed;width:100%}table.fit td,table.fit th{max-width:none}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+.gold{color:#1a7f37;font-weight:600}.flagged{color:#a11}input{padding:.4rem;margin:.3rem 0}
+#case-filter{width:22rem}.wide{max-width:100%;overflow-x:auto}
+#cases{table-layout:fixed;width:100%}#cases th{cursor:pointer}#cases th[data-dir=asc]::after{content:" \\25B2"}
+#cases th[data-dir=desc]::after{content:" \\25BC"}#cases td,#cases th{max-width:none}
+#cases tr.record>td{white-space:normal;overflow-wrap:break-word;background:#fafafa}
+#cases dl{display:grid;grid-template-columns:11rem 1fr;gap:.2rem .8rem;margin:.3rem 0}#cases dt{font-weight:600}
+#cases dd{margin:0;overflow-wrap:break-word}button.open{font-size:.75rem;padding:0 .4rem}
+.plotly-graph-div{max-width:100%}.chart-missing,.image-missing{border:1px dashed #a11;padding:1rem;color:#a11}
+figure.overlay svg{max-width:100%;height:auto;display:block}figure.overlay{margin:1rem 0}
+section{max-width:100%}details>summary{cursor:pointer;margin:.4rem 0}a.csv{font-size:.85rem;margin-left:.6rem}
+.answers{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1.5rem}
+.answers[hidden]{display:none}.answers>div{min-width:0}svg.chart{width:100%;height:auto;max-width:46rem;display:block}
 """
 
 
 def _figure_html(figure: go.Figure) -> str:
-    return figure.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
-
-
-def score_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
-    """The Elastic LLM-as-a-judge article's chart: mean score per metric per model, with 95% interval whiskers."""
-    figure = go.Figure()
-    for model, summary in sorted(summaries.items()):
-        overall = summary[(summary["group"] == OVERALL) & summary["metric"].isin(HEADLINE_METRICS)]
-        for judge_id, rows in overall.groupby("judge_id"):
-            rows = rows.dropna(subset=["mean"])
-            figure.add_bar(
-                name=f"{model} ({judge_id})",
-                x=rows["metric"],
-                y=rows["mean"],
-                error_y={
-                    "type": "data",
-                    "symmetric": False,
-                    "array": (rows["ci_high"] - rows["mean"]).fillna(0),
-                    "arrayminus": (rows["mean"] - rows["ci_low"]).fillna(0),
-                },
-            )
-    figure.update_layout(
-        barmode="group",
-        yaxis={"range": [0, 1.05], "title": "mean score"},
-        title="Mean score per metric (95% interval)",
+    """A plotly chart drawn when it comes near the screen (plotly.js read then, not at load)."""
+    return (
+        f'<div class="lazy-chart plotly-graph-div" data-figure="{html.escape(figure.to_json())}">'
+        '<p class="note">chart: drawn when scrolled to</p></div>'
     )
-    return figure
 
 
-def distribution_chart(scores_by_model: Mapping[str, pd.DataFrame], metric: str = "correctness") -> go.Figure:
+def _colour(colours: Mapping[str, str] | None, model: str) -> str | None:
+    return (colours or {}).get(model)
+
+
+# a model's judges told apart by the bars' pattern, its colour kept
+_PATTERNS = ("", "/", ".", "x", "-", "+")
+
+
+def distribution_chart(
+    scores_by_model: Mapping[str, pd.DataFrame],
+    metric: str = "correctness",
+    colours: Mapping[str, str] | None = None,
+) -> go.Figure:
     figure = go.Figure()
     for model, scores in sorted(scores_by_model.items()):
         scores = per_answer(scores)  # a judge asked several times: its median per case
-        for judge_id, rows in scores[scores["status"] == "ok"].groupby("judge_id"):
+        for n, (judge_id, rows) in enumerate(scores[scores["status"] == "ok"].groupby("judge_id")):
             if metric in rows and rows[metric].notna().any():
                 figure.add_histogram(
-                    name=f"{model} ({judge_id})", x=rows[metric].dropna(), xbins={"size": 0.25}
+                    name=f"{model} ({judge_id})",
+                    x=rows[metric].dropna(),
+                    xbins={"size": 0.25},
+                    marker={
+                        "color": _colour(colours, model),
+                        "pattern": {"shape": _PATTERNS[n % len(_PATTERNS)]},
+                    },
                 )
     figure.update_layout(
         barmode="group", title=f"Distribution of {metric}", xaxis={"title": metric}, yaxis={"title": "cases"}
@@ -149,13 +255,26 @@ def distribution_chart(scores_by_model: Mapping[str, pd.DataFrame], metric: str 
     return figure
 
 
-def diagnosis_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
-    figure = go.Figure()
-    labels = []
+# a colour per diagnosis: ok in green, the failures warm, an image's in purple
+DIAGNOSIS_COLOURS = {
+    "ok": "#59a14f",
+    "retrieval_miss": "#e15759",
+    "reasoning_error": "#f28e2b",
+    "hallucination": "#b6262b",
+    "unsupported_words": "#edc948",
+    "parametric_answer": "#76b7b2",
+    "image_contradiction": "#b07aa1",
+}
+
+
+def diagnosis_svg(summaries: Mapping[str, pd.DataFrame]) -> str:
+    """Each model's cases by diagnosis (where the pipeline failed: retrieval, reasoning, grounding),
+    one bar per model and judge."""
     # a vision judge's diagnoses only where one diagnosed (metric_summary lists them then)
     shown = [
         d for d in ALL_DIAGNOSES if d in DIAGNOSES or any(d in set(s["metric"]) for s in summaries.values())
     ]
+    labels: list[str] = []
     counts: dict[str, list[float]] = {d: [] for d in shown}
     for model, summary in sorted(summaries.items()):
         rows = summary[summary["group"] == DIAGNOSIS]
@@ -163,21 +282,26 @@ def diagnosis_chart(summaries: Mapping[str, pd.DataFrame]) -> go.Figure:
             labels.append(f"{model} ({judge_id})")
             totals = dict(zip(judge_rows["metric"], judge_rows["total"]))
             for d in shown:
-                counts[d].append(totals.get(d, 0))
-    for d in shown:
-        figure.add_bar(name=d, x=labels, y=counts[d])
-    figure.update_layout(
-        barmode="stack", title="Where cases fail: diagnosis per model", yaxis={"title": "cases"}
-    )
-    return figure
+                value = totals.get(d, 0)
+                counts[d].append(0.0 if value is None or pd.isna(value) else float(value))
+    if not labels:
+        return "<p>No case has a diagnosis yet.</p>"
+    colours = {d: DIAGNOSIS_COLOURS.get(d, "#9c755f") for d in shown}
+    return stacked_bars(labels, counts, colours, "Where cases fail: diagnosis per model")
 
 
-def trend_chart(history: pd.DataFrame, metric: str = "correctness") -> go.Figure:
+def trend_chart(
+    history: pd.DataFrame, metric: str = "correctness", colours: Mapping[str, str] | None = None
+) -> go.Figure:
     figure = go.Figure()
     rows = history[history["metric"] == metric] if not history.empty else history
     for (model, judge_id), series in rows.groupby(["answer_model", "judge_id"]) if not rows.empty else []:
         figure.add_scatter(
-            name=f"{model} ({judge_id})", x=series["materialized_at"], y=series["mean"], mode="lines+markers"
+            name=f"{model} ({judge_id})",
+            x=series["materialized_at"],
+            y=series["mean"],
+            mode="lines+markers",
+            line={"color": _colour(colours, model)},
         )
     figure.update_layout(title=f"{metric} over time", yaxis={"range": [0, 1.05]})
     return figure
@@ -242,12 +366,6 @@ CASE_HEAD = [
 ]
 INLINE_CASE_ROWS = 2_000  # a report with more case rows pages them ...
 PAGE_ROWS = 1_000  # ... this many a page, the first inline, the others loaded when asked for
-
-
-@dataclass(frozen=True)
-class RenderedReport:
-    html: str
-    pages: Mapping[str, str]  # the companion pages: path under the artifacts folder -> script
 
 
 CaseKey = tuple[str, str, int, int]  # model, case id, row of its scores, row of its answers
@@ -334,14 +452,70 @@ class CaseRows:
             f'<td data-v="{"" if n is None or pd.isna(n) else n}">{"–" if n is None or pd.isna(n) else f"{n:.2f}"}</td>'
             for n in numbers
         ]
-        flipped = [f for f in cases.unstable.get(case_key(row), []) if f.startswith(f"{row['judge_id']}/")]
-        marker = f" · unstable ({', '.join(f.split('/', 1)[1] for f in flipped)})" if flipped else ""
         tds += [
-            f"<td>{html.escape(str(row.get('diagnosis') or row['status']) + marker)}</td>",
+            f"<td>{html.escape(self._diagnosis(cases, row))}</td>",
             f"<td>{_passages_html(case, gold)}</td>",
             f"<td>{html.escape(cases.provenance)}</td>",
         ]
         return "<tr>" + "".join(tds) + "</tr>"
+
+    @staticmethod
+    def _diagnosis(cases: _ModelCases, row: Mapping) -> str:
+        """The case's diagnosis (its status where none was made, "–" where neither is known: never
+        ``nan``), marked where the judge's re-scores flipped."""
+        said = next((v for v in (row.get("diagnosis"), row.get("status")) if isinstance(v, str) and v), "–")
+        flipped = [f for f in cases.unstable.get(case_key(row), []) if f.startswith(f"{row['judge_id']}/")]
+        return said + (f" · unstable ({', '.join(f.split('/', 1)[1] for f in flipped)})" if flipped else "")
+
+    def index(self, keys: Sequence[CaseKey], rows_a_page: int, folder: str) -> dict:
+        """What the table filters, sorts and pages by, for every row of ``keys`` (in their order):
+        column arrays of codes into the models, judges, case ids (sorted: a prefix is one run of
+        them) and diagnoses, and the scores (None where absent). A few bytes a row: 40,000 rows
+        filter in a pass over integers, with no row's HTML in the page."""
+        models = sorted({k[0] for k in keys})
+        qids = sorted({k[1] for k in keys})
+        qid_code = {q: n for n, q in enumerate(qids)}
+        questions = [""] * len(qids)
+        judges: dict[str, int] = {}
+        diagnoses: dict[str, int] = {}
+        columns: dict[str, list] = {name: [] for name in ("m", "j", "q", "c", "f", "r", "d")}
+        model_code = {m: n for n, m in enumerate(models)}
+
+        def number(value: object) -> float | None:
+            return None if value is None or pd.isna(value) else round(float(value), 4)  # type: ignore[arg-type]
+
+        for model, group in itertools.groupby(keys, key=lambda key: key[0]):
+            group = list(group)
+            cases = self._models[model]
+            scores = cases.scores.iloc[[k[2] for k in group]].to_dict("records")
+            asked = cases.answers["question"].iloc[[k[3] for k in group]].tolist()
+            for key, row, question in zip(group, scores, asked):
+                faithfulness = row.get("faithfulness")
+                if faithfulness is None or pd.isna(faithfulness):
+                    faithfulness = row.get("faithfulness_lexical")
+                code = qid_code[key[1]]
+                questions[code] = questions[code] or str(question)[:QUESTION_INDEX_CHARS]
+                columns["m"].append(model_code[model])
+                columns["j"].append(judges.setdefault(str(row["judge_id"]), len(judges)))
+                columns["q"].append(code)
+                columns["c"].append(number(row.get("correctness")))
+                columns["f"].append(number(faithfulness))
+                columns["r"].append(number(row.get("context_relevance")))
+                columns["d"].append(diagnoses.setdefault(self._diagnosis(cases, row), len(diagnoses)))
+        return {
+            "models": models,
+            "judges": list(judges),
+            "diagnoses": list(diagnoses),
+            "qids": qids,
+            "questions": questions,
+            **columns,
+            "pageRows": rows_a_page,
+            "folder": folder,
+            "head": CASE_HEAD,
+        }
+
+
+QUESTION_INDEX_CHARS = 200  # of a question, in the table (its whole text in the row's record)
 
 
 def case_index(pages: Sequence[Sequence[CaseKey]]) -> dict[str, list[list[int]]]:
@@ -354,17 +528,48 @@ def case_index(pages: Sequence[Sequence[CaseKey]]) -> dict[str, list[list[int]]]
     return index
 
 
-def _table(rows_html: str, shown: int, index: Mapping[str, list[list[int]]], pager: str = "") -> str:
-    header = "".join(f'<th onclick="sortCases({i})">{h}</th>' for i, h in enumerate(CASE_HEAD))
+TABLE_HEAD = ("model", "judge", "case id", "question", "correctness", "faithfulness", "context relevance",
+              "diagnosis", "record")  # fmt: skip
+# the columns' widths at 1,440 px: ids and names cut with an ellipsis (whole on hover), never broken
+_TABLE_WIDTHS = ("13%", "8%", "12%", "auto", "7%", "7%", "7%", "13%", "5.5%")
+
+
+def _table(rows: CaseRows, index: Mapping, first_page: Sequence[CaseKey]) -> str:
+    """The case table: its controls, an empty body that the script fills from the index
+    (``CaseRows.index``), and page 1's full records kept aside in a <template>."""
+    header = "".join(
+        f'<th onclick="sortCases({i})" title="{h}"{" class=n" if i in (4, 5, 6) else ""}>{h}</th>'
+        for i, h in enumerate(TABLE_HEAD)
+    )
+    widths = "".join(f'<col style="width:{w}">' for w in _TABLE_WIDTHS)
     # ASCII (\u escapes), and no "</" that could end the script early
     data = json.dumps(index, separators=(",", ":")).replace("</", "<\\/")
+    total = len(index["m"])
+    folder = index["folder"]
+    pages = -(-total // VIEW_ROWS) or 1
     return (
-        '<input id="case-filter" placeholder="filter cases (a case id shows its every row; or model, '
-        'question, diagnosis...)" oninput="filterCases()"> '
-        f'<span><span id="case-count">{shown}</span> cases shown</span>{pager}'
-        f'<span id="page-status" class="note"></span><script>const caseIndex={data};</script>'
-        f'<div class="wide"><table id="cases"><thead><tr>{header}</tr></thead><tbody>{rows_html}</tbody></table></div>'
+        '<div id="case-tools"><input id="case-filter" placeholder="filter: a model, a case id or its first '
+        'characters, a diagnosis, words of a question" oninput="filterCases()"> '
+        f'<span><span id="case-count">{total:,}</span> case rows</span> '
+        f'<span id="case-pager" data-folder="{html.escape(folder)}" data-pages="{pages}" data-shown="1">'
+        '<button id="page-previous" onclick="showPage(viewPage)">previous</button> '
+        'page <input id="page-number" type="number" min="1" value="1" style="width:5rem" '
+        'onchange="showPage(parseInt(this.value))"> of <span id="page-total">'
+        f"{pages}</span> "
+        '<button id="page-next" onclick="showPage(viewPage+2)">next</button></span> '
+        '<input id="case-jump" placeholder="go to a case id" style="width:14rem" '
+        'onchange="jumpToCase(this.value)" onkeydown="if(event.key===\'Enter\')jumpToCase(this.value)"> '
+        '<span id="page-status" class="note"></span></div>'
+        f'<p class="note">{VIEW_ROWS} rows a page, by model then case id; the filter, the sort (click a '
+        "header) and the pages act on every case of the report; <b>open</b> shows a row's answer, "
+        "reference, passages and provenance.</p>"
+        f'<table id="cases"><colgroup>{widths}</colgroup><thead><tr>{header}</tr></thead><tbody></tbody></table>'
+        f'<template id="case-rows"><table><tbody>{rows.html(first_page)}</tbody></table></template>'
+        f"<script>window.caseData={data};</script>"
     )
+
+
+VIEW_ROWS = 100  # rows the table shows at a time (what the script's VIEW_ROWS says)
 
 
 def case_table(
@@ -373,9 +578,10 @@ def case_table(
     judgement_list: pd.DataFrame,
     summaries: Mapping[str, pd.DataFrame] | None = None,
 ) -> str:
-    """Every judged case in one table (``CaseRows``), inline."""
+    """Every judged case in one table (``CaseRows``), every record inline."""
     rows = CaseRows(scores_by_model, answers_by_model, judgement_list, summaries)
-    return _table(rows.html(rows.keys), len(rows), case_index([rows.keys]))
+    ordered = sorted(rows.keys, key=lambda key: (key[0], key[1]))
+    return _table(rows, rows.index(ordered, max(1, len(ordered)), ""), ordered)
 
 
 class PageScripts(Mapping[str, str]):
@@ -399,28 +605,18 @@ class PageScripts(Mapping[str, str]):
         return len(self._pages)
 
 
-def paged_case_table(rows: CaseRows, folder: str) -> tuple[str, Mapping[str, str]]:
-    """Case rows too many for one file: sorted by model and case id and cut into pages of
-    ``PAGE_ROWS``; the first page inline, the others as scripts under ``folder`` (relative to
-    the artifacts folder) that the report loads when asked, from a file or the report server.
-    The case index (``case_index``) goes inline, so any case id finds its rows on every page."""
+def case_pages(rows: CaseRows, folder: str | None) -> tuple[list[CaseKey], list[list[CaseKey]], int]:
+    """The case rows sorted by model and case id, and their records cut into pages: one page
+    inline up to ``INLINE_CASE_ROWS`` (or without a ``folder`` to write pages in), else pages of
+    ``PAGE_ROWS``, page 1 inline and the others as scripts under ``folder`` (relative to the
+    artifacts folder) that the report loads when one of their rows is opened."""
     ordered = sorted(rows.keys, key=lambda key: (key[0], key[1]))
-    pages = [ordered[start : start + PAGE_ROWS] for start in range(0, len(ordered), PAGE_ROWS)]
-    pager = (
-        f'<div id="case-pager" data-folder="{html.escape(folder)}" data-pages="{len(pages)}">'
-        f"{len(ordered):,} case rows in {len(pages)} pages of {PAGE_ROWS:,} (by model, then case id; the "
-        "filter and the sort act on the page shown, a case id on every page; `rag-eval worst` and "
-        "`explain` on every case): "
-        '<button id="page-previous" onclick="showPage(currentPage-1)">previous</button> '
-        'page <input id="page-number" type="number" min="1" style="width:5rem" '
-        'onchange="showPage(parseInt(this.value))"> of ' + str(len(pages)) + " "
-        '<button id="page-next" onclick="showPage(currentPage+1)">next</button> '
-        '<input id="case-jump" placeholder="go to a case id" style="width:16rem" '
-        'onchange="jumpToCase(this.value)"> '
-        "</div>"
-    )
-    return _table(rows.html(pages[0]), len(pages[0]), case_index(pages), pager), PageScripts(
-        folder, rows, pages
+    if folder is None or len(ordered) <= INLINE_CASE_ROWS:
+        return ordered, [ordered], max(1, len(ordered))
+    return (
+        ordered,
+        [ordered[start : start + PAGE_ROWS] for start in range(0, len(ordered), PAGE_ROWS)],
+        PAGE_ROWS,
     )
 
 
@@ -446,16 +642,53 @@ def _header_html(summaries: Mapping[str, pd.DataFrame], missing: Mapping[str, st
     return f"<p class='note' id='report-header'>answer models: {models}{without}{language}</p>"
 
 
+def _cell(value: object, float_format: Callable[[float], str]) -> str:
+    """A value as a table shows it: absent (None, NaN, NaT) as "–", never ``nan`` or ``None``."""
+    if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):  # type: ignore[arg-type]
+        return "–"
+    if isinstance(value, float):
+        return float_format(value)
+    return str(value)
+
+
+def table_html(frame: pd.DataFrame, float_format: Callable[[float], str] = lambda v: f"{v:.3f}") -> str:
+    """A table as the report shows it: every cell on one line (cut with an ellipsis past its
+    width, its whole value on hover: a number, id or model name is never broken), absent values
+    as "–", numbers right-aligned."""
+    numeric = {c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])}
+    head = "".join(
+        f'<th title="{html.escape(str(c))}"{" class=n" if c in numeric else ""}>{html.escape(str(c))}</th>'
+        for c in frame.columns
+    )
+    body = []
+    for row in frame.itertuples(index=False):
+        cells = []
+        for column, value in zip(frame.columns, row):
+            text = html.escape(_cell(value, float_format))
+            cells.append(f'<td title="{text}"{" class=n" if column in numeric else ""}>{text}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
 def frame_html(frame: pd.DataFrame, float_format=lambda v: f"{v:.3f}") -> str:
-    """A table as the report shows it: absent values as "–" (object columns' None too, which
-    pandas' na_rep leaves as "None"), in a box that scrolls sideways rather than widening the page."""
-    shown = frame.copy()
-    for column in shown.select_dtypes(include="object").columns:
-        shown[column] = shown[column].map(
-            lambda v: "–" if v is None or (isinstance(v, float) and pd.isna(v)) else v
-        )
-    table = shown.to_html(index=False, float_format=float_format, na_rep="–")
-    return f'<div class="wide">{table}</div>'
+    """A table in a box of the pane's width (``table_html``)."""
+    return f'<div class="wide">{table_html(frame, float_format)}</div>'
+
+
+def full_table(frame: pd.DataFrame, name: str, what: str, shown: Sequence[str] | None = None) -> str:
+    """A whole table one click away: folded, with its every column downloadable as CSV (``shown``:
+    the columns drawn, where the CSV carries more)."""
+    csv = frame.to_csv(index=False)
+    link = (
+        f'<a class="csv" download="{html.escape(name)}.csv" '
+        f'href="data:text/csv;charset=utf-8,{urllib.parse.quote(csv)}">download CSV ({len(frame):,} rows, '
+        f"{len(frame.columns)} columns)</a>"
+    )
+    drawn = frame[[c for c in shown if c in frame.columns]] if shown else frame
+    return (
+        f'<details class="full-table" id="table-{html.escape(name)}"><summary>{html.escape(what)} '
+        f"({len(frame):,} rows)</summary>{link}{frame_html(drawn)}</details>"
+    )
 
 
 def _stale_html(stale: Mapping[str, list[str]]) -> str:
@@ -507,8 +740,8 @@ def judge_validation_html(validation: pd.DataFrame | None) -> str:
         "kappa linearly weighted on the 0 / 0.5 / 1 scale, with a 95% bootstrap interval "
         "(undefined where one label on both sides leaves nothing to agree on beyond chance). "
         "Calibration: a sound judge gives the oracle about 1 and the null model about 0.</p>"
-        + agreement.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
-        + (flags.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–") if len(flags) else "")
+        + frame_html(agreement)
+        + (frame_html(flags) if len(flags) else "")
     )
 
 
@@ -539,7 +772,7 @@ def judge_stability_html(summaries: Mapping[str, pd.DataFrame]) -> str:
         "equal, with its 95% Clopper-Pearson interval (each case scores the median of its re-scores); "
         "&lt;metric&gt;_juror_alpha: Krippendorff's alpha (ordinal) between a jury's jurors (1: they "
         "always agree, 0: no better than chance). Cases that flipped are marked unstable below.</p>"
-        + pd.DataFrame(rows).to_html(index=False, na_rep="–")
+        + frame_html(pd.DataFrame(rows))
         + "</section>"
     )
 
@@ -555,7 +788,7 @@ def language_html(summaries: Mapping[str, pd.DataFrame]) -> str:
         "of one language (detected from the question and its reference, or set), with its 95% "
         "interval: exact match and F1 follow HotpotQA's definition in English and MLQA's in the "
         "others; each language's text is segmented and stemmed by its own analysis.</p>"
-        + with_intervals(breakdown).to_html(index=False, na_rep="–")
+        + frame_html(with_intervals(breakdown))
         + "</section>"
     )
 
@@ -590,7 +823,7 @@ def human_review_html(
     if agreement is None or agreement.empty:
         return (
             "<p>No human labels yet: <code>rag-eval review export --model MODEL</code> writes a queue "
-            "to label (README: Human review).</p>"
+            "to label (docs/human-review.md).</p>"
         )
     table = agreement.assign(
         kappa=[
@@ -656,7 +889,7 @@ def human_review_html(
         else '<p id="flagged-judges">No judge is below the bars.</p>'
     )
     corrected = (
-        pd.DataFrame(rows).to_html(index=False, na_rep="–")
+        frame_html(pd.DataFrame(rows))
         if rows
         else "<p>No model has two or more labelled cases on a metric: no corrected mean yet.</p>"
     )
@@ -667,7 +900,7 @@ def human_review_html(
         "judge passed (true-positive rate) and of what they failed that it failed (true-negative rate), "
         "with exact intervals.</p>"
         + warning
-        + table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+        + frame_html(table)
         + '<p class="note">Corrected means (prediction-powered inference): the judge\'s mean over every '
         "case plus the mean of people-minus-judge on the labelled cases, with a 95% interval from both "
         "parts. Unbiased when the labelled cases are a random sample (a <code>--strategy random</code> "
@@ -700,10 +933,349 @@ def baseline_diffs_html(diffs: pd.DataFrame) -> str:
             f"<h3>{html.escape(str(name))}</h3><p class='note'>{html.escape(str(first['model']))}: run "
             f"{html.escape(str(first['after_run'])[:8])} against run {html.escape(str(first['before_run'])[:8])}; "
             f"{int(first['regressed_cases'])} case(s) regressed on some metric; <b class='verdict'>{html.escape(said)}</b> "
-            "(`rag-eval diff` lists the cases)</p>"
-            + overall[SHOWN_COLUMNS].to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="–")
+            "(`rag-eval diff` lists the cases)</p>" + frame_html(overall[SHOWN_COLUMNS])
         )
     return "".join(blocks) + "</section>"
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything a section of the report may read, resolved once: a section is a function of
+    this (``SECTIONS``), so adding one is one function and one line."""
+
+    summaries: Mapping[str, pd.DataFrame]
+    scores_by_model: Mapping[str, pd.DataFrame]
+    answers_by_model: Mapping[str, pd.DataFrame]
+    judgement_list: pd.DataFrame
+    history: pd.DataFrame
+    comparisons: pd.DataFrame
+    rows: CaseRows
+    colours: Mapping[str, str]  # one per model, in every chart
+    images: ImageSection
+    cases: Mapping  # the case table's index (``CaseRows.index``): every row's codes and scores
+    verdict_rule: str = ""
+    stale: Mapping[str, list[str]] = field(default_factory=dict)
+    missing: Mapping[str, str] = field(default_factory=dict)
+    validation: pd.DataFrame | None = None
+    agreement: pd.DataFrame | None = None
+    agreement_history: pd.DataFrame | None = None
+    diffs: pd.DataFrame | None = None
+    corrections: pd.DataFrame | None = None
+    security: pd.DataFrame | None = None
+    simulations: Mapping[str, SimulatedVersion] = field(default_factory=dict)
+
+
+def _headline_rows(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    frames = [
+        summary[(summary["group"] == OVERALL) & summary["metric"].isin(HEADLINE_METRICS)].assign(model=model)
+        for model, summary in sorted(summaries.items())
+    ]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _means_table(rows: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    table = []
+    for (model, judge_id), group in rows.groupby(["model", "judge_id"], sort=True):
+        by_metric = {r["metric"]: r for r in group.to_dict("records")}
+        if not any(pd.notna(by_metric[m]["mean"]) for m in metrics if m in by_metric):
+            continue
+        table.append(
+            {
+                "model": model,
+                "judge": judge_id,
+                "cases": int(group["n_cases"].max()) if "n_cases" in group else None,
+                **{
+                    m: _short_interval(by_metric[m]["mean"], by_metric[m]["ci_low"], by_metric[m]["ci_high"])
+                    if m in by_metric
+                    else "–"
+                    for m in metrics
+                },
+            }
+        )
+    return pd.DataFrame(table)
+
+
+def _number(value: object) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)  # type: ignore[arg-type]
+
+
+def means_svg(rows: pd.DataFrame, metric: str, colours: Mapping[str, str]) -> str:
+    """Each model's mean on ``metric`` with its 95% interval, a dot and a whisker per model."""
+    marks = []
+    for record in rows[rows["metric"] == metric].sort_values(["model", "judge_id"]).to_dict("records"):
+        mean, low, high = (_number(record[k]) for k in ("mean", "ci_low", "ci_high"))
+        label = f"{record['model']} ({record['judge_id']})"
+        marks.append(
+            Interval(
+                label,
+                mean,
+                low,
+                high,
+                colours.get(record["model"], GREY),
+                f"{label}: {_short_interval(record['mean'], record['ci_low'], record['ci_high'])}",
+            )
+        )
+    return interval_rows(marks, 0.0, 1.0, zero=False, title=f"{metric}: mean and 95% interval")
+
+
+def means_html(data: ReportData) -> str:
+    """Per metric, each model's mean with its 95% interval: a table of every headline metric."""
+    rows = _headline_rows(data.summaries)
+    if rows.empty or rows["mean"].notna().sum() == 0:
+        return '<section id="means"><h2>Scores</h2><p>No model has a score yet.</p></section>'
+    metrics = [m for m in HEADLINE_METRICS if rows.loc[rows["metric"] == m, "mean"].notna().any()]
+    return (
+        '<section id="means"><h2>Scores</h2><p class="note">Each model\'s mean over its scored cases '
+        "with its 95% interval (method in metric_summary's ci_method; Clopper-Pearson by default). "
+        "Overlapping intervals do not decide a comparison: the paired verdicts do.</p>"
+        + frame_html(_means_table(rows, metrics))
+        + _notes_html(data.summaries)
+        + "</section>"
+    )
+
+
+def _short_interval(mean: float, low: float, high: float) -> str:
+    if pd.isna(mean):
+        return "–"
+    if pd.isna(low) or pd.isna(high):
+        return f"{mean:.2f}"
+    return f"{mean:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _notes_html(summaries: Mapping[str, pd.DataFrame]) -> str:
+    """The summaries' notes on their overall figures (why a figure is absent, what it is over),
+    each said once, whatever they say: folded under the means."""
+    said: dict[str, list[str]] = {}
+    for model, summary in sorted(summaries.items()):
+        if "note" not in summary:
+            continue
+        overall = summary[
+            (summary["group"] == OVERALL) & summary["note"].map(lambda v: isinstance(v, str) and bool(v))
+        ]
+        for row in overall.to_dict("records"):
+            said.setdefault(str(row["note"]), []).append(f"{model} · {row['judge_id']} · {row['metric']}")
+    if not said:
+        return ""
+    items = "".join(
+        f"<li>{html.escape(note)} <span class='note'>({html.escape('; '.join(where[:4]))}"
+        f"{f'; and {len(where) - 4} more' if len(where) > 4 else ''})</span></li>"
+        for note, where in said.items()
+    )
+    return f'<details id="summary-notes"><summary>Notes on these figures ({len(said)})</summary><ul>{items}</ul></details>'
+
+
+def _pair_label(row: Mapping) -> str:
+    return f"{row['model_a']} − {row['model_b']} ({row['judge_id']})"
+
+
+def forest_svg(comparisons: pd.DataFrame, metric: str, colours: Mapping[str, str] | None = None) -> str:
+    """The paired verdicts on ``metric`` as a forest plot: each pair's mean difference (first minus
+    second) with its interval; a pair with a verdict in the better model's colour, one without in
+    grey. Left of 0 the second model is ahead."""
+    rows = comparisons[comparisons["metric"] == metric]
+    judges = set(rows["judge_id"])
+    marks = []
+    for r in rows.to_dict("records"):
+        label = _pair_label(r) if len(judges) > 1 else f"{r['model_a']} − {r['model_b']}"
+        verdict = str(r["verdict"])
+        winner = verdict.removesuffix(" better") if verdict.endswith(" better") else None
+        difference = _number(r["difference"])
+        marks.append(
+            Interval(
+                label,
+                difference,
+                _number(r["ci_low"]),
+                _number(r["ci_high"]),
+                (colours or {}).get(winner, "#333") if winner else GREY,
+                f"{_pair_label(r)}: {'–' if difference is None else f'{difference:+.3f}'} "
+                f"[{_cell(r['ci_low'], lambda v: f'{v:+.3f}')}, {_cell(r['ci_high'], lambda v: f'{v:+.3f}')}]; "
+                f"{verdict}; p adjusted {_cell(r.get('p_adjusted'), lambda v: f'{v:.3f}')}; {r['n']} cases",
+            )
+        )
+    reach = max(
+        [0.1, *(abs(v) for v in rows[["ci_low", "ci_high", "difference"]].to_numpy().ravel() if pd.notna(v))]
+    )
+    judged = f" ({next(iter(judges))})" if len(judges) == 1 else ""
+    return interval_rows(
+        marks, -reach, reach, zero=True, title=f"{metric}{judged}: paired differences, 95% interval"
+    )
+
+
+PAIRED_SHOWN = ("model_a", "model_b", "judge_id", "metric", "n", "difference", "ci_low", "ci_high",
+                "p_adjusted", "verdict")  # fmt: skip
+
+
+def _verdicts_said(comparisons: pd.DataFrame) -> str:
+    decided = comparisons[comparisons["verdict"].astype(str).str.endswith(" better")]
+    rank = {m: n for n, m in enumerate(HEADLINE_METRICS)}  # the headline metrics said first
+    decided = decided.iloc[sorted(range(len(decided)), key=lambda i: rank.get(decided["metric"].iloc[i], 99))]
+    if not len(decided):
+        return f"<b>0 of {len(comparisons)}</b> paired comparisons show a difference."
+    said = "; ".join(
+        f"{winner} better than {r['model_b'] if winner == r['model_a'] else r['model_a']} on {r['metric']} "
+        f"({r['judge_id']}, by {abs(r['difference']):.2f})"
+        for r in decided.head(6).to_dict("records")
+        for winner in [str(r["verdict"]).removesuffix(" better")]
+    )
+    more = f"; and {len(decided) - 6} more" if len(decided) > 6 else ""
+    return (
+        f"<b>{len(decided)} of {len(comparisons)}</b> paired comparisons show a difference: "
+        f"{html.escape(said)}{more}."
+    )
+
+
+def answers_html(data: ReportData) -> str:
+    """The first screen: for the metric picked, each model's mean with its interval beside the
+    paired differences (forest plot); the verdicts in words; the means of every metric."""
+    rows = _headline_rows(data.summaries)
+    rule = (
+        f'<p class="note" id="verdict-rule">{html.escape(data.verdict_rule)}</p>' if data.verdict_rule else ""
+    )
+    have_means = not rows.empty and rows["mean"].notna().any()
+    metrics = [
+        m for m in HEADLINE_METRICS if have_means and rows.loc[rows["metric"] == m, "mean"].notna().any()
+    ]
+    compared = list(dict.fromkeys(data.comparisons["metric"])) if not data.comparisons.empty else []
+    metrics += [m for m in compared if m not in metrics]
+    pictures = []
+    for n, metric in enumerate(metrics):
+        hidden = "" if n == 0 else " hidden"
+        means = means_svg(rows, metric, data.colours) if have_means and metric in set(rows["metric"]) else ""
+        forest = (
+            forest_svg(data.comparisons, metric, data.colours)
+            if metric in compared
+            else f"<p>{_why_nothing_is_paired(len(data.summaries)) if not compared else 'not compared on ' + html.escape(metric)}</p>"
+        )
+        pictures.append(
+            f'<div class="answers" data-metric="{html.escape(metric)}"{hidden}><div>{means}</div><div>{forest}</div></div>'
+        )
+    picker = (
+        '<label class="note">metric <select id="metric-pick" onchange="pickMetric(this.value)">'
+        + "".join(f'<option value="{html.escape(m)}">{html.escape(m)}</option>' for m in metrics)
+        + "</select></label>"
+        if len(metrics) > 1
+        else ""
+    )
+    verdicts = (
+        f'<p id="verdict-summary">{_verdicts_said(data.comparisons)}</p>'
+        if not data.comparisons.empty
+        else f'<p id="verdict-summary">{_why_nothing_is_paired(len(data.summaries))}</p>'
+    )
+    return (
+        '<section id="answers"><h2>Which model is better, by how much, how sure</h2>'
+        + verdicts
+        + picker
+        + "".join(pictures)
+        + '<p class="note">Right: each pair\'s difference in mean (first minus second) with its 95% '
+        "interval, in the better model's colour where the verdict says one is better, grey where no "
+        "difference is shown. Hover a row for its figures.</p>" + rule + "</section>" + means_html(data)
+    )
+
+
+def failures_html(data: ReportData) -> str:
+    """Where the cases fail, by stage (retrieval, reasoning, grounding...), per model."""
+    return f'<section id="failures"><h2>Where it fails</h2>{diagnosis_svg(data.summaries)}</section>'
+
+
+WORST_PER_MODEL = 3
+
+
+def worst_cases_html(data: ReportData) -> str:
+    """Each model's lowest-scoring cases (correctness, then faithfulness), each a link to its rows."""
+    index = data.cases
+    picked: list[int] = []
+    for code in range(len(index["models"])):
+        mine = [i for i, m in enumerate(index["m"]) if m == code and index["c"][i] is not None]
+        mine.sort(key=lambda i: (index["c"][i], index["f"][i] if index["f"][i] is not None else 2.0))
+        picked += mine[:WORST_PER_MODEL]
+    if not picked:
+        return ""
+    rows = "".join(
+        "<tr>"
+        + f'<td title="{html.escape(index["models"][index["m"][i]])}">{html.escape(index["models"][index["m"][i]])}</td>'
+        + f'<td title="{html.escape(index["judges"][index["j"][i]])}">{html.escape(index["judges"][index["j"][i]])}</td>'
+        + f'<td title="{html.escape(q := index["qids"][index["q"][i]])}"><a href="#cases" '
+        + f'onclick="goToCase({html.escape(json.dumps(q))})">{html.escape(q)}</a></td>'
+        + f'<td title="{html.escape(t := index["questions"][index["q"][i]])}">{html.escape(t)}</td>'
+        + "".join(f'<td class="n">{_cell(index[k][i], lambda v: f"{v:.2f}")}</td>' for k in ("c", "f"))
+        + f'<td title="{html.escape(g := index["diagnoses"][index["d"][i]])}">{html.escape(g)}</td>'
+        + "</tr>"
+        for i in picked
+    )
+    return (
+        f'<section id="worst-cases"><h2>Worst cases</h2><p class="note">Each model\'s {WORST_PER_MODEL} lowest '
+        "on correctness (then faithfulness); a case id shows its every row below, `rag-eval explain` "
+        "tells its whole story.</p>"
+        '<div class="wide"><table class="fit" id="worst"><colgroup><col style="width:16%"><col style="width:9%">'
+        '<col style="width:14%"><col><col style="width:8%"><col style="width:8%"><col style="width:14%"></colgroup>'
+        '<thead><tr><th>model</th><th>judge</th><th>case id</th><th>question</th><th class="n">correctness</th>'
+        f'<th class="n">faithfulness</th><th>diagnosis</th></tr></thead><tbody>{rows}</tbody></table></div></section>'
+    )
+
+
+def full_tables_html(data: ReportData) -> str:
+    """The whole tables behind the pictures, folded, each downloadable."""
+    parts = ['<section id="full-tables"><h2>Full tables</h2>']
+    overall = [s[s["group"] == OVERALL].assign(answer_model=m) for m, s in sorted(data.summaries.items())]
+    if overall:
+        means = pd.concat(overall, ignore_index=True)
+        columns = [
+            "answer_model",
+            "judge_id",
+            "metric",
+            "mean",
+            "ci_low",
+            "ci_high",
+            "n",
+            "n_failed",
+            "ci_method",
+        ]
+        parts.append(full_table(means, "metric_summary", "Every metric of every model", columns))
+    if not data.comparisons.empty:
+        parts.append(full_table(data.comparisons, "paired_comparison", "Paired comparison", PAIRED_SHOWN))
+    return "".join(parts) + "</section>" if len(parts) > 1 else ""
+
+
+def _section(title: str, anchor: str, body: str) -> str:
+    return f'<section id="{anchor}"><h2>{title}</h2>{body}</section>' if body else ""
+
+
+# the report's sections in order, each a function of ReportData: answers first, the evidence after
+SECTIONS: tuple[Callable[[ReportData], str], ...] = (
+    lambda d: _missing_html(d.missing) if d.missing else "",
+    lambda d: _stale_html(d.stale) if d.stale else "",
+    answers_html,
+    failures_html,
+    worst_cases_html,
+    lambda d: baseline_diffs_html(d.diffs) if d.diffs is not None and not d.diffs.empty else "",
+    full_tables_html,
+    lambda d: _section(
+        "Distributions",
+        "distributions",
+        _figure_html(distribution_chart(d.scores_by_model, colours=d.colours)),
+    ),
+    lambda d: language_html(d.summaries),
+    lambda d: d.images.html,  # reporting/images.py
+    lambda d: security_html(d.security),
+    lambda d: simulation_html(d.simulations),  # reporting/simulation.py: empty when nothing was simulated
+    lambda d: (
+        '<h2 id="judge-validation">Can the judges be trusted?</h2>' + judge_validation_html(d.validation)
+    ),
+    lambda d: judge_stability_html(d.summaries),
+    lambda d: (
+        '<section id="human-review"><h2>Judges against people</h2>'
+        + human_review_html(d.agreement, d.summaries, d.agreement_history, d.corrections)
+        + "</section>"
+    ),
+    lambda d: _section("Trend", "trend", _figure_html(trend_chart(d.history, colours=d.colours))),
+)
+
+
+@dataclass(frozen=True)
+class RenderedReport:
+    html: str
+    pages: Mapping[str, str]  # the companion pages: path under the artifacts folder -> script
+    files: Mapping[str, Callable[[], bytes]] = field(default_factory=dict)  # images beside it
 
 
 def render_report(
@@ -726,55 +1298,36 @@ def render_report(
     security: pd.DataFrame | None = None,
     simulations: Mapping[str, SimulatedVersion] | None = None,
 ) -> RenderedReport:
-    """The whole report as one HTML string (its case rows paged into files under
-    ``pages_folder`` beyond ``INLINE_CASE_ROWS``); the models without results (``missing``, with why)
-    and ``stale`` ones (model -> reasons) are shown first, so partial results read as partial
-    and numbers computed on other questions or another index are never read as current; then
-    each baseline's diff (``diffs``, when a baseline is pinned)."""
+    """The whole report as one HTML string (its case records paged into files under
+    ``pages_folder`` beyond ``INLINE_CASE_ROWS``, its images as display copies beside it in
+    ``files``): what a team decides on first (means with intervals, paired verdicts, failures,
+    worst cases), the models without results (``missing``) and ``stale`` ones before them, so
+    partial results read as partial; the evidence after, the full tables folded."""
     rows = CaseRows(scores_by_model, answers_by_model, judgement_list, summaries)
-    pages: Mapping[str, str] = {}
-    if pages_folder is not None and len(rows) > INLINE_CASE_ROWS:
-        cases, pages = paged_case_table(rows, pages_folder)
-    else:
-        cases = _table(rows.html(rows.keys), len(rows), case_index([rows.keys]))
-    sections = [_missing_html(missing)] if missing else []
-    sections += [_stale_html(stale or {})] if stale else []
-    sections += [baseline_diffs_html(diffs)] if diffs is not None and not diffs.empty else []
-    sections += [
-        "<h2>Scores</h2>",
-        '<p class="note">Each bar is a mean over the scored cases; the whisker is its 95% interval '
-        "(method in metric_summary's ci_method; Clopper-Pearson by default, which keeps its width on "
-        "small samples). Overlapping whiskers do not decide a comparison: the paired table does.</p>",
-        _figure_html(score_chart(summaries)),
-        _figure_html(distribution_chart(scores_by_model)),
-        language_html(summaries),
-        images_html(summaries, answers_by_model, judgement_list, image_folder),  # reporting/images.py
-        "<h2>Where it fails</h2>",
-        _figure_html(diagnosis_chart(summaries)),
-        "<h2>Paired comparison</h2>",
-        f'<p class="note" id="verdict-rule">{html.escape(verdict_rule)}</p>' if verdict_rule else "",
-        frame_html(comparisons)
-        if not comparisons.empty
-        else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
-        security_html(security),
-        simulation_html(simulations or {}),  # reporting/simulation.py: empty when nothing was simulated
-        '<h2 id="judge-validation">Can the judges be trusted?</h2>',
-        judge_validation_html(validation),
-        judge_stability_html(summaries),
-        '<section id="human-review"><h2>Judges against people</h2>'
-        + human_review_html(agreement, summaries, agreement_history, corrections)
-        + "</section>",
-        "<h2>Trend</h2>",
-        _figure_html(trend_chart(history)),
-        "<h2>Cases</h2>",
-        cases,
-    ]
+    ordered, paged, rows_a_page = case_pages(rows, pages_folder)
+    # what the table filters, sorts and pages by, made once (the worst cases read it too)
+    index = rows.index(ordered, rows_a_page, pages_folder or "")
+    cases = _table(rows, index, paged[0])
+    pages = PageScripts(pages_folder, rows, paged) if pages_folder is not None and len(paged) > 1 else {}
+    models = [*summaries, *answers_by_model, *(missing or {})]
+    if history is not None and not history.empty and "answer_model" in history:
+        models += list(history["answer_model"].unique())
+    colours = model_colours(models)
+    data = ReportData(
+        summaries, scores_by_model, answers_by_model, judgement_list, history, comparisons, rows, colours,
+        images_html(summaries, answers_by_model, judgement_list, image_folder, colours), index,
+        verdict_rule, stale or {}, missing or {}, validation, agreement, agreement_history, diffs,
+        corrections, security, simulations or {},
+    )  # fmt: skip
+    sections = [section(data) for section in SECTIONS]
     document = (
         "<!doctype html><html><head><meta charset='utf-8'><title>RAG evaluation report</title>"
-        f"<style>{_STYLE}</style>{plotly_script()}<script>{_TABLE_SCRIPT}</script></head><body>"
+        # no icon to fetch: a server (`rag-eval ui`) would answer 404 and the console say so
+        "<link rel='icon' href='data:,'>"
+        f"<style>{_STYLE}</style>{lazy_plotly_script()}<script>{_TABLE_SCRIPT}</script></head><body>"
         f"<h1>RAG evaluation report</h1>{_header_html(summaries, missing or {})}"
         + "".join(sections)
-        + missing_charts_notice()
+        + f"<h2>Cases</h2>{cases}"
         + "</body></html>"
     )
-    return RenderedReport(document, pages)
+    return RenderedReport(document, pages, data.images.files)

@@ -28,13 +28,13 @@ class HtmlDocument(str):
     (a path under the artifacts folder and its text) are the pages it loads on demand: a
     report of 100,000 cases stays a file a browser opens."""
 
-    libraries: dict[str, Callable[[], str]]
+    libraries: dict[str, Callable[[], str | bytes]]
     companions: Mapping[str, str]
 
     def __new__(
         cls,
         text: str,
-        libraries: dict[str, Callable[[], str]] | None = None,
+        libraries: Mapping[str, Callable[[], str | bytes]] | None = None,
         companions: Mapping[str, str] | None = None,
     ) -> HtmlDocument:
         document = super().__new__(cls, text)
@@ -43,11 +43,16 @@ class HtmlDocument(str):
         return document
 
 
-def write_library(path: UPath, make: Callable[[], str]) -> None:
-    """A document's library, once: a file of that name (its version in the name) is kept."""
+def write_library(path: UPath, make: Callable[[], str | bytes]) -> None:
+    """A document's library, once: a file of that name (its version or content hash in the
+    name) is kept. Text (a script) or bytes (an image the report shows)."""
     if path.exists():
         return
-    write_text_atomically(path, make())
+    made = make()
+    if isinstance(made, bytes):
+        write_atomically(path, lambda tmp: tmp.write_bytes(made))
+    else:
+        write_text_atomically(path, made)
 
 
 class CorruptArtifactError(ValueError):

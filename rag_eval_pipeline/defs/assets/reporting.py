@@ -213,7 +213,7 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
         name=EVAL_REPORT,
         group_name=REPORTING,
         ins={**REPORT_INS, **(SIMULATION_INS if with_simulation else {})},
-        code_version="7",
+        code_version="8",
     )
     def eval_report(
         context: dg.AssetExecutionContext,
@@ -286,7 +286,8 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
                 ),
             }
         )
-        return HtmlDocument(report.html, plotly_libraries(), report.pages)
+        # the images the report shows, display copies beside it (named by their content: once)
+        return HtmlDocument(report.html, {**plotly_libraries(), **report.files}, report.pages)
 
     return eval_report
 
