@@ -31,14 +31,30 @@ def pair_key(model_identity: str, pair: Pair) -> str:
     return digest.hexdigest()
 
 
+class PairScoresUnreadableError(ValueError):
+    """The kept scores' file is not a store this code can read: one line, with the remedy."""
+
+
 class PairScoreStore:
     """``key -> logit`` in a SQLite file (WAL, so runs side by side read while one writes). A
-    file that cannot be read as the store is reported where it is opened, never overwritten."""
+    file that cannot be read as the store stops the run with one line, never overwritten."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
         self._connection: sqlite3.Connection | None = None
+
+    @contextlib.contextmanager
+    def _open(self):
+        """The connection, under the lock; a file SQLite cannot read as the store is one error."""
+        with self._lock:
+            try:
+                yield self._connect()
+            except sqlite3.DatabaseError as err:
+                raise PairScoresUnreadableError(
+                    f"the reranker's kept scores {self.path} cannot be read ({err}): remove the file "
+                    "(it only keeps scores, which the next run computes again)"
+                ) from err
 
     def _connect(self) -> sqlite3.Connection:
         if self._connection is None:
@@ -54,8 +70,7 @@ class PairScoreStore:
 
     def get_many(self, keys: Sequence[str]) -> dict[str, float]:
         found: dict[str, float] = {}
-        with self._lock:
-            connection = self._connect()
+        with self._open() as connection:
             for start in range(0, len(keys), LOOKUP_CHUNK):
                 chunk = list(keys[start : start + LOOKUP_CHUNK])
                 marks = ",".join("?" * len(chunk))
@@ -66,10 +81,8 @@ class PairScoreStore:
     def put_many(self, scores: dict[str, float]) -> None:
         if not scores:
             return
-        with self._lock:
-            connection = self._connect()
-            with connection:  # one transaction
-                connection.executemany("INSERT OR REPLACE INTO pair_scores VALUES (?, ?)", scores.items())
+        with self._open() as connection, connection:  # one transaction
+            connection.executemany("INSERT OR REPLACE INTO pair_scores VALUES (?, ?)", scores.items())
 
     def close(self) -> None:
         with self._lock:

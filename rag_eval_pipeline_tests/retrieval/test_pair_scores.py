@@ -3,9 +3,16 @@ are scored alone), a pair is scored once whatever asks for it again (another cal
 process, a refresh aside), and texts that differ never share a score."""
 
 import hypothesis.strategies as st
+import pytest
 from hypothesis import HealthCheck, given, settings
 
-from rag_eval_pipeline.retrieval.pair_scores import KeptPairScores, PairCounts, PairScoreStore, pair_key
+from rag_eval_pipeline.retrieval.pair_scores import (
+    KeptPairScores,
+    PairCounts,
+    PairScoreStore,
+    PairScoresUnreadableError,
+    pair_key,
+)
 from rag_eval_pipeline.retrieval.spec import RerankSpec
 
 texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=30)
@@ -61,7 +68,9 @@ def test_different_texts_never_share_a_key(a, b):
 
 def test_without_a_store_every_pair_is_scored():
     model, counts = CountingModel(), PairCounts()
-    assert KeptPairScores(model, "m", None, counts).scores([("q", "p"), ("q", "p")]) == model([("q", "p")] * 2)
+    assert KeptPairScores(model, "m", None, counts).scores([("q", "p"), ("q", "p")]) == model(
+        [("q", "p")] * 2
+    )
     assert counts == PairCounts(scored=2, kept=0)
 
 
@@ -75,3 +84,12 @@ def test_the_cuts_are_part_of_what_reranked_answers_depend_on():
         "rerank(two_hop, 20, reranker_en+second-step, passage_tokens=128, bridge_tokens=64, bridge_pool=8)"
     )
     assert RerankSpec(second_step=False, bridge_pool=8).identity == "rerank(two_hop, 20, reranker_en)"
+
+
+def test_a_file_that_is_not_the_store_is_one_line_and_left_as_it_was(tmp_path):
+    torn = tmp_path / "scores.sqlite"
+    torn.write_bytes(b"not a database" * 100)
+    kept = KeptPairScores(CountingModel(), "m", PairScoreStore(torn))
+    with pytest.raises(PairScoresUnreadableError, match="cannot be read .*: remove the file"):
+        kept.scores([("q", "p")])
+    assert torn.read_bytes() == b"not a database" * 100
