@@ -30,7 +30,7 @@ SETTINGS = {  # name -> the cuts (the rest as RerankSpec's defaults)
     "whole passages (before)": {},
     "passages 64, bridge 32, pool 8": {"passage_tokens": 64, "bridge_tokens": 32, "bridge_pool": 8},
     "passages 64, bridge whole, pool 8": {"passage_tokens": 64, "bridge_pool": 8},
-    "passages 128, bridge 64, pool 8": {"passage_tokens": 128, "bridge_tokens": 64, "bridge_pool": 8},
+    "passages 64, bridge 96, pool 8": {"passage_tokens": 64, "bridge_tokens": 96, "bridge_pool": 8},
 }
 
 
@@ -55,7 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default=str(DEFAULT_DATASET))
     parser.add_argument("--questions", type=int, default=500)
-    parser.add_argument("--timed", type=int, default=40, help="questions timed per setting")
+    parser.add_argument("--timed", type=int, default=40, help="questions timed per setting (0: none)")
     parser.add_argument("--scores", default=str(Path(tempfile.gettempdir()) / "rerank_pair_scores.sqlite"))
     parser.add_argument(
         "--only", nargs="*", help="settings to measure (names above); the default is timed beside them"
@@ -97,9 +97,11 @@ def main() -> None:
                 index.search_many([question], K)
                 figures[name]["seconds"].append(time.perf_counter() - started)
         for name in names:
-            figures[name]["pairs"] = readings[name].pairs / len(timed)
-            figures[name]["tokens"] = readings[name].tokens / len(timed)
+            figures[name]["pairs"] = readings[name].pairs / max(len(timed), 1)
+            figures[name]["tokens"] = readings[name].tokens / max(len(timed), 1)
     store.close()
+    if not timed:
+        return
     base = statistics.median(figures[names[0]]["seconds"])
     print(f"questions {len(cases)} (recall), {len(timed)} timed (pairs, tokens, time); {encoder.identity}")
     print(
