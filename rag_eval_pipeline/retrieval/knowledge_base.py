@@ -26,6 +26,7 @@ from rag_eval_pipeline.retrieval.embedder import (
     resolve_embedding_model,
 )
 from rag_eval_pipeline.retrieval.modes import OpenedIndex, SearchBackend, search_many
+from rag_eval_pipeline.retrieval.pair_scores import KeptPairScores, PairCounts, PairScoreStore
 from rag_eval_pipeline.retrieval.reranker import CrossEncoder, RerankedIndex
 from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
 
@@ -42,16 +43,21 @@ EMBEDDING_BATCH_SIZE = 64
 @dataclass
 class KnowledgeBase:
     """The backend the spec names over ``root`` (embedded indexes) or the cluster ``connect``
-    reaches; embedders and opened indexes are kept for the life of the run."""
+    reaches; embedders and opened indexes are kept for the life of the run. ``pair_scores``:
+    the file the reranker's scores are kept in by content (none kept without it);
+    ``refresh_pair_scores`` scores every pair again."""
 
     spec: KnowledgeBaseSpec
     root: Path
     connect: Callable[[], Elasticsearch] | None = None
     embedded_indexes: OpenedIndexes | None = None  # shared with other runs of the process, if given
+    pair_scores: Path | None = None
+    refresh_pair_scores: bool = False
     _es: tuple[Elasticsearch, EsFeatures] | None = field(default=None, repr=False)
     _embedders: dict[str, Embedder] = field(default_factory=dict, repr=False)
     _opened: dict[str, OpenedIndex] = field(default_factory=dict, repr=False)
     _cross_encoder: CrossEncoder | None = field(default=None, repr=False)
+    _pair_store: PairScoreStore | None = field(default=None, repr=False)
 
     def embedder(self, model: str) -> Embedder:
         if model not in self._embedders:
@@ -94,20 +100,31 @@ class KnowledgeBase:
     def build(self, passages: pd.DataFrame, on_progress: ProgressCallback | None = None) -> IndexManifest:
         return self.backend().build(passages, on_progress)
 
-    def retriever(self, manifest: IndexManifest, mode: RetrievalMode) -> Retriever:
-        """A batch search function for ``mode`` over the index the manifest names (opened once)."""
+    def retriever(
+        self, manifest: IndexManifest, mode: RetrievalMode, counts: PairCounts | None = None
+    ) -> Retriever:
+        """A batch search function for ``mode`` over the index the manifest names (opened once);
+        the reranker's pairs scored and read back from the kept scores are added to ``counts``."""
         key = f"{manifest.backend}:{manifest.location}:{manifest.version}"
         if key not in self._opened:
             self._opened[key] = self.backend().open(manifest)
         opened = self._opened[key]
         if mode is RetrievalMode.RERANK:
-            rerank = self.spec.rerank
-            index: SearchIndex = RerankedIndex(
-                opened.for_mode(rerank.first_stage), self.cross_encoder(), rerank
+            rerank, encoder = self.spec.rerank, self.cross_encoder()
+            if self.pair_scores is not None and self._pair_store is None:
+                self._pair_store = PairScoreStore(self.pair_scores)
+            kept = KeptPairScores(
+                encoder.scores, encoder.identity, self._pair_store, counts, self.refresh_pair_scores
             )
+            index: SearchIndex = RerankedIndex(opened.for_mode(rerank.first_stage), encoder, rerank, kept)
         else:
             index = opened.for_mode(mode)
         return lambda queries, k, languages=None: search_many(index, queries, k, languages)
+
+    def close(self) -> None:
+        """Closes the kept scores' file (the run's other handles close with the process)."""
+        if self._pair_store is not None:
+            self._pair_store.close()
 
     def cross_encoder(self) -> CrossEncoder:
         """The reranker's model, loaded once for the run."""

