@@ -1,0 +1,147 @@
+"""Knowledge-base health of one answer model's evaluation: the cases' gap labels, the documents'
+status and use, the topics of the flagged questions and (with production questions) how like
+real traffic the judgement list is. The one function the asset and the CLI both call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
+from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
+from rag_eval_pipeline.health.knowledge import knowledge_view
+from rag_eval_pipeline.health.labels import CaseInput, Thresholds, case_table, label_rates
+from rag_eval_pipeline.health.topics import topic_table
+from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
+
+SUFFICIENCY = "sufficiency"  # the metric a sufficiency:<LLM> judge writes
+
+
+@dataclass(frozen=True)
+class HealthSettings:
+    as_of: str | None = None  # ISO date; None: today (UTC)
+    max_topics: int = 8
+    seed: int = 0
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+
+@dataclass(frozen=True)
+class Health:
+    cases: pd.DataFrame
+    documents: pd.DataFrame
+    topics: pd.DataFrame
+    conflicts: list[Conflict]
+    rates: dict[str, float | None]
+    as_of: str
+    problems: tuple[str, ...]
+    traffic: Traffic | None = None
+
+    @property
+    def never_retrieved(self) -> list[str]:
+        return self.documents.loc[self.documents["retrieved"] == 0, "document"].tolist()
+
+    @property
+    def ghosts(self) -> list[str]:
+        return self.documents.loc[self.documents["ghost"], "document"].tolist()
+
+
+def _listed(value) -> tuple[str, ...]:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ()
+    return tuple(str(v) for v in value)
+
+
+def _absent(value) -> bool:
+    return value is None or (isinstance(value, float) and pd.isna(value))
+
+
+def case_inputs(
+    candidate_answers: pd.DataFrame, judge_scores: pd.DataFrame, judgement_list: pd.DataFrame
+) -> list[CaseInput]:
+    """One input per case (an agent asked several times: its first answer), joined with its
+    reference (None when pending or absent), whether it declined, its correctness and a
+    sufficiency verdict where the scores hold them."""
+    answers = candidate_answers
+    if "repeat" in answers:
+        answers = answers.sort_values("repeat").drop_duplicates("qid")
+    truth = judgement_list.set_index("qid")
+    per_case: dict[str, dict] = {}
+    for row in judge_scores.to_dict(orient="records"):
+        seen = per_case.setdefault(str(row["qid"]), {})
+        if "abstained" in row and not _absent(row["abstained"]):
+            seen.setdefault("abstained", bool(row["abstained"]))
+        for key in ("correctness", SUFFICIENCY):
+            if key in row and not _absent(row[key]):
+                seen.setdefault(key, float(row[key]))
+                if key == SUFFICIENCY:
+                    seen.setdefault(
+                        "reason",
+                        str((row.get("rationales") or {}).get(SUFFICIENCY, ""))
+                        if isinstance(row.get("rationales"), dict)
+                        else "",
+                    )
+    inputs = []
+    for row in answers.to_dict(orient="records"):
+        qid = str(row["qid"])
+        labels = truth.loc[qid] if qid in truth.index else None
+        reference = None
+        if labels is not None:
+            reference = None if _absent(labels.get("answer")) else str(labels["answer"])
+            if bool(labels.get("reference_pending", False) or False):
+                reference = None
+        seen = per_case.get(qid, {})
+        language = row.get("language") or (labels.get("language") if labels is not None else None) or "en"
+        inputs.append(
+            CaseInput(
+                qid,
+                str(row.get("question") or (labels["question"] if labels is not None else "")),
+                reference,
+                "" if _absent(row.get("answer")) else str(row["answer"]),
+                bool(seen.get("abstained", False)),
+                _listed(row.get("retrieved_ids")),
+                _listed(row.get("retrieved_titles")),
+                str(language),
+                seen.get(SUFFICIENCY),
+                seen.get("reason", ""),
+                seen.get("correctness"),
+            )
+        )
+    return inputs
+
+
+def assess(
+    passages: pd.DataFrame,
+    cases: list[CaseInput],
+    source_documents: list[str] | None = None,
+    production: pd.DataFrame | None = None,
+    settings: HealthSettings = HealthSettings(),
+) -> Health:
+    """Every part of the knowledge base's health, from the indexed ``passages``, the labelled
+    ``cases``, the ids the documents' source holds now (ghosts; None: unknown) and optional
+    ``production`` questions (id, question, language)."""
+    times: DocumentTimes = document_times(passages, settings.as_of)
+    times = with_usage(times, (c.retrieved_ids for c in cases), source_documents)
+    view = knowledge_view(passages, times.status_of())
+    versions = {
+        frozenset({row.document, row.superseded_by})
+        for row in times.table.itertuples()
+        if isinstance(row.superseded_by, str)
+    }
+    conflicts = find_conflicts(view, versions)
+    table = case_table(cases, view, conflicts, settings.thresholds)
+    traffic = None
+    if production is not None:
+        traffic = compare_traffic(
+            table[["qid", "question", "language"]], production, settings.max_topics, seed=settings.seed
+        )
+    return Health(
+        table,
+        times.table,
+        topic_table(table, settings.max_topics, settings.seed),
+        conflicts,
+        label_rates(table),
+        times.as_of.date().isoformat(),
+        times.problems,
+        traffic,
+    )
