@@ -12,7 +12,7 @@ from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
 from rag_eval_pipeline.health.knowledge import knowledge_view
 from rag_eval_pipeline.health.labels import CaseInput, Thresholds, case_table, label_rates
-from rag_eval_pipeline.health.topics import topic_table
+from rag_eval_pipeline.health.topics import TOPIC_COLUMNS, topic_table
 from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
 
 SUFFICIENCY = "sufficiency"  # the metric a sufficiency:<LLM> judge writes
@@ -23,6 +23,7 @@ class HealthSettings:
     as_of: str | None = None  # ISO date; None: today (UTC)
     max_topics: int = 8
     seed: int = 0
+    with_topics: bool = True  # False: labels and documents only (no clustering library loaded)
     thresholds: Thresholds = field(default_factory=Thresholds)
 
 
@@ -44,6 +45,10 @@ class Health:
     @property
     def ghosts(self) -> list[str]:
         return self.documents.loc[self.documents["ghost"], "document"].tolist()
+
+
+def empty_topics() -> pd.DataFrame:
+    return pd.DataFrame(columns=TOPIC_COLUMNS)
 
 
 def _listed(value) -> tuple[str, ...]:
@@ -138,7 +143,7 @@ def assess(
     return Health(
         table,
         times.table,
-        topic_table(table, settings.max_topics, settings.seed),
+        topic_table(table, settings.max_topics, settings.seed) if settings.with_topics else empty_topics(),
         conflicts,
         label_rates(table),
         times.as_of.date().isoformat(),

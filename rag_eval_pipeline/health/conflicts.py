@@ -1,11 +1,13 @@
-"""Two current documents that disagree: documents nearly alike (cosine of their tf-idf vectors
-over the language analysis's terms) whose differing sentences say the same thing with another
+"""Two current documents that disagree: documents nearly alike (cosine of their idf-weighted
+vectors over the language analysis's terms) whose differing sentences say the same thing with another
 value ("opened in 1911" beside "opened in 1913"). A lexical scan, not an entailment model: it
 finds an edited fact, not a contradiction written in other words."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from rag_eval_pipeline.health.knowledge import KnowledgeView, terms_of
 from rag_eval_pipeline.language.analysis import split_sentences
@@ -45,14 +47,22 @@ def _differing(first: str, second: str, language: str) -> tuple[str, str, frozen
 def find_conflicts(view: KnowledgeView, superseding: set[frozenset[str]] = frozenset()) -> list[Conflict]:
     """Pairs of current documents of one language that nearly repeat each other but for a fact
     (``superseding``: pairs where one replaces the other, which are versions, not conflicts)."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from scipy.sparse import csr_matrix
 
     current = [i for i in range(len(view)) if view.is_current(i)]
     if len(current) < 2:
         return []
-    vectors = TfidfVectorizer(analyzer=lambda terms: list(terms)).fit_transform(
-        [sorted(view.terms[i]) for i in current]
-    )
+    columns: dict[str, int] = {}
+    rows, cols, weights = [], [], []
+    for row, i in enumerate(current):
+        for term in view.terms[i]:
+            rows.append(row)
+            cols.append(columns.setdefault(term, len(columns)))
+            weights.append(view.weight(term))
+    vectors = csr_matrix((weights, (rows, cols)), shape=(len(current), len(columns)))
+    norms = np.sqrt(np.asarray(vectors.multiply(vectors).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    vectors = csr_matrix(vectors.multiply(1 / norms[:, None]))
     similar = (vectors @ vectors.T).tocoo()
     found = []
     for a, b, score in zip(similar.row, similar.col, similar.data):
