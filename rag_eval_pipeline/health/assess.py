@@ -150,3 +150,70 @@ def assess(
         times.problems,
         traffic,
     )
+
+
+def _plain(value):
+    """A value as JSON holds it (numpy scalars and arrays, NaN as None)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple) or hasattr(value, "tolist") and not isinstance(value, str):
+        listed = value.tolist() if hasattr(value, "tolist") else value
+        return [_plain(v) for v in listed] if isinstance(listed, list) else _plain(listed)
+    if isinstance(value, float) and pd.isna(value):
+        return None
+    return value
+
+
+def _rows(frame: pd.DataFrame) -> list[dict]:
+    return [_plain(row) for row in frame.to_dict(orient="records")]
+
+
+def health_record(health: Health, model: str) -> dict:
+    """The health of one model's evaluation as JSON data: what the asset stores and
+    ``rag-eval kb health --format json`` prints (``cases``, ``documents``, ``topics``)."""
+    traffic = health.traffic
+    return {
+        "answer_model": model,
+        "as_of": health.as_of,
+        "rates": _plain(health.rates),
+        "counts": {
+            "cases": len(health.cases),
+            "documents": len(health.documents),
+            "non_current_documents": int((health.documents["status"] != "current").sum()),
+            "never_retrieved": len(health.never_retrieved),
+            "ghosts": len(health.ghosts),
+            "conflicts": len(health.conflicts),
+        },
+        "cases": _rows(health.cases),
+        "documents": _rows(health.documents),
+        "topics": _rows(health.topics),
+        "conflicts": [
+            {
+                "first": c.first,
+                "second": c.second,
+                "first_sentence": c.first_sentence,
+                "second_sentence": c.second_sentence,
+                "similarity": round(c.similarity, 3),
+            }
+            for c in health.conflicts
+        ],
+        "problems": list(health.problems),
+        "traffic": None
+        if traffic is None
+        else {
+            "divergence": traffic.divergence,
+            "topics": _rows(traffic.topics),
+            "proposals": _rows(traffic.proposals),
+        },
+    }
+
+
+def with_document_times(passages: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:
+    """The indexed passages with their documents' file and time (``user_documents`` holds them;
+    a HotpotQA paragraph has none: it is current and no file's)."""
+    wanted = [c for c in ("source_file", "updated_at", "valid_until", "supersedes") if c in documents]
+    if not wanted or documents.empty:
+        return passages
+    times = documents[["passage_id", *wanted]].drop_duplicates("passage_id")
+    kept = passages.drop(columns=[c for c in wanted if c in passages])
+    return kept.merge(times, on="passage_id", how="left")
