@@ -61,6 +61,18 @@ def _absent(value) -> bool:
     return value is None or (isinstance(value, float) and pd.isna(value))
 
 
+def _rationale(value, metric: str) -> str:
+    """A judge's reason for ``metric`` from the scores' ``rationales`` (JSON text of a dict)."""
+    import json
+
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return str(value.get(metric, "")) if isinstance(value, dict) else ""
+
+
 def case_inputs(
     candidate_answers: pd.DataFrame, judge_scores: pd.DataFrame, judgement_list: pd.DataFrame
 ) -> list[CaseInput]:
@@ -80,12 +92,7 @@ def case_inputs(
             if key in row and not _absent(row[key]):
                 seen.setdefault(key, float(row[key]))
                 if key == SUFFICIENCY:
-                    seen.setdefault(
-                        "reason",
-                        str((row.get("rationales") or {}).get(SUFFICIENCY, ""))
-                        if isinstance(row.get("rationales"), dict)
-                        else "",
-                    )
+                    seen.setdefault("reason", _rationale(row.get("rationales"), SUFFICIENCY))
     inputs = []
     for row in answers.to_dict(orient="records"):
         qid = str(row["qid"])

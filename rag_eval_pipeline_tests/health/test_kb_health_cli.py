@@ -7,6 +7,7 @@ import json
 import pytest
 
 from rag_eval_pipeline import cli
+from stand_ins.anthropic_api import FakeAnthropic
 
 DOCUMENTS = [
     {
@@ -42,7 +43,27 @@ QUESTIONS = [
     {"id": "founded", "question": "When was Acme Tools founded?", "answer": "1987"},
     {"id": "ceo", "question": "Who is the chief executive of Acme Tools?", "answer": "Marie Curie Dupont"},
     {"id": "warranty", "question": "How long is the warranty on a cordless drill?", "answer": "5 years"},
+    # no reference yet: the sufficiency judge (the tests' Messages-API server) decides
+    {
+        "id": "battery",
+        "question": "How long does a drill battery last?",
+        "answer": "",
+        "reference_pending": True,
+    },
 ]
+JUDGE = "sufficiency:claude-sonnet-4-6"
+
+
+def _sufficiency(request):
+    """The tests' sufficiency judge: the passages suffice unless the question is about batteries."""
+    from stand_ins.anthropic_api import _tag, tool_reply
+
+    question = _tag(request["messages"][0]["content"], "question")
+    if "battery" in question:
+        return tool_reply(request, {"sufficient": False, "reason": "no passage mentions batteries"})
+    return tool_reply(request, {"sufficient": True, "reason": "a passage states it"})
+
+
 PRODUCTION = [
     {"question": "How long do orders to Peru take?"},
     {"question": "Can I pay an invoice with a credit card?"},
@@ -64,10 +85,14 @@ def project(tmp_path_factory):
         "dataset:\n  kind: custom\n  questions: questions.jsonl\n  documents: docs\n  language: en\n"
         "  sample_size: null\nanswer_models:\n"
         "  - {name: baseline, provider: offline, model: extractive-baseline, top_k: 2}\n"
-        "judges: [reference]\n"
+        f"judges: [reference, '{JUDGE}']\n"
     )
     args = ["--dagster-home", str(root / "home"), "--config", str(root / "rag_eval.yaml")]
-    assert cli.main([*args, "run"]) == 0
+    with FakeAnthropic(responder=_sufficiency) as server, pytest.MonkeyPatch.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", "test-key")
+        env.setenv("ANTHROPIC_BASE_URL", server.url)
+        assert cli.main([*args, "run"]) == 0
+        assert {(r.get("tool_choice") or {}).get("name") for r in server.requests} == {"record_sufficiency"}
     return root, args
 
 
@@ -83,10 +108,12 @@ def test_kb_health_names_the_gap_the_old_documents_and_the_topics(project, capsy
     record = _health(project, capsys, "--as-of", "2025-06-01")
     labels = {c["qid"]: c["label"] for c in record["cases"]}
     assert labels["ceo"] == "knowledge_gap" and labels["warranty"] == "knowledge_gap"
+    battery = next(c for c in record["cases"] if c["qid"] == "battery")
+    assert battery["label"] == "knowledge_gap" and "no passage mentions batteries" in battery["reason"]
     assert labels["peru"] in {"covered", "retrieval_miss"} and labels["founded"] != "knowledge_gap"
     status = {d["document"]: d["status"] for d in record["documents"]}
     assert {d for d, s in status.items() if s != "current"} == {"doc_refund-2023", "doc_promo"}
-    assert record["rates"]["knowledge_gap_rate"] == pytest.approx(0.4)
+    assert record["rates"]["knowledge_gap_rate"] == pytest.approx(0.5)
     assert record["topics"] and all(t["finding"] for t in record["topics"])
     gap_topics = [t for t in record["topics"] if "ceo" in t["qids"]]
     assert gap_topics and gap_topics[0]["shares"].get("knowledge_gap", 0) > 0
@@ -103,15 +130,15 @@ def test_the_stored_asset_and_the_text_output(project, capsys):
     assert record["answer_model"] == "baseline" and {"cases", "documents", "topics"} <= set(record)
     assert cli.main([*args, "kb", "health"]) == 0
     out = capsys.readouterr().out
-    assert "knowledge_gap_rate 0.400" in out and "doc_promo" in out
+    assert "knowledge_gap_rate 0.500" in out and "doc_promo" in out
 
 
 @pytest.mark.slow
 def test_gates_on_the_gap_rate_and_stale_retrieval(project, capsys):
     root, args = project
-    gate = [*args, "gate", "--model", "baseline", "--min-n", "5"]  # five cases
+    gate = [*args, "gate", "--model", "baseline", "--min-n", "6"]  # six cases
     assert cli.main([*gate, "--max", "knowledge_gap_rate=0.1"]) == 1
-    assert "| knowledge_gap_rate | all | kb_health | 0.400" in capsys.readouterr().out
+    assert "| knowledge_gap_rate | all | kb_health | 0.500" in capsys.readouterr().out
     assert cli.main([*gate, "--max", "knowledge_gap_rate=0.9"]) == 0
     # the refund question retrieves the superseded policy beside the current one
     assert cli.main([*gate, "--max", "stale_retrieval_rate=0"]) == 1
