@@ -225,7 +225,8 @@ def label_case(
             )
 
     # outdated: the answer rests on a document that is not current
-    answered = set() if case.abstained else set(terms_of(case.answer, language)) - question
+    said = set() if case.abstained else set(terms_of(case.answer, language))
+    answered = said - question or said  # a choice the question names: the choice itself
     for i in sorted(retrieved):
         if not view.is_current(i) and answered and answered <= view.terms[i]:
             return evidence(
