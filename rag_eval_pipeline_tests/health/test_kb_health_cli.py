@@ -161,3 +161,14 @@ def test_a_bad_as_of_day_is_one_error_line(project, capsys):
     assert cli.main([*args, "kb", "health", "--as-of", "soon"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --as-of") and "Traceback" not in err
+
+
+def test_every_command_of_the_health_page_parses():
+    """The page's commands (written `rag-eval ...`, outside the README's ordered walk-through)."""
+    from rag_eval_pipeline_tests.support.docs import DOCS, commands
+
+    found = commands((DOCS / "knowledge-base-health.md").read_text(), ("rag-eval ",))
+    assert len(found) >= 5 and {"kb", "gate"} <= {words[1] for words in found}
+    parser = cli.build_parser()
+    for words in found:
+        parser.parse_args(words[1:])
