@@ -28,6 +28,7 @@ from rag_eval_pipeline.metrics.stability import is_flip_column
 from rag_eval_pipeline.metrics.summary import LANGUAGE_GROUP, language_breakdown
 from rag_eval_pipeline.reporting.html import missing_charts_notice, plotly_script
 from rag_eval_pipeline.reporting.images import images_html
+from rag_eval_pipeline.reporting.knowledge_health import knowledge_health_html
 from rag_eval_pipeline.reporting.markdown import with_intervals
 from rag_eval_pipeline.reporting.security import security_html
 from rag_eval_pipeline.reporting.simulation import SimulatedVersion, simulation_html
@@ -725,6 +726,7 @@ def render_report(
     image_folder: str | None = None,
     security: pd.DataFrame | None = None,
     simulations: Mapping[str, SimulatedVersion] | None = None,
+    kb_health: Mapping[str, dict] | None = None,
 ) -> RenderedReport:
     """The whole report as one HTML string (its case rows paged into files under
     ``pages_folder`` beyond ``INLINE_CASE_ROWS``); the models without results (``missing``, with why)
@@ -758,6 +760,7 @@ def render_report(
         else f"<p>{_why_nothing_is_paired(len(summaries))}</p>",
         security_html(security),
         simulation_html(simulations or {}),  # reporting/simulation.py: empty when nothing was simulated
+        knowledge_health_html(kb_health),  # reporting/knowledge_health.py: empty without kb_health
         '<h2 id="judge-validation">Can the judges be trusted?</h2>',
         judge_validation_html(validation),
         judge_stability_html(summaries),
