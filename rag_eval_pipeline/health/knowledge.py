@@ -5,6 +5,7 @@ is asked of the whole knowledge base, not only of what a retriever returned."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -13,10 +14,15 @@ from rag_eval_pipeline.health.documents import CURRENT, document_id
 from rag_eval_pipeline.language.analysis import analyzer, split_sentences
 from rag_eval_pipeline.language.table import ENGLISH
 
+# a number of one digit standing alone ("5", "2 °C"): written with a leading zero so that every
+# analysis keeps it (English index terms are two characters or more, and "5" is an answer)
+_LONE_DIGIT = re.compile(r"(?<!\w)(\d)(?!\w)")
+
 
 def terms_of(text: str, language: str) -> list[str]:
     """The index terms of ``text`` in its language (stems without stop words), the one place
     health reads words; an unknown code reads as English rather than not at all."""
+    text = _LONE_DIGIT.sub(r"0\1", text)
     try:
         return analyzer(language or ENGLISH).terms(text)
     except Exception:  # noqa: BLE001 - a code the table lacks: English analysis, said by the loader

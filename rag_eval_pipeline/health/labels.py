@@ -44,6 +44,9 @@ CASE_TABLE_COLUMNS = [
     "correct",
 ]
 YES_NO = frozenset({"yes", "no", "noanswer"})
+# a reference of this many terms or more ("tap the version number seven times under Settings >
+# About") may be said in another order: a passage holding this share of its terms holds it
+LONG_ANSWER, LONG_ANSWER_SHARE = 5, 0.8
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,8 @@ def _supports(
     the question: its own share of the question, or (a bridge) the share of a passage naming it
     by its title, or named by it."""
     found = view.holding_phrase(answer)
+    if not found and len(set(answer)) >= LONG_ANSWER:  # a procedure said in another order
+        found = view.holding(set(answer), LONG_ANSWER_SHARE)
     if not found:
         return []
     about = dict(view.best_covering(question, limit=50))

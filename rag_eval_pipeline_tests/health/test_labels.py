@@ -258,3 +258,43 @@ def test_documents_in_another_language_are_read_by_their_analysis(tmp_path):
     ]
     labels = dict(zip(*assess(frame, cases, settings=LABELS_ONLY).cases[["qid", "label"]].T.values))
     assert labels == {"es1": RETRIEVAL_MISS, "es2": KNOWLEDGE_GAP}
+
+
+def test_a_one_digit_answer_and_a_procedure_in_another_order_are_found(tmp_path):
+    """Two shapes the first unfitted set had: "5" (English index terms are two characters or
+    more) and a procedure the reference words in another order than the passage."""
+    Path(tmp_path / "kb.jsonl").write_text(
+        json.dumps(
+            {
+                "id": "homes",
+                "title": "Managing several homes",
+                "language": "en",
+                "passage": "One Lumen account can manage up to 5 homes.",
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "id": "beta",
+                "title": "Lumen app beta program",
+                "language": "en",
+                "passage": "To join the beta program, open Settings > About and tap the version "
+                "number seven times, then accept the beta terms.",
+            }
+        )
+        + "\n"
+    )
+    frame = load_documents(tmp_path, Chunking(size=0)).passages
+    cases = [
+        _case("homes", "How many homes can one Lumen account manage?", "5", ["doc_homes"], "5"),
+        _case(
+            "beta",
+            "How do you join the Lumen app beta program?",
+            "tap the version number seven times under Settings > About",
+            ["doc_beta"],
+            "tap it",
+        ),
+        _case("gap", "How many homes can a guest account see?", "3", ["doc_homes"], "3"),
+    ]
+    labels = dict(zip(*assess(frame, cases, settings=LABELS_ONLY).cases[["qid", "label"]].T.values))
+    assert labels == {"homes": COVERED, "beta": COVERED, "gap": KNOWLEDGE_GAP}
