@@ -68,6 +68,7 @@ def test_a_topic_says_what_to_do_in_one_line():
     assert len(gap["representatives"]) == 3
 
 
+@pytest.mark.slow  # 11 s on the shared machine (scipy's clustering and distances loaded cold)
 def test_production_like_the_list_diverges_little_and_a_new_subject_is_a_blind_spot():
     cases = _cases([(q, "covered", 1.0) for q in QUESTIONS[:5]])[["qid", "question", "language"]]
     alike = production_questions([{"question": q, "language": "en"} for q, _ in QUESTIONS[:5]])
