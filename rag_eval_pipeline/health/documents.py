@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
 
 import pandas as pd
 
@@ -23,12 +22,6 @@ DOCUMENT_TABLE_COLUMNS = [
     "retrieved",
     "ghost",
 ]
-
-
-class Status(str, Enum):
-    CURRENT = CURRENT
-    SUPERSEDED = SUPERSEDED
-    EXPIRED = EXPIRED
 
 
 def document_id(passage_id: str) -> str:

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -338,7 +338,3 @@ def label_rates(cases: pd.DataFrame) -> dict[str, float | None]:
     rates["stale_retrieval_rate"] = float(cases["stale_documents"].map(len).gt(0).mean()) if n else None
     return rates
 
-
-def _first(values: Mapping, key: str, default=None):
-    value = values.get(key, default)
-    return default if value is None or (isinstance(value, float) and pd.isna(value)) else value
