@@ -4,13 +4,15 @@ real traffic the judgement list is. The one function the asset and the CLI both 
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
-from rag_eval_pipeline.health.knowledge import knowledge_view
+from rag_eval_pipeline.health.knowledge import KnowledgeView, knowledge_view
 from rag_eval_pipeline.health.labels import CaseInput, Thresholds, case_table, label_rates
 from rag_eval_pipeline.health.topics import TOPIC_COLUMNS, topic_table
 from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
@@ -63,8 +65,6 @@ def _absent(value) -> bool:
 
 def _rationale(value, metric: str) -> str:
     """A judge's reason for ``metric`` from the scores' ``rationales`` (JSON text of a dict)."""
-    import json
-
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -122,6 +122,35 @@ def case_inputs(
     return inputs
 
 
+# the reading of the one knowledge-base version last assessed in this process: every model's
+# kb_health of a run reads the same passages, so the term index and the conflict scan are done once
+_READING: dict[str, tuple[KnowledgeView, list[Conflict]]] = {}
+
+
+def _version_of(passages: pd.DataFrame, statuses: dict[str, str], versions: set[frozenset[str]]) -> str:
+    """What the reading depends on, hashed: the passages' ids, titles, texts and languages, the
+    documents' statuses and which documents supersede which (never the model, never the cases)."""
+    columns = [c for c in ("passage_id", "title", "passage", "language") if c in passages]
+    digest = hashlib.sha256(pd.util.hash_pandas_object(passages[columns], index=False).values.tobytes())
+    digest.update(json.dumps(sorted(statuses.items())).encode())
+    digest.update(json.dumps(sorted(sorted(pair) for pair in versions)).encode())
+    return digest.hexdigest()
+
+
+def knowledge_base_reading(
+    passages: pd.DataFrame, statuses: dict[str, str], versions: set[frozenset[str]]
+) -> tuple[KnowledgeView, list[Conflict]]:
+    """The knowledge base read by the language analysis (its term index) and its conflicts:
+    computed once per knowledge-base version and status, and kept (one version at a time, so
+    memory does not grow) for the next model's assessment. Neither is changed by its readers."""
+    key = _version_of(passages, statuses, versions)
+    if key not in _READING:
+        _READING.clear()
+        view = knowledge_view(passages, statuses)
+        _READING[key] = (view, find_conflicts(view, versions))
+    return _READING[key]
+
+
 def assess(
     passages: pd.DataFrame,
     cases: list[CaseInput],
@@ -134,13 +163,12 @@ def assess(
     ``production`` questions (id, question, language)."""
     times: DocumentTimes = document_times(passages, settings.as_of)
     times = with_usage(times, (c.retrieved_ids for c in cases), source_documents)
-    view = knowledge_view(passages, times.status_of())
     versions = {
         frozenset({row.document, row.superseded_by})
         for row in times.table.itertuples()
         if isinstance(row.superseded_by, str)
     }
-    conflicts = find_conflicts(view, versions)
+    view, conflicts = knowledge_base_reading(passages, times.status_of(), versions)
     table = case_table(cases, view, conflicts, settings.thresholds)
     traffic = None
     if production is not None:

@@ -51,7 +51,8 @@ class KnowledgeView:
 
     def weight(self, term: str) -> float:
         """A term's inverse document frequency (a term no passage has: the highest)."""
-        return self.idf.get(term, math.log(1 + len(self) / 0.5))
+        known = self.idf.get(term)
+        return known if known is not None else math.log(1 + len(self.passage_ids) / 0.5)
 
     def holding_phrase(self, phrase: list[str]) -> set[int]:
         """The passages holding ``phrase`` (terms in order, nothing between them but stop words
@@ -89,8 +90,16 @@ class KnowledgeView:
 
     def best_covering(self, terms: set[str], limit: int = 5) -> list[tuple[int, float]]:
         """The passages covering most of ``terms`` (idf-weighted), best first."""
-        candidates = {i for t in terms for i in self.postings.get(t, ())}
-        scored = sorted(((i, self.coverage(i, terms)) for i in candidates), key=lambda x: (-x[1], x[0]))
+        # each term's weight once, added to the passages of its postings (in the order of
+        # ``terms``, so each share is the very sum ``coverage`` takes): a walk of the postings,
+        # not of every candidate's terms
+        weights = [(t, self.weight(t)) for t in terms]
+        total = sum(w for _, w in weights)
+        held: dict[int, float] = {}
+        for term, w in weights:
+            for i in self.postings.get(term, ()):
+                held[i] = held.get(i, 0.0) + w
+        scored = sorted(((i, s / total) for i, s in held.items()), key=lambda x: (-x[1], x[0]))
         return scored[:limit]
 
     def sentence_with(self, i: int, terms: set[str]) -> str:
