@@ -298,3 +298,17 @@ def test_a_one_digit_answer_and_a_procedure_in_another_order_are_found(tmp_path)
     ]
     labels = dict(zip(*assess(frame, cases, settings=LABELS_ONLY).cases[["qid", "label"]].T.values))
     assert labels == {"homes": COVERED, "beta": COVERED, "gap": KNOWLEDGE_GAP}
+
+
+def test_models_over_one_knowledge_base_share_its_reading_and_a_changed_one_is_read_again(passages):
+    first = assess(passages, CASES, settings=LABELS_ONLY)
+    second = assess(passages, CASES[:2], settings=LABELS_ONLY)  # another model's cases
+    assert second.conflicts is first.conflicts  # the conflict scan done once for both
+    edited = passages.copy()
+    louvre_b = edited["passage_id"] == "doc_louvre-b"
+    edited.loc[louvre_b, "passage"] = edited.loc[louvre_b, "passage"].str.replace("1795", "1793")
+    agreed = assess(edited, CASES, settings=LABELS_ONLY).cases.set_index("qid")["label"]
+    assert agreed["conflict"] != CONFLICT  # the edit is read, not the earlier version's scan
+    earlier = assess(passages, CASES, settings=HealthSettings(as_of="2024-03-01", with_topics=False))
+    assert earlier.cases.set_index("qid").loc["expired_only", "label"] != OUTDATED
+    assert assess(passages, CASES, settings=LABELS_ONLY).cases.equals(first.cases)
