@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import pickle
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -125,29 +128,70 @@ def case_inputs(
 # the reading of the one knowledge-base version last assessed in this process: every model's
 # kb_health of a run reads the same passages, so the term index and the conflict scan are done once
 _READING: dict[str, tuple[KnowledgeView, list[Conflict]]] = {}
+READING_FORMAT = "1"  # a stored reading of another format is never loaded: raise it when
+# KnowledgeView or Conflict change shape
 
 
 def _version_of(passages: pd.DataFrame, statuses: dict[str, str], versions: set[frozenset[str]]) -> str:
     """What the reading depends on, hashed: the passages' ids, titles, texts and languages, the
     documents' statuses and which documents supersede which (never the model, never the cases)."""
     columns = [c for c in ("passage_id", "title", "passage", "language") if c in passages]
-    digest = hashlib.sha256(pd.util.hash_pandas_object(passages[columns], index=False).values.tobytes())
+    digest = hashlib.sha256(READING_FORMAT.encode())
+    digest.update(pd.util.hash_pandas_object(passages[columns], index=False).values.tobytes())
     digest.update(json.dumps(sorted(statuses.items())).encode())
     digest.update(json.dumps(sorted(sorted(pair) for pair in versions)).encode())
     return digest.hexdigest()
 
 
+def _stored(folder: Path, key: str) -> tuple[KnowledgeView, list[Conflict]] | None:
+    """The reading another process stored for this version; None when absent or unreadable
+    (then it is computed again, never guessed)."""
+    try:
+        with (folder / f"{key}.pickle").open("rb") as handle:
+            found = pickle.load(handle)  # noqa: S301 - written by this module in the instance's own storage
+    except (OSError, EOFError, pickle.PickleError, AttributeError, ImportError, TypeError, ValueError):
+        return None
+    if isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], KnowledgeView):
+        return found
+    return None
+
+
+def _store(folder: Path, key: str, reading: tuple[KnowledgeView, list[Conflict]]) -> None:
+    """Keep ``reading`` for the next process, written whole then renamed into place; only the
+    latest version is kept, so the folder does not grow with the knowledge base's history."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f"{key}.{os.getpid()}.partial"
+        with partial.open("wb") as handle:
+            pickle.dump(reading, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(partial, folder / f"{key}.pickle")
+        for old in folder.glob("*.pickle"):
+            if old.name != f"{key}.pickle":
+                old.unlink(missing_ok=True)
+    except OSError:  # a full or read-only disk costs the next process a recomputation, no more
+        return
+
+
 def knowledge_base_reading(
-    passages: pd.DataFrame, statuses: dict[str, str], versions: set[frozenset[str]]
+    passages: pd.DataFrame,
+    statuses: dict[str, str],
+    versions: set[frozenset[str]],
+    folder: Path | None = None,
 ) -> tuple[KnowledgeView, list[Conflict]]:
     """The knowledge base read by the language analysis (its term index) and its conflicts:
-    computed once per knowledge-base version and status, and kept (one version at a time, so
-    memory does not grow) for the next model's assessment. Neither is changed by its readers."""
+    computed once per knowledge-base version and status, kept in the process (one version at a
+    time, so memory does not grow) and, with ``folder``, stored there for the runs of other
+    processes. Neither is changed by its readers."""
     key = _version_of(passages, statuses, versions)
     if key not in _READING:
+        reading = _stored(folder, key) if folder is not None else None
+        if reading is None:
+            view = knowledge_view(passages, statuses)
+            reading = (view, find_conflicts(view, versions))
+            if folder is not None:
+                _store(folder, key, reading)
         _READING.clear()
-        view = knowledge_view(passages, statuses)
-        _READING[key] = (view, find_conflicts(view, versions))
+        _READING[key] = reading
     return _READING[key]
 
 
@@ -157,10 +201,12 @@ def assess(
     source_documents: list[str] | None = None,
     production: pd.DataFrame | None = None,
     settings: HealthSettings = HealthSettings(),
+    reading_folder: Path | None = None,
 ) -> Health:
     """Every part of the knowledge base's health, from the indexed ``passages``, the labelled
     ``cases``, the ids the documents' source holds now (ghosts; None: unknown) and optional
-    ``production`` questions (id, question, language)."""
+    ``production`` questions (id, question, language); ``reading_folder``: where the knowledge
+    base's reading is kept between processes (None: in this process only)."""
     times: DocumentTimes = document_times(passages, settings.as_of)
     times = with_usage(times, (c.retrieved_ids for c in cases), source_documents)
     versions = {
@@ -168,7 +214,7 @@ def assess(
         for row in times.table.itertuples()
         if isinstance(row.superseded_by, str)
     }
-    view, conflicts = knowledge_base_reading(passages, times.status_of(), versions)
+    view, conflicts = knowledge_base_reading(passages, times.status_of(), versions, reading_folder)
     table = case_table(cases, view, conflicts, settings.thresholds)
     traffic = None
     if production is not None:

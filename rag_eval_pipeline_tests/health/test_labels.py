@@ -312,3 +312,23 @@ def test_models_over_one_knowledge_base_share_its_reading_and_a_changed_one_is_r
     earlier = assess(passages, CASES, settings=HealthSettings(as_of="2024-03-01", with_topics=False))
     assert earlier.cases.set_index("qid").loc["expired_only", "label"] != OUTDATED
     assert assess(passages, CASES, settings=LABELS_ONLY).cases.equals(first.cases)
+
+
+def test_a_stored_reading_serves_another_process_and_an_unreadable_one_is_read_again(passages, tmp_path):
+    from rag_eval_pipeline.health import assess as assessing
+
+    assessing._READING.clear()  # a process that has not read this knowledge base yet
+    first = assess(passages, CASES, settings=LABELS_ONLY, reading_folder=tmp_path)
+    stored = list(tmp_path.glob("*.pickle"))
+    assert len(stored) == 1
+    assessing._READING.clear()  # what another process starts with
+    again = assess(passages, CASES, settings=LABELS_ONLY, reading_folder=tmp_path)
+    assert again.cases.equals(first.cases) and again.conflicts == first.conflicts
+    assessing._READING.clear()
+    stored[0].write_bytes(b"not a reading")
+    mended = assess(passages, CASES, settings=LABELS_ONLY, reading_folder=tmp_path)
+    assert mended.cases.equals(first.cases)
+    assessing._READING.clear()
+    earlier = HealthSettings(as_of="2024-03-01", with_topics=False)
+    assess(passages, CASES[:1], settings=earlier, reading_folder=tmp_path)
+    assert len(list(tmp_path.glob("*.pickle"))) == 1  # only the latest version is kept

@@ -1,6 +1,8 @@
 """Knowledge-base health of one answer model's evaluation: which questions the documents cannot
 answer, which documents are out of date, which topics the failures gather in."""
 
+from pathlib import Path
+
 import dagster as dg
 import pandas as pd
 from pydantic import Field
@@ -17,6 +19,9 @@ from rag_eval_pipeline.health.assess import (
 )
 from rag_eval_pipeline.health.summary import RATES, cases_table, documents_table, topics_table
 from rag_eval_pipeline.reporting.markdown import to_markdown
+
+# the knowledge base's reading (term index, conflicts) kept for the runs of other processes
+READING_FOLDER = "kb_health_reading"
 
 
 class KbHealthConfig(dg.Config):
@@ -46,6 +51,7 @@ def kb_health(
         case_inputs(candidate_answers, judge_scores, judgement_list),
         source,
         settings=HealthSettings(as_of=config.as_of, max_topics=config.max_topics),
+        reading_folder=Path(context.instance.storage_directory()) / READING_FOLDER,
     )
     for problem in health.problems:
         context.log.warning(f"documents: {problem}")
