@@ -17,6 +17,7 @@ EXPECTED_ASSETS = {
     "answer_claims",
     "metric_summary",
     "metric_history",
+    "kb_health",
     "model_comparison",
     "paired_comparison",
     "judge_validation",
@@ -95,6 +96,7 @@ def test_a_models_chain_reads_nothing_of_another_model():
     broken model holds no other back, and a backfill waits for two crossings, not four."""
     graph = defs.get_repository_def().asset_graph
     model = {"candidate_answers", "judge_scores", "answer_claims", "metric_summary", "metric_history"}
+    model |= {"kb_health"}
     knowledge = {
         "hotpotqa_raw",
         "user_documents",
@@ -115,7 +117,7 @@ def test_a_models_chain_reads_nothing_of_another_model():
 
 def test_model_assets_are_partitioned_by_answer_model():
     graph = defs.get_repository_def().asset_graph
-    for key in ["candidate_answers", "judge_scores", "metric_summary", "metric_history"]:
+    for key in ["candidate_answers", "judge_scores", "metric_summary", "metric_history", "kb_health"]:
         partitions = graph.get(dg.AssetKey(key)).partitions_def
         assert isinstance(partitions, dg.DynamicPartitionsDefinition)
         assert partitions.name == "answer_model"

@@ -16,6 +16,7 @@ from rag_eval_pipeline.defs.names import (
     KB_INDEX,
     METRIC_SUMMARY,
 )
+from rag_eval_pipeline.health.summary import HEALTH_RATES
 from rag_eval_pipeline.instance.lineage import (
     History,
     lineage_run_ids,
@@ -169,6 +170,17 @@ def _with_probes(stored: _Stored, summary):
     return with_probes({stored.model: summary}, probes)[stored.model]
 
 
+def _with_health(args: argparse.Namespace, stored: _Stored, summary):
+    """The summary with the model's knowledge-base health rates as rows (judge ``kb_health``)."""
+    import pandas as pd
+
+    from rag_eval_pipeline.cli.health import stored_health
+    from rag_eval_pipeline.health.summary import gate_rows
+
+    record = stored_health(args, stored.model)
+    return pd.concat([summary, gate_rows(record, list(summary.columns))], ignore_index=True)
+
+
 def _given_thresholds(args: argparse.Namespace) -> list[tuple[str, float]]:
     """``--min`` and ``--max`` thresholds as (key, value); a ``--max`` names a metric better
     lower (a per-case budget figure is not one: ``_given_budgets`` takes those)."""
@@ -227,6 +239,8 @@ def handle_gate(args: argparse.Namespace) -> int:
     summary = stored.load(METRIC_SUMMARY, stored.model)
     if any(g.metric.startswith(ASR_PREFIX) for g in thresholds):
         summary = _with_probes(stored, summary)
+    if any(g.metric in HEALTH_RATES for g in thresholds):
+        summary = _with_health(args, stored, summary)
     min_cases = args.min_n if args.min_n is not None else stored.settings.statistics.min_cases
     allowed = args.max_error_rate if args.max_error_rate is not None else stored.settings.max_error_rate
     results = [*check_gates(summary, thresholds, args.judge, min_cases), error_rate_gate(summary, allowed)]

@@ -1,5 +1,7 @@
 """The user's own documents as knowledge-base passages: a folder of .md / .txt files and JSONL or
 parquet files of ``{title, passage}`` (optional ``id``), with optional chunking of long texts.
+Each document carries its time (``updated_at``, ``valid_until``, ``supersedes``: the record's
+fields, a ``.md`` file's front matter, else the file's modification time for ``updated_at``).
 
 A malformed file is reported by name and skipped, a malformed line of a JSONL file by file and
 line; neither stops the others. Files are UTF-8 (a byte-order mark accepted) unless the dataset's
@@ -36,7 +38,10 @@ DEFAULT_CHUNK_OVERLAP = 40
 # compounds included: a line with no spaces, base64, a long URL) counts as a word every this many
 # characters and is cut there, so no chunk is longer than its size in words of at most this many
 MAX_WORD_CHARS = 50
-DOCUMENT_COLUMNS = [*PASSAGE_COLUMNS, "source_file"]
+# a document's time, as written (ISO dates); what health/documents.py reads into a status
+TIME_FIELDS = ("updated_at", "valid_until", "supersedes")
+DOCUMENT_COLUMNS = [*PASSAGE_COLUMNS, "source_file", *TIME_FIELDS]
+FRONT_MATTER = "---"
 
 
 @dataclass(frozen=True)
@@ -191,10 +196,11 @@ def _records(path: Path, encoding: str | None = None) -> tuple[list[tuple[str, o
     (each named, the others kept); a file that is not text is a ValueError."""
     suffix = path.suffix.lower()
     if suffix in TEXT_SUFFIXES:
-        text = read_text(path, encoding).strip()
+        fields, text = front_matter(read_text(path, encoding).strip()) if suffix == ".md" else ({}, "")
+        text = text if suffix == ".md" else read_text(path, encoding).strip()
         if not text:
             raise ValueError("empty document")
-        return [("file", {"title": nfc(path.stem), "passage": text})], []
+        return [("file", {"title": nfc(path.stem), **fields, "passage": text})], []
     if suffix == ".parquet":
         frame = pd.read_parquet(path)
         return [(f"row {i + 1}", nfc_values(r)) for i, r in enumerate(frame.to_dict(orient="records"))], []
@@ -210,6 +216,38 @@ def _records(path: Path, encoding: str | None = None) -> tuple[list[tuple[str, o
     return records, problems
 
 
+def front_matter(text: str) -> tuple[dict, str]:
+    """A Markdown document's YAML front matter (between ``---`` lines at its top) and the text
+    after it; a document without one is all text. Malformed front matter is a ValueError."""
+    import yaml
+
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != FRONT_MATTER:
+        return {}, text
+    for end, line in enumerate(lines[1:], start=1):
+        if line.strip() == FRONT_MATTER:
+            try:
+                fields = yaml.safe_load("\n".join(lines[1:end])) or {}
+            except yaml.YAMLError as err:
+                raise ValueError(f"front matter is not YAML ({err.__class__.__name__})") from None
+            if not isinstance(fields, dict):
+                raise ValueError("front matter is not a mapping of fields")
+            known = (*TIME_FIELDS, "title", "id", "language")
+            kept = {k: nfc_values(v) for k, v in fields.items() if k in known}
+            return kept, "\n".join(lines[end + 1 :]).strip()
+    return {}, text
+
+
+def _time_field(record: dict, key: str) -> str | None:
+    """A time field as text (YAML reads a bare date as a date; an id may be a number)."""
+    value = record.get(key)
+    if value in (None, ""):
+        return None
+    if isinstance(value, list):  # supersedes: several documents
+        return ";".join(str(v) for v in value if v not in (None, "")) or None
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
 @dataclass(frozen=True)
 class Document:
     """One checked ``{title, passage[, id, language]}`` record of a file, before chunking."""
@@ -219,6 +257,9 @@ class Document:
     base_id: str
     source_file: str
     language: str | None  # set by the record; None: detected with the rest
+    updated_at: str | None = None  # ISO date or time; the file's time when the record says none
+    valid_until: str | None = None
+    supersedes: str | None = None  # ids or titles of the documents this one replaces, ';'-joined
 
     @property
     def detected_text(self) -> str:
@@ -236,8 +277,11 @@ def _record_problem(record: object) -> str | None:
     return None
 
 
-def documents_of_records(records: list[tuple[str, object]], name: str) -> tuple[list[Document], list[str]]:
-    """The documents of ``{title, passage[, id, language]}`` records, and a problem naming the
+def documents_of_records(
+    records: list[tuple[str, object]], name: str, file_time: str | None = None
+) -> tuple[list[Document], list[str]]:
+    """The documents of ``{title, passage[, id, language, updated_at, valid_until, supersedes]}``
+    records (``updated_at`` the file's time ``file_time`` when unsaid), and a problem naming the
     location of each record that is not one (or names a language this project cannot analyse):
     that record is skipped, the others are kept."""
     documents = []
@@ -257,7 +301,9 @@ def documents_of_records(records: list[tuple[str, object]], name: str) -> tuple[
             except UnknownLanguageError as err:
                 problems.append(f"{location}: {err}")
                 continue
-        documents.append(Document(title, text, base_id, name, own or None))
+        times = {key: _time_field(record, key) for key in TIME_FIELDS}
+        times["updated_at"] = times["updated_at"] or file_time
+        documents.append(Document(title, text, base_id, name, own or None, **times))
     return documents, problems
 
 
@@ -284,6 +330,7 @@ def passages_of_documents(
                     "sentences": split_sentences(chunk),
                     "language": detected.code,
                     "source_file": document.source_file,
+                    **{key: getattr(document, key) for key in TIME_FIELDS},
                 }
             )
     return rows, assumed
@@ -340,7 +387,8 @@ def load_documents(
         except (ValueError, OSError) as err:
             problems.append(f"{name}: {err}")
             continue
-        found, bad_records = documents_of_records(records, name)
+        modified = pd.Timestamp(path.stat().st_mtime, unit="s", tz="UTC").isoformat()
+        found, bad_records = documents_of_records(records, name, modified)
         documents += found
         problems += [f"{name}, {problem}" for problem in unread_lines + bad_records]
     images = image_catalog(folder) if folder.is_dir() else ImageCatalog()

@@ -52,6 +52,7 @@ METRIC_SUMMARY = "metric_summary"
 # value's ``attrs``), never as the latest value, and the summary's `answered` check fails the run
 EVALUATION_FAILED = "evaluation_failed"
 METRIC_HISTORY = "metric_history"
+KB_HEALTH = "kb_health"  # which questions the documents cannot answer, which documents are old
 CASE_TRACES = "case_traces"
 PHOENIX_EXPERIMENT = "phoenix_experiment"
 EVAL_RESULTS = "eval_results"

@@ -5,7 +5,8 @@ Judge ids: ``reference``; an LLM name (``claude-sonnet-4-6``, ``anthropic:<id>``
 ``strict-blind:<LLM name>`` for the same axes with faithfulness and context relevance asked
 without the ground truth;
 ``ragas:<LLM name>`` for RAGAS-style metrics; ``claims:<LLM name>`` for claim precision,
-claim recall and citation support; and the configuration file's custom metrics (a
+claim recall and citation support; ``sufficiency:<LLM name>`` for whether the passages suffice
+to answer (knowledge-base health reads it); and the configuration file's custom metrics (a
 Python callable or an LLM rubric) by name. LLM names are resolved by the provider table
 (``llm/providers.py``), the same as answer models'. Adding a judge kind is one entry in
 ``JUDGE_KINDS`` plus its own module; a custom metric may not take a built-in judge's name.
@@ -38,6 +39,7 @@ from rag_eval_pipeline.judges.strict import (
     StrictBlindLLMJudge,
     StrictLLMJudge,
 )
+from rag_eval_pipeline.judges.sufficiency import SUFFICIENCY_METRICS, SufficiencyLLMJudge
 from rag_eval_pipeline.judges.vision import VISION_METRICS, VisionLLMJudge
 from rag_eval_pipeline.llm.client import AtTemperature, LLMClient, LLMRequest
 from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
@@ -61,7 +63,7 @@ class UnknownJudgeError(ValueError):
 
 # the calls one scoring of a case makes by kind: the STRICT rubric one, strict-blind two (with
 # and without the truth), RAGAS-style four (statements, verdicts, passages, questions), claims two
-JUDGE_CALLS = {"strict": 1, "strict-blind": 2, "ragas": 4, "claims": 2, "rubric": 1}
+JUDGE_CALLS = {"strict": 1, "strict-blind": 2, "ragas": 4, "claims": 2, "rubric": 1, "sufficiency": 1}
 JURY_JUDGE_ID = JURY  # the run's LLM judges combined (``judges.jury``): not a judge of its own
 
 
@@ -279,6 +281,13 @@ def _parse_claims(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     return _llm_judge_spec(name, "claims", target, CLAIM_METRICS, (), CLAIM_REFERENCE_FREE_METRICS)
 
 
+def _parse_sufficiency(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+    target = _llm_target(name, "sufficiency")
+    if target is None:
+        return None
+    return _llm_judge_spec(name, "sufficiency", target, SUFFICIENCY_METRICS, (), SUFFICIENCY_METRICS)
+
+
 def _parse_python(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     metric = custom.get(name)
     if metric is None or metric.kind != "python":
@@ -366,6 +375,11 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
         _parse_claims,
         lambda spec, context: ClaimsLLMJudge(*_llm_judge_arguments(spec, context)),
     ),
+    JudgeKind(
+        "sufficiency",
+        _parse_sufficiency,
+        lambda spec, context: SufficiencyLLMJudge(*_llm_judge_arguments(spec, context)),
+    ),
     JudgeKind("grounding", _parse_grounding, _build_grounding),
     JudgeKind(
         "vision",
@@ -399,8 +413,9 @@ class JudgeRegistry:
             "(claude-sonnet-4-6, anthropic:<id>, "
             "openai:<model>, local:<model>) for the STRICT rubric, strict-blind:<LLM> for it without "
             "the ground truth on faithfulness, ragas:<LLM> for RAGAS-style metrics, or claims:<LLM> "
-            "for claim precision, claim recall and citation support, or vision:<LLM> for visual "
-            "relevance and image-text consistency"
+            "for claim precision, claim recall and citation support, vision:<LLM> for visual "
+            "relevance and image-text consistency, or sufficiency:<LLM> for whether the passages "
+            "suffice to answer"
         )
 
     def for_run(self, judge_ids: Iterable[str], repeats: JudgeRepeats = 1) -> list[JudgeSpec]:

@@ -36,6 +36,12 @@ LOWER_IS_BETTER = frozenset(
         "latency_max_s",
         "cost_per_case_usd",
         "cost_max_usd",
+        # knowledge-base health (health/): shares of cases the knowledge base failed
+        "knowledge_gap_rate",
+        "retrieval_miss_rate",
+        "outdated_rate",
+        "conflict_rate",
+        "stale_retrieval_rate",
     }
 )
 # ... and by how their name ends: every judge's flip rate, every rate of errors or failures

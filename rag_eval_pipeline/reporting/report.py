@@ -30,6 +30,7 @@ from rag_eval_pipeline.metrics.summary import LANGUAGE_GROUP, language_breakdown
 from rag_eval_pipeline.reporting.charts import model_colours
 from rag_eval_pipeline.reporting.html import lazy_plotly_script
 from rag_eval_pipeline.reporting.images import ImageSection, images_html
+from rag_eval_pipeline.reporting.knowledge_health import knowledge_health_html
 from rag_eval_pipeline.reporting.markdown import with_intervals
 from rag_eval_pipeline.reporting.security import security_html
 from rag_eval_pipeline.reporting.simulation import SimulatedVersion, simulation_html
@@ -963,6 +964,7 @@ class ReportData:
     corrections: pd.DataFrame | None = None
     security: pd.DataFrame | None = None
     simulations: Mapping[str, SimulatedVersion] = field(default_factory=dict)
+    kb_health: Mapping[str, dict] = field(default_factory=dict)  # model -> its stored kb_health
 
 
 def _headline_rows(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -1258,6 +1260,7 @@ SECTIONS: tuple[Callable[[ReportData], str], ...] = (
     lambda d: d.images.html,  # reporting/images.py
     lambda d: security_html(d.security),
     lambda d: simulation_html(d.simulations),  # reporting/simulation.py: empty when nothing was simulated
+    lambda d: knowledge_health_html(d.kb_health),  # reporting/knowledge_health.py: empty without kb_health
     lambda d: (
         '<h2 id="judge-validation">Can the judges be trusted?</h2>' + judge_validation_html(d.validation)
     ),
@@ -1297,6 +1300,7 @@ def render_report(
     image_folder: str | None = None,
     security: pd.DataFrame | None = None,
     simulations: Mapping[str, SimulatedVersion] | None = None,
+    kb_health: Mapping[str, dict] | None = None,
 ) -> RenderedReport:
     """The whole report as one HTML string (its case records paged into files under
     ``pages_folder`` beyond ``INLINE_CASE_ROWS``, its images as display copies beside it in
@@ -1317,7 +1321,7 @@ def render_report(
         summaries, scores_by_model, answers_by_model, judgement_list, history, comparisons, rows, colours,
         images_html(summaries, answers_by_model, judgement_list, image_folder, colours), index,
         verdict_rule, stale or {}, missing or {}, validation, agreement, agreement_history, diffs,
-        corrections, security, simulations or {},
+        corrections, security, simulations or {}, kb_health or {},
     )  # fmt: skip
     sections = [section(data) for section in SECTIONS]
     document = (

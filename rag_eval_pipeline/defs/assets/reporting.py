@@ -20,6 +20,7 @@ from rag_eval_pipeline.defs.names import (
     JUDGE_AGREEMENT,
     JUDGE_SCORES,
     JUDGEMENT_LIST,
+    KB_HEALTH,
     KB_INDEX,
     METRIC_SUMMARY,
     PAIRED_COMPARISON,
@@ -194,6 +195,7 @@ REPORT_INS = {
     JUDGE_AGREEMENT: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     BASELINE_DIFFS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
+    KB_HEALTH: dg.AssetIn(metadata=ALL_PARTITIONS),  # each model's latest, for "Knowledge base"
 }
 # every agent version's simulation, as its last summary saw it (the report's "Simulated users")
 SIMULATION_INS = {
@@ -227,6 +229,7 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
         judge_agreement: pd.DataFrame | None,
         corrected_means: pd.DataFrame | None,
         baseline_diffs: pd.DataFrame | None,
+        kb_health: dict[str, dict],
         history: HistoryResource,
         settings: SettingsResource,
         **simulated: dict[str, pd.DataFrame],
@@ -270,6 +273,7 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
             settings.settings.dataset.documents,  # the images the overlays refer to
             load_probes(UPath(context.instance.storage_directory()) / ARTIFACTS),  # `rag-eval probe`'s
             simulations,
+            kb_health,
         )
         served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
         context.add_output_metadata(

@@ -1,0 +1,70 @@
+"""Knowledge-base health of one answer model's evaluation: which questions the documents cannot
+answer, which documents are out of date, which topics the failures gather in."""
+
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+from pydantic import Field
+
+from rag_eval_pipeline.defs.names import EVALUATION, KB_HEALTH
+from rag_eval_pipeline.defs.partitions import answer_model_partitions
+from rag_eval_pipeline.defs.resources import DocumentsResource
+from rag_eval_pipeline.health.assess import (
+    HealthSettings,
+    assess,
+    case_inputs,
+    health_record,
+    with_document_times,
+)
+from rag_eval_pipeline.health.summary import RATES, cases_table, documents_table, topics_table
+from rag_eval_pipeline.reporting.markdown import to_markdown
+
+# the knowledge base's reading (term index, conflicts) kept for the runs of other processes
+READING_FOLDER = "kb_health_reading"
+
+
+class KbHealthConfig(dg.Config):
+    as_of: str | None = Field(
+        default=None, description="The day documents are judged current on (YYYY-MM-DD); unset: today (UTC)."
+    )
+    max_topics: int = Field(default=8, description="Most topics the flagged questions are grouped into.")
+
+
+@dg.asset(name=KB_HEALTH, group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+def kb_health(
+    context: dg.AssetExecutionContext,
+    config: KbHealthConfig,
+    candidate_answers: pd.DataFrame,
+    judge_scores: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    kb_passages: pd.DataFrame,
+    user_documents: pd.DataFrame,
+    documents: DocumentsResource,
+) -> dict:
+    """Each case's gap label (knowledge_gap, retrieval_miss, outdated, conflict, covered) with its
+    evidence, each document's status (current, superseded, expired), use and ghosts, and the
+    flagged questions' topics ranked by frequency x severity."""
+    source = documents.load().passages["passage_id"].tolist() if documents.folder.is_dir() else None
+    health = assess(
+        with_document_times(kb_passages, user_documents),
+        case_inputs(candidate_answers, judge_scores, judgement_list),
+        source,
+        settings=HealthSettings(as_of=config.as_of, max_topics=config.max_topics),
+        reading_folder=Path(context.instance.storage_directory()) / READING_FOLDER,
+    )
+    for problem in health.problems:
+        context.log.warning(f"documents: {problem}")
+    record = health_record(health, context.partition_key)
+    rates = {k: v for k, v in record["rates"].items() if k in RATES and v is not None}
+    context.add_output_metadata(
+        {
+            "as_of": record["as_of"],
+            **{k: dg.MetadataValue.float(float(v)) for k, v in rates.items()},
+            **{k: v for k, v in record["counts"].items()},
+            "topics": dg.MetadataValue.md(to_markdown(topics_table(record))),
+            "documents not current": dg.MetadataValue.md(to_markdown(documents_table(record))),
+            "flagged cases": dg.MetadataValue.md(to_markdown(cases_table(record, limit=20))),
+        }
+    )
+    return record

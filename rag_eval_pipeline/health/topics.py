@@ -1,0 +1,215 @@
+"""Questions grouped into topics in any language: tf-idf vectors over each question's terms from
+its language's analysis, k-means++ (scipy, already a dependency: scikit-learn's import alone took
+6 to 18 s here, in every process that evaluates) with a fixed seed; each topic with a stable id
+(a digest of its members), its size, representative questions, the share of each label and a
+one-line finding, ranked by frequency x severity."""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from rag_eval_pipeline.health.knowledge import terms_of
+from rag_eval_pipeline.health.labels import CONFLICT, COVERED, KNOWLEDGE_GAP, OUTDATED, RETRIEVAL_MISS
+
+FAILED = "failed"  # covered, yet the answer was wrong: a reasoning failure, not the documents'
+SEVERITY = {KNOWLEDGE_GAP: 1.0, OUTDATED: 0.9, CONFLICT: 0.9, RETRIEVAL_MISS: 0.6, FAILED: 0.4, COVERED: 0.0}
+TOPIC_COLUMNS = [
+    "topic",
+    "terms",
+    "size",
+    "severity",
+    "rank_score",
+    "shares",
+    "representatives",
+    "finding",
+    "qids",
+]
+FINDINGS = {
+    KNOWLEDGE_GAP: "no document answers these: write one about {terms}",
+    OUTDATED: "answers rest on superseded or expired documents about {terms}: update or retire them",
+    CONFLICT: "documents about {terms} disagree: reconcile them",
+    RETRIEVAL_MISS: "the documents answer these but are not retrieved: tune retrieval for {terms}",
+    FAILED: "the passages hold the answer about {terms}, the agent still answers wrong: check its prompt",
+}
+
+
+@dataclass(frozen=True)
+class TopicModel:
+    """Questions' topic assignments: ``assignments[i]`` is the topic id of question ``i``."""
+
+    assignments: list[str]
+    terms: dict[str, list[str]]
+    centrality: list[float]  # each question's similarity to its topic's centre
+
+
+def _topic_terms(text: str, language: str, surface: dict[str, str]) -> list[str]:
+    """The question's terms less its language's question and function words ("what", "wie"),
+    which every question shares and no topic is about; ``surface`` learns a word for each stem
+    (a topic is named "warranty", not "warranti")."""
+    from rag_eval_pipeline.language.analysis import analyzer
+
+    try:
+        analysis = analyzer(language)
+        stop, words = analysis.stop_words, analysis.content_words(text)
+    except Exception:  # noqa: BLE001 - a code the table lacks: its terms as they are
+        stop, words = frozenset(), []
+    for word in words:
+        stems = terms_of(word, language)
+        if len(stems) == 1:
+            surface.setdefault(stems[0], word)
+    return [t for t in terms_of(text, language) if t not in stop]
+
+
+def _topic_id(members: Sequence[str]) -> str:
+    return "t-" + hashlib.sha256("\n".join(sorted(members)).encode()).hexdigest()[:8]
+
+
+MAX_TERMS = 2_000  # the vocabulary of the vectors: the most common terms, so memory stays bounded
+SILHOUETTE_SAMPLE = 1_000  # questions a k's silhouette is measured on, at most
+RESTARTS = 4  # k-means runs per k (seeded), the best kept
+
+
+def _vectors(term_lists: list[list[str]]) -> np.ndarray:
+    """Unit-length tf-idf rows over the ``MAX_TERMS`` most common terms."""
+    frequency = Counter(t for terms in term_lists for t in set(terms))
+    vocabulary = {
+        t: i for i, (t, _) in enumerate(sorted(frequency.items(), key=lambda x: (-x[1], x[0]))[:MAX_TERMS])
+    }
+    n = len(term_lists)
+    vectors = np.zeros((n, max(1, len(vocabulary))))
+    for row, terms in enumerate(term_lists):
+        for term, count in Counter(terms).items():
+            if term in vocabulary:
+                vectors[row, vocabulary[term]] = count * (np.log((1 + n) / (1 + frequency[term])) + 1)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
+def _silhouette(vectors: np.ndarray, labels: np.ndarray) -> float:
+    """The mean silhouette on cosine distance (scikit-learn's definition), over a fixed sample."""
+    chosen = np.arange(len(labels))[:: max(1, len(labels) // SILHOUETTE_SAMPLE)]
+    distances = 1 - vectors[chosen] @ vectors[chosen].T
+    own = labels[chosen]
+    scores = []
+    for i, label in enumerate(own):
+        same = own == label
+        if same.sum() < 2:
+            scores.append(0.0)
+            continue
+        a = distances[i, same].sum() / (same.sum() - 1)
+        b = min(distances[i, own == other].mean() for other in set(own) - {label})
+        scores.append((b - a) / max(a, b) if max(a, b) > 0 else 0.0)
+    return float(np.mean(scores))
+
+
+def _kmeans(vectors: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """The best of ``RESTARTS`` seeded k-means++ runs (scipy) by within-topic distance."""
+    from scipy.cluster.vq import kmeans2
+
+    best: tuple[float, np.ndarray] | None = None
+    for restart in range(RESTARTS):
+        with warnings.catch_warnings():  # a topic left empty by a restart: another restart wins
+            warnings.simplefilter("ignore")
+            centres, labels = kmeans2(vectors, k, minit="++", seed=seed + restart)
+        inertia = float(((vectors - centres[labels]) ** 2).sum())
+        if best is None or inertia < best[0] - 1e-12:
+            best = (inertia, labels)
+    assert best is not None
+    return best[1]
+
+
+def cluster_questions(
+    texts: Sequence[str], languages: Sequence[str], keys: Sequence[str], max_topics: int = 8, seed: int = 0
+) -> TopicModel:
+    """Topics of the questions (``keys`` name them, for the stable ids): seeded k-means with k
+    chosen by silhouette between 2 and ``max_topics``; fewer than 3 questions, or questions
+    sharing no term, make one topic. The same questions and parameters give the same ids."""
+    surface: dict[str, str] = {}
+    term_lists = [_topic_terms(t, code, surface) for t, code in zip(texts, languages)]
+    n = len(texts)
+    if n == 0:
+        return TopicModel([], {}, [])
+    distinct = len({tuple(sorted(set(terms))) for terms in term_lists})
+    vectors = _vectors(term_lists)
+    labels = np.zeros(n, dtype=int)
+    if n >= 3 and distinct >= 2 and any(term_lists):
+        best: tuple[float, np.ndarray] | None = None
+        for k in range(2, min(max_topics, n - 1, distinct) + 1):  # no more topics than questions differ
+            found = _kmeans(vectors, k, seed)
+            if len(set(found.tolist())) < 2:
+                continue
+            score = _silhouette(vectors, found)
+            if best is None or score > best[0] + 1e-9:
+                best = (score, found)
+        labels = best[1] if best is not None else labels
+    groups: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        groups.setdefault(int(label), []).append(i)
+    assignments = [""] * n
+    terms: dict[str, list[str]] = {}
+    centrality = [1.0] * n
+    for members in groups.values():
+        topic = _topic_id([keys[i] for i in members])
+        counts = Counter(t for i in members for t in set(term_lists[i]))
+        terms[topic] = [surface.get(t, t) for t, _ in sorted(counts.items(), key=lambda x: (-x[1], x[0]))[:4]]
+        centre = vectors[members].mean(axis=0)
+        norm = np.linalg.norm(centre) or 1.0
+        for i in members:
+            centrality[i] = float(vectors[i] @ centre / norm)
+        for i in members:
+            assignments[i] = topic
+    return TopicModel(assignments, terms, centrality)
+
+
+def case_outcome(label: str, correct: float | None) -> str:
+    """What a case says about the knowledge base: its label, or ``failed`` for a covered case
+    answered wrong."""
+    if label == COVERED and correct is not None and not pd.isna(correct) and correct < 0.5:
+        return FAILED
+    return label
+
+
+def topic_table(cases: pd.DataFrame, max_topics: int = 8, seed: int = 0) -> pd.DataFrame:
+    """Topics of the flagged cases (every outcome but ``covered``), ranked by frequency x
+    severity (``TOPIC_COLUMNS``); empty when nothing is flagged."""
+    outcomes = [case_outcome(label, correct) for label, correct in zip(cases["label"], cases["correct"])]
+    flagged = cases.assign(outcome=outcomes)
+    flagged = flagged[flagged["outcome"] != COVERED].sort_values("qid").reset_index(drop=True)
+    if flagged.empty:
+        return pd.DataFrame(columns=TOPIC_COLUMNS)
+    model = cluster_questions(
+        flagged["question"].tolist(), flagged["language"].tolist(), flagged["qid"].tolist(), max_topics, seed
+    )
+    flagged = flagged.assign(topic=model.assignments, centrality=model.centrality)
+    rows = []
+    for topic, group in flagged.groupby("topic", sort=True):
+        shares = group["outcome"].value_counts(normalize=True).round(3).to_dict()
+        severity = float(group["outcome"].map(SEVERITY).mean())
+        dominant = max(shares.items(), key=lambda x: (x[1], SEVERITY[x[0]]))[0]
+        words = ", ".join(model.terms[str(topic)])
+        representatives = group.sort_values(["centrality", "qid"], ascending=[False, True])["question"].head(
+            3
+        )
+        rows.append(
+            {
+                "topic": topic,
+                "terms": model.terms[str(topic)],
+                "size": len(group),
+                "severity": round(severity, 3),
+                "rank_score": round(len(group) * severity, 3),
+                "shares": shares,
+                "representatives": representatives.tolist(),
+                "finding": f"{len(group)} question(s), {shares[dominant]:.0%} {dominant}: "
+                + FINDINGS[dominant].format(terms=words),
+                "qids": sorted(group["qid"]),
+            }
+        )
+    table = pd.DataFrame(rows, columns=TOPIC_COLUMNS)
+    return table.sort_values(["rank_score", "topic"], ascending=[False, True]).reset_index(drop=True)
