@@ -7,6 +7,7 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
+from rag_eval_pipeline.common.text import clip_at_word
 from rag_eval_pipeline.judges.claims import CLAIM_METRICS, unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.budgets import BUDGET
@@ -336,8 +337,7 @@ _CASE_METRICS = (
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip_at_word(text, limit)
 
 
 def _number(value: object) -> float | None:

@@ -36,7 +36,6 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     MODEL_COMPARISON,
     PROFILE_TAG,
-    SECURITY_PROBES,
     TRIGGER_TAG,
     USER_DOCUMENTS,
 )
@@ -140,8 +139,10 @@ def evaluated_by_launch(instance: dg.DagsterInstance, run: dg.DagsterRun) -> fro
 # failed (no summary follows them; the comparison then names the failed run). Not a rebuilt
 # knowledge base: until the models are evaluated on it, the reports stay as they were and read
 # STALE in the UI, as every evaluation partition does
-# a probe recorded by `rag-eval probe` refreshes them too: its rows join the comparison and report
-REPORTS_INPUTS = (dg.AssetKey(METRIC_SUMMARY), dg.AssetKey(JUDGE_SCORES), dg.AssetKey(SECURITY_PROBES))
+# Not a probe recorded by `rag-eval probe` either: the comparison then reads stale in the UI (it
+# depends on security_probes) and its rows join at the next comparison, which nobody is made to
+# wait for, and `rag-eval probe` then `rag-eval ui` starts no run
+REPORTS_INPUTS = (dg.AssetKey(METRIC_SUMMARY), dg.AssetKey(JUDGE_SCORES))
 REPORTS_OUTPUT = dg.AssetKey(MODEL_COMPARISON)
 # how soon after the last evaluation run of a backfill the comparison and reports are refreshed
 # (a tick reads three storage ids and counts the runs in flight: cheap at any interval)
