@@ -380,3 +380,27 @@ def test_a_case_trace_names_the_retrieved_images_by_id_never_their_bytes():
     span = retrieval_span(answer)
     assert list(span.attributes["rag_eval.retrieval.images"]) == ["plan.png"]
     assert "rag_eval.retrieval.images" not in retrieval_span({**answer, "images": None}).attributes
+
+
+@pytest.mark.slow
+def test_the_scores_page_shows_each_image_cases_gold_boxes_best_box_and_iou(evaluated_images):
+    """judge_scores' page of a model, as the UI shows it: the worst cases' `gold` of an image case
+    is its gold images retrieved (not "–"), and the case's entry holds the grounding judge's
+    figures and a row per gold box with the predicted box nearest it and their IoU."""
+    import dagster as dg
+
+    _, home, _ = evaluated_images
+    instance = open_instance(str(home))
+    record = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey("judge_scores"), asset_partitions=["second"]), limit=1
+    ).records[0]
+    metadata = record.asset_materialization.metadata
+    gold = {r.data["case"]: r.data["gold"] for r in metadata["worst cases of second"].value.records}
+    assert gold["plan"] == "1/1" and gold["chart"] == "1/1", gold
+    cases = {k.rsplit(": ", 1)[1]: v.value for k, v in metadata.items() if k.startswith("second worst case")}
+    entry = cases["plan"]
+    assert "**Grounding**" in entry and "grounding_miou" in entry
+    assert "| plan.png | [20, 0, 30, 10] | [20, 0, 50, 10] | 0.33 | no |" in entry
+    assert "| plan.png | [0, 0, 10, 10] | [0, 0, 10, 10] | 1.00 | yes |" in entry
+    chart = "| charts/sales.png | [40, 20, 60, 80] | none overlaps | 0.00 | no |"
+    assert chart in cases["chart"]  # its boxes: [], none overlaps

@@ -11,11 +11,17 @@ from rag_eval_pipeline.common.text import clip_at_word
 from rag_eval_pipeline.judges.claims import CLAIM_METRICS, unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.budgets import BUDGET
+from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.settings import ASR_PREFIX, OVERALL, PROBE_JUDGE
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
-from rag_eval_pipeline.reporting.images import case_image_label, has_image_labels
+from rag_eval_pipeline.reporting.images import (
+    case_image_label,
+    gold_images_read,
+    grounding_rows,
+    has_image_labels,
+)
 from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -199,13 +205,16 @@ def worst_cases_table(
         gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
         answer = answer_of(row)
         retrieved = list(answer["retrieved_titles"])
+        # an image case's gold is its images (it has no gold titles): how many were retrieved
+        known = labelled and row.qid in truth.index
+        images_read = gold_images_read(answer, truth.loc[row.qid]) if known else None
         records.append(
             dg.TableRecord(
                 {
                     "case": _clip(str(row.qid), CASE_ID_CHARS),
                     "correct": float(row.correctness),
                     "diagnosis": str(row.diagnosis),
-                    "gold": f"{len(gold & set(retrieved))}/{len(gold)}" if gold else "–",
+                    "gold": f"{len(gold & set(retrieved))}/{len(gold)}" if gold else images_read or "–",
                     **(
                         {
                             "image": case_image_label(
@@ -285,6 +294,9 @@ def worst_case_markdown(
         ):
             gold_mark = " (gold)" if title in gold else ""
             lines += ["", f"{n}. **{markdown_text(title)}**{gold_mark}: {markdown_text(text, PASSAGE_CHARS)}"]
+        grounding = grounding_rows(answer, truth.loc[row.qid] if known else None)
+        if len(grounding):  # an image case: each gold box, the predicted box nearest it, their IoU
+            lines += ["", "**Grounding** (found: IoU >= 0.5)", "", to_markdown(grounding)]
         explain = f"rag-eval explain {row.qid} --model {partition}" + (f" --run {run_id}" if run_id else "")
         lines += ["", f"`{explain}`"]
         entries[worst_case_key(partition, rank, row.qid)] = dg.MetadataValue.md("\n".join(lines))
@@ -333,6 +345,7 @@ _CASE_METRICS = (
     "f1",
     "answer_relevancy",
     *CLAIM_METRICS,
+    *IMAGE_METRICS,  # the grounding judge's: the case's images and boxes
 )
 
 
@@ -349,11 +362,21 @@ def _rounded(value: object, digits: int = 3) -> float | None:
     return None if number is None else round(number, digits)
 
 
+def signed(value: object, digits: int = 2) -> str:
+    """A difference as a signed decimal, ``+1.00``, ``-0.25``, ``0.00`` (the UI shows a float
+    column's 1.0 as "1", which reads as a count); absent as ``–``."""
+    number = _number(value)
+    if number is None:
+        return "–"
+    text = f"{number:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
     """Every pair's verdict as a table the asset page shows as it opens, narrow enough for its
-    pane at 1,440 px: the metric in words, the difference and the Holm-adjusted p (`p adj`)
-    rounded, the judge only where several judged, the cases (`n`) only where pairs differ in
-    them (the full comparison, intervals and tests included, is the Markdown entry
+    pane at 1,440 px: the metric in words, the difference as a signed decimal and the
+    Holm-adjusted p (`p adj`) rounded, the judge only where several judged, the cases (`n`)
+    only where pairs differ in them (the full comparison, intervals and tests included, is the Markdown entry
     one click away): decided pairs first."""
     rows = (
         comparisons.assign(_undecided=comparisons["verdict"] == "no difference shown").sort_values(
@@ -373,7 +396,7 @@ def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
                 # read as words ("over abstention rate"), which wrap: an underscored name cannot
                 "metric": str(row["metric"]).replace("_", " "),
                 **({"n": int(row["n"])} if counts else {}),
-                "diff": _rounded(row["difference"], 2),
+                "diff": signed(row["difference"]),
                 "p adj": _rounded(row["p_adjusted"]),
                 "verdict": str(row["verdict"]),
             }
@@ -381,7 +404,7 @@ def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
         for _, row in rows.iterrows()
     ]
     columns = [
-        dg.TableColumn(name, "float" if name in ("diff", "p adj") else "int" if name == "n" else "string")
+        dg.TableColumn(name, "float" if name == "p adj" else "int" if name == "n" else "string")
         for name in names
     ]
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
