@@ -140,6 +140,7 @@ def test_every_asset_receives_typed_settings_not_loose_strings():
 
 
 PRODUCTION_ASSETS = {
+    "production_sources",
     "production_interactions",
     "production_sample",
     "production_scores",
@@ -256,7 +257,8 @@ def _whole_lineage_roots(definitions: dg.Definitions) -> tuple[set, list[str]]:
 
 
 def test_materialize_all_is_one_backfill_per_family_whatever_sections_the_file_has():
-    """Models, simulated users and traced sessions (each a partitioning of its own): the whole
+    """Models, simulated users, traced sessions and production days (each a partitioning of its
+    own), alone beside the models or all together: the whole
     lineage launches as a backfill of every family's partitions, each family rooted in an
     unpartitioned asset, and Dagster builds that backfill's targets."""
     from dagster._core.execution.asset_backfill import AssetBackfillData
@@ -268,16 +270,20 @@ def test_materialize_all_is_one_backfill_per_family_whatever_sections_the_file_h
 
     simulation = SimulationSettings(scenarios="s.jsonl", agent="bot")
     trajectories = TrajectorySettings(traces=["t.json"], reference="r.jsonl")
+    production = Settings.model_validate(
+        {"production": {"sources": [{"kind": "logs", "path": "logs"}], "start_date": "2026-11-01"}}
+    ).production
     every = [
         {"simulation": simulation},
         {"trajectories": trajectories},
-        {"simulation": simulation, "trajectories": trajectories},
+        {"production": production},
+        {"simulation": simulation, "trajectories": trajectories, "production": production},
     ]
     with dg.DagsterInstance.ephemeral() as instance:
         for sections in every:
             definitions = build_definitions(Settings(**sections))
             families, roots = _whole_lineage_roots(definitions)
-            assert len(families) == 2 and roots == [], (sections.keys(), roots)
+            assert len(families) >= 2 and roots == [], (sections.keys(), roots)
             graph = definitions.resolve_asset_graph()
             data = AssetBackfillData.from_asset_partitions(
                 asset_graph=graph,

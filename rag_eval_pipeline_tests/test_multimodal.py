@@ -404,3 +404,26 @@ def test_the_scores_page_shows_each_image_cases_gold_boxes_best_box_and_iou(eval
     assert "| plan.png | [0, 0, 10, 10] | [0, 0, 10, 10] | 1.00 | yes |" in entry
     chart = "| charts/sales.png | [40, 20, 60, 80] | none overlaps | 0.00 | no |"
     assert chart in cases["chart"]  # its boxes: [], none overlaps
+
+
+@pytest.mark.slow  # a second `rag-eval run`; last of the module, since it changes the questions
+def test_explain_run_reads_the_judgement_list_and_boxes_that_run_read(evaluated_images):
+    """A later run on other questions (the floor plan's case dropped): `explain plan --run FIRST`
+    still reads the case's truth, gold images and boxes as the first run read them."""
+    import dagster as dg
+
+    tmp_path, home, _ = evaluated_images
+    instance = open_instance(str(home))
+    first = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey("judge_scores"), asset_partitions=["second"]), limit=1
+    ).records[0].run_id
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in QUESTIONS[1:]))
+    config = ("--config", str(tmp_path / "rag_eval.yaml"), "--dagster-home", str(home))
+    again = rag_eval(*config, "run", cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    shown = rag_eval(*config, "explain", "plan", "--model", "second", "--run", first)
+    assert shown.returncode == 0, shown.stderr
+    assert "not in the current judgement list" not in shown.stdout
+    assert "along the left wall" in shown.stdout  # the truth of the case as the first run read it
+    assert "gold box [20, 0, 30, 10]: best predicted [20, 0, 50, 10], IoU 0.33" in shown.stdout

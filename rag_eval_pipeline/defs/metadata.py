@@ -452,10 +452,10 @@ def cases_link(dagster_url: str, model: str) -> str:
 def comparison_headline(
     comparison: pd.DataFrame, verdicts: dict[tuple[str, str], str], dagster_url: str | None = None
 ) -> pd.DataFrame:
-    """The few columns that decide, narrow enough for Dagster's side panel: model, cases,
-    correctness with its interval, and where the model stands (the paired verdicts, or why it
-    is stale or missing), the model's name linking to its cases with ``dagster_url``; the judge
-    only where there are several."""
+    """The few columns that decide, narrow enough for Dagster's side panel: model, where it
+    stands (the paired verdicts, or why it is stale or missing), correctness with its interval
+    and its cases, the model's name linking to its cases with ``dagster_url``; the judge only
+    where there are several."""
     if comparison.empty:
         return comparison
     shown = with_intervals(comparison, digits=2)
@@ -477,19 +477,27 @@ def comparison_headline(
             {
                 "model": cases_link(dagster_url, model) if dagster_url else model,
                 **({"judge": judge if isinstance(judge, str) else "–"} if judges > 1 else {}),
-                "n": "–" if cases is None or pd.isna(cases) else int(cases),
-                "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
+                # what decides first: the side panel at 1,440 px shows the first ~460 px
                 "verdict": verdict,
+                "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
+                "n": "–" if cases is None or pd.isna(cases) else int(cases),
             }
         )
     return pd.DataFrame(rows)
 
 
 def attack_success(probed: pd.DataFrame) -> dg.MetadataValue:
-    """Each probed model's attack success per attack with its interval (lower is better)."""
+    """Each probed model's attack success with its interval (lower is better), a row per model
+    and attack: three columns, which the side panel shows whole at 1,440 px (a column per
+    attack put the only non-zero rate off-screen)."""
     shown = with_intervals(probed.dropna(axis=1, how="all"))
-    columns = ["answer_model", "n_cases", *(c for c in shown.columns if str(c).startswith(ASR_PREFIX))]
-    return dg.MetadataValue.md(to_markdown(shown[columns]))
+    attacks = [c for c in shown.columns if str(c).startswith(ASR_PREFIX)]
+    rows = [
+        {"model": row["answer_model"], "attack": str(column)[len(ASR_PREFIX) :], "success": row[column]}
+        for row in shown.to_dict(orient="records")
+        for column in attacks
+    ]
+    return dg.MetadataValue.md(to_markdown(pd.DataFrame(rows, columns=["model", "attack", "success"])))
 
 
 def comparison_metadata(

@@ -80,6 +80,7 @@ GENERATED_JUDGEMENT_LIST = "generated_judgement_list"
 GENERATION_STEPS = (USER_DOCUMENTS, KB_PASSAGES, GENERATED_JUDGEMENT_LIST)
 
 # production traffic: a partition per day, then the trend across days
+PRODUCTION_SOURCES = "production_sources"  # where the days are read from, unpartitioned
 PRODUCTION_INTERACTIONS = "production_interactions"
 PRODUCTION_SAMPLE = "production_sample"
 PRODUCTION_SCORES = "production_scores"

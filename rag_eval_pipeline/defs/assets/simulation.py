@@ -276,7 +276,8 @@ def simulation_summary(
     if len(simulation_scores):
         title = f"{_chosen(settings).agent}@{context.partition_key}"
         worst = worst_transcript(simulated_sessions, simulation_scores)
-        metadata["report"] = dg.MetadataValue.md(simulation_section(title, simulation_scores, summary, worst))
+        section = simulation_section(title, simulation_scores, summary, worst, narrow=True)
+        metadata["report"] = dg.MetadataValue.md(section)  # the scenarios narrow: it fits 1,440 px
     context.add_output_metadata(metadata)
     return summary
 
