@@ -404,6 +404,11 @@ def test_the_scores_page_shows_each_image_cases_gold_boxes_best_box_and_iou(eval
     assert "| plan.png | [0, 0, 10, 10] | [0, 0, 10, 10] | 1.00 | yes |" in entry
     chart = "| charts/sales.png | [40, 20, 60, 80] | none overlaps | 0.00 | no |"
     assert chart in cases["chart"]  # its boxes: [], none overlaps
+    # the image catalog's page lists its images, the unreadable one with its problem
+    catalog = instance.get_latest_materialization_event(dg.AssetKey("image_catalog"))
+    listed = {r.data["image"]: r.data for r in catalog.asset_materialization.metadata["list"].value.records}
+    assert listed["plan.png"]["size"] == "100x100" and listed["plan.png"]["state"] == "ok"
+    assert listed["broken.png"]["state"] != "ok" and listed["broken.png"]["size"] == "–"
 
 
 @pytest.mark.slow  # a second `rag-eval run`; last of the module, since it changes the questions

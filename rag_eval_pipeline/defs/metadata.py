@@ -616,3 +616,32 @@ def claims_preview(claims: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+IMAGES_LISTED = 50  # rows of the image catalog's list on its page (the stored table holds all)
+CAPTION_CHARS = 48
+
+
+def image_list_table(catalog: pd.DataFrame) -> dg.TableMetadataValue:
+    """The image catalog as its page lists it, an image a row: its id, size, type, caption cut at
+    a word's end, and `ok` or its first problem; the first ``IMAGES_LISTED``."""
+    records = [
+        dg.TableRecord(
+            {
+                "image": str(row["image_id"]),
+                "size": f"{int(row['width'])}x{int(row['height'])}"
+                if _number(row["width"]) is not None and _number(row["height"]) is not None
+                else "–",
+                "type": row["type"] if isinstance(row["type"], str) and row["type"] else "–",
+                "caption": clip_at_word(row["caption"], CAPTION_CHARS)
+                if isinstance(row["caption"], str) and row["caption"].strip()
+                else "–",
+                "state": clip_at_word(str(list(row["problems"])[0]), CAPTION_CHARS)
+                if len(row["problems"])
+                else "ok",
+            }
+        )
+        for row in catalog.head(IMAGES_LISTED).to_dict(orient="records")
+    ]
+    columns = [dg.TableColumn(name, "string") for name in ("image", "size", "type", "caption", "state")]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns))
