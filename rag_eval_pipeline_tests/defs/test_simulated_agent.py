@@ -38,3 +38,11 @@ def test_the_sensor_removes_the_agents_partition_an_earlier_start_registered():
         for key in request.partition_keys
     ]
     assert removed == ["support-desk"]
+
+
+def test_run_with_only_the_simulations_agent_says_what_to_do(tmp_path, capsys):
+    from rag_eval_pipeline_tests.support.cli import in_process
+
+    code, _, err = in_process(capsys, "--config", str(EXAMPLE), "--dagster-home", str(tmp_path), "run")
+    assert code == 2 and err.startswith("error: no answer model to evaluate"), err
+    assert "evaluate: true" in err
