@@ -291,8 +291,20 @@ class Settings(Strict):
         return AnswerRegistry(self.answer_models, neutral, {RetrievalMode.RERANK: rerank.identity})
 
     def configured_models(self) -> list[str]:
-        """The answer models a run evaluates when none are named: the file's, else the defaults."""
-        return [m.name for m in self.answer_models] or list(DEFAULT_MODELS)
+        """The answer models a run evaluates when none are named: the file's, else the defaults
+        (none of the file's entries may be evaluated: then none). An agent entry's ``evaluate``
+        decides; unset, the agent the simulation talks to is not a model to evaluate on the
+        judgement list (a support desk answers customers, not HotpotQA's questions)."""
+        if not self.answer_models:
+            return list(DEFAULT_MODELS)
+        simulated = self.simulation.agent if self.simulation is not None else None
+        return [m.name for m in self.answer_models if self.evaluates(m.name, simulated)]
+
+    def evaluates(self, name: str, simulated: str | None = None) -> bool:
+        """Whether the file's entry ``name`` is an answer model to evaluate (see configured_models)."""
+        entry = self.answer_model(name)
+        chosen = getattr(entry, "evaluate", None)
+        return chosen if chosen is not None else name != simulated
 
     def llm(self) -> LLMSettings:
         """The sections the LLM provider table reads."""

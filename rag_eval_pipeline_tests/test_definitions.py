@@ -18,6 +18,7 @@ EXPECTED_ASSETS = {
     "metric_summary",
     "metric_history",
     "kb_health",
+    "security_probes",
     "model_comparison",
     "paired_comparison",
     "judge_validation",
@@ -141,6 +142,7 @@ def test_every_asset_receives_typed_settings_not_loose_strings():
 
 
 PRODUCTION_ASSETS = {
+    "production_sources",
     "production_interactions",
     "production_sample",
     "production_scores",
@@ -203,7 +205,9 @@ def test_a_trajectories_section_adds_the_agent_version_assets_their_checks_and_j
     assert not upstream & TRAJECTORY_ASSETS
     on = build_definitions(Settings(trajectories=TrajectorySettings(traces=["t.json"], reference="r.jsonl")))
     graph = on.resolve_asset_graph()
-    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == EXPECTED_ASSETS | TRAJECTORY_ASSETS
+    everything = EXPECTED_ASSETS | TRAJECTORY_ASSETS | {"traced_versions"}
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == everything
+    assert graph.get(dg.AssetKey("traced_versions")).partitions_def is None
     for key in TRAJECTORY_ASSETS:
         assert graph.get(dg.AssetKey(key)).partitions_def.name == "agent_version"
     checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys if graph.get(k).blocking}
@@ -214,8 +218,9 @@ def test_a_trajectories_section_adds_the_agent_version_assets_their_checks_and_j
 
 
 def test_a_simulation_section_adds_its_four_agent_version_assets_their_gate_and_job():
-    """Off by default; with the section, the conversations, their scores and the summary,
-    partitioned by agent version as the trajectories are, and the summary's blocking gate."""
+    """Off by default; with the section, the scenarios as read (unpartitioned: the family's root)
+    and the conversations, their scores and the summary, partitioned by agent version as the
+    trajectories are, and the summary's blocking gate."""
     from rag_eval_pipeline.config import Settings
     from rag_eval_pipeline.definitions import build_definitions
     from rag_eval_pipeline.trajectories.simulation.settings import SimulationSettings
@@ -224,10 +229,72 @@ def test_a_simulation_section_adds_its_four_agent_version_assets_their_gate_and_
     on = build_definitions(Settings(simulation=SimulationSettings(scenarios="s.jsonl", agent="bot")))
     graph = on.resolve_asset_graph()
     simulation = {"simulated_sessions", "simulation_scores", "simulation_judge_scores", "simulation_summary"}
-    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == EXPECTED_ASSETS | simulation
+    everything = EXPECTED_ASSETS | simulation | {"simulation_scenarios"}
+    assert {k.to_user_string() for k in graph.get_all_asset_keys()} == everything
+    assert graph.get(dg.AssetKey("simulation_scenarios")).partitions_def is None
     for key in simulation:
         assert graph.get(dg.AssetKey(key)).partitions_def.name == "agent_version"
         assert graph.get(dg.AssetKey(key)).description, key
     checks = {(k.asset_key.to_user_string(), k.name) for k in graph.asset_check_keys if graph.get(k).blocking}
     assert ("simulation_summary", "quality_gates") in checks
     assert on.resolve_job_def("simulation_job").partitions_def.name == "agent_version"
+
+
+def _whole_lineage_roots(definitions: dg.Definitions) -> tuple[set, list[str]]:
+    """What the UI's "Materialize all…" over the whole lineage decides on (Dagster's
+    LaunchAssetExecutionButton): the partitions definitions among the assets a run can make, and
+    the partitioned roots of that selection (assets none of whose parents are selected). With
+    more than one definition, a partitioned root makes the dialog anchor the backfill on it,
+    whose launch fails ("All the assets at the root of the backfill must have the same
+    PartitionsDefinition"); none makes it a backfill of every partition of every family."""
+    graph = definitions.resolve_asset_graph()
+    selected = {k for k in graph.get_all_asset_keys() if graph.get(k).is_executable}
+    families = {graph.get(k).partitions_def for k in selected} - {None}
+    roots = [
+        k.to_user_string()
+        for k in selected
+        if graph.get(k).partitions_def is not None and not set(graph.get(k).parent_keys) & selected
+    ]
+    return families, roots
+
+
+def test_materialize_all_is_one_backfill_per_family_whatever_sections_the_file_has():
+    """Models, simulated users, traced sessions and production days (each a partitioning of its
+    own), alone beside the models or all together: the whole
+    lineage launches as a backfill of every family's partitions, each family rooted in an
+    unpartitioned asset, and Dagster builds that backfill's targets."""
+    from dagster._core.execution.asset_backfill import AssetBackfillData
+
+    from rag_eval_pipeline.config import Settings
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.trajectories.settings import TrajectorySettings
+    from rag_eval_pipeline.trajectories.simulation.settings import SimulationSettings
+
+    simulation = SimulationSettings(scenarios="s.jsonl", agent="bot")
+    trajectories = TrajectorySettings(traces=["t.json"], reference="r.jsonl")
+    production = Settings.model_validate(
+        {"production": {"sources": [{"kind": "logs", "path": "logs"}], "start_date": "2026-11-01"}}
+    ).production
+    every = [
+        {"simulation": simulation},
+        {"trajectories": trajectories},
+        {"production": production},
+        {"simulation": simulation, "trajectories": trajectories, "production": production},
+    ]
+    with dg.DagsterInstance.ephemeral() as instance:
+        for sections in every:
+            definitions = build_definitions(Settings(**sections))
+            families, roots = _whole_lineage_roots(definitions)
+            assert len(families) >= 2 and roots == [], (sections.keys(), roots)
+            graph = definitions.resolve_asset_graph()
+            data = AssetBackfillData.from_asset_partitions(
+                asset_graph=graph,
+                partition_names=None,
+                asset_selection=list(graph.executable_asset_keys),
+                dynamic_partitions_store=instance,
+                backfill_start_timestamp=0.0,
+                all_partitions=True,
+            )
+            assert data.target_subset.non_partitioned_asset_keys
+    _, roots = _whole_lineage_roots(defs)  # the default file: one family, the models' dialog
+    assert roots == []

@@ -479,3 +479,55 @@ def test_a_declaration_the_judge_breaks_fails_that_models_run_alone_naming_case_
     assert checks == {"right": True, "second": False, "wrong": True}, checks
     comparison = load_asset(instance, "model_comparison", None)
     assert {"right", "wrong"} <= set(comparison["answer_model"]), comparison["answer_model"].tolist()
+
+
+@pytest.mark.slow
+def test_the_scores_page_shows_each_image_cases_gold_boxes_best_box_and_iou(evaluated_images):
+    """judge_scores' page of a model, as the UI shows it: the worst cases' `gold` of an image case
+    is its gold images retrieved (not "–"), and the case's entry holds the grounding judge's
+    figures and a row per gold box with the predicted box nearest it and their IoU."""
+    import dagster as dg
+
+    _, home, _ = evaluated_images
+    instance = open_instance(str(home))
+    record = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey("judge_scores"), asset_partitions=["second"]), limit=1
+    ).records[0]
+    metadata = record.asset_materialization.metadata
+    gold = {r.data["case"]: r.data["gold"] for r in metadata["worst cases of second"].value.records}
+    assert gold["plan"] == "1/1" and gold["chart"] == "1/1", gold
+    cases = {k.rsplit(": ", 1)[1]: v.value for k, v in metadata.items() if k.startswith("second worst case")}
+    entry = cases["plan"]
+    assert "**Grounding**" in entry and "grounding_miou" in entry
+    assert "| plan.png | [20, 0, 30, 10] | [20, 0, 50, 10] | 0.33 | no |" in entry
+    assert "| plan.png | [0, 0, 10, 10] | [0, 0, 10, 10] | 1.00 | yes |" in entry
+    chart = "| charts/sales.png | [40, 20, 60, 80] | none overlaps | 0.00 | no |"
+    assert chart in cases["chart"]  # its boxes: [], none overlaps
+    # the image catalog's page lists its images, the unreadable one with its problem
+    catalog = instance.get_latest_materialization_event(dg.AssetKey("image_catalog"))
+    listed = {r.data["image"]: r.data for r in catalog.asset_materialization.metadata["list"].value.records}
+    assert listed["plan.png"]["size"] == "100x100" and listed["plan.png"]["state"] == "ok"
+    assert listed["broken.png"]["state"] != "ok" and listed["broken.png"]["size"] == "–"
+
+
+@pytest.mark.slow  # a second `rag-eval run`; last of the module, since it changes the questions
+def test_explain_run_reads_the_judgement_list_and_boxes_that_run_read(evaluated_images):
+    """A later run on other questions (the floor plan's case dropped): `explain plan --run FIRST`
+    still reads the case's truth, gold images and boxes as the first run read them."""
+    import dagster as dg
+
+    tmp_path, home, _ = evaluated_images
+    instance = open_instance(str(home))
+    first = instance.fetch_materializations(
+        dg.AssetRecordsFilter(dg.AssetKey("judge_scores"), asset_partitions=["second"]), limit=1
+    ).records[0].run_id
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in QUESTIONS[1:]))
+    config = ("--config", str(tmp_path / "rag_eval.yaml"), "--dagster-home", str(home))
+    again = rag_eval(*config, "run", "--models", "oracle", cwd=tmp_path)  # the files answer "plan"
+    assert again.returncode == 0, again.stdout + again.stderr
+    shown = rag_eval(*config, "explain", "plan", "--model", "second", "--run", first)
+    assert shown.returncode == 0, shown.stderr
+    assert "not in the current judgement list" not in shown.stdout
+    assert "along the left wall" in shown.stdout  # the truth of the case as the first run read it
+    assert "gold box [20, 0, 30, 10]: best predicted [20, 0, 50, 10], IoU 0.33" in shown.stdout

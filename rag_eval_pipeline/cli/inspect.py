@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rag_eval_pipeline.cli.context import history_of, settings_of
+from rag_eval_pipeline.cli.context import history_of, instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.defs.names import (
@@ -78,6 +78,7 @@ def handle_explain(args: argparse.Namespace) -> int:
                 run_ids[CANDIDATE_ANSWERS] = args.run
             except FileNotFoundError:
                 print(f"note: run {args.run} judged the answers of run {run_ids.get(CANDIDATE_ANSWERS)}")
+            cases, manifest = _as_the_run_read_them(args, cases, manifest)
         catalog = _image_catalog(stored)
         print(explain_case(args.qid, stored.model, answers, scores, cases, manifest, run_ids, catalog))
         if catalog is not None:
@@ -88,6 +89,20 @@ def handle_explain(args: argparse.Namespace) -> int:
     except (KeyError, FileNotFoundError) as err:
         raise CommandError(err.args[0] if isinstance(err, KeyError) and err.args else str(err)) from None
     return 0
+
+
+def _as_the_run_read_them(args: argparse.Namespace, cases, manifest):
+    """The judgement list and the index the run ``--run`` read (a later run may have sampled
+    other questions): its truth, gold passages, images and boxes, not today's."""
+    from rag_eval_pipeline.instance.lineage import snapshot_asset_of_run
+
+    instance = instance_of(args, reads_only=True)
+    read_cases = snapshot_asset_of_run(instance, args.run, JUDGEMENT_LIST)
+    read_manifest = snapshot_asset_of_run(instance, args.run, KB_INDEX)
+    return (
+        read_cases if read_cases is not None else cases,
+        read_manifest if read_manifest is not None else manifest,
+    )
 
 
 def _image_catalog(stored: _Stored):

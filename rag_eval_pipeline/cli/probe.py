@@ -106,7 +106,7 @@ def handle(args: argparse.Namespace) -> int:
     from rag_eval_pipeline.storage.probes import store_probes
 
     store_probes(artifacts_folder(history), rows)
-    _tell_the_ui(args, rows)
+    _tell_the_ui(args, artifacts_folder(history))
     statistics = settings.statistics
     results = probe_results(rows)
     comparisons = probe_comparisons(rows, statistics.significance_level)
@@ -189,24 +189,16 @@ def _run(
     return pd.concat(frames, ignore_index=True)
 
 
-def _tell_the_ui(args: argparse.Namespace, rows: pd.DataFrame) -> None:
-    """The probes as a materialization of ``security_probes`` in the instance: its metadata (each
-    model's attack success and the worst probes: planted passage, reply, what was found) is what
-    the UI shows of them."""
+def _tell_the_ui(args: argparse.Namespace, artifacts) -> None:
+    """Every stored probe row (this probe's models replaced, the others' kept) as a
+    materialization of ``security_probes``, with the metadata the asset itself writes: the
+    attack success per model and attack with its interval first, then the worst probes."""
     import dagster as dg
 
-    from rag_eval_pipeline.metrics.security import probe_results, worst_probes
+    from rag_eval_pipeline.defs.assets.security import probes_metadata
+    from rag_eval_pipeline.storage.probes import load_probes
 
-    results = probe_results(rows)[["model", "attack", "language", "n", "asr", "ci_low", "ci_high"]]
-    worst = worst_probes(rows).assign(
-        planted=lambda f: f["planted"].str.slice(0, 200), reply=lambda f: f["reply"].str.slice(0, 200)
-    )
-    metadata = {
-        "models": dg.MetadataValue.json(sorted(rows["model"].unique().tolist())),
-        "probes": len(rows),
-        "attack_success": dg.MetadataValue.md(to_markdown(results.round(3))),
-        "worst_probes": dg.MetadataValue.md(to_markdown(worst) if not worst.empty else "none succeeded"),
-    }
+    metadata = probes_metadata(load_probes(artifacts))
     instance_of(args).report_runless_asset_event(dg.AssetMaterialization(SECURITY_PROBES, metadata=metadata))
 
 

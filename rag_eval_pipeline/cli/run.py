@@ -136,6 +136,11 @@ def handle(args: argparse.Namespace) -> int:
             raise CommandError("; ".join(problems))
     instance = instance_of(args)
     models = args.models or settings.configured_models()
+    if not models:
+        raise CommandError(
+            "no answer model to evaluate: the file's only entry is the agent the simulation talks to "
+            "(name models, or set evaluate: true on its answer_models entry)"
+        )
     print(f"Dagster instance: {instance.root_directory}")
     llm = llm_resource(settings)
     try:

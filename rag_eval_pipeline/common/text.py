@@ -96,3 +96,23 @@ def known_encoding(name: str) -> str:
     except LookupError:
         raise ValueError(f"unknown encoding '{name}' (e.g. utf-8, cp949, shift_jis, utf-16)") from None
     return name
+
+
+ELLIPSIS = "…"
+
+
+def clip_at_word(text: str, most: int) -> str:
+    """``text`` with its runs of whitespace made one space, cut to at most ``most`` characters at
+    a word's end with an ellipsis ("…is October" never "…is October 19" of "October 1922"); a
+    text with no space in its second half (Chinese, a long identifier) is cut at ``most - 1``."""
+    flat = " ".join(text.split())
+    if len(flat) <= most:
+        return flat
+    if most <= 1:
+        return ELLIPSIS[:most]
+    room = flat[: most - 1]
+    if flat[most - 1] != " ":  # the cut falls inside a word: back to its start
+        space = room.rfind(" ")
+        if space >= (most - 1) // 2:
+            room = room[:space]
+    return room.rstrip(" ,;:") + ELLIPSIS

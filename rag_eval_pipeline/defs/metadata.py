@@ -7,15 +7,22 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.answering.spec import AGENT_RETRIEVAL, AnswerSpec
+from rag_eval_pipeline.common.text import clip_at_word
 from rag_eval_pipeline.judges.claims import CLAIM_METRICS, unsupported_claims
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.budgets import BUDGET
+from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS
 from rag_eval_pipeline.metrics.scales import item_verdict_counts
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.settings import ASR_PREFIX, OVERALL, PROBE_JUDGE
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
-from rag_eval_pipeline.reporting.images import case_image_label, has_image_labels
+from rag_eval_pipeline.reporting.images import (
+    case_image_label,
+    gold_images_read,
+    grounding_rows,
+    has_image_labels,
+)
 from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -207,13 +214,16 @@ def worst_cases_table(
         gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
         answer = answer_of(row)
         retrieved = list(answer["retrieved_titles"])
+        # an image case's gold is its images (it has no gold titles): how many were retrieved
+        known = labelled and row.qid in truth.index
+        images_read = gold_images_read(answer, truth.loc[row.qid]) if known else None
         records.append(
             dg.TableRecord(
                 {
                     "case": _clip(str(row.qid), CASE_ID_CHARS),
                     "correct": float(row.correctness),
                     "diagnosis": str(row.diagnosis),
-                    "gold": f"{len(gold & set(retrieved))}/{len(gold)}" if gold else "–",
+                    "gold": f"{len(gold & set(retrieved))}/{len(gold)}" if gold else images_read or "–",
                     **(
                         {
                             "image": case_image_label(
@@ -293,6 +303,9 @@ def worst_case_markdown(
         ):
             gold_mark = " (gold)" if title in gold else ""
             lines += ["", f"{n}. **{markdown_text(title)}**{gold_mark}: {markdown_text(text, PASSAGE_CHARS)}"]
+        grounding = grounding_rows(answer, truth.loc[row.qid] if known else None)
+        if len(grounding):  # an image case: each gold box, the predicted box nearest it, their IoU
+            lines += ["", "**Grounding** (found: IoU >= 0.5)", "", to_markdown(grounding)]
         explain = f"rag-eval explain {row.qid} --model {partition}" + (f" --run {run_id}" if run_id else "")
         lines += ["", f"`{explain}`"]
         entries[worst_case_key(partition, rank, row.qid)] = dg.MetadataValue.md("\n".join(lines))
@@ -341,12 +354,12 @@ _CASE_METRICS = (
     "f1",
     "answer_relevancy",
     *CLAIM_METRICS,
+    *IMAGE_METRICS,  # the grounding judge's: the case's images and boxes
 )
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip_at_word(text, limit)
 
 
 def _number(value: object) -> float | None:
@@ -358,11 +371,21 @@ def _rounded(value: object, digits: int = 3) -> float | None:
     return None if number is None else round(number, digits)
 
 
+def signed(value: object, digits: int = 2) -> str:
+    """A difference as a signed decimal, ``+1.00``, ``-0.25``, ``0.00`` (the UI shows a float
+    column's 1.0 as "1", which reads as a count); absent as ``–``."""
+    number = _number(value)
+    if number is None:
+        return "–"
+    text = f"{number:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
     """Every pair's verdict as a table the asset page shows as it opens, narrow enough for its
-    pane at 1,440 px: the metric in words, the difference and the Holm-adjusted p (`p adj`)
-    rounded, the judge only where several judged, the cases (`n`) only where pairs differ in
-    them (the full comparison, intervals and tests included, is the Markdown entry
+    pane at 1,440 px: the metric in words, the difference as a signed decimal and the
+    Holm-adjusted p (`p adj`) rounded, the judge only where several judged, the cases (`n`)
+    only where pairs differ in them (the full comparison, intervals and tests included, is the Markdown entry
     one click away): decided pairs first."""
     rows = (
         comparisons.assign(_undecided=comparisons["verdict"] == "no difference shown").sort_values(
@@ -382,7 +405,7 @@ def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
                 # read as words ("over abstention rate"), which wrap: an underscored name cannot
                 "metric": str(row["metric"]).replace("_", " "),
                 **({"n": int(row["n"])} if counts else {}),
-                "diff": _rounded(row["difference"], 2),
+                "diff": signed(row["difference"]),
                 "p adj": _rounded(row["p_adjusted"]),
                 "verdict": str(row["verdict"]),
             }
@@ -390,7 +413,7 @@ def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
         for _, row in rows.iterrows()
     ]
     columns = [
-        dg.TableColumn(name, "float" if name in ("diff", "p adj") else "int" if name == "n" else "string")
+        dg.TableColumn(name, "float" if name == "p adj" else "int" if name == "n" else "string")
         for name in names
     ]
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
@@ -438,10 +461,10 @@ def cases_link(dagster_url: str, model: str) -> str:
 def comparison_headline(
     comparison: pd.DataFrame, verdicts: dict[tuple[str, str], str], dagster_url: str | None = None
 ) -> pd.DataFrame:
-    """The few columns that decide, narrow enough for Dagster's side panel: model, cases,
-    correctness with its interval, and where the model stands (the paired verdicts, or why it
-    is stale or missing), the model's name linking to its cases with ``dagster_url``; the judge
-    only where there are several."""
+    """The few columns that decide, narrow enough for Dagster's side panel: model, where it
+    stands (the paired verdicts, or why it is stale or missing), correctness with its interval
+    and its cases, the model's name linking to its cases with ``dagster_url``; the judge only
+    where there are several."""
     if comparison.empty:
         return comparison
     shown = with_intervals(comparison, digits=2)
@@ -463,19 +486,27 @@ def comparison_headline(
             {
                 "model": cases_link(dagster_url, model) if dagster_url else model,
                 **({"judge": judge if isinstance(judge, str) else "–"} if judges > 1 else {}),
-                "n": "–" if cases is None or pd.isna(cases) else int(cases),
-                "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
+                # what decides first: the side panel at 1,440 px shows the first ~460 px
                 "verdict": verdict,
+                "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
+                "n": "–" if cases is None or pd.isna(cases) else int(cases),
             }
         )
     return pd.DataFrame(rows)
 
 
 def attack_success(probed: pd.DataFrame) -> dg.MetadataValue:
-    """Each probed model's attack success per attack with its interval (lower is better)."""
+    """Each probed model's attack success with its interval (lower is better), a row per model
+    and attack: three columns, which the side panel shows whole at 1,440 px (a column per
+    attack put the only non-zero rate off-screen)."""
     shown = with_intervals(probed.dropna(axis=1, how="all"))
-    columns = ["answer_model", "n_cases", *(c for c in shown.columns if str(c).startswith(ASR_PREFIX))]
-    return dg.MetadataValue.md(to_markdown(shown[columns]))
+    attacks = [c for c in shown.columns if str(c).startswith(ASR_PREFIX)]
+    rows = [
+        {"model": row["answer_model"], "attack": str(column)[len(ASR_PREFIX) :], "success": row[column]}
+        for row in shown.to_dict(orient="records")
+        for column in attacks
+    ]
+    return dg.MetadataValue.md(to_markdown(pd.DataFrame(rows, columns=["model", "attack", "success"])))
 
 
 def comparison_metadata(
@@ -594,3 +625,32 @@ def claims_preview(claims: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+IMAGES_LISTED = 50  # rows of the image catalog's list on its page (the stored table holds all)
+CAPTION_CHARS = 48
+
+
+def image_list_table(catalog: pd.DataFrame) -> dg.TableMetadataValue:
+    """The image catalog as its page lists it, an image a row: its id, size, type, caption cut at
+    a word's end, and `ok` or its first problem; the first ``IMAGES_LISTED``."""
+    records = [
+        dg.TableRecord(
+            {
+                "image": str(row["image_id"]),
+                "size": f"{int(row['width'])}x{int(row['height'])}"
+                if _number(row["width"]) is not None and _number(row["height"]) is not None
+                else "–",
+                "type": row["type"] if isinstance(row["type"], str) and row["type"] else "–",
+                "caption": clip_at_word(row["caption"], CAPTION_CHARS)
+                if isinstance(row["caption"], str) and row["caption"].strip()
+                else "–",
+                "state": clip_at_word(str(list(row["problems"])[0]), CAPTION_CHARS)
+                if len(row["problems"])
+                else "ok",
+            }
+        )
+        for row in catalog.head(IMAGES_LISTED).to_dict(orient="records")
+    ]
+    columns = [dg.TableColumn(name, "string") for name in ("image", "size", "type", "caption", "state")]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns))

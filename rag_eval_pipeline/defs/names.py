@@ -20,7 +20,9 @@ TRAJECTORY_SCORES = "trajectory_scores"
 SESSION_JUDGE_SCORES = "session_judge_scores"
 TRAJECTORY_SUMMARY = "trajectory_summary"
 TRAJECTORY_JOB = "trajectory_job"
+TRACED_VERSIONS = "traced_versions"  # the trace files as read: their agent versions, unpartitioned
 SIMULATION = "simulation"  # simulated users talking to the agent, a partition per agent version
+SIMULATION_SCENARIOS = "simulation_scenarios"
 SIMULATED_SESSIONS = "simulated_sessions"
 SIMULATION_SCORES = "simulation_scores"
 SIMULATION_JUDGE_SCORES = "simulation_judge_scores"
@@ -79,6 +81,7 @@ GENERATED_JUDGEMENT_LIST = "generated_judgement_list"
 GENERATION_STEPS = (USER_DOCUMENTS, KB_PASSAGES, GENERATED_JUDGEMENT_LIST)
 
 # production traffic: a partition per day, then the trend across days
+PRODUCTION_SOURCES = "production_sources"  # where the days are read from, unpartitioned
 PRODUCTION_INTERACTIONS = "production_interactions"
 PRODUCTION_SAMPLE = "production_sample"
 PRODUCTION_SCORES = "production_scores"

@@ -35,8 +35,8 @@ from rag_eval_pipeline.defs.names import (
     KNOWLEDGE_BASE_RUN_TAG,
     METRIC_SUMMARY,
     MODEL_COMPARISON,
+    PARTITION_TAG,
     PROFILE_TAG,
-    SECURITY_PROBES,
     TRIGGER_TAG,
     USER_DOCUMENTS,
 )
@@ -140,8 +140,10 @@ def evaluated_by_launch(instance: dg.DagsterInstance, run: dg.DagsterRun) -> fro
 # failed (no summary follows them; the comparison then names the failed run). Not a rebuilt
 # knowledge base: until the models are evaluated on it, the reports stay as they were and read
 # STALE in the UI, as every evaluation partition does
-# a probe recorded by `rag-eval probe` refreshes them too: its rows join the comparison and report
-REPORTS_INPUTS = (dg.AssetKey(METRIC_SUMMARY), dg.AssetKey(JUDGE_SCORES), dg.AssetKey(SECURITY_PROBES))
+# Not a probe recorded by `rag-eval probe` either: the comparison then reads stale in the UI (it
+# depends on security_probes) and its rows join at the next comparison, which nobody is made to
+# wait for, and `rag-eval probe` then `rag-eval ui` starts no run
+REPORTS_INPUTS = (dg.AssetKey(METRIC_SUMMARY), dg.AssetKey(JUDGE_SCORES))
 REPORTS_OUTPUT = dg.AssetKey(MODEL_COMPARISON)
 # how soon after the last evaluation run of a backfill the comparison and reports are refreshed
 # (a tick reads three storage ids and counts the runs in flight: cheap at any interval)
@@ -322,21 +324,35 @@ def model_problems(settings: Settings) -> dict[str, list[str]]:
     return found
 
 
+def stray_agents(instance: dg.DagsterInstance, settings: Settings, registered: list[str]) -> dict[str, str]:
+    """A registered partition that is the simulation's agent, which the file does not evaluate,
+    and that no run ever evaluated (an earlier start registered it): with why it goes, so that
+    no view calls it "not evaluated yet"."""
+    agent = settings.simulation.agent if settings.simulation is not None else None
+    if agent is None or agent not in registered or agent in settings.configured_models():
+        return {}
+    if instance.get_runs_count(dg.RunsFilter(tags={PARTITION_TAG: agent})):
+        return {}  # evaluated once: its results stay comparable
+    why = "the simulation's agent, not a model to evaluate (evaluate: true on its entry makes it one)"
+    return {agent: why}
+
+
 def answer_models_sensor(settings: Settings) -> dg.SensorDefinition:
     @dg.sensor(
         name="answer_models_sensor",
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Registers every answer model of the configuration file as a partition, "
-        "removes a partition no run could start on (a name outside the allowed grammar), and says "
+        "removes a partition no run could start on (a name outside the allowed grammar) and the "
+        "simulation's agent where an earlier start registered it and nothing evaluated it, and says "
         "in its tick why a registered model cannot run (the pre-flight of `rag-eval agents "
         "check`): the model stays, so its failure shows where it happens.",
     )
     def sensor(context: dg.SensorEvaluationContext):
         """The configuration's answer models are partitions as soon as the code location loads."""
-        missing, invalid = partition_requests(
-            settings.configured_models(), registered_models(context.instance)
-        )
+        registered = registered_models(context.instance)
+        missing, invalid = partition_requests(settings.configured_models(), registered)
+        invalid |= stray_agents(context.instance, settings, registered)
         for key, reason in invalid.items():
             context.log.warning(f"removing answer-model partition {key!r}: {reason}")
         problems = model_problems(settings)

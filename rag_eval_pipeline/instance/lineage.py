@@ -15,6 +15,7 @@ from rag_eval_pipeline.defs.names import (
     AGENT_VERSION_PARTITIONS,
     ARTIFACTS,
     EVALUATION_STEPS,
+    KNOWLEDGE_BASE_RUN_TAG,
     SNAPSHOT_ASSETS,
 )
 from rag_eval_pipeline.metrics.freshness import FinishedRun
@@ -153,6 +154,24 @@ def lineage_run_ids(instance: dg.DagsterInstance | History, answer_model: str) -
         for key in (*SNAPSHOT_ASSETS, *EVALUATION_STEPS)
     }
     return {key: run_id for key, run_id in found.items() if run_id is not None}
+
+
+def snapshot_asset_of_run(instance: dg.DagsterInstance, run_id: str, asset: str):
+    """A knowledge-base asset (the judgement list, the index) as the run ``run_id`` read it: the
+    one it rebuilt itself, else the rebuild it was pinned to (``rag-eval run`` pins every
+    evaluation to its rebuild); None when the run says neither (it read the live one of its time)."""
+    snapshots = SnapshotStore(artifacts_folder(instance))
+    remedy = "rebuild the knowledge base (`rag-eval run`)"
+    if snapshots.has(asset, run_id):
+        return formats.read(snapshots.path(asset, run_id), remedy)
+    run = instance.get_run_by_id(run_id)
+    pinned = run.tags.get(KNOWLEDGE_BASE_RUN_TAG) if run is not None else None
+    if not pinned:
+        return None
+    published = snapshots.published(pinned)
+    if asset not in published:
+        return None
+    return formats.read(snapshots.path(asset, published[asset]), remedy)
 
 
 def load_materialization(

@@ -20,6 +20,7 @@ from rag_eval_pipeline.metrics.grounding import (
     GOLD_BOXES,
     GOLD_IMAGE_SIZES,
     GOLD_IMAGES,
+    GROUNDING_IOU,
     IMAGE_METRICS,
     VISION_METRICS,
     Box,
@@ -353,3 +354,63 @@ def case_image_label(answer: Mapping[str, Any], truth: Mapping[str, Any] | None)
     )
     more = f" +{len(gold) - 1}" if len(gold) > 1 else ""
     return f"{gold[0]}{more} ({said})"
+
+
+GROUNDING_COLUMNS = ["image", "gold box", "best predicted", "IoU", "found"]
+
+
+def grounding_rows(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -> pd.DataFrame:
+    """A case's gold boxes, each with the predicted box that overlaps it most and their IoU, and
+    whether it counts as found (IoU >= 0.5), as the asset page's case entry shows them; a gold
+    image without boxes is a row saying whether it was retrieved. Empty: the case labels no
+    image. Boxes are absent ("none returned"), never an IoU of 0, when the answer gave none."""
+    if truth is None:
+        return pd.DataFrame(columns=GROUNDING_COLUMNS)
+    gold_images = [] if _missing(truth.get(GOLD_IMAGES)) else list(truth[GOLD_IMAGES])
+    gold_boxes = boxes_of_json(truth.get(GOLD_BOXES))
+    images = answer.get("images")
+    retrieved = [] if images is None or _missing(images) else list(images)
+    predicted = predicted_of_json(answer.get("boxes"))
+    rows = []
+    for image in dict.fromkeys([*gold_images, *gold_boxes]):
+        boxes = gold_boxes.get(image, ())
+        if not boxes:
+            said = (
+                "not said"
+                if images is None or _missing(images)
+                else "retrieved"
+                if image in retrieved
+                else "NOT retrieved"
+            )
+            rows.append({"image": image, "gold box": "–", "best predicted": "–", "IoU": "–", "found": said})
+        for box in boxes:
+            if predicted is None:
+                absent = {"best predicted": "none returned", "IoU": "–", "found": "absent"}
+                rows.append({"image": image, "gold box": str(list(box)), **absent})
+                continue
+            value, best = best_match(box, predicted, image)
+            rows.append(
+                {
+                    "image": image,
+                    "gold box": str(list(box)),
+                    "best predicted": str(list(best)) if best else "none overlaps",
+                    "IoU": f"{value:.2f}",
+                    "found": "yes" if value >= GROUNDING_IOU else "no",
+                }
+            )
+    return pd.DataFrame(rows, columns=GROUNDING_COLUMNS)
+
+
+def gold_images_read(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -> str | None:
+    """``1/2``: of a case's gold images, how many the answer retrieved (None: it labels none;
+    ``?/2`` when the answer did not say which images it read)."""
+    if truth is None:
+        return None
+    gold = [] if _missing(truth.get(GOLD_IMAGES)) else list(truth[GOLD_IMAGES])
+    gold = list(dict.fromkeys([*gold, *boxes_of_json(truth.get(GOLD_BOXES))]))
+    if not gold:
+        return None
+    images = answer.get("images")
+    if images is None or _missing(images):
+        return f"?/{len(gold)}"
+    return f"{len(set(gold) & set(images))}/{len(gold)}"

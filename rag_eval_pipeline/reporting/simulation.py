@@ -49,17 +49,45 @@ def summary_table(summary: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def narrow_scenario_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """The scenarios in five short columns, for an asset page's pane at 1,440 px: ``success``
+    as successes of sessions measured with the rate (``2/3 (0.67)``), the stop reasons, mean
+    turns and simulator faults."""
+    table = scenario_table(scores)
+    if table.empty:
+        return table
+    measured = table["trials"] - table["simulator_faults"]
+    return pd.DataFrame(
+        {
+            "scenario": table["scenario"],
+            "success": [
+                f"{ok}/{n} ({rate:.2f})" if n else "–"
+                for ok, n, rate in zip(table["successes"], measured, table[TASK_SUCCESS])
+            ],
+            "stops": table["stop_reasons"],
+            "turns": table["turns"].round(1),
+            "faults": table["simulator_faults"],
+        }
+    )
+
+
 def simulation_section(
-    title: str, scores: pd.DataFrame, summary: pd.DataFrame, worst: str, heading: str = "## "
+    title: str,
+    scores: pd.DataFrame,
+    summary: pd.DataFrame,
+    worst: str,
+    heading: str = "## ",
+    narrow: bool = False,
 ) -> str:
-    """The section: ``title`` (the agent and its version), the scenarios, the summary, and the
-    worst session's transcript (already rendered)."""
+    """The section: ``title`` (the agent and its version), the scenarios (``narrow``: in the
+    five short columns of an asset page), the summary, and the worst session's transcript
+    (already rendered)."""
     faults = summary[summary["metric"] == "simulator_faults"]
     spoiled = int(faults["n"].iloc[0]) if len(faults) else 0
     parts = [
         f"{heading}{title}: {len(scores)} sessions",
         "",
-        to_markdown(scenario_table(scores)),
+        to_markdown(narrow_scenario_table(scores) if narrow else scenario_table(scores)),
         "",
         to_markdown(summary_table(summary)),
     ]

@@ -26,11 +26,12 @@ def test_probes_join_the_comparison_the_gate_and_the_report(evaluated_copy, caps
     args = ["--dagster-home", str(home)]
     code, _, err = in_process(capsys, *args, "probe", "--models", "compliant,oracle", "--sample", "10")
     assert code == 0, err
-    # the probe is news to the reports: the refresh sensor asks for the comparison job
+    # nothing runs that nobody asked for: the refresh sensor starts no comparison for a probe
+    # (the comparison, which depends on security_probes, reads stale until it is compared)
     job = defs.resolve_job_def("comparison_job")
     sensor = reports_refresh_sensor(job)
-    request = sensor.evaluate_tick(dg.build_sensor_context(instance=instance)).run_requests
-    assert len(request) == 1
+    assert sensor.evaluate_tick(dg.build_sensor_context(instance=instance)).run_requests == []
+    assert instance.get_latest_materialization_event(dg.AssetKey("security_probes"))
     assert (
         job.get_subset(asset_selection={dg.AssetKey("model_comparison"), dg.AssetKey("eval_report")})
         .execute_in_process(instance=instance)
@@ -54,7 +55,7 @@ def test_probes_join_the_comparison_the_gate_and_the_report(evaluated_copy, caps
         dg.AssetKey("model_comparison")
     ).asset_materialization.metadata
     success = metadata["attack_success"].value
-    assert "compliant" in success and "asr_exfiltration" in success
+    assert "| compliant | exfiltration |" in success  # a row per model and attack: narrow
     assert "probe" not in metadata["comparison"].value
     # gate reads the same rows
     code, out, _ = in_process(capsys, *args, "gate", "--model", "oracle", "--max", "asr_injection=0.05")

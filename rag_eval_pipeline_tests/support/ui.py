@@ -180,6 +180,52 @@ AT_WIDEST_TIMES = """(root) => {
 }"""
 
 
+# what an asset page's metadata pane needs: its whole width against its own; the narrowest its
+# content can be (`needed`, the pane squeezed to 1 px) and the entry that sets it (`widest`, the
+# one whose hiding narrows it most), both with the values of the entries ``hidden`` hidden (their
+# keys kept, so the key column is as on the page); and the page's. Measured with Dagster's
+# timestamps at their widest (AT_WIDEST_TIMES), so a page that fits fits at any hour
+PANE_WIDTHS = (
+    """(hidden) => {
+  const atWidestTimes = """
+    + AT_WIDEST_TIMES
+    + """;
+  const panes = [...document.querySelectorAll('[class*=assetEventMetadataScrollContainer]')];
+  const page = [document.documentElement.scrollWidth, document.documentElement.clientWidth];
+  const needed = (pane) => {
+    const width = pane.style.width;
+    pane.style.width = '1px';
+    const least = pane.scrollWidth;
+    pane.style.width = width;
+    return least;
+  };
+  return {page, panes: panes.map((pane) => {
+    const [times, putBack] = atWidestTimes(pane);
+    const whole = pane.scrollWidth;
+    const rows = [...pane.querySelector('table').tBodies[0].rows];
+    const values = rows
+      .filter((row) => hidden.includes(row.cells[0].innerText.trim()))
+      .flatMap((row) => [...row.cells].slice(1).flatMap((cell) => [...cell.children]));
+    values.forEach((element) => { element.style.display = 'none'; });
+    const without = pane.scrollWidth;
+    const least = needed(pane);
+    let widest = null;
+    rows.forEach((row) => {
+      row.style.display = 'none';
+      const less = needed(pane);
+      row.style.display = '';
+      if (less < least && (!widest || less < widest.without)) {
+        widest = {entry: row.cells[0].innerText.trim(), without: less};
+      }
+    });
+    values.forEach((element) => { element.style.display = ''; });
+    putBack();
+    return {whole, without, needed: least, widest, width: pane.clientWidth, times};
+  })};
+}"""
+)
+
+
 # what a metadata table needs of the pane it shows in and how wide that pane is (its nearest
 # ancestor that scrolls sideways). The table is laid out in the room its entry leaves it (the
 # pane less the key and timestamp cells beside it and its cell's padding), as it would be if

@@ -19,7 +19,7 @@ from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline_tests.support import ARTIFACTS, SHARED_HOTPOTQA
 from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import (
-    AT_WIDEST_TIMES,
+    PANE_WIDTHS,
     browser_context,
     graphql,
     open_page,
@@ -229,50 +229,6 @@ def test_the_comparison_names_the_broken_model_and_the_report_opens(ui, browser,
     page.wait_for_selector(".main-svg", timeout=60_000)  # the charts of the good models drawn
 
 
-# what an asset page's metadata pane needs: its whole width against its own; the narrowest its
-# content can be (`needed`, the pane squeezed to 1 px) and the entry that sets it (`widest`, the
-# one whose hiding narrows it most), both with the values of the entries ``hidden`` hidden (their
-# keys kept, so the key column is as on the page); and the page's. Measured with Dagster's
-# timestamps at their widest (AT_WIDEST_TIMES), so a page that fits fits at any hour
-_PANE_WIDTHS = (
-    """(hidden) => {
-  const atWidestTimes = """
-    + AT_WIDEST_TIMES
-    + """;
-  const panes = [...document.querySelectorAll('[class*=assetEventMetadataScrollContainer]')];
-  const page = [document.documentElement.scrollWidth, document.documentElement.clientWidth];
-  const needed = (pane) => {
-    const width = pane.style.width;
-    pane.style.width = '1px';
-    const least = pane.scrollWidth;
-    pane.style.width = width;
-    return least;
-  };
-  return {page, panes: panes.map((pane) => {
-    const [times, putBack] = atWidestTimes(pane);
-    const whole = pane.scrollWidth;
-    const rows = [...pane.querySelector('table').tBodies[0].rows];
-    const values = rows
-      .filter((row) => hidden.includes(row.cells[0].innerText.trim()))
-      .flatMap((row) => [...row.cells].slice(1).flatMap((cell) => [...cell.children]));
-    values.forEach((element) => { element.style.display = 'none'; });
-    const without = pane.scrollWidth;
-    const least = needed(pane);
-    let widest = null;
-    rows.forEach((row) => {
-      row.style.display = 'none';
-      const less = needed(pane);
-      row.style.display = '';
-      if (less < least && (!widest || less < widest.without)) {
-        widest = {entry: row.cells[0].innerText.trim(), without: less};
-      }
-    });
-    values.forEach((element) => { element.style.display = ''; });
-    putBack();
-    return {whole, without, needed: least, widest, width: pane.clientWidth, times};
-  })};
-}"""
-)
 # The one entry Dagster's layout leaves no room for: metric_summary's Overview, whose plotted
 # means' keys (`answer_model/cost_per_case_usd`, 30 characters, which the Plots tab follows by
 # name) make a 277 px key column beside the 140 px Timestamp column, so a `path` Dagster will
@@ -307,7 +263,7 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
             pane = page.locator("[class*=assetEventMetadataScrollContainer]").first
             pane.get_by_text("latest_path", exact=True).first.wait_for(timeout=60_000)
             hidden = [] if view else PLOTTED_KEYS_LEAVE_NO_ROOM.get(asset, [])
-            measured = page.evaluate(_PANE_WIDTHS, hidden)
+            measured = page.evaluate(PANE_WIDTHS, hidden)
             figures[f"{asset}{view}"] = measured
             # the Overview's Timestamp column was found and measured at its widest time
             assert view or all(found["times"] for found in measured["panes"]), (asset, measured)

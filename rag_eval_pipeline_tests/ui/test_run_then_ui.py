@@ -1,9 +1,11 @@
-"""`rag-eval run` on a custom documents folder (ten Chinese documents, five models), then
-`rag-eval ui` on the same home, as a new user goes from the command line to the UI: every
-sensor's first ticks compare with what the instance already holds (the documents the knowledge
-base was built from, the stored evaluations and comparison), so the UI starts no run."""
+"""`rag-eval run` on a custom documents folder (ten Chinese documents, five models), a security
+probe and a simulation of the support desk, then `rag-eval ui` on the same home, as a new user
+goes from the command line to the UI: every sensor's first ticks compare with what the instance
+already holds (the documents the knowledge base was built from, the stored evaluations and
+comparison, the probe, the simulated sessions), so the UI starts no run."""
 
 import contextlib
+import shutil
 
 import dagster as dg
 import pytest
@@ -25,19 +27,38 @@ SENSORS = (
     "new_labels_sensor",
 )
 TICKS = 2  # each sensor's first tick and the next, 30 s apart: a first minute of the UI
+# the bundled support desk as the agent simulated users talk to (not a model to evaluate: the
+# configuration does not say so), beside the project's five answer models
+SUPPORT_DESK = (
+    '  - {name: support-desk, provider: python, target: "example_agent.support:chat", '
+    'response: {answer: $.reply, contexts: null}, version: "1.0"}\n'
+    "simulation: {scenarios: %s, agent: support-desk, trials: 2, tool_calls: '$.tool_calls[*]'}\n"
+)
 
 
-def test_run_then_ui_starts_no_run(tmp_path):
-    config = write_project(tmp_path, ["zh"])
+def test_run_probe_simulate_then_ui_starts_no_run(tmp_path):
+    shutil.copytree(REPO_ROOT / "example_agent", tmp_path / "example_agent")  # importable from cwd
+    scenarios = REPO_ROOT / "examples" / "simulation" / "scenarios.jsonl"
+    config = write_project(tmp_path, ["zh"], SUPPORT_DESK % scenarios)
     reports_port = free_port()
     with config.open("a", encoding="utf-8") as file:
         file.write(f"ui: {{reports_port: {reports_port}}}\n")
     home = tmp_path / "home"
-    ran = rag_eval("--config", str(config), "--dagster-home", str(home), "run", cwd=tmp_path)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    on_home = ("--config", str(config), "--dagster-home", str(home))
+    for command in (
+        ["run"],
+        ["probe", "--models", "oracle", "--attacks", "poisoning", "--sample", "3", "--seed", "t1"],
+        ["simulate"],
+    ):
+        ran = rag_eval(*on_home, *command, cwd=tmp_path)
+        assert ran.returncode == 0, ran.stdout + ran.stderr
     with dg.DagsterInstance.from_config(str(home)) as instance:
         before = {run.run_id for run in instance.get_runs()}
-    assert before
+        models = instance.get_dynamic_partitions("answer_model")
+        probed = instance.get_latest_materialization_event(dg.AssetKey("security_probes"))
+        simulated = instance.get_latest_materialization_event(dg.AssetKey("simulation_summary"))
+    assert before and probed is not None and simulated is not None
+    assert "support-desk" not in models and len(models) == 5, models  # simulated, never evaluated
 
     command = [RAG_EVAL, "--config", str(config), "--dagster-home", str(home), "ui"]
     with contextlib.ExitStack() as stack:

@@ -41,8 +41,11 @@ AGENT_CACHE_FOLDER = "agent_cache"
 
 def _identity(entry: AgentEntry, extra: Mapping[str, Any] | None = None) -> str:
     """What the agent's answers depend on, as stable JSON: the entry without the settings that
-    only pace the calls (concurrency, timeout, retries) and without its name."""
-    fields = entry.model_dump(exclude={"name", "concurrency", "timeout_s", "max_retries", "ingest"})
+    only pace the calls (concurrency, timeout, retries), without its name and whether it is
+    evaluated on the judgement list."""
+    fields = entry.model_dump(
+        exclude={"name", "concurrency", "timeout_s", "max_retries", "ingest", "evaluate"}
+    )
     return json.dumps({**fields, **(extra or {})}, sort_keys=True, default=str)
 
 

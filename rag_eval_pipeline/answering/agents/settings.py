@@ -101,6 +101,11 @@ class AgentEntry(NamedEntry):
         "unset: never cached",
     )
     repeats: int = Field(default=1, ge=1, le=20, description="answers per question, each judged")
+    evaluate: bool | None = Field(
+        default=None,
+        description="a partition evaluated on the judgement list: unset, yes, except the agent "
+        "the simulation talks to",
+    )
 
 
 class IngestSettings(Strict):

@@ -20,7 +20,7 @@ from rag_eval_pipeline.data.knowledge_base import (
 from rag_eval_pipeline.data.visual_labels import GOLD_IMAGE_SIZES
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.io_manager import COLUMNS, PublishSnapshot
-from rag_eval_pipeline.defs.metadata import index_metadata
+from rag_eval_pipeline.defs.metadata import image_list_table, index_metadata
 from rag_eval_pipeline.defs.names import (
     DOCUMENTS_FINGERPRINT,
     HOTPOTQA_RAW,
@@ -126,6 +126,7 @@ def image_catalog(context: dg.AssetExecutionContext, documents: DocumentsResourc
             "usable": sum(1 for i in catalog.images.values() if i.usable),
             "captioned": int(frame["caption"].astype(bool).sum()) if len(frame) else 0,
             "problems": dg.MetadataValue.md("\n".join(f"- {p}" for p in catalog.all_problems()) or "none"),
+            **({"list": image_list_table(frame)} if len(frame) else {}),
         }
     )
     return frame

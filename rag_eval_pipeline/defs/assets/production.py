@@ -24,6 +24,7 @@ from rag_eval_pipeline.defs.names import (
     PRODUCTION_REPORT_JOB,
     PRODUCTION_SAMPLE,
     PRODUCTION_SCORES,
+    PRODUCTION_SOURCES,
     PRODUCTION_SUMMARY,
     PRODUCTION_TREND,
     TRIGGER_TAG,
@@ -115,6 +116,7 @@ def build_production(settings: Settings) -> ProductionDefinitions:
     day_job, report_job = _jobs(days)
     return ProductionDefinitions(
         [
+            production_sources,
             _interactions(days),
             _sample(days),
             _scores(days),
@@ -129,8 +131,24 @@ def build_production(settings: Settings) -> ProductionDefinitions:
     )
 
 
+@dg.asset(name=PRODUCTION_SOURCES, group_name=PRODUCTION, code_version="1")
+def production_sources(context: dg.AssetExecutionContext, settings: SettingsResource) -> pd.DataFrame:
+    """Where each day's interactions are read from, a row per configured source (nothing is
+    read here). Unpartitioned, every day follows from it: production is one family of its own in
+    a whole-lineage backfill, beside the answer models, never a second root partitioning."""
+    chosen = settings.settings.production
+    sources = list(chosen.sources) if chosen is not None else []
+    frame = pd.DataFrame(
+        [{"kind": s.kind, "source": source_name(s)} for s in sources], columns=["kind", "source"]
+    )
+    context.add_output_metadata(
+        {"sources": len(frame), "list": dg.MetadataValue.md(to_markdown(frame) if len(frame) else "none")}
+    )
+    return frame
+
+
 def _interactions(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
-    @dg.asset(group_name=PRODUCTION, partitions_def=days, code_version="2")
+    @dg.asset(group_name=PRODUCTION, partitions_def=days, deps=[PRODUCTION_SOURCES], code_version="2")
     def production_interactions(
         context: dg.AssetExecutionContext, production_sources: ProductionResource
     ) -> pd.DataFrame:

@@ -8,6 +8,7 @@ import dagster as dg
 import pandas as pd
 from upath import UPath
 
+from rag_eval_pipeline.defs.assets.security import security_probes
 from rag_eval_pipeline.defs.evaluations import InstanceRecords, against_baselines, baseline_diff_table
 from rag_eval_pipeline.defs.freshness import stale_models
 from rag_eval_pipeline.defs.io_manager import ABSENT_AS_NONE, FAN_IN, PINNED_BY, HtmlDocument
@@ -25,6 +26,7 @@ from rag_eval_pipeline.defs.names import (
     METRIC_SUMMARY,
     PAIRED_COMPARISON,
     REPORTING,
+    SECURITY_PROBES,
     SIMULATED_SESSIONS,
     SIMULATION_SCORES,
     SIMULATION_SUMMARY,
@@ -77,8 +79,9 @@ def across_models(*partitioned_inputs: str, deps: list[str] | None = None):
         CORRECTED_MEANS: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
         PAIRED_COMPARISON: dg.AssetIn(metadata={ABSENT_AS_NONE: True}),
     },
-    # a probe's attack success joins each model's numbers: read from `rag-eval probe`'s store (no
-    # dependency on security_probes: an asset no run makes hides Dagster's "Materialize all")
+    # a probe's attack success joins each model's numbers: read from `rag-eval probe`'s store, so
+    # a newer probe makes the comparison read stale in the UI until it is compared again
+    deps=[SECURITY_PROBES],
     code_version="4",
 )
 def model_comparison(
@@ -320,6 +323,7 @@ def prometheus_metrics(
 def reporting_assets(with_simulation: bool = False) -> list[dg.AssetsDefinition]:
     """The assets across every answer model (the report reading the simulations where defined)."""
     return [
+        security_probes,
         model_comparison,
         paired_comparison,
         judge_validation,

@@ -14,7 +14,7 @@ import pandas as pd
 from rag_eval_pipeline.answering.agents.provider import conversation_agent
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.assets.trajectories import AGENT_VERSIONS, judged_sessions, sessions_gate_result
-from rag_eval_pipeline.defs.names import SIMULATION, SIMULATION_JOB
+from rag_eval_pipeline.defs.names import SIMULATION, SIMULATION_JOB, SIMULATION_SCENARIOS
 from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource
 from rag_eval_pipeline.judges.engine import JudgeCaller
 from rag_eval_pipeline.llm.providers import parse_llm_name
@@ -62,7 +62,56 @@ def _transcripts(frame: pd.DataFrame, order: list[str]) -> str:
     return "\n\n".join(shown) + (f"\n\n… and {more} more sessions" if more > 0 else "")
 
 
-@dg.asset(group_name=SIMULATION, partitions_def=AGENT_VERSIONS, code_version="1")
+def scenarios_frame(scenarios: list[Scenario]) -> pd.DataFrame:
+    """A row per scenario as the users' list shows it: its task, goal, who plays the user and what
+    success needs."""
+    rows = [
+        {
+            "task_id": s.task_id,
+            "line": s.line,
+            "goal": s.goal,
+            "user": "scripted" if s.user_turns is not None else "simulated",
+            "turns": len(s.user_turns) if s.user_turns is not None else s.max_turns,
+            "success_needs": ", ".join(
+                need
+                for need, given in (
+                    ("tool calls", s.success.expected_tool_calls is not None),
+                    ("reply text", bool(s.success.reply_contains)),
+                    ("rubric", bool(s.success.rubric)),
+                )
+                if given
+            ),
+        }
+        for s in scenarios
+    ]
+    return pd.DataFrame(rows, columns=["task_id", "line", "goal", "user", "turns", "success_needs"])
+
+
+@dg.asset(name=SIMULATION_SCENARIOS, group_name=SIMULATION, code_version="1")
+def simulation_scenarios(context: dg.AssetExecutionContext, settings: SettingsResource) -> pd.DataFrame:
+    """The scenarios file as read: a row per scenario (task, goal, scripted or simulated user, what
+    success needs), the lines that are not scenarios named. Unpartitioned, every agent version's
+    conversations follow from it: the simulation is one family of its own in a whole-lineage
+    backfill, beside the answer models, never a second root partitioning."""
+    chosen = _chosen(settings)
+    read = read_scenarios(Path(str(chosen.scenarios)))
+    for problem in read.errors:
+        context.log.warning(f"skipped: {problem}")
+    frame = scenarios_frame(read.scenarios)
+    context.add_output_metadata(
+        {
+            "scenarios": len(frame),
+            "file": str(chosen.scenarios),
+            "skipped_lines": "; ".join(read.errors) or "none",
+            "list": dg.MetadataValue.md(to_markdown(frame) if len(frame) else "none"),
+        }
+    )
+    return frame
+
+
+@dg.asset(
+    group_name=SIMULATION, partitions_def=AGENT_VERSIONS, deps=[SIMULATION_SCENARIOS], code_version="1"
+)
 def simulated_sessions(
     context: dg.AssetExecutionContext, settings: SettingsResource, llm: LLMResource
 ) -> pd.DataFrame:
@@ -227,7 +276,8 @@ def simulation_summary(
     if len(simulation_scores):
         title = f"{_chosen(settings).agent}@{context.partition_key}"
         worst = worst_transcript(simulated_sessions, simulation_scores)
-        metadata["report"] = dg.MetadataValue.md(simulation_section(title, simulation_scores, summary, worst))
+        section = simulation_section(title, simulation_scores, summary, worst, narrow=True)
+        metadata["report"] = dg.MetadataValue.md(section)  # the scenarios narrow: it fits 1,440 px
     context.add_output_metadata(metadata)
     return summary
 
@@ -251,7 +301,13 @@ class SimulationDefinitions:
     jobs: list
 
 
-SIMULATION_ASSETS = [simulated_sessions, simulation_scores, simulation_judge_scores, simulation_summary]
+SIMULATION_ASSETS = [
+    simulation_scenarios,
+    simulated_sessions,
+    simulation_scores,
+    simulation_judge_scores,
+    simulation_summary,
+]
 
 
 def build_simulation() -> SimulationDefinitions:

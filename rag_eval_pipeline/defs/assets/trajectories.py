@@ -10,9 +10,11 @@ from dataclasses import dataclass
 import dagster as dg
 import pandas as pd
 
+from rag_eval_pipeline.common.text import clip_at_word
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.names import (
     AGENT_VERSION_PARTITIONS,
+    TRACED_VERSIONS,
     TRAJECTORIES,
     TRAJECTORY_JOB,
 )
@@ -48,7 +50,7 @@ warnings.filterwarnings("ignore", category=dg.PreviewWarning, message=".*partiti
 
 
 def _clip(text: str, most: int) -> str:
-    return text if len(text) <= most else text[: most - 1] + "…"
+    return clip_at_word(text, most)
 
 
 def _pairs(session: Session, task: Task) -> list[CallPair]:
@@ -120,7 +122,44 @@ def reconstruction_metadata(report: Reconstruction) -> dict[str, object]:
 WORST_SHOWN = 10
 
 
-@dg.asset(group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, code_version="1")
+def versions_frame(sessions: Sequence[Session]) -> pd.DataFrame:
+    """A row per agent version the traces hold: its sessions and turns."""
+    rows: dict[str, dict[str, int]] = {}
+    for session in sessions:
+        row = rows.setdefault(session.agent_version, {"sessions": 0, "turns": 0})
+        row["sessions"] += 1
+        row["turns"] += len(session.turns)
+    frame = pd.DataFrame(
+        [{"agent_version": version, **row} for version, row in sorted(rows.items())],
+        columns=["agent_version", "sessions", "turns"],
+    )
+    return frame
+
+
+@dg.asset(name=TRACED_VERSIONS, group_name=TRAJECTORIES, code_version="1")
+def traced_versions(
+    context: dg.AssetExecutionContext, trajectory_sources: TrajectorySourcesResource
+) -> pd.DataFrame:
+    """The agent versions the configured traces hold, each with its sessions and turns (the
+    partitions of the assets below). Unpartitioned: every version's spans follow from it, so the
+    trajectories are one family of their own in a whole-lineage backfill, beside the answer
+    models, never a second root partitioning."""
+    sessions, report = reconstruct(trajectory_sources.read_spans())
+    frame = versions_frame(sessions)
+    context.add_output_metadata(
+        {
+            "versions": len(frame),
+            "sessions": int(frame["sessions"].sum()),
+            "orphan_spans": report.orphans,
+            "list": dg.MetadataValue.md(to_markdown(frame) if len(frame) else "none"),
+        }
+    )
+    return frame
+
+
+@dg.asset(
+    group_name=TRAJECTORIES, partitions_def=AGENT_VERSIONS, deps=[TRACED_VERSIONS], code_version="1"
+)
 def trajectory_spans(
     context: dg.AssetExecutionContext, trajectory_sources: TrajectorySourcesResource
 ) -> pd.DataFrame:
@@ -330,6 +369,7 @@ class TrajectoryDefinitions:
 
 
 TRAJECTORY_ASSETS = [
+    traced_versions,
     trajectory_spans,
     agent_sessions,
     trajectory_scores,
