@@ -526,3 +526,22 @@ LEXICONS: dict[str, Lexicon] = {
     "id": INDONESIAN,
     "th": THAI,
 }
+
+# Titles and honorifics that stand before a name in many languages ("Emperor Shah Jahan",
+# "सम्राट शाहजहाँ", "Dr. Martin"): a title before a reference names who it is, it does not make a
+# longer name of it. Shared by every language (a title in English is common in any answer).
+TITLES = words(
+    """emperor empress king queen prince princess president premier chancellor pope saint st dr
+    doctor prof professor sir lord lady mr mrs ms mister general captain admiral sultan shah tsar
+    czar caliph khan duke duchess count countess bishop archbishop cardinal rabbi imam sheikh
+    kaiser könig königin präsident kanzler herr frau rey reina presidente papa san santo santa
+    don doña señor roi reine président empereur saint sainte monsieur madame
+    император царь король королева президент князь
+    سمراٹ सम्राट राजा रानी महाराजा राष्ट्रपति प्रधानमंत्री श्री डॉ
+    الملك الملكة الرئيس السلطان الخليفة الإمام الشيخ
+    cesarz król królowa prezydent papież święty císař král královna prezident
+    császár király királynő elnök keisari kuningas presidentti kuningatar
+    αυτοκράτορας βασιλιάς βασίλισσα πρόεδρος άγιος
+    המלך המלכה הנשיא
+    kaisari mfalme malkia rais"""
+)

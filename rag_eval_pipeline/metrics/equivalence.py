@@ -18,7 +18,13 @@ Every language with a lexicon (``language/lexicon.py``) is read the same way, th
 analyzer: its words in the forms it compares (case-folded, Snowball-stemmed, Arabic folded,
 Korean's content morphemes; a dictionary's segmentation where words are not spaced), its
 negations (after the mention where the language puts them: Japanese "X ではない"), hedges,
-options and framing words. A language without a lexicon has no sentence rule: nothing is credited by it."""
+options and framing words. Every spaced language but English finds the reference through its
+inflection too (``language/inflection.py``: "Львом Толстым" for "Лев Толстой", "w Krakowie" for
+"Kraków"), and a title before it ("Emperor", "सम्राट", "Dr.") names it, not a longer name. A
+language without a lexicon is read the same way with its negations, hedges, options and
+contrasts unread: a sentence that holds a word of its stop list beyond the question, the
+reference and the word the passages hold beside it may carry them, and is not judged (absent,
+never 0; ``Verdict.judged``)."""
 
 from __future__ import annotations
 
@@ -28,7 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analyzer
-from rag_eval_pipeline.language.lexicon import Lexicon
+from rag_eval_pipeline.language.inflection import Inflection, inflection
+from rag_eval_pipeline.language.lexicon import LEXICONS, TITLES, Lexicon
+from rag_eval_pipeline.language.table import ENGLISH
 
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|\(\s*\d{1,2}\s*\)")
 NOVEL_WORDS = 3  # content words the rest of a credited answer may add that nothing explains
@@ -46,11 +54,14 @@ def lexical_tokens(text: str, language: str = "en") -> list[str]:
 @dataclass(frozen=True)
 class Verdict:
     """How an answer stands to the reference: ``credited`` (it says it), or why not;
-    ``contradicts`` when it says the opposite (the other yes/no, a rejected mention)."""
+    ``contradicts`` when it says the opposite (the other yes/no, a rejected mention); not
+    ``judged`` when the answer holds words the language's rule cannot read (the reason says
+    which checks were not made): its correctness is absent, never 0."""
 
     credited: bool
     reason: str
     contradicts: bool = False
+    judged: bool = True
 
 
 def _runs(tokens: Sequence[str], run: Sequence[str]) -> list[int]:
@@ -177,14 +188,23 @@ def says_answer(
     ``question`` and the ``sources`` (titles of the contexts the answer had) are words it may
     repeat; the ``passages`` it had say which longer names exist (in a script without capitals,
     a word beside the reference makes a longer name only where the passages hold the two as one
-    phrase). A language without a lexicon credits nothing here ("no sentence rule")."""
+    phrase). In a language without a lexicon, a sentence the rule would credit but that holds
+    words it cannot read is not judged."""
     text = analyzer(language)
     lexicon = text.rule_lexicon
+    unread = lexicon is None
     if lexicon is None:
-        return Verdict(False, f"no sentence rule for {text.language.name}")
+        lexicon = _unread_lexicon(text.code)
     truth, truth_breaks = text.pieces(ground_truth)
     asked = text.words(question)
-    words, breaks = text.pieces(_CITATION.sub(" ", prediction), keep=ground_truth)
+    cleaned = _CITATION.sub(" ", prediction)
+    words, breaks = text.pieces(cleaned, keep=ground_truth)
+    forms = _inflects(text)
+    truth_written: list[str] = []
+    if forms is not None:  # inflected copies of the reference read as the reference
+        truth_written = text.pieces(ground_truth, written=True)[0]
+        written = text.pieces(cleaned, keep=ground_truth, written=True)[0]
+        words = _inflected(words, written, truth, truth_written, forms)
     if len(asked) >= 3:
         words, breaks = _without(words, breaks, asked)
     titles = [text.words(s) for s in sources]
@@ -201,7 +221,120 @@ def says_answer(
     explained = "".join(asked) + "".join(t for title in titles for t in title)
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
     names = None if text.inside_words else _Names(text, prediction, passages)
-    return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
+    verdict = _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
+    if not unread or not verdict.credited:
+        return verdict
+    found = _unread_words(text, words, truth, truth_written, asked, titles, passages, forms)
+    if found:
+        return Verdict(False, f"{_reading(text).unread_phrase} ({', '.join(found)})", judged=False)
+    return verdict
+
+
+def _reading(text: Analyzer):  # type: ignore[no-untyped-def]
+    from rag_eval_pipeline.language.inflection import reading
+
+    return reading(text.code)
+
+
+@functools.cache
+def _unread_lexicon(code: str) -> Lexicon:
+    """A language without a lexicon: only English's framing words (an agent's template frames
+    an answer in any language), and the titles before a name."""
+    text = analyzer(code)
+    return Lexicon(frame=frozenset(w for entry in LEXICONS[ENGLISH].frame for w in text.words(entry)))
+
+
+def _inflects(text: Analyzer) -> Inflection | None:
+    """The inflection a spaced language's reference is found through (English's words, Korean's
+    morphemes and the unspaced scripts are read as they are)."""
+    if text.language.is_english or text.inside_words or text.language.morphology:
+        return None
+    return inflection(text.code)
+
+
+def _inflected(
+    words: list[str], written: list[str], truth: list[str], truth_written: list[str], forms: Inflection
+) -> list[str]:
+    """The answer's words with each run of inflected forms of the reference written as the
+    reference ("w Krakowie" reads "w kraków")."""
+    width = len(truth)
+    if not width or len(written) != len(words) or len(truth_written) != width:
+        return words
+    out = list(words)
+    i = 0
+    while i <= len(out) - width:
+        if out[i : i + width] != truth and all(
+            forms.same(written[i + k], truth_written[k]) for k in range(width)
+        ):
+            out[i : i + width] = truth
+            i += width
+        else:
+            i += 1
+    return out
+
+
+@functools.cache
+def _titles(code: str) -> frozenset[str]:
+    text = analyzer(code)
+    return frozenset(found[0] for title in TITLES if len(found := text.words(title)) == 1)
+
+
+def _unread_words(
+    text: Analyzer,
+    words: list[str],
+    truth: list[str],
+    truth_written: list[str],
+    asked: list[str],
+    titles: list[list[str]],
+    passages: Sequence[str],
+    forms: Inflection | None,
+) -> list[str]:
+    """The words of an answer a language without a lexicon cannot read: its stop list's words
+    (where negations, hedges, options and contrasts are; every word where it has none) beyond
+    the question's, the sources' titles and the reference's, and beyond the word the passages
+    hold just before or after the reference ("w" of "w Krakowie")."""
+    width = len(truth)
+    starts = _runs(words, truth)
+    inside = {i for s in starts for i in range(s, s + width)}
+    known = set(asked) | {t for title in titles for t in title} | _titles(text.code)
+    stop = text.stop_words
+    found: list[str] = []
+    for i, word in enumerate(words):
+        if i in inside or _from(word, known) or (stop and word not in stop):
+            continue
+        if not stop and word in _unread_lexicon(text.code).frame:
+            continue
+        beside = [step for step, edge in ((-1, i + 1), (1, i - width)) if edge in starts]
+        if beside and forms is not None and any(
+            _held_beside(text.code, passage, word, step, tuple(truth_written)) for passage in passages
+            for step in beside
+        ):
+            continue
+        found.append(word)
+    return found
+
+
+@functools.lru_cache(maxsize=4_096)
+def _passage_pieces(language: str, passage: str) -> tuple[list[str], list[str]]:
+    text = analyzer(language)
+    return text.pieces(passage)[0], text.pieces(passage, written=True)[0]
+
+
+def _held_beside(language: str, passage: str, word: str, step: int, truth_written: tuple[str, ...]) -> bool:
+    """Whether ``passage`` holds ``word`` just before (``step`` -1) or after (1) a form of the
+    reference: the preposition or particle the reference is said with ("w" of "w Krakowie")."""
+    compared, written = _passage_pieces(language, passage)
+    forms = inflection(language)
+    width = len(truth_written)
+    for i, found in enumerate(compared):
+        if found != word:
+            continue
+        start = i + 1 if step < 0 else i - width
+        if start >= 0 and start + width <= len(written) and all(
+            forms.same(written[start + k], truth_written[k]) for k in range(width)
+        ):
+            return True
+    return False
 
 
 def _regrouped(words: list[str], breaks: list[bool], truth: list[str]) -> tuple[list[str], list[bool]]:
@@ -250,7 +383,7 @@ class _Names:
         """Whether ``word``, just ``before`` (or after) the reference, runs on into a longer
         name (``phrase``: the two as the answer writes them). A month beside a year ("9. November
         1989") is a date, not a name."""
-        if before and word in self.roles:
+        if before and (word in self.roles or word in _titles(self._text.code)):
             return False
         if word in self.capitalised and not number:
             return True
