@@ -5,9 +5,11 @@ A word of the answer is the reference's word when the two meet in one of three w
 ones where a well-kept library knows the language: simplemma's lemmas (about 50 languages:
 "Krakowie" and "Kraków", "Невы" and "Нева", "Turusta" and "Turku"), Snowball's stems (PyStemmer:
 "Zalától" and "Zala", a Tamil name with its case suffix), and, in every language, the suffix
-rule: the answer's word begins with every letter of the reference's word but at most its last
-(a case ending replacing a final vowel, "Kostnici" for "Kostnice"), of at least ``MIN_STEM``
-letters; numbers meet only as themselves. Letters are counted without combining marks, so a
+rule: the answer's word begins with the first letters of the reference's word, all of a short
+one and a few fewer of a longer one (``_kept``: a case ending replacing a final vowel,
+"Kostnici" for "Kostnice", a vowel dropped, "Uhrovci" for "Uhrovec"); in Hebrew, Arabic and
+Ethiopic script after up to three joined prefix letters (בפלונסק for פלונסק); numbers meet
+only as themselves. Letters are counted without combining marks, so a
 vowel sign or virama is no letter of its own (measured on ``benchmarks/answer_forms.py``).
 
 Negations, hedges, options and contrasts are read from the language's lexicon
@@ -18,11 +20,14 @@ word of its stop list as one that may carry them (``metrics/equivalence.py``).
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from dataclasses import dataclass
 
 from rag_eval_pipeline.language.table import language
 
+PREFIX_LETTERS = 3  # joined prefixes a Hebrew or Arabic-script word may carry (ו + ב + ה)
+_JOINED_PREFIXES = re.compile("[\u0590-\u05ff\u0600-\u06ff\u1200-\u137f]")
 MIN_STEM = 3  # letters of a reference word the suffix rule needs before the answer's ending
 UNREAD_CHECKS = ("negation", "hedges", "options", "contrasts")
 # what reads a language's sentence answers where the offline rule cannot: the LLM judges
@@ -177,8 +182,28 @@ class Inflection:
         if self.forms(answer_word) & self.forms(reference_word):
             return True
         answer, reference = _letters(answer_word), _letters(reference_word)
-        kept = len(reference) - 1 if len(reference) > MIN_STEM else len(reference)
-        return kept >= MIN_STEM and len(answer) >= kept and answer[:kept] == reference[:kept]
+        kept = _kept(len(reference))
+        if kept < 2:
+            return False
+        # Hebrew, Arabic and Ethiopic script write prepositions, article and "and" joined before
+        # a word (בפלונסק is "in Płońsk", ከጣና "from Tana"): up to PREFIX_LETTERS may stand first
+        joined = PREFIX_LETTERS if _JOINED_PREFIXES.match(reference) else 0
+        return any(
+            answer[skip : skip + kept] == reference[:kept]
+            for skip in range(max(0, min(joined, len(answer) - kept)) + 1)
+        )
+
+
+def _kept(letters: int) -> int:
+    """How many first letters of a reference word an inflected form keeps: all of a short one
+    ("Kür" in "Kürdür"), all but the last of one of four ("Zala" in "Zalától"), two fewer of
+    five or six (a vowel dropped or changed: "Turku"), three fewer of a longer one ("Uhrovec" in
+    "Uhrovci", "Тетерів" in "Тетереві", "Vatnajökull" in "Vatnajökli")."""
+    if letters <= MIN_STEM:
+        return letters
+    if letters == MIN_STEM + 1:
+        return letters - 1
+    return letters - 2 if letters <= 6 else letters - 3
 
 
 @functools.cache

@@ -228,6 +228,16 @@ LANGUAGES: dict[str, Language] = {
 MLQA_LANGUAGES = tuple(code for code, row in LANGUAGES.items() if row.mlqa)
 
 
+# languages without a row whose script writes no spaces between words (Khmer, Lao, Burmese,
+# Tibetan, Dzongkha): a word stands inside a longer run, as in Thai; and those whose script has
+# no capitals, so the passages, not a capital, mark a longer name
+UNSPACED = frozenset({"km", "lo", "my", "bo", "dz"})
+UNCASED = frozenset(
+    ("am", "bn", "fa", "gu", "he", "ka", "kn", "ml", "mr", "ne", "pa", "si", "ta", "te", "ur", "yi")
+    + ("ps", "sd", "ti", "dv", "or", "as", "ug")
+)
+
+
 class UnknownLanguageError(ValueError):
     """A language code this project cannot analyse: the message names those it can."""
 
@@ -248,6 +258,18 @@ def _other_language_names() -> dict[str, str]:
     }
 
 
+@functools.cache
+def _icu_language_name(code: str) -> str | None:
+    """The English name ICU gives a two-letter ISO 639-1 code the detector does not know
+    (Amharic, Khmer, Sinhala, Nepali, Uzbek), None for a code it does not know either."""
+    if len(code) != 2 or not code.isalpha():
+        return None
+    import icu
+
+    name = icu.Locale(code).getDisplayLanguage(icu.Locale("en"))
+    return name if name and name != code else None
+
+
 def language(code: str) -> Language:
     """The row of ``code`` (ISO 639-1, any case; ``zh-CN`` reads as ``zh``); a language without a
     row of its own but with an ISO code gets ICU's word break and no sentence rule. An unknown
@@ -255,9 +277,20 @@ def language(code: str) -> Language:
     key = str(code).strip().lower().replace("_", "-").split("-")[0]
     if key in LANGUAGES:
         return LANGUAGES[key]
-    names = _other_language_names()
-    if key in names:
-        return Language(key, names[key], Segmentation.ICU, None, f"iso:{key}", icu_locale=key, own_row=False)
+    name = _other_language_names().get(key) or _icu_language_name(key)
+    if name:
+        unspaced = key in UNSPACED
+        return Language(
+            key,
+            name,
+            Segmentation.ICU,
+            None,
+            f"iso:{key}",
+            icu_locale=key,
+            own_row=False,
+            inside_words=unspaced,
+            cased=not unspaced and key not in UNCASED,
+        )
     raise UnknownLanguageError(
         f"unknown language '{code}': use an ISO 639-1 code, one of {supported_codes()} (each with its "
         "own analysis), or another ISO 639-1 code for ICU's word break"

@@ -22,9 +22,9 @@ options and framing words. Every spaced language but English finds the reference
 inflection too (``language/inflection.py``: "Львом Толстым" for "Лев Толстой", "w Krakowie" for
 "Kraków"), and a title before it ("Emperor", "सम्राट", "Dr.") names it, not a longer name. A
 language without a lexicon is read the same way with its negations, hedges, options and
-contrasts unread: a sentence that holds a word of its stop list beyond the question, the
-reference and the word the passages hold beside it may carry them, and is not judged (absent,
-never 0; ``Verdict.judged``)."""
+contrasts unread: a sentence that holds a word beyond the question's, the reference's and the
+passages' (a word of the stop list only where the passages hold it beside the reference) may
+carry them, and is not judged (absent, never 0; ``Verdict.judged``)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ from rag_eval_pipeline.language.table import ENGLISH
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|\(\s*\d{1,2}\s*\)")
 NOVEL_WORDS = 3  # content words the rest of a credited answer may add that nothing explains
 NEGATION_TAIL = 6  # where negation follows, the words after a mention that may negate it
+LISTED_AFTER = 2  # words of no claim (a preposition, an article) between "and" and what it lists
 PREFIX = 5  # a word is the question's when it shares this many first letters with one of its words
 STOP_WORDS = ENGLISH_STOP_WORDS  # English's short list of words that carry no claim
 
@@ -136,19 +137,24 @@ def _polarity(tokens: Sequence[str], lexicon: Lexicon) -> str | None:
 
 
 def _joined(
-    words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners
+    words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners, skips=0
 ) -> bool:
     """Whether the mention runs on into another name with no punctuation between ("Chicago
     Bulls" for "Chicago": a word ``named`` allows, told the side it stands on: -1 before, 1
-    after), or is listed with another through "and" ("X and Y": any word ``listed`` allows)."""
+    after), or is listed with another through "and" ("X and Y", "X e a Y": any word ``listed``
+    allows, within ``skips`` words of no claim after the "and": ``LISTED_AFTER`` where words are
+    spaced; where they are not, a particle after "and" closes the phrase: 白鷺城とも)."""
     for step, edge in ((-1, start - 1), (1, start + width)):
-        position, through = edge, False
+        position, through, skipped = edge, False, 0
         while 0 <= position < len(words) and not breaks[min(position, position - step)]:
             if words[position] in joiners and not through:
                 position, through = position + step, True
                 continue
             if listed(words[position]) if through else named(words[position], step):
                 return True
+            if through and skipped < skips:  # "X e a Y", "X и в Y": the other's preposition
+                position, skipped = position + step, skipped + 1
+                continue
             break
     return False
 
@@ -222,8 +228,10 @@ def says_answer(
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
     names = None if text.inside_words else _Names(text, prediction, passages)
     verdict = _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
-    if not unread or not verdict.credited:
+    if not unread or verdict.reason == "not mentioned":
         return verdict
+    if not verdict.credited:  # a longer name, a list or more words: what it says is not read here
+        return Verdict(False, f"{_reading(text).unread_phrase} ({verdict.reason})", judged=False)
     found = _unread_words(text, words, truth, truth_written, asked, titles, passages, forms)
     if found:
         return Verdict(False, f"{_reading(text).unread_phrase} ({', '.join(found)})", judged=False)
@@ -289,25 +297,48 @@ def _unread_words(
     passages: Sequence[str],
     forms: Inflection | None,
 ) -> list[str]:
-    """The words of an answer a language without a lexicon cannot read: its stop list's words
-    (where negations, hedges, options and contrasts are; every word where it has none) beyond
-    the question's, the sources' titles and the reference's, and beyond the word the passages
-    hold just before or after the reference ("w" of "w Krakowie")."""
+    """The words of an answer a language without a lexicon cannot read: any may negate, hedge,
+    list or contrast ("chyba", "nie", "albo"), unless the question, a source's title, a title
+    before a name or an agent's framing word explains it, or the passages hold it: a content
+    word anywhere in them, a word of the stop list only just before or after the reference
+    (the "w" of "w Krakowie"; a "nie" elsewhere in a passage explains nothing) or copied
+    with its neighbour from the question."""
     width = len(truth)
     starts = _runs(words, truth)
     inside = {i for s in starts for i in range(s, s + width)}
-    known = set(asked) | {t for title in titles for t in title} | _titles(text.code)
     stop = text.stop_words
+    # the question's words as they are (a prefix would take "doğulmayıb", not born, for the
+    # question's "doğulub"), its function words only where the answer copies them with a
+    # neighbour ("urodził się"); titles, a title before a name, an agent's framing words
+    known = {w for w in asked if w not in stop} | {t for title in titles for t in title}
+    known |= _titles(text.code) | _unread_lexicon(text.code).frame
+    pairs = set(zip(asked, asked[1:]))
+    copied = {j for i in range(len(words) - 1) if (words[i], words[i + 1]) in pairs for j in (i, i + 1)}
+    held = frozenset(w for passage in passages for w in _passage_pieces(text.code, passage)[0])
     found: list[str] = []
     for i, word in enumerate(words):
-        if i in inside or _from(word, known) or (stop and word not in stop):
+        if i in inside or i in copied or word in known:
             continue
-        if not stop and word in _unread_lexicon(text.code).frame:
+        sides = ((-1, i + 1, i - 1), (1, i - width, i + 1))  # (side, reference's start, far word)
+        adjacent = [(step, far) for step, edge, far in sides if edge in starts]
+        if not adjacent:
+            if word not in held or word in stop:
+                found.append(word)
             continue
-        beside = [step for step, edge in ((-1, i + 1), (1, i - width)) if edge in starts]
-        if beside and forms is not None and any(
-            _held_beside(text.code, passage, word, step, tuple(truth_written)) for passage in passages
-            for step in beside
+        # beside the reference: its own preposition or case word, with nothing of another claim
+        # on its far side ("Unguja na Pemba", "Kür və Araz": that word joins another name)
+        clean = [
+            step
+            for step, far in adjacent
+            if far < 0 or far >= len(words) or far in copied or words[far] in known
+        ]
+        if clean and (
+            (word in held and word not in stop)
+            or any(
+                _held_beside(text.code, passage, word, step, tuple(truth_written))
+                for passage in passages
+                for step in clean
+            )
         ):
             continue
         found.append(word)
@@ -476,7 +507,8 @@ def _says_named(
             return named(word) and names.beside(phrase, word, step < 0, number)
 
         longer = all(
-            _joined(words, breaks, s, len(truth), named_beside, content, lexicon.joiners) for s in asserted
+            _joined(words, breaks, s, len(truth), named_beside, content, lexicon.joiners, LISTED_AFTER)
+            for s in asserted
         )
     if longer:
         return Verdict(False, "part of a longer name or a list")
