@@ -19,6 +19,9 @@ from enum import Enum
 from rag_eval_pipeline.language.lexicon import LEXICONS, Lexicon
 
 ENGLISH = "en"
+# what a case's language is recorded as when its script is one no language the detector knows
+# writes (Amharic's Ethiopic, Khmer, Sinhala): never another language's code
+UNKNOWN = "unknown"
 
 
 class Segmentation(str, Enum):
@@ -277,6 +280,9 @@ def language(code: str) -> Language:
     key = str(code).strip().lower().replace("_", "-").split("-")[0]
     if key in LANGUAGES:
         return LANGUAGES[key]
+    if key == UNKNOWN:
+        name = "an unknown language"
+        return Language(UNKNOWN, name, Segmentation.ICU, None, None, own_row=False, cased=False)
     name = _other_language_names().get(key) or _icu_language_name(key)
     if name:
         unspaced = key in UNSPACED
