@@ -196,14 +196,12 @@ class Inflection:
 
 def _kept(letters: int) -> int:
     """How many first letters of a reference word an inflected form keeps: all of a short one
-    ("Kür" in "Kürdür"), all but the last of one of four ("Zala" in "Zalától"), two fewer of
-    five or six (a vowel dropped or changed: "Turku"), three fewer of a longer one ("Uhrovec" in
-    "Uhrovci", "Тетерів" in "Тетереві", "Vatnajökull" in "Vatnajökli")."""
+    ("Kür" in "Kürdür"), all but the last of one of four to six ("Zala" in "Zalától"; two fewer
+    would take "Turin" for "Turku"), three fewer of a longer one, where a vowel is dropped or
+    changed before the ending ("Uhrovec" in "Uhrovci", "Тетерів" in "Тетереві")."""
     if letters <= MIN_STEM:
         return letters
-    if letters == MIN_STEM + 1:
-        return letters - 1
-    return letters - 2 if letters <= 6 else letters - 3
+    return letters - 1 if letters <= 6 else letters - 3
 
 
 @functools.cache
