@@ -2,8 +2,9 @@
 correctness rule (``metrics/equivalence.py``) and the abstention patterns read. Data only; one
 entry per language of ``language/table.py``.
 
-A language without an entry here is analysed (segmented, indexed, scored on EM and F1), but its
-sentence answers are not credited by the rule: it does not know that language's negations.
+A language without an entry here is analysed (segmented, indexed, scored on EM and F1), and its
+sentence answers are read with its negations, hedges, options and contrasts unread: a sentence
+holding a word the rule cannot read has correctness absent (``language/inflection.py``).
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ Vietnamese and Chinese follow the MLQA evaluation script's definition (Unicode p
 removed, per-language articles, Chinese by mixed segmentation: each Han character a token);
 Japanese, Korean and Thai extend it the same way (each character of their scripts a token), and
 the other languages split at spaces after removing their articles. A language without a row of
-its own, named explicitly (``language: sw``), is segmented by ICU's word break and scored on
-whitespace tokens, with no stemmer and no sentence rule.
+its own (any ISO 639-1 code Lingua or ICU names) is segmented by ICU's word break and scored on
+whitespace tokens; its sentence rule reads inflection through simplemma and Snowball and leaves
+what it cannot read absent (``language/inflection.py``). A text in a script no detected
+language writes is ``unknown``.
 """
 
 from __future__ import annotations
@@ -275,7 +277,8 @@ def _icu_language_name(code: str) -> str | None:
 
 def language(code: str) -> Language:
     """The row of ``code`` (ISO 639-1, any case; ``zh-CN`` reads as ``zh``); a language without a
-    row of its own but with an ISO code gets ICU's word break and no sentence rule. An unknown
+    row of its own but with an ISO code gets ICU's word break and no lexicon; ``unknown`` is
+    a case whose script no detected language writes. An unknown
     code is an ``UnknownLanguageError`` naming the supported ones."""
     key = str(code).strip().lower().replace("_", "-").split("-")[0]
     if key in LANGUAGES:
