@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analyzer
-from rag_eval_pipeline.language.inflection import Inflection, inflection
+from rag_eval_pipeline.language.inflection import Inflection, inflection, reading
 from rag_eval_pipeline.language.lexicon import LEXICONS, TITLES, Lexicon
 from rag_eval_pipeline.language.table import ENGLISH
 
@@ -231,17 +231,11 @@ def says_answer(
     if not unread or verdict.reason == "not mentioned":
         return verdict
     if not verdict.credited:  # a longer name, a list or more words: what it says is not read here
-        return Verdict(False, f"{_reading(text).unread_phrase} ({verdict.reason})", judged=False)
+        return Verdict(False, f"{reading(text.code).unread_phrase} ({verdict.reason})", judged=False)
     found = _unread_words(text, words, truth, truth_written, asked, titles, passages, forms)
     if found:
-        return Verdict(False, f"{_reading(text).unread_phrase} ({', '.join(found)})", judged=False)
+        return Verdict(False, f"{reading(text.code).unread_phrase} ({', '.join(found)})", judged=False)
     return verdict
-
-
-def _reading(text: Analyzer):  # type: ignore[no-untyped-def]
-    from rag_eval_pipeline.language.inflection import reading
-
-    return reading(text.code)
 
 
 @functools.cache
