@@ -88,28 +88,48 @@ def _without(words: list[str], breaks: list[bool], run: Sequence[str]) -> tuple[
     return kept_words, kept_breaks
 
 
-def _rejected(tokens: Sequence[str], start: int, width: int, lexicon: Lexicon) -> bool:
+def _rejected(
+    tokens: Sequence[str], start: int, width: int, lexicon: Lexicon, breaks: Sequence[bool] = ()
+) -> bool:
     """A mention that the answer negates: "not X", "rather than X", "X is wrong", "X is not";
-    where negation follows (Japanese, Korean), a negator just after it."""
-    before = list(tokens[max(0, start - 3) : start])
+    where negation follows (Japanese, Korean), a negator just after it; where a language says
+    so, a negator just after the mention with no mark between ("Segre no passa")."""
+    before = list(tokens[max(0, start - lexicon.negation_reach) : start])
+    end = start + width
+    if (
+        lexicon.negation_after_mention
+        and end < len(tokens)
+        and not (end - 1 < len(breaks) and breaks[end - 1])
+        and lexicon.negates(tokens[end])
+    ):
+        return True
     after = list(tokens[start + width : start + width + 3])
-    if lexicon.negation_follows:
+    if lexicon.negation_follows or lexicon.negation_either_side:
         # the predicate's tail: "1958年ではありません" is で は あり ませ ん
-        if any(t in lexicon.negators for t in tokens[start + width : start + width + NEGATION_TAIL]):
+        if any(lexicon.negates(t) for t in tokens[start + width : start + width + NEGATION_TAIL]):
             return True
-    elif any(t in lexicon.negators for t in before):
+    if not lexicon.negation_follows and any(lexicon.negates(t) for t in before):
         return True
     if any(tuple(before[-len(p) :]) == p for p in lexicon.rejecting_phrases):
         return True
     if any(t in lexicon.wrong for t in after):
         return True
-    return len(after) >= 2 and after[0] in lexicon.copulas and after[1] in lexicon.negators
+    return len(after) >= 2 and after[0] in lexicon.copulas and lexicon.negates(after[1])
 
 
 def _offered(tokens: Sequence[str], start: int, width: int, lexicon: Lexicon) -> bool:
-    """A mention offered as one option: "X or Y", "either X", "Y or X"."""
+    """A mention offered as one option, or listed through a joined "and": "X or Y", "either
+    X", "Y or X"; the word beside it with "or" or "and" joined (Hebrew "X ובלבוב", Tamil
+    "X-இலோ Y-இலோ")."""
     window = [*tokens[max(0, start - 3) : start], *tokens[start + width : start + width + 3]]
-    return any(t in lexicon.alternatives for t in window)
+    if any(t in lexicon.alternatives for t in window):
+        return True
+    beside = [tokens[i] for i in (start - 1, start + width) if 0 <= i < len(tokens)]
+    return any(
+        len(t) > len(a) + 2 and (t.startswith(a) if a in lexicon.option_prefixes else t.endswith(a))
+        for t in beside
+        for a in (*lexicon.option_prefixes, *lexicon.option_suffixes)
+    )
 
 
 def _from(word: str, vocabulary: set[str], inside: str = "") -> bool:
@@ -441,7 +461,7 @@ def _says_named(
     starts = _runs(words, truth)
     if not starts:
         return Verdict(False, "not mentioned")
-    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon)]
+    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon, breaks)]
     if not kept:
         return Verdict(False, "mentioned only to reject it", contradicts=True)
     asserted = [s for s in kept if not _offered(words, s, len(truth), lexicon)]
