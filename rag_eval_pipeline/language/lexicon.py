@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
 NEGATED_STEM = 3  # letters a verb keeps after a negating prefix ("ne" + "byl")
 
 
@@ -62,7 +61,7 @@ class Lexicon:
         ``not_negating`` beginnings make another word (Czech "nejstarší", Lithuanian "netoli")."""
         if word in self.negators:
             return True
-        if word.startswith(self.not_negating) if self.not_negating else False:
+        if self.not_negating and word.startswith(self.not_negating):
             return False
         return any(
             word.startswith(p) and len(word) - len(p) >= NEGATED_STEM for p in self.negating_prefixes

@@ -104,10 +104,10 @@ def _rejected(
     ):
         return True
     after = list(tokens[start + width : start + width + 3])
-    if lexicon.negation_follows or lexicon.negation_either_side:
-        # the predicate's tail: "1958年ではありません" is で は あり ませ ん
-        if any(lexicon.negates(t) for t in tokens[start + width : start + width + NEGATION_TAIL]):
-            return True
+    # the predicate's tail: "1958年ではありません" is で は あり ませ ん
+    tail = tokens[start + width : start + width + NEGATION_TAIL]
+    if (lexicon.negation_follows or lexicon.negation_either_side) and any(lexicon.negates(t) for t in tail):
+        return True
     if not lexicon.negation_follows and any(lexicon.negates(t) for t in before):
         return True
     if any(tuple(before[-len(p) :]) == p for p in lexicon.rejecting_phrases):

@@ -54,16 +54,37 @@ def test_a_title_before_a_name_does_not_make_a_longer_name():
 
 @pytest.mark.slow  # simplemma reads each language's lemmas once: seconds on a busy machine
 def test_a_language_without_a_lexicon_names_the_checks_it_did_not_make():
-    polish = reading("pl")
-    assert polish.lemmas and polish.stemmer == "polish" and not polish.lexicon
-    assert polish.unread_phrase == "negation, hedges, options and contrasts not read in Polish"
-    assert LLM_JUDGES in polish.absence_reason and reading("de").unread == ()
-    question, passage = "W jakim mieście urodził się Matejko?", "Matejko urodził się w Krakowie."
-    for hidden in ("Nie urodził się w Krakowie.", "Chyba w Krakowie.", "W Krakowie albo w Warszawie."):
-        verdict = says_answer(hidden, "Kraków", question, (), "pl", [passage])
+    latin = reading("la")  # simplemma's lemmas, no lexicon
+    assert latin.lemmas and not latin.lexicon and reading("pl").lexicon
+    assert latin.unread_phrase == "negation, hedges, options and contrasts not read in Latin"
+    assert LLM_JUDGES in latin.absence_reason and reading("de").unread == () and reading("pl").unread == ()
+    question, passage = "Quo in oppido natus est Cicero?", "Cicero Arpini natus est."
+    for hidden in ("Non Arpini natus est.", "Fortasse Arpini.", "Arpini aut Romae."):
+        verdict = says_answer(hidden, "Arpinum", question, (), "la", [passage])
         assert not verdict.credited and not verdict.judged, hidden
-        assert verdict.reason.startswith(polish.unread_phrase)
-        assert m.correctness(hidden, "Kraków", question=question, language="pl", passages=[passage]) is None
+        assert verdict.reason.startswith(latin.unread_phrase)
+        assert m.correctness(hidden, "Arpinum", question=question, language="la", passages=[passage]) is None
+
+
+@pytest.mark.slow  # simplemma reads each language's lemmas once: seconds on a busy machine
+def test_a_lexicon_reads_negations_hedges_options_and_inflected_negators():
+    """The lexicons of issue 78's second part: a negated, hedged or offered mention is refused in
+    languages with no row of their own, a negator written as a verb's prefix or suffix too."""
+    cases = [
+        ("pl", "W jakim mieście urodził się Matejko?", "Kraków", "Urodził się w Krakowie.",
+         ["Nie urodził się w Krakowie.", "Chyba w Krakowie.", "W Krakowie albo w Warszawie."]),
+        ("cs", "Kde byl upálen Jan Hus?", "Kostnice", "Jan Hus byl upálen v Kostnici.",
+         ["Jan Hus nebyl upálen v Kostnici.", "Nezemřel v Kostnici.", "Možná v Kostnici."]),
+        ("hu", "Melyik folyó táplálja a Balatont?", "Zala", "A Balatont a Zala táplálja.",
+         ["Nem a Zala táplálja.", "A Zala nem táplálja.", "Talán a Zala.", "A Zala vagy a Duna."]),
+        ("fi", "Mistä kaupungista hän lähti?", "Turku", "Hän lähti Turusta.",
+         ["Hän ei lähtenyt Turusta.", "Ehkä Turusta.", "Turusta tai Porista."]),
+    ]
+    for code, question, truth, right, wrongs in cases:
+        assert reading(code).lexicon, code
+        assert m.correctness(right, truth, question=question, language=code) == 1.0, right
+        for wrong in wrongs:
+            assert m.correctness(wrong, truth, question=question, language=code) != 1.0, wrong
 
 
 def test_the_summary_notes_why_correctness_is_absent():
@@ -72,15 +93,15 @@ def test_the_summary_notes_why_correctness_is_absent():
             "qid": ["a", "b", "c"],
             "judge_id": "reference",
             "status": "ok",
-            "language": ["pl", "pl", "de"],
+            "language": ["la", "la", "de"],
             "correctness": [1.0, None, 1.0],
-            "notes": [None, "correctness absent: negation ... not read in Polish (nie); ...", None],
+            "notes": [None, "correctness absent: negation ... not read in Latin (non); ...", None],
         }
     )
     summary = summarize(scores)
     row = summary[(summary["metric"] == "correctness") & (summary["group"] == "all")].iloc[0]
     assert row["n"] == 2 and "absent on 1 of 3 cases: " in row["note"]
-    assert absence_reasons(summary) == [reading("pl").absence_reason]
+    assert absence_reasons(summary) == [reading("la").absence_reason]
 
 
 def test_a_script_no_detected_language_writes_is_unknown_not_a_neighbour():
