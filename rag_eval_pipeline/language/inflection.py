@@ -102,7 +102,7 @@ class SentenceReading:
 
     @property
     def unread_phrase(self) -> str:
-        """"negation, hedges, options and contrasts not read in Polish" (empty where all are read)."""
+        """"negation, hedges, options and contrasts not read in Yoruba" (empty where all are read)."""
         if not self.unread:
             return ""
         *first, last = self.unread

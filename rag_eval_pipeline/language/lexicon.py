@@ -1,6 +1,8 @@
 """The words each language frames, hedges, negates and declines with: what the offline
-correctness rule (``metrics/equivalence.py``) and the abstention patterns read. Data only; one
-entry per language of ``language/table.py``.
+correctness rule (``metrics/equivalence.py``) and the abstention patterns read. Data only (and
+``Lexicon.negates``, which reads a verb form a prefix or suffix negates); one entry per language
+of ``language/table.py``, and ``CLOSED``, languages a lemmatizer or stemmer reads without a row of
+their own there (``reading(code).lexicon`` is true for them: their correctness is given).
 
 A language without an entry here is analysed (segmented, indexed, scored on EM and F1), and its
 sentence answers are read with its negations, hedges, options and contrasts unread: a sentence
