@@ -5,7 +5,13 @@ refused (below 1.0), and their mean correctness; for the development set the rul
 against and for the held-out set written before it ran. Prints a table per set, and every
 answer the rule gets wrong with its reason.
 
-    .venv/bin/python benchmarks/answer_forms.py [--set development|held-out|both] [--quiet]
+``--set external`` reads the sets in 44 languages written by a linguist who never read the rule
+(``rag_eval_pipeline_tests/data/answer_forms_external/``): per language, the share of right
+answers credited, of the others (wrong, negated, hedged, listed) credited, and of each absent
+(correctness not judged: a language without a lexicon), for the seen half the rule was developed
+on beside the unseen half, run once when the rule was final.
+
+    .venv/bin/python benchmarks/answer_forms.py [--set development|held-out|both|external] [--quiet]
 """
 
 import argparse
@@ -15,9 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from rag_eval_pipeline.language.inflection import reading  # noqa: E402
 from rag_eval_pipeline.language.table import language  # noqa: E402
 from rag_eval_pipeline.metrics.equivalence import says_answer  # noqa: E402
 from rag_eval_pipeline.metrics.reference import correctness  # noqa: E402
+from rag_eval_pipeline_tests.support.answer_forms_external import figures  # noqa: E402
+from rag_eval_pipeline_tests.support.answer_forms_external import forms as external_forms  # noqa: E402
 from rag_eval_pipeline_tests.support.answer_forms_languages import (  # noqa: E402
     DEVELOPMENT,
     HELD_OUT,
@@ -49,16 +58,67 @@ def table(name: str, questions, quiet: bool) -> None:
                 print(f"  {f.language} {f.kind:8} {s:.1f} {f.answer!r} ({f.truth}): {reason}")
 
 
+def _cells(found) -> str:  # type: ignore[no-untyped-def]
+    if found is None:
+        return "| | | |"
+    return f"| {found.right_credited:.2f} | {found.right_absent:.2f} | {found.wrong_credited:.2f} |"
+
+
+def external(quiet: bool, halves: tuple[str, ...] = ("seen", "unseen")) -> None:
+    """The external sets: seen (developed on) and unseen (run once, unfitted) side by side;
+    ``halves``: only the seen one while the rule is developed."""
+    by_set: dict = {"seen": {}, "unseen": {}}
+    for name in halves:
+        scored = [(f, f.correctness()) for f in external_forms(name)]
+        by_set[name] = {g.language: g for g in figures(scored)}
+        if not quiet:
+            for f, s in scored:
+                if (s == 1.0) != f.right and s is not None:
+                    reason = says_answer(f.answer, f.truth, f.question, (), f.language, [f.passage]).reason
+                    print(f"  {name} {f.language} {f.kind:8} {s} {f.answer!r} ({f.truth}): {reason}")
+    print("\nexternal sets (44 languages, written without the rule): share of right answers credited and")
+    print("absent, and of wrong, negated, hedged and listed ones credited; seen | unseen\n")
+    print(
+        "| language | reads | seen: right credited | right absent | wrong credited "
+        "| unseen: right credited | right absent | wrong credited |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    codes = sorted(set(by_set["seen"]) | set(by_set["unseen"]))
+    for code in codes:
+        sentence = reading(code)
+        reads = "lexicon" if sentence.lexicon else "unread"
+        reads += ", lemmas" if sentence.lemmas else ""
+        reads += ", Snowball" if sentence.stemmer else ""
+        seen, unseen = by_set["seen"].get(code), by_set["unseen"].get(code)
+        print(f"| {sentence.name} ({code}) | {reads} {_cells(seen)} {_cells(unseen)[2:]}")
+    for name in halves:
+        rows = list(by_set[name].values())
+        rights = sum(g.rights for g in rows)
+        wrongs = sum(g.wrongs for g in rows)
+        credited = sum(g.right_credited * g.rights for g in rows) / rights
+        absent = sum(g.right_absent * g.rights for g in rows) / rights
+        wrong = sum(g.wrong_credited * g.wrongs for g in rows) / wrongs
+        print(
+            f"\n{name}: {rights} right answers, {credited:.2f} credited, {absent:.2f} absent; "
+            f"{wrongs} others, {wrong:.3f} credited"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("development", "held-out", "both"), default="both")
+    parser.add_argument("--set", choices=("development", "held-out", "both", "external"), default="both")
     parser.add_argument("--quiet", action="store_true", help="the tables only")
+    parser.add_argument(
+        "--seen-only", action="store_true", help="external: the seen half only (while developing the rule)"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     if args.set in ("development", "both"):
         table("development set", DEVELOPMENT, args.quiet)
     if args.set in ("held-out", "both"):
         table("held-out set", HELD_OUT, args.quiet)
+    if args.set == "external":
+        external(args.quiet, ("seen",) if args.seen_only else ("seen", "unseen"))
     print(f"\n{time.perf_counter() - started:.1f} s")
 
 

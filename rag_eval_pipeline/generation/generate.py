@@ -244,12 +244,12 @@ async def _validate(case: _Case, models: Models, retrieve: Retrieve | None) -> N
             case, models, render_answer_from(judge, question, hits(planned.sources), language)
         )
         case.checks["from its sources"] = said
-        if correctness(said, truth, language=language) < AGREES:
+        if not _agrees(said, truth, language):
             case.reject(f"not answerable from its source passages (the judge answered {_quoted(said)})")
             return
         said = await _judge_says(case, models, render_closed_book(judge, question, language))
         case.checks["without context"] = said
-        if correctness(said, truth, language=language) >= AGREES:
+        if _agrees(said, truth, language):
             case.reject(f"answerable without context (the judge answered {_quoted(said)} from memory)")
             return
         if len(planned.sources) > 1:
@@ -258,13 +258,19 @@ async def _validate(case: _Case, models: Models, retrieve: Retrieve | None) -> N
                     case, models, render_answer_from(judge, question, hits([source]), language)
                 )
                 case.checks[f"from {source.title!r} alone"] = said
-                if correctness(said, truth, language=language) >= AGREES:
+                if _agrees(said, truth, language):
                     case.reject(f"single-hop: answerable from {source.title!r} alone")
                     return
     except FatalLLMError:
         raise
     except LLMCallError as err:
         case.reject(f"a validation call failed ({str(err)[:120]})")
+
+
+def _agrees(said: str, truth: str, language: str) -> bool:
+    """Whether the judge's answer says the truth; one the offline rule cannot judge (absent in
+    a language without a lexicon) does not agree, as before it could be absent."""
+    return (correctness(said, truth, language=language) or 0.0) >= AGREES
 
 
 def _duplicates(cases: Sequence[_Case], spec: GenerationSpec, embed: Embed | None) -> None:

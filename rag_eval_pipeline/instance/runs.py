@@ -65,7 +65,12 @@ from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.blind_retrieval import said_once
 from rag_eval_pipeline.metrics.comparison import paired_comparisons
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
-from rag_eval_pipeline.metrics.summary import compare_models, failure_reasons, language_breakdown
+from rag_eval_pipeline.metrics.summary import (
+    absence_reasons,
+    compare_models,
+    failure_reasons,
+    language_breakdown,
+)
 from rag_eval_pipeline.storage.snapshots import SnapshotStore, UnreadableLivePointerError
 
 
@@ -404,6 +409,7 @@ def _report(
         m: load_materialization(instance, METRIC_SUMMARY, m, run) for m, run in evaluated.items()
     }
     own_scores = {m: load_materialization(instance, JUDGE_SCORES, m, run) for m, run in evaluated.items()}
+    notes += said_once({m: absence_reasons(summary) for m, summary in own_summaries.items()})
     failures = {}
     for model, scores in own_scores.items():
         reasons = failure_reasons(scores)

@@ -4,6 +4,7 @@ live in ``metrics/reference.py``; this is their judge."""
 from __future__ import annotations
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
+from rag_eval_pipeline.language.inflection import absent_note
 from rag_eval_pipeline.metrics import reference
 from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
 
@@ -37,28 +38,32 @@ class ReferenceJudge:
         self._abstention = abstention
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
-        return JudgeOutcome(self.score(case))
+        notes: list[str] = []
+        return JudgeOutcome(self.score(case, notes), notes=notes)
 
-    def score(self, case: JudgeCase) -> dict[str, float | None]:
+    def score(self, case: JudgeCase, notes: list[str] | None = None) -> dict[str, float | None]:
+        """Every metric of the case; where correctness is absent (a sentence the language's rule
+        cannot read), its reason and remedy are added to ``notes``."""
         answer, truth, titles, language = case.answer, case.ground_truth, case.retrieved_titles, case.language
-        against_truth: dict[str, float | None] = (
-            dict.fromkeys(AGAINST_TRUTH_METRICS)
-            if truth is None
-            else {
+        against_truth: dict[str, float | None] = dict.fromkeys(AGAINST_TRUTH_METRICS)
+        if truth is not None:
+            correct, verdict = reference.correctness_verdict(
+                answer,
+                truth,
+                case.answerable,
+                self._abstention,
+                case.question,
+                titles,
+                language,
+                case.retrieved_passages,
+            )
+            if correct is None and verdict is not None and notes is not None:
+                notes.append(absent_note(verdict.reason))
+            against_truth = {
                 "exact_match": reference.exact_match(answer, truth, language),
                 "f1": reference.f1(answer, truth, language),
-                "correctness": reference.correctness(
-                    answer,
-                    truth,
-                    case.answerable,
-                    self._abstention,
-                    case.question,
-                    titles,
-                    language,
-                    case.retrieved_passages,
-                ),
+                "correctness": correct,
             }
-        )
         return {
             **against_truth,
             "context_relevance": reference.context_relevance(titles, list(case.gold_titles)),

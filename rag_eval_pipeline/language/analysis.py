@@ -328,11 +328,12 @@ class Analyzer:
             w for before, word in zip(found, found[1:]) if before in self._articles for w in self.words(word)
         )
 
-    def pieces(self, text: str, keep: str = "") -> tuple[list[str], list[bool]]:
+    def pieces(self, text: str, keep: str = "", written: bool = False) -> tuple[list[str], list[bool]]:
         """``words`` with, for each, whether punctuation follows it. A language whose words stand
         inside longer runs keeps every copy of ``keep`` (a reference answer) whole, so that it
         is found as its own words wherever the text holds it, whatever the dictionary makes of
-        the run around it."""
+        the run around it. ``written``: each word as written (case-folded), not as compared,
+        for the inflection of a spaced language (``language/inflection.py``)."""
         text = self._prepared(text)
         if self.language.morphology == "kiwi":
             analysed = korean_content(text)
@@ -361,7 +362,7 @@ class Analyzer:
                         continue
                     for word in self._segment_run(piece):
                         if word not in articles:
-                            found.append(self.compared(word))
+                            found.append(word if written else self.compared(word))
                             breaks.append(False)
                 elif breaks and (not piece.isspace() or "\n" in piece):  # a mark or a new line
                     breaks[-1] = True

@@ -1,5 +1,6 @@
 """Which language a case or a document is in, found without being told: Lingua (Apache-2.0,
-n-gram models in Rust) in its high-accuracy mode, which tells short texts apart (a question and
+n-gram models in Rust) in its high-accuracy mode (a text mostly in a script none of its languages
+writes is ``unknown``, never a neighbour's code), which tells short texts apart (a question and
 its answer), over the languages of the table and any other the text may be in. Which others is
 asked first of Lingua's fast mode over all its 75 languages (its high-accuracy mode over all of
 them would hold a gigabyte): a Turkish text is then told between Turkish and the table's
@@ -16,7 +17,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_eval_pipeline.language.table import ENGLISH, LANGUAGES, language
+from rag_eval_pipeline.language.table import ENGLISH, LANGUAGES, UNKNOWN, language
+
+# the scripts the detector's languages are written in: a text mostly in another (Ethiopic,
+# Khmer, Sinhala, Myanmar) is in a language it does not know, recorded as ``UNKNOWN``
+_KNOWN_SCRIPTS = (
+    *("Latin", "Cyrillic", "Greek", "Arabic", "Hebrew", "Devanagari", "Bengali", "Gurmukhi", "Gujarati"),
+    *("Tamil", "Telugu", "Thai", "Hangul", "Han", "Hiragana", "Katakana", "Georgian", "Armenian"),
+)
 
 # below this confidence (Lingua's share for the best language) a text is too short or too mixed
 # to tell, and takes the language of the rest of its set
@@ -67,6 +75,21 @@ def _candidate_outside_table(text: str) -> str | None:
     return None if code in LANGUAGES else code
 
 
+@functools.cache
+def _scripts():  # type: ignore[no-untyped-def]
+    import regex
+
+    known = "".join(f"\\p{{Script={name}}}" for name in _KNOWN_SCRIPTS)
+    return regex.compile(r"\p{L}"), regex.compile(f"[{known}]")
+
+
+def _unknown_script(text: str) -> bool:
+    """Whether most of the text's letters are in a script none of the detector's languages use."""
+    letter, known = _scripts()
+    letters = letter.findall(text)
+    return bool(letters) and len(known.findall(text)) * 2 < len(letters)
+
+
 def detect_one(text: str) -> tuple[str | None, float]:
     """The most likely language of ``text`` and Lingua's confidence in it (None for a text with
     no letters): among the table's languages and, when the fast mode over all languages finds
@@ -75,6 +98,8 @@ def detect_one(text: str) -> tuple[str | None, float]:
     text = text[:DETECTED_CHARS]
     if not any(c.isalpha() for c in text):
         return None, 0.0
+    if _unknown_script(text):
+        return UNKNOWN, 1.0
     other = _candidate_outside_table(text)
     values = _detector(frozenset({other} if other else ())).compute_language_confidence_values(text)
     if not values:

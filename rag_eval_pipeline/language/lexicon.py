@@ -1,14 +1,19 @@
 """The words each language frames, hedges, negates and declines with: what the offline
-correctness rule (``metrics/equivalence.py``) and the abstention patterns read. Data only; one
-entry per language of ``language/table.py``.
+correctness rule (``metrics/equivalence.py``) and the abstention patterns read. Data only (and
+``Lexicon.negates``, which reads a verb form a prefix or suffix negates); one entry per language
+of ``language/table.py``, and ``CLOSED``, languages a lemmatizer or stemmer reads without a row of
+their own there (``reading(code).lexicon`` is true for them: their correctness is given).
 
-A language without an entry here is analysed (segmented, indexed, scored on EM and F1), but its
-sentence answers are not credited by the rule: it does not know that language's negations.
+A language without an entry here is analysed (segmented, indexed, scored on EM and F1), and its
+sentence answers are read with its negations, hedges, options and contrasts unread: a sentence
+holding a word the rule cannot read has correctness absent (``language/inflection.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+NEGATED_STEM = 3  # letters a verb keeps after a negating prefix ("ne" + "byl")
 
 
 def words(text: str) -> frozenset[str]:
@@ -20,7 +25,12 @@ class Lexicon:
     """Closed word classes of one language, lower case, as its analyzer segments them.
 
     ``negation_follows``: the negation comes after what it negates (Japanese, Korean: "X ではない"),
-    so a negator just after a mention rejects it. ``abstention``: regular expressions over the
+    so a negator just after a mention rejects it; ``negation_either_side``: before it or after
+    (Hungarian "nem Budapesten" and "Budapesten nem"); ``negation_reach``: the words before a
+    mention a negator may stand ("nie urodziła się w Suwałkach"); ``negation_after_mention``: a
+    negator just after a mention, with no mark between, negates it as its subject ("Segre no
+    passa per Lleida"). ``option_prefixes`` / ``option_suffixes``: "and" or "or" joined to the
+    word beside a mention (Hebrew "ובלבוב", Tamil "புதுச்சேரியிலோ"). ``abstention``: regular expressions over the
     plain answer (lower case, no punctuation, single spaces), matched at its start."""
 
     frame: frozenset[str] = frozenset()
@@ -36,7 +46,28 @@ class Lexicon:
     no: frozenset[str] = frozenset()
     unsure: tuple[tuple[str, ...], ...] = ()
     negation_follows: bool = False
+    negation_either_side: bool = False
+    negating_prefixes: tuple[str, ...] = ()
+    negating_suffixes: tuple[str, ...] = ()
+    not_negating: tuple[str, ...] = ()
+    negation_reach: int = 3
+    negation_after_mention: bool = False
+    option_prefixes: tuple[str, ...] = ()
+    option_suffixes: tuple[str, ...] = ()
     abstention: tuple[str, ...] = field(default=())
+
+    def negates(self, word: str) -> bool:
+        """Whether a word negates: one of the ``negators``, or a verb form its ``negating_prefixes``
+        begin (Czech "nenarodil", Armenian "չծնվեց", Persian "نمی") or its ``negating_suffixes``
+        end (Tamil "பிறக்கவில்லை"), at least ``NEGATED_STEM`` letters beyond it, and none that the
+        ``not_negating`` beginnings make another word (Czech "nejstarší", Lithuanian "netoli")."""
+        if word in self.negators:
+            return True
+        if self.not_negating and word.startswith(self.not_negating):
+            return False
+        return any(
+            word.startswith(p) and len(word) - len(p) >= NEGATED_STEM for p in self.negating_prefixes
+        ) or any(word.endswith(x) and len(word) - len(x) >= 2 for x in self.negating_suffixes)
 
 
 ENGLISH_ABSTENTION = (
@@ -199,6 +230,7 @@ ITALIAN = Lexicon(
     yes=words("sì"),
     no=words("no"),
     unsure=(("non", "sono", "sicuro"), ("non", "sono", "sicura")),
+    negation_reach=5,
     abstention=(
         r"non (lo )?so\b",
         r"sconosciut[oa]$",
@@ -227,6 +259,7 @@ PORTUGUESE = Lexicon(
     yes=words("sim"),
     no=words("não"),
     unsure=(("não", "tenho", "certeza"),),
+    negation_reach=5,
     abstention=(
         r"(eu )?não sei\b",
         r"desconhecid[oa]$",
@@ -281,7 +314,7 @@ RUSSIAN = Lexicon(
     joiners=words("и &"),
     yes=words("да"),
     no=words("нет"),
-    unsure=(("не", "уверен"), ("не", "уверена")),
+    unsure=(("не", "уверен"), ("не", "уверена"), ("то", "ли")),
     abstention=(
         r"(я )?не знаю\b",
         r"неизвестно$",
@@ -510,6 +543,508 @@ THAI = Lexicon(
     ),
 )
 
+def _closed(
+    negators: str,
+    hedges: str,
+    alternatives: str,
+    contrasts: str,
+    joiners: str,
+    yes: str,
+    no: str,
+    wrong: str = "",
+    copulas: str = "",
+    frame: str = "",
+    rejecting: tuple[tuple[str, ...], ...] = (),
+    unsure: tuple[tuple[str, ...], ...] = (),
+    **more: object,
+) -> Lexicon:
+    """A language's closed word classes written one class a line, as a linguist lists them."""
+    return Lexicon(
+        frame=words(frame),
+        hedges=words(hedges),
+        alternatives=words(alternatives),
+        contrasts=words(contrasts),
+        negators=words(negators),
+        rejecting_phrases=rejecting,
+        wrong=words(wrong),
+        copulas=words(copulas),
+        joiners=words(joiners + " &"),
+        yes=words(yes),
+        no=words(no),
+        unsure=unsure,
+        **more,  # type: ignore[arg-type]
+    )
+
+
+# Languages a lemmatizer or stemmer reads (simplemma, Snowball) without a row of their own in
+# ``language/table.py``: their negations (words, and the verb forms a prefix or suffix negates),
+# hedges, options, contrasts and lists, from the languages' grammars. A negating prefix is listed
+# with the words it begins that do not negate ("nej-", the Czech superlative).
+_SLAVIC_NE = ("nej", "nebo", "neboť", "nedalek", "nemec", "nemc", "neděl", "nedeľ", "nejen")
+CLOSED: dict[str, Lexicon] = {
+    "pl": _closed(
+        "nie nigdy ani żaden żadna żadne nikt nic",
+        "może chyba prawdopodobnie możliwe przypuszczalnie pewnie sądzę myślę wydaje niepewne",
+        "lub albo czy bądź",
+        "ale lecz jednak natomiast chociaż choć tylko",
+        "i oraz a",
+        "tak",
+        "nie",
+        wrong="błędnie niepoprawnie fałsz błąd",
+        copulas="jest był była było byli są",
+        frame="odpowiedź według tekstu tekst źródło źródła fragment",
+        rejecting=(("zamiast",), ("oprócz",), ("poza",), ("a", "nie")),
+        unsure=(("nie", "jestem", "pewien"), ("nie", "jestem", "pewna"), ("nie", "wiem")),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "cs": _closed(
+        "ne není nebyl nebyla nebylo nebyli nikdy ani žádný žádná žádné nikdo nic",
+        "možná asi snad pravděpodobně patrně myslím nejspíš nejspíše zřejmě",
+        "nebo anebo či buď",
+        "ale avšak však jenže ovšem zatímco",
+        "a i",
+        "ano",
+        "ne",
+        wrong="špatně chybně nesprávně",
+        copulas="je byl byla bylo byli jsou",
+        frame="odpověď podle textu text zdroj zdroje úryvek",
+        rejecting=(("místo",), ("kromě",), ("namísto",)),
+        unsure=(("nejsem", "si", "jistý"), ("nejsem", "si", "jistá"), ("nevím",)),
+        negating_prefixes=("ne",),
+        not_negating=_SLAVIC_NE,
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "sk": _closed(
+        "nie ne nebol nebola nebolo neboli nikdy ani žiadny žiadna žiadne nikto nič",
+        "možno asi azda hádam pravdepodobne myslím zrejme",
+        "alebo či buď",
+        "ale avšak však no zatiaľ",
+        "a aj i",
+        "áno",
+        "nie",
+        wrong="nesprávne chybne zle",
+        copulas="je bol bola bolo boli sú",
+        frame="odpoveď podľa textu text zdroj zdroje úryvok",
+        rejecting=(("namiesto",), ("okrem",)),
+        unsure=(("nie", "som", "si", "istý"), ("neviem",)),
+        negating_prefixes=("ne",),
+        not_negating=_SLAVIC_NE,
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "uk": _closed(
+        "не ні ніколи жоден жодна жодне ніхто ніщо немає нема ані",
+        "можливо мабуть напевно ймовірно певно здається думаю гадаю",
+        "або чи либонь",
+        "але проте однак хоча зате а",
+        "і й та",
+        "так",
+        "ні",
+        wrong="неправильно помилково хибно",
+        copulas="є був була було були",
+        frame="відповідь згідно текстом текст джерело джерела уривок",
+        rejecting=(("замість",), ("крім",), ("на", "відміну", "від")),
+        unsure=(("не", "впевнений"), ("не", "впевнена"), ("не", "знаю")),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "bg": _closed(
+        "не няма нито никога никой никаква никакъв нищо",
+        "може би вероятно навярно сигурно май мисля предполагам",
+        "или либо",
+        "но а обаче въпреки докато",
+        "и",
+        "да",
+        "не",
+        wrong="грешно неправилно погрешно",
+        copulas="е беше бил била са",
+        frame="отговор според текста текст източник източници",
+        rejecting=(("вместо",), ("освен",)),
+        unsure=(("не", "съм", "сигурен"), ("не", "знам")),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "mk": _closed(
+        "не нема ниту никогаш никој ништо",
+        "можеби веројатно мислам",
+        "или",
+        "но а сепак иако додека",
+        "и",
+        "да",
+        "не",
+        copulas="е беше бил била се",
+        rejecting=(("наместо",), ("освен",)),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "hr": _closed(
+        """ne nije nisu nisam nismo niste nema nemaju ni nikad nikada nijedan nijedna nitko niko
+        ništa не није нису нема ни никад никада нико ништа""",
+        "možda vjerojatno verovatno valjda mislim можда вероватно мислим",
+        "ili или",
+        "ali već nego međutim dok али већ међутим",
+        "i и",
+        "da да",
+        "ne не",
+        wrong="pogrešno netočno netačno погрешно нетачно",
+        copulas="je bio bila bilo su је био била",
+        rejecting=(("umjesto",), ("umesto",), ("osim",), ("уместо",), ("осим",)),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "sl": _closed(
+        "ne ni niso nisem nismo nikoli noben nobena nihče nič niti",
+        "morda mogoče verjetno najbrž menim mislim",
+        "ali oziroma bodisi",
+        "toda vendar a ampak medtem čeprav",
+        "in ter",
+        "da",
+        "ne",
+        copulas="je bil bila bilo so",
+        rejecting=(("namesto",), ("razen",)),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "lt": _closed(
+        "ne nėra nebuvo niekada nei joks jokia niekas nieko",
+        "galbūt gal tikriausiai turbūt manau greičiausiai",
+        "ar arba",
+        "bet tačiau o nors",
+        "ir bei",
+        "taip",
+        "ne",
+        copulas="yra buvo",
+        rejecting=(("vietoj",), ("išskyrus",)),
+        negating_prefixes=("ne",),
+        not_negating=("netoli", "nemun", "neri", "nes"),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "lv": _closed(
+        "ne nav nebija nekad neviens neviena nekas",
+        "varbūt iespējams droši laikam domāju",
+        "vai jeb",
+        "bet taču tomēr kaut",
+        "un",
+        "jā",
+        "nē",
+        copulas="ir bija",
+        rejecting=(("nevis",), ("izņemot",)),
+        negating_prefixes=("ne",),
+        not_negating=("netāl", "nevis"),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "ro": _closed(
+        "nu nici niciodată niciun nicio nimeni nimic n",
+        "poate probabil posibil cred presupun pesemne",
+        "sau ori fie",
+        "dar însă ci totuși deși iar",
+        "și",
+        "da",
+        "nu",
+        wrong="greșit incorect fals",
+        copulas="este era a fost sunt",
+        rejecting=(("în", "loc", "de"), ("cu", "excepția"), ("nu", "în")),
+        unsure=(("nu", "sunt", "sigur"), ("nu", "știu")),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "hu": _closed(
+        "nem nincs nincsenek sem se soha semmi senki egyik",
+        "talán valószínűleg lehet lehetséges szerintem gondolom feltehetően esetleg",
+        "vagy avagy",
+        "de hanem azonban viszont pedig bár",
+        "és meg valamint",
+        "igen",
+        "nem",
+        wrong="helytelen hibás téves rossz",
+        copulas="volt van",
+        rejecting=(("helyett",), ("kivéve",)),
+        negation_either_side=True,
+        negation_reach=5,
+    ),
+    "fi": _closed(
+        "ei en et emme ette eivät eikä ole ollut koskaan mikään kukaan",
+        "ehkä kenties luultavasti todennäköisesti mahdollisesti luulen taitaa",
+        "tai vai joko",
+        "mutta vaan kuitenkin vaikka taas",
+        "ja sekä",
+        "kyllä",
+        "ei",
+        wrong="väärin virheellinen väärä",
+        copulas="on oli ovat olivat",
+        rejecting=(("sijaan",), ("paitsi",)),
+        negation_either_side=True,
+        negation_reach=5,
+    ),
+    "et": _closed(
+        "ei pole polnud mitte ega kunagi keegi midagi ükski",
+        "võib-olla võibolla ehk arvatavasti tõenäoliselt vist arvan",
+        "või ehk",
+        "aga kuid vaid ent ometi",
+        "ja ning",
+        "jah",
+        "ei",
+        copulas="on oli olid",
+        rejecting=(("asemel",), ("välja", "arvatud")),
+        negation_either_side=True,
+        negation_reach=5,
+    ),
+    "el": _closed(
+        "δεν δε μην μη όχι ούτε ουδέποτε ποτέ κανένας καμία κανένα τίποτα",
+        "ίσως πιθανώς πιθανόν μάλλον νομίζω πιστεύω ενδεχομένως",
+        "ή είτε",
+        "αλλά όμως ωστόσο παρά ενώ",
+        "και κι",
+        "ναι",
+        "όχι",
+        wrong="λάθος λανθασμένο εσφαλμένο",
+        copulas="είναι ήταν",
+        rejecting=(("αντί",), ("εκτός",)),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "he": _closed(
+        "לא אין אינו אינה אינם אינן מעולם אף",
+        "אולי כנראה ייתכן יתכן נדמה חושב חושבת סביר",
+        "או",
+        "אבל אך אולם למרות ואילו אלא",
+        "ו וגם",
+        "כן",
+        "לא",
+        copulas="הוא היא היה הייתה היו",
+        rejecting=(("במקום",), ("מלבד",), ("חוץ", "מ")),
+        negation_reach=5,
+        option_prefixes=("ו",),
+    ),
+    "fa": _closed(
+        """نه نیست نیستند نبود نبوده نبودند نشد نشده نشدند نکرد نکرده نکردند ندارد نداشت
+        نیامد نیامده نیامدند نزاد هیچ هرگز""",
+        "شاید احتمالا احتمالاً ممکن فکر گمان گویا",
+        "یا",
+        "اما ولی لیکن بلکه اگرچه درحالیکه",
+        "و",
+        "بله آری",
+        "نه خیر",
+        wrong="اشتباه نادرست غلط",
+        copulas="است بود هست",
+        rejecting=(("به", "جای"), ("بجای",), ("جز",)),
+        negation_either_side=True,
+        negating_prefixes=("نمی",),
+        negation_reach=5,
+    ),
+    "sw": _closed(
+        "si siyo sio hapana hakuna bila kamwe wala hakuwa hawakuwa",
+        "labda huenda pengine nadhani nafikiri inawezekana",
+        "au ama",
+        "lakini ila bali ingawa",
+        "na pamoja",
+        "ndiyo ndio",
+        "hapana",
+        wrong="si sahihi kosa",
+        copulas="ni alikuwa walikuwa",
+        rejecting=(("badala", "ya"), ("isipokuwa",)),
+        negating_prefixes=("haku", "hawaku", "haiku", "hauku", "hiku", "hayaku"),
+        negation_reach=5,
+    ),
+    "ms": _closed(
+        "tidak bukan belum tak tiada jangan",
+        "mungkin barangkali agaknya kemungkinan rasanya rasa",
+        "atau ataupun",
+        "tetapi tapi namun sebaliknya walaupun",
+        "dan serta",
+        "ya",
+        "tidak bukan",
+        wrong="salah",
+        copulas="ialah adalah merupakan",
+        rejecting=(("selain",), ("kecuali",)),
+        negation_reach=5,
+    ),
+    "tl": _closed(
+        "hindi wala walang huwag di",
+        "siguro marahil baka yata tila",
+        "o",
+        "pero ngunit subalit datapwat bagaman",
+        "at",
+        "oo opo",
+        "hindi",
+        wrong="mali",
+        rejecting=(("sa", "halip", "na"), ("maliban",)),
+        unsure=(("sa", "palagay", "ko"), ("hindi", "sigurado")),
+        negation_reach=5,
+    ),
+    "ca": _closed(
+        "no mai cap ni tampoc ningú res",
+        "potser possiblement probablement segurament crec suposo",
+        "o o bé",
+        "però sinó tanmateix encara que mentre",
+        "i",
+        "sí",
+        "no",
+        wrong="incorrecte incorrecta fals falsa erroni",
+        copulas="és era fou són va",
+        rejecting=(("en", "lloc", "de"), ("excepte",), ("tret", "de")),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "gl": _closed(
+        "non nunca ningún ningunha nin tampouco ninguén nada",
+        "quizais quizá talvez probablemente posiblemente creo",
+        "ou",
+        "pero senón mais aínda que mentres",
+        "e",
+        "si",
+        "non",
+        copulas="é era foi son",
+        rejecting=(("en", "vez", "de"), ("agás",), ("excepto",)),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "sv": _closed(
+        "inte ej icke aldrig ingen inget inga varken",
+        "kanske möjligen troligen troligtvis antagligen nog tror förmodligen",
+        "eller antingen",
+        "men utan dock fast medan",
+        "och samt",
+        "ja",
+        "nej",
+        wrong="fel felaktigt felaktig",
+        copulas="är var",
+        rejecting=(("i", "stället", "för"), ("istället", "för"), ("utom",)),
+        negation_reach=5,
+    ),
+    "da": _closed(
+        "ikke ej aldrig ingen intet ingenting hverken",
+        "måske muligvis sandsynligvis formentlig nok tror vist",
+        "eller enten",
+        "men derimod dog selvom mens",
+        "og samt",
+        "ja",
+        "nej",
+        wrong="forkert fejl",
+        copulas="er var",
+        rejecting=(("i", "stedet", "for"), ("undtagen",)),
+        negation_reach=5,
+    ),
+    "nb": _closed(
+        "ikke ei aldri ingen intet ingenting verken",
+        "kanskje muligens sannsynligvis trolig nok tror visst",
+        "eller enten",
+        "men derimot likevel selv om mens",
+        "og samt",
+        "ja",
+        "nei",
+        wrong="feil galt",
+        copulas="er var",
+        rejecting=(("i", "stedet", "for"), ("istedenfor",), ("unntatt",)),
+        negation_reach=5,
+    ),
+    "is": _closed(
+        "ekki aldrei enginn engin ekkert hvorki né",
+        "kannski líklega sennilega hugsanlega held trúlega",
+        "eða annaðhvort",
+        "en heldur þó samt þótt",
+        "og",
+        "já",
+        "nei",
+        wrong="rangt",
+        copulas="er var",
+        rejecting=(("í", "stað"), ("nema",)),
+        negation_reach=5,
+    ),
+    "ga": _closed(
+        "ní níor níl nach nár char cha gan riamh",
+        "b'fhéidir dócha dóigh ceapaim sílim",
+        "nó",
+        "ach áfach cé",
+        "agus",
+        "sea",
+        "hea",
+        rejecting=(("seachas",), ("in", "ionad"),),
+        negation_reach=5,
+    ),
+    "cy": _closed(
+        "ddim nid na nac ni nad heb erioed dim neb",
+        "efallai tebyg credu meddwl",
+        "neu naill",
+        "ond er serch tra",
+        "a ac",
+        "ie do",
+        "na naddo",
+        rejecting=(("yn", "lle"), ("ac", "eithrio")),
+        negation_reach=5,
+    ),
+    "sq": _closed(
+        "nuk s jo mos as asnjë askush asgjë kurrë",
+        "ndoshta mbase mendoj besoj",
+        "ose apo a",
+        "por megjithatë ndërsa edhe",
+        "dhe e",
+        "po",
+        "jo",
+        copulas="është ishte",
+        rejecting=(("në", "vend", "të"), ("përveç",)),
+        negation_reach=5,
+        negation_after_mention=True,
+    ),
+    "eu": _closed(
+        "ez ezta inoiz ezer inor inongo",
+        "agian beharbada seguruenik ziurrenik nonbait uste",
+        "edo ala nahiz",
+        "baina aldiz ordea nahiz eta",
+        "eta",
+        "bai",
+        "ez",
+        copulas="da zen dira ziren",
+        rejecting=(("ordez",), ("izan", "ezik")),
+        negation_either_side=True,
+    ),
+    "hy": _closed(
+        "ոչ չէ չի չեն չէր չէին ոչինչ ոչ-ոք երբեք",
+        "գուցե երեւի թերեւս հավանաբար կարծում կարծես",
+        "կամ թե",
+        "բայց սակայն իսկ թեեւ մինչդեռ",
+        "եւ ու",
+        "այո",
+        "ոչ",
+        copulas="է էր են էին",
+        rejecting=(("փոխարեն",), ("բացի",)),
+        negation_either_side=True,
+        negating_prefixes=("չ",),
+        not_negating=("չորս", "չափ"),
+    ),
+    "ka": _closed(
+        "არ ვერ არა არც ნუ არასდროს არავინ არაფერი არსად",
+        "ალბათ იქნებ შესაძლოა ვფიქრობ მგონი",
+        "ან თუ",
+        "მაგრამ თუმცა ხოლო არამედ",
+        "და",
+        "კი დიახ",
+        "არა",
+        copulas="არის იყო",
+        rejecting=(("ნაცვლად",), ("გარდა",)),
+        negation_either_side=True,
+    ),
+    "ta": _closed(
+        "இல்லை அல்ல இல்லாத இல்லாமல் அல்லாத கிடையாது",
+        "ஒருவேளை அநேகமாக இருக்கலாம் நினைக்கிறேன் போலும்",
+        "அல்லது",
+        "ஆனால் எனினும் ஆயினும் மாறாக",
+        "மற்றும்",
+        "ஆம்",
+        "இல்லை",
+        negation_follows=True,
+        negating_suffixes=("வில்லை", "இல்லை", "வில்லையா", "மாட்டார்", "மாட்டான்", "மாட்டாள்", "ாது"),
+        option_suffixes=("ும்", "ோ"),
+    ),
+}
+# one language, several codes: Serbo-Croatian (Latin and Cyrillic), Norwegian
+CLOSED |= {code: CLOSED["hr"] for code in ("sr", "bs", "sh", "cnr")} | {"no": CLOSED["nb"], "nn": CLOSED["nb"]}
+
+
 LEXICONS: dict[str, Lexicon] = {
     "en": ENGLISH,
     "es": SPANISH,
@@ -528,4 +1063,24 @@ LEXICONS: dict[str, Lexicon] = {
     "tr": TURKISH,
     "id": INDONESIAN,
     "th": THAI,
+    **CLOSED,
 }
+
+# Titles and honorifics that stand before a name in many languages ("Emperor Shah Jahan",
+# "सम्राट शाहजहाँ", "Dr. Martin"): a title before a reference names who it is, it does not make a
+# longer name of it. Shared by every language (a title in English is common in any answer).
+TITLES = words(
+    """emperor empress king queen prince princess president premier chancellor pope saint st dr
+    doctor prof professor sir lord lady mr mrs ms mister general captain admiral sultan shah tsar
+    czar caliph khan duke duchess count countess bishop archbishop cardinal rabbi imam sheikh
+    kaiser könig königin präsident kanzler herr frau rey reina presidente papa san santo santa
+    don doña señor roi reine président empereur saint sainte monsieur madame
+    император царь король королева президент князь
+    سمراٹ सम्राट राजा रानी महाराजा राष्ट्रपति प्रधानमंत्री श्री डॉ
+    الملك الملكة الرئيس السلطان الخليفة الإمام الشيخ
+    cesarz król królowa prezydent papież święty císař král královna prezident
+    császár király királynő elnök keisari kuningas presidentti kuningatar
+    αυτοκράτορας βασιλιάς βασίλισσα πρόεδρος άγιος
+    המלך המלכה הנשיא
+    kaisari mfalme malkia rais"""
+)

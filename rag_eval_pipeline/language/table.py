@@ -6,8 +6,10 @@ Vietnamese and Chinese follow the MLQA evaluation script's definition (Unicode p
 removed, per-language articles, Chinese by mixed segmentation: each Han character a token);
 Japanese, Korean and Thai extend it the same way (each character of their scripts a token), and
 the other languages split at spaces after removing their articles. A language without a row of
-its own, named explicitly (``language: sw``), is segmented by ICU's word break and scored on
-whitespace tokens, with no stemmer and no sentence rule.
+its own (any ISO 639-1 code Lingua or ICU names) is segmented by ICU's word break and scored on
+whitespace tokens; its sentence rule reads inflection through simplemma and Snowball and leaves
+what it cannot read absent (``language/inflection.py``). A text in a script no detected
+language writes is ``unknown``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from enum import Enum
 from rag_eval_pipeline.language.lexicon import LEXICONS, Lexicon
 
 ENGLISH = "en"
+# what a case's language is recorded as when its script is one no language the detector knows
+# writes (Amharic's Ethiopic, Khmer, Sinhala): never another language's code
+UNKNOWN = "unknown"
 
 
 class Segmentation(str, Enum):
@@ -228,6 +233,16 @@ LANGUAGES: dict[str, Language] = {
 MLQA_LANGUAGES = tuple(code for code, row in LANGUAGES.items() if row.mlqa)
 
 
+# languages without a row whose script writes no spaces between words (Khmer, Lao, Burmese,
+# Tibetan, Dzongkha): a word stands inside a longer run, as in Thai; and those whose script has
+# no capitals, so the passages, not a capital, mark a longer name
+UNSPACED = frozenset({"km", "lo", "my", "bo", "dz"})
+UNCASED = frozenset(
+    ("am", "bn", "fa", "gu", "he", "ka", "kn", "ml", "mr", "ne", "pa", "si", "ta", "te", "ur", "yi")
+    + ("ps", "sd", "ti", "dv", "or", "as", "ug")
+)
+
+
 class UnknownLanguageError(ValueError):
     """A language code this project cannot analyse: the message names those it can."""
 
@@ -248,16 +263,43 @@ def _other_language_names() -> dict[str, str]:
     }
 
 
+@functools.cache
+def _icu_language_name(code: str) -> str | None:
+    """The English name ICU gives a two-letter ISO 639-1 code the detector does not know
+    (Amharic, Khmer, Sinhala, Nepali, Uzbek), None for a code it does not know either."""
+    if len(code) != 2 or not code.isalpha():
+        return None
+    import icu
+
+    name = icu.Locale(code).getDisplayLanguage(icu.Locale("en"))
+    return name if name and name != code else None
+
+
 def language(code: str) -> Language:
     """The row of ``code`` (ISO 639-1, any case; ``zh-CN`` reads as ``zh``); a language without a
-    row of its own but with an ISO code gets ICU's word break and no sentence rule. An unknown
+    row of its own but with an ISO code gets ICU's word break and no lexicon; ``unknown`` is
+    a case whose script no detected language writes. An unknown
     code is an ``UnknownLanguageError`` naming the supported ones."""
     key = str(code).strip().lower().replace("_", "-").split("-")[0]
     if key in LANGUAGES:
         return LANGUAGES[key]
-    names = _other_language_names()
-    if key in names:
-        return Language(key, names[key], Segmentation.ICU, None, f"iso:{key}", icu_locale=key, own_row=False)
+    if key == UNKNOWN:
+        name = "an unknown language"
+        return Language(UNKNOWN, name, Segmentation.ICU, None, None, own_row=False, cased=False)
+    name = _other_language_names().get(key) or _icu_language_name(key)
+    if name:
+        unspaced = key in UNSPACED
+        return Language(
+            key,
+            name,
+            Segmentation.ICU,
+            None,
+            f"iso:{key}",
+            icu_locale=key,
+            own_row=False,
+            inside_words=unspaced,
+            cased=not unspaced and key not in UNCASED,
+        )
     raise UnknownLanguageError(
         f"unknown language '{code}': use an ISO 639-1 code, one of {supported_codes()} (each with its "
         "own analysis), or another ISO 639-1 code for ICU's word break"

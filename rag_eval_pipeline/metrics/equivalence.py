@@ -18,7 +18,13 @@ Every language with a lexicon (``language/lexicon.py``) is read the same way, th
 analyzer: its words in the forms it compares (case-folded, Snowball-stemmed, Arabic folded,
 Korean's content morphemes; a dictionary's segmentation where words are not spaced), its
 negations (after the mention where the language puts them: Japanese "X ではない"), hedges,
-options and framing words. A language without a lexicon has no sentence rule: nothing is credited by it."""
+options and framing words. Every spaced language but English finds the reference through its
+inflection too (``language/inflection.py``: "Львом Толстым" for "Лев Толстой", "w Krakowie" for
+"Kraków"), and a title before it ("Emperor", "सम्राट", "Dr.") names it, not a longer name. A
+language without a lexicon is read the same way with its negations, hedges, options and
+contrasts unread: a sentence that holds a word beyond the question's, the reference's and the
+passages' (a word of the stop list only where the passages hold it beside the reference) may
+carry them, and is not judged (absent, never 0; ``Verdict.judged``)."""
 
 from __future__ import annotations
 
@@ -28,11 +34,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analyzer
-from rag_eval_pipeline.language.lexicon import Lexicon
+from rag_eval_pipeline.language.inflection import Inflection, inflection, reading
+from rag_eval_pipeline.language.lexicon import LEXICONS, TITLES, Lexicon
+from rag_eval_pipeline.language.table import ENGLISH
 
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|\(\s*\d{1,2}\s*\)")
 NOVEL_WORDS = 3  # content words the rest of a credited answer may add that nothing explains
 NEGATION_TAIL = 6  # where negation follows, the words after a mention that may negate it
+LISTED_AFTER = 2  # words of no claim (a preposition, an article) between "and" and what it lists
 PREFIX = 5  # a word is the question's when it shares this many first letters with one of its words
 STOP_WORDS = ENGLISH_STOP_WORDS  # English's short list of words that carry no claim
 
@@ -46,11 +55,14 @@ def lexical_tokens(text: str, language: str = "en") -> list[str]:
 @dataclass(frozen=True)
 class Verdict:
     """How an answer stands to the reference: ``credited`` (it says it), or why not;
-    ``contradicts`` when it says the opposite (the other yes/no, a rejected mention)."""
+    ``contradicts`` when it says the opposite (the other yes/no, a rejected mention); not
+    ``judged`` when the answer holds words the language's rule cannot read (the reason says
+    which checks were not made): its correctness is absent, never 0."""
 
     credited: bool
     reason: str
     contradicts: bool = False
+    judged: bool = True
 
 
 def _runs(tokens: Sequence[str], run: Sequence[str]) -> list[int]:
@@ -76,28 +88,48 @@ def _without(words: list[str], breaks: list[bool], run: Sequence[str]) -> tuple[
     return kept_words, kept_breaks
 
 
-def _rejected(tokens: Sequence[str], start: int, width: int, lexicon: Lexicon) -> bool:
+def _rejected(
+    tokens: Sequence[str], start: int, width: int, lexicon: Lexicon, breaks: Sequence[bool] = ()
+) -> bool:
     """A mention that the answer negates: "not X", "rather than X", "X is wrong", "X is not";
-    where negation follows (Japanese, Korean), a negator just after it."""
-    before = list(tokens[max(0, start - 3) : start])
+    where negation follows (Japanese, Korean), a negator just after it; where a language says
+    so, a negator just after the mention with no mark between ("Segre no passa")."""
+    before = list(tokens[max(0, start - lexicon.negation_reach) : start])
+    end = start + width
+    if (
+        lexicon.negation_after_mention
+        and end < len(tokens)
+        and not (end - 1 < len(breaks) and breaks[end - 1])
+        and lexicon.negates(tokens[end])
+    ):
+        return True
     after = list(tokens[start + width : start + width + 3])
-    if lexicon.negation_follows:
-        # the predicate's tail: "1958年ではありません" is で は あり ませ ん
-        if any(t in lexicon.negators for t in tokens[start + width : start + width + NEGATION_TAIL]):
-            return True
-    elif any(t in lexicon.negators for t in before):
+    # the predicate's tail: "1958年ではありません" is で は あり ませ ん
+    tail = tokens[start + width : start + width + NEGATION_TAIL]
+    if (lexicon.negation_follows or lexicon.negation_either_side) and any(lexicon.negates(t) for t in tail):
+        return True
+    if not lexicon.negation_follows and any(lexicon.negates(t) for t in before):
         return True
     if any(tuple(before[-len(p) :]) == p for p in lexicon.rejecting_phrases):
         return True
     if any(t in lexicon.wrong for t in after):
         return True
-    return len(after) >= 2 and after[0] in lexicon.copulas and after[1] in lexicon.negators
+    return len(after) >= 2 and after[0] in lexicon.copulas and lexicon.negates(after[1])
 
 
 def _offered(tokens: Sequence[str], start: int, width: int, lexicon: Lexicon) -> bool:
-    """A mention offered as one option: "X or Y", "either X", "Y or X"."""
+    """A mention offered as one option, or listed through a joined "and": "X or Y", "either
+    X", "Y or X"; the word beside it with "or" or "and" joined (Hebrew "X ובלבוב", Tamil
+    "X-இலோ Y-இலோ")."""
     window = [*tokens[max(0, start - 3) : start], *tokens[start + width : start + width + 3]]
-    return any(t in lexicon.alternatives for t in window)
+    if any(t in lexicon.alternatives for t in window):
+        return True
+    beside = [tokens[i] for i in (start - 1, start + width) if 0 <= i < len(tokens)]
+    return any(
+        len(t) > len(a) + 2 and (t.startswith(a) if a in lexicon.option_prefixes else t.endswith(a))
+        for t in beside
+        for a in (*lexicon.option_prefixes, *lexicon.option_suffixes)
+    )
 
 
 def _from(word: str, vocabulary: set[str], inside: str = "") -> bool:
@@ -125,19 +157,24 @@ def _polarity(tokens: Sequence[str], lexicon: Lexicon) -> str | None:
 
 
 def _joined(
-    words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners
+    words: Sequence[str], breaks: Sequence[bool], start: int, width: int, named, listed, joiners, skips=0
 ) -> bool:
     """Whether the mention runs on into another name with no punctuation between ("Chicago
     Bulls" for "Chicago": a word ``named`` allows, told the side it stands on: -1 before, 1
-    after), or is listed with another through "and" ("X and Y": any word ``listed`` allows)."""
+    after), or is listed with another through "and" ("X and Y", "X e a Y": any word ``listed``
+    allows, within ``skips`` words of no claim after the "and": ``LISTED_AFTER`` where words are
+    spaced; where they are not, a particle after "and" closes the phrase: 白鷺城とも)."""
     for step, edge in ((-1, start - 1), (1, start + width)):
-        position, through = edge, False
+        position, through, skipped = edge, False, 0
         while 0 <= position < len(words) and not breaks[min(position, position - step)]:
             if words[position] in joiners and not through:
                 position, through = position + step, True
                 continue
             if listed(words[position]) if through else named(words[position], step):
                 return True
+            if through and skipped < skips:  # "X e a Y", "X и в Y": the other's preposition
+                position, skipped = position + step, skipped + 1
+                continue
             break
     return False
 
@@ -177,14 +214,23 @@ def says_answer(
     ``question`` and the ``sources`` (titles of the contexts the answer had) are words it may
     repeat; the ``passages`` it had say which longer names exist (in a script without capitals,
     a word beside the reference makes a longer name only where the passages hold the two as one
-    phrase). A language without a lexicon credits nothing here ("no sentence rule")."""
+    phrase). In a language without a lexicon, a sentence the rule would credit but that holds
+    words it cannot read is not judged."""
     text = analyzer(language)
     lexicon = text.rule_lexicon
+    unread = lexicon is None
     if lexicon is None:
-        return Verdict(False, f"no sentence rule for {text.language.name}")
+        lexicon = _unread_lexicon(text.code)
     truth, truth_breaks = text.pieces(ground_truth)
     asked = text.words(question)
-    words, breaks = text.pieces(_CITATION.sub(" ", prediction), keep=ground_truth)
+    cleaned = _CITATION.sub(" ", prediction)
+    words, breaks = text.pieces(cleaned, keep=ground_truth)
+    forms = _inflects(text)
+    truth_written: list[str] = []
+    if forms is not None:  # inflected copies of the reference read as the reference
+        truth_written = text.pieces(ground_truth, written=True)[0]
+        written = text.pieces(cleaned, keep=ground_truth, written=True)[0]
+        words = _inflected(words, written, truth, truth_written, forms)
     if len(asked) >= 3:
         words, breaks = _without(words, breaks, asked)
     titles = [text.words(s) for s in sources]
@@ -201,7 +247,139 @@ def says_answer(
     explained = "".join(asked) + "".join(t for title in titles for t in title)
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
     names = None if text.inside_words else _Names(text, prediction, passages)
-    return _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
+    verdict = _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
+    if not unread or verdict.reason == "not mentioned":
+        return verdict
+    if not verdict.credited:  # a longer name, a list or more words: what it says is not read here
+        return Verdict(False, f"{reading(text.code).unread_phrase} ({verdict.reason})", judged=False)
+    found = _unread_words(text, words, truth, truth_written, asked, titles, passages, forms)
+    if found:
+        return Verdict(False, f"{reading(text.code).unread_phrase} ({', '.join(found)})", judged=False)
+    return verdict
+
+
+@functools.cache
+def _unread_lexicon(code: str) -> Lexicon:
+    """A language without a lexicon: only English's framing words (an agent's template frames
+    an answer in any language), and the titles before a name."""
+    text = analyzer(code)
+    return Lexicon(frame=frozenset(w for entry in LEXICONS[ENGLISH].frame for w in text.words(entry)))
+
+
+def _inflects(text: Analyzer) -> Inflection | None:
+    """The inflection a spaced language's reference is found through (English's words, Korean's
+    morphemes and the unspaced scripts are read as they are)."""
+    if text.language.is_english or text.inside_words or text.language.morphology:
+        return None
+    return inflection(text.code)
+
+
+def _inflected(
+    words: list[str], written: list[str], truth: list[str], truth_written: list[str], forms: Inflection
+) -> list[str]:
+    """The answer's words with each run of inflected forms of the reference written as the
+    reference ("w Krakowie" reads "w kraków")."""
+    width = len(truth)
+    if not width or len(written) != len(words) or len(truth_written) != width:
+        return words
+    out = list(words)
+    i = 0
+    while i <= len(out) - width:
+        if out[i : i + width] != truth and all(
+            forms.same(written[i + k], truth_written[k]) for k in range(width)
+        ):
+            out[i : i + width] = truth
+            i += width
+        else:
+            i += 1
+    return out
+
+
+@functools.cache
+def _titles(code: str) -> frozenset[str]:
+    text = analyzer(code)
+    return frozenset(found[0] for title in TITLES if len(found := text.words(title)) == 1)
+
+
+def _unread_words(
+    text: Analyzer,
+    words: list[str],
+    truth: list[str],
+    truth_written: list[str],
+    asked: list[str],
+    titles: list[list[str]],
+    passages: Sequence[str],
+    forms: Inflection | None,
+) -> list[str]:
+    """The words of an answer a language without a lexicon cannot read: any may negate, hedge,
+    list or contrast ("chyba", "nie", "albo"), unless the question, a source's title, a title
+    before a name or an agent's framing word explains it, or the passages hold it: a content
+    word anywhere in them, a word of the stop list only just before or after the reference
+    (the "w" of "w Krakowie"; a "nie" elsewhere in a passage explains nothing) or copied
+    with its neighbour from the question."""
+    width = len(truth)
+    starts = _runs(words, truth)
+    inside = {i for s in starts for i in range(s, s + width)}
+    stop = text.stop_words
+    # the question's words as they are (a prefix would take "doğulmayıb", not born, for the
+    # question's "doğulub"), its function words only where the answer copies them with a
+    # neighbour ("urodził się"); titles, a title before a name, an agent's framing words
+    known = {w for w in asked if w not in stop} | {t for title in titles for t in title}
+    known |= _titles(text.code) | _unread_lexicon(text.code).frame
+    pairs = set(zip(asked, asked[1:]))
+    copied = {j for i in range(len(words) - 1) if (words[i], words[i + 1]) in pairs for j in (i, i + 1)}
+    held = frozenset(w for passage in passages for w in _passage_pieces(text.code, passage)[0])
+    found: list[str] = []
+    for i, word in enumerate(words):
+        if i in inside or i in copied or word in known:
+            continue
+        sides = ((-1, i + 1, i - 1), (1, i - width, i + 1))  # (side, reference's start, far word)
+        adjacent = [(step, far) for step, edge, far in sides if edge in starts]
+        if not adjacent:
+            if word not in held or word in stop:
+                found.append(word)
+            continue
+        # beside the reference: its own preposition or case word, with nothing of another claim
+        # on its far side ("Unguja na Pemba", "Kür və Araz": that word joins another name)
+        clean = [
+            step
+            for step, far in adjacent
+            if far < 0 or far >= len(words) or far in copied or words[far] in known
+        ]
+        if clean and (
+            (word in held and word not in stop)
+            or any(
+                _held_beside(text.code, passage, word, step, tuple(truth_written))
+                for passage in passages
+                for step in clean
+            )
+        ):
+            continue
+        found.append(word)
+    return found
+
+
+@functools.lru_cache(maxsize=4_096)
+def _passage_pieces(language: str, passage: str) -> tuple[list[str], list[str]]:
+    text = analyzer(language)
+    return text.pieces(passage)[0], text.pieces(passage, written=True)[0]
+
+
+def _held_beside(language: str, passage: str, word: str, step: int, truth_written: tuple[str, ...]) -> bool:
+    """Whether ``passage`` holds ``word`` just before (``step`` -1) or after (1) a form of the
+    reference: the preposition or particle the reference is said with ("w" of "w Krakowie")."""
+    compared, written = _passage_pieces(language, passage)
+    forms = inflection(language)
+    width = len(truth_written)
+    for i, found in enumerate(compared):
+        if found != word:
+            continue
+        start = i + 1 if step < 0 else i - width
+        if start >= 0 and start + width <= len(written) and all(
+            forms.same(written[start + k], truth_written[k]) for k in range(width)
+        ):
+            return True
+    return False
 
 
 def _regrouped(words: list[str], breaks: list[bool], truth: list[str]) -> tuple[list[str], list[bool]]:
@@ -250,7 +428,7 @@ class _Names:
         """Whether ``word``, just ``before`` (or after) the reference, runs on into a longer
         name (``phrase``: the two as the answer writes them). A month beside a year ("9. November
         1989") is a date, not a name."""
-        if before and word in self.roles:
+        if before and (word in self.roles or word in _titles(self._text.code)):
             return False
         if word in self.capitalised and not number:
             return True
@@ -283,7 +461,7 @@ def _says_named(
     starts = _runs(words, truth)
     if not starts:
         return Verdict(False, "not mentioned")
-    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon)]
+    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon, breaks)]
     if not kept:
         return Verdict(False, "mentioned only to reject it", contradicts=True)
     asserted = [s for s in kept if not _offered(words, s, len(truth), lexicon)]
@@ -343,7 +521,8 @@ def _says_named(
             return named(word) and names.beside(phrase, word, step < 0, number)
 
         longer = all(
-            _joined(words, breaks, s, len(truth), named_beside, content, lexicon.joiners) for s in asserted
+            _joined(words, breaks, s, len(truth), named_beside, content, lexicon.joiners, LISTED_AFTER)
+            for s in asserted
         )
     if longer:
         return Verdict(False, "part of a longer name or a list")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from rag_eval_pipeline.language.analysis import analyzer
 from rag_eval_pipeline.language.lexicon import ENGLISH_ABSTENTION
 from rag_eval_pipeline.language.table import ENGLISH
-from rag_eval_pipeline.metrics.equivalence import says_answer
+from rag_eval_pipeline.metrics.equivalence import Verdict, says_answer
 
 REFERENCE_JUDGE_ID = "reference"  # the judge id under which these metrics are recorded
 _SPECIAL_ANSWERS = ("yes", "no", "noanswer")
@@ -135,7 +135,7 @@ def correctness(
     sources: Sequence[str] = (),
     language: str = ENGLISH,
     passages: Sequence[str] = (),
-) -> float:
+) -> float | None:
     """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels, for answers
     as agents write them.
 
@@ -149,22 +149,44 @@ def correctness(
     where any answer scores 0.0. An empty prediction is an abstention. Every step reads
     ``language``'s analysis: its abstentions, its answer normalisation, its words; the
     ``passages`` the answer had tell a longer name from a predicate in a script without capitals.
+    None (absent, never 0) where the language's rule cannot judge the sentence: it holds words
+    that may negate, hedge, list or contrast in a language with no lexicon for them
+    (``correctness_verdict`` says why).
     """
+    return correctness_verdict(
+        prediction, ground_truth, answerable, abstention, question, sources, language, passages
+    )[0]
+
+
+def correctness_verdict(
+    prediction: str,
+    ground_truth: str,
+    answerable: bool = True,
+    abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
+    question: str = "",
+    sources: Sequence[str] = (),
+    language: str = ENGLISH,
+    passages: Sequence[str] = (),
+) -> tuple[float | None, Verdict | None]:
+    """``correctness`` with the sentence rule's verdict, where it was asked (None where an
+    abstention or exact match decided): the reason a case's correctness is absent."""
     abstained = abstention.matches(prediction, language)
     if not answerable:
-        return 1.0 if abstained else 0.0
+        return (1.0 if abstained else 0.0), None
     if abstained:
-        return 0.0
+        return 0.0, None
     if exact_match(prediction, ground_truth, language):
-        return 1.0
+        return 1.0, None
     verdict = says_answer(prediction, ground_truth, question, sources, language, passages)
     if verdict.credited:
-        return 1.0
+        return 1.0, verdict
+    if not verdict.judged:
+        return None, verdict
     if verdict.contradicts:
-        return 0.0
+        return 0.0, verdict
     if contains_answer(prediction, ground_truth, language) or f1(prediction, ground_truth, language) >= 0.5:
-        return 0.5
-    return 0.0
+        return 0.5, verdict
+    return 0.0, verdict
 
 
 def context_relevance(retrieved_titles: Sequence[str], gold_titles: Sequence[str]) -> float | None:

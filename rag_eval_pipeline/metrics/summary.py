@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from rag_eval_pipeline.language.inflection import ABSENT_NOTE, reading
 from rag_eval_pipeline.metrics.budgets import budget_rows
 from rag_eval_pipeline.metrics.diagnosis import ALL_DIAGNOSES, DIAGNOSES
 from rag_eval_pipeline.metrics.grounding import IMAGE_METRICS, VISION_METRICS
@@ -120,6 +121,7 @@ def _summarize_group(
         counted = rows if metric in ANSWER_METRICS else rows[rows["status"] == "ok"]
         values = counted[metric].dropna()
         interval, used = mean_interval(values.tolist(), method)
+        few = TOO_FEW_CASES if 0 < len(values) < min_cases else ""
         out.append(
             {
                 "judge_id": judge_id,
@@ -135,10 +137,44 @@ def _summarize_group(
                 "case_set": case_set,
                 "total": float("nan"),
                 "ci_method": used.value,
-                "note": TOO_FEW_CASES if 0 < len(values) < min_cases else "",
+                "note": " | ".join(n for n in (few, absent_note(counted, metric)) if n),
             }
         )
     return out
+
+
+ABSENT_ON = "absent on "
+
+
+def absence_reasons(summary: pd.DataFrame) -> list[str]:
+    """The reasons a model's summary gives for correctness left absent (overall rows), each
+    once: what the run prints and the report shows beside the number."""
+    if summary is None or summary.empty or "note" not in summary:
+        return []
+    rows = summary[(summary["group"] == OVERALL) & (summary["metric"] == "correctness")]
+    notes = rows["note"].fillna("").astype(str)
+    return list(
+        dict.fromkeys(
+            part.split(": ", 1)[1]
+            for note in notes
+            for part in note.split(" | ")
+            if part.startswith(ABSENT_ON) and ": " in part
+        )
+    )
+
+
+def absent_note(rows: pd.DataFrame, metric: str) -> str:
+    """Why a metric is absent on some scored cases, when the rule that gives it could not read
+    them: correctness of sentences in a language with no lexicon for negation, hedges, options
+    and contrasts (``language/inflection.py``), with the LLM judges named as the remedy."""
+    if metric != "correctness" or "notes" not in rows or metric not in rows:
+        return ""
+    absent = rows[rows[metric].isna() & rows["notes"].fillna("").astype(str).str.contains(ABSENT_NOTE)]
+    if absent.empty:
+        return ""
+    codes = sorted(absent["language"].dropna().astype(str).unique()) if "language" in absent else []
+    reasons = " ".join(reading(code).absence_reason for code in codes) or "the rule could not read them"
+    return f"{ABSENT_ON}{len(absent)} of {len(rows)} cases: {reasons}"
 
 
 def summarize(

@@ -109,6 +109,8 @@ def explain_case(
                 lines += claim_lines(row["rationales"]) if axis == CLAIMS_KEY else [f"    {axis}: {reason}"]
         if isinstance(row.get("error"), str) and row["status"] != "ok":
             lines.append(f"    error: {row['error']}")
+        if isinstance(row.get("notes"), str):  # what a judge could not read ("correctness absent: ...")
+            lines.append(f"    note: {row['notes']}")
     lines += ["", "lineage (the Dagster run of each step):"]
     lines += [f"  {asset}: run {run_id}" for asset, run_id in run_ids.items()]
     return "\n".join(lines)

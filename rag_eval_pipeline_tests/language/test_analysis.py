@@ -82,6 +82,7 @@ def test_an_unknown_language_names_the_supported_ones():
     for code in LANGUAGES:
         assert code in str(raised.value)
     assert language("zh-CN").code == "zh" and language("ES").code == "es"
-    fallback = language("sw")  # no row of its own: ICU's word break, no sentence rule
+    fallback = language("yo")  # no row of its own: ICU's word break, no lexicon
     assert not fallback.own_row and fallback.lexicon is None
+    assert not language("sw").own_row and language("sw").lexicon is not None  # a lexicon, no row
     assert analyzer("sw").words("Kuala Lumpur ni mji mkuu") == ["kuala", "lumpur", "ni", "mji", "mkuu"]

@@ -81,9 +81,14 @@ def test_answers_are_not_abstentions_by_accident():
     assert not m.is_abstention("Desconocida por muchos, la ciudad", language="es")
 
 
-def test_a_language_without_a_lexicon_credits_no_sentence_and_says_why():
-    verdict = says_answer("Kuala Lumpur ni mji mkuu wa Malaysia", "Kuala Lumpur", language="sw")
-    assert not verdict.credited and "no sentence rule" in verdict.reason
+def test_a_language_without_a_lexicon_leaves_a_sentence_it_cannot_read_unjudged_and_says_why():
+    verdict = says_answer("Kuala Lumpur ni olú ìlú Malaysia", "Kuala Lumpur", language="yo")
+    assert not verdict.credited and not verdict.judged
+    assert verdict.reason.startswith("negation, hedges, options and contrasts not read in Yoruba")
+    assert m.correctness("Kuala Lumpur ni olú ìlú Malaysia", "Kuala Lumpur", language="yo") is None
+    # Swahili has a lexicon (issue 78's second part): the same sentence is judged there
+    assert m.correctness("Kuala Lumpur ni mji mkuu wa Malaysia", "Kuala Lumpur", language="sw") == 1.0
+    assert m.correctness("Kuala Lumpur si mji mkuu wa Malaysia", "Kuala Lumpur", language="sw") != 1.0
 
 
 def test_lexical_faithfulness_finds_unspaced_words_inside_the_passages():

@@ -30,6 +30,7 @@ from rag_eval_pipeline.defs.names import (
     KNOWLEDGE,
 )
 from rag_eval_pipeline.defs.resources import DocumentsResource, KnowledgeBaseResource, SettingsResource
+from rag_eval_pipeline.language.table import UNKNOWN
 from rag_eval_pipeline.metrics.freshness import judgement_list_version
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
@@ -40,6 +41,17 @@ def language_assumed_note(count: int, what: str, names: list[str]) -> str:
     return (
         f"the language of {count} {what} could not be told from their text and was taken as their "
         f"list's most common ({shown}): set `language` on them, or dataset.language"
+    )
+
+
+def language_unknown_note(count: int, names: list[str]) -> str:
+    """One line for cases in a script no detected language writes: recorded as unknown, not as
+    a neighbour's language."""
+    shown = ", ".join(str(n) for n in names[:5]) + (" ..." if len(names) > 5 else "")
+    return (
+        f"the language of {count} cases is unknown: their script is one the detector knows no language of "
+        f"({shown}); they are read by ICU's word break with no stemmer or lexicon: set `language` "
+        "(an ISO 639-1 code) on them, or dataset.language"
     )
 
 
@@ -252,6 +264,9 @@ def custom_judgement_list(
     assumed = sample.loc[sample["language_source"] == LANGUAGE_ASSUMED, "qid"].tolist()
     if assumed:
         context.log.warning(language_assumed_note(len(assumed), "cases", assumed))
+    unknown = sample.loc[sample["language"] == UNKNOWN, "qid"].tolist()
+    if unknown:
+        context.log.warning(language_unknown_note(len(unknown), unknown))
     version = judgement_list_version(sample)
     context.add_output_metadata(
         {

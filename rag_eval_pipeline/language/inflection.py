@@ -1,0 +1,209 @@
+"""How the sentence rule tells an inflected form of a reference word from another word, in any
+language, and what it can read there: resolved once per language into a ``SentenceReading``.
+
+A word of the answer is the reference's word when the two meet in one of three ways, the first
+ones where a well-kept library knows the language: simplemma's lemmas (about 50 languages:
+"Krakowie" and "Kraków", "Невы" and "Нева", "Turusta" and "Turku"), Snowball's stems (PyStemmer:
+"Zalától" and "Zala", a Tamil name with its case suffix), and, in every language, the suffix
+rule: the answer's word begins with the first letters of the reference's word, all of a short
+one and a few fewer of a longer one (``_kept``: a case ending replacing a final vowel,
+"Kostnici" for "Kostnice", a vowel dropped, "Uhrovci" for "Uhrovec"); in Hebrew, Arabic and
+Ethiopic script after up to three joined prefix letters (בפלונסק for פלונסק); numbers meet
+only as themselves. Letters are counted without combining marks, so a
+vowel sign or virama is no letter of its own (measured on ``benchmarks/answer_forms.py``).
+
+Negations, hedges, options and contrasts are read from the language's lexicon
+(``language/lexicon.py``); a language without one has them ``unread``, and the rule reads every
+word of its stop list as one that may carry them (``metrics/equivalence.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from rag_eval_pipeline.language.table import language
+
+PREFIX_LETTERS = 3  # joined prefixes a Hebrew or Arabic-script word may carry (ו + ב + ה)
+_JOINED_PREFIXES = re.compile("[\u0590-\u05ff\u0600-\u06ff\u1200-\u137f]")
+MIN_STEM = 3  # letters of a reference word the suffix rule needs before the answer's ending
+UNREAD_CHECKS = ("negation", "hedges", "options", "contrasts")
+# what reads a language's sentence answers where the offline rule cannot: the LLM judges
+LLM_JUDGES = "an LLM judge (claude-sonnet-4-6, openai:<model> or local:smollm2 in --judges)"
+
+# how a case's note begins where its correctness is absent: the summary counts such cases
+ABSENT_NOTE = "correctness absent: "
+
+
+def absent_note(reason: str) -> str:
+    """A case's note where its correctness is absent: the checks not made, and the remedy."""
+    return f"{ABSENT_NOTE}{reason}; {LLM_JUDGES} reads them"
+
+
+# Snowball's algorithms (PyStemmer) by ISO 639-1 code, for the languages the table has no
+# stemmer for
+SNOWBALL = {
+    "ar": "arabic",
+    "hy": "armenian",
+    "eu": "basque",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "nl": "dutch",
+    "en": "english",
+    "eo": "esperanto",
+    "et": "estonian",
+    "fi": "finnish",
+    "fr": "french",
+    "de": "german",
+    "el": "greek",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "ga": "irish",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "nb": "norwegian",
+    "no": "norwegian",
+    "fa": "persian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "st": "sesotho",
+    "es": "spanish",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
+}
+
+
+@dataclass(frozen=True)
+class SentenceReading:
+    """What the sentence rule reads in one language: whose ``lemmas`` (simplemma) and which
+    Snowball ``stemmer`` meet inflected forms, and whether a ``lexicon`` reads negation, hedges,
+    options and contrasts; without one those checks are ``unread`` and a sentence holding a word
+    they might be in is not judged (absent, with ``absence_reason``)."""
+
+    code: str
+    name: str
+    lemmas: bool
+    stemmer: str | None
+    lexicon: bool
+
+    @property
+    def unread(self) -> tuple[str, ...]:
+        return () if self.lexicon else UNREAD_CHECKS
+
+    @property
+    def unread_phrase(self) -> str:
+        """"negation, hedges, options and contrasts not read in Yoruba" (empty where all are read)."""
+        if not self.unread:
+            return ""
+        *first, last = self.unread
+        return f"{', '.join(first)} and {last} not read in {self.name}"
+
+    @property
+    def absence_reason(self) -> str:
+        """Why a case's correctness is absent, and the remedy: said once per run and by ``explain``."""
+        return (
+            f"correctness absent where a {self.name} answer says more than the reference: "
+            f"{self.unread_phrase} (no lexicon or library covers them); {LLM_JUDGES} reads them"
+        )
+
+
+@functools.cache
+def _simplemma_languages() -> frozenset[str]:
+    from simplemma.strategies.dictionaries.dictionary_factory import SUPPORTED_LANGUAGES
+
+    return frozenset(SUPPORTED_LANGUAGES)
+
+
+@functools.cache
+def reading(code: str) -> SentenceReading:
+    """The sentence reading of a language code (any code ``language`` accepts)."""
+    row = language(code)
+    return SentenceReading(
+        row.code,
+        row.name,
+        row.code in _simplemma_languages(),
+        row.stemmer or SNOWBALL.get(row.code),
+        row.lexicon is not None,
+    )
+
+
+def _letters(word: str) -> str:
+    """The word without combining marks (a Tamil virama, a Devanagari vowel sign): the letters
+    the suffix rule counts."""
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
+class Inflection:
+    """Whether two words (case-folded, as written) are forms of one word in a language (see the
+    module's docstring). Built once per language by ``inflection(code)``; forms kept per word."""
+
+    def __init__(self, sentence: SentenceReading) -> None:
+        self.reading = sentence
+        self._stemmer = None
+        if sentence.stemmer:
+            import Stemmer
+
+            self._stemmer = Stemmer.Stemmer(sentence.stemmer)
+        self._forms: dict[str, frozenset[str]] = {}
+
+    def forms(self, word: str) -> frozenset[str]:
+        """The word, its lemmas and its stem: two words meet where these do (a lemma may be the
+        other word itself: "львом" has "лев", which simplemma reads alone as "левый")."""
+        found = self._forms.get(word)
+        if found is None:
+            kept = {word}
+            if self.reading.lemmas:
+                import simplemma
+
+                # as written and as a name: "лев" alone is read as the adjective левый
+                for spelled in {word, word[:1].upper() + word[1:]}:
+                    kept.add(simplemma.lemmatize(spelled, lang=self.reading.code).casefold())
+            if self._stemmer is not None:
+                kept.add("s:" + self._stemmer.stemWord(word))
+            found = self._forms[word] = frozenset(kept)
+        return found
+
+    def same(self, answer_word: str, reference_word: str) -> bool:
+        """Whether ``answer_word`` is a form of ``reference_word``."""
+        if answer_word == reference_word:
+            return True
+        if any(c.isdigit() for c in answer_word + reference_word):
+            return False  # 1958 is not 1959, nor 1958-ban a form to guess at
+        if self.forms(answer_word) & self.forms(reference_word):
+            return True
+        answer, reference = _letters(answer_word), _letters(reference_word)
+        kept = _kept(len(reference))
+        if kept < 2:
+            return False
+        # Hebrew, Arabic and Ethiopic script write prepositions, article and "and" joined before
+        # a word (בפלונסק is "in Płońsk", ከጣና "from Tana"): up to PREFIX_LETTERS may stand first
+        joined = PREFIX_LETTERS if _JOINED_PREFIXES.match(reference) else 0
+        return any(
+            answer[skip : skip + kept] == reference[:kept]
+            for skip in range(max(0, min(joined, len(answer) - kept)) + 1)
+        )
+
+
+def _kept(letters: int) -> int:
+    """How many first letters of a reference word an inflected form keeps: all of a short one
+    ("Kür" in "Kürdür"), all but the last of one of four to six ("Zala" in "Zalától"; two fewer
+    would take "Turin" for "Turku"), three fewer of a longer one, where a vowel is dropped or
+    changed before the ending ("Uhrovec" in "Uhrovci", "Тетерів" in "Тетереві")."""
+    if letters <= MIN_STEM:
+        return letters
+    return letters - 1 if letters <= 6 else letters - 3
+
+
+@functools.cache
+def inflection(code: str) -> Inflection:
+    return Inflection(reading(code))
