@@ -92,7 +92,9 @@ def test_any_strict_verdict_gives_rows_the_range_check_accepts(verdicts):
     assert score_range_problems(rows, JudgeRegistry().metric_scales(["claude-sonnet-4-6"])) == []
 
 
-JUDGE_IDS = ["reference", "grounding", "claude-sonnet-4-6", "strict-blind:m", "ragas:m", "claims:m", VISION]
+JUDGE_IDS = [
+    "reference", "grounding", "claude-sonnet-4-6", "strict-blind:m", "ragas:m", "claims:m", "sufficiency:m", VISION
+]
 
 
 def _stored(scale, items: list[float]) -> float:
