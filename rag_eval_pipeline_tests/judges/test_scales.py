@@ -93,7 +93,14 @@ def test_any_strict_verdict_gives_rows_the_range_check_accepts(verdicts):
 
 
 JUDGE_IDS = [
-    "reference", "grounding", "claude-sonnet-4-6", "strict-blind:m", "ragas:m", "claims:m", "sufficiency:m", VISION
+    "reference",
+    "grounding",
+    "claude-sonnet-4-6",
+    "strict-blind:m",
+    "ragas:m",
+    "claims:m",
+    "sufficiency:m",
+    VISION,
 ]
 
 
