@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -220,6 +220,24 @@ def _first_of(item: Mapping[str, Any], *names: str) -> Any:
     return next((item[n] for n in names if not _absent(item.get(n))), None)
 
 
+def _named_objects(
+    read: FeedbackRead, items: Iterable[tuple[str, Any]], names: Sequence[str] | None, noun: str
+) -> Iterator[tuple[str, dict[str, Any], Any]]:
+    """The items that are objects of a wanted name (any, where ``names`` is None), each with where
+    it is and its name; every item counted in ``read``, one not an object a problem, one of
+    another name left out."""
+    for location, item in items:
+        read.items += 1
+        if not isinstance(item, dict):
+            read.problems.append(Problem(f"{location}: not {noun} (an object)", None))
+            continue
+        name = item.get("name")
+        if names is not None and name not in names:
+            read.leave_out(f"name {name!r}")
+            continue
+        yield location, item, name
+
+
 def langfuse_feedback(
     items: Iterable[tuple[str, Any]], settings: LangfuseFeedback, scale: FeedbackScale, source: str
 ) -> FeedbackRead:
@@ -228,15 +246,7 @@ def langfuse_feedback(
     scores of other names (``names``) and of evaluators (``exclude_sources``) are left out."""
     read = FeedbackRead(source)
     excluded = {s.upper() for s in settings.exclude_sources}
-    for location, item in items:
-        read.items += 1
-        if not isinstance(item, dict):
-            read.problems.append(Problem(f"{location}: not a score record (an object)", None))
-            continue
-        name = item.get("name")
-        if settings.names is not None and name not in settings.names:
-            read.leave_out(f"name {name!r}")
-            continue
+    for location, item, name in _named_objects(read, items, settings.names, "a score record"):
         if str(item.get("source") or "").upper() in excluded:
             read.leave_out(f"source {item.get('source')}")
             continue
@@ -281,15 +291,7 @@ def phoenix_feedback(
     other names or annotator kinds (LLM, CODE: not users) are left out."""
     read = FeedbackRead(source)
     kinds = {k.upper() for k in settings.annotator_kinds}
-    for location, item in items:
-        read.items += 1
-        if not isinstance(item, dict):
-            read.problems.append(Problem(f"{location}: not an annotation (an object)", None))
-            continue
-        name = item.get("name")
-        if settings.names is not None and name not in settings.names:
-            read.leave_out(f"name {name!r}")
-            continue
+    for location, item, name in _named_objects(read, items, settings.names, "an annotation"):
         kind = str(item.get("annotator_kind") or "HUMAN").upper()  # Phoenix's clients' default
         if kind not in kinds:
             read.leave_out(f"annotator_kind {kind}")
