@@ -21,7 +21,7 @@ from rag_eval_pipeline.metrics.statistics import (
     cohen_kappa,
     weighted_kappa_interval,
 )
-from rag_eval_pipeline.production.interactions import Problem
+from rag_eval_pipeline.production.interactions import Problem, json_documents
 from rag_eval_pipeline.production.scoring import day_gates
 from rag_eval_pipeline.production.settings import (
     THUMBS_DOWN_RATE,
@@ -191,20 +191,7 @@ def field_feedback(interactions: pd.DataFrame, scale: FeedbackScale) -> Feedback
 def json_items(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
     """The records of an export file: a JSON list, ``{"data": [...]}`` (Phoenix's and Langfuse's
     API pages), one object, or one record (or list) per line; each with where it is."""
-    text = path.read_text(encoding="utf-8")
-    stripped = text.strip()
-    problems: list[Problem] = []
-    try:
-        documents = [(f"{path}", json.loads(stripped))] if stripped else []
-    except json.JSONDecodeError:
-        documents = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                documents.append((f"{path}, line {number}", json.loads(line)))
-            except json.JSONDecodeError as err:
-                problems.append(Problem(f"{path}, line {number}: invalid JSON ({err.msg})", str(path)))
+    documents, problems = json_documents(path, path.read_text(encoding="utf-8"))
     items: list[tuple[str, Any]] = []
     for where, document in documents:
         if isinstance(document, dict) and isinstance(document.get("data"), list):
