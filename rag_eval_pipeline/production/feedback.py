@@ -149,6 +149,28 @@ class FeedbackRead:
     def leave_out(self, why: str) -> None:
         self.left_out[why] = self.left_out.get(why, 0) + 1
 
+    def add(
+        self,
+        location: str,
+        what: str,
+        value: Any,
+        scale: FeedbackScale,
+        data_type: str | None,
+        join_ids: str,
+        **values: Any,
+    ) -> None:
+        """A record of ``value`` read on the scale, joined by the ``trace_id``, ``span_id`` or
+        ``session_id`` among ``values``; else a problem naming ``what`` it is: no id to join it
+        by (the source calls its ids ``join_ids``) or a value the scale cannot read."""
+        try:
+            if all(values.get(key) is None for key in ("trace_id", "span_id", "session_id")):
+                raise FeedbackError(f"no {join_ids} to join it by")
+            score = feedback_score(value, scale, data_type)
+        except FeedbackError as err:
+            self.problems.append(Problem(f"{location} ({what}): {err}", None))
+            return
+        self.records.append(_record(self.source, location, value=str(value), score=score, **values))
+
 
 def field_feedback(interactions: pd.DataFrame, scale: FeedbackScale) -> FeedbackRead:
     """The interactions' own ``user_feedback`` values: a value, or a JSON object with one
@@ -246,26 +268,19 @@ def langfuse_feedback(
             _first_of(item, "observationId", "observation_id"),
         )
         session = _first_of(item, "sessionId", "session_id")
-        try:
-            if trace is None and observation is None and session is None:
-                raise FeedbackError("no traceId, observationId or sessionId to join it by")
-            score = feedback_score(value, scale, data_type)
-        except FeedbackError as err:
-            read.problems.append(Problem(f"{location} (score {name!r}): {err}", None))
-            continue
-        read.records.append(
-            _record(
-                source,
-                location,
-                name=name,
-                value=str(value),
-                score=score,
-                comment=item.get("comment"),
-                at=_first_of(item, "timestamp", "createdAt", "created_at", "updatedAt"),
-                trace_id=trace,
-                span_id=observation,
-                session_id=session,
-            )
+        read.add(
+            location,
+            f"score {name!r}",
+            value,
+            scale,
+            data_type,
+            "traceId, observationId or sessionId",
+            name=name,
+            comment=item.get("comment"),
+            at=_first_of(item, "timestamp", "createdAt", "created_at", "updatedAt"),
+            trace_id=trace,
+            span_id=observation,
+            session_id=session,
         )
     return read
 
@@ -291,25 +306,18 @@ def phoenix_feedback(
         metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
         span = _first_of(item, "span_id", "spanId", "context.span_id")
         trace = _first_of(item, "trace_id", "traceId", "context.trace_id")
-        try:
-            if span is None and trace is None:
-                raise FeedbackError("no span_id or trace_id to join it by")
-            score = feedback_score(value, scale)
-        except FeedbackError as err:
-            read.problems.append(Problem(f"{location} (annotation {name!r}): {err}", None))
-            continue
-        read.records.append(
-            _record(
-                source,
-                location,
-                name=name,
-                value=str(value),
-                score=score,
-                comment=_first_of(result, "explanation") or _first_of(metadata, *COMMENT_KEYS),
-                at=_first_of(item, "updated_at", "created_at"),
-                trace_id=trace,
-                span_id=span,
-            )
+        read.add(
+            location,
+            f"annotation {name!r}",
+            value,
+            scale,
+            None,
+            "span_id or trace_id",
+            name=name,
+            comment=_first_of(result, "explanation") or _first_of(metadata, *COMMENT_KEYS),
+            at=_first_of(item, "updated_at", "created_at"),
+            trace_id=trace,
+            span_id=span,
         )
     return read
 
