@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from rag_eval_pipeline.metrics.statistics import (
     cohen_kappa,
     weighted_kappa_interval,
 )
-from rag_eval_pipeline.production.interactions import Problem
+from rag_eval_pipeline.production.interactions import Problem, json_documents
 from rag_eval_pipeline.production.scoring import day_gates
 from rag_eval_pipeline.production.settings import (
     THUMBS_DOWN_RATE,
@@ -149,6 +149,28 @@ class FeedbackRead:
     def leave_out(self, why: str) -> None:
         self.left_out[why] = self.left_out.get(why, 0) + 1
 
+    def add(
+        self,
+        location: str,
+        what: str,
+        value: Any,
+        scale: FeedbackScale,
+        data_type: str | None,
+        join_ids: str,
+        **values: Any,
+    ) -> None:
+        """A record of ``value`` read on the scale, joined by the ``trace_id``, ``span_id`` or
+        ``session_id`` among ``values``; else a problem naming ``what`` it is: no id to join it
+        by (the source calls its ids ``join_ids``) or a value the scale cannot read."""
+        try:
+            if all(values.get(key) is None for key in ("trace_id", "span_id", "session_id")):
+                raise FeedbackError(f"no {join_ids} to join it by")
+            score = feedback_score(value, scale, data_type)
+        except FeedbackError as err:
+            self.problems.append(Problem(f"{location} ({what}): {err}", None))
+            return
+        self.records.append(_record(self.source, location, value=str(value), score=score, **values))
+
 
 def field_feedback(interactions: pd.DataFrame, scale: FeedbackScale) -> FeedbackRead:
     """The interactions' own ``user_feedback`` values: a value, or a JSON object with one
@@ -191,20 +213,7 @@ def field_feedback(interactions: pd.DataFrame, scale: FeedbackScale) -> Feedback
 def json_items(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
     """The records of an export file: a JSON list, ``{"data": [...]}`` (Phoenix's and Langfuse's
     API pages), one object, or one record (or list) per line; each with where it is."""
-    text = path.read_text(encoding="utf-8")
-    stripped = text.strip()
-    problems: list[Problem] = []
-    try:
-        documents = [(f"{path}", json.loads(stripped))] if stripped else []
-    except json.JSONDecodeError:
-        documents = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                documents.append((f"{path}, line {number}", json.loads(line)))
-            except json.JSONDecodeError as err:
-                problems.append(Problem(f"{path}, line {number}: invalid JSON ({err.msg})", str(path)))
+    documents, problems = json_documents(path, path.read_text(encoding="utf-8"))
     items: list[tuple[str, Any]] = []
     for where, document in documents:
         if isinstance(document, dict) and isinstance(document.get("data"), list):
@@ -220,6 +229,24 @@ def _first_of(item: Mapping[str, Any], *names: str) -> Any:
     return next((item[n] for n in names if not _absent(item.get(n))), None)
 
 
+def _named_objects(
+    read: FeedbackRead, items: Iterable[tuple[str, Any]], names: Sequence[str] | None, noun: str
+) -> Iterator[tuple[str, dict[str, Any], Any]]:
+    """The items that are objects of a wanted name (any, where ``names`` is None), each with where
+    it is and its name; every item counted in ``read``, one not an object a problem, one of
+    another name left out."""
+    for location, item in items:
+        read.items += 1
+        if not isinstance(item, dict):
+            read.problems.append(Problem(f"{location}: not {noun} (an object)", None))
+            continue
+        name = item.get("name")
+        if names is not None and name not in names:
+            read.leave_out(f"name {name!r}")
+            continue
+        yield location, item, name
+
+
 def langfuse_feedback(
     items: Iterable[tuple[str, Any]], settings: LangfuseFeedback, scale: FeedbackScale, source: str
 ) -> FeedbackRead:
@@ -228,15 +255,7 @@ def langfuse_feedback(
     scores of other names (``names``) and of evaluators (``exclude_sources``) are left out."""
     read = FeedbackRead(source)
     excluded = {s.upper() for s in settings.exclude_sources}
-    for location, item in items:
-        read.items += 1
-        if not isinstance(item, dict):
-            read.problems.append(Problem(f"{location}: not a score record (an object)", None))
-            continue
-        name = item.get("name")
-        if settings.names is not None and name not in settings.names:
-            read.leave_out(f"name {name!r}")
-            continue
+    for location, item, name in _named_objects(read, items, settings.names, "a score record"):
         if str(item.get("source") or "").upper() in excluded:
             read.leave_out(f"source {item.get('source')}")
             continue
@@ -249,26 +268,19 @@ def langfuse_feedback(
             _first_of(item, "observationId", "observation_id"),
         )
         session = _first_of(item, "sessionId", "session_id")
-        try:
-            if trace is None and observation is None and session is None:
-                raise FeedbackError("no traceId, observationId or sessionId to join it by")
-            score = feedback_score(value, scale, data_type)
-        except FeedbackError as err:
-            read.problems.append(Problem(f"{location} (score {name!r}): {err}", None))
-            continue
-        read.records.append(
-            _record(
-                source,
-                location,
-                name=name,
-                value=str(value),
-                score=score,
-                comment=item.get("comment"),
-                at=_first_of(item, "timestamp", "createdAt", "created_at", "updatedAt"),
-                trace_id=trace,
-                span_id=observation,
-                session_id=session,
-            )
+        read.add(
+            location,
+            f"score {name!r}",
+            value,
+            scale,
+            data_type,
+            "traceId, observationId or sessionId",
+            name=name,
+            comment=item.get("comment"),
+            at=_first_of(item, "timestamp", "createdAt", "created_at", "updatedAt"),
+            trace_id=trace,
+            span_id=observation,
+            session_id=session,
         )
     return read
 
@@ -281,15 +293,7 @@ def phoenix_feedback(
     other names or annotator kinds (LLM, CODE: not users) are left out."""
     read = FeedbackRead(source)
     kinds = {k.upper() for k in settings.annotator_kinds}
-    for location, item in items:
-        read.items += 1
-        if not isinstance(item, dict):
-            read.problems.append(Problem(f"{location}: not an annotation (an object)", None))
-            continue
-        name = item.get("name")
-        if settings.names is not None and name not in settings.names:
-            read.leave_out(f"name {name!r}")
-            continue
+    for location, item, name in _named_objects(read, items, settings.names, "an annotation"):
         kind = str(item.get("annotator_kind") or "HUMAN").upper()  # Phoenix's clients' default
         if kind not in kinds:
             read.leave_out(f"annotator_kind {kind}")
@@ -302,25 +306,18 @@ def phoenix_feedback(
         metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
         span = _first_of(item, "span_id", "spanId", "context.span_id")
         trace = _first_of(item, "trace_id", "traceId", "context.trace_id")
-        try:
-            if span is None and trace is None:
-                raise FeedbackError("no span_id or trace_id to join it by")
-            score = feedback_score(value, scale)
-        except FeedbackError as err:
-            read.problems.append(Problem(f"{location} (annotation {name!r}): {err}", None))
-            continue
-        read.records.append(
-            _record(
-                source,
-                location,
-                name=name,
-                value=str(value),
-                score=score,
-                comment=_first_of(result, "explanation") or _first_of(metadata, *COMMENT_KEYS),
-                at=_first_of(item, "updated_at", "created_at"),
-                trace_id=trace,
-                span_id=span,
-            )
+        read.add(
+            location,
+            f"annotation {name!r}",
+            value,
+            scale,
+            None,
+            "span_id or trace_id",
+            name=name,
+            comment=_first_of(result, "explanation") or _first_of(metadata, *COMMENT_KEYS),
+            at=_first_of(item, "updated_at", "created_at"),
+            trace_id=trace,
+            span_id=span,
         )
     return read
 

@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -55,6 +56,26 @@ class Problem:
 
     def __str__(self) -> str:
         return self.text
+
+
+def json_documents(path: Path, text: str) -> tuple[list[tuple[str, Any]], list[Problem]]:
+    """A file's JSON: one document, else one a line (blank lines passed over), each with where
+    it is (the file, or its line); a line that is not JSON is a problem naming file and line."""
+    stripped = text.strip()
+    try:
+        return ([(f"{path}", json.loads(stripped))] if stripped else []), []
+    except json.JSONDecodeError:
+        pass
+    documents: list[tuple[str, Any]] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            documents.append((f"{path}, line {number}", json.loads(line)))
+        except json.JSONDecodeError as err:
+            problems.append(Problem(f"{path}, line {number}: invalid JSON ({err.msg})", str(path)))
+    return documents, problems
 
 
 @dataclass(frozen=True)

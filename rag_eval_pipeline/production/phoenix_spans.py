@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from rag_eval_pipeline.review.phoenix import PhoenixNotFoundError, phoenix_pages
+from rag_eval_pipeline.review.phoenix import PhoenixNotFoundError, phoenix_pages, span_annotations
 
 TIMEOUT_S = 30
 
@@ -40,25 +40,16 @@ def read_spans(
         raise PhoenixSpansError(f"{where}: {type(err).__name__}: {err}") from None
 
 
-SPAN_IDS_PER_REQUEST = 100  # annotations are asked for by span id: keep the query string short
-
-
 def read_span_annotations(
     url: str, project: str, span_ids: list[str], headers: Mapping[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """Every annotation on the given spans of the project (``/v1/projects/{project}/span_annotations``):
     what users' feedback, logged as annotations on the agent's root spans, is read from."""
     where = f"Phoenix {url.rstrip('/')} project {project}"
-    found: list[dict[str, Any]] = []
     try:
         with httpx.Client(base_url=url.rstrip("/"), headers=dict(headers or {}), timeout=TIMEOUT_S) as client:
-            for start in range(0, len(span_ids), SPAN_IDS_PER_REQUEST):
-                chunk = span_ids[start : start + SPAN_IDS_PER_REQUEST]
-                found += list(
-                    phoenix_pages(client, f"/v1/projects/{project}/span_annotations", {"span_ids": chunk})
-                )
+            return span_annotations(client, project, span_ids)
     except PhoenixNotFoundError as err:
         raise PhoenixSpansError(f"{where}: not found ({err})") from None
     except httpx.HTTPError as err:
         raise PhoenixSpansError(f"{where}: {type(err).__name__}: {err}") from None
-    return found

@@ -7,14 +7,13 @@ Adding a source is one ``SourceKind`` here plus its reader module."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from rag_eval_pipeline.production.interactions import Problem, ReadInteractions
+from rag_eval_pipeline.production.interactions import Problem, ReadInteractions, json_documents
 from rag_eval_pipeline.production.logs import read_logs
 from rag_eval_pipeline.production.phoenix_spans import PhoenixSpansError, read_spans
 from rag_eval_pipeline.production.settings import (
@@ -50,18 +49,8 @@ def read_span_files(source: SpansSource, zone: ZoneInfo, window: Window = None) 
         except (OSError, UnicodeDecodeError) as err:
             problems.append(Problem(f"{path}: not readable ({err})", str(path)))
             continue
-        stripped = text.strip()
-        try:  # one document, else one per line
-            documents = [(f"{path}: ", json.loads(stripped))] if stripped else []
-        except json.JSONDecodeError:
-            documents = []
-            for number, line in enumerate(text.splitlines(), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    documents.append((f"{path}, line {number}: ", json.loads(line)))
-                except json.JSONDecodeError as err:
-                    problems.append(Problem(f"{path}, line {number}: invalid JSON ({err.msg})", str(path)))
+        documents, unread = json_documents(path, text)
+        problems += unread
         spans = [span for _, document in documents for span in spans_of_document(document)]
         reads.append(interactions_of_spans(spans, name, source.fields, zone, str(path)))
     read = ReadInteractions.combined(reads)

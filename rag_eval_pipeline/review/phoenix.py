@@ -43,6 +43,16 @@ def phoenix_pages(client: httpx.Client, path: str, params: dict[str, Any]) -> It
             return
 
 
+def span_annotations(client: httpx.Client, project: str, span_ids: list[str]) -> list[dict[str, Any]]:
+    """Every annotation on the given spans of the project (``/v1/projects/{project}/span_annotations``),
+    asked for ``SPAN_IDS_PER_REQUEST`` span ids at a time."""
+    found: list[dict[str, Any]] = []
+    for start in range(0, len(span_ids), SPAN_IDS_PER_REQUEST):
+        chunk = span_ids[start : start + SPAN_IDS_PER_REQUEST]
+        found += list(phoenix_pages(client, f"/v1/projects/{project}/span_annotations", {"span_ids": chunk}))
+    return found
+
+
 def case_spans(client: httpx.Client, project: str) -> dict[str, tuple[str, str]]:
     """span id -> (answer model, question id) of every case's root span in the project."""
     cases = {}
@@ -86,13 +96,7 @@ def read_phoenix_labels(
     try:
         with httpx.Client(base_url=url.rstrip("/"), headers=dict(headers or {}), timeout=30) as client:
             cases = case_spans(client, project)
-            ids = sorted(cases)
-            annotations = []
-            for start in range(0, len(ids), SPAN_IDS_PER_REQUEST):
-                chunk = ids[start : start + SPAN_IDS_PER_REQUEST]
-                annotations += list(
-                    phoenix_pages(client, f"/v1/projects/{project}/span_annotations", {"span_ids": chunk})
-                )
+            annotations = span_annotations(client, project, sorted(cases))
     except PhoenixNotFoundError as err:
         raise PhoenixLabelsError(f"{where}: not found ({err})") from None
     except httpx.HTTPError as err:
