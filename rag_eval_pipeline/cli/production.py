@@ -188,6 +188,7 @@ def handle_feedback(args: argparse.Namespace) -> int:
         SELECTION_WARNING,
         failing_feedback_days,
         feedback_overview,
+        topic_lines,
     )
 
     settings = settings_of(args)
@@ -216,6 +217,7 @@ def handle_feedback(args: argparse.Namespace) -> int:
             "keep": chosen.keep,
             "sources": feedback.sources,
             "by_day": json_records(overview.by_day),
+            "by_topic": json_records(overview.by_topic),
             "disagreements": json_records(overview.disagreements),
             "worse_than_chance": overview.chance,
             "unscored_days": unscored,
@@ -231,6 +233,9 @@ def handle_feedback(args: argparse.Namespace) -> int:
     )
     print("\n" + to_markdown(pd.DataFrame(feedback.sources).drop(columns=["left_out"])))
     print("\n" + to_markdown(overview.by_day))
+    if len(overview.by_topic):
+        print("\nfeedback per topic (most thumbs-down first):")
+        print(to_markdown(topic_lines(overview.by_topic)))
     if len(overview.agreement):
         print("\njudges against users (pass at 0.5 against thumbs-up):")
         print(to_markdown(overview.agreement))

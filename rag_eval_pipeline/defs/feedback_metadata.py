@@ -12,8 +12,10 @@ from rag_eval_pipeline.production.feedback import (
     chance_lines,
     disagreements,
     feedback_agreement,
+    feedback_by_topic,
     feedback_counts,
     judge_pairs,
+    topic_lines,
 )
 from rag_eval_pipeline.production.feedback_sources import Feedback
 from rag_eval_pipeline.production.settings import USERS
@@ -40,8 +42,10 @@ def feedback_summary_metadata(
     sample: pd.DataFrame,
     metrics: dict[str, tuple[str, ...]],
     negative_below: float,
+    interactions: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """On ``production_summary``: the users' figures with intervals, per agent version, and each
+    """On ``production_summary``: the users' figures with intervals, per agent version and per
+    topic of the day's ``interactions`` (knowledge-base health's topics), and each
     judge against users on the sampled interactions that have feedback (kappa with its interval,
     the worst disagreements), with the warning, and a line for a judge worse than chance."""
     rows = summary[summary["judge_id"] == USERS]
@@ -57,6 +61,9 @@ def feedback_summary_metadata(
         ),
         "feedback_warning": SELECTION_WARNING,
     }
+    by_topic = feedback_by_topic(interactions, negative_below) if interactions is not None else None
+    if by_topic is not None and len(by_topic):
+        metadata["users_by_topic"] = dg.MetadataValue.md(to_markdown(topic_lines(by_topic)))
     worst = disagreements(pairs, negative_below)
     if len(worst):
         metadata["judges_vs_users_worst"] = dg.MetadataValue.md(

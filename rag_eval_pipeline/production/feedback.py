@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from rag_eval_pipeline.health.topics import cluster_questions
+from rag_eval_pipeline.health.traffic import production_questions
 from rag_eval_pipeline.metrics.gates import failed_gates_line
 from rag_eval_pipeline.metrics.settings import Gate
 from rag_eval_pipeline.metrics.statistics import (
@@ -561,10 +563,86 @@ def disagreements(pairs: Sequence[JudgePairs], negative_below: float, worst: int
     return out.reindex(columns=columns)
 
 
+TOPIC_FEEDBACK_COLUMNS = [
+    "topic",
+    "terms",
+    "size",
+    "with_feedback",
+    "feedback_rate",
+    "user_feedback",
+    "negative",
+    THUMBS_DOWN_RATE,
+    "ci_low",
+    "ci_high",
+    "representatives",
+]
+
+
+def feedback_by_topic(
+    frame: pd.DataFrame, negative_below: float, max_topics: int = 8, seed: int = 0, shown: int = 3
+) -> pd.DataFrame:
+    """The interactions grouped into topics as knowledge-base health groups questions (its
+    analysis, parameters and stable ids, the interactions keyed ``production:<id>`` as its
+    traffic comparison keys them), each with its size, how many gave feedback, the feedback
+    rate and mean, the thumbs-down count and rate with its exact 95% interval (of those with
+    feedback) and its questions closest to the centre; ranked by thumbs-down count
+    (``TOPIC_FEEDBACK_COLUMNS``)."""
+    rows = frame[frame["question"].fillna("").astype(str).str.strip() != ""]
+    questions = production_questions(
+        [{"id": i, "question": q} for i, q in zip(rows["interaction_id"], rows["question"])]
+    )
+    if questions.empty:
+        return pd.DataFrame(columns=TOPIC_FEEDBACK_COLUMNS)
+    model = cluster_questions(
+        questions["question"].tolist(),
+        questions["language"].tolist(),
+        [f"production:{i}" for i in questions["id"]],
+        max_topics,
+        seed,
+    )
+    grouped = questions.assign(
+        topic=model.assignments,
+        centrality=model.centrality,
+        feedback=rows["feedback"].astype(float).to_numpy() if "feedback" in rows else float("nan"),
+    )
+    out = []
+    for topic, group in grouped.groupby("topic", sort=True):
+        given = group["feedback"].dropna()
+        negative = int((given < negative_below).sum())
+        rate, low, high = _share(negative, len(given))
+        closest = group.sort_values(["centrality", "id"], ascending=[False, True])["question"].head(shown)
+        out.append(
+            {
+                "topic": topic,
+                "terms": model.terms[str(topic)],
+                "size": len(group),
+                "with_feedback": len(given),
+                "feedback_rate": len(given) / len(group),
+                "user_feedback": float(given.mean()) if len(given) else float("nan"),
+                "negative": negative,
+                THUMBS_DOWN_RATE: rate,
+                "ci_low": low,
+                "ci_high": high,
+                "representatives": closest.tolist(),
+            }
+        )
+    table = pd.DataFrame(out, columns=TOPIC_FEEDBACK_COLUMNS)
+    return table.sort_values(["negative", "topic"], ascending=[False, True]).reset_index(drop=True)
+
+
+def topic_lines(by_topic: pd.DataFrame, width: int = 60) -> pd.DataFrame:
+    """The per-topic table as shown in a table cell: terms joined, the first representative
+    question cut to ``width``."""
+    return by_topic.drop(columns=["representatives"]).assign(
+        terms=by_topic["terms"].map(", ".join),
+        question=by_topic["representatives"].map(lambda q: q[0][:width] if q else ""),
+    )
+
+
 @dataclass(frozen=True)
 class FeedbackOverview:
-    """What the users said and how the judges agree with them: counts, the rate and mean per day
-    and agent version, agreement per judge and metric, the worst disagreements, and the lines
+    """What the users said and how the judges agree with them: counts, the rate and mean per day,
+    agent version and topic, agreement per judge and metric, the worst disagreements, and the lines
     for judges worse than chance; shown with ``SELECTION_WARNING`` wherever it is shown."""
 
     counts: dict[str, int]
@@ -572,6 +650,7 @@ class FeedbackOverview:
     agreement: pd.DataFrame
     disagreements: pd.DataFrame
     chance: list[str]
+    by_topic: pd.DataFrame  # TOPIC_FEEDBACK_COLUMNS: where users are unhappy, by what they ask
 
 
 def feedback_by_day(frame: pd.DataFrame, negative_below: float) -> pd.DataFrame:
@@ -610,6 +689,7 @@ def feedback_overview(
         agreement,
         disagreements(pairs, negative_below, worst),
         chance_lines(agreement),
+        feedback_by_topic(frame, negative_below),
     )
 
 

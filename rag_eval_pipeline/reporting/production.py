@@ -94,11 +94,18 @@ def _days_table(trend: pd.DataFrame) -> str:
     )
 
 
-def users_section(agreement: pd.DataFrame, worst: pd.DataFrame, lines: list[str], warning: str) -> str:
+def users_section(
+    agreement: pd.DataFrame,
+    worst: pd.DataFrame,
+    lines: list[str],
+    warning: str,
+    by_topic: pd.DataFrame | None = None,
+    topics_of: str = "",
+) -> str:
     """Judges against users: agreement and Cohen's kappa with its interval per judge and metric
-    over every scored day, the worst disagreements, a line per judge worse than chance, and the
-    warning that feedback is self-selected. (The users' own figures are in the trend, judge
-    ``users``.)"""
+    over every scored day, the worst disagreements, a line per judge worse than chance, the
+    feedback per topic of ``topics_of`` (most thumbs-down first), and the warning that feedback
+    is self-selected. (The users' own figures are in the trend, judge ``users``.)"""
 
     def table(frame: pd.DataFrame) -> str:
         return frame.to_html(index=False, escape=True, float_format="{:.3f}".format, na_rep="–")
@@ -109,6 +116,11 @@ def users_section(agreement: pd.DataFrame, worst: pd.DataFrame, lines: list[str]
         f"<p class='note'><b>Selection:</b> {html.escape(warning)}</p>"
         f"{table(agreement) if len(agreement) else '<p>no scored interaction has feedback</p>'}{said}"
         + (f"<h3>Where judges and users disagree most</h3>{table(worst)}" if len(worst) else "")
+        + (
+            f"<h3>Feedback per topic, {html.escape(topics_of)} (most thumbs-down first)</h3>{table(by_topic)}"
+            if by_topic is not None and len(by_topic)
+            else ""
+        )
     )
 
 

@@ -203,10 +203,12 @@ def test_feedback_in_three_shapes_against_the_judge_and_promoted(project, capsys
     metadata = summary.asset_materialization.metadata
     assert "| reference | faithfulness_lexical | 24 |" in metadata["judges_vs_users"].value
     assert "self-selected" in metadata["feedback_warning"].value
+    assert "| topic | terms | size | with_feedback |" in metadata["users_by_topic"].value
     interactions = instance.fetch_materializations(dg.AssetKey("production_interactions"), limit=1).records[0]
     assert interactions.asset_materialization.metadata["feedback_interactions"].value == 24
     report = next((folder / "home").rglob("production_report.html")).read_text()
     assert "Judges against users" in report and "self-selected" in report
+    assert f"Feedback per topic, the sample of {DAY} (most thumbs-down first)" in report
     prom = next((folder / "home").rglob("rag_eval_production.prom")).read_text()
     line = (
         'rag_eval_production_score{agent_version="all",day="2026-11-28",judge="users",'

@@ -53,8 +53,10 @@ from rag_eval_pipeline.production.feedback import (
     chance_lines,
     disagreements,
     feedback_agreement,
+    feedback_by_topic,
     feedback_rows,
     judge_pairs,
+    topic_lines,
 )
 from rag_eval_pipeline.production.feedback_sources import read_feedback
 from rag_eval_pipeline.production.interactions import day_digests
@@ -299,7 +301,7 @@ def _summary(days: dg.DailyPartitionsDefinition) -> dg.AssetsDefinition:
             rows = feedback_rows(production_interactions, negative, (VERSION_GROUP,))
             summary = pd.concat([summary, pd.DataFrame(rows, columns=summary.columns)], ignore_index=True)
             users = feedback_summary_metadata(
-                summary, production_scores, production_sample, declared, negative
+                summary, production_scores, production_sample, declared, negative, production_interactions
             )
         failed = _failed_line(
             day_gates(summary, chosen.gates(), statistics.min_cases),
@@ -447,7 +449,11 @@ def _users_section(
     agreement = feedback_agreement(pairs, chosen.negative_below)
     worst = disagreements(pairs, chosen.negative_below)
     worst = worst.assign(question=worst["question"].str.slice(0, 80))
-    return users_section(agreement, worst, chance_lines(agreement), SELECTION_WARNING)
+    latest = days[-1]  # per topic: the latest day's sampled interactions, all of them scored or not
+    by_topic = topic_lines(feedback_by_topic(samples[latest], chosen.negative_below), 80)
+    return users_section(
+        agreement, worst, chance_lines(agreement), SELECTION_WARNING, by_topic, f"the sample of {latest}"
+    )
 
 
 def _jobs(days: dg.DailyPartitionsDefinition) -> tuple:
