@@ -400,7 +400,7 @@ def production_trend(
         PRODUCTION_SCORES: dg.AssetIn(metadata=EVERY_DAY),
         PRODUCTION_SAMPLE: dg.AssetIn(metadata=EVERY_DAY),
     },
-    code_version="2",
+    code_version="3",
     automation_condition=AFTER_ANY_DAY,
 )
 def production_report(
