@@ -260,11 +260,15 @@ def test_tau_bench_tasks_as_a_json_array_are_read_as_scenarios(tmp_path):
 
 
 def test_a_language_whose_negations_are_not_read_is_said_before_the_run():
+    """Polish has its negators now (issue 78's lexicons): its refusal no longer holds the marker.
+    A language with none (Yoruba) is said before the run, since its refusal still would."""
     from rag_eval_pipeline.trajectories.simulation.success import unread_negations
 
     polish = Scenario(task_id="p", goal="z", language="pl", success={"reply_contains": ["zwrot wykonany"]})
+    yoruba = Scenario(task_id="y", goal="z", language="yo", success={"reply_contains": ["san owó padà"]})
     german = Scenario(task_id="d", goal="x", language="de", success={"reply_contains": ["storniert"]})
-    assert holds("Zwrot nie został wykonany.", "zwrot wykonany", "pl")  # what the note warns of
-    assert unread_negations([german]) == []
-    (line,) = unread_negations([polish, german])
-    assert line.startswith("Polish (pl) has no negator lexicon: reply_contains of p is matched without")
+    assert not holds("Zwrot nie został wykonany.", "zwrot wykonany", "pl")
+    assert holds("A kò san owó padà.", "san owó padà", "yo")  # what the note warns of
+    assert unread_negations([german, polish]) == []
+    (line,) = unread_negations([yoruba, polish, german])
+    assert line.startswith("Yoruba (yo) has no negator lexicon: reply_contains of y is matched without")
