@@ -524,7 +524,10 @@ def test_explain_run_reads_the_judgement_list_and_boxes_that_run_read(evaluated_
     questions = tmp_path / "questions.jsonl"
     questions.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in QUESTIONS[1:]))
     config = ("--config", str(tmp_path / "rag_eval.yaml"), "--dagster-home", str(home))
-    again = rag_eval(*config, "run", "--models", "oracle", cwd=tmp_path)  # the files answer "plan"
+    with FakeAnthropic() as server:  # the project's judges include the vision judge
+        env = {"ANTHROPIC_API_KEY": "test-key", "ANTHROPIC_BASE_URL": server.url}
+        # the answers files answer "plan", which the new list no longer holds
+        again = rag_eval(*config, "run", "--models", "oracle", cwd=tmp_path, env=env)
     assert again.returncode == 0, again.stdout + again.stderr
     shown = rag_eval(*config, "explain", "plan", "--model", "second", "--run", first)
     assert shown.returncode == 0, shown.stderr

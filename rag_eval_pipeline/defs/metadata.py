@@ -638,8 +638,9 @@ def image_list_table(catalog: pd.DataFrame) -> dg.TableMetadataValue:
         dg.TableRecord(
             {
                 "image": str(row["image_id"]),
+                # an image whose header gives no size (0 x 0, or none) has none: absent, not 0x0
                 "size": f"{int(row['width'])}x{int(row['height'])}"
-                if _number(row["width"]) is not None and _number(row["height"]) is not None
+                if (_number(row["width"]) or 0) > 0 and (_number(row["height"]) or 0) > 0
                 else "–",
                 "type": row["type"] if isinstance(row["type"], str) and row["type"] else "–",
                 "caption": clip_at_word(row["caption"], CAPTION_CHARS)
