@@ -655,3 +655,93 @@ def image_list_table(catalog: pd.DataFrame) -> dg.TableMetadataValue:
     ]
     columns = [dg.TableColumn(name, "string") for name in ("image", "size", "type", "caption", "state")]
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
+
+
+# kb_health's tables in the asset's pane: a few short columns each, text cut at a word's end, so
+# the pane fits 1,440 px beside its key column; the full record is `rag-eval kb health`
+TERMS_CHARS = 24
+DOCUMENT_CHARS = 20
+KB_QUESTION_CHARS = 32  # beside the case id and its label (the worst cases' rows hold no label)
+KB_HEALTH_ROWS = 10
+KB_HEALTH_COUNTS = {  # the record's counts under keys no wider than its rates' names
+    "cases": "cases",
+    "documents": "documents",
+    "non_current_documents": "not current",
+    "never_retrieved": "never retrieved",
+    "ghosts": "ghosts",
+    "conflicts": "conflicts",
+}
+IN_FULL = "_in full: `rag-eval kb health`_"
+
+
+def _kb_topics(record: dict) -> str:
+    topics = record["topics"][:KB_HEALTH_ROWS]
+    if not topics:
+        return "no flagged question"
+    rows = []
+    for topic in topics:
+        shares = topic["shares"] or {}
+        outcome, share = max(shares.items(), key=lambda x: x[1]) if shares else ("–", 0.0)
+        rows.append(
+            {
+                "terms": clip_at_word(", ".join(topic["terms"]), TERMS_CHARS),
+                "n": topic["size"],
+                "rank": f"{float(topic['rank_score']):.0f}",
+                "mostly": f"{share:.0%} {outcome}",
+            }
+        )
+    fitted = record.get("topics_fitted_on")
+    flagged = sum(int(t["size"]) for t in record["topics"])
+    sampled = f"\n\n_found on {fitted:,} of {flagged:,} questions_" if fitted and fitted < flagged else ""
+    return to_markdown(pd.DataFrame(rows)) + sampled + "\n\n" + IN_FULL
+
+
+def _kb_documents(record: dict) -> str:
+    rows = [
+        {
+            "document": clip_at_word(str(d["document"]), DOCUMENT_CHARS),
+            "status": d["status"],
+            "used": d["retrieved"],
+            "ghost": "yes" if d["ghost"] else "",
+        }
+        for d in record["documents"]
+        if d["status"] != "current" or d["ghost"]
+    ]
+    if not rows:
+        return "every document current"
+    more = f"\n\n_… and {len(rows) - KB_HEALTH_ROWS:,} more_" if len(rows) > KB_HEALTH_ROWS else ""
+    return to_markdown(pd.DataFrame(rows[:KB_HEALTH_ROWS])) + more + "\n\n" + IN_FULL
+
+
+def _kb_cases(record: dict) -> str:
+    order = {"knowledge_gap": 0, "outdated": 1, "conflict": 2, "retrieval_miss": 3}
+    flagged = sorted(
+        (c for c in record["cases"] if c["label"] in order), key=lambda c: (order[c["label"]], str(c["qid"]))
+    )
+    if not flagged:
+        return "no flagged case"
+    rows = [
+        {
+            "case": clip_at_word(str(c["qid"]), CASE_ID_CHARS),
+            "label": c["label"],
+            "question": clip_at_word(str(c["question"]), KB_QUESTION_CHARS),
+        }
+        for c in flagged[:KB_HEALTH_ROWS]
+    ]
+    more = f"\n\n_… and {len(flagged) - KB_HEALTH_ROWS:,} more_" if len(flagged) > KB_HEALTH_ROWS else ""
+    return to_markdown(pd.DataFrame(rows)) + more + "\n\n" + IN_FULL
+
+
+def kb_health_metadata(record: dict, rates: tuple[str, ...]) -> dict[str, Any]:
+    """kb_health's pane: the headline rates (absent ones left out, never 0), the counts and three
+    narrow tables (topics, documents not current, flagged cases)."""
+    shown = {k: v for k, v in record["rates"].items() if k in rates and v is not None}
+    counts = record["counts"]
+    return {
+        "as_of": record["as_of"],
+        **{k: dg.MetadataValue.float(float(v)) for k, v in shown.items()},
+        **{short: counts[key] for key, short in KB_HEALTH_COUNTS.items() if key in counts},
+        "topics": dg.MetadataValue.md(_kb_topics(record)),
+        "stale documents": dg.MetadataValue.md(_kb_documents(record)),
+        "flagged cases": dg.MetadataValue.md(_kb_cases(record)),
+    }

@@ -17,7 +17,7 @@ from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
 from rag_eval_pipeline.health.knowledge import KnowledgeView, knowledge_view
 from rag_eval_pipeline.health.labels import CaseInput, Thresholds, case_table, label_rates
-from rag_eval_pipeline.health.topics import TOPIC_COLUMNS, topic_table
+from rag_eval_pipeline.health.topics import MAX_CLUSTERED, TOPIC_COLUMNS, topic_table
 from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
 
 SUFFICIENCY = "sufficiency"  # the metric a sufficiency:<LLM> judge writes
@@ -268,6 +268,8 @@ def health_record(health: Health, model: str) -> dict:
         "cases": _rows(health.cases),
         "documents": _rows(health.documents),
         "topics": _rows(health.topics),
+        # the flagged questions the topics were found on: over MAX_CLUSTERED, a seeded sample
+        "topics_fitted_on": min(int(health.topics["size"].sum()) if len(health.topics) else 0, MAX_CLUSTERED),
         "conflicts": [
             {
                 "first": c.first,

@@ -52,6 +52,19 @@ def topics_table(record: dict) -> pd.DataFrame:
     ]
 
 
+def _sampled(record: dict) -> str:
+    """Says when the topics were found on a sample of the flagged questions (every one then
+    joined its nearest topic)."""
+    flagged = sum(int(t["size"]) for t in record["topics"])
+    fitted = record.get("topics_fitted_on") or flagged
+    if fitted >= flagged:
+        return ""
+    return (
+        f"Found on a seeded sample of {fitted:,} of the {flagged:,} flagged questions; "
+        "every question then joined its nearest topic.\n\n"
+    )
+
+
 def health_markdown(record: dict) -> str:
     """The health as Markdown: rates, topics, out-of-date documents, the flagged cases."""
     counts = record["counts"]
@@ -60,7 +73,7 @@ def health_markdown(record: dict) -> str:
         f"{counts['non_current_documents']} document(s) not current, {counts['never_retrieved']} never "
         f"retrieved, {counts['ghosts']} ghost(s) (indexed, gone from the source), "
         f"{counts['conflicts']} conflict(s)",
-        "## Topics\n\n" + to_markdown(topics_table(record)),
+        "## Topics\n\n" + _sampled(record) + to_markdown(topics_table(record)),
         "## Documents not current or gone\n\n" + to_markdown(documents_table(record)),
         "## Cases\n\n" + to_markdown(cases_table(record)),
     ]

@@ -47,6 +47,7 @@ class TopicModel:
     assignments: list[str]
     terms: dict[str, list[str]]
     centrality: list[float]  # each question's similarity to its topic's centre
+    fitted_on: int = 0  # questions the topics were found on (all of them, or a seeded sample)
 
 
 def _topic_terms(text: str, language: str, surface: dict[str, str]) -> list[str]:
@@ -71,25 +72,45 @@ def _topic_id(members: Sequence[str]) -> str:
     return "t-" + hashlib.sha256("\n".join(sorted(members)).encode()).hexdigest()[:8]
 
 
+MAX_CLUSTERED = 2_000  # topics are found on at most this many questions (a seeded sample); the rest
+# join their nearest topic a chunk at a time, so memory does not grow with the questions
+CHUNK = 2_000  # questions vectorized at once when they join their topics
 MAX_TERMS = 2_000  # the vocabulary of the vectors: the most common terms, so memory stays bounded
 SILHOUETTE_SAMPLE = 1_000  # questions a k's silhouette is measured on, at most
 RESTARTS = 4  # k-means runs per k (seeded), the best kept
 
 
+@dataclass(frozen=True)
+class _Vocabulary:
+    """The ``MAX_TERMS`` most common terms of the questions topics are found on, with their idf."""
+
+    columns: dict[str, int]
+    idf: dict[str, float]
+
+    @classmethod
+    def of(cls, term_lists: list[list[str]]) -> _Vocabulary:
+        frequency = Counter(t for terms in term_lists for t in set(terms))
+        common = sorted(frequency.items(), key=lambda x: (-x[1], x[0]))[:MAX_TERMS]
+        n = len(term_lists)
+        return cls(
+            {t: i for i, (t, _) in enumerate(common)},
+            {t: float(np.log((1 + n) / (1 + frequency[t])) + 1) for t, _ in common},
+        )
+
+    def vectors(self, term_lists: list[list[str]]) -> np.ndarray:
+        """Unit-length tf-idf rows."""
+        vectors = np.zeros((len(term_lists), max(1, len(self.columns))))
+        for row, terms in enumerate(term_lists):
+            for term, count in Counter(terms).items():
+                if term in self.columns:
+                    vectors[row, self.columns[term]] = count * self.idf[term]
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)
+
+
 def _vectors(term_lists: list[list[str]]) -> np.ndarray:
     """Unit-length tf-idf rows over the ``MAX_TERMS`` most common terms."""
-    frequency = Counter(t for terms in term_lists for t in set(terms))
-    vocabulary = {
-        t: i for i, (t, _) in enumerate(sorted(frequency.items(), key=lambda x: (-x[1], x[0]))[:MAX_TERMS])
-    }
-    n = len(term_lists)
-    vectors = np.zeros((n, max(1, len(vocabulary))))
-    for row, terms in enumerate(term_lists):
-        for term, count in Counter(terms).items():
-            if term in vocabulary:
-                vectors[row, vocabulary[term]] = count * (np.log((1 + n) / (1 + frequency[term])) + 1)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms == 0, 1, norms)
+    return _Vocabulary.of(term_lists).vectors(term_lists)
 
 
 def _silhouette(vectors: np.ndarray, labels: np.ndarray) -> float:
@@ -125,47 +146,94 @@ def _kmeans(vectors: np.ndarray, k: int, seed: int) -> np.ndarray:
     return best[1]
 
 
+def _chosen_k(vectors: np.ndarray, distinct: int, max_topics: int, seed: int) -> np.ndarray:
+    """Seeded k-means with k chosen by silhouette between 2 and ``max_topics``."""
+    n = len(vectors)
+    labels = np.zeros(n, dtype=int)
+    best: tuple[float, np.ndarray] | None = None
+    for k in range(2, min(max_topics, n - 1, distinct) + 1):  # no more topics than questions differ
+        found = _kmeans(vectors, k, seed)
+        if len(set(found.tolist())) < 2:
+            continue
+        score = _silhouette(vectors, found)
+        if best is None or score > best[0] + 1e-9:
+            best = (score, found)
+    return best[1] if best is not None else labels
+
+
+def _joined(
+    term_lists: list[list[str]], fitted: list[int], vocabulary: _Vocabulary, fitted_labels: np.ndarray
+) -> tuple[np.ndarray, list[float]]:
+    """Every question's topic (the nearest centre of the sample's topics) and its centrality,
+    a ``CHUNK`` of questions vectorized at a time."""
+    sample = vocabulary.vectors([term_lists[i] for i in fitted])
+    topics = sorted(set(fitted_labels.tolist()))
+    centres = np.stack([sample[fitted_labels == t].mean(axis=0) for t in topics])
+    del sample
+    n = len(term_lists)
+    labels = np.zeros(n, dtype=int)
+    sums = np.zeros_like(centres)
+    for start in range(0, n, CHUNK):
+        chunk = vocabulary.vectors(term_lists[start : start + CHUNK])
+        nearest = np.argmax(chunk @ centres.T, axis=1)
+        labels[start : start + CHUNK] = nearest
+        np.add.at(sums, nearest, chunk)
+    norms = np.linalg.norm(sums, axis=1)
+    sums = sums / np.where(norms == 0, 1, norms)[:, None]
+    centrality = []
+    for start in range(0, n, CHUNK):
+        chunk = vocabulary.vectors(term_lists[start : start + CHUNK])
+        own = labels[start : start + CHUNK]
+        centrality.extend(float(v) for v in np.einsum("ij,ij->i", chunk, sums[own]))
+    return labels, centrality
+
+
 def cluster_questions(
     texts: Sequence[str], languages: Sequence[str], keys: Sequence[str], max_topics: int = 8, seed: int = 0
 ) -> TopicModel:
     """Topics of the questions (``keys`` name them, for the stable ids): seeded k-means with k
     chosen by silhouette between 2 and ``max_topics``; fewer than 3 questions, or questions
-    sharing no term, make one topic. The same questions and parameters give the same ids."""
+    sharing no term, make one topic. Over ``MAX_CLUSTERED`` questions the topics are found on a
+    seeded sample of that many and every question joins the nearest one, so memory stays bounded.
+    The same questions and parameters give the same ids."""
     surface: dict[str, str] = {}
     term_lists = [_topic_terms(t, code, surface) for t, code in zip(texts, languages)]
     n = len(texts)
     if n == 0:
         return TopicModel([], {}, [])
-    distinct = len({tuple(sorted(set(terms))) for terms in term_lists})
-    vectors = _vectors(term_lists)
-    labels = np.zeros(n, dtype=int)
-    if n >= 3 and distinct >= 2 and any(term_lists):
-        best: tuple[float, np.ndarray] | None = None
-        for k in range(2, min(max_topics, n - 1, distinct) + 1):  # no more topics than questions differ
-            found = _kmeans(vectors, k, seed)
-            if len(set(found.tolist())) < 2:
-                continue
-            score = _silhouette(vectors, found)
-            if best is None or score > best[0] + 1e-9:
-                best = (score, found)
-        labels = best[1] if best is not None else labels
+    if n > MAX_CLUSTERED:
+        fitted = sorted(np.random.default_rng(seed).choice(n, MAX_CLUSTERED, replace=False).tolist())
+    else:
+        fitted = list(range(n))
+    fitted_terms = [term_lists[i] for i in fitted]
+    distinct = len({tuple(sorted(set(terms))) for terms in fitted_terms})
+    vocabulary = _Vocabulary.of(fitted_terms)
+    vectors = vocabulary.vectors(fitted_terms)
+    fitted_labels = np.zeros(len(fitted), dtype=int)
+    if len(fitted) >= 3 and distinct >= 2 and any(fitted_terms):
+        fitted_labels = _chosen_k(vectors, distinct, max_topics, seed)
+    if n > MAX_CLUSTERED:
+        del vectors
+        labels, centrality = _joined(term_lists, fitted, vocabulary, fitted_labels)
+    else:
+        labels, centrality = fitted_labels, [1.0] * n
     groups: dict[int, list[int]] = {}
     for i, label in enumerate(labels):
         groups.setdefault(int(label), []).append(i)
     assignments = [""] * n
     terms: dict[str, list[str]] = {}
-    centrality = [1.0] * n
     for members in groups.values():
         topic = _topic_id([keys[i] for i in members])
         counts = Counter(t for i in members for t in set(term_lists[i]))
         terms[topic] = [surface.get(t, t) for t, _ in sorted(counts.items(), key=lambda x: (-x[1], x[0]))[:4]]
-        centre = vectors[members].mean(axis=0)
-        norm = np.linalg.norm(centre) or 1.0
-        for i in members:
-            centrality[i] = float(vectors[i] @ centre / norm)
+        if n <= MAX_CLUSTERED:
+            centre = vectors[members].mean(axis=0)
+            norm = np.linalg.norm(centre) or 1.0
+            for i in members:
+                centrality[i] = float(vectors[i] @ centre / norm)
         for i in members:
             assignments[i] = topic
-    return TopicModel(assignments, terms, centrality)
+    return TopicModel(assignments, terms, centrality, len(fitted))
 
 
 def case_outcome(label: str, correct: float | None) -> str:

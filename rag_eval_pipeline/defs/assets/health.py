@@ -7,6 +7,7 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field
 
+from rag_eval_pipeline.defs.metadata import kb_health_metadata
 from rag_eval_pipeline.defs.names import EVALUATION, KB_HEALTH
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import DocumentsResource
@@ -17,8 +18,7 @@ from rag_eval_pipeline.health.assess import (
     health_record,
     with_document_times,
 )
-from rag_eval_pipeline.health.summary import RATES, cases_table, documents_table, topics_table
-from rag_eval_pipeline.reporting.markdown import to_markdown
+from rag_eval_pipeline.health.summary import RATES
 
 # the knowledge base's reading (term index, conflicts) kept for the runs of other processes
 READING_FOLDER = "kb_health_reading"
@@ -31,7 +31,7 @@ class KbHealthConfig(dg.Config):
     max_topics: int = Field(default=8, description="Most topics the flagged questions are grouped into.")
 
 
-@dg.asset(name=KB_HEALTH, group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="1")
+@dg.asset(name=KB_HEALTH, group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="2")
 def kb_health(
     context: dg.AssetExecutionContext,
     config: KbHealthConfig,
@@ -56,15 +56,5 @@ def kb_health(
     for problem in health.problems:
         context.log.warning(f"documents: {problem}")
     record = health_record(health, context.partition_key)
-    rates = {k: v for k, v in record["rates"].items() if k in RATES and v is not None}
-    context.add_output_metadata(
-        {
-            "as_of": record["as_of"],
-            **{k: dg.MetadataValue.float(float(v)) for k, v in rates.items()},
-            **{k: v for k, v in record["counts"].items()},
-            "topics": dg.MetadataValue.md(to_markdown(topics_table(record))),
-            "documents not current": dg.MetadataValue.md(to_markdown(documents_table(record))),
-            "flagged cases": dg.MetadataValue.md(to_markdown(cases_table(record, limit=20))),
-        }
-    )
+    context.add_output_metadata(kb_health_metadata(record, RATES))
     return record
