@@ -153,6 +153,42 @@ TIMED_CASE_SEARCH = """async ([input, event, id]) => {
 }"""
 
 
+# the backfill page's asset table is virtualized: only the rows near its scrolled window are in
+# the page, so with every root, probe and health asset in a backfill the cross-model rows are
+# below it at 1,000 px. This scrolls the table through and returns each asset's row as read
+# ({asset name: its row's text, one line}), then leaves the row of ``keep`` in view. A row is
+# the positioned element (Dagster's virtual row) around its asset's link
+BACKFILL_ASSET_ROWS = """async (keep) => {
+  const links = () => [...document.querySelectorAll('a[href*="/assets/"]')]
+    .filter((a) => /% completed/.test((a.closest('[style*="translate"], [style*="top"]') || a).innerText));
+  const rowOf = (a) => a.closest('[style*="translate"], [style*="top"]') || a.parentElement;
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const seen = {};
+  const take = () => links().forEach((a) => {
+    seen[a.innerText.trim()] = rowOf(a).innerText.split(/\\s+/).join(' ').trim();
+  });
+  const first = links()[0];
+  if (!first) return seen;
+  const scrolls = (e) => e.scrollHeight > e.clientHeight && /auto|scroll/.test(getComputedStyle(e).overflowY);
+  let box = first.parentElement;
+  while (box && !scrolls(box)) box = box.parentElement;
+  box = box || document.scrollingElement;
+  const step = Math.max(50, box.clientHeight / 2);
+  for (let top = 0; top <= box.scrollHeight + step; top += step) {
+    box.scrollTop = top;
+    await frames();
+    take();
+  }
+  for (let top = 0; top <= box.scrollHeight + step; top += step) {
+    const row = links().find((a) => a.innerText.trim() === keep);
+    if (row) { rowOf(row).scrollIntoView({block: 'center'}); break; }
+    box.scrollTop = top;
+    await frames();
+  }
+  return seen;
+}"""
+
+
 # Dagster's Timestamp column says each metadata entry's time in the viewer's clock ("Dec 6, 9:29
 # PM"), on one line, so a pane that fits at 9 in the evening can be past its width at noon (a
 # CI run at 22:00 was 3 px past a pane that fit at 21:00). Given an element, this sets every such

@@ -19,6 +19,7 @@ from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline_tests.support import ARTIFACTS, SHARED_HOTPOTQA
 from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import (
+    BACKFILL_ASSET_ROWS,
     PANE_WIDTHS,
     browser_context,
     graphql,
@@ -172,16 +173,18 @@ def test_the_broken_run_opens_on_its_reason_and_the_backfill_shows_one_failed_pa
     # the backfill's page: targeted, in progress, succeeded, failed. The broken model's answers,
     # scores and summary are stored (with its reason); only its history, behind the failed
     # check, is not; every cross-model asset was built by the backfill itself
-    page.get_by_text("model_comparison", exact=True).first.wait_for(timeout=60_000)
-    shown = " ".join(page.locator("body").inner_text().split())
+    # its asset table is virtualized: rows below its window (the cross-model assets, after every
+    # root, probe and health asset of this configuration) are read by scrolling it through
+    page.get_by_text(re.compile(r"^\d+% completed$")).first.wait_for(timeout=60_000)
+    rows = page.evaluate(BACKFILL_ASSET_ROWS, "model_comparison")
+    shown = " ".join([*rows.values(), *page.locator("body").inner_text().split()])
     for asset in ("candidate_answers", "judge_scores", "metric_summary"):
         assert re.search(rf"{asset} 100% completed 4 0 4 0\b", shown), shown[:3000]
     assert re.search(r"metric_history 100% completed 4 0 3 1\b", shown), shown[:3000]
     for asset in ("model_comparison", "paired_comparison", "eval_report", "prometheus_metrics"):
         assert re.search(rf"{asset} 100% completed - - Succeeded -", shown), shown[:3000]
     assert "Failed -" not in shown  # no unpartitioned asset is counted failed
-    # the lower rows in view: metric_history's one failed partition, the cross-model assets built
-    page.get_by_text("model_comparison", exact=True).first.scroll_into_view_if_needed()
+    # the lower rows in view (left there by BACKFILL_ASSET_ROWS): the cross-model assets built
     screenshot(page, "ui-broken-model-backfill", full_page=False)
 
 
