@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
 from rag_eval_pipeline.production.feedback import (
+    RECORD_COLUMNS,
     JudgePairs,
     agreement_of,
     chance_lines,
@@ -222,20 +223,7 @@ def _records(draw):
         )
     return count, pd.DataFrame(
         rows,
-        columns=[*rows[0]]
-        if rows
-        else [
-            "source",
-            "name",
-            "value",
-            "score",
-            "comment",
-            "at",
-            "interaction_id",
-            "trace_id",
-            "span_id",
-            "session_id",
-        ],
+        columns=[*rows[0]] if rows else [c for c in RECORD_COLUMNS if c != "location"],
     )
 
 
