@@ -58,3 +58,36 @@ def test_an_interval_below_a_second_is_refused(tmp_path):
     (home / "dagster.yaml").write_text(text)
     with pytest.raises(dg.DagsterInvalidConfigError, match="backfill_interval_seconds must be at least 1"):
         _coordinator(home)
+
+
+def test_an_iteration_waits_while_every_backfill_has_a_run_in_flight_and_not_past_dagsters_own():
+    """The backfill daemon's iteration is skipped while each backfill in progress has a run
+    queued or running (a model's run half done must not launch the comparison's parents apart),
+    and runs again once none is in flight."""
+    import types
+
+    from dagster._core.execution.backfill import BulkActionStatus, PartitionBackfill
+    from dagster._core.test_utils import create_run_for_test
+
+    from rag_eval_pipeline.instance.daemon_pace import _waiting_for_runs_in_flight
+
+    iterations = []
+
+    def iteration(context, logger):
+        iterations.append(logger)
+        yield None
+
+    paced = _waiting_for_runs_in_flight(iteration)
+    with dg.DagsterInstance.ephemeral() as instance:
+        context = types.SimpleNamespace(instance=instance)
+        list(paced(context, "no backfill"))
+        instance.add_backfill(
+            PartitionBackfill(
+                "bf", BulkActionStatus.REQUESTED, False, {}, 0.0, partition_names=["m"], asset_selection=None
+            )
+        )
+        run = create_run_for_test(instance, job_name="j", tags={"dagster/backfill": "bf"})
+        list(paced(context, "a run queued"))  # skipped: the backfill's run is in flight
+        instance.delete_run(run.run_id)
+        list(paced(context, "no run in flight"))
+    assert iterations == ["no backfill", "no run in flight"]

@@ -3,16 +3,28 @@
 (dagster-io/dagster#11649, open): a whole-lineage backfill crosses from the knowledge base to
 the models to the comparison, and waited up to 30 s at each crossing for compute of a few
 seconds. The run coordinator the daemon builds from ``dagster.yaml`` is the one place a
-deployment's own settings reach the daemon's process, so it carries the interval there."""
+deployment's own settings reach the daemon's process, so it carries the interval there.
+
+A faster iteration alone would see a model's run half done (its answers stored, its summary
+not yet) and launch the comparison's parents in runs of their own, a chain of runs where one run
+did: so while every backfill in progress has a run in flight, an iteration is skipped, up to
+Dagster's own 30 s. A backfill then moves on within the interval after its runs end, never later
+than Dagster would have."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import time
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import dagster as dg
 from dagster._core.run_coordinator import QueuedRunCoordinator
 
+from rag_eval_pipeline.defs.names import BACKFILL_TAG
+from rag_eval_pipeline.defs.partitions import IN_FLIGHT
+
+DAGSTER_INTERVAL_S = 30  # the backfill daemon's own interval: never waited longer than that
 BACKFILL_INTERVAL_S = 5  # Dagster's RFC (dagster-io/dagster#11860) proposed 2 s during backfills
 DEQUEUE_INTERVAL_S = 1  # Dagster's default is 5 s: a queued run waits that long to start
 
@@ -33,9 +45,12 @@ class PacedRunCoordinator(QueuedRunCoordinator):
         self.backfill_interval_seconds = backfill_interval_seconds
         # Dagster's backfill loop reads this module constant when it starts, after the daemon
         # has built its run coordinator (which it does to know which daemons to run).
-        from dagster._daemon import controller
+        from dagster._daemon import backfill, controller
 
         controller.DEFAULT_DAEMON_INTERVAL_SECONDS = backfill_interval_seconds
+        iteration = backfill.execute_backfill_iteration
+        if not getattr(iteration, "waits_for_runs_in_flight", False):
+            backfill.execute_backfill_iteration = _waiting_for_runs_in_flight(iteration)
 
     @classmethod
     def config_type(cls) -> dict:
@@ -57,3 +72,35 @@ class PacedRunCoordinator(QueuedRunCoordinator):
             inst_data=inst_data,
             **queue,
         )
+
+
+def _waiting_for_runs_in_flight(iteration: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+    """Dagster's backfill iteration, skipped while every backfill in progress still has a run in
+    flight (and none is being canceled), unless Dagster's own interval has passed since the last."""
+    last = [0.0]
+
+    @functools.wraps(iteration)
+    def paced(workspace_process_context: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        instance = workspace_process_context.instance
+        if time.monotonic() - last[0] < DAGSTER_INTERVAL_S and all_backfills_busy(instance):
+            return
+        last[0] = time.monotonic()
+        yield from iteration(workspace_process_context, *args, **kwargs)
+
+    paced.waits_for_runs_in_flight = True  # type: ignore[attr-defined]
+    return paced
+
+
+def all_backfills_busy(instance: dg.DagsterInstance) -> bool:
+    """Some backfill is in progress, each has a run queued or running, and none is being canceled
+    or failed (those the daemon must finish at once)."""
+    from dagster._core.execution.backfill import BulkActionsFilter, BulkActionStatus
+
+    stopping = [BulkActionStatus.CANCELING, BulkActionStatus.FAILING]
+    if instance.get_backfills(filters=BulkActionsFilter(statuses=stopping), limit=1):
+        return False
+    requested = instance.get_backfills(filters=BulkActionsFilter(statuses=[BulkActionStatus.REQUESTED]))
+    return bool(requested) and all(
+        instance.get_runs(dg.RunsFilter(tags={BACKFILL_TAG: b.backfill_id}, statuses=IN_FLIGHT), limit=1)
+        for b in requested
+    )
