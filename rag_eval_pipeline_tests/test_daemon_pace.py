@@ -22,13 +22,14 @@ def _coordinator(home):
 
 def test_a_new_home_paces_the_backfill_daemon_and_keeps_one_run_per_model(tmp_path):
     from dagster._core.instance.config import dagster_instance_config
-    from dagster._daemon import controller
+    from dagster._daemon import backfill, controller  # loaded, as in the daemon's process
 
     home = resolve_dagster_home(str(tmp_path / "home"))
     settings, _ = dagster_instance_config(str(home))  # Dagster's own validation of the whole file
     coordinator = _coordinator(home)
     assert (coordinator.backfill_interval_seconds, coordinator.dequeue_interval_seconds) == (5, 1)
     assert controller.DEFAULT_DAEMON_INTERVAL_SECONDS == 5  # what Dagster's backfill loop sleeps
+    assert getattr(backfill.execute_backfill_iteration, "waits_for_runs_in_flight", False)
     assert settings["concurrency"]["runs"]["tag_concurrency_limits"] == [
         {"key": "dagster/partition", "value": {"applyLimitPerUniqueValue": True}, "limit": 1}
     ]

@@ -14,6 +14,7 @@ than Dagster would have."""
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -24,6 +25,7 @@ from dagster._core.run_coordinator import QueuedRunCoordinator
 from rag_eval_pipeline.defs.names import BACKFILL_TAG
 from rag_eval_pipeline.defs.partitions import IN_FLIGHT
 
+DAEMON_MODULES = {"dagster._daemon.controller", "dagster._daemon.backfill"}
 DAGSTER_INTERVAL_S = 30  # the backfill daemon's own interval: never waited longer than that
 BACKFILL_INTERVAL_S = 5  # Dagster's RFC (dagster-io/dagster#11860) proposed 2 s during backfills
 DEQUEUE_INTERVAL_S = 1  # Dagster's default is 5 s: a queued run waits that long to start
@@ -43,14 +45,10 @@ class PacedRunCoordinator(QueuedRunCoordinator):
                 None,
             )
         self.backfill_interval_seconds = backfill_interval_seconds
-        # Dagster's backfill loop reads this module constant when it starts, after the daemon
-        # has built its run coordinator (which it does to know which daemons to run).
-        from dagster._daemon import backfill, controller
-
-        controller.DEFAULT_DAEMON_INTERVAL_SECONDS = backfill_interval_seconds
-        iteration = backfill.execute_backfill_iteration
-        if not getattr(iteration, "waits_for_runs_in_flight", False):
-            backfill.execute_backfill_iteration = _waiting_for_runs_in_flight(iteration)
+        # `dagster-daemon run` (python -m dagster._daemon) imports both before it opens the instance;
+        # the webserver and run workers need neither, so they are not imported there.
+        if sys.modules.keys() >= DAEMON_MODULES:
+            pace_backfill_daemon(backfill_interval_seconds)
 
     @classmethod
     def config_type(cls) -> dict:
@@ -72,6 +70,18 @@ class PacedRunCoordinator(QueuedRunCoordinator):
             inst_data=inst_data,
             **queue,
         )
+
+
+def pace_backfill_daemon(interval_s: int) -> None:
+    """Dagster's backfill loop reads the controller's constant when it starts, after the daemon
+    has built its run coordinator (which it does to know which daemons to run), and calls the
+    iteration by its module's name."""
+    from dagster._daemon import backfill, controller
+
+    controller.DEFAULT_DAEMON_INTERVAL_SECONDS = interval_s
+    iteration = backfill.execute_backfill_iteration
+    if not getattr(iteration, "waits_for_runs_in_flight", False):
+        backfill.execute_backfill_iteration = _waiting_for_runs_in_flight(iteration)
 
 
 def _waiting_for_runs_in_flight(iteration: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
