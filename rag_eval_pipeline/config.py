@@ -43,14 +43,11 @@ from rag_eval_pipeline.llm.settings import (
     LocalLLMSettings,
     OpenAISettings,
 )
-from rag_eval_pipeline.metrics.budgets import budgets_of
+from rag_eval_pipeline.metrics.gated import Budgeted, Gated
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION_PATTERNS, AbstentionPolicy
 from rag_eval_pipeline.metrics.settings import (
-    Gate,
     StatisticsSettings,
     ThresholdSettings,
-    checked_thresholds,
-    gates_of,
 )
 from rag_eval_pipeline.production.settings import SOURCE_TAGS, ProductionSettings
 from rag_eval_pipeline.reporting.settings import MonitoringSettings, UISettings
@@ -96,7 +93,7 @@ BUILTIN_PROFILES = {
 }
 
 
-class Settings(Strict):
+class Settings(Gated, Budgeted):
     dataset: DatasetSettings = DatasetSettings()
     knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
     answer_models: list[AnswerModelSettings] = Field(default_factory=list)
@@ -183,23 +180,6 @@ class Settings(Strict):
         default=None,
         description="simulated users talking to the agent, scored with pass^k (docs/trajectories.md)",
     )
-
-    @field_validator("thresholds")
-    @classmethod
-    def _scores_are_shares(
-        cls, thresholds: dict[str, float | ThresholdSettings]
-    ) -> dict[str, float | ThresholdSettings]:
-        return dict(checked_thresholds(thresholds))
-
-    @field_validator("budgets")
-    @classmethod
-    def _budgets_read(cls, budgets: dict[str, float]) -> dict[str, float]:
-        budgets_of(budgets)  # the key's grammar and the figure's name, said now
-        return budgets
-
-    def gates(self) -> list[Gate]:
-        """The thresholds, each resolved once into a gate."""
-        return gates_of(self.thresholds)
 
     @field_validator("abstention_patterns")
     @classmethod
