@@ -28,6 +28,22 @@ class RowFileError(ValueError):
         super().__init__(f"{path}: {len(problems)} problem(s)\n{listed}{more}")
 
 
+def empty_cell(value: Any) -> bool:
+    """A cell that holds nothing: absent, empty text, or a missing value (NaN) of CSV or parquet."""
+    return value is None or (isinstance(value, float) and pd.isna(value)) or value == ""
+
+
+def cell_list(value: Any) -> list[str]:
+    """A list cell: a list in JSON or parquet, or ';'-separated text in CSV."""
+    if empty_cell(value):
+        return []
+    if hasattr(value, "tolist") and not isinstance(value, str):
+        value = value.tolist()
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(";") if v.strip()]
+    return [str(v) for v in value]
+
+
 def _text(path: Path, encoding: str | None) -> str:
     """The file's text in NFC (UTF-8, a BOM accepted, unless ``encoding`` says otherwise); a file
     in another encoding is one problem naming the encoding it looks like."""
