@@ -4,6 +4,7 @@ no document, evaluated by `rag-eval run`."""
 
 import json
 
+import dagster as dg
 import pytest
 import yaml
 
@@ -192,6 +193,11 @@ def test_the_daily_production_sample_is_compared_and_its_blind_spots_promoted(pr
     assert 0 < traffic["divergence"] <= 1
     proposed = {p["question"] for p in traffic["proposals"]}
     assert proposed and all("credit card" in q for q in proposed)
+    with dg.DagsterInstance.from_config(str(root / "home")) as instance:  # the asset's pane says it
+        event = instance.get_latest_materialization_event(dg.AssetKey("kb_health"))
+    pane = event.asset_materialization.metadata
+    assert pane["traffic_divergence"].value == pytest.approx(traffic["divergence"])
+    assert pane["blind_spots"].value >= 1 and pane["production"].value == traffic["source"]
     out = tmp_path / "blind.jsonl"
     promote = [*args, "production", "promote", "--blind-spots", "--out", str(out)]
     assert cli.main(promote) == 0
