@@ -61,3 +61,11 @@ def add_bound(parser: argparse.ArgumentParser, help: str = AS_FOR_GATE) -> None:
 
 def add_fail_on_regression(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument("--fail-on-regression", action="store_true", help=help)
+
+
+def add_session_output(parser: argparse.ArgumentParser, thresholds_help: str) -> None:
+    """What the session commands (`trajectories`, `simulate`) print and gate on: ``--format``,
+    ``--min`` and ``--bound``, as `rag-eval gate` reads them."""
+    add_format(parser)
+    add_thresholds(parser, thresholds_help)
+    add_bound(parser)

@@ -22,3 +22,8 @@ class Handler:
 
     def load(self) -> Callable[[argparse.Namespace], int]:
         return getattr(importlib.import_module(f"rag_eval_pipeline.cli.{self.module}"), self.function)
+
+
+def add_group(commands: Commands, name: str, help: str) -> Commands:
+    """A command of subcommands (`rag-eval models list`): the chosen one in ``args.<name>_command``."""
+    return commands.add_parser(name, help=help).add_subparsers(dest=f"{name}_command", required=True)

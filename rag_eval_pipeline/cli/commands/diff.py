@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rag_eval_pipeline.cli.arguments import positive, share_or_zero
-from rag_eval_pipeline.cli.commands import Commands, Handler
+from rag_eval_pipeline.cli.commands import Commands, Handler, add_group
 from rag_eval_pipeline.cli.options import add_fail_on_regression, add_format
 
 REFERENCES = (
@@ -13,19 +13,19 @@ REFERENCES = (
 
 
 def register(commands: Commands) -> None:
-    _diff(commands)
-    _baseline(commands)
+    for add in (_diff, _baseline):
+        add(commands)
 
 
 def _diff(commands: Commands) -> None:
     diff = commands.add_parser(
         "diff",
         help="which cases got worse between two evaluations, per metric and tag, tested",
-        description="Matches the two evaluations' cases by question id and reports, per judge and "
-        "metric and then per tag, the cases regressed, improved and unchanged, the mean change with "
-        "its paired interval, the exact paired test's p-value and Holm's adjustment over the metrics "
-        "shown; then the regressed cases worst first with what changed in their lineage. Cases added, "
-        "removed or asked with another question or truth are listed, never counted as regressions.",
+        description="""Matches the two evaluations' cases by question id and reports, per judge and metric and
+        then per tag, the cases regressed, improved and unchanged, the mean change with its paired interval,
+        the exact paired test's p-value and Holm's adjustment over the metrics shown; then the regressed cases
+        worst first with what changed in their lineage. Cases added, removed or asked with another question or
+        truth are listed, never counted as regressions.""",
     )
     diff.add_argument("before", help=f"the evaluation compared against: {REFERENCES}")
     diff.add_argument("after", help="the evaluation under review (same forms)")
@@ -57,14 +57,12 @@ def _diff(commands: Commands) -> None:
 
 
 def _baseline(commands: Commands) -> None:
-    baseline = commands.add_parser("baseline", help="name the runs pull requests are compared with")
-    baseline_commands = baseline.add_subparsers(dest="baseline_command", required=True)
+    baseline_commands = add_group(commands, "baseline", "name the runs pull requests are compared with")
     pin = baseline_commands.add_parser(
         "set",
         help="pin a run as a named baseline (say main)",
-        description="Pins RUN under NAME in this instance: `rag-eval diff NAME current` then compares "
-        "the latest evaluation of its model with it, refused when the judgement list or the judges "
-        "differ.",
+        description="""Pins RUN under NAME in this instance: `rag-eval diff NAME current` then compares the
+        latest evaluation of its model with it, refused when the judgement list or the judges differ.""",
     )
     pin.add_argument("name", help="the baseline's name: letters, digits, '.', '_', '-'")
     pin.add_argument("run", help="a run id (or its first 6+ characters), or an answer model (its latest)")

@@ -12,11 +12,11 @@ def register(commands: Commands) -> None:
     generate = commands.add_parser(
         "generate",
         help="write a judgement list from your documents, every case checked",
-        description="Plans cases over the documents (single, multi-hop over two linked passages, "
-        "comparison, unanswerable; spread over the documents), has --model write each, and has "
-        "--judge check each: answerable from its sources, not without them, not from one of two "
-        "passages, not a near-duplicate, a short answer. Writes the kept cases to --out, the "
-        "rejected ones to <out>.rejected.jsonl with their reasons, and <out>.manifest.json.",
+        description="""Plans cases over the documents (single, multi-hop over two linked passages, comparison,
+        unanswerable; spread over the documents), has --model write each, and has --judge check each:
+        answerable from its sources, not without them, not from one of two passages, not a near-duplicate, a
+        short answer. Writes the kept cases to --out, the rejected ones to <out>.rejected.jsonl with their
+        reasons, and <out>.manifest.json.""",
     )
     generate.add_argument("--documents", required=True, metavar="DIR", help="the folder of documents")
     # unset options take rag_eval.yaml's generation section, else its defaults (shown)

@@ -8,18 +8,17 @@ from rag_eval_pipeline.cli.options import add_bound, add_model, add_thresholds
 
 
 def register(commands: Commands) -> None:
-    _explain(commands)
-    _worst(commands)
-    _gate(commands)
+    for add in (_explain, _worst, _gate):
+        add(commands)
 
 
 def _explain(commands: Commands) -> None:
     explain = commands.add_parser(
         "explain",
         help="the lineage of one case's scores",
-        description="The question, ground truth, retrieved passages (gold marked), the answer, "
-        "each judge's scores and rationales, prompt versions, model ids, index version and the "
-        "Dagster runs that produced each step.",
+        description="""The question, ground truth, retrieved passages (gold marked), the answer, each judge's
+        scores and rationales, prompt versions, model ids, index version and the Dagster runs that produced
+        each step.""",
     )
     explain.add_argument("qid", help="question id")
     add_model(explain)
@@ -45,8 +44,8 @@ def _gate(commands: Commands) -> None:
     gate = commands.add_parser(
         "gate",
         help="fail (exit 1) when a metric is below its threshold: for CI pipelines",
-        description="Reads the model's metric_summary and compares overall means with thresholds. "
-        "Exit 0: all pass; 1: a metric is below its threshold, not measured, or stale; 2: no summary.",
+        description="""Reads the model's metric_summary and compares overall means with thresholds. Exit 0:
+        all pass; 1: a metric is below its threshold, not measured, or stale; 2: no summary.""",
     )
     add_model(
         gate,

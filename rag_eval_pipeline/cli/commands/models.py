@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from rag_eval_pipeline.cli.commands import Commands, Handler
+from rag_eval_pipeline.cli.commands import Commands, Handler, add_group
 
 
 def register(commands: Commands) -> None:
-    models = commands.add_parser("models", help="list, add or remove answer-model partitions")
-    model_commands = models.add_subparsers(dest="models_command", required=True)
+    model_commands = add_group(commands, "models", "list, add or remove answer-model partitions")
     model_commands.add_parser("list", help="the registered answer models").set_defaults(
         handler=Handler("models", "handle_list")
     )

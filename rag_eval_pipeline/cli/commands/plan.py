@@ -14,11 +14,10 @@ def register(commands: Commands) -> None:
     plan = commands.add_parser(
         "plan",
         help="how many cases a comparison needs to detect a difference",
-        description="The paired cases needed to detect a true mean difference with 80 percent power "
-        "at the configured significance level: the smallest n at which the exact paired test's own "
-        "power reaches it and stays there. With --model A --model B how much two models differ case "
-        "by case comes from their stored scores; otherwise from --discordance, the share of cases "
-        "on which two models differ.",
+        description="""The paired cases needed to detect a true mean difference with 80 percent power at the
+        configured significance level: the smallest n at which the exact paired test's own power reaches it
+        and stays there. With --model A --model B how much two models differ case by case comes from their
+        stored scores; otherwise from --discordance, the share of cases on which two models differ.""",
     )
     plan.add_argument("--difference", type=share, required=True, help="the difference to detect, e.g. 0.1")
     plan.add_argument("--model", action="append", default=[], help="two stored answer models to compare")

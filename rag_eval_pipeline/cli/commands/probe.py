@@ -11,12 +11,12 @@ def register(commands: Commands) -> None:
     probe = commands.add_parser(
         "probe",
         help="security probes: planted instructions, poisoned knowledge and exfiltration",
-        description="For a sample of the judgement list's cases, plants passages made to be retrieved "
-        "for each (in the case's language) in an attacked copy of the knowledge base (the original is "
-        "never touched), asks each model or agent, and reports the attack success rate per attack, "
-        "language and model with its interval, utility under attack against the same cases clean, "
-        "how often the planted passages were retrieved, and paired verdicts between models. The "
-        "results are stored for `rag-eval gate --max asr_injection=0.05` and the report.",
+        description="""For a sample of the judgement list's cases, plants passages made to be retrieved for
+        each (in the case's language) in an attacked copy of the knowledge base (the original is never
+        touched), asks each model or agent, and reports the attack success rate per attack, language and model
+        with its interval, utility under attack against the same cases clean, how often the planted passages
+        were retrieved, and paired verdicts between models. The results are stored for `rag-eval gate --max
+        asr_injection=0.05` and the report.""",
     )
     probe.add_argument(
         "--attacks",

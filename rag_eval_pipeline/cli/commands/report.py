@@ -9,9 +9,9 @@ def register(commands: Commands) -> None:
     report = commands.add_parser(
         "report",
         help="where the latest report is; --single-file: a copy that needs nothing beside it",
-        description="Prints the path of the latest evaluation report. The report loads plotly.js "
-        "and its further pages of cases from files beside it; with --single-file, writes a copy "
-        "that carries them inside, to send or attach alone.",
+        description="""Prints the path of the latest evaluation report. The report loads plotly.js and its
+        further pages of cases from files beside it; with --single-file, writes a copy that carries them
+        inside, to send or attach alone.""",
     )
     report.add_argument("--single-file", action="store_true", help="write a self-contained copy")
     report.add_argument(

@@ -3,26 +3,27 @@
 from __future__ import annotations
 
 from rag_eval_pipeline.cli.arguments import positive
-from rag_eval_pipeline.cli.commands import Commands, Handler
+from rag_eval_pipeline.cli.commands import Commands, Handler, add_group
 from rag_eval_pipeline.cli.options import add_model, add_verbose
 from rag_eval_pipeline.review.strategy import Strategy
 
 
 def register(commands: Commands) -> None:
-    review = commands.add_parser("review", help="human review: export a queue to label, import the labels")
-    review_commands = review.add_subparsers(dest="review_command", required=True)
-    _export(review_commands)
-    _import(review_commands)
+    review_commands = add_group(
+        commands, "review", "human review: export a queue to label, import the labels"
+    )
+    for add in (_export, _import):
+        add(review_commands)
 
 
 def _export(review_commands: Commands) -> None:
     export = review_commands.add_parser(
         "export",
         help="write a review queue: a labelling page and a JSONL of empty label rows",
-        description="Picks cases of a model's latest evaluation (seeded) and writes "
-        "<review folder>/<queue>.html (one self-contained page: label each metric 0 / 0.5 / 1, save "
-        "downloads <queue>.labels.jsonl) and <queue>.jsonl (the same cases as empty label rows). "
-        "The judges' verdicts are hidden unless --show-judge.",
+        description="""Picks cases of a model's latest evaluation (seeded) and writes <review
+        folder>/<queue>.html (one self-contained page: label each metric 0 / 0.5 / 1, save downloads
+        <queue>.labels.jsonl) and <queue>.jsonl (the same cases as empty label rows). The judges' verdicts are
+        hidden unless --show-judge.""",
     )
     add_model(
         export,
@@ -48,10 +49,10 @@ def _import(review_commands: Commands) -> None:
     take = review_commands.add_parser(
         "import",
         help="take in labels: a file, or Phoenix's HUMAN span annotations",
-        description="Checks every row (each problem named by file and line; nothing is taken from a "
-        "file with one), keeps the labels in <review folder>/labels, measures every judge against "
-        "them (judge_agreement), summarizes the labelled models again with corrected means, and "
-        "refreshes the report.",
+        description="""Checks every row (each problem named by file and line; nothing is taken from a file
+        with one), keeps the labels in <review folder>/labels, measures every judge against them
+        (judge_agreement), summarizes the labelled models again with corrected means, and refreshes the
+        report.""",
     )
     take.add_argument("file", nargs="?", help="a label file (.jsonl, .csv or .parquet)")
     take.add_argument("--phoenix", metavar="URL", help="read HUMAN annotations from this Phoenix")

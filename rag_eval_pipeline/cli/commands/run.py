@@ -32,8 +32,8 @@ def register(commands: Commands) -> None:
         "run",
         parents=[options, shards],
         help="register models and materialize the whole graph, then print the comparison",
-        description="Register the answer-model partitions, materialize every asset through the "
-        "Dagster instance (the runs show in the UI), and print the model comparison.",
+        description="""Register the answer-model partitions, materialize every asset through the Dagster
+        instance (the runs show in the UI), and print the model comparison.""",
     )
     run.add_argument(
         "--backfill",
@@ -46,9 +46,8 @@ def register(commands: Commands) -> None:
         "backfill",
         parents=[options, shards],
         help="the same as run --backfill",
-        description="Rebuild the knowledge base here, submit the answer-model partitions as one "
-        "Dagster backfill for the daemon of `rag-eval ui` or a deployment, follow it, then print "
-        "the comparison.",
+        description="""Rebuild the knowledge base here, submit the answer-model partitions as one Dagster
+        backfill for the daemon of `rag-eval ui` or a deployment, follow it, then print the comparison.""",
     )
     backfill.set_defaults(handler=Handler("run"), backfill=True)
 

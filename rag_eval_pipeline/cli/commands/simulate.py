@@ -4,25 +4,19 @@ from __future__ import annotations
 
 from rag_eval_pipeline.cli.arguments import positive
 from rag_eval_pipeline.cli.commands import Commands, Handler
-from rag_eval_pipeline.cli.options import (
-    add_bound,
-    add_fail_on_regression,
-    add_format,
-    add_thresholds,
-    add_verbose,
-)
+from rag_eval_pipeline.cli.options import add_fail_on_regression, add_session_output, add_verbose
 
 
 def register(commands: Commands) -> None:
     simulate = commands.add_parser(
         "simulate",
         help="simulated users talk to your agent over several trials, scored with pass^k",
-        description="Runs every scenario (a user with a goal, scripted or played by an LLM) --trials "
-        "times against --agent, each conversation until the user's ###STOP###, max turns, an agent "
-        "error or a loop; scores each session (task success, the trajectory figures) and prints a "
-        "table per scenario, pass^k and the worst session's transcript. Calls are cached by "
-        "scenario, trial and turn: a re-run makes none unless --rerun. Exit 1 when a threshold "
-        "fails or a scenario line is refused; 2 on input that cannot be used.",
+        description="""Runs every scenario (a user with a goal, scripted or played by an LLM) --trials times
+        against --agent, each conversation until the user's ###STOP###, max turns, an agent error or a loop;
+        scores each session (task success, the trajectory figures) and prints a table per scenario, pass^k and
+        the worst session's transcript. Calls are cached by scenario, trial and turn: a re-run makes none
+        unless --rerun. Exit 1 when a threshold fails or a scenario line is refused; 2 on input that cannot be
+        used.""",
     )
     simulate.add_argument(
         "--scenarios", metavar="FILE", help="JSONL, a scenario per line (default: simulation.scenarios)"
@@ -43,11 +37,9 @@ def register(commands: Commands) -> None:
         "--tool-calls", metavar="JSONPATH", help="the tool calls in the agent's reply (name, arguments)"
     )
     simulate.add_argument("--rerun", action="store_true", help="ask the agent and the simulated user again")
-    add_format(simulate)
-    add_thresholds(
+    add_session_output(
         simulate, "e.g. task_success=0.8 or pass^3=0.5; repeatable (default: simulation.thresholds)"
     )
-    add_bound(simulate)
     simulate.add_argument(
         "--diff",
         metavar="BEFORE",

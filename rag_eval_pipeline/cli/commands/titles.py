@@ -11,8 +11,8 @@ def register(commands: Commands) -> None:
     titles = commands.add_parser(
         "titles",
         help="the knowledge base's titles (to write relevant_titles by hand)",
-        description="Lists the titles of the passages a run would index (the configured dataset's "
-        "paragraphs and your documents), with each passage's id and first words; nothing is built.",
+        description="""Lists the titles of the passages a run would index (the configured dataset's paragraphs
+        and your documents), with each passage's id and first words; nothing is built.""",
     )
     titles.add_argument("--filter", help="only titles containing this text (case-insensitive)")
     add_dataset(titles, "as for run: bundled, hub, or a HotpotQA file")
