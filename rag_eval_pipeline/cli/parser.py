@@ -5,8 +5,10 @@ dependencies, so it answers at once; a command's handler is imported only when i
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from rag_eval_pipeline.cli.commands import (
+    Commands,
     agents,
     diff,
     generate,
@@ -30,28 +32,31 @@ from rag_eval_pipeline.cli.commands import (
 )
 from rag_eval_pipeline.cli.options import add_instance_options
 
-# in the order `rag-eval --help` lists them
-COMMANDS = (
-    run,
-    inspect,
-    diff,
-    plan,
-    models,
-    agents,
-    titles,
-    images,
-    review,
-    judges,
-    production,
-    health,
-    trajectories,
-    simulate,
-    generate,
-    ui,
-    report,
-    worker,
-    init,
-    probe,
+# every top-level command, in the order `rag-eval --help` lists them
+COMMANDS: tuple[Callable[[Commands], None], ...] = (
+    run.register,
+    inspect.explain_command,
+    inspect.worst_command,
+    inspect.gate_command,
+    diff.diff_command,
+    diff.baseline_command,
+    plan.register,
+    models.register,
+    agents.register,
+    titles.register,
+    images.register,
+    review.register,
+    judges.register,
+    production.register,
+    health.register,
+    trajectories.register,
+    simulate.register,
+    generate.register,
+    ui.register,
+    report.register,
+    worker.register,
+    init.register,
+    probe.register,
 )
 
 
@@ -61,6 +66,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_instance_options(parser)
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in COMMANDS:
-        command.register(commands)
+    for register in COMMANDS:
+        register(commands)
     return parser

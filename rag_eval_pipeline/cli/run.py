@@ -18,8 +18,7 @@ from rag_eval_pipeline.cli.output import (
     paired_rule,
     paired_table,
     report_failure,
-    seconds_since_start,
-    ui_command,
+    wall_time_and_ui,
 )
 from rag_eval_pipeline.config import ConfigError, Settings
 from rag_eval_pipeline.data.case_shards import MAX_SHARDS
@@ -48,6 +47,8 @@ BAD_INPUT = (
     CorruptArtifactError,
 )
 SHOWN_REASONS = 3  # of why a model's answer calls failed, the most common
+# flags run_evaluation takes under their own names
+PASSED_AS_GIVEN = ("selection", "seed", "judges", "judge_repeats", "jury", "verbose", "shards")
 # flags that set this process's resources: a backfill's runs are launched by the daemon, which
 # reads the configuration file
 PROCESS_ONLY = ("embedding_model", "elasticsearch", "concurrency", "refresh")
@@ -110,16 +111,10 @@ def handle(args: argparse.Namespace) -> int:
             models,
             dataset=dataset,
             sample=sample,
-            selection=args.selection,
-            seed=args.seed,
-            judges=args.judges,
-            judge_repeats=args.judge_repeats,
-            jury=args.jury,
-            verbose=args.verbose,
             as_backfill=args.backfill,
-            shards=args.shards,
             llm_missing=llm.missing,
             cluster_problem=lambda: _cluster_problem(settings),
+            **{name: getattr(args, name) for name in PASSED_AS_GIVEN},
         )
     except Exception as err:
         return report_failure(err, args.verbose, instance.root_directory, BAD_INPUT, args.config)
@@ -237,8 +232,7 @@ def _print_failed_calls(report: RunReport) -> None:
 
 def _print_where_to_look(args: argparse.Namespace, settings: Settings, home: str) -> None:
     """The wall time, the command that opens the UI, and the report this run wrote."""
-    opener = ui_command(home, args.config)
-    print(f"\nwall time {seconds_since_start():.1f}s; open the UI with: {opener}")
+    print(wall_time_and_ui(home, args.config))
     from rag_eval_pipeline.cli.report import report_path
 
     written = report_path(settings, home)  # the home this run used, however named

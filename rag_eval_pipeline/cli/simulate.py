@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 from rag_eval_pipeline.answering.agents.provider import holds_conversations
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
-from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
+from rag_eval_pipeline.cli.output import error, wall_time_and_ui
 from rag_eval_pipeline.cli.session_json import add_session_judges, gate_records, pass_hat_k, version_record
 from rag_eval_pipeline.common.plain import plain
 from rag_eval_pipeline.config import Settings
@@ -243,10 +243,7 @@ def handle(args: argparse.Namespace) -> int:
         if run_diff is not None:
             print()
             print(as_markdown(run_diff) if markdown else as_text(run_diff))
-        print(
-            f"\nwall time {seconds_since_start():.1f}s; open the UI with: "
-            f"{ui_command(instance.root_directory, args.config)}"
-        )
+        print(wall_time_and_ui(instance.root_directory, args.config))
     if outcome.error is None and outcome.scores is not None:
         for row in outcome.scores.itertuples():
             if row.stop_reason != "user_stop":

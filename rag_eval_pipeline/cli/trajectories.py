@@ -16,7 +16,7 @@ import pandas as pd
 
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
-from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
+from rag_eval_pipeline.cli.output import error, wall_time_and_ui
 from rag_eval_pipeline.cli.session_json import add_session_judges, gate_records, pass_hat_k, version_record
 from rag_eval_pipeline.common.plain import plain
 from rag_eval_pipeline.config import Settings
@@ -197,10 +197,7 @@ def handle(args: argparse.Namespace) -> int:
         if run_diff is not None:
             print()
             print(as_markdown(run_diff) if markdown else as_text(run_diff))
-        print(
-            f"\nwall time {seconds_since_start():.1f}s; open the UI with: "
-            f"{ui_command(instance.root_directory, args.config)}"
-        )
+        print(wall_time_and_ui(instance.root_directory, args.config))
     failed = False
     for outcome in outcomes:
         if outcome.error is not None:

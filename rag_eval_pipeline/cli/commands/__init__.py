@@ -24,6 +24,10 @@ class Handler:
         return getattr(importlib.import_module(f"rag_eval_pipeline.cli.{self.module}"), self.function)
 
 
-def add_group(commands: Commands, name: str, help: str) -> Commands:
-    """A command of subcommands (`rag-eval models list`): the chosen one in ``args.<name>_command``."""
-    return commands.add_parser(name, help=help).add_subparsers(dest=f"{name}_command", required=True)
+def add_group(commands: Commands, name: str, help: str, *subcommands: Callable[[Commands], None]) -> Commands:
+    """A command of subcommands (`rag-eval models list`), the chosen one in ``args.<name>_command``;
+    each of ``subcommands`` adds one to it."""
+    group = commands.add_parser(name, help=help).add_subparsers(dest=f"{name}_command", required=True)
+    for add in subcommands:
+        add(group)
+    return group

@@ -12,12 +12,7 @@ REFERENCES = (
 )
 
 
-def register(commands: Commands) -> None:
-    for add in (_diff, _baseline):
-        add(commands)
-
-
-def _diff(commands: Commands) -> None:
+def diff_command(commands: Commands) -> None:
     diff = commands.add_parser(
         "diff",
         help="which cases got worse between two evaluations, per metric and tag, tested",
@@ -56,7 +51,7 @@ def _diff(commands: Commands) -> None:
     diff.set_defaults(handler=Handler("diff", "handle_diff"))
 
 
-def _baseline(commands: Commands) -> None:
+def baseline_command(commands: Commands) -> None:
     baseline_commands = add_group(commands, "baseline", "name the runs pull requests are compared with")
     pin = baseline_commands.add_parser(
         "set",

@@ -7,12 +7,7 @@ from rag_eval_pipeline.cli.commands import Commands, Handler
 from rag_eval_pipeline.cli.options import add_bound, add_model, add_thresholds
 
 
-def register(commands: Commands) -> None:
-    for add in (_explain, _worst, _gate):
-        add(commands)
-
-
-def _explain(commands: Commands) -> None:
+def explain_command(commands: Commands) -> None:
     explain = commands.add_parser(
         "explain",
         help="the lineage of one case's scores",
@@ -31,7 +26,7 @@ def _explain(commands: Commands) -> None:
     explain.set_defaults(handler=Handler("inspect", "handle_explain"))
 
 
-def _worst(commands: Commands) -> None:
+def worst_command(commands: Commands) -> None:
     worst = commands.add_parser("worst", help="the lowest-scoring cases of a model")
     add_model(worst)
     worst.add_argument("--metric", default="correctness")
@@ -40,7 +35,7 @@ def _worst(commands: Commands) -> None:
     worst.set_defaults(handler=Handler("inspect", "handle_worst"))
 
 
-def _gate(commands: Commands) -> None:
+def gate_command(commands: Commands) -> None:
     gate = commands.add_parser(
         "gate",
         help="fail (exit 1) when a metric is below its threshold: for CI pipelines",

@@ -8,9 +8,14 @@ from rag_eval_pipeline.cli.options import add_format, add_verbose
 
 
 def register(commands: Commands) -> None:
-    sub = add_group(commands, "production", "score a daily sample of real traffic; promote problem cases")
-    for add in (_run, _promote, _feedback):
-        add(sub)
+    add_group(
+        commands,
+        "production",
+        "score a daily sample of real traffic; promote problem cases",
+        _run,
+        _promote,
+        _feedback,
+    )
 
 
 def _run(sub: Commands) -> None:

@@ -9,11 +9,9 @@ from rag_eval_pipeline.review.strategy import Strategy
 
 
 def register(commands: Commands) -> None:
-    review_commands = add_group(
-        commands, "review", "human review: export a queue to label, import the labels"
+    add_group(
+        commands, "review", "human review: export a queue to label, import the labels", _export, _import
     )
-    for add in (_export, _import):
-        add(review_commands)
 
 
 def _export(review_commands: Commands) -> None:
