@@ -812,21 +812,9 @@ def agreement_chart(history: pd.DataFrame) -> go.Figure:
     return figure
 
 
-def human_review_html(
-    agreement: pd.DataFrame | None,
-    summaries: Mapping[str, pd.DataFrame],
-    history: pd.DataFrame | None,
-    corrections: pd.DataFrame | None = None,
-) -> str:
-    """Each judge against people (flagged below the bars), each model's judge mean beside the
-    mean corrected by the labels (``corrections``, the cross-model ``corrected_means``), and
-    the agreement over time."""
-    if agreement is None or agreement.empty:
-        return (
-            "<p>No human labels yet: <code>rag-eval review export --model MODEL</code> writes a queue "
-            "to label (docs/human-review.md).</p>"
-        )
-    table = agreement.assign(
+def _agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
+    """Each judge against people, its kappa and rates as one cell with their intervals."""
+    return agreement.assign(
         kappa=[
             _interval(k, lo, hi) for k, lo, hi in agreement[["kappa", "kappa_low", "kappa_high"]].to_numpy()
         ],
@@ -851,7 +839,14 @@ def human_review_html(
             "why",
         ]
     ]
-    rows = []
+
+
+def _corrected_rows(
+    summaries: Mapping[str, pd.DataFrame], corrections: pd.DataFrame | None
+) -> list[dict[str, object]]:
+    """Each model's judge mean beside the mean corrected by people's labels, where a model has
+    labelled cases on the metric."""
+    rows: list[dict[str, object]] = []
     labelled = (
         corrections[corrections["n_labels"] > 0] if corrections is not None and len(corrections) else None
     )
@@ -879,16 +874,37 @@ def human_review_html(
                     "cases": int(row["n"]),
                 }
             )
+    return rows
+
+
+def _flagged_html(agreement: pd.DataFrame) -> str:
     flagged = agreement[agreement["flagged"]]
-    warning = (
+    if not len(flagged):
+        return '<p id="flagged-judges">No judge is below the bars.</p>'
+    return (
         '<p class="flagged" id="flagged-judges"><b>Flagged:</b> '
         + "; ".join(
             html.escape(f"{r['judge_id']} / {r['metric']}: {r['why']}") for r in flagged.to_dict("records")
         )
         + ". Do not publish these judges' numbers unchecked.</p>"
-        if len(flagged)
-        else '<p id="flagged-judges">No judge is below the bars.</p>'
     )
+
+
+def human_review_html(
+    agreement: pd.DataFrame | None,
+    summaries: Mapping[str, pd.DataFrame],
+    history: pd.DataFrame | None,
+    corrections: pd.DataFrame | None = None,
+) -> str:
+    """Each judge against people (flagged below the bars), each model's judge mean beside the
+    mean corrected by the labels (``corrections``, the cross-model ``corrected_means``), and
+    the agreement over time."""
+    if agreement is None or agreement.empty:
+        return (
+            "<p>No human labels yet: <code>rag-eval review export --model MODEL</code> writes a queue "
+            "to label (docs/human-review.md).</p>"
+        )
+    rows = _corrected_rows(summaries, corrections)
     corrected = (
         frame_html(pd.DataFrame(rows))
         if rows
@@ -900,8 +916,8 @@ def human_review_html(
         "(95% bootstrap interval), and for pass / fail at 0.5 the share of what people passed that the "
         "judge passed (true-positive rate) and of what they failed that it failed (true-negative rate), "
         "with exact intervals.</p>"
-        + warning
-        + frame_html(table)
+        + _flagged_html(agreement)
+        + frame_html(_agreement_table(agreement))
         + '<p class="note">Corrected means (prediction-powered inference): the judge\'s mean over every '
         "case plus the mean of people-minus-judge on the labelled cases, with a 95% interval from both "
         "parts. Unbiased when the labelled cases are a random sample (a <code>--strategy random</code> "

@@ -2,7 +2,9 @@
 and the Prometheus metrics. Each reads every materialized partition; the reports refresh after
 new summaries by themselves (``defs/automation.py``)."""
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pandas as pd
@@ -41,7 +43,7 @@ from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_libraries
 from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
-from rag_eval_pipeline.reporting.report import case_languages, render_report
+from rag_eval_pipeline.reporting.report import RenderedReport, case_languages, render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
@@ -210,6 +212,39 @@ SIMULATION_INS = {
 }
 
 
+def _simulated_versions(simulated: Mapping[str, pd.DataFrame]) -> dict:
+    """Each simulated agent version's tables for the report; none without a simulation section."""
+    if not simulated:  # only a report with a simulation section reads (and imports) its tables
+        return {}
+    from rag_eval_pipeline.trajectories.simulation.tables import report_versions
+
+    return report_versions(
+        simulated[SIMULATION_SUMMARY], simulated[SIMULATION_SCORES], simulated[SIMULATED_SESSIONS]
+    )
+
+
+def _report_metadata(
+    run_id: str,
+    metric_summary: Mapping[str, pd.DataFrame],
+    simulations: Mapping,
+    report: RenderedReport,
+    settings: SettingsResource,
+) -> dict[str, Any]:
+    """What the report's asset page says: its size and pages, and links to the latest and this run's."""
+    served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
+    return {
+        "models": len(metric_summary),
+        "simulated_agent_versions": len(simulations),
+        "size_kib": round(len(report.html.encode()) / 1024),
+        "case_pages": len(report.pages) + 1,
+        "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
+        # a link named by its run: the URL in full (a run id) overflowed the pane at 1,440 px
+        "this_report": dg.MetadataValue.md(
+            f"[this run's report ({run_id[:8]})]({served}/{HISTORY}/{EVAL_REPORT}/{run_id}.html)"
+        ),
+    }
+
+
 def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
     """The report; with a simulation section it reads every agent version's simulation too
     (without one, nothing of that partitioning is upstream)."""
@@ -247,13 +282,7 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
             judgement_list["qid"],
             kb_index.version,
         )
-        simulations = {}
-        if simulated:  # only a report with a simulation section reads (and imports) its tables
-            from rag_eval_pipeline.trajectories.simulation.tables import report_versions
-
-            simulations = report_versions(
-                simulated[SIMULATION_SUMMARY], simulated[SIMULATION_SCORES], simulated[SIMULATED_SESSIONS]
-            )
+        simulations = _simulated_versions(simulated)
         report = render_report(
             metric_summary,
             judge_scores,
@@ -278,20 +307,8 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
             simulations,
             kb_health,
         )
-        served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
         context.add_output_metadata(
-            {
-                "models": len(metric_summary),
-                "simulated_agent_versions": len(simulations),
-                "size_kib": round(len(report.html.encode()) / 1024),
-                "case_pages": len(report.pages) + 1,
-                "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
-                # a link named by its run: the URL in full (a run id) overflowed the pane at 1,440 px
-                "this_report": dg.MetadataValue.md(
-                    f"[this run's report ({context.run_id[:8]})]"
-                    f"({served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html)"
-                ),
-            }
+            _report_metadata(context.run_id, metric_summary, simulations, report, settings)
         )
         # the images the report shows, display copies beside it (named by their content: once)
         return HtmlDocument(report.html, {**plotly_libraries(), **report.files}, report.pages)
