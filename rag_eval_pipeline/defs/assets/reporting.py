@@ -35,13 +35,13 @@ from rag_eval_pipeline.defs.names import (
 )
 from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
-from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing
+from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing, unpaired_notes
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
 from rag_eval_pipeline.metrics.security import with_probes
 from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_libraries
-from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown
+from rag_eval_pipeline.reporting.markdown import markdown_list, markdown_text, to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
 from rag_eval_pipeline.reporting.report import RenderedReport, case_languages, render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -117,6 +117,7 @@ def model_comparison(
             standing(paired_comparison),
             settings.settings.ui.dagster_url,
             case_languages(metric_summary),
+            unpaired_notes(paired_comparison),
         )
     )
     return comparison
@@ -137,6 +138,7 @@ def paired_comparison(
         comparisons[comparisons["verdict"] != "no difference shown"] if len(comparisons) else comparisons
     )
     one_count = len(comparisons) and comparisons["n"].nunique() == 1
+    unpaired = unpaired_notes(comparisons)
     context.add_output_metadata(
         {
             "pairs": len(comparisons),
@@ -147,6 +149,8 @@ def paired_comparison(
                 level=statistics.significance_level, min_cases=statistics.min_cases
             ),
             "verdicts": verdicts_table(comparisons),
+            # pairs compared on fewer cases than both were judged on (correctness absent), and why
+            **({"unpaired": dg.MetadataValue.md(markdown_list(unpaired))} if unpaired else {}),
             "comparisons": dg.MetadataValue.md(to_markdown(comparisons)),
         }
     )
