@@ -1037,7 +1037,7 @@ def _headline_rows(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _means_table(
+def means_table(
     rows: pd.DataFrame, metrics: Sequence[str]
 ) -> tuple[pd.DataFrame, dict[tuple[int, str], str]]:
     """Each model and judge's means with their intervals, and the hover of each cell whose mean is
@@ -1125,7 +1125,7 @@ def means_html(data: ReportData) -> str:
         '<section id="means"><h2>Scores</h2><p class="note">Each model\'s mean over its scored cases '
         "with its 95% interval (method in metric_summary's ci_method; Clopper-Pearson by default). "
         "Overlapping intervals do not decide a comparison: the paired verdicts do.</p>"
-        + frame_html(*_means_table(rows, metrics))
+        + frame_html(*means_table(rows, metrics))
         + absence_html(data.summaries)
         + _notes_html(data.summaries)
         + "</section>"
