@@ -84,7 +84,7 @@ def across_models(*partitioned_inputs: str, deps: list[str] | None = None):
     # a probe's attack success joins each model's numbers: read from `rag-eval probe`'s store, so
     # a newer probe makes the comparison read stale in the UI until it is compared again
     deps=[SECURITY_PROBES],
-    code_version="4",
+    code_version="5",
 )
 def model_comparison(
     context: dg.AssetExecutionContext,
@@ -257,7 +257,7 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
         name=EVAL_REPORT,
         group_name=REPORTING,
         ins={**REPORT_INS, **(SIMULATION_INS if with_simulation else {})},
-        code_version="8",
+        code_version="9",
     )
     def eval_report(
         context: dg.AssetExecutionContext,
