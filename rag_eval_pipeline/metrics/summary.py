@@ -410,7 +410,8 @@ def language_breakdown(
 ) -> pd.DataFrame:
     """One row per answer model, judge and language: its cases and each metric's mean with its
     interval, from the summaries' ``language=`` groups; empty when every summary has a single
-    language (the overall rows say it all)."""
+    language (the overall rows say it all). ``correctness_scored`` says over how many of the
+    language's cases correctness is, where the rule left some absent."""
     rows: list[dict[str, object]] = []
     for answer_model, summary in sorted(summaries.items()):
         grouped = summary[summary["group"].astype(str).str.startswith(LANGUAGE_GROUP)]
@@ -418,7 +419,9 @@ def language_breakdown(
             continue
         for (judge_id, group), found in grouped.groupby(["judge_id", "group"], sort=True):
             values = found[found["metric"].isin(metrics) & (found["n"] > 0)].set_index("metric")
-            if values.empty:
+            notes = found.loc[found["metric"] == "correctness", "note"] if "note" in found else []
+            scored = next((scored_of(absent_part(n)) for n in notes if absent_part(n)), "")
+            if values.empty and not scored:  # a language all absent is said, not left out
                 continue
             record: dict[str, object] = {
                 "answer_model": answer_model,
@@ -431,5 +434,7 @@ def language_breakdown(
                     row = values.loc[metric]
                     record[metric] = row["mean"]
                     record[f"{metric}_ci_low"], record[f"{metric}_ci_high"] = row["ci_low"], row["ci_high"]
+            if scored:  # the language's correctness is over fewer cases than were judged
+                record["correctness_scored"] = scored
             rows.append(record)
     return pd.DataFrame(rows)

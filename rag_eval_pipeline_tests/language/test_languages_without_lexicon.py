@@ -117,6 +117,7 @@ def test_correctness_the_rule_cannot_read_is_absent_with_its_reason_wherever_it_
     # the run's output: the reason once, and over how many cases the printed mean is
     assert printed.count(f"note: {UNKNOWN_REASON}") == 1, printed
     assert f"{scored} of {total} scored" in printed
+    assert f"{3 - len(absent)} of 3 scored" in printed  # by language: over the Amharic cases
 
     # the summary: the mean over the scored cases only, the note with the counts and the reason
     right, wrong = _reference(folder, "right-sentences"), _reference(folder, "wrong-sentences")

@@ -17,6 +17,7 @@ from rag_eval_pipeline.metrics.summary import (
     absence_reasons,
     case_absence,
     compare_models,
+    language_breakdown,
     scored_of,
     summarize,
 )
@@ -105,6 +106,11 @@ def test_the_reports_means_say_absent_in_the_cell_on_hover_and_under_the_table()
     under = absence_html({"latin": summary})
     assert "latin (reference): 2 of 4 cases scored, 2 absent" in under and "Latin" in under
     assert absence_html({"latin": _summarize([1.0, 0.0])}) == ""
+    # by language: the Latin cases are all absent, the German ones all scored
+    by_language = language_breakdown({"latin": summary}).set_index("language")
+    assert by_language.loc["la", "correctness_scored"] == "0 of 2 scored"
+    assert pd.isna(by_language.loc["de", "correctness_scored"])
+    assert by_language.loc["de", "correctness"] == 0.5
 
 
 def test_a_cases_reason_is_read_from_its_notes_whatever_came_before():
