@@ -126,6 +126,11 @@ def ui_command(home: str, config: str | None = None) -> str:
     return f"{Path(sys.executable).with_name('rag-eval')}{read} --dagster-home {home} ui"
 
 
+def wall_time_and_ui(home: str, config: str | None = None) -> str:
+    """The line a command that materialized ends with: how long it took, and how to look."""
+    return f"\nwall time {seconds_since_start():.1f}s; open the UI with: {ui_command(home, config)}"
+
+
 def seconds_since_start() -> float:
     """Wall time since this process started, imports included (what the user waited): from
     /proc on Linux, else from when this module was imported."""
