@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -128,7 +128,7 @@ def case_inputs(
 # the reading of the one knowledge-base version last assessed in this process: every model's
 # kb_health of a run reads the same passages, so the term index and the conflict scan are done once
 _READING: dict[str, tuple[KnowledgeView, list[Conflict]]] = {}
-READING_FORMAT = "1"  # a stored reading of another format is never loaded: raise it when
+READING_FORMAT = "2"  # a stored reading of another format is never loaded: raise it when
 # KnowledgeView or Conflict change shape
 
 
@@ -202,11 +202,13 @@ def assess(
     production: pd.DataFrame | None = None,
     settings: HealthSettings = HealthSettings(),
     reading_folder: Path | None = None,
+    production_source: str = "",
 ) -> Health:
     """Every part of the knowledge base's health, from the indexed ``passages``, the labelled
     ``cases``, the ids the documents' source holds now (ghosts; None: unknown) and optional
-    ``production`` questions (id, question, language); ``reading_folder``: where the knowledge
-    base's reading is kept between processes (None: in this process only)."""
+    ``production`` questions (id, question, language; ``production_source`` says where they came
+    from); ``reading_folder``: where the knowledge base's reading is kept between processes
+    (None: in this process only)."""
     times: DocumentTimes = document_times(passages, settings.as_of)
     times = with_usage(times, (c.retrieved_ids for c in cases), source_documents)
     versions = {
@@ -221,6 +223,7 @@ def assess(
         traffic = compare_traffic(
             table[["qid", "question", "language"]], production, settings.max_topics, seed=settings.seed
         )
+        traffic = replace(traffic, source=production_source)
     return Health(
         table,
         times.table,
@@ -285,6 +288,7 @@ def health_record(health: Health, model: str) -> dict:
         if traffic is None
         else {
             "divergence": traffic.divergence,
+            "source": traffic.source,
             "topics": _rows(traffic.topics),
             "proposals": _rows(traffic.proposals),
         },

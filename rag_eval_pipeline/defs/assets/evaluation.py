@@ -376,7 +376,7 @@ def judge_scores(
 
 
 @dg.asset(
-    group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="10", deps=[JUDGEMENT_LIST]
+    group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="11", deps=[JUDGEMENT_LIST]
 )
 def metric_summary(
     context: dg.AssetExecutionContext,
