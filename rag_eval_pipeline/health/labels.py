@@ -138,6 +138,49 @@ def _yes_no_support(view: KnowledgeView, question: set[str]) -> tuple[list[int],
     return chosen, (sum(view.weight(t) for t in question if t in union) / total if total else 0.0)
 
 
+@dataclass
+class Supports:
+    """What the knowledge base says about a question and its reference, whichever model answered
+    it: the passages holding the answer, the two covering a yes/no question, the closest one.
+    Asked once per distinct question of one reading (``view``) and ``th``, so a second model, or
+    a question repeated under other ids, reads the memo; keyed by the terms in their iteration
+    order, so each sum is taken in the very order it was the first time."""
+
+    view: KnowledgeView
+    th: Thresholds = Thresholds()
+    _found: dict[tuple, object] = field(default_factory=dict, repr=False)
+    _by_id: dict[str, list[int]] | None = field(default=None, repr=False)
+    _by_title: dict[str, list[int]] | None = field(default=None, repr=False)
+
+    def supports(self, question: set[str], answer: list[str]) -> list[tuple[int, float]]:
+        key = ("supports", tuple(question), tuple(answer))
+        if key not in self._found:
+            self._found[key] = _supports(self.view, question, answer, self.th)
+        return self._found[key]  # type: ignore[return-value]
+
+    def yes_no(self, question: set[str]) -> tuple[list[int], float]:
+        key = ("yes_no", tuple(question))
+        if key not in self._found:
+            self._found[key] = _yes_no_support(self.view, question)
+        return self._found[key]  # type: ignore[return-value]
+
+    def nearest(self, question: set[str]) -> list[tuple[int, float]]:
+        key = ("nearest", tuple(question))
+        if key not in self._found:
+            self._found[key] = self.view.best_covering(question, limit=1)
+        return self._found[key]  # type: ignore[return-value]
+
+    def retrieved(self, case: CaseInput) -> set[int]:
+        """The passages a case retrieved, by id or title (an index of each, built once)."""
+        if self._by_id is None or self._by_title is None:
+            self._by_id, self._by_title = {}, {}
+            for i, (pid, title) in enumerate(zip(self.view.passage_ids, self.view.titles)):
+                self._by_id.setdefault(pid, []).append(i)
+                self._by_title.setdefault(title, []).append(i)
+        found = {i for pid in set(case.retrieved_ids) for i in self._by_id.get(pid, ())}
+        return found | {i for title in set(case.retrieved_titles) for i in self._by_title.get(title, ())}
+
+
 def _retrieved_indices(view: KnowledgeView, case: CaseInput) -> set[int]:
     ids = set(case.retrieved_ids)
     titles = set(case.retrieved_titles)
@@ -154,12 +197,16 @@ def label_case(
     conflicts: Sequence[Conflict] = (),
     th: Thresholds = Thresholds(),
     retrieved: set[int] | None = None,
+    supports: Supports | None = None,
 ) -> CaseLabel:
     """The case's label and its evidence (see the module's docstring for the order they are
-    tried in: a gap first, since no document at all, current or not, answers it)."""
+    tried in: a gap first, since no document at all, current or not, answers it); ``supports``:
+    the memo of what the knowledge base says about each question (``view`` and ``th`` its own)."""
     language = case.language
     question = set(terms_of(case.question, language))
-    retrieved = _retrieved_indices(view, case) if retrieved is None else retrieved
+    known = supports if supports is not None else Supports(view, th)
+    if retrieved is None:
+        retrieved = known.retrieved(case) if supports is not None else _retrieved_indices(view, case)
     stale = tuple(sorted({view.documents[i] for i in retrieved if not view.is_current(i)}))
     reference = case.reference if case.reference and case.reference.strip() else None
 
@@ -178,7 +225,7 @@ def label_case(
     reference_terms = set(terms_of(reference, language)) if reference is not None else set()
     if reference is not None and (_is_yes_no(reference, language) or reference_terms <= question):
         # yes/no, or one of the options the question names: the passages must hold the question
-        chosen, covered = _yes_no_support(view, question)
+        chosen, covered = known.yes_no(question)
         if covered < th.yes_no or not chosen:
             return CaseLabel(
                 case.qid,
@@ -192,9 +239,9 @@ def label_case(
     elif reference is not None:
         phrase = terms_of(reference, language)
         answer_terms = set(phrase)
-        holders = _supports(view, question - answer_terms, phrase, th) if phrase else []
+        holders = known.supports(question - answer_terms, phrase) if phrase else []
         if not holders:
-            near = view.best_covering(question, limit=1)
+            near = known.nearest(question)
             return CaseLabel(
                 case.qid,
                 KNOWLEDGE_GAP,
@@ -305,11 +352,16 @@ def case_table(
     view: KnowledgeView,
     conflicts: Sequence[Conflict] = (),
     th: Thresholds = Thresholds(),
+    supports: Supports | None = None,
 ) -> pd.DataFrame:
-    """Every case's label with its evidence (``CASE_TABLE_COLUMNS``)."""
+    """Every case's label with its evidence (``CASE_TABLE_COLUMNS``); ``supports``: a memo kept
+    across the calls over one reading (each question's support looked up once), else one for
+    this table."""
+    if supports is None or supports.view is not view or supports.th != th:
+        supports = Supports(view, th)
     rows = []
     for case in cases:
-        found = label_case(case, view, conflicts, th)
+        found = label_case(case, view, conflicts, th, supports=supports)
         rows.append(
             {
                 "qid": case.qid,
