@@ -29,6 +29,7 @@ DAEMON_MODULES = {"dagster._daemon.controller", "dagster._daemon.backfill"}
 DAGSTER_INTERVAL_S = 30  # the backfill daemon's own interval: never waited longer than that
 BACKFILL_INTERVAL_S = 5  # Dagster's RFC (dagster-io/dagster#11860) proposed 2 s during backfills
 DEQUEUE_INTERVAL_S = 1  # Dagster's default is 5 s: a queued run waits that long to start
+DEQUEUE_WORKERS = 4  # runs started at once: Dagster starts one at a time, each waiting for the last
 
 
 class PacedRunCoordinator(QueuedRunCoordinator):
