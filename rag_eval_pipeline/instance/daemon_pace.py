@@ -29,7 +29,9 @@ DAEMON_MODULES = {"dagster._daemon.controller", "dagster._daemon.backfill"}
 DAGSTER_INTERVAL_S = 30  # the backfill daemon's own interval: never waited longer than that
 BACKFILL_INTERVAL_S = 5  # Dagster's RFC (dagster-io/dagster#11860) proposed 2 s during backfills
 DEQUEUE_INTERVAL_S = 1  # Dagster's default is 5 s: a queued run waits that long to start
-DEQUEUE_WORKERS = 4  # runs started at once: Dagster starts one at a time, each waiting for the last
+# Queued runs are launched one at a time (Dagster's `dequeue_use_threads` left off): a launch waits,
+# up to Dagster's 60 s gRPC timeout, for the run's new process to import the pipeline, and four
+# launched at once on a loaded 2-core machine passed it, failing three good models' runs.
 
 
 class PacedRunCoordinator(QueuedRunCoordinator):

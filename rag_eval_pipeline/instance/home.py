@@ -20,7 +20,7 @@ import dagster as dg
 from rag_eval_pipeline.common.files import locked
 from rag_eval_pipeline.common.processes import process_alive
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, CLI_HOST_TAG, CLI_PID_TAG, PARTITION_TAG
-from rag_eval_pipeline.instance.daemon_pace import BACKFILL_INTERVAL_S, DEQUEUE_INTERVAL_S, DEQUEUE_WORKERS
+from rag_eval_pipeline.instance.daemon_pace import BACKFILL_INTERVAL_S, DEQUEUE_INTERVAL_S
 from rag_eval_pipeline.instance.location import (
     BACKUP_SUFFIX,
     HISTORY_FILES,
@@ -49,13 +49,10 @@ LOG_LEVEL = (
 RUN_COORDINATOR = (
     "# The daemon moves a backfill on every 5 s (Dagster's own interval is 30 s, paid at each\n"
     "# crossing from the knowledge base to the models to the comparison) and starts a queued\n"
-    "# run within 1 s (Dagster's default: 5 s). Raise them for a busy shared database. Queued\n"
-    "# runs start side by side: one at a time, each model's run waited for the one before it to\n"
-    "# finish starting (a new Python process importing the pipeline).\n"
+    "# run within 1 s (Dagster's default: 5 s). Raise them for a busy shared database.\n"
     "run_coordinator:\n  module: rag_eval_pipeline.instance.daemon_pace\n  class: PacedRunCoordinator\n"
     f"  config:\n    backfill_interval_seconds: {BACKFILL_INTERVAL_S}\n"
     f"    dequeue_interval_seconds: {DEQUEUE_INTERVAL_S}\n"
-    f"    dequeue_use_threads: true\n    dequeue_num_workers: {DEQUEUE_WORKERS}\n"
 )
 POSTGRES_ADVISORY_KEY = 7_261_946_051  # the creation lock's id among a database's advisory locks
 RUN_QUEUE = (
