@@ -97,6 +97,26 @@ def terms_of(text: str, language: str) -> list[str]:
     return found
 
 
+@functools.cache
+def _interrogative_terms(language: str) -> frozenset[str]:
+    """The terms of the language's interrogatives (its lexicon's, none where it has no lexicon)."""
+    try:
+        lexicon = analyzer(language).lexicon
+    except Exception:  # noqa: BLE001 - a code the table lacks reads as English in terms_of
+        lexicon = analyzer(ENGLISH).lexicon
+    if lexicon is None:
+        return frozenset()
+    return frozenset(t for word in lexicon.interrogatives for t in terms_of(word, language))
+
+
+def question_terms(text: str, language: str) -> list[str]:
+    """A question's terms as its content: ``terms_of`` without the words that make it a question
+    ("how", "many", "often", "can"), which stand in few passages, so would weigh most in an
+    idf-weighted share while saying nothing of what the question is about."""
+    scaffolding = _interrogative_terms(language or ENGLISH)
+    return [t for t in terms_of(text, language) if t not in scaffolding]
+
+
 @dataclass
 class KnowledgeView:
     """Passages with their terms, documents, titles and statuses; ``postings`` maps a term to

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from rag_eval_pipeline.health.conflicts import Conflict
-from rag_eval_pipeline.health.knowledge import NUMBER_MARK, KnowledgeView, terms_of
+from rag_eval_pipeline.health.knowledge import NUMBER_MARK, KnowledgeView, question_terms, terms_of
 from rag_eval_pipeline.language.analysis import analyzer
 
 KNOWLEDGE_GAP, RETRIEVAL_MISS, OUTDATED, CONFLICT, COVERED = (
@@ -391,7 +391,7 @@ def label_case(
     r = _Reading(
         case,
         view,
-        set(terms_of(case.question, case.language)),
+        set(question_terms(case.question, case.language)),
         retrieved,
         tuple(sorted({view.documents[i] for i in retrieved if not view.is_current(i)})),
         reference,
