@@ -27,6 +27,7 @@ import pandas as pd
 from rag_eval_pipeline.data.knowledge_base import passage_id
 from rag_eval_pipeline.health.assess import HealthSettings, assess
 from rag_eval_pipeline.health.labels import CaseInput
+from rag_eval_pipeline.health.paraphrase import cross_encoder_reader
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = Path("/work/shared/data/hotpotqa/dev_distractor_500.jsonl")
@@ -151,7 +152,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--slices", type=int, default=10)
     parser.add_argument("--offset", type=int, default=0, help="first slice (30 questions each)")
+    parser.add_argument(
+        "--lexical", action="store_true", help="the lexical rule alone (no cross-encoder reading paraphrase)"
+    )
     args = parser.parse_args()
+    paraphrase = None if args.lexical else cross_encoder_reader(None)
+    print(f"gap signal: {paraphrase.signal if paraphrase else 'lexical'}")
     rows = [json.loads(line) for line in DATASET.open()]
     counts: Counter = Counter()
     flagged = planted = flagged_right = 0
@@ -159,7 +165,8 @@ def main() -> None:
     for n in range(args.offset, args.offset + args.slices):
         frame, cases, truth, stale = planted_slice(rows[30 * n : 30 * n + 30], seed=n)
         start = time.perf_counter()
-        health = assess(frame, cases, settings=HealthSettings(as_of="2025-06-01", with_topics=False))
+        settings = HealthSettings(as_of="2025-06-01", with_topics=False)
+        health = assess(frame, cases, settings=settings, paraphrase=paraphrase)
         seconds.append(time.perf_counter() - start)
         for qid, label in zip(health.cases["qid"], health.cases["label"]):
             counts[(truth[qid], label)] += 1

@@ -17,6 +17,7 @@ from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
 from rag_eval_pipeline.health.knowledge import KnowledgeView, knowledge_view
 from rag_eval_pipeline.health.labels import CaseInput, Thresholds, case_table, label_rates
+from rag_eval_pipeline.health.paraphrase import LEXICAL_ONLY, ParaphraseReader
 from rag_eval_pipeline.health.topics import MAX_CLUSTERED, TOPIC_COLUMNS, topic_table
 from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
 
@@ -42,6 +43,7 @@ class Health:
     as_of: str
     problems: tuple[str, ...]
     traffic: Traffic | None = None
+    gap_signal: str = "lexical"  # how a passage was judged to hold a reference (paraphrase.py)
 
     @property
     def never_retrieved(self) -> list[str]:
@@ -203,12 +205,14 @@ def assess(
     settings: HealthSettings = HealthSettings(),
     reading_folder: Path | None = None,
     production_source: str = "",
+    paraphrase: ParaphraseReader | None = None,
 ) -> Health:
     """Every part of the knowledge base's health, from the indexed ``passages``, the labelled
     ``cases``, the ids the documents' source holds now (ghosts; None: unknown) and optional
     ``production`` questions (id, question, language; ``production_source`` says where they came
     from); ``reading_folder``: where the knowledge base's reading is kept between processes
-    (None: in this process only)."""
+    (None: in this process only); ``paraphrase``: the model that reads a question said in
+    other words than the passage answering it (None: the lexical rule alone)."""
     times: DocumentTimes = document_times(passages, settings.as_of)
     times = with_usage(times, (c.retrieved_ids for c in cases), source_documents)
     versions = {
@@ -217,7 +221,7 @@ def assess(
         if isinstance(row.superseded_by, str)
     }
     view, conflicts = knowledge_base_reading(passages, times.status_of(), versions, reading_folder)
-    table = case_table(cases, view, conflicts, settings.thresholds)
+    table = case_table(cases, view, conflicts, settings.thresholds, paraphrase)
     traffic = None
     if production is not None:
         traffic = compare_traffic(
@@ -233,6 +237,7 @@ def assess(
         times.as_of.date().isoformat(),
         times.problems,
         traffic,
+        paraphrase.signal if paraphrase is not None else LEXICAL_ONLY,
     )
 
 
@@ -259,6 +264,7 @@ def health_record(health: Health, model: str) -> dict:
     return {
         "answer_model": model,
         "as_of": health.as_of,
+        "gap_signal": health.gap_signal,
         "rates": _plain(health.rates),
         "counts": {
             "cases": len(health.cases),

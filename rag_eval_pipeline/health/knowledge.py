@@ -217,6 +217,13 @@ class KnowledgeView:
             return list(sentences) or [self.terms[i]]
         return [a | b for a, b in zip(sentences, sentences[1:])]
 
+    def window_texts(self, i: int) -> list[str]:
+        """Passage ``i``'s windows (``windows``) as written, each after the passage's title: what
+        a model reads to judge whether they answer a question."""
+        sentences = split_sentences(self.texts[i]) or [self.texts[i]]
+        joined = [" ".join(pair) for pair in zip(sentences, sentences[1:])] or sentences
+        return [f"{self.titles[i]}: {text}" for text in joined]
+
     def is_current(self, i: int) -> bool:
         return self.statuses[i] == CURRENT
 

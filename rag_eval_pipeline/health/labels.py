@@ -20,6 +20,7 @@ import pandas as pd
 
 from rag_eval_pipeline.health.conflicts import Conflict
 from rag_eval_pipeline.health.knowledge import NUMBER_MARK, KnowledgeView, question_terms, terms_of
+from rag_eval_pipeline.health.paraphrase import MAX_PAIRS_A_CASE, ParaphraseReader
 from rag_eval_pipeline.language.analysis import analyzer
 
 KNOWLEDGE_GAP, RETRIEVAL_MISS, OUTDATED, CONFLICT, COVERED = (
@@ -158,21 +159,37 @@ def _candidates(view: KnowledgeView, key: AnswerKey) -> set[int]:
     return view.holding(required, share)
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """The question as a passage is read against it: its content terms, its text (for a model
+    reading it beside a passage) and the model, where one reads the case's language."""
+
+    terms: set[str]
+    text: str = ""
+    paraphrase: ParaphraseReader | None = None
+
+
 def _supports(
-    view: KnowledgeView, question: set[str], key: AnswerKey, th: Thresholds
-) -> list[tuple[int, float]]:
+    view: KnowledgeView, asked: _Asked, key: AnswerKey, th: Thresholds
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
     """Passages saying the answer within two sentences, each with how strongly it is about the
     question: a number with at most one word, the share of the question held by those sentences
     and the title (the question's words beside the answer's); else the passage's own share; or
-    (a bridge) the share of a passage naming it by its title, or named by it."""
+    (a bridge) the share of a passage naming it by its title, or named by it; or, where none is
+    and a paraphrase reader reads the language, those whose sentences saying the answer it
+    scores as answering the question (the second part: each such passage's score)."""
+    question = asked.terms
     found = _candidates(view, key)
     if not found:
-        return []
+        return [], {}
     about = dict(view.best_covering(question, limit=50))
     strong = [(r, s) for r, s in about.items() if s >= th.bridge]
     supported = []
+    unsure: list[tuple[float, int, int]] = []  # (share, passage, window): said, too few question words
     for i in found:
-        said = [view.terms[i]] if key.as_phrase else [w for w in view.windows(i) if key.said_in(w)]
+        windows = view.windows(i)
+        at = [j for j, w in enumerate(windows) if key.as_phrase or key.said_in(w)]
+        said = [view.terms[i]] if key.as_phrase else [windows[j] for j in at]
         if not said:
             continue
         if key.near_question:
@@ -186,7 +203,29 @@ def _supports(
         strength = max(own, bridged * 0.9)
         if strength >= th.holds:
             supported.append((i, strength))
-    return sorted(supported, key=lambda x: (-x[1], x[0]))
+        else:
+            unsure += [(view.share(windows[j] | view.title_terms[i], question), i, j) for j in at]
+    if supported or not unsure or asked.paraphrase is None:
+        return sorted(supported, key=lambda x: (-x[1], x[0])), {}
+    return _read_as_paraphrase(view, asked, sorted(unsure, key=lambda x: (-x[0], x[1], x[2])))
+
+
+def _read_as_paraphrase(
+    view: KnowledgeView, asked: _Asked, unsure: list[tuple[float, int, int]]
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
+    """The passages whose windows saying the answer the paraphrase reader scores as answering the
+    question (the first ``MAX_PAIRS_A_CASE`` windows, sharing most of the question first), each
+    with its share of the question and its best score."""
+    reader = asked.paraphrase
+    assert reader is not None
+    chosen = unsure[:MAX_PAIRS_A_CASE]
+    scores = reader.score([(asked.text, view.window_texts(i)[j]) for _, i, j in chosen])
+    best: dict[int, float] = {}
+    for (_, i, _), score in zip(chosen, scores):
+        best[i] = max(score, best.get(i, score))
+    held = {i: score for i, score in best.items() if score >= reader.threshold}
+    shares = {i: view.share(view.terms[i] | view.title_terms[i], asked.terms) for i in held}
+    return sorted(shares.items(), key=lambda x: (-held[x[0]], x[0])), held
 
 
 def _yes_no_support(view: KnowledgeView, question: set[str]) -> tuple[list[int], float]:
@@ -225,6 +264,7 @@ class _Reading:
     stale: tuple[str, ...]
     reference: str | None
     th: Thresholds
+    paraphrase: ParaphraseReader | None = None
 
     def label(
         self,
@@ -256,6 +296,12 @@ class _Holders:
 
     passages: list[tuple[int, float]]
     answer_terms: set[str]
+    paraphrased: dict[int, str] = field(default_factory=dict)  # a passage held in other words: how
+
+    def said(self, i: int, reason: str) -> str:
+        """``reason``, with how passage ``i`` was read where it says the question in other words."""
+        how = self.paraphrased.get(i)
+        return f"{reason} ({how})" if how else reason
 
 
 def _with_reference(r: _Reading) -> CaseLabel | _Holders:
@@ -276,9 +322,16 @@ def _with_reference(r: _Reading) -> CaseLabel | _Holders:
         return _Holders([(i, covered) for i in chosen], r.question)
     # about the question: by the words of it the answer does not repeat ("products" in
     # "what sort of products?" says nothing of which passage is about it)
-    holders = _supports(r.view, r.question - key.words - key.numbers, key, r.th)
+    reader = r.paraphrase if r.paraphrase is not None and r.paraphrase.reads(language) else None
+    asked = _Asked(r.question - key.words - key.numbers, r.case.question, reader)
+    holders, read = _supports(r.view, asked, key, r.th)
     if holders:
-        return _Holders(holders, set(key.numbers | key.words))
+        notes = {
+            i: f"the question in other words: the cross-encoder {reader.name} scores it {score:.1f}"
+            for i, score in read.items()
+            if reader is not None
+        }
+        return _Holders(holders, set(key.numbers | key.words), notes)
     near = r.view.best_covering(r.question, limit=1)
     return r.label(
         KNOWLEDGE_GAP,
@@ -322,7 +375,7 @@ def _outdated(r: _Reading, holders: _Holders) -> CaseLabel | None:
             return r.label(OUTDATED, reason, 1.0, i, answered)
     if holders.passages and not any(view.is_current(i) for i, _ in holders.passages):
         i, strength = holders.passages[0]
-        reason = f"only {view.statuses[i]} documents hold the answer ({view.documents[i]})"
+        reason = holders.said(i, f"only {view.statuses[i]} documents hold the answer ({view.documents[i]})")
         return r.label(OUTDATED, reason, round(strength, 3), i, holders.answer_terms)
     return None
 
@@ -359,10 +412,10 @@ def _where_held(r: _Reading, holders: _Holders) -> CaseLabel:
         held = next(((i, s) for i, s in current if i in r.retrieved), None)
         if held is None:
             i, strength = current[0]
-            reason = f"{view.passage_ids[i]} holds the answer; it was not retrieved"
+            reason = holders.said(i, f"{view.passage_ids[i]} holds the answer; it was not retrieved")
             return r.label(RETRIEVAL_MISS, reason, round(strength, 3), i, holders.answer_terms)
         i, strength = held
-        reason = "a retrieved current passage holds the answer"
+        reason = holders.said(i, "a retrieved current passage holds the answer")
         return r.label(COVERED, reason, round(strength, 3), i, holders.answer_terms)
     if r.reference is None and r.case.abstained:
         best = max(
@@ -383,6 +436,7 @@ def label_case(
     conflicts: Sequence[Conflict] = (),
     th: Thresholds = Thresholds(),
     retrieved: set[int] | None = None,
+    paraphrase: ParaphraseReader | None = None,
 ) -> CaseLabel:
     """The case's label and its evidence (see the module's docstring for the order they are
     tried in: a gap first, since no document at all, current or not, answers it)."""
@@ -396,6 +450,7 @@ def label_case(
         tuple(sorted({view.documents[i] for i in retrieved if not view.is_current(i)})),
         reference,
         th,
+        paraphrase,
     )
     if reference is not None:
         found = _with_reference(r)
@@ -415,11 +470,14 @@ def case_table(
     view: KnowledgeView,
     conflicts: Sequence[Conflict] = (),
     th: Thresholds = Thresholds(),
+    paraphrase: ParaphraseReader | None = None,
 ) -> pd.DataFrame:
-    """Every case's label with its evidence (``CASE_TABLE_COLUMNS``)."""
+    """Every case's label with its evidence (``CASE_TABLE_COLUMNS``); with ``paraphrase``, a
+    passage saying the reference in sentences the reader scores as answering the question holds
+    it although it shares few of the question's words (in the languages the reader reads)."""
     rows = []
     for case in cases:
-        found = label_case(case, view, conflicts, th)
+        found = label_case(case, view, conflicts, th, paraphrase=paraphrase)
         rows.append(
             {
                 "qid": case.qid,

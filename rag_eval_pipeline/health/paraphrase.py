@@ -1,0 +1,75 @@
+"""A question said in other words than its passage ("misplaced my card" for a lost card): where a
+passage says the reference but holds too few of the question's words to count as about it, the
+reranker's cross-encoder reads the question and the sentences saying the answer together. Only
+those candidates are scored (a case's answer must already stand in them), each pair once: the
+scores are kept by content in the reranker's own store (``retrieval/pair_scores.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# cross-encoder/ms-marco-MiniLM-L-12-v2's logit for (question, the two sentences saying the
+# reference) from which the passage answers the question although it shares few of its words:
+# the model's own boundary (a relevance probability of one half). Checked on the seen sets
+# (benchmarks/README.md, "Paraphrased questions"): /work/data/82b en's paraphrased questions whose
+# passage answers them score 4.8 to 5.5, its planted gaps' best candidates (a number or word of the
+# answer in a passage on something else) -9.5 and below; on the planted HotpotQA set any boundary
+# from -4 to 4 keeps the gap recall, 0 and below the held-out precision (0.93 against 0.90 at 2).
+ANSWERS_LOGIT = 0.0
+MAX_PAIRS_A_CASE = 12  # the candidates' windows read, those sharing most of the question first
+
+
+@dataclass(frozen=True)
+class ParaphraseReader:
+    """Scores (question, passage text) pairs, higher: the text answers the question; ``languages``
+    those its model was trained on (other languages keep the lexical rule alone)."""
+
+    name: str
+    languages: tuple[str, ...]
+    score: Callable[[Sequence[tuple[str, str]]], list[float]]
+    threshold: float = ANSWERS_LOGIT
+
+    def reads(self, language: str) -> bool:
+        return language in self.languages
+
+    @property
+    def signal(self) -> str:
+        """What the record says was used, in one line."""
+        return f"lexical; paraphrase by the cross-encoder {self.name} ({', '.join(self.languages)} only)"
+
+
+LEXICAL_ONLY = (
+    "lexical (no paraphrase reader: the reranker's cross-encoder reads questions said in other "
+    "words where it is installed, pip install 'rag-eval-pipeline[rerank]')"
+)
+
+
+def cross_encoder_reader(storage: Path | None, model: str = "reranker_en") -> ParaphraseReader | None:
+    """The reranker's bundled cross-encoder behind its kept pair scores (in ``storage``, the
+    instance's storage folder; None: kept in no file), loaded on the first pairs it is asked to
+    score (a run whose questions all share their passages' words never loads it); None where it
+    is not installed."""
+    from rag_eval_pipeline.retrieval.reranker import READS, reranker_problem
+    from rag_eval_pipeline.retrieval.spec import RerankSpec
+
+    if reranker_problem(RerankSpec(model=model)) is not None:
+        return None
+    loaded: list = []
+
+    def scored(pairs: Sequence[tuple[str, str]]) -> list[float]:
+        if not loaded:
+            from rag_eval_pipeline.retrieval.pair_scores import (
+                PAIR_SCORES_FILE,
+                KeptPairScores,
+                PairScoreStore,
+            )
+            from rag_eval_pipeline.retrieval.reranker import CrossEncoder
+
+            encoder = CrossEncoder(model)
+            store = PairScoreStore(storage / PAIR_SCORES_FILE) if storage is not None else None
+            loaded.append(KeptPairScores(encoder.scores, encoder.identity, store))
+        return loaded[0].scores(pairs)
+
+    return ParaphraseReader(model, READS.get(model, ()), scored)
