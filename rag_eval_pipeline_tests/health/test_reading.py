@@ -1,0 +1,128 @@
+"""How a question, a reference and a passage are read for knowledge gaps: a question's
+interrogatives are not its content, a lone capital letter is a term ("Room B"), and a question
+said in other words than its passage is read by the reranker's cross-encoder (English only)."""
+
+import json
+import string
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_eval_pipeline.data.documents import Chunking, load_documents
+from rag_eval_pipeline.health.assess import HealthSettings, assess
+from rag_eval_pipeline.health.knowledge import LETTER_MARK, question_terms, terms_of
+from rag_eval_pipeline.health.labels import COVERED, KNOWLEDGE_GAP, RETRIEVAL_MISS, CaseInput
+from rag_eval_pipeline.health.paraphrase import LEXICAL_ONLY, cross_encoder_reader
+
+LABELS_ONLY = HealthSettings(as_of="2025-06-01", with_topics=False)
+DOCUMENTS = [
+    (
+        "cards",
+        "Library cards",
+        "A lost card is replaced at the front desk for a fee of 7 dollars. Bring photo ID.",
+        "en",
+    ),
+    (
+        "printing",
+        "Printing",
+        "Black and white pages cost 7 dollars per hundred. Colour pages cost more.",
+        "en",
+    ),
+    ("rooms", "Meeting rooms", "Room A seats twelve people and Room C seats six. Book them online.", "en"),
+    ("talks", "Evening talks", "The evening talks take place in Room B. Seats are free.", "en"),
+    ("author", "Philip K. Dick", "Philip K. Dick wrote The Man in the High Castle in 1962.", "en"),
+    ("carnet", "Carnet de biblioteca", "Un carnet perdido se repone en el mostrador por 7 euros.", "es"),
+]
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory) -> pd.DataFrame:
+    folder = tmp_path_factory.mktemp("library")
+    with (folder / "kb.jsonl").open("w") as handle:
+        for doc_id, title, passage, code in DOCUMENTS:
+            handle.write(
+                json.dumps({"id": doc_id, "title": title, "passage": passage, "language": code}) + "\n"
+            )
+    return load_documents(folder, Chunking(size=0)).passages
+
+
+def _labels(passages, cases, paraphrase=None) -> dict[str, tuple[str, str]]:
+    health = assess(passages, cases, settings=LABELS_ONLY, paraphrase=paraphrase)
+    return {row.qid: (row.label, row.reason) for row in health.cases.itertuples()}
+
+
+def test_a_questions_interrogatives_are_not_its_content():
+    assert question_terms("How many days can I keep a printed book?", "en") == terms_of(
+        "days keep printed book", "en"
+    )
+    assert question_terms("¿Cuántos días puedo quedarme un libro?", "es") == terms_of(
+        "días quedarme libro", "es"
+    )
+
+
+@settings(max_examples=40)
+@given(letter=st.sampled_from([c for c in string.ascii_uppercase if c not in "AIST"]), final=st.booleans())
+def test_a_lone_capital_letter_is_a_term_and_an_initial_only_in_a_passage(letter, final):
+    """ "Room B" reads the letter; "J. Smith" in a question or reference does not (a passage may
+    not write the initial); a passage reads it also before a point (the sentence may end there)."""
+    term = f"{LETTER_MARK}{letter.lower()}"
+    assert term in terms_of(f"Room {letter}" + ("." if final else ""), "en", passage=True)
+    assert (term in terms_of(f"Room {letter}" + ("." if final else ""), "en")) is not final
+    assert term not in terms_of(f"{letter}-shaped 5 {letter}", "en")  # a word's part, a unit after a number
+    for word in ("A", "S"):  # a word of the language, a stop word of its index ("'s")
+        assert f"{LETTER_MARK}{word.lower()}" not in terms_of(f"Room {word}", "en", passage=True)
+
+
+def test_a_lone_letter_tells_one_room_from_another_and_an_initial_keeps_the_name_whole(library):
+    cases = [
+        CaseInput("talks", "Where do the evening talks take place?", "Room B", "", False, ("doc_talks",)),
+        CaseInput("projector", "Which meeting room has a projector?", "Room B", "", False, ("doc_rooms",)),
+        CaseInput(
+            "author", "Who wrote The Man in the High Castle?", "Philip K. Dick", "", False, ("doc_author",)
+        ),
+    ]
+    labels = {qid: label for qid, (label, _) in _labels(library, cases).items()}
+    assert labels == {"talks": COVERED, "projector": KNOWLEDGE_GAP, "author": COVERED}
+
+
+def test_a_question_in_other_words_is_held_where_the_cross_encoder_reads_its_language(library):
+    """The reranker's real cross-encoder (ONNX, loaded in a fraction of a second): a question sharing
+    too few words with the passage that answers it is a gap by words alone and held with the reader;
+    the same number in a passage on something else stays a gap; Spanish keeps the lexical rule."""
+    reader = cross_encoder_reader(None)
+    assert reader is not None, "the reranker's cross-encoder ships with the dev extras"
+    cases = [
+        CaseInput(
+            "other_words",
+            "If I cannot find my card anymore, how much do I pay to get a replacement?",
+            "7 dollars",
+            "",
+            False,
+            (),
+        ),
+        CaseInput("elsewhere", "What do I pay to rent a locker for a term?", "7 dollars", "", False, ()),
+        CaseInput(
+            "spanish",
+            "Si ya no encuentro mi tarjeta, ¿cuánto pago por otra?",
+            "7 euros",
+            "",
+            False,
+            (),
+            language="es",
+        ),
+    ]
+    lexical = _labels(library, cases)
+    read = _labels(library, cases, reader)
+    assert {q: label for q, (label, _) in lexical.items()} == dict.fromkeys(cases_ids(cases), KNOWLEDGE_GAP)
+    assert read["other_words"][0] == RETRIEVAL_MISS
+    assert "the question in other words: the cross-encoder reranker_en scores it" in read["other_words"][1]
+    assert read["elsewhere"][0] == read["spanish"][0] == KNOWLEDGE_GAP
+    with_reader = assess(library, cases, settings=LABELS_ONLY, paraphrase=reader).gap_signal
+    assert with_reader == "lexical; paraphrase by the cross-encoder reranker_en (en only)"
+    assert assess(library, cases, settings=LABELS_ONLY).gap_signal == LEXICAL_ONLY
+
+
+def cases_ids(cases) -> list[str]:
+    return [c.qid for c in cases]
