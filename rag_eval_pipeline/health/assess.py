@@ -130,8 +130,8 @@ def case_inputs(
 # the reading of the one knowledge-base version last assessed in this process: every model's
 # kb_health of a run reads the same passages, so the term index and the conflict scan are done once
 _READING: dict[str, tuple[KnowledgeView, list[Conflict]]] = {}
-READING_FORMAT = "2"  # a stored reading of another format is never loaded: raise it when
-# KnowledgeView or Conflict change shape
+READING_FORMAT = "3"  # a stored reading of another format is never loaded: raise it when
+# KnowledgeView or Conflict change shape or what they read (3: lone letters as terms)
 
 
 def _version_of(passages: pd.DataFrame, statuses: dict[str, str], versions: set[frozenset[str]]) -> str:

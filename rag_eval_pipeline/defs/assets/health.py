@@ -60,7 +60,7 @@ def build_kb_health(with_production: bool) -> dg.AssetsDefinition:
         name=KB_HEALTH,
         group_name=EVALUATION,
         partitions_def=answer_model_partitions,
-        code_version="4",  # 4: a question's interrogatives not its content; paraphrase read
+        code_version="4",  # 4: interrogatives not content; lone letters; paraphrase read
         ins=ins,
     )
     def kb_health(
