@@ -16,7 +16,7 @@ import pandas as pd
 from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
 from rag_eval_pipeline.health.knowledge import KnowledgeView, knowledge_view
-from rag_eval_pipeline.health.labels import CaseInput, Thresholds, case_table, label_rates
+from rag_eval_pipeline.health.labels import CaseInput, Supports, Thresholds, case_table, label_rates
 from rag_eval_pipeline.health.paraphrase import LEXICAL_ONLY, ParaphraseReader
 from rag_eval_pipeline.health.topics import MAX_CLUSTERED, TOPIC_COLUMNS, topic_table
 from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
@@ -130,6 +130,8 @@ def case_inputs(
 # the reading of the one knowledge-base version last assessed in this process: every model's
 # kb_health of a run reads the same passages, so the term index and the conflict scan are done once
 _READING: dict[str, tuple[KnowledgeView, list[Conflict]]] = {}
+# each question's support over that reading (labels.Supports), for the same reason
+_SUPPORTS: dict[int, Supports] = {}
 READING_FORMAT = "3"  # a stored reading of another format is never loaded: raise it when
 # KnowledgeView or Conflict change shape or what they read (3: lone letters as terms)
 
@@ -197,6 +199,17 @@ def knowledge_base_reading(
     return _READING[key]
 
 
+def _supports_of(view: KnowledgeView, thresholds: Thresholds) -> Supports:
+    """The memo of each question's support over ``view``, kept beside the reading: every model of
+    a run asks it about the same questions (its entries grow with the distinct questions, and go
+    with the reading when the knowledge base changes)."""
+    kept = _SUPPORTS.get(id(view))
+    if kept is None or kept.view is not view or kept.th != thresholds:
+        _SUPPORTS.clear()
+        kept = _SUPPORTS[id(view)] = Supports(view, thresholds)
+    return kept
+
+
 def assess(
     passages: pd.DataFrame,
     cases: list[CaseInput],
@@ -221,7 +234,8 @@ def assess(
         if isinstance(row.superseded_by, str)
     }
     view, conflicts = knowledge_base_reading(passages, times.status_of(), versions, reading_folder)
-    table = case_table(cases, view, conflicts, settings.thresholds, paraphrase)
+    supports = _supports_of(view, settings.thresholds)
+    table = case_table(cases, view, conflicts, settings.thresholds, supports, paraphrase)
     traffic = None
     if production is not None:
         traffic = compare_traffic(

@@ -242,14 +242,52 @@ def _yes_no_support(view: KnowledgeView, question: set[str]) -> tuple[list[int],
     return chosen, (sum(view.weight(t) for t in question if t in union) / total if total else 0.0)
 
 
-def _retrieved_indices(view: KnowledgeView, case: CaseInput) -> set[int]:
-    ids = set(case.retrieved_ids)
-    titles = set(case.retrieved_titles)
-    return {
-        i
-        for i, (pid, title) in enumerate(zip(view.passage_ids, view.titles))
-        if pid in ids or title in titles
-    }
+@dataclass
+class Supports:
+    """What the knowledge base says about a question and its reference, whichever model answered
+    it: the passages holding the answer, the two covering a yes/no question, the closest one.
+    Asked once per distinct question of one reading (``view``) and ``th``, so a second model, or
+    a question repeated under other ids, reads the memo; keyed by the terms in their iteration
+    order, so each sum is taken in the very order it was the first time."""
+
+    view: KnowledgeView
+    th: Thresholds = Thresholds()
+    _found: dict[tuple, object] = field(default_factory=dict, repr=False)
+    _by_id: dict[str, list[int]] | None = field(default=None, repr=False)
+    _by_title: dict[str, list[int]] | None = field(default=None, repr=False)
+
+    def supports(
+        self, asked: _Asked, answer: AnswerKey
+    ) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """``_supports``, asked once per question (and its text and reader, where one reads it)."""
+        reader = asked.paraphrase
+        read_by = (asked.text, reader.name, reader.threshold) if reader is not None else None
+        key = ("supports", tuple(asked.terms), answer, read_by)
+        if key not in self._found:
+            self._found[key] = _supports(self.view, asked, answer, self.th)
+        return self._found[key]  # type: ignore[return-value]
+
+    def yes_no(self, question: set[str]) -> tuple[list[int], float]:
+        key = ("yes_no", tuple(question))
+        if key not in self._found:
+            self._found[key] = _yes_no_support(self.view, question)
+        return self._found[key]  # type: ignore[return-value]
+
+    def nearest(self, question: set[str]) -> list[tuple[int, float]]:
+        key = ("nearest", tuple(question))
+        if key not in self._found:
+            self._found[key] = self.view.best_covering(question, limit=1)
+        return self._found[key]  # type: ignore[return-value]
+
+    def retrieved(self, case: CaseInput) -> set[int]:
+        """The passages a case retrieved, by id or title (an index of each, built once)."""
+        if self._by_id is None or self._by_title is None:
+            self._by_id, self._by_title = {}, {}
+            for i, (pid, title) in enumerate(zip(self.view.passage_ids, self.view.titles)):
+                self._by_id.setdefault(pid, []).append(i)
+                self._by_title.setdefault(title, []).append(i)
+        found = {i for pid in set(case.retrieved_ids) for i in self._by_id.get(pid, ())}
+        return found | {i for title in set(case.retrieved_titles) for i in self._by_title.get(title, ())}
 
 
 @dataclass(frozen=True)
@@ -264,6 +302,7 @@ class _Reading:
     stale: tuple[str, ...]
     reference: str | None
     th: Thresholds
+    known: Supports  # what the knowledge base says about each question, asked once
     paraphrase: ParaphraseReader | None = None
 
     def label(
@@ -312,7 +351,7 @@ def _with_reference(r: _Reading) -> CaseLabel | _Holders:
     key = AnswerKey.of(r.reference, language, r.question)
     if _is_yes_no(r.reference, language) or not key.adds:
         # yes/no, or one of the options the question names: the passages must hold the question
-        chosen, covered = _yes_no_support(r.view, r.question)
+        chosen, covered = r.known.yes_no(r.question)
         if covered < r.th.yes_no or not chosen:
             return r.label(
                 KNOWLEDGE_GAP,
@@ -324,7 +363,7 @@ def _with_reference(r: _Reading) -> CaseLabel | _Holders:
     # "what sort of products?" says nothing of which passage is about it)
     reader = r.paraphrase if r.paraphrase is not None and r.paraphrase.reads(language) else None
     asked = _Asked(r.question - key.words - key.numbers, r.case.question, reader)
-    holders, read = _supports(r.view, asked, key, r.th)
+    holders, read = r.known.supports(asked, key)
     if holders:
         notes = {
             i: f"the question in other words: the cross-encoder {reader.name} scores it {score:.1f}"
@@ -332,7 +371,7 @@ def _with_reference(r: _Reading) -> CaseLabel | _Holders:
             if reader is not None
         }
         return _Holders(holders, set(key.numbers | key.words), notes)
-    near = r.view.best_covering(r.question, limit=1)
+    near = r.known.nearest(r.question)
     return r.label(
         KNOWLEDGE_GAP,
         "no passage of the knowledge base says the reference answer beside the question's words"
@@ -436,11 +475,14 @@ def label_case(
     conflicts: Sequence[Conflict] = (),
     th: Thresholds = Thresholds(),
     retrieved: set[int] | None = None,
+    supports: Supports | None = None,
     paraphrase: ParaphraseReader | None = None,
 ) -> CaseLabel:
     """The case's label and its evidence (see the module's docstring for the order they are
-    tried in: a gap first, since no document at all, current or not, answers it)."""
-    retrieved = _retrieved_indices(view, case) if retrieved is None else retrieved
+    tried in: a gap first, since no document at all, current or not, answers it); ``supports``:
+    the memo of what the knowledge base says about each question (``view`` and ``th`` its own)."""
+    known = supports if supports is not None else Supports(view, th)
+    retrieved = known.retrieved(case) if retrieved is None else retrieved
     reference = case.reference if case.reference and case.reference.strip() else None
     r = _Reading(
         case,
@@ -450,6 +492,7 @@ def label_case(
         tuple(sorted({view.documents[i] for i in retrieved if not view.is_current(i)})),
         reference,
         th,
+        known,
         paraphrase,
     )
     if reference is not None:
@@ -470,14 +513,19 @@ def case_table(
     view: KnowledgeView,
     conflicts: Sequence[Conflict] = (),
     th: Thresholds = Thresholds(),
+    supports: Supports | None = None,
     paraphrase: ParaphraseReader | None = None,
 ) -> pd.DataFrame:
-    """Every case's label with its evidence (``CASE_TABLE_COLUMNS``); with ``paraphrase``, a
-    passage saying the reference in sentences the reader scores as answering the question holds
-    it although it shares few of the question's words (in the languages the reader reads)."""
+    """Every case's label with its evidence (``CASE_TABLE_COLUMNS``); ``supports``: a memo kept
+    across the calls over one reading (each question's support looked up once), else one for
+    this table; with ``paraphrase``, a passage saying the reference in sentences the reader
+    scores as answering the question holds it although it shares few of the question's words
+    (in the languages the reader reads)."""
+    if supports is None or supports.view is not view or supports.th != th:
+        supports = Supports(view, th)
     rows = []
     for case in cases:
-        found = label_case(case, view, conflicts, th, paraphrase=paraphrase)
+        found = label_case(case, view, conflicts, th, supports=supports, paraphrase=paraphrase)
         rows.append(
             {
                 "qid": case.qid,

@@ -428,3 +428,24 @@ def test_a_number_is_one_term_however_it_is_written(number, language):
     assert (
         terms_of(f"{number},5", language) == terms_of(f"{number}.5", language) == [number_term(f"{number}.5")]
     )
+
+
+def test_a_second_model_over_the_same_questions_looks_nothing_up_again_and_labels_alike(passages):
+    from dataclasses import replace
+
+    from rag_eval_pipeline.health import assess as assessing
+    from rag_eval_pipeline.health.labels import case_table
+
+    first = assess(passages, CASES, settings=LABELS_ONLY)
+    (memo,) = assessing._SUPPORTS.values()
+    asked = dict(memo._found)
+    # another model: other answers, the same questions, references and retrieval
+    other = [replace(case, answer="unknown", abstained=True) for case in CASES]
+    second = assess(passages, other, settings=LABELS_ONLY)
+    assert memo._found == asked  # each question's support was read from the memo
+    view, conflicts = next(iter(assessing._READING.values()))
+    for cases, found in ((CASES, first), (other, second)):  # as labelled without any memo
+        alone = case_table(cases, view, conflicts, LABELS_ONLY.thresholds)
+        assert found.cases.equals(alone)
+    titled = replace(CASES[0], retrieved_ids=(), retrieved_titles=("Eiffel Tower",))
+    assert memo.retrieved(titled) == memo.retrieved(CASES[0]) != set()
