@@ -27,7 +27,7 @@ import pandas as pd
 from rag_eval_pipeline.data.knowledge_base import passage_id
 from rag_eval_pipeline.health.assess import HealthSettings, assess
 from rag_eval_pipeline.health.labels import CaseInput
-from rag_eval_pipeline.health.paraphrase import cross_encoder_reader
+from rag_eval_pipeline.health.paraphrase import cross_encoder_reader, gap_signal
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = Path("/work/shared/data/hotpotqa/dev_distractor_500.jsonl")
@@ -157,7 +157,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     paraphrase = None if args.lexical else cross_encoder_reader(None)
-    print(f"gap signal: {paraphrase.signal if paraphrase else 'lexical'}")
+    print(f"knowledge_gap read by: {gap_signal(paraphrase, ['en'])}")
     rows = [json.loads(line) for line in DATASET.open()]
     counts: Counter = Counter()
     flagged = planted = flagged_right = 0

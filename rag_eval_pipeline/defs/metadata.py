@@ -769,6 +769,7 @@ def kb_health_metadata(record: dict, rates: tuple[str, ...]) -> dict[str, Any]:
     traffic = record.get("traffic") or {}
     return {
         "as_of": record["as_of"],
+        **({"gap_signal": record["gap_signal"]} if record.get("gap_signal") else {}),
         **{k: dg.MetadataValue.float(float(v)) for k, v in shown.items()},
         **{short: counts[key] for key, short in KB_HEALTH_COUNTS.items() if key in counts},
         # against production (a production section): the divergence, absent with its reason

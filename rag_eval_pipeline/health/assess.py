@@ -17,9 +17,10 @@ from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
 from rag_eval_pipeline.health.knowledge import KnowledgeView, knowledge_view
 from rag_eval_pipeline.health.labels import CaseInput, Supports, Thresholds, case_table, label_rates
-from rag_eval_pipeline.health.paraphrase import LEXICAL_ONLY, ParaphraseReader
+from rag_eval_pipeline.health.paraphrase import ParaphraseReader, gap_signal
 from rag_eval_pipeline.health.topics import MAX_CLUSTERED, TOPIC_COLUMNS, topic_table
 from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
+from rag_eval_pipeline.language.table import ENGLISH
 
 SUFFICIENCY = "sufficiency"  # the metric a sufficiency:<LLM> judge writes
 
@@ -43,7 +44,7 @@ class Health:
     as_of: str
     problems: tuple[str, ...]
     traffic: Traffic | None = None
-    gap_signal: str = "lexical"  # how a passage was judged to hold a reference (paraphrase.py)
+    gap_signal: str = ""  # per language, what decided that a passage holds a reference (paraphrase.py)
 
     @property
     def never_retrieved(self) -> list[str]:
@@ -251,7 +252,7 @@ def assess(
         times.as_of.date().isoformat(),
         times.problems,
         traffic,
-        paraphrase.signal if paraphrase is not None else LEXICAL_ONLY,
+        gap_signal(paraphrase, [c.language or ENGLISH for c in cases]),
     )
 
 

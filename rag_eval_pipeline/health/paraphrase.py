@@ -37,16 +37,28 @@ class ParaphraseReader:
     def reads(self, language: str) -> bool:
         return language in self.languages
 
-    @property
-    def signal(self) -> str:
-        """What the record says was used, in one line."""
-        return f"lexical; paraphrase by the cross-encoder {self.name} ({', '.join(self.languages)} only)"
 
 
-LEXICAL_ONLY = (
-    "lexical (no paraphrase reader: the reranker's cross-encoder reads questions said in other "
-    "words where it is installed, pip install 'rag-eval-pipeline[rerank]')"
+NO_READER = (
+    "no paraphrase reader: the reranker's cross-encoder reads questions said in other words "
+    "where it is installed, pip install 'rag-eval-pipeline[rerank]'"
 )
+
+
+def gap_signal(reader: ParaphraseReader | None, languages: Sequence[str]) -> str:
+    """Which signal decided whether a passage holds a reference, per language of the cases, in
+    one line: the words alone, or the words and, for a question sharing too few of them with
+    the passage saying the answer, the cross-encoder (only in the languages it was trained on)."""
+    said = []
+    for code in sorted(set(languages)) or ["en"]:
+        if reader is None:
+            said.append(f"{code}: words alone ({NO_READER})")
+        elif reader.reads(code):
+            said.append(f"{code}: words, and the cross-encoder {reader.name} where a question shares too few")
+        else:
+            read = ", ".join(reader.languages)
+            said.append(f"{code}: words alone (the cross-encoder {reader.name} reads {read} only)")
+    return "; ".join(said)
 
 
 def cross_encoder_reader(storage: Path | None, model: str = "reranker_en") -> ParaphraseReader | None:

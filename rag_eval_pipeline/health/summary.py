@@ -69,11 +69,18 @@ def _absent_or(value) -> str:
     return "absent" if value is None else str(value)
 
 
+def signal_line(record: dict) -> str:
+    """Per language, what decided that a passage holds a reference (a record from before it was
+    kept says nothing)."""
+    return f"knowledge_gap read by {record['gap_signal']}" if record.get("gap_signal") else ""
+
+
 def health_markdown(record: dict) -> str:
-    """The health as Markdown: rates, topics, out-of-date documents, the flagged cases."""
+    """The health as Markdown: rates, what read the gaps, topics, out-of-date documents, the
+    flagged cases."""
     counts = record["counts"]
     parts = [
-        rate_line(record),
+        rate_line(record) + (f"\n\n{signal_line(record)}" if record.get("gap_signal") else ""),
         f"{counts['non_current_documents']} document(s) not current, {counts['never_retrieved']} never "
         f"retrieved, {counts['ghosts']} ghost(s) (indexed, gone from the source), "
         f"{counts['conflicts']} conflict(s)",

@@ -38,7 +38,9 @@ def _rates(record: dict) -> str:
     rates = record.get("rates") or {}
     shown = {name: "–" if rates.get(name) is None else f"{rates[name]:.0%}" for name in SHOWN_RATES}
     said = "; ".join(f"{name.removesuffix('_rate').replace('_', ' ')} {v}" for name, v in shown.items())
-    return f"<p>As of {html.escape(str(record.get('as_of')))}: {html.escape(said)}.</p>"
+    signal = record.get("gap_signal")
+    read_by = f' <span class="note">Gaps read by {html.escape(signal)}.</span>' if signal else ""
+    return f"<p>As of {html.escape(str(record.get('as_of')))}: {html.escape(said)}.{read_by}</p>"
 
 
 def knowledge_health_html(records: Mapping[str, dict] | None) -> str:

@@ -158,9 +158,13 @@ def test_the_stored_asset_and_the_text_output(project, capsys):
     assert cli.main([*args, "kb", "health"]) == 0
     out = capsys.readouterr().out
     assert "knowledge_gap_rate 0.500" in out and "doc_promo" in out
+    # which signal read the gaps, per language: wherever the rates are shown
+    read_by = "en: words, and the cross-encoder reranker_en where a question shares too few"
+    assert record["gap_signal"] == read_by and f"knowledge_gap read by {read_by}" in out
     report = (root / "home" / "storage" / "artifacts" / "eval_report.html").read_text()
     section = report.split('<section id="knowledge-base">', 1)[1].split("</section>", 1)[0]
     assert "<h3>baseline</h3>" in section and "doc_promo" in section and "knowledge gap 50%" in section
+    assert f"Gaps read by {read_by}." in section
 
 
 @pytest.mark.slow
