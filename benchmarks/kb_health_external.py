@@ -1,7 +1,8 @@
 """Score `rag-eval kb health --format json` against the answer key of a planted set written by
 someone else (the 82 / 82b layout: ``expected.json`` with ``gap_question_ids``,
 ``not_current_doc_ids_planted``, ``expired_question_ids``, ``control_doc_id`` and, with
-production questions, ``blind_spot_topics`` and ``production_topic_of``). Prints knowledge_gap
+production questions, ``blind_spot_topics`` and ``production_topic_of`` or 82c's
+``production_topic``). Prints knowledge_gap
 precision and recall, the documents flagged not current against those planted (and any current
 one flagged), the expired-source questions labelled outdated, and the blind spots found.
 
@@ -24,6 +25,7 @@ def _document(name: str) -> str:
 def _blind_spots(traffic: dict, expected: dict) -> dict:
     """Each blind spot found, named by the planted topic most of its proposed questions are on."""
     topic_of = {p: t["topic"] for p, t in expected.get("production_topic_of", {}).items()}
+    topic_of |= expected.get("production_topic", {})  # 82c's layout: a production id -> its topic
     planted = set(expected.get("blind_spot_topics", []))
     found = {}
     for topic in {p["topic"] for p in traffic["proposals"]}:
