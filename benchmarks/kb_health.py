@@ -160,6 +160,7 @@ def main() -> None:
     print(f"knowledge_gap read by: {gap_signal(paraphrase, ['en'])}")
     rows = [json.loads(line) for line in DATASET.open()]
     counts: Counter = Counter()
+    sure: Counter = Counter()  # gaps said sure, by what the case truly is
     flagged = planted = flagged_right = 0
     seconds = []
     for n in range(args.offset, args.offset + args.slices):
@@ -168,8 +169,10 @@ def main() -> None:
         settings = HealthSettings(as_of="2025-06-01", with_topics=False)
         health = assess(frame, cases, settings=settings, paraphrase=paraphrase)
         seconds.append(time.perf_counter() - start)
-        for qid, label in zip(health.cases["qid"], health.cases["label"]):
+        said = health.cases[["qid", "label", "confidence"]].itertuples(index=False)
+        for qid, label, confidence in said:
             counts[(truth[qid], label)] += 1
+            sure[truth[qid]] += label == "knowledge_gap" and confidence == "sure"
         found = set(health.documents.loc[health.documents["status"] != "current", "document"])
         flagged, planted, flagged_right = (
             flagged + len(found),
@@ -183,6 +186,12 @@ def main() -> None:
         said = sum(v for (t, said_label), v in counts.items() if said_label == label)
         real = sum(v for (t, said_label), v in counts.items() if t == label)
         print(f"| {label} | {real} | {said} | {tp / said if said else float('nan'):.2f} | {tp / real:.2f} |")
+    gaps_sure, gaps = sure["knowledge_gap"], sum(v for (t, _), v in counts.items() if t == "knowledge_gap")
+    said_sure = sum(sure.values())
+    print(
+        f"\nknowledge_gap said sure: {said_sure}, precision "
+        f"{gaps_sure / said_sure if said_sure else float('nan'):.2f}, recall {gaps_sure / gaps:.2f}"
+    )
     print(f"\ndocuments not current: {flagged} flagged, {planted} planted, {flagged_right} right")
     confused = {f"{t} -> {said}": v for (t, said), v in sorted(counts.items()) if t != said}
     print(f"confusions: {confused}")

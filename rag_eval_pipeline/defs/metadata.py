@@ -24,6 +24,7 @@ from rag_eval_pipeline.reporting.images import (
     grounding_rows,
     has_image_labels,
 )
+from rag_eval_pipeline.reporting.knowledge_health import shown_label
 from rag_eval_pipeline.reporting.markdown import markdown_list, markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -752,7 +753,7 @@ def _kb_cases(record: dict) -> str:
     rows = [
         {
             "case": clip_at_word(str(c["qid"]), CASE_ID_CHARS),
-            "label": c["label"],
+            "label": shown_label(c),
             "question": clip_at_word(str(c["question"]), KB_QUESTION_CHARS),
         }
         for c in flagged[:KB_HEALTH_ROWS]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import pandas as pd
 
 from rag_eval_pipeline.metrics.settings import OVERALL
+from rag_eval_pipeline.reporting.knowledge_health import shown_label
 from rag_eval_pipeline.reporting.markdown import to_markdown
 
 RATES = (
     "knowledge_gap_rate",
+    "knowledge_gap_unsure_rate",
     "retrieval_miss_rate",
     "outdated_rate",
     "conflict_rate",
@@ -30,6 +32,8 @@ def cases_table(record: dict, limit: int | None = None) -> pd.DataFrame:
         return frame
     order = {"knowledge_gap": 0, "outdated": 1, "conflict": 2, "retrieval_miss": 3, "covered": 4}
     frame = frame.sort_values(["label", "qid"], key=lambda c: c.map(order) if c.name == "label" else c)
+    if "confidence" in frame:  # a gap's: sure or unsure (a record from before says nothing)
+        frame = frame.assign(label=[shown_label(c) for c in frame.to_dict(orient="records")])
     shown = frame[["qid", "label", "question", "evidence_passage", "score", "reason"]]
     return shown.head(limit) if limit else shown
 

@@ -159,7 +159,9 @@ def test_the_stored_asset_and_the_text_output(project, capsys):
     out = capsys.readouterr().out
     assert "knowledge_gap_rate 0.500" in out and "doc_promo" in out
     # which signal read the gaps, per language: wherever the rates are shown
-    read_by = "en: words, and the cross-encoder reranker_en where a question shares too few"
+    read_by = (
+        "en: words, and the cross-encoder reranker_en where a question shares too few or is a yes/no question"
+    )
     assert record["gap_signal"] == read_by and f"knowledge_gap read by {read_by}" in out
     report = (root / "home" / "storage" / "artifacts" / "eval_report.html").read_text()
     section = report.split('<section id="knowledge-base">', 1)[1].split("</section>", 1)[0]

@@ -121,8 +121,8 @@ def test_a_question_in_other_words_is_held_where_the_cross_encoder_reads_its_lan
     assert read["elsewhere"][0] == read["spanish"][0] == KNOWLEDGE_GAP
     signal = assess(library, cases, settings=LABELS_ONLY, paraphrase=reader).gap_signal
     assert signal == (
-        "en: words, and the cross-encoder reranker_en where a question shares too few; "
-        "es: words alone (the cross-encoder reranker_en reads en only)"
+        "en: words, and the cross-encoder reranker_en where a question shares too few or is a yes/no "
+        "question; es: words alone (the cross-encoder reranker_en reads en only)"
     )
     assert assess(library, cases, settings=LABELS_ONLY).gap_signal == (
         f"en: words alone ({NO_READER}); es: words alone ({NO_READER})"

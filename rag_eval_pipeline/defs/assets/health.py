@@ -60,7 +60,7 @@ def build_kb_health(with_production: bool) -> dg.AssetsDefinition:
         name=KB_HEALTH,
         group_name=EVALUATION,
         partitions_def=answer_model_partitions,
-        code_version="4",  # 4: interrogatives not content; lone letters; paraphrase read
+        code_version="5",  # 5: yes/no questions read by the cross-encoder; a gap's confidence
         ins=ins,
     )
     def kb_health(
