@@ -199,7 +199,7 @@ def test_a_gap_where_a_passage_says_the_answer_beside_few_question_words_is_unsu
     other words (unsure); an answer no passage says is a sure gap. English: the cross-encoder read
     the candidates and found none answering, so the gap is sure."""
     cases = [
-        _asked("other_words", "Si ya no encuentro mi tarjeta, ¿cuánto pago en el mostrador?", "7 euros", "es"),
+        _asked("other_words", "Si no encuentro mi tarjeta, ¿cuánto pago en el mostrador?", "7 euros", "es"),
         _asked("nowhere", "¿Cuánto cuesta una taquilla?", "12 euros", "es"),
         _asked("elsewhere", "What do I pay to rent a locker for a term?", "7 dollars"),
     ]
