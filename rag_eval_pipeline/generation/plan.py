@@ -98,6 +98,65 @@ def _shares(types: Sequence[CaseType], n: int) -> dict[CaseType, int]:
     return {t: n // len(types) + (1 if i < n % len(types) else 0) for i, t in enumerate(types)}
 
 
+@dataclass
+class _Picker:
+    """The source passages still free for a case, taken in the seeded ``order``: a passage set once
+    only, no document the source of more than ``cap`` cases."""
+
+    rows: dict[str, Source]
+    order: list[str]
+    links: dict[str, list[str]]
+    cap: int
+    seed: int
+    used: Counter[str] = field(default_factory=Counter)  # a document's passages used as sources
+    taken: set[tuple[str, ...]] = field(default_factory=set)
+
+    def free(self, *sources: Source) -> bool:
+        titles = Counter(s.title for s in sources)
+        return all(self.used[t] + k <= self.cap for t, k in titles.items())
+
+    def take(self, *sources: Source) -> tuple[Source, ...]:
+        for s in sources:
+            self.used[s.title] += 1
+        self.taken.add(tuple(s.passage_id for s in sources))
+        return sources
+
+    def single(self) -> tuple[Source, ...] | None:
+        for pid in self.order:
+            if (pid,) not in self.taken and self.free(self.rows[pid]):
+                return self.take(self.rows[pid])
+        return None
+
+    def bridge(self) -> tuple[Source, ...] | None:
+        for pid in self.order:
+            first = self.rows[pid]
+            for other in sorted(self.links.get(pid, ()), key=lambda p: _rank(self.seed, f"{pid}>{p}")):
+                second = self.rows[other]
+                fresh = second.title != first.title and (pid, other) not in self.taken
+                if fresh and self.free(first, second):
+                    return self.take(first, second)
+        return None
+
+    def comparison(self) -> tuple[Source, ...] | None:
+        for pid in self.order:
+            first = self.rows[pid]
+            words = set(content_tokens(first_sentence(first.passage), first.language))
+            linked = set(self.links.get(pid, ()))
+            pool = [
+                self.rows[p]
+                for p in self.order[:COMPARISON_POOL]
+                if self.rows[p].title != first.title and p not in linked and (pid, p) not in self.taken
+            ]
+            if not words or not pool:
+                continue
+
+            scored = [(_overlap(words, s), _rank(self.seed, f"{pid}~{s.passage_id}"), s) for s in pool]
+            best, _, partner = max(scored, key=lambda item: item[:2])
+            if best > 0 and self.free(first, partner):
+                return self.take(first, partner)
+        return None
+
+
 def plan_cases(passages: pd.DataFrame, spec: GenerationSpec) -> Plan:
     """The source passages of every case, or a note where a type could not get its share."""
     asked = _shares(spec.types, spec.n)
@@ -119,58 +178,12 @@ def plan_cases(passages: pd.DataFrame, spec: GenerationSpec) -> Plan:
     }
     order = sorted(rows, key=lambda pid: _rank(spec.seed, pid))
     links = title_mentions(passages) if CaseType.MULTI_HOP in asked or CaseType.COMPARISON in asked else {}
-    used: Counter[str] = Counter()  # a document's passages used as sources
-    taken: set[tuple[str, ...]] = set()
-
-    def free(*sources: Source) -> bool:
-        titles = Counter(s.title for s in sources)
-        return all(used[t] + k <= cap for t, k in titles.items())
-
-    def take(*sources: Source) -> tuple[Source, ...]:
-        for s in sources:
-            used[s.title] += 1
-        taken.add(tuple(s.passage_id for s in sources))
-        return sources
-
-    def single() -> tuple[Source, ...] | None:
-        for pid in order:
-            if (pid,) not in taken and free(rows[pid]):
-                return take(rows[pid])
-        return None
-
-    def bridge() -> tuple[Source, ...] | None:
-        for pid in order:
-            first = rows[pid]
-            for other in sorted(links.get(pid, ()), key=lambda p: _rank(spec.seed, f"{pid}>{p}")):
-                second = rows[other]
-                if second.title != first.title and (pid, other) not in taken and free(first, second):
-                    return take(first, second)
-        return None
-
-    def comparison() -> tuple[Source, ...] | None:
-        for pid in order:
-            first = rows[pid]
-            words = set(content_tokens(first_sentence(first.passage), first.language))
-            linked = set(links.get(pid, ()))
-            pool = [
-                rows[p]
-                for p in order[:COMPARISON_POOL]
-                if rows[p].title != first.title and p not in linked and (pid, p) not in taken
-            ]
-            if not words or not pool:
-                continue
-
-            scored = [(_overlap(words, s), _rank(spec.seed, f"{pid}~{s.passage_id}"), s) for s in pool]
-            best, _, partner = max(scored, key=lambda item: item[:2])
-            if best > 0 and free(first, partner):
-                return take(first, partner)
-        return None
-
+    picker = _Picker(rows, order, links, cap, spec.seed)
     pickers = {
-        CaseType.SINGLE: single,
-        CaseType.UNANSWERABLE: single,
-        CaseType.MULTI_HOP: bridge,
-        CaseType.COMPARISON: comparison,
+        CaseType.SINGLE: picker.single,
+        CaseType.UNANSWERABLE: picker.single,
+        CaseType.MULTI_HOP: picker.bridge,
+        CaseType.COMPARISON: picker.comparison,
     }
     remaining = dict(asked)
     cases: list[Planned] = []
