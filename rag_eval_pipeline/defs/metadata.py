@@ -766,10 +766,21 @@ def kb_health_metadata(record: dict, rates: tuple[str, ...]) -> dict[str, Any]:
     narrow tables (topics, documents not current, flagged cases)."""
     shown = {k: v for k, v in record["rates"].items() if k in rates and v is not None}
     counts = record["counts"]
+    traffic = record.get("traffic") or {}
     return {
         "as_of": record["as_of"],
         **{k: dg.MetadataValue.float(float(v)) for k, v in shown.items()},
         **{short: counts[key] for key, short in KB_HEALTH_COUNTS.items() if key in counts},
+        # against production (a production section): the divergence, absent with its reason
+        **({"production": traffic["source"]} if traffic.get("source") else {}),
+        **(
+            {
+                "traffic_divergence": dg.MetadataValue.float(float(traffic["divergence"])),
+                "blind_spots": sum(1 for t in traffic["topics"] if t["blind_spot"]),
+            }
+            if traffic.get("divergence") is not None
+            else {}
+        ),
         "topics": dg.MetadataValue.md(_kb_topics(record)),
         "stale documents": dg.MetadataValue.md(_kb_documents(record)),
         "flagged cases": dg.MetadataValue.md(_kb_cases(record)),

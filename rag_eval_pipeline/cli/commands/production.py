@@ -40,7 +40,7 @@ def _promote(sub: Commands) -> None:
         documents with --with-contexts. `rag-eval run --dataset FILE` evaluates it. Prints the list's count
         and version (a content hash a CI gate can pin).""",
     )
-    promote.add_argument("--day", type=day, required=True, help="the scored day (YYYY-MM-DD)")
+    promote.add_argument("--day", type=day, help="the scored day (YYYY-MM-DD; not with --blind-spots)")
     chosen = promote.add_mutually_exclusive_group(required=True)
     chosen.add_argument("--qid", nargs="+", help="the interactions' ids (as the day's sample names them)")
     chosen.add_argument("--worst", type=positive, metavar="N", help="the N scored lowest on --metric")
@@ -49,6 +49,11 @@ def _promote(sub: Commands) -> None:
         choices=["negative"],
         help="the day's thumbs-down interactions (production.feedback), sampled or not: the agent's "
         "answer as the rejected answer, the user's comment as the note",
+    )
+    chosen.add_argument(
+        "--blind-spots",
+        action="store_true",
+        help="the sampled questions `rag-eval kb health` proposes for topics no case covers",
     )
     promote.add_argument(
         "--metric", default="faithfulness", help="what --worst ranks by (default faithfulness)"
