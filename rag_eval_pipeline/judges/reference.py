@@ -6,7 +6,7 @@ from __future__ import annotations
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.language.inflection import absent_note
 from rag_eval_pipeline.metrics import reference
-from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
+from rag_eval_pipeline.metrics.schema import REFERENCE_JUDGE_ID
 
 AGAINST_TRUTH_METRICS = ("exact_match", "f1", "correctness")
 # what needs no reference answer: the retrieval and citation metrics read gold labels, lexical

@@ -55,6 +55,9 @@ class Lexicon:
     option_prefixes: tuple[str, ...] = ()
     option_suffixes: tuple[str, ...] = ()
     abstention: tuple[str, ...] = field(default=())
+    # the words that make a sentence a question rather than say what it is about ("how many",
+    # "how often", "can I"): stop words of a question's terms where it is read for its content
+    interrogatives: frozenset[str] = frozenset()
 
     def negates(self, word: str) -> bool:
         """Whether a word negates: one of the ``negators``, or a verb form its ``negating_prefixes``
@@ -82,6 +85,10 @@ ENGLISH_ABSTENTION = (
 )
 
 ENGLISH = Lexicon(
+    interrogatives=words(
+        "what which who whom whose when where why how many much often long far soon can could "
+        "may might must shall should will would do does did is are was were am"
+    ),
     frame=words(
         """answer answers answered according passage passages context contexts document documents
         source sources based stated states state says say said mention mentioned mentions given
@@ -111,6 +118,10 @@ ENGLISH = Lexicon(
 )
 
 SPANISH = Lexicon(
+    interrogatives=words(
+        "qué que cuál cuáles quién quiénes cuándo dónde adónde por cómo cuánto cuánta cuántos "
+        "cuántas puedo puede pueden podemos debo debe deben hay tengo tiene"
+    ),
     frame=words(
         """respuesta respuestas según pasaje pasajes contexto contextos documento documentos fuente
         fuentes basado basada basándome dice dicen dijo decir menciona mencionan mencionado
@@ -149,6 +160,10 @@ SPANISH = Lexicon(
 )
 
 FRENCH = Lexicon(
+    interrogatives=words(
+        "que quoi quel quelle quels quelles qui quand où pourquoi comment combien est-ce "
+        "puis peut peuvent pouvons dois doit doivent faut"
+    ),
     frame=words(
         """réponse réponses selon passage passages contexte document documents source sources basé
         basée dit disent mentionne mentionné mentionnée indique indiqué texte article information
@@ -184,6 +199,10 @@ FRENCH = Lexicon(
 )
 
 GERMAN = Lexicon(
+    interrogatives=words(
+        "was welche welcher welches wer wen wem wessen wann wo wohin woher warum wie viel "
+        "viele oft lange kann können darf dürfen muss müssen soll sollen gibt"
+    ),
     frame=words(
         """antwort antworten laut gemäß passage passagen kontext dokument dokumente quelle quellen
         basierend sagt sagen erwähnt erwähnen angegeben text artikel information informationen

@@ -20,7 +20,6 @@ from rag_eval_pipeline.language.lexicon import ENGLISH_ABSTENTION
 from rag_eval_pipeline.language.table import ENGLISH
 from rag_eval_pipeline.metrics.equivalence import Verdict, says_answer
 
-REFERENCE_JUDGE_ID = "reference"  # the judge id under which these metrics are recorded
 _SPECIAL_ANSWERS = ("yes", "no", "noanswer")
 # What counts as declining to answer in any language, matched at the start of the normalised
 # answer (lower case, no punctuation, no articles): "I don't know.", "Unknown", "The passages do
