@@ -40,6 +40,7 @@ from rag_eval_pipeline.language.table import ENGLISH
 
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|\(\s*\d{1,2}\s*\)")
 NOVEL_WORDS = 3  # content words the rest of a credited answer may add that nothing explains
+HELD_WORDS = 4  # content words of the passages a credited answer may add besides (a detail restated)
 NEGATION_TAIL = 6  # where negation follows, the words after a mention that may negate it
 LISTED_AFTER = 2  # words of no claim (a preposition, an article) between "and" and what it lists
 PREFIX = 5  # a word is the question's when it shares this many first letters with one of its words
@@ -247,7 +248,9 @@ def says_answer(
     explained = "".join(asked) + "".join(t for title in titles for t in title)
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
     names = None if text.inside_words else _Names(text, prediction, passages)
-    verdict = _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
+    held = frozenset(w for passage in passages for w in _passage_words(text.code, passage))
+    claim = _Claim(words, breaks, truth, truth_breaks, asked, titles, held)
+    verdict = _says_named(text, lexicon, claim, aligned, names)
     if not unread or verdict.reason == "not mentioned":
         return verdict
     if not verdict.credited:  # a longer name, a list or more words: what it says is not read here
@@ -442,26 +445,34 @@ def _passage_words(language: str, passage: str) -> list[str]:
     return analyzer(language).words(passage)
 
 
+@dataclass(frozen=True)
+class _Claim:
+    """One answer as the rule for a named reference reads it: its ``words`` (the reference's
+    inflected copies written as the reference) and ``breaks``, the reference ``truth``, the
+    question's words (``asked``), the cited ``titles``, and what the passages the answer had
+    hold (``held``: their words)."""
+
+    words: list[str]
+    breaks: list[bool]
+    truth: list[str]
+    truth_breaks: list[bool]
+    asked: list[str]
+    titles: list[list[str]]
+    held: frozenset[str] = frozenset()
+
+
 def _says_named(
-    text: Analyzer,
-    lexicon: Lexicon,
-    words: list[str],
-    breaks: list[bool],
-    truth: list[str],
-    truth_breaks: list[bool],
-    asked: list[str],
-    titles: list[list[str]],
-    aligned: bool = True,
-    names: _Names | None = None,
+    text: Analyzer, lexicon: Lexicon, claim: _Claim, aligned: bool = True, names: _Names | None = None
 ) -> Verdict:
     """The rule for a reference that is not a yes or no: the reference stands in the answer,
     unrejected, asserted, on its own, with few words beside it that nothing explains. Where
     words are not spaced, words side by side are no longer name: the dictionary's own cut
     (``aligned``) says whether the reference is a word of its own there."""
+    words, truth = claim.words, claim.truth
     starts = _runs(words, truth)
     if not starts:
         return Verdict(False, "not mentioned")
-    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon, breaks)]
+    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon, claim.breaks)]
     if not kept:
         return Verdict(False, "mentioned only to reject it", contradicts=True)
     asserted = [s for s in kept if not _offered(words, s, len(truth), lexicon)]
@@ -470,63 +481,90 @@ def _says_named(
     inside = {i for s in starts for i in range(s, s + len(truth))}
     rest = [t for i, t in enumerate(words) if i not in inside]
     cited = rest
-    for title in titles:  # a cited title's words are not markers ("Dead but Rising")
+    for title in claim.titles:  # a cited title's words are not markers ("Dead but Rising")
         if title and not set(title) & set(truth):
             cited = _without(cited, [False] * len(cited), title)[0]
-    if any(t in lexicon.contrasts for t in cited):
+    # "X, but Y" contrasts; "X, and not Y" ("o ne", "a nie") rejects the other and asserts X
+    if any(t in lexicon.contrasts and not lexicon.negates(nxt) for t, nxt in zip(cited, [*cited[1:], ""])):
         return Verdict(False, "contrasted with another answer")
-    hedged = sum(t in lexicon.hedges for t in cited) > sum(t in lexicon.hedges for t in asked)
+    hedged = sum(t in lexicon.hedges for t in cited) > sum(t in lexicon.hedges for t in claim.asked)
     unsure = any(tuple(cited[i : i + len(u)]) == u for u in lexicon.unsure for i in range(len(cited)))
     if hedged or unsure:
         return Verdict(False, "hedged")
-    explained = set(asked) | set(truth) | {t for title in titles for t in title}
-    # where words are not spaced, the characters of the question, reference and titles explain
-    # a word the dictionary cut differently in the answer
-    characters = "".join(explained) if text.inside_words else ""
-    question_characters = "".join(asked) if text.inside_words else ""
+    if _longer(text, lexicon, claim, starts, asserted, aligned, names):
+        return Verdict(False, "part of a longer name or a list")
+    unexplained = _unexplained(text, lexicon, claim, rest, names)
+    if len(unexplained) > NOVEL_WORDS:
+        return Verdict(False, f"{len(unexplained)} more words than an answer needs")
+    return Verdict(True, "said")
+
+
+def _longer(
+    text: Analyzer,
+    lexicon: Lexicon,
+    claim: _Claim,
+    starts: list[int],
+    asserted: list[int],
+    aligned: bool,
+    names: _Names | None,
+) -> bool:
+    """Whether every asserted mention runs on into a longer name or a list ("Chicago Bulls",
+    "X and Y"); where words are not spaced, side by side is how words are written, and the
+    dictionary's cut (``aligned``) says whether the reference is a word of its own."""
+    words, breaks, truth, width = claim.words, claim.breaks, claim.truth, len(claim.truth)
     stop = text.stop_words
-
-    def novel(word: str) -> bool:  # a role an article leads introduces the answer ("des Architekten")
-        return (
-            word not in stop
-            and word not in lexicon.frame
-            and not _from(word, explained, characters)
-            and (names is None or word not in names.roles)
-        )
-
-    def named(word: str) -> bool:  # the question's own words may run on ("Terry Richardson was older")
-        return (
-            word not in stop
-            and word not in lexicon.frame
-            and (names is None or word not in lexicon.copulas)
-            and not _from(word, set(asked), question_characters)
-        )
+    if claim.truth_breaks and claim.truth_breaks[-1]:  # the reference's own last mark ("Inc.") is no boundary
+        breaks = [b and not any(i == s + width - 1 for s in starts) for i, b in enumerate(breaks)]
 
     def content(word: str) -> bool:
         return word not in stop
 
-    if truth_breaks and truth_breaks[-1]:  # the reference's own last mark ("Inc.") is no boundary
-        breaks = [b and not any(i == s + len(truth) - 1 for s in starts) for i, b in enumerate(breaks)]
     if text.inside_words:
         never_named = lambda word, step: False  # noqa: E731 - side by side is how these languages write
-        longer = not aligned or all(
-            _joined(words, breaks, s, len(truth), never_named, content, lexicon.joiners) for s in asserted
+        return not aligned or all(
+            _joined(words, breaks, s, width, never_named, content, lexicon.joiners) for s in asserted
         )
-    else:
-        assert names is not None  # every spaced language reads its names
-        number = all(t.isdigit() for t in truth)
+    assert names is not None  # every spaced language reads its names
+    number = all(t.isdigit() for t in truth)
+    asked = set(claim.asked)
 
-        def named_beside(word: str, step: int) -> bool:  # the word just before (-1) or after (1)
-            phrase = [word, *truth] if step < 0 else [*truth, word]
-            return named(word) and names.beside(phrase, word, step < 0, number)
-
-        longer = all(
-            _joined(words, breaks, s, len(truth), named_beside, content, lexicon.joiners, LISTED_AFTER)
-            for s in asserted
+    def named_beside(word: str, step: int) -> bool:  # the word just before (-1) or after (1)
+        # the question's own words may run on ("Terry Richardson was older")
+        named = (
+            word not in stop
+            and word not in lexicon.frame
+            and word not in lexicon.copulas
+            and not _from(word, asked)
         )
-    if longer:
-        return Verdict(False, "part of a longer name or a list")
-    unexplained = [t for t in rest if novel(t)]
-    if len(unexplained) > NOVEL_WORDS:
-        return Verdict(False, f"{len(unexplained)} more words than an answer needs")
-    return Verdict(True, "said")
+        phrase = [word, *truth] if step < 0 else [*truth, word]
+        return named and names.beside(phrase, word, step < 0, number)
+
+    joiners = lexicon.joiners
+    return all(
+        _joined(words, breaks, s, width, named_beside, content, joiners, LISTED_AFTER) for s in asserted
+    )
+
+
+def _unexplained(
+    text: Analyzer, lexicon: Lexicon, claim: _Claim, rest: list[str], names: _Names | None
+) -> list[str]:
+    """The content words beside the reference that nothing explains: not the question's, the
+    reference's or a title's (where words are not spaced, made of their characters), no
+    framing word, no role an article leads ("des Architekten"); of the words the passages hold
+    (a detail of the fact restated: "1875 m.", "village"), the first ``HELD_WORDS`` are
+    explained, so pasted passages still say more than an answer needs."""
+    explained = set(claim.asked) | set(claim.truth) | {t for title in claim.titles for t in title}
+    # where words are not spaced, the characters of the question, reference and titles explain
+    # a word the dictionary cut differently in the answer
+    characters = "".join(explained) if text.inside_words else ""
+    stop = text.stop_words
+    found = [
+        word
+        for word in rest
+        if word not in stop
+        and word not in lexicon.frame
+        and not _from(word, explained, characters)
+        and (names is None or word not in names.roles)
+    ]
+    held = [word for word in found if _from(word, claim.held, "")]
+    return [word for word in found if word not in held] + held[HELD_WORDS:]
