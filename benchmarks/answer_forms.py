@@ -61,10 +61,14 @@ def table(name: str, questions, quiet: bool) -> None:
                 print(f"  {f.language} {f.kind:8} {s:.1f} {f.answer!r} ({f.truth}): {reason}")
 
 
-def _cells(found) -> str:  # type: ignore[no-untyped-def]
+def _cells(found, recorded: float | None) -> str:  # type: ignore[no-untyped-def]
+    """One half's four cells of a language's row (empty where the half has no such language)."""
     if found is None:
-        return "| | | |"
-    return f"| {found.right_credited:.2f} | {found.right_absent:.2f} | {found.wrong_credited:.2f} |"
+        return " | | | |"
+    return (
+        f" {found.right_credited:.2f} | {found.right_absent:.2f} | {found.wrong_credited:.2f} "
+        f"| {recorded:.2f} |"
+    )
 
 
 def _recorded(name: str) -> dict[str, float]:
@@ -106,11 +110,8 @@ def external(quiet: bool, halves: tuple[str, ...] = ("seen", "unseen")) -> None:
         reads = "lexicon" if sentence.lexicon else "unread"
         reads += ", lemmas" if sentence.lemmas else ""
         reads += ", Snowball" if sentence.stemmer else ""
-        cells = ""
-        for name in halves:
-            share = recorded[name].get(code)
-            cells += _cells(by_set[name].get(code))[:-1] + (f" {share:.2f} |" if share is not None else " |")
-        print(f"| {sentence.name} ({code}) | {reads} {cells}")
+        cells = "".join(_cells(by_set[name].get(code), recorded[name].get(code)) for name in halves)
+        print(f"| {sentence.name} ({code}) | {reads} |{cells}")
     for name in halves:
         rows = list(by_set[name].values())
         rights = sum(g.rights for g in rows)
