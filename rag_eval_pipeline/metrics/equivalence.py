@@ -33,8 +33,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analyzer
-from rag_eval_pipeline.language.inflection import Inflection, inflection, reading
+from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analysis_of, analyzer
+from rag_eval_pipeline.language.inflection import Inflection, inflection
 from rag_eval_pipeline.language.lexicon import LEXICONS, TITLES, Lexicon
 from rag_eval_pipeline.language.table import ENGLISH
 
@@ -47,10 +47,10 @@ PREFIX = 5  # a word is the question's when it shares this many first letters wi
 STOP_WORDS = ENGLISH_STOP_WORDS  # English's short list of words that carry no claim
 
 
-def lexical_tokens(text: str, language: str = "en") -> list[str]:
+def lexical_tokens(text: str, language: str | Analyzer = "en") -> list[str]:
     """Lower-case words split at every punctuation mark, ASCII or not, apostrophes dropped, no
     articles: "1909–1994" is two words here, where the official normalisation keeps it one."""
-    return analyzer(language).words(text)
+    return analysis_of(language).words(text)
 
 
 @dataclass(frozen=True)
@@ -208,7 +208,7 @@ def says_answer(
     ground_truth: str,
     question: str = "",
     sources: Sequence[str] = (),
-    language: str = "en",
+    language: str | Analyzer = "en",
     passages: Sequence[str] = (),
 ) -> Verdict:
     """Whether ``prediction`` says ``ground_truth`` (see the module's rule) in ``language``.
@@ -217,7 +217,7 @@ def says_answer(
     a word beside the reference makes a longer name only where the passages hold the two as one
     phrase). In a language without a lexicon, a sentence the rule would credit but that holds
     words it cannot read is not judged."""
-    text = analyzer(language)
+    text = analysis_of(language)
     lexicon = text.rule_lexicon
     unread = lexicon is None
     if lexicon is None:
@@ -254,10 +254,10 @@ def says_answer(
     if not unread or verdict.reason == "not mentioned":
         return verdict
     if not verdict.credited:  # a longer name, a list or more words: what it says is not read here
-        return Verdict(False, f"{reading(text.code).unread_phrase} ({verdict.reason})", judged=False)
+        return Verdict(False, f"{text.reading.unread_phrase} ({verdict.reason})", judged=False)
     found = _unread_words(text, words, truth, truth_written, asked, titles, passages, forms)
     if found:
-        return Verdict(False, f"{reading(text.code).unread_phrase} ({', '.join(found)})", judged=False)
+        return Verdict(False, f"{text.reading.unread_phrase} ({', '.join(found)})", judged=False)
     return verdict
 
 
