@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analysis_of, analyzer
-from rag_eval_pipeline.language.inflection import Inflection, inflection
+from rag_eval_pipeline.language.inflection import Inflection, inflection, near_forms
 from rag_eval_pipeline.language.lexicon import LEXICONS, TITLES, Lexicon
 from rag_eval_pipeline.language.table import ENGLISH
 
@@ -58,12 +58,14 @@ class Verdict:
     """How an answer stands to the reference: ``credited`` (it says it), or why not;
     ``contradicts`` when it says the opposite (the other yes/no, a rejected mention); not
     ``judged`` when the answer holds words the language's rule cannot read (the reason says
-    which checks were not made): its correctness is absent, never 0."""
+    which checks were not made): its correctness is absent, never 0; credited with ``unread``
+    where a lemmatizer or stemmer read it but no lexicon its negations and hedges."""
 
     credited: bool
     reason: str
     contradicts: bool = False
     judged: bool = True
+    unread: str = ""  # the checks not made where it was credited ("negation ... not read in Latin")
 
 
 def _runs(tokens: Sequence[str], run: Sequence[str]) -> list[int]:
@@ -251,14 +253,20 @@ def says_answer(
     held = frozenset(w for passage in passages for w in _passage_words(text.code, passage))
     claim = _Claim(words, breaks, truth, truth_breaks, asked, titles, held)
     verdict = _says_named(text, lexicon, claim, aligned, names)
-    if not unread or verdict.reason == "not mentioned":
+    if not unread:
+        return verdict
+    if verdict.reason == "not mentioned":
+        near = near_forms(prediction, ground_truth)
+        if near:  # a form of it the rule may not know: not read, never 0
+            unknown = f"{', '.join(near)}: maybe a form of the reference the rule does not know"
+            return Verdict(False, f"{text.reading.unread_phrase} ({unknown})", judged=False)
         return verdict
     if not verdict.credited:  # a longer name, a list or more words: what it says is not read here
         return Verdict(False, f"{text.reading.unread_phrase} ({verdict.reason})", judged=False)
-    found = _unread_words(text, words, truth, truth_written, asked, titles, passages, forms)
+    found = _unread_words(text, claim, truth_written, passages, forms)
     if found:
         return Verdict(False, f"{text.reading.unread_phrase} ({', '.join(found)})", judged=False)
-    return verdict
+    return Verdict(True, verdict.reason, unread=text.reading.unread_phrase)
 
 
 @functools.cache
@@ -305,21 +313,16 @@ def _titles(code: str) -> frozenset[str]:
 
 
 def _unread_words(
-    text: Analyzer,
-    words: list[str],
-    truth: list[str],
-    truth_written: list[str],
-    asked: list[str],
-    titles: list[list[str]],
-    passages: Sequence[str],
-    forms: Inflection | None,
+    text: Analyzer, claim: _Claim, truth_written: list[str], passages: Sequence[str], forms: Inflection | None
 ) -> list[str]:
     """The words of an answer a language without a lexicon cannot read: any may negate, hedge,
     list or contrast ("chyba", "nie", "albo"), unless the question, a source's title, a title
     before a name or an agent's framing word explains it, or the passages hold it: a content
     word anywhere in them, a word of the stop list only just before or after the reference
-    (the "w" of "w Krakowie"; a "nie" elsewhere in a passage explains nothing) or copied
-    with its neighbour from the question."""
+    (the "w" of "w Krakowie"; a "nie" elsewhere in a passage explains nothing) or beside the
+    same neighbour as there, or copied with its neighbour from the question; where lemmas or
+    stems know the language, a content word's other form explains it too."""
+    words, breaks, truth, asked, titles = claim.words, claim.breaks, claim.truth, claim.asked, claim.titles
     width = len(truth)
     starts = _runs(words, truth)
     inside = {i for s in starts for i in range(s, s + width)}
@@ -332,14 +335,34 @@ def _unread_words(
     pairs = set(zip(asked, asked[1:]))
     copied = {j for i in range(len(words) - 1) if (words[i], words[i + 1]) in pairs for j in (i, i + 1)}
     held = frozenset(w for passage in passages for w in _passage_pieces(text.code, passage)[0])
+    # a content word's other form (its lemma, its stem: "naskiĝis" for "naskiĝas") is explained too
+    lemmas = forms if text.reading.covered else None
+    # where lemmas or stems know the language and a stop list holds its closed classes (where
+    # negation, options, hedges and contrasts are said), a content word apart from the reference
+    # is read as in any language (counted by the rule); one joined to it may list ("X र Y")
+    reads_content = lemmas is not None and bool(stop)
+    content = (held | known) - stop
+    held_forms = frozenset(f for w in content for f in lemmas.forms(w)) if lemmas else frozenset()
+    pieces = [_passage_pieces(text.code, passage)[0] for passage in passages]
+    bigrams = {pair for compared in pieces for pair in zip(compared, compared[1:])}
     found: list[str] = []
     for i, word in enumerate(words):
         if i in inside or i in copied or word in known:
             continue
+        # the passages say it with the same other neighbour ("en 1859"), and no mark but a
+        # comma's parts it from the reference: joined to the reference, it may list ("X र Y")
+        joined = (i - 1 in inside and not breaks[i - 1]) or (i + 1 in inside and not breaks[i])
+        if word in stop and not joined and any(
+            (words[j], words[j + 1]) in bigrams
+            for j in (i - 1, i)
+            if 0 <= j < len(words) - 1 and not inside & {j, j + 1}
+        ):
+            continue
         sides = ((-1, i + 1, i - 1), (1, i - width, i + 1))  # (side, reference's start, far word)
         adjacent = [(step, far) for step, edge, far in sides if edge in starts]
         if not adjacent:
-            if word not in held or word in stop:
+            other_form = lemmas is not None and bool(lemmas.forms(word) & held_forms)
+            if word in stop or not (word in held or reads_content or other_form):
                 found.append(word)
             continue
         # beside the reference: its own preposition or case word, with nothing of another claim
