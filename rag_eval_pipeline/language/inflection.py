@@ -123,7 +123,8 @@ class SentenceReading:
     def absence_reason(self) -> str:
         """Why a case's correctness is absent, and the remedy: said once per run and by ``explain``."""
         return (
-            f"correctness absent where an answer in {self.name} says more than the reference: "
+            f"correctness absent where an answer in {self.name} says more than the reference, or "
+            "may name it in a form the rule does not know: "
             f"{self.unread_phrase} (no lexicon or library covers them); {LLM_JUDGES} reads them"
         )
 

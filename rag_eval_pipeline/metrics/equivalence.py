@@ -43,6 +43,7 @@ NOVEL_WORDS = 3  # content words the rest of a credited answer may add that noth
 HELD_WORDS = 4  # content words of the passages a credited answer may add besides (a detail restated)
 NEGATION_TAIL = 6  # where negation follows, the words after a mention that may negate it
 LISTED_AFTER = 2  # words of no claim (a preposition, an article) between "and" and what it lists
+MIN_NAME = 3  # letters of the name a reference without its article must keep ("Yr Wyddfa": "wyddfa")
 PREFIX = 5  # a word is the question's when it shares this many first letters with one of its words
 STOP_WORDS = ENGLISH_STOP_WORDS  # English's short list of words that carry no claim
 
@@ -233,7 +234,12 @@ def says_answer(
     if forms is not None:  # inflected copies of the reference read as the reference
         truth_written = text.pieces(ground_truth, written=True)[0]
         written = text.pieces(cleaned, keep=ground_truth, written=True)[0]
-        words = _inflected(words, written, truth, truth_written, forms)
+        found = _inflected(words, written, truth, truth_written, forms)
+        if not _runs(found, truth) and _leading_article(text, truth):
+            # "O Miño" said "no Miño", "Yr Wyddfa" "yw'r Wyddfa": the name without its article
+            truth, truth_breaks, truth_written = truth[1:], truth_breaks[1:], truth_written[1:]
+            found = _inflected(words, written, truth, truth_written, forms)
+        words = found
     if len(asked) >= 3:
         words, breaks = _without(words, breaks, asked)
     titles = [text.words(s) for s in sources]
@@ -267,6 +273,18 @@ def says_answer(
     if found:
         return Verdict(False, f"{text.reading.unread_phrase} ({', '.join(found)})", judged=False)
     return Verdict(True, verdict.reason, unread=text.reading.unread_phrase)
+
+
+def _leading_article(text: Analyzer, truth: list[str]) -> bool:
+    """Whether a reference of two or more words begins with an article, which a sentence may
+    contract with a preposition or elide ("na Coruña", "yw'r Wyddfa"): one of the language's
+    articles or stop words, or, where it has neither list, a word of one or two letters."""
+    if len(truth) < 2 or not any(len(word) >= MIN_NAME for word in truth[1:]):
+        return False
+    first = truth[0]
+    if text.language.articles or text.stop_words:
+        return first in text.language.articles or first in text.stop_words
+    return len(first) <= 2 and not first.isdigit()
 
 
 @functools.cache

@@ -85,11 +85,15 @@ def test_a_mutated_prefixed_or_transliterated_reference_is_never_zero(code, ques
         assert m.correctness(wrong, truth, question=question, language=code) == 0.0, wrong
 
 
-@pytest.mark.slow  # simplemma reads Welsh, Irish and German lemmas: seconds on a busy machine
-def test_a_mutated_onset_is_the_reference_and_a_compound_another_place():
+@pytest.mark.slow  # simplemma reads Welsh, Irish, Galician, German lemmas: seconds on a busy machine
+def test_a_mutated_onset_or_a_dropped_article_is_the_reference_and_a_compound_another_place():
     for code, question, truth, right, wrong in (
         ("cy", "Ble mae'r senedd?", "Caerdydd", "Mae'r senedd yng Nghaerdydd.", "Mae'r senedd yn Abertawe."),
         ("ga", "Cár rugadh í?", "Corcaigh", "Rugadh í i gCorcaigh.", "Rugadh í i nGaillimh."),
+        # a reference's article contracted or elided; "que" is no contrast (the split "aínda que")
+        ("gl", "Onde está a Torre de Hércules?", "A Coruña", "A torre está na Coruña.", "Está en Lugo."),
+        ("gl", "Que río separa Galicia?", "O Miño", "O río que os separa é o Miño.", "É o Douro."),
+        ("cy", "Beth yw mynydd uchaf Cymru?", "Yr Wyddfa", "Mynydd uchaf Cymru yw'r Wyddfa.", "Y Berwyn."),
     ):
         assert m.correctness(right, truth, question=question, language=code) == 1.0, right
         assert m.correctness(wrong, truth, question=question, language=code) == 0.0, wrong
