@@ -128,3 +128,15 @@ def test_every_absence_reason_reads_well_for_any_language(code):
     assert "a an " not in reason and " a unknown" not in reason and "  " not in reason
     assert reason.startswith("correctness absent where an answer in ")
     assert f"not read in {reading(code).name}" in reason
+
+
+def test_a_three_letter_iso_code_is_its_language():
+    """Asturian has no two-letter code: "ast" is read by ICU's word break and simplemma's
+    lemmas; a three-letter code of a language with a row ("deu") is that row."""
+    from rag_eval_pipeline.language.table import UnknownLanguageError, language
+
+    assert language("ast").name == "Asturian" and language("deu").code == "de"
+    with pytest.raises(UnknownLanguageError, match="another ISO 639 code"):
+        language("zzz")
+    answer, passage = "Pelayu foi'l primer rei d'Asturies.", "Pelayu foi'l primer rei d'Asturies nel 718."
+    assert m.correctness(answer, "Pelayu", question="¿Quién foi?", language="ast", passages=[passage]) == 1.0
