@@ -8,8 +8,11 @@ ones where a well-kept library knows the language: simplemma's lemmas (about 50 
 rule: the answer's word begins with the first letters of the reference's word, all of a short
 one and a few fewer of a longer one (``_kept``: a case ending replacing a final vowel,
 "Kostnici" for "Kostnice", a vowel dropped, "Uhrovci" for "Uhrovec"); in Hebrew, Arabic and
-Ethiopic script after up to three joined prefix letters (בפלונסק for פלונסק); numbers meet
-only as themselves. Letters are counted without combining marks, so a
+Ethiopic script after up to three joined prefix letters (בפלונסק for פלונסק), and after a
+mutated or prefixed onset ("Nghaerdydd" for "Caerdydd", Zulu "eThekwini" for "iThekwini";
+``_mutated``); numbers meet only as themselves. Where none of these finds the reference in a
+language the rule cannot read, ``near_forms`` says whether a word may still be a form of it
+(absent, never 0). Letters are counted without combining marks, so a
 vowel sign or virama is no letter of its own (measured on ``benchmarks/answer_forms.py``).
 
 Negations, hedges, options and contrasts are read from the language's lexicon

@@ -24,7 +24,10 @@ inflection too (``language/inflection.py``: "Львом Толстым" for "Л�
 language without a lexicon is read the same way with its negations, hedges, options and
 contrasts unread: a sentence that holds a word beyond the question's, the reference's and the
 passages' (a word of the stop list only where the passages hold it beside the reference) may
-carry them, and is not judged (absent, never 0; ``Verdict.judged``)."""
+carry them, and is not judged (absent, never 0; ``Verdict.judged``); so is one where the
+reference is not found but a word may be a form of it the rule does not know. Where lemmas or
+stems cover such a language and a stop list holds its closed classes, its content words are
+read as in any language and a credited case says which checks were not made."""
 
 from __future__ import annotations
 
