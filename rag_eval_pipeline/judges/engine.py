@@ -5,7 +5,7 @@ Usage and dollars of every call (re-asks included) are added up per case."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -154,18 +154,27 @@ async def single_verdict(
     return JudgeOutcome(scores, rationales, caller.usage, caller.cost)
 
 
-class LLMJudge:
-    """What every judge that calls an LLM is built from (its id, its model, the client and
-    prices of its endpoint), and the caller that makes and counts one case's calls."""
+@dataclass(frozen=True)
+class JudgeEndpoint:
+    """Where an LLM judge asks, resolved once from its spec: the model, the client of its
+    endpoint (at the judge's temperature, if it has one) and that endpoint's prices."""
 
-    def __init__(
-        self, judge_id: str, model: str, client: LLMClient, prices: Mapping[str, ModelPrice]
-    ) -> None:
+    model: str
+    client: LLMClient
+    prices: Mapping[str, ModelPrice]
+
+    def caller(self, case: JudgeCase) -> JudgeCaller:
+        """The caller of one case's calls, as the re-score of it that ``case`` says."""
+        return JudgeCaller(self.client, self.model, self.prices, case.judge_repeat)
+
+
+class LLMJudge:
+    """What every judge that calls an LLM is built from: its id and its endpoint."""
+
+    def __init__(self, judge_id: str, endpoint: JudgeEndpoint) -> None:
         self.judge_id = judge_id
-        self.model = model
-        self._client = client
-        self._prices = prices
+        self.model = endpoint.model
+        self._endpoint = endpoint
 
     def _caller(self, case: JudgeCase) -> JudgeCaller:
-        """The caller of one case's calls, as the re-score of it that ``case`` says."""
-        return JudgeCaller(self._client, self.model, self._prices, case.judge_repeat)
+        return self._endpoint.caller(case)

@@ -14,6 +14,7 @@ from rag_eval_pipeline.judges.alignment import PromptVersion
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
 from rag_eval_pipeline.judges.engine import (
     JudgeCaller,
+    JudgeEndpoint,
     LLMJudge,
     parse_tool_output,
     rubric_request,
@@ -188,9 +189,9 @@ class StrictLLMJudge(_RubricJudge):
     kind = "strict"
     prompt_version = STRICT_PROMPT_VERSION
 
-    def __init__(self, *args: Any, prompt: PromptVersion | None = None) -> None:
+    def __init__(self, judge_id: str, endpoint: JudgeEndpoint, prompt: PromptVersion | None = None) -> None:
         """``prompt``: an aligned version of the rubric (``judges.alignment``), else its own."""
-        super().__init__(*args)
+        super().__init__(judge_id, endpoint)
         self._rubric = STRICT if prompt is None else replace(STRICT, system=STRICT.system + prompt.block())
         self.prompt_version = STRICT_PROMPT_VERSION if prompt is None else prompt.version
 

@@ -8,17 +8,16 @@ per-image verdicts, on [0, 1], with each image's verdict kept apart."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, field_validator
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
-from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, LLMJudge, parse_tool_output
+from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, JudgeEndpoint, LLMJudge, parse_tool_output
 from rag_eval_pipeline.language.prompts import judge_clause
-from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
+from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMRequest, Tool
 from rag_eval_pipeline.llm.images import ImageTooLargeError, PreparedImage, prepare_image
-from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.metrics.grounding import VISION_METRICS, VISION_SCALES
 from rag_eval_pipeline.metrics.scales import Scale
 
@@ -106,15 +105,8 @@ class VisionLLMJudge(LLMJudge):
     reference_free_metrics = VISION_METRICS  # the images and the answer, not the reference
     prompt_version = VISION_PROMPT_VERSION
 
-    def __init__(
-        self,
-        judge_id: str,
-        model: str,
-        client: LLMClient,
-        prices: Mapping[str, ModelPrice],
-        images: ImageCatalog | None,
-    ) -> None:
-        super().__init__(judge_id, model, client, prices)
+    def __init__(self, judge_id: str, endpoint: JudgeEndpoint, images: ImageCatalog | None) -> None:
+        super().__init__(judge_id, endpoint)
         self._images = images
 
     def _prepared(self, case: JudgeCase) -> tuple[list[PreparedImage], list[str]]:
