@@ -8,10 +8,16 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, create_model
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
-from rag_eval_pipeline.judges.engine import JudgeEndpoint, parse_tool_output, rubric_request, single_verdict
+from rag_eval_pipeline.judges.engine import (
+    JudgeEndpoint,
+    parse_tool_output,
+    rubric_request,
+    score_among,
+    single_verdict,
+)
 from rag_eval_pipeline.llm.client import LLMRequest, Tool
 
 CUSTOM_PROMPT_VERSION = "custom-rubric-v1"
@@ -69,20 +75,8 @@ class PythonMetricJudge:
 
 
 def rubric_verdict_model(allowed: Sequence[float]) -> type[BaseModel]:
-    allowed_set = tuple(float(a) for a in allowed)
-
-    class RubricVerdict(BaseModel):
-        score: float
-        rationale: str = Field(min_length=1)
-
-        @field_validator("score")
-        @classmethod
-        def _allowed(cls, value: float) -> float:
-            if float(value) not in allowed_set:
-                raise ValueError(f"{value} is not one of {list(allowed_set)}")
-            return float(value)
-
-    return RubricVerdict
+    score = score_among(tuple(float(a) for a in allowed))
+    return create_model("RubricVerdict", score=(score, ...), rationale=(str, Field(min_length=1)))
 
 
 def render_rubric_prompt(

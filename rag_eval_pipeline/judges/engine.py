@@ -4,11 +4,12 @@ Usage and dollars of every call (re-asks included) are added up per case."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, ValidationError
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.llm.client import (
@@ -21,6 +22,7 @@ from rag_eval_pipeline.llm.client import (
     Usage,
 )
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+from rag_eval_pipeline.metrics.scales import THREE_POINT_VALUES
 
 
 class InvalidJudgeOutput(ValueError):
@@ -28,6 +30,23 @@ class InvalidJudgeOutput(ValueError):
 
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def on_scale(value: float, allowed: Sequence[float] = THREE_POINT_VALUES) -> float:
+    """A verdict's score if it is one of the rubric's ``allowed`` scores, else the validation
+    error a re-ask quotes (every LLM judge's scores are held to their scale on our side too)."""
+    if float(value) not in allowed:
+        raise ValueError(f"{value} is not one of {', '.join(f'{a:g}' for a in allowed)}")
+    return float(value)
+
+
+def score_among(allowed: Sequence[float]) -> object:
+    """The type of a verdict's score field held to ``allowed`` (a rubric's own scores)."""
+    return Annotated[float, AfterValidator(functools.partial(on_scale, allowed=tuple(allowed)))]
+
+
+# a verdict's score on the judges' three-point scale (0, 0.5 or 1)
+ThreePointScore = Annotated[float, AfterValidator(on_scale)]
 
 
 def rubric_request(model: str, system: str, user: str, max_tokens: int, tool: Tool) -> LLMRequest:

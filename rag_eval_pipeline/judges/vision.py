@@ -11,15 +11,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
-from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, JudgeEndpoint, LLMJudge, parse_tool_output
+from rag_eval_pipeline.judges.engine import (
+    InvalidJudgeOutput,
+    JudgeEndpoint,
+    LLMJudge,
+    ThreePointScore,
+    parse_tool_output,
+)
 from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMRequest, Tool
 from rag_eval_pipeline.llm.images import ImageTooLargeError, PreparedImage, prepare_image
 from rag_eval_pipeline.metrics.grounding import VISION_METRICS, VISION_SCALES
-from rag_eval_pipeline.metrics.scales import Scale
 
 if TYPE_CHECKING:
     from rag_eval_pipeline.data.images import ImageCatalog
@@ -43,16 +48,8 @@ CONSISTENCY_RUBRIC = (
 
 
 class VisionVerdict(BaseModel):
-    verdict: float
+    verdict: ThreePointScore  # every verdict of the judge, per image or on all of them
     reason: str = Field(min_length=1)
-
-    @field_validator("verdict")
-    @classmethod
-    def _three_point(cls, value: float) -> float:
-        # every verdict of the judge, per image or on all of them, is asked on this scale
-        if not Scale.THREE_POINT.accepts(value):
-            raise ValueError(f"{value} is not 0, 0.5 or 1")
-        return float(value)
 
 
 def _tool(name: str, metric: str) -> Tool:
