@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ValidationError
 
@@ -49,9 +49,11 @@ def score_among(allowed: Sequence[float]) -> object:
 ThreePointScore = Annotated[float, AfterValidator(on_scale)]
 
 
-def rubric_request(model: str, system: str, user: str, max_tokens: int, tool: Tool) -> LLMRequest:
-    """A judge's call: its rubric as the cached system block, the case in the user turn, the
-    answer through a forced tool."""
+def rubric_request(
+    model: str, system: str, user: str | list[dict[str, Any]], max_tokens: int, tool: Tool
+) -> LLMRequest:
+    """A call answered through a forced tool: its rubric as the cached system block, the case
+    in the user turn (text, or content blocks such as images): every judge's, the generator's."""
     return LLMRequest(
         model=model,
         cached_system=system,

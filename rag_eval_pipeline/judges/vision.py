@@ -20,6 +20,7 @@ from rag_eval_pipeline.judges.engine import (
     LLMJudge,
     ThreePointScore,
     parse_tool_output,
+    rubric_request,
 )
 from rag_eval_pipeline.language.prompts import judge_clause
 from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMRequest, Tool
@@ -72,13 +73,7 @@ CONSISTENCY_TOOL = _tool("record_image_consistency", "image_text_consistency")
 def _request(model: str, rubric: str, images: Sequence[PreparedImage], text: str, tool: Tool) -> LLMRequest:
     """The images first, each as an image block, then the case's text in its own block."""
     content = [*(image.block() for image in images), {"type": "text", "text": text}]
-    return LLMRequest(
-        model=model,
-        cached_system=rubric,
-        messages=({"role": "user", "content": content},),
-        max_tokens=300,
-        tool=tool,
-    )
+    return rubric_request(model, rubric, content, 300, tool)
 
 
 def render_relevance_prompt(model: str, case: JudgeCase, image: PreparedImage) -> LLMRequest:
