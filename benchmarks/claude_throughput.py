@@ -19,6 +19,7 @@ from rag_eval_pipeline.answering.chat import ChatAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.data.hotpotqa import read_hotpotqa_file
 from rag_eval_pipeline.data.knowledge_base import build_judgement_list, flatten_passages
+from rag_eval_pipeline.judges.engine import JudgeEndpoint
 from rag_eval_pipeline.judges.ragas import RagasLLMJudge
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.judges.strict import StrictLLMJudge
@@ -47,7 +48,7 @@ def run_stages(server_url: str, cache_dir: Path, cases, index, concurrency: int)
         concurrency=concurrency,
     )
     answered = time.perf_counter()
-    judge = StrictLLMJudge("claude-sonnet-4-6", "claude-sonnet-4-6", client, DEFAULT_PRICES)
+    judge = StrictLLMJudge("claude-sonnet-4-6", JudgeEndpoint("claude-sonnet-4-6", client, DEFAULT_PRICES))
     scores = score_cases(join_cases(answers, cases), [judge], concurrency=concurrency)
     judged = time.perf_counter()
     assert (answers["status"] == "ok").all() and (scores["status"] == "ok").all()
@@ -62,7 +63,8 @@ def ragas_stage(server_url: str, cache_dir: Path, answers, cases, concurrency: i
         ResponseCache(cache_dir),
         max_in_flight=concurrency if per_call else None,
     )
-    judge = RagasLLMJudge("ragas:claude-sonnet-4-6", "claude-sonnet-4-6", client, DEFAULT_PRICES)
+    endpoint = JudgeEndpoint("claude-sonnet-4-6", client, DEFAULT_PRICES)
+    judge = RagasLLMJudge("ragas:claude-sonnet-4-6", endpoint)
     started = time.perf_counter()
     scores = score_cases(join_cases(answers, cases), [judge], concurrency=None if per_call else concurrency)
     assert (scores["status"] == "ok").all()

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rag_eval_pipeline.answering.chat import NEUTRAL_SYSTEM_PROMPT, format_passages, render_answer_prompt
 from rag_eval_pipeline.generation.plan import Source
 from rag_eval_pipeline.generation.spec import CaseType
+from rag_eval_pipeline.judges.engine import rubric_request
 from rag_eval_pipeline.language.prompts import answer_clause, generation_clause
 from rag_eval_pipeline.llm.client import LLMRequest, Tool
 from rag_eval_pipeline.retrieval.base import SearchHit
@@ -85,14 +86,7 @@ def render_generation(model: str, case_type: CaseType, sources: Sequence[Source]
         f"{format_passages(hits(sources))}\n</passages>\n\n{INSTRUCTIONS[case_type]}"
         f"{generation_clause(language)}"
     )
-    return LLMRequest(
-        model=model,
-        cached_system=GENERATOR_SYSTEM,
-        messages=({"role": "user", "content": user},),
-        max_tokens=400,
-        temperature=0.0,
-        tool=GENERATED_TOOL,
-    )
+    return rubric_request(model, GENERATOR_SYSTEM, user, 400, GENERATED_TOOL)
 
 
 CLOSED_BOOK_SYSTEM = (

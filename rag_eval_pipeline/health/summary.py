@@ -5,18 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from rag_eval_pipeline.metrics.directions import KNOWLEDGE_BASE_RATES
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.reporting.knowledge_health import shown_label
 from rag_eval_pipeline.reporting.markdown import to_markdown
 
-RATES = (
-    "knowledge_gap_rate",
-    "knowledge_gap_unsure_rate",
-    "retrieval_miss_rate",
-    "outdated_rate",
-    "conflict_rate",
-    "stale_retrieval_rate",
-)
+RATES = KNOWLEDGE_BASE_RATES
 HEALTH_RATES = frozenset({*RATES, "covered_rate"})  # what `rag-eval gate` reads from kb_health
 
 

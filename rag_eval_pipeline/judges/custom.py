@@ -8,12 +8,17 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, create_model
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
-from rag_eval_pipeline.judges.engine import JudgeCaller, parse_tool_output, rubric_request, single_verdict
-from rag_eval_pipeline.llm.client import LLMClient, LLMRequest, Tool
-from rag_eval_pipeline.llm.pricing import ModelPrice
+from rag_eval_pipeline.judges.engine import (
+    JudgeEndpoint,
+    parse_tool_output,
+    rubric_request,
+    score_among,
+    single_verdict,
+)
+from rag_eval_pipeline.llm.client import LLMRequest, Tool
 
 CUSTOM_PROMPT_VERSION = "custom-rubric-v1"
 
@@ -70,20 +75,8 @@ class PythonMetricJudge:
 
 
 def rubric_verdict_model(allowed: Sequence[float]) -> type[BaseModel]:
-    allowed_set = tuple(float(a) for a in allowed)
-
-    class RubricVerdict(BaseModel):
-        score: float
-        rationale: str = Field(min_length=1)
-
-        @field_validator("score")
-        @classmethod
-        def _allowed(cls, value: float) -> float:
-            if float(value) not in allowed_set:
-                raise ValueError(f"{value} is not one of {list(allowed_set)}")
-            return float(value)
-
-    return RubricVerdict
+    score = score_among(tuple(float(a) for a in allowed))
+    return create_model("RubricVerdict", score=(score, ...), rationale=(str, Field(min_length=1)))
 
 
 def render_rubric_prompt(
@@ -122,9 +115,7 @@ class RubricMetricJudge:
         name: str,
         instructions: str,
         allowed: Sequence[float],
-        model: str,
-        client: LLMClient,
-        prices: Mapping[str, ModelPrice],
+        endpoint: JudgeEndpoint,
         reference_free: bool = False,
     ) -> None:
         if any(not 0.0 <= a <= 1.0 for a in allowed):
@@ -134,19 +125,18 @@ class RubricMetricJudge:
         self.reference_free_metrics = (name,) if reference_free else ()
         self._instructions = instructions
         self._allowed = list(allowed)
-        self._model = model
-        self._client = client
-        self._prices = prices
+        self._endpoint = endpoint
         self._verdict = rubric_verdict_model(allowed)
 
     def first_request(self, case: JudgeCase) -> LLMRequest:
-        return render_rubric_prompt(self._model, self.judge_id, self._instructions, self._allowed, case)
+        model = self._endpoint.model
+        return render_rubric_prompt(model, self.judge_id, self._instructions, self._allowed, case)
 
     async def judge(self, case: JudgeCase) -> JudgeOutcome:
         if not case.reference_known and not self.reference_free_metrics:
             return JudgeOutcome({self.judge_id: None}, notes=[f"{self.judge_id}: needs a reference answer"])
         return await single_verdict(
-            JudgeCaller(self._client, self._model, self._prices, case.judge_repeat),
+            self._endpoint.caller(case),
             self.first_request(case),
             lambda response: parse_tool_output(response, self._verdict),
             lambda verdict: ({self.judge_id: verdict.score}, {self.judge_id: verdict.rationale}),

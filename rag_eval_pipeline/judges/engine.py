@@ -4,11 +4,12 @@ Usage and dollars of every call (re-asks included) are added up per case."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import replace
-from typing import TypeVar
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, ValidationError
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
 from rag_eval_pipeline.llm.client import (
@@ -21,6 +22,7 @@ from rag_eval_pipeline.llm.client import (
     Usage,
 )
 from rag_eval_pipeline.llm.pricing import ModelPrice, cost_usd
+from rag_eval_pipeline.metrics.scales import THREE_POINT_VALUES
 
 
 class InvalidJudgeOutput(ValueError):
@@ -30,9 +32,28 @@ class InvalidJudgeOutput(ValueError):
 M = TypeVar("M", bound=BaseModel)
 
 
-def rubric_request(model: str, system: str, user: str, max_tokens: int, tool: Tool) -> LLMRequest:
-    """A judge's call: its rubric as the cached system block, the case in the user turn, the
-    answer through a forced tool."""
+def on_scale(value: float, allowed: Sequence[float] = THREE_POINT_VALUES) -> float:
+    """A verdict's score if it is one of the rubric's ``allowed`` scores, else the validation
+    error a re-ask quotes (every LLM judge's scores are held to their scale on our side too)."""
+    if float(value) not in allowed:
+        raise ValueError(f"{value} is not one of {', '.join(f'{a:g}' for a in allowed)}")
+    return float(value)
+
+
+def score_among(allowed: Sequence[float]) -> object:
+    """The type of a verdict's score field held to ``allowed`` (a rubric's own scores)."""
+    return Annotated[float, AfterValidator(functools.partial(on_scale, allowed=tuple(allowed)))]
+
+
+# a verdict's score on the judges' three-point scale (0, 0.5 or 1)
+ThreePointScore = Annotated[float, AfterValidator(on_scale)]
+
+
+def rubric_request(
+    model: str, system: str, user: str | list[dict[str, Any]], max_tokens: int, tool: Tool
+) -> LLMRequest:
+    """A call answered through a forced tool: its rubric as the cached system block, the case
+    in the user turn (text, or content blocks such as images): every judge's, the generator's."""
     return LLMRequest(
         model=model,
         cached_system=system,
@@ -154,18 +175,27 @@ async def single_verdict(
     return JudgeOutcome(scores, rationales, caller.usage, caller.cost)
 
 
-class LLMJudge:
-    """What every judge that calls an LLM is built from (its id, its model, the client and
-    prices of its endpoint), and the caller that makes and counts one case's calls."""
+@dataclass(frozen=True)
+class JudgeEndpoint:
+    """Where an LLM judge asks, resolved once from its spec: the model, the client of its
+    endpoint (at the judge's temperature, if it has one) and that endpoint's prices."""
 
-    def __init__(
-        self, judge_id: str, model: str, client: LLMClient, prices: Mapping[str, ModelPrice]
-    ) -> None:
+    model: str
+    client: LLMClient
+    prices: Mapping[str, ModelPrice]
+
+    def caller(self, case: JudgeCase) -> JudgeCaller:
+        """The caller of one case's calls, as the re-score of it that ``case`` says."""
+        return JudgeCaller(self.client, self.model, self.prices, case.judge_repeat)
+
+
+class LLMJudge:
+    """What every judge that calls an LLM is built from: its id and its endpoint."""
+
+    def __init__(self, judge_id: str, endpoint: JudgeEndpoint) -> None:
         self.judge_id = judge_id
-        self.model = model
-        self._client = client
-        self._prices = prices
+        self.model = endpoint.model
+        self._endpoint = endpoint
 
     def _caller(self, case: JudgeCase) -> JudgeCaller:
-        """The caller of one case's calls, as the re-score of it that ``case`` says."""
-        return JudgeCaller(self._client, self.model, self._prices, case.judge_repeat)
+        return self._endpoint.caller(case)

@@ -6,7 +6,7 @@ engine as the STRICT judge (forced tool, validation, one re-ask)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -14,10 +14,15 @@ from pydantic import BaseModel, Field
 
 from rag_eval_pipeline.answering.chat import format_passages
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
-from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, LLMJudge, parse_tool_output, rubric_request
+from rag_eval_pipeline.judges.engine import (
+    InvalidJudgeOutput,
+    JudgeEndpoint,
+    LLMJudge,
+    parse_tool_output,
+    rubric_request,
+)
 from rag_eval_pipeline.language.prompts import judge_clause
-from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
-from rag_eval_pipeline.llm.pricing import ModelPrice
+from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMRequest, Tool
 from rag_eval_pipeline.metrics.reference import is_abstention
 from rag_eval_pipeline.retrieval.base import SearchHit
 
@@ -190,13 +195,11 @@ class RagasLLMJudge(LLMJudge):
     def __init__(
         self,
         judge_id: str,
-        model: str,
-        client: LLMClient,
-        prices: Mapping[str, ModelPrice],
+        endpoint: JudgeEndpoint,
         embed: Callable[[list[str]], np.ndarray] | None = None,
         embeds_language: Callable[[str], bool] = lambda code: code == "en",
     ) -> None:
-        super().__init__(judge_id, model, client, prices)
+        super().__init__(judge_id, endpoint)
         self._embed = embed
         self._embeds_language = embeds_language
 

@@ -24,6 +24,7 @@ from rag_eval_pipeline.judges.alignment import PromptStore, PromptVersion
 from rag_eval_pipeline.judges.base import Judge
 from rag_eval_pipeline.judges.claims import CLAIM_METRICS, CLAIM_REFERENCE_FREE_METRICS, ClaimsLLMJudge
 from rag_eval_pipeline.judges.custom import PythonMetricJudge, RubricMetricJudge, load_callable
+from rag_eval_pipeline.judges.engine import JudgeEndpoint
 from rag_eval_pipeline.judges.grounding import GROUNDING_JUDGE_ID, GroundingJudge
 from rag_eval_pipeline.judges.ragas import RAGAS_METRICS, RAGAS_REFERENCE_FREE_METRICS, RagasLLMJudge
 from rag_eval_pipeline.judges.reference import (
@@ -41,7 +42,7 @@ from rag_eval_pipeline.judges.strict import (
 )
 from rag_eval_pipeline.judges.sufficiency import SUFFICIENCY_METRICS, SufficiencyLLMJudge
 from rag_eval_pipeline.judges.vision import VISION_METRICS, VisionLLMJudge
-from rag_eval_pipeline.llm.client import AtTemperature, LLMClient, LLMRequest
+from rag_eval_pipeline.llm.client import AtTemperature, LLMRequest
 from rag_eval_pipeline.llm.providers import DEFAULT_LLM_PROVIDER, parse_llm_name
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.llm.targets import LLMEndpoint, LLMTarget
@@ -314,28 +315,20 @@ def _build_rubric(spec: JudgeSpec, context: JudgeContext) -> Judge:
         spec.judge_id,
         rubric.instructions,
         rubric.allowed_scores,
-        spec.model_id or "",
-        _client_of(spec, context),
-        context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
+        _endpoint_of(spec, context),
         rubric.reference_free,
     )
 
 
-def _llm_judge_arguments(spec: JudgeSpec, context: JudgeContext) -> tuple:
-    """What every LLM judge is built from: its id, model, the client and prices of its endpoint
-    (an LLM judge's spec always names one)."""
-    return (
-        spec.judge_id,
+def _endpoint_of(spec: JudgeSpec, context: JudgeContext) -> JudgeEndpoint:
+    """Where an LLM judge asks (an LLM judge's spec always names an endpoint): its model, the
+    endpoint's client at the judge's configured temperature if it has one, and its prices."""
+    client = context.services.client(spec.endpoint)  # type: ignore[arg-type]
+    return JudgeEndpoint(
         spec.model_id or "",
-        _client_of(spec, context),
+        client if spec.temperature is None else AtTemperature(client, spec.temperature),
         context.services.prices_for(spec.endpoint),  # type: ignore[arg-type]
     )
-
-
-def _client_of(spec: JudgeSpec, context: JudgeContext) -> LLMClient:
-    """The client of an LLM judge's endpoint, asking at its configured temperature if it has one."""
-    client = context.services.client(spec.endpoint)  # type: ignore[arg-type]
-    return client if spec.temperature is None else AtTemperature(client, spec.temperature)
 
 
 JUDGE_KINDS: tuple[JudgeKind, ...] = (
@@ -343,18 +336,19 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
     JudgeKind(
         "strict",
         _parse_strict,
-        lambda spec, context: StrictLLMJudge(*_llm_judge_arguments(spec, context), prompt=spec.prompt),
+        lambda spec, context: StrictLLMJudge(spec.judge_id, _endpoint_of(spec, context), prompt=spec.prompt),
     ),
     JudgeKind(
         "strict-blind",
         _prefixed_llm_judge("strict-blind", STRICT_METRICS, STRICT_METRICS, GROUNDING_METRICS),
-        lambda spec, context: StrictBlindLLMJudge(*_llm_judge_arguments(spec, context)),
+        lambda spec, context: StrictBlindLLMJudge(spec.judge_id, _endpoint_of(spec, context)),
     ),
     JudgeKind(
         "ragas",
         _prefixed_llm_judge("ragas", RAGAS_METRICS, (), RAGAS_REFERENCE_FREE_METRICS),
         lambda spec, context: RagasLLMJudge(
-            *_llm_judge_arguments(spec, context),
+            spec.judge_id,
+            _endpoint_of(spec, context),
             context.embed,
             getattr(context.embed, "reads", lambda code: code == "en"),
         ),
@@ -362,18 +356,18 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
     JudgeKind(
         "claims",
         _prefixed_llm_judge("claims", CLAIM_METRICS, (), CLAIM_REFERENCE_FREE_METRICS),
-        lambda spec, context: ClaimsLLMJudge(*_llm_judge_arguments(spec, context)),
+        lambda spec, context: ClaimsLLMJudge(spec.judge_id, _endpoint_of(spec, context)),
     ),
     JudgeKind(
         "sufficiency",
         _prefixed_llm_judge("sufficiency", SUFFICIENCY_METRICS, (), SUFFICIENCY_METRICS),
-        lambda spec, context: SufficiencyLLMJudge(*_llm_judge_arguments(spec, context)),
+        lambda spec, context: SufficiencyLLMJudge(spec.judge_id, _endpoint_of(spec, context)),
     ),
     JudgeKind("grounding", _parse_grounding, _build_grounding),
     JudgeKind(
         "vision",
         _parse_vision,
-        lambda spec, context: VisionLLMJudge(*_llm_judge_arguments(spec, context), context.images),
+        lambda spec, context: VisionLLMJudge(spec.judge_id, _endpoint_of(spec, context), context.images),
     ),
     JudgeKind("python", _parse_python, _build_python, builtin=False),
     JudgeKind("rubric", _parse_rubric, _build_rubric, builtin=False),

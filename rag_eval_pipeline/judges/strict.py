@@ -8,21 +8,23 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from rag_eval_pipeline.judges.alignment import PromptVersion
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome, case_context
 from rag_eval_pipeline.judges.engine import (
     JudgeCaller,
+    JudgeEndpoint,
     LLMJudge,
+    ThreePointScore,
     parse_tool_output,
     rubric_request,
     single_verdict,
 )
 from rag_eval_pipeline.llm.client import LLMRequest, LLMResponse, Tool
+from rag_eval_pipeline.metrics.scales import THREE_POINT_VALUES
 
 STRICT_PROMPT_VERSION = "strict-v1"
-THREE_POINT = (0.0, 0.5, 1.0)
 STRICT_METRICS = ("correctness", "faithfulness", "context_relevance")
 # without a reference answer: the grounding call, which never sees one
 GROUNDING_METRICS = ("faithfulness", "context_relevance")
@@ -50,14 +52,7 @@ Give one sentence of rationale per axis, then report with the record_scores tool
 
 
 def _score_property(axis: str) -> dict[str, Any]:
-    return {"type": "number", "enum": list(THREE_POINT), "description": f"{axis}: 0, 0.5 or 1"}
-
-
-def three_point(value: float) -> float:
-    """A score on the rubric's scale, or the validation error a re-ask quotes."""
-    if value not in THREE_POINT:
-        raise ValueError(f"{value} is not one of 0, 0.5, 1")
-    return float(value)
+    return {"type": "number", "enum": list(THREE_POINT_VALUES), "description": f"{axis}: 0, 0.5 or 1"}
 
 
 def _rubric_tool(name: str, axes: tuple[str, ...], description: str | None = None) -> Tool:
@@ -83,10 +78,9 @@ def _verdict_model(name: str, axes: tuple[str, ...]) -> type[BaseModel]:
     the three-point scale with a rationale that says something."""
     fields: dict[str, Any] = {}
     for axis in axes:
-        fields[axis] = (float, ...)
+        fields[axis] = (ThreePointScore, ...)
         fields[f"{axis}_rationale"] = (str, Field(min_length=1))
-    validators = {"_three_point": field_validator(*axes)(lambda cls, value: three_point(value))}
-    return create_model(name, __config__=ConfigDict(extra="forbid"), __validators__=validators, **fields)
+    return create_model(name, __config__=ConfigDict(extra="forbid"), **fields)
 
 
 @dataclass(frozen=True)
@@ -188,9 +182,9 @@ class StrictLLMJudge(_RubricJudge):
     kind = "strict"
     prompt_version = STRICT_PROMPT_VERSION
 
-    def __init__(self, *args: Any, prompt: PromptVersion | None = None) -> None:
+    def __init__(self, judge_id: str, endpoint: JudgeEndpoint, prompt: PromptVersion | None = None) -> None:
         """``prompt``: an aligned version of the rubric (``judges.alignment``), else its own."""
-        super().__init__(*args)
+        super().__init__(judge_id, endpoint)
         self._rubric = STRICT if prompt is None else replace(STRICT, system=STRICT.system + prompt.block())
         self.prompt_version = STRICT_PROMPT_VERSION if prompt is None else prompt.version
 

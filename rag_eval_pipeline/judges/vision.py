@@ -8,19 +8,24 @@ per-image verdicts, on [0, 1], with each image's verdict kept apart."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
-from rag_eval_pipeline.judges.engine import InvalidJudgeOutput, LLMJudge, parse_tool_output
+from rag_eval_pipeline.judges.engine import (
+    InvalidJudgeOutput,
+    JudgeEndpoint,
+    LLMJudge,
+    ThreePointScore,
+    parse_tool_output,
+    rubric_request,
+)
 from rag_eval_pipeline.language.prompts import judge_clause
-from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMClient, LLMRequest, Tool
+from rag_eval_pipeline.llm.client import FatalLLMError, LLMCallError, LLMRequest, Tool
 from rag_eval_pipeline.llm.images import ImageTooLargeError, PreparedImage, prepare_image
-from rag_eval_pipeline.llm.pricing import ModelPrice
 from rag_eval_pipeline.metrics.grounding import VISION_METRICS, VISION_SCALES
-from rag_eval_pipeline.metrics.scales import Scale
 
 if TYPE_CHECKING:
     from rag_eval_pipeline.data.images import ImageCatalog
@@ -44,16 +49,8 @@ CONSISTENCY_RUBRIC = (
 
 
 class VisionVerdict(BaseModel):
-    verdict: float
+    verdict: ThreePointScore  # every verdict of the judge, per image or on all of them
     reason: str = Field(min_length=1)
-
-    @field_validator("verdict")
-    @classmethod
-    def _three_point(cls, value: float) -> float:
-        # every verdict of the judge, per image or on all of them, is asked on this scale
-        if not Scale.THREE_POINT.accepts(value):
-            raise ValueError(f"{value} is not 0, 0.5 or 1")
-        return float(value)
 
 
 def _tool(name: str, metric: str) -> Tool:
@@ -76,13 +73,7 @@ CONSISTENCY_TOOL = _tool("record_image_consistency", "image_text_consistency")
 def _request(model: str, rubric: str, images: Sequence[PreparedImage], text: str, tool: Tool) -> LLMRequest:
     """The images first, each as an image block, then the case's text in its own block."""
     content = [*(image.block() for image in images), {"type": "text", "text": text}]
-    return LLMRequest(
-        model=model,
-        cached_system=rubric,
-        messages=({"role": "user", "content": content},),
-        max_tokens=300,
-        tool=tool,
-    )
+    return rubric_request(model, rubric, content, 300, tool)
 
 
 def render_relevance_prompt(model: str, case: JudgeCase, image: PreparedImage) -> LLMRequest:
@@ -106,15 +97,8 @@ class VisionLLMJudge(LLMJudge):
     reference_free_metrics = VISION_METRICS  # the images and the answer, not the reference
     prompt_version = VISION_PROMPT_VERSION
 
-    def __init__(
-        self,
-        judge_id: str,
-        model: str,
-        client: LLMClient,
-        prices: Mapping[str, ModelPrice],
-        images: ImageCatalog | None,
-    ) -> None:
-        super().__init__(judge_id, model, client, prices)
+    def __init__(self, judge_id: str, endpoint: JudgeEndpoint, images: ImageCatalog | None) -> None:
+        super().__init__(judge_id, endpoint)
         self._images = images
 
     def _prepared(self, case: JudgeCase) -> tuple[list[PreparedImage], list[str]]:

@@ -16,6 +16,17 @@ class Direction(str, Enum):
     LOWER = "lower is better"
 
 
+# knowledge-base health (health/): shares of cases the knowledge base failed, in the order the
+# kb_health record, its Markdown and the report show them
+KNOWLEDGE_BASE_RATES = (
+    "knowledge_gap_rate",
+    "knowledge_gap_unsure_rate",
+    "retrieval_miss_rate",
+    "outdated_rate",
+    "conflict_rate",
+    "stale_retrieval_rate",
+)
+
 # the metrics a summary can hold that are better lower, by name
 LOWER_IS_BETTER = frozenset(
     {
@@ -36,13 +47,7 @@ LOWER_IS_BETTER = frozenset(
         "latency_max_s",
         "cost_per_case_usd",
         "cost_max_usd",
-        # knowledge-base health (health/): shares of cases the knowledge base failed
-        "knowledge_gap_rate",
-        "knowledge_gap_unsure_rate",
-        "retrieval_miss_rate",
-        "outdated_rate",
-        "conflict_rate",
-        "stale_retrieval_rate",
+        *KNOWLEDGE_BASE_RATES,
     }
 )
 # ... and by how their name ends: every judge's flip rate, every rate of errors or failures

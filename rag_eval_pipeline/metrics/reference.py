@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ParamSpec
 
 from rag_eval_pipeline.language.analysis import Analyzer, analysis_of
 from rag_eval_pipeline.language.lexicon import ENGLISH_ABSTENTION
@@ -29,6 +30,7 @@ DEFAULT_ABSTENTION_PATTERNS = ENGLISH_ABSTENTION
 # tokens plus a few, so pasting every passage (which contains the truth) earns nothing
 CONTAINMENT_TOKEN_FACTOR = 2
 CONTAINMENT_EXTRA_TOKENS = 4
+P = ParamSpec("P")
 
 
 def normalize_answer(text: str, language: str | Analyzer = ENGLISH) -> str:
@@ -126,7 +128,7 @@ def contains_answer(prediction: str, ground_truth: str, language: str | Analyzer
     return len(pred.split()) <= longest and f" {gold} " in f" {pred} "
 
 
-def correctness(
+def correctness_verdict(
     prediction: str,
     ground_truth: str,
     answerable: bool = True,
@@ -135,7 +137,7 @@ def correctness(
     sources: Sequence[str] = (),
     language: str | Analyzer = ENGLISH,
     passages: Sequence[str] = (),
-) -> float | None:
+) -> tuple[float | None, Verdict | None]:
     """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels, for answers
     as agents write them.
 
@@ -150,26 +152,11 @@ def correctness(
     ``language``'s analysis: its abstentions, its answer normalisation, its words; the
     ``passages`` the answer had tell a longer name from a predicate in a script without capitals.
     None (absent, never 0) where the language's rule cannot judge the sentence: it holds words
-    that may negate, hedge, list or contrast in a language with no lexicon for them
-    (``correctness_verdict`` says why).
+    that may negate, hedge, list or contrast in a language with no lexicon for them.
+
+    With the score, the sentence rule's verdict where it was asked (None where an abstention or
+    exact match decided): the reason a case's correctness is absent.
     """
-    return correctness_verdict(
-        prediction, ground_truth, answerable, abstention, question, sources, language, passages
-    )[0]
-
-
-def correctness_verdict(
-    prediction: str,
-    ground_truth: str,
-    answerable: bool = True,
-    abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
-    question: str = "",
-    sources: Sequence[str] = (),
-    language: str | Analyzer = ENGLISH,
-    passages: Sequence[str] = (),
-) -> tuple[float | None, Verdict | None]:
-    """``correctness`` with the sentence rule's verdict, where it was asked (None where an
-    abstention or exact match decided): the reason a case's correctness is absent."""
     text = analysis_of(language)  # resolved once, passed to every step
     abstained = abstention.matches(prediction, text)
     if not answerable:
@@ -188,6 +175,20 @@ def correctness_verdict(
     if contains_answer(prediction, ground_truth, text) or f1(prediction, ground_truth, text) >= 0.5:
         return 0.5, verdict
     return 0.0, verdict
+
+
+def _score_only(rule: Callable[P, tuple[float | None, Verdict | None]]) -> Callable[P, float | None]:
+    """``rule``'s score without its verdict, taking the rule's own parameters (declared once)."""
+
+    @functools.wraps(rule, assigned=("__module__",))
+    def score(*args: P.args, **kwargs: P.kwargs) -> float | None:
+        return rule(*args, **kwargs)[0]
+
+    return score
+
+
+# the correctness score alone (``correctness_verdict`` says the rule), for callers that need no reason
+correctness = _score_only(correctness_verdict)
 
 
 def context_relevance(retrieved_titles: Sequence[str], gold_titles: Sequence[str]) -> float | None:

@@ -9,14 +9,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-SHOWN_RATES = (
-    "knowledge_gap_rate",
-    "knowledge_gap_unsure_rate",
-    "retrieval_miss_rate",
-    "outdated_rate",
-    "conflict_rate",
-    "stale_retrieval_rate",
-)
+from rag_eval_pipeline.metrics.directions import KNOWLEDGE_BASE_RATES
+
 SHOWN_CASES = 15
 
 
@@ -43,7 +37,7 @@ def _table(rows: list[dict], columns: list[str]) -> str:
 
 def _rates(record: dict) -> str:
     rates = record.get("rates") or {}
-    shown = {name: "–" if rates.get(name) is None else f"{rates[name]:.0%}" for name in SHOWN_RATES}
+    shown = {name: "–" if rates.get(name) is None else f"{rates[name]:.0%}" for name in KNOWLEDGE_BASE_RATES}
     said = "; ".join(f"{name.removesuffix('_rate').replace('_', ' ')} {v}" for name, v in shown.items())
     signal = record.get("gap_signal")
     read_by = f' <span class="note">Gaps read by {html.escape(signal)}.</span>' if signal else ""

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from rag_eval_pipeline.data.images import image_catalog
 from rag_eval_pipeline.judges.base import JudgeCase
+from rag_eval_pipeline.judges.engine import JudgeEndpoint
 from rag_eval_pipeline.judges.registry import JUDGE_KINDS, JudgeRegistry
 from rag_eval_pipeline.judges.strict import STRICT_METRICS, StrictLLMJudge
 from rag_eval_pipeline.judges.vision import VisionLLMJudge
@@ -70,7 +71,7 @@ def test_any_mix_of_per_image_verdicts_gives_rows_the_range_check_accepts(catalo
     judged = per_image[:5]  # MAX_JUDGED_IMAGES
     outputs = [{"verdict": v, "reason": "seen"} for v in judged] + [{"verdict": consistency, "reason": "r"}]
     registry = JudgeRegistry()
-    judge = VisionLLMJudge(VISION, "claude-sonnet-4-6", Verdicts(outputs), {}, catalog)
+    judge = VisionLLMJudge(VISION, JudgeEndpoint("claude-sonnet-4-6", Verdicts(outputs), {}), catalog)
     outcome = asyncio.run(judge.judge(_case(IMAGES[: len(per_image)])))
     rows = _rows(VISION, "vision", outcome)
     assert score_range_problems(rows, registry.metric_scales([VISION])) == []
@@ -85,7 +86,7 @@ def test_any_mix_of_per_image_verdicts_gives_rows_the_range_check_accepts(catalo
 @given(verdicts=st.fixed_dictionaries({m: VERDICT for m in STRICT_METRICS}))
 def test_any_strict_verdict_gives_rows_the_range_check_accepts(verdicts):
     output = {**verdicts, **{f"{m}_rationale": "why" for m in STRICT_METRICS}}
-    judge = StrictLLMJudge("claude-sonnet-4-6", "claude-sonnet-4-6", Verdicts([output]), {})
+    judge = StrictLLMJudge("claude-sonnet-4-6", JudgeEndpoint("claude-sonnet-4-6", Verdicts([output]), {}))
     case = JudgeCase("Who?", "Temple", "Temple", (SearchHit("p", "T", "Text.", 1.0),), qid="q1")
     outcome = asyncio.run(judge.judge(case))
     rows = _rows("claude-sonnet-4-6", "strict", outcome)

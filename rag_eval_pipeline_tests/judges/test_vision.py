@@ -17,6 +17,7 @@ import yaml
 from rag_eval_pipeline.data.multimodal_sample import write_multimodal_sample
 from rag_eval_pipeline.instance.home import open_instance
 from rag_eval_pipeline.instance.lineage import load_asset
+from rag_eval_pipeline.judges.engine import JudgeEndpoint
 from rag_eval_pipeline.llm.images import image_tokens, keyed_images, prepare_image
 from rag_eval_pipeline_tests.support.cli import rag_eval
 from stand_ins.anthropic_api import FakeAnthropic
@@ -279,7 +280,7 @@ def test_an_openai_compatible_vision_judge_sends_image_url_data_urls_before_the_
         client = OpenAICompatibleClient(
             "k", server.url, max_retries=0, structured_output=StructuredOutput.TOOLS
         )
-        judge = VisionLLMJudge("vision:openai:gpt-4o", "gpt-4o", client, {}, catalog)
+        judge = VisionLLMJudge("vision:openai:gpt-4o", JudgeEndpoint("gpt-4o", client, {}), catalog)
         outcome = asyncio.run(judge.judge(_case(["photos/garden.png", "photos/sign.png"], answer="blue")))
         absent = asyncio.run(judge.judge(_case([])))
         unknown = asyncio.run(judge.judge(_case(["nowhere.png"])))
@@ -308,7 +309,8 @@ def test_an_image_that_cannot_be_sent_is_a_judge_error_and_the_budget_prices_pix
     broken = tmp_path / "gone.png"
     broken.write_bytes(b"\x89PNG not an image")
     catalog.images["gone.png"] = ImageInfo("gone.png", broken, "x" * 64, 10, 10, "PNG", 20)
-    judge = VisionLLMJudge("vision:claude-sonnet-4-6", "claude-sonnet-4-6", None, {}, catalog)  # type: ignore[arg-type]
+    nowhere = JudgeEndpoint("claude-sonnet-4-6", None, {})  # type: ignore[arg-type]
+    judge = VisionLLMJudge("vision:claude-sonnet-4-6", nowhere, catalog)
     outcome = asyncio.run(judge.judge(_case(["gone.png"])))
     assert outcome.error is not None and "gone.png" in outcome.error and not outcome.scores  # never a 0
     image = prepare_image(
@@ -394,7 +396,7 @@ def test_a_local_vision_model_is_served_with_its_mmproj_and_sent_image_url_parts
         assert provider.missing(spec.endpoint, environment) is None
         assert provider.sees_images(spec.endpoint, settings)
         client = provider.client(spec.endpoint, environment)
-        judge = VisionLLMJudge(spec.judge_id, spec.model_id, client, {}, catalog)
+        judge = VisionLLMJudge(spec.judge_id, JudgeEndpoint(spec.model_id, client, {}), catalog)
         outcome = asyncio.run(judge.judge(_case(["photos/garden.png"], answer="green")))
     assert outcome.error is None, outcome.error
     assert outcome.scores == {"visual_relevance": 0.5, "image_text_consistency": 1.0}

@@ -8,6 +8,7 @@ from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.chat import ChatAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
 from rag_eval_pipeline.judges.claims import ClaimsLLMJudge
+from rag_eval_pipeline.judges.engine import JudgeEndpoint
 from rag_eval_pipeline.judges.ragas import RagasLLMJudge
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.judges.strict import StrictLLMJudge
@@ -52,10 +53,11 @@ def test_the_answer_and_every_judge_see_the_case_as_written_and_its_language():
             retrieve=lambda queries, k, languages=None: [HITS for _ in queries],
         )
         asked = server.requests[0]
+        endpoint = JudgeEndpoint("claude-sonnet-4-6", client, DEFAULT_PRICES)
         judges = [
-            StrictLLMJudge("claude-sonnet-4-6", "claude-sonnet-4-6", client, DEFAULT_PRICES),
-            RagasLLMJudge("ragas:claude-sonnet-4-6", "claude-sonnet-4-6", client, DEFAULT_PRICES),
-            ClaimsLLMJudge("claims:claude-sonnet-4-6", "claude-sonnet-4-6", client, DEFAULT_PRICES),
+            StrictLLMJudge("claude-sonnet-4-6", endpoint),
+            RagasLLMJudge("ragas:claude-sonnet-4-6", endpoint),
+            ClaimsLLMJudge("claims:claude-sonnet-4-6", endpoint),
         ]
         scores = score_cases(join_cases(answers, cases), judges)
         judged = server.requests[1:]

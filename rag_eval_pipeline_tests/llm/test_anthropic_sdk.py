@@ -9,6 +9,7 @@ import pytest
 from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.chat import ANSWER_PROMPT_VERSION, ChatAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.judges.engine import JudgeEndpoint
 from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.judges.strict import StrictLLMJudge
@@ -162,7 +163,7 @@ def _judge(server, answers_text="Shirley Temple", n=1, tmp_path=None):
     cases = _cases(n)
     candidates = _candidates(cases, answers_text)
     judge = StrictLLMJudge(
-        "claude-sonnet-4-6", "claude-sonnet-4-6", _client(server, tmp_path), DEFAULT_PRICES
+        "claude-sonnet-4-6", JudgeEndpoint("claude-sonnet-4-6", _client(server, tmp_path), DEFAULT_PRICES)
     )
     return score_cases(join_cases(candidates, cases), [judge])
 
@@ -263,7 +264,9 @@ def test_ragas_answer_relevancy_with_an_embedder():
     case = JudgeCase("Who served as Chief of Protocol?", "Shirley Temple", "Shirley Temple", tuple(HITS))
     with FakeAnthropic() as server:
         judge = RagasLLMJudge(
-            "ragas:claude-sonnet-4-6", "claude-sonnet-4-6", _client(server), DEFAULT_PRICES, embedder.encode
+            "ragas:claude-sonnet-4-6",
+            JudgeEndpoint("claude-sonnet-4-6", _client(server), DEFAULT_PRICES),
+            embedder.encode,
         )
         outcome = asyncio.run(judge.judge(case))
         abstaining = asyncio.run(
@@ -451,7 +454,8 @@ def test_a_multi_call_judge_is_bounded_by_calls_in_flight_not_cases():
         client = CachedClient(
             AnthropicClient("k", server.url, timeout_s=10, max_retries=0), None, max_in_flight=3
         )
-        judge = RagasLLMJudge("ragas:claude-sonnet-4-6", "claude-sonnet-4-6", client, DEFAULT_PRICES)
+        endpoint = JudgeEndpoint("claude-sonnet-4-6", client, DEFAULT_PRICES)
+        judge = RagasLLMJudge("ragas:claude-sonnet-4-6", endpoint)
         scores = score_cases(join_cases(candidates, cases), [judge], concurrency=None)
     assert (scores["status"] == "ok").all() and scores["faithfulness"].notna().all()
     assert server.max_in_flight == 3 and len(server.requests) >= 3 * n

@@ -13,6 +13,7 @@ from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.base import AnswerRequest
 from rag_eval_pipeline.answering.chat import ChatAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.judges.engine import JudgeEndpoint
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.judges.strict import StrictLLMJudge
 from rag_eval_pipeline.llm.cache import CachedClient, ResponseCache
@@ -97,7 +98,7 @@ def test_a_strict_judgement_through_the_json_schema_grammar(smollm2, tmp_path):
     (cut at max_tokens, an empty rationale) is re-asked once and then a counted judge error."""
     cases = _cases(3)
     client = _client(smollm2, tmp_path)
-    judge = StrictLLMJudge("local:smollm2", "smollm2", client, FreeOfCharge())
+    judge = StrictLLMJudge("local:smollm2", JudgeEndpoint("smollm2", client, FreeOfCharge()))
     scores = score_cases(join_cases(_candidates(cases), cases), [judge])
     assert set(scores["status"]) <= {"ok", "judge_error"}
     ok = scores[scores["status"] == "ok"]
@@ -111,7 +112,7 @@ def test_a_strict_judgement_through_the_json_schema_grammar(smollm2, tmp_path):
     again = _client(smollm2, tmp_path)
     score_cases(
         join_cases(_candidates(cases), cases),
-        [StrictLLMJudge("local:smollm2", "smollm2", again, FreeOfCharge())],
+        [StrictLLMJudge("local:smollm2", JudgeEndpoint("smollm2", again, FreeOfCharge()))],
     )
     assert again.cache_hits >= len(ok)  # valid verdicts come from the cache; only errors are asked again
 

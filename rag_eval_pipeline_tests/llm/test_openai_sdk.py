@@ -9,6 +9,7 @@ import pytest
 from rag_eval_pipeline.answering.answer_cases import answer_cases
 from rag_eval_pipeline.answering.chat import ChatAnswerer
 from rag_eval_pipeline.answering.registry import AnswerRegistry
+from rag_eval_pipeline.judges.engine import JudgeEndpoint
 from rag_eval_pipeline.judges.registry import JudgeRegistry
 from rag_eval_pipeline.judges.score_cases import join_cases, score_cases
 from rag_eval_pipeline.judges.strict import StrictLLMJudge
@@ -46,7 +47,7 @@ def _answer(server, cases, client=None, concurrency=8):
 
 def _judge(server, client=None, n=1, answer="Shirley Temple"):
     cases = _cases(n)
-    judge = StrictLLMJudge("openai:gpt-4o", "gpt-4o", client or _client(server), PRICES)
+    judge = StrictLLMJudge("openai:gpt-4o", JudgeEndpoint("gpt-4o", client or _client(server), PRICES))
     return score_cases(join_cases(_candidates(cases, answer), cases), [judge])
 
 

@@ -4,6 +4,7 @@ and (when configured) its case traces and its Phoenix experiment."""
 import contextlib
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -137,21 +138,30 @@ class JudgeConfig(dg.Config):
     )
 
 
+@dataclass(frozen=True)
+class Stage:
+    """What both stages run with, gathered once by the asset that runs them (a model's
+    partition or one of its case shards): its context and the resources the stages call."""
+
+    context: dg.AssetExecutionContext
+    knowledge_base: KnowledgeBaseResource
+    llm: LLMResource
+    settings: SettingsResource
+
+
 def answer_stage(
-    context: dg.AssetExecutionContext,
+    stage: Stage,
     model_key: str,
     judgement_list: pd.DataFrame,
     kb_index: IndexManifest,
     kb_passages: pd.DataFrame,
-    knowledge_base: KnowledgeBaseResource,
-    llm: LLMResource,
-    settings: SettingsResource,
     record_failure: bool = False,
 ) -> tuple[pd.DataFrame, dict]:
     """Stage 1 for the cases of ``judgement_list``, and its metadata: what a model's partition
     and each of its case shards run alike, so a shard's calls are the very ones the model's run
     asks its cache for. A model that cannot answer at all fails the step, or with
     ``record_failure`` gives every case failed with the reason (``marked_as_failure``)."""
+    context, knowledge_base, llm, settings = stage.context, stage.knowledge_base, stage.llm, stage.settings
     registry = settings.answer_registry()
     spec = registry.resolve(model_key)
     for note in registry.notes(spec):  # said once before the run by a command (`note:`)
@@ -291,14 +301,11 @@ def candidate_answers(
     selection (the dialog opens on Custom with none chosen), then "Launch backfill"; the
     comparison is `model_comparison` in the reporting group."""
     answers, metadata = answer_stage(
-        context,
+        Stage(context, knowledge_base, llm, settings),
         context.partition_key,
         judgement_list,
         kb_index,
         kb_passages,
-        knowledge_base,
-        llm,
-        settings,
         record_failure=True,  # a backfill builds the comparison without a model that cannot run
     )
     context.add_output_metadata(metadata)
@@ -306,17 +313,15 @@ def candidate_answers(
 
 
 def judge_stage(
-    context: dg.AssetExecutionContext,
+    stage: Stage,
     config: JudgeConfig,
     model_key: str,
     candidate_answers: pd.DataFrame,
     judgement_list: pd.DataFrame,
-    llm: LLMResource,
-    knowledge_base: KnowledgeBaseResource,
-    settings: SettingsResource,
 ) -> tuple[pd.DataFrame, dict]:
     """Stage 2 for the answered cases, and its metadata (shared by a model's partition and its
     case shards, as stage 1 is)."""
+    context, knowledge_base, llm, settings = stage.context, stage.knowledge_base, stage.llm, stage.settings
     labelled = has_image_labels(judgement_list)
     judge_ids = with_grounding(config.judges or settings.settings.judges, labelled)
     judging = settings.judging(judge_ids, config.judge_repeats, config.jury).with_prompts(
@@ -362,9 +367,8 @@ def judge_scores(
     """Stage 2: every metric of every judge, and of every custom metric, a row per case per
     judge (failed cases kept, unscored)."""
     model = context.partition_key
-    scores, metadata = judge_stage(
-        context, config, model, candidate_answers, judgement_list, llm, knowledge_base, settings
-    )
+    stage = Stage(context, knowledge_base, llm, settings)
+    scores, metadata = judge_stage(stage, config, model, candidate_answers, judgement_list)
     worst = worst_cases_table(model, scores, candidate_answers, judgement_list, context.run_id)
     cases = worst_case_markdown(model, scores, candidate_answers, judgement_list, context.run_id)
     shown = {worst_cases_key(model): worst} if worst else {}

@@ -7,7 +7,7 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.data.case_shards import CaseShard, all_shards, cases_of
-from rag_eval_pipeline.defs.assets.evaluation import JudgeConfig, answer_stage, judge_stage
+from rag_eval_pipeline.defs.assets.evaluation import JudgeConfig, Stage, answer_stage, judge_stage
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, CASE_SHARD_PARTITIONS, SHARDS
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import KnowledgeBaseResource, LLMResource, SettingsResource
@@ -43,10 +43,9 @@ def case_shard_scores(
     context.log.info(
         f"{model}: shard {shard.number} of {shard.count}, {len(cases)} of {len(judgement_list)} cases"
     )
-    answers, answered = answer_stage(
-        context, model, cases, kb_index, kb_passages, knowledge_base, llm, settings
-    )
-    scores, judged = judge_stage(context, config, model, answers, cases, llm, knowledge_base, settings)
+    stage = Stage(context, knowledge_base, llm, settings)
+    answers, answered = answer_stage(stage, model, cases, kb_index, kb_passages)
+    scores, judged = judge_stage(stage, config, model, answers, cases)
     context.add_output_metadata(
         {
             "answer_model": model,
