@@ -180,16 +180,19 @@ def recall_from_kept(encoder: CrossEncoder, store: PairScoreStore, first_stage, 
     """Each setting's both-hops recall@4 on the questions whose pairs the store holds for every
     setting, beside the default's on the same questions, with the questions each lost and won."""
     found: dict[str, dict[str, bool]] = {}
+    read: dict[str, list[tuple[int, int]]] = {}  # pairs and tokens of each question it reranked
     for name in names:
         kept = KeptPairScores(_refuse, encoder.identity, store)
-        index = RerankedIndex(first_stage, encoder, RerankSpec(**SETTINGS[name]), kept)
-        found[name] = {}
+        found[name], read[name] = {}, []
         for question, gold in zip(cases["question"], cases["gold_titles"]):
+            reading = Reading(encoder, kept.scores)
+            index = RerankedIndex(first_stage, reading, RerankSpec(**SETTINGS[name]))  # type: ignore[arg-type]
             try:
                 hits = index.search(question, K)
             except NotKept:
                 continue
             found[name][question] = set(gold) <= {h.title for h in hits}
+            read[name].append((reading.pairs, reading.tokens))
     common = set.intersection(*(set(f) for f in found.values()))
     base = found[names[0]]
     print(f"recall from kept scores on the {len(common)} questions every setting's pairs are kept for")
@@ -198,7 +201,13 @@ def recall_from_kept(encoder: CrossEncoder, store: PairScoreStore, first_stage, 
         lost = sum(base[q] and not ours[q] for q in common)
         won = sum(ours[q] and not base[q] for q in common)
         recall = sum(ours[q] for q in common) / max(len(common), 1)
-        print(f"{name:36s} recall@4 {recall:.3f}  lost {lost}  won {won}", flush=True)
+        alone = sum(ours.values()) / max(len(ours), 1)
+        pairs, tokens = (statistics.mean(r[i] for r in read[name]) if read[name] else 0 for i in (0, 1))
+        print(
+            f"{name:36s} recall@4 {recall:.3f}  lost {lost}  won {won}  (alone on its {len(ours)}: "
+            f"{alone:.3f}; {pairs:.1f} pairs, {tokens:.0f} tokens a question)",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -236,10 +245,8 @@ def main() -> None:
         figures = {name: {"recall": float("nan"), "seconds": []} for name in names}
         if args.kept_only:
             recall_from_kept(encoder, store, first_stage, cases, names)
-            store.close()
-            return
         for name in names:
-            if not SETTINGS[name] and args.no_default_recall:
+            if args.kept_only or (not SETTINGS[name] and args.no_default_recall):
                 continue
             kept = KeptPairScores(encoder.scores, encoder.identity, store)
             index = RerankedIndex(first_stage, Reading(encoder, kept.scores), RerankSpec(**SETTINGS[name]))  # type: ignore[arg-type]
