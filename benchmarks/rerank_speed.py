@@ -46,6 +46,10 @@ SETTINGS = {  # name -> the cuts (the rest as RerankSpec's defaults)
     "passages 64, bridge whole, pool 8": {"passage_tokens": 64, "bridge_pool": 8},
     "passages 64, bridge 96, pool 8": {"passage_tokens": 64, "bridge_tokens": 96, "bridge_pool": 8},
     # the default's own pairs, fewer of them (recall from the default's kept scores)
+    "whole, pool 14": {"bridge_pool": 14},
+    "whole, pool 8": {"bridge_pool": 8},
+    "whole, candidates 16": {"candidates": 16},
+    "whole, candidates 14, pool 8": {"candidates": 14, "bridge_pool": 8},
     "whole, candidates 12, pool 8": {"candidates": 12, "bridge_pool": 8},
     "whole, candidates 8, pool 4": {"candidates": 8, "bridge_pool": 4},
 }
