@@ -27,6 +27,7 @@ import pandas as pd
 from rag_eval_pipeline.data.knowledge_base import passage_id
 from rag_eval_pipeline.health.assess import HealthSettings, assess
 from rag_eval_pipeline.health.labels import CaseInput
+from rag_eval_pipeline.health.paraphrase import cross_encoder_reader, gap_signal
 
 REPO = Path(__file__).resolve().parents[1]
 DATASET = Path("/work/shared/data/hotpotqa/dev_distractor_500.jsonl")
@@ -151,18 +152,27 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--slices", type=int, default=10)
     parser.add_argument("--offset", type=int, default=0, help="first slice (30 questions each)")
+    parser.add_argument(
+        "--lexical", action="store_true", help="the lexical rule alone (no cross-encoder reading paraphrase)"
+    )
     args = parser.parse_args()
+    paraphrase = None if args.lexical else cross_encoder_reader(None)
+    print(f"knowledge_gap read by: {gap_signal(paraphrase, ['en'])}")
     rows = [json.loads(line) for line in DATASET.open()]
     counts: Counter = Counter()
+    sure: Counter = Counter()  # gaps said sure, by what the case truly is
     flagged = planted = flagged_right = 0
     seconds = []
     for n in range(args.offset, args.offset + args.slices):
         frame, cases, truth, stale = planted_slice(rows[30 * n : 30 * n + 30], seed=n)
         start = time.perf_counter()
-        health = assess(frame, cases, settings=HealthSettings(as_of="2025-06-01", with_topics=False))
+        settings = HealthSettings(as_of="2025-06-01", with_topics=False)
+        health = assess(frame, cases, settings=settings, paraphrase=paraphrase)
         seconds.append(time.perf_counter() - start)
-        for qid, label in zip(health.cases["qid"], health.cases["label"]):
+        said = health.cases[["qid", "label", "confidence"]].itertuples(index=False)
+        for qid, label, confidence in said:
             counts[(truth[qid], label)] += 1
+            sure[truth[qid]] += label == "knowledge_gap" and confidence == "sure"
         found = set(health.documents.loc[health.documents["status"] != "current", "document"])
         flagged, planted, flagged_right = (
             flagged + len(found),
@@ -176,6 +186,12 @@ def main() -> None:
         said = sum(v for (t, said_label), v in counts.items() if said_label == label)
         real = sum(v for (t, said_label), v in counts.items() if t == label)
         print(f"| {label} | {real} | {said} | {tp / said if said else float('nan'):.2f} | {tp / real:.2f} |")
+    gaps_sure, gaps = sure["knowledge_gap"], sum(v for (t, _), v in counts.items() if t == "knowledge_gap")
+    said_sure = sum(sure.values())
+    print(
+        f"\nknowledge_gap said sure: {said_sure}, precision "
+        f"{gaps_sure / said_sure if said_sure else float('nan'):.2f}, recall {gaps_sure / gaps:.2f}"
+    )
     print(f"\ndocuments not current: {flagged} flagged, {planted} planted, {flagged_right} right")
     confused = {f"{t} -> {said}": v for (t, said), v in sorted(counts.items()) if t != said}
     print(f"confusions: {confused}")

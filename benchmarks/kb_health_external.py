@@ -1,9 +1,11 @@
 """Score `rag-eval kb health --format json` against the answer key of a planted set written by
 someone else (the 82 / 82b layout: ``expected.json`` with ``gap_question_ids``,
 ``not_current_doc_ids_planted``, ``expired_question_ids``, ``control_doc_id`` and, with
-production questions, ``blind_spot_topics`` and ``production_topic_of``). Prints knowledge_gap
-precision and recall, the documents flagged not current against those planted (and any current
-one flagged), the expired-source questions labelled outdated, and the blind spots found.
+production questions, ``blind_spot_topics`` and ``production_topic_of`` or 82c's
+``production_topic``). Prints knowledge_gap
+precision and recall (of every gap, and of the gaps said sure), the documents flagged not
+current against those planted (and any current one flagged), the expired-source questions
+labelled outdated, and the blind spots found.
 
     rag-eval --config rag_eval.planted.yaml run --models oracle,extractive-baseline
     rag-eval --config rag_eval.planted.yaml kb health --model M --as-of 2026-12-07 \
@@ -24,6 +26,7 @@ def _document(name: str) -> str:
 def _blind_spots(traffic: dict, expected: dict) -> dict:
     """Each blind spot found, named by the planted topic most of its proposed questions are on."""
     topic_of = {p: t["topic"] for p, t in expected.get("production_topic_of", {}).items()}
+    topic_of |= expected.get("production_topic", {})  # 82c's layout: a production id -> its topic
     planted = set(expected.get("blind_spot_topics", []))
     found = {}
     for topic in {p["topic"] for p in traffic["proposals"]}:
@@ -44,6 +47,8 @@ def score(record: dict, expected: dict) -> dict:
     labels = {c["qid"]: c["label"] for c in record["cases"]}
     gaps = set(expected["gap_question_ids"])
     said = {q for q, label in labels.items() if label == "knowledge_gap"}
+    # the gaps said sure (a record from before gaps had a confidence: every gap)
+    sure = {c["qid"] for c in record["cases"] if c["qid"] in said and c.get("confidence", "sure") == "sure"}
     flagged = {_document(d["document"]) for d in record["documents"] if d["status"] != "current"}
     planted = set(expected["not_current_doc_ids_planted"])
     result = {
@@ -52,6 +57,11 @@ def score(record: dict, expected: dict) -> dict:
             "recall": round(len(said & gaps) / len(gaps), 3) if gaps else None,
             "false": sorted(said - gaps),
             "missed": {q: labels.get(q) for q in sorted(gaps - said)},
+            "sure": {
+                "said": len(sure),
+                "precision": round(len(sure & gaps) / len(sure), 3) if sure else None,
+                "recall": round(len(sure & gaps) / len(gaps), 3) if gaps else None,
+            },
         },
         "not_current": {
             "flagged": len(flagged),

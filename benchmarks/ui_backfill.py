@@ -1,9 +1,10 @@
-"""Benchmark: the UI's whole-lineage backfill on a fresh instance, through `dagster dev`'s webserver
-and daemon: "Materialize all" with every partition, launched through GraphQL as the UI launches it,
-over three offline models and 20 questions, optionally with a fourth model whose Python agent
-cannot be imported.
+"""Benchmark: the UI's whole-lineage backfill on a fresh instance, through `rag-eval ui` (its
+`dagster.yaml`, then `dagster dev`'s webserver and daemon): "Materialize all" with every
+partition, launched through GraphQL as the UI launches it, over three offline models and 20
+questions, optionally with a fourth model whose Python agent cannot be imported.
 
-Prints, from the launch: when each run started and ended, when the last model's summary and the
+Prints, from the launch: when each run was created by the backfill daemon, launched by the run
+queue, started (its process up) and ended, when the last model's summary and the
 comparison were stored, the backfill's status, and what the comparison holds. With --baseline
 PATH (a checkout of an earlier commit, its package imported through PYTHONPATH), the same
 backfill of that code on its own fresh instance, in the same call.
@@ -12,6 +13,7 @@ backfill of that code on its own fresh instance, in the same call.
 """
 
 import argparse
+import datetime
 import json
 import os
 import signal
@@ -22,6 +24,7 @@ import time
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.events import DagsterEventType
 
 from benchmarks.ui_launched_runs import free_port, graphql, wait_for_daemon, wait_for_webserver
 
@@ -53,30 +56,19 @@ def measure(package_root: Path, broken: bool, label: str) -> None:
     lines += [f"  - {{name: {m!r}, provider: offline, model: {m!r}}}" for m in MODELS]
     if broken:
         lines.append("  - {name: broken, provider: python, target: 'broken_agent:answer'}")
+    lines.append(f"ui: {{reports_port: {free_port()}}}")
     (root / "rag_eval.yaml").write_text("\n".join(lines) + "\n")
     home = root / "home"
-    home.mkdir()
     env = {
-        **os.environ,
-        "RAG_EVAL_CONFIG": str(root / "rag_eval.yaml"),
-        "DAGSTER_HOME": str(home),
+        **{k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RAG_EVAL_CONFIG")},
         "PYTHONPATH": os.pathsep.join([str(package_root), str(root)]),
     }
     port = free_port()
     url = f"http://127.0.0.1:{port}"
+    config = str(root / "rag_eval.yaml")
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dagster",
-            "dev",
-            "-w",
-            str(REPO / "workspace.yaml"),
-            "-h",
-            "127.0.0.1",
-            "-p",
-            str(port),
-        ],
+        [sys.executable, "-m", "rag_eval_pipeline.cli", "--config", config, "--dagster-home", str(home)]
+        + ["ui", "--port", str(port)],
         cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -127,14 +119,16 @@ def measure(package_root: Path, broken: bool, label: str) -> None:
         with _instance(home) as instance:
             runs = sorted(instance.get_runs(), key=lambda r: instance.get_run_stats(r.run_id).start_time or 0)
             print(f"\n{label}{' (with a broken fourth model)' if broken else ''}: backfill {status}")
+            print("  run      partition            status   created launched  started    ended (s, launch=0)")
             for run in runs:
-                stats = instance.get_run_stats(run.run_id)
+                times = [t - launched_at for t in _run_times(instance, run.run_id)]
                 what = run.tags.get("dagster/partition") or run.job_name
-                start, end = (stats.start_time or 0) - launched_at, (stats.end_time or 0) - launched_at
-                print(
-                    f"  run {run.run_id[:8]} {what:<20} {run.status.value:<8} {start:6.1f} s -> {end:6.1f} s"
-                )
+                row = " ".join(f"{t:8.1f}" for t in times)
+                print(f"  {run.run_id[:8]} {what:<20} {run.status.value:<8} {row}")
             held = comparison.asset_materialization.metadata
+            own = [r for r in runs if r.tags.get("dagster/backfill") == backfill_id]
+            last_end = max((instance.get_run_stats(r.run_id).end_time or 0) for r in own) - launched_at
+        print(f"  the backfill's last run ended {last_end:.1f} s after the launch")
         print(f"  last model's summary stored {last_summary - launched_at:.1f} s after the launch")
         print(f"  comparison stored {comparison.timestamp - last_summary:.1f} s after that")
         print(f"  comparison's missing models: {getattr(held.get('missing_models'), 'value', 'n/a')}")
@@ -144,6 +138,22 @@ def measure(package_root: Path, broken: bool, label: str) -> None:
             server.wait(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
+
+
+def _run_times(instance: dg.DagsterInstance, run_id: str) -> tuple[float, float, float, float]:
+    """When the run was created (the backfill daemon submitted it), launched (the run queue
+    handed it to the launcher), started (its process had imported the pipeline) and ended."""
+    created = instance.get_run_record_by_id(run_id).create_timestamp
+    created = (created if created.tzinfo else created.replace(tzinfo=datetime.UTC)).timestamp()
+    first: dict[DagsterEventType, float] = {}
+    for record in instance.all_logs(run_id):
+        event = record.dagster_event
+        if event is not None:
+            first.setdefault(event.event_type, record.timestamp)
+    launched, started = (
+        first.get(t, 0.0) for t in (DagsterEventType.RUN_STARTING, DagsterEventType.RUN_START)
+    )
+    return created, launched, started, instance.get_run_stats(run_id).end_time or 0.0
 
 
 def _all_assets(url: str) -> list[dg.AssetKey]:

@@ -75,6 +75,7 @@ def _computed(args: argparse.Namespace, instance, model: str) -> dict:
         with_document_times,
     )
     from rag_eval_pipeline.health.documents import parse_day
+    from rag_eval_pipeline.health.paraphrase import cross_encoder_reader
 
     settings = settings_of(args)
     try:
@@ -108,6 +109,7 @@ def _computed(args: argparse.Namespace, instance, model: str) -> dict:
         production,
         HealthSettings(as_of=args.as_of, max_topics=args.max_topics),
         production_source=production_source,
+        paraphrase=cross_encoder_reader(Path(instance.storage_directory())),
     )
     return health_record(health, model)
 

@@ -1,17 +1,21 @@
-"""The parts of the JSON both session commands (`trajectories`, `simulate`) print that are the
-same: pass^k with its intervals, the session judges' scores, each version's run and summary, and
-the gates' results."""
+"""The parts both session commands (`trajectories`, `simulate`) print that are the same: in their
+JSON, pass^k with its intervals, the session judges' scores, each version's run and summary, and
+the gates' results; on stderr, why the command fails."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from rag_eval_pipeline.cli.errors import error
 from rag_eval_pipeline.common.plain import plain
-from rag_eval_pipeline.metrics.gates import GateResult
+from rag_eval_pipeline.metrics.gates import GateResult, failed_gates_line
 from rag_eval_pipeline.trajectories.tables import PASS_HAT
+
+if TYPE_CHECKING:
+    from rag_eval_pipeline.metrics.diff import RunDiff
 
 
 def pass_hat_k(rows: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Any], dict[str, list]]:
@@ -54,3 +58,25 @@ def gate_records(gates: list[GateResult]) -> list[dict[str, Any]]:
         }
         for g in gates
     ]
+
+
+def exit_status(
+    failures: Iterable[str],
+    gates: list[GateResult],
+    kind: str,
+    run_diff: RunDiff | None,
+    fail_on_regression: bool,
+    worse: str,
+) -> int:
+    """1, with an ``error:`` line for each reason, when a version failed, a ``kind`` threshold
+    failed, or ``run_diff`` holds a significant regression (``worse`` says which) and the command
+    was asked to fail on one; else 0."""
+    reasons = list(failures)
+    line = failed_gates_line(gates)
+    if line:
+        reasons.append(f"{kind} threshold failed: {line}")
+    if run_diff is not None and fail_on_regression and not run_diff.significant_regressions().empty:
+        reasons.append(f"{worse} (Holm-adjusted)")
+    for reason in reasons:
+        error(reason)
+    return 1 if reasons else 0

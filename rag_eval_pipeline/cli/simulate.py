@@ -22,14 +22,20 @@ from rag_eval_pipeline.answering.agents.provider import holds_conversations
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import error, wall_time_and_ui
-from rag_eval_pipeline.cli.session_json import add_session_judges, gate_records, pass_hat_k, version_record
+from rag_eval_pipeline.cli.session_json import (
+    add_session_judges,
+    exit_status,
+    gate_records,
+    pass_hat_k,
+    version_record,
+)
 from rag_eval_pipeline.common.plain import plain
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
 from rag_eval_pipeline.instance.simulation import SimulationOutcome, run_simulation, stored_scores
 from rag_eval_pipeline.llm.providers import parse_llm_name
 from rag_eval_pipeline.metrics.diff import DiffSpec, Evaluation, RunDiff, diff_evaluations
-from rag_eval_pipeline.metrics.gates import GateResult, check_gates, failed_gates_line
+from rag_eval_pipeline.metrics.gates import GateResult, check_gates
 from rag_eval_pipeline.metrics.settings import parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.diff import as_json, as_markdown, as_text
 from rag_eval_pipeline.reporting.simulation import simulation_section
@@ -255,15 +261,7 @@ def handle(args: argparse.Namespace) -> int:
                     f"note: {row.session_id} flagged {row.simulator_fault}: left out of the agent's figures",
                     file=sys.stderr,
                 )
-    failed = bool(refused)
-    if outcome.error is not None:
-        error(f"{version}: {outcome.error}")
-        failed = True
-    if run_diff is not None and args.fail_on_regression and not run_diff.significant_regressions().empty:
-        error(f"{outcome.version} is significantly worse than {args.diff} (Holm-adjusted)")
-        failed = True
-    line = failed_gates_line(results)
-    if line:
-        error(f"simulation threshold failed: {line}")
-        failed = True
-    return 1 if failed else 0
+    failures = [f"{version}: {outcome.error}"] if outcome.error is not None else []
+    worse = f"{outcome.version} is significantly worse than {args.diff}"
+    status = exit_status(failures, results, "simulation", run_diff, args.fail_on_regression, worse)
+    return 1 if refused else status

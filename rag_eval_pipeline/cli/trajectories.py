@@ -16,8 +16,14 @@ import pandas as pd
 
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
-from rag_eval_pipeline.cli.output import error, wall_time_and_ui
-from rag_eval_pipeline.cli.session_json import add_session_judges, gate_records, pass_hat_k, version_record
+from rag_eval_pipeline.cli.output import wall_time_and_ui
+from rag_eval_pipeline.cli.session_json import (
+    add_session_judges,
+    exit_status,
+    gate_records,
+    pass_hat_k,
+    version_record,
+)
 from rag_eval_pipeline.common.plain import plain
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
@@ -28,7 +34,7 @@ from rag_eval_pipeline.instance.trajectories import (
     run_trajectories,
 )
 from rag_eval_pipeline.metrics.diff import DiffSpec, Evaluation, diff_evaluations
-from rag_eval_pipeline.metrics.gates import GateResult, check_gates, failed_gates_line
+from rag_eval_pipeline.metrics.gates import GateResult, check_gates
 from rag_eval_pipeline.metrics.settings import parse_gate, parse_threshold
 from rag_eval_pipeline.reporting.diff import as_json, as_markdown, as_text
 from rag_eval_pipeline.reporting.markdown import to_markdown
@@ -198,16 +204,6 @@ def handle(args: argparse.Namespace) -> int:
             print()
             print(as_markdown(run_diff) if markdown else as_text(run_diff))
         print(wall_time_and_ui(instance.root_directory, args.config))
-    failed = False
-    for outcome in outcomes:
-        if outcome.error is not None:
-            error(f"{outcome.version}: {outcome.error}")
-            failed = True
-    line = failed_gates_line(results)
-    if line:
-        error(f"trajectory threshold failed: {line}")
-        failed = True
-    if run_diff is not None and args.fail_on_regression and not run_diff.significant_regressions().empty:
-        error(f"{args.diff[1]} is significantly worse than {args.diff[0]} (Holm-adjusted)")
-        failed = True
-    return 1 if failed else 0
+    failures = [f"{o.version}: {o.error}" for o in outcomes if o.error is not None]
+    worse = f"{args.diff[1]} is significantly worse than {args.diff[0]}" if args.diff else ""
+    return exit_status(failures, results, "trajectory", run_diff, args.fail_on_regression, worse)

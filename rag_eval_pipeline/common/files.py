@@ -104,3 +104,10 @@ def exclusive(path: Path, purpose: str = "a write", timeout_s: float = LOCK_TIME
     filesystem's locks, waits its turn): for a read, change and write of one file."""
     with locked(path.with_name(path.name + ".lock"), purpose, timeout_s):
         yield
+
+
+def way_back(path: Path, suffix: str, restore: str, otherwise: str) -> str:
+    """What a damaged ``path`` is mended by: ``restore`` (a template naming ``{backup}`` and
+    ``{path}``) where its kept copy ``<path><suffix>`` is there, else ``otherwise``."""
+    backup = path.with_name(path.name + suffix)
+    return restore.format(backup=backup, path=path) if backup.is_file() else otherwise

@@ -24,6 +24,7 @@ from rag_eval_pipeline.reporting.images import (
     grounding_rows,
     has_image_labels,
 )
+from rag_eval_pipeline.reporting.knowledge_health import shown_label
 from rag_eval_pipeline.reporting.markdown import markdown_list, markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
@@ -752,7 +753,7 @@ def _kb_cases(record: dict) -> str:
     rows = [
         {
             "case": clip_at_word(str(c["qid"]), CASE_ID_CHARS),
-            "label": c["label"],
+            "label": shown_label(c),
             "question": clip_at_word(str(c["question"]), KB_QUESTION_CHARS),
         }
         for c in flagged[:KB_HEALTH_ROWS]
@@ -769,6 +770,7 @@ def kb_health_metadata(record: dict, rates: tuple[str, ...]) -> dict[str, Any]:
     traffic = record.get("traffic") or {}
     return {
         "as_of": record["as_of"],
+        **({"gap_signal": record["gap_signal"]} if record.get("gap_signal") else {}),
         **{k: dg.MetadataValue.float(float(v)) for k, v in shown.items()},
         **{short: counts[key] for key, short in KB_HEALTH_COUNTS.items() if key in counts},
         # against production (a production section): the divergence, absent with its reason

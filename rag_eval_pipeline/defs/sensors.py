@@ -7,7 +7,7 @@ import json
 import re
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import dagster as dg
@@ -373,13 +373,22 @@ def answer_models_sensor(settings: Settings) -> dg.SensorDefinition:
     return sensor
 
 
-def new_documents_sensor(knowledge_base_job: "Job") -> dg.SensorDefinition:
-    @dg.sensor(
-        name="new_documents_sensor",
-        job=knowledge_base_job,
+def _folder_sensor(name: str, job: "Job", description: str) -> Callable[..., dg.SensorDefinition]:
+    """A running sensor of ``job`` that looks at a watched folder every 30 seconds."""
+    return dg.sensor(
+        name=name,
+        job=job,
         minimum_interval_seconds=30,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Rebuilds the knowledge base once per new or changed file of the documents "
+        description=description,
+    )
+
+
+def new_documents_sensor(knowledge_base_job: "Job") -> dg.SensorDefinition:
+    @_folder_sensor(
+        "new_documents_sensor",
+        knowledge_base_job,
+        "Rebuilds the knowledge base once per new or changed file of the documents "
         "folder (malformed files are reported and skipped).",
     )
     def sensor(context: dg.SensorEvaluationContext, documents: DocumentsResource):
@@ -503,12 +512,10 @@ def reports_refresh_sensor(comparison_job: "Job") -> dg.SensorDefinition:
 
 
 def new_labels_sensor(comparison_job: "Job", settings: Settings) -> dg.SensorDefinition:
-    @dg.sensor(
-        name="new_labels_sensor",
-        job=comparison_job,
-        minimum_interval_seconds=30,
-        default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Reads the human labels again when a label file is dropped into (or changed "
+    @_folder_sensor(
+        "new_labels_sensor",
+        comparison_job,
+        "Reads the human labels again when a label file is dropped into (or changed "
         "in) the review folder's labels/, measures every judge against them, corrects the "
         "labelled models' means and refreshes the comparison and the report: one run across "
         "the models.",

@@ -17,8 +17,10 @@ from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
 from rag_eval_pipeline.health.knowledge import KnowledgeView, knowledge_view
 from rag_eval_pipeline.health.labels import CaseInput, Supports, Thresholds, case_table, label_rates
+from rag_eval_pipeline.health.paraphrase import ParaphraseReader, gap_signal
 from rag_eval_pipeline.health.topics import MAX_CLUSTERED, TOPIC_COLUMNS, topic_table
 from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
+from rag_eval_pipeline.language.table import ENGLISH
 
 SUFFICIENCY = "sufficiency"  # the metric a sufficiency:<LLM> judge writes
 
@@ -42,6 +44,7 @@ class Health:
     as_of: str
     problems: tuple[str, ...]
     traffic: Traffic | None = None
+    gap_signal: str = ""  # per language, what decided that a passage holds a reference (paraphrase.py)
 
     @property
     def never_retrieved(self) -> list[str]:
@@ -130,8 +133,8 @@ def case_inputs(
 _READING: dict[str, tuple[KnowledgeView, list[Conflict]]] = {}
 # each question's support over that reading (labels.Supports), for the same reason
 _SUPPORTS: dict[int, Supports] = {}
-READING_FORMAT = "2"  # a stored reading of another format is never loaded: raise it when
-# KnowledgeView or Conflict change shape
+READING_FORMAT = "3"  # a stored reading of another format is never loaded: raise it when
+# KnowledgeView or Conflict change shape or what they read (3: lone letters as terms)
 
 
 def _version_of(passages: pd.DataFrame, statuses: dict[str, str], versions: set[frozenset[str]]) -> str:
@@ -216,12 +219,14 @@ def assess(
     settings: HealthSettings = HealthSettings(),
     reading_folder: Path | None = None,
     production_source: str = "",
+    paraphrase: ParaphraseReader | None = None,
 ) -> Health:
     """Every part of the knowledge base's health, from the indexed ``passages``, the labelled
     ``cases``, the ids the documents' source holds now (ghosts; None: unknown) and optional
     ``production`` questions (id, question, language; ``production_source`` says where they came
     from); ``reading_folder``: where the knowledge base's reading is kept between processes
-    (None: in this process only)."""
+    (None: in this process only); ``paraphrase``: the model that reads a question said in
+    other words than the passage answering it (None: the lexical rule alone)."""
     times: DocumentTimes = document_times(passages, settings.as_of)
     times = with_usage(times, (c.retrieved_ids for c in cases), source_documents)
     versions = {
@@ -230,7 +235,8 @@ def assess(
         if isinstance(row.superseded_by, str)
     }
     view, conflicts = knowledge_base_reading(passages, times.status_of(), versions, reading_folder)
-    table = case_table(cases, view, conflicts, settings.thresholds, _supports_of(view, settings.thresholds))
+    supports = _supports_of(view, settings.thresholds)
+    table = case_table(cases, view, conflicts, settings.thresholds, supports, paraphrase)
     traffic = None
     if production is not None:
         traffic = compare_traffic(
@@ -246,6 +252,7 @@ def assess(
         times.as_of.date().isoformat(),
         times.problems,
         traffic,
+        gap_signal(paraphrase, [c.language or ENGLISH for c in cases]),
     )
 
 
@@ -272,6 +279,7 @@ def health_record(health: Health, model: str) -> dict:
     return {
         "answer_model": model,
         "as_of": health.as_of,
+        "gap_signal": health.gap_signal,
         "rates": _plain(health.rates),
         "counts": {
             "cases": len(health.cases),

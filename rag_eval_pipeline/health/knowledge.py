@@ -19,6 +19,13 @@ from rag_eval_pipeline.language.table import ENGLISH, Segmentation
 _NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")
 _LETTERS = re.compile(r"[^\W\d_]+")
 NUMBER_MARK = "#"  # a number's term: "#2.4", never a word of any language's analysis
+# a capital letter standing alone ("Room B", "Plan C"): a name's letter, which the analysis drops
+# as too short, read as a term of its own; not a unit after a number ("2 °C", "5 V"). In a
+# question or a reference, not one before a point either (an initial, "J. Smith", which a passage
+# may write "J.Smith" or not at all); in a passage, a point after it may end its sentence ("in
+# Room B."), so it is read there too: a passage holds a few more terms, never fewer.
+_LETTER = re.compile(r"(?<![\w.'’°-])(?<!\d )[^\W\d_](?![\w'’-])")
+LETTER_MARK = "@"  # a lone letter's term: "@b"
 
 
 def number_term(written: str) -> str:
@@ -76,11 +83,11 @@ def _with_digits(text: str, language: str) -> str:
     return _LETTERS.sub(lambda m: words.get(m.group().casefold(), m.group()), text)
 
 
-def terms_of(text: str, language: str) -> list[str]:
+def terms_of(text: str, language: str, passage: bool = False) -> list[str]:
     """The index terms of ``text`` in its language (stems without stop words), the one place
     health reads words, with each number one term however it is written (digits, a decimal
     comma or point, a number word ICU spells out in the language); an unknown code reads as
-    English rather than not at all."""
+    English rather than not at all; ``passage``: a lone letter before a point is read (``_LETTER``)."""
     code = language or ENGLISH
     try:
         text_analyzer = analyzer(code)
@@ -90,11 +97,55 @@ def terms_of(text: str, language: str) -> list[str]:
     found: list[str] = []
     at = 0
     for number in _NUMBER.finditer(text):  # numbers never pass the analysis: "5" is an answer
-        found += text_analyzer.terms(text[at : number.start()])
+        found += _with_letters(text, at, number.start(), text_analyzer, passage)
         found.append(number_term(number.group()))
         at = number.end()
-    found += text_analyzer.terms(text[at:])
+    found += _with_letters(text, at, len(text), text_analyzer, passage)
     return found
+
+
+def _with_letters(text: str, start: int, end: int, text_analyzer, passage: bool) -> list[str]:
+    """The analysis's terms of ``text[start:end]`` with each capital letter standing alone
+    (``_LETTER``) a term of its own, unless it is a word of the language ("A", "I", Spanish
+    "Y"); read in the whole text, so a unit after a number ("5 V") is seen as one."""
+    found: list[str] = []
+    at = start
+    for letter in _LETTER.finditer(text, start, end):
+        written = letter.group()
+        small = written.casefold()
+        before_point = text[letter.end() : letter.end() + 1] == "."
+        if (
+            not written.isupper()
+            or (before_point and not passage)
+            or small in text_analyzer.stop_words
+            or small in text_analyzer.index_stop_words
+        ):
+            continue
+        found += text_analyzer.terms(text[at : letter.start()])
+        found.append(f"{LETTER_MARK}{small}")
+        at = letter.end()
+    found += text_analyzer.terms(text[at:end])
+    return found
+
+
+@functools.cache
+def _interrogative_terms(language: str) -> frozenset[str]:
+    """The terms of the language's interrogatives (its lexicon's, none where it has no lexicon)."""
+    try:
+        lexicon = analyzer(language).lexicon
+    except Exception:  # noqa: BLE001 - a code the table lacks reads as English in terms_of
+        lexicon = analyzer(ENGLISH).lexicon
+    if lexicon is None:
+        return frozenset()
+    return frozenset(t for word in lexicon.interrogatives for t in terms_of(word, language))
+
+
+def question_terms(text: str, language: str) -> list[str]:
+    """A question's terms as its content: ``terms_of`` without the words that make it a question
+    ("how", "many", "often", "can"), which stand in few passages, so would weigh most in an
+    idf-weighted share while saying nothing of what the question is about."""
+    scaffolding = _interrogative_terms(language or ENGLISH)
+    return [t for t in terms_of(text, language) if t not in scaffolding]
 
 
 @dataclass
@@ -110,7 +161,8 @@ class KnowledgeView:
     statuses: list[str]
     terms: list[frozenset[str]]
     title_terms: list[frozenset[str]]
-    sequences: list[str]  # each passage's terms in order, space-joined: where a phrase is looked for
+    # each passage's terms in order but lone letters, space-joined: where a phrase is looked for
+    sequences: list[str]
     sentence_terms: list[tuple[frozenset[str], ...]]  # each passage's sentences' terms, in order
     postings: dict[str, set[int]] = field(default_factory=dict)
     idf: dict[str, float] = field(default_factory=dict)
@@ -125,9 +177,14 @@ class KnowledgeView:
 
     def holding_phrase(self, phrase: list[str]) -> set[int]:
         """The passages holding ``phrase`` (terms in order, nothing between them but stop words
-        and punctuation): "New York City" is not "New York Mets ... city"."""
+        and punctuation): "New York City" is not "New York Mets ... city". A lone letter need only
+        stand in the passage: a passage reads one before a point that the phrase may not ("Philip
+        K. Dick"), so the order is of the words alone."""
         found = self.holding(set(phrase))
-        joined = f" {' '.join(phrase)} "
+        words = [t for t in phrase if not t.startswith(LETTER_MARK)]
+        if not words:
+            return found
+        joined = f" {' '.join(words)} "
         return {i for i in found if joined in self.sequences[i]}
 
     def holding(self, terms: set[str], share: float = 1.0) -> set[int]:
@@ -197,6 +254,13 @@ class KnowledgeView:
             return list(sentences) or [self.terms[i]]
         return [a | b for a, b in zip(sentences, sentences[1:])]
 
+    def window_texts(self, i: int) -> list[str]:
+        """Passage ``i``'s windows (``windows``) as written, each after the passage's title: what
+        a model reads to judge whether they answer a question."""
+        sentences = split_sentences(self.texts[i]) or [self.texts[i]]
+        joined = [" ".join(pair) for pair in zip(sentences, sentences[1:])] or sentences
+        return [f"{self.titles[i]}: {text}" for text in joined]
+
     def is_current(self, i: int) -> bool:
         return self.statuses[i] == CURRENT
 
@@ -209,9 +273,9 @@ def knowledge_view(passages: pd.DataFrame, statuses: dict[str, str] | None = Non
     languages = [str(x) for x in passages["language"]] if "language" in passages else [ENGLISH] * len(ids)
     titles = [str(t) for t in passages["title"]]
     texts = [str(t) for t in passages["passage"]]
-    title_lists = [terms_of(t, code) for t, code in zip(titles, languages)]
+    title_lists = [terms_of(t, code, passage=True) for t, code in zip(titles, languages)]
     sentence_lists = [
-        [terms_of(sentence, code) for sentence in split_sentences(p) or [p]]
+        [terms_of(sentence, code, passage=True) for sentence in split_sentences(p) or [p]]
         for p, code in zip(texts, languages)
     ]
     ordered = [
@@ -236,7 +300,7 @@ def knowledge_view(passages: pd.DataFrame, statuses: dict[str, str] | None = Non
         [statuses.get(d, CURRENT) for d in documents],
         terms,
         title_terms,
-        [f" {' '.join(found)} " for found in ordered],
+        [f" {' '.join(t for t in found if not t.startswith(LETTER_MARK))} " for found in ordered],
         [tuple(frozenset(sentence) for sentence in found) for found in sentence_lists],
         postings,
         idf,

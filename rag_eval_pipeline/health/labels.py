@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from rag_eval_pipeline.health.conflicts import Conflict
-from rag_eval_pipeline.health.knowledge import NUMBER_MARK, KnowledgeView, terms_of
+from rag_eval_pipeline.health.knowledge import NUMBER_MARK, KnowledgeView, question_terms, terms_of
+from rag_eval_pipeline.health.paraphrase import MAX_PAIRS_A_CASE, ParaphraseReader
 from rag_eval_pipeline.language.analysis import analyzer
 
 KNOWLEDGE_GAP, RETRIEVAL_MISS, OUTDATED, CONFLICT, COVERED = (
@@ -40,6 +41,7 @@ CASE_TABLE_COLUMNS = [
     "evidence_title",
     "evidence_text",
     "score",
+    "confidence",
     "stale_documents",
     "correct",
 ]
@@ -47,6 +49,14 @@ YES_NO = frozenset({"yes", "no", "noanswer"})
 # an answer adding this many words but its numbers to the question ("press and hold both side
 # buttons for 5 seconds") may say one of them in other words than its passage: one may be missing
 SAID_OTHERWISE_FROM = 5
+YES_NO_READ = "a yes/no question in other words: the cross-encoder"
+# How far a gap said by the words alone can be trusted: "unsure" where the words cannot tell,
+# because a yes/no or choice question's passages share some of its words but need not say its
+# answer, or because a passage says the answer beside some but too few of the question's words
+# (it may say the rest in other words), and no model reads the case's language to tell; else
+# "sure" (no passage says the answer beside any word of the question, or a model read those that
+# do and found none answering). Other labels have none.
+SURE, UNSURE = "sure", "unsure"
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,7 @@ class CaseLabel:
     evidence_text: str | None = None
     score: float | None = None
     stale_documents: tuple[str, ...] = field(default=())
+    confidence: str | None = None  # a gap's: SURE or UNSURE
 
 
 @dataclass(frozen=True)
@@ -158,21 +169,39 @@ def _candidates(view: KnowledgeView, key: AnswerKey) -> set[int]:
     return view.holding(required, share)
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """The question as a passage is read against it: its content terms, its text (for a model
+    reading it beside a passage) and the model, where one reads the case's language."""
+
+    terms: set[str]
+    text: str = ""
+    paraphrase: ParaphraseReader | None = None
+
+
 def _supports(
-    view: KnowledgeView, question: set[str], key: AnswerKey, th: Thresholds
-) -> list[tuple[int, float]]:
+    view: KnowledgeView, asked: _Asked, key: AnswerKey, th: Thresholds
+) -> tuple[list[tuple[int, float]], dict[int, float], float | None]:
     """Passages saying the answer within two sentences, each with how strongly it is about the
     question: a number with at most one word, the share of the question held by those sentences
     and the title (the question's words beside the answer's); else the passage's own share; or
-    (a bridge) the share of a passage naming it by its title, or named by it."""
+    (a bridge) the share of a passage naming it by its title, or named by it; or, where none is
+    and a paraphrase reader reads the language, those whose sentences saying the answer it
+    scores as answering the question (the second part: each such passage's score; the third,
+    where passages say the answer beside too few of the question's words and no reader read them:
+    the most of the question such sentences hold, else None)."""
+    question = asked.terms
     found = _candidates(view, key)
     if not found:
-        return []
+        return [], {}, None
     about = dict(view.best_covering(question, limit=50))
     strong = [(r, s) for r, s in about.items() if s >= th.bridge]
     supported = []
+    unsure: list[tuple[float, int, int]] = []  # (share, passage, window): said, too few question words
     for i in found:
-        said = [view.terms[i]] if key.as_phrase else [w for w in view.windows(i) if key.said_in(w)]
+        windows = view.windows(i)
+        at = [j for j, w in enumerate(windows) if key.as_phrase or key.said_in(w)]
+        said = [view.terms[i]] if key.as_phrase else [windows[j] for j in at]
         if not said:
             continue
         if key.near_question:
@@ -186,7 +215,54 @@ def _supports(
         strength = max(own, bridged * 0.9)
         if strength >= th.holds:
             supported.append((i, strength))
-    return sorted(supported, key=lambda x: (-x[1], x[0]))
+        else:
+            unsure += [(view.share(windows[j] | view.title_terms[i], question), i, j) for j in at]
+    if supported or not unsure or asked.paraphrase is None:
+        unread = max((s for s, _, _ in unsure), default=None) if not supported else None
+        return sorted(supported, key=lambda x: (-x[1], x[0])), {}, unread
+    return (*_read_as_paraphrase(view, asked, sorted(unsure, key=lambda x: (-x[0], x[1], x[2]))), None)
+
+
+def _read_as_paraphrase(
+    view: KnowledgeView, asked: _Asked, unsure: list[tuple[float, int, int]]
+) -> tuple[list[tuple[int, float]], dict[int, float]]:
+    """The passages whose windows saying the answer the paraphrase reader scores as answering the
+    question (the first ``MAX_PAIRS_A_CASE`` windows, sharing most of the question first), each
+    with its share of the question and its best score."""
+    reader = asked.paraphrase
+    assert reader is not None
+    chosen = unsure[:MAX_PAIRS_A_CASE]
+    scores = reader.score([(asked.text, view.window_texts(i)[j]) for _, i, j in chosen])
+    best: dict[int, float] = {}
+    for (_, i, _), score in zip(chosen, scores):
+        best[i] = max(score, best.get(i, score))
+    held = {i: score for i, score in best.items() if score >= reader.threshold}
+    shares = {i: view.share(view.terms[i] | view.title_terms[i], asked.terms) for i in held}
+    return sorted(shares.items(), key=lambda x: (-held[x[0]], x[0])), held
+
+
+def _yes_no_read(view: KnowledgeView, asked: _Asked) -> dict[int, float]:
+    """A yes/no or choice question in other words than its passages: the windows of the
+    passages covering most of it (the first ``MAX_PAIRS_A_CASE``, sharing most of the question
+    first) that the paraphrase reader scores as answering it, each passage with its best score.
+    Nothing need stand in them but what the question asks about: "yes" is seldom written."""
+    reader = asked.paraphrase
+    assert reader is not None
+    near = [i for i, _ in view.best_covering(asked.terms, limit=MAX_PAIRS_A_CASE)]
+    shares = [
+        (view.share(w | view.title_terms[i], asked.terms), i, j)
+        for i in near
+        for j, w in enumerate(view.windows(i))
+    ]
+    windows = sorted(shares, key=lambda x: (-x[0], x[1], x[2]))[:MAX_PAIRS_A_CASE]
+    if not windows:
+        return {}
+    scores = reader.score([(asked.text, view.window_texts(i)[j]) for _, i, j in windows])
+    best: dict[int, float] = {}
+    for (_, i, _), score in zip(windows, scores):
+        best[i] = max(score, best.get(i, score))
+    held = {i: score for i, score in best.items() if score >= reader.threshold}
+    return dict(sorted(held.items(), key=lambda x: (-x[1], x[0])))
 
 
 def _yes_no_support(view: KnowledgeView, question: set[str]) -> tuple[list[int], float]:
@@ -217,16 +293,30 @@ class Supports:
     _by_id: dict[str, list[int]] | None = field(default=None, repr=False)
     _by_title: dict[str, list[int]] | None = field(default=None, repr=False)
 
-    def supports(self, question: set[str], answer: AnswerKey) -> list[tuple[int, float]]:
-        key = ("supports", tuple(question), answer)
+    def supports(
+        self, asked: _Asked, answer: AnswerKey
+    ) -> tuple[list[tuple[int, float]], dict[int, float], float | None]:
+        """``_supports``, asked once per question (and its text and reader, where one reads it)."""
+        reader = asked.paraphrase
+        read_by = (asked.text, reader.name, reader.threshold) if reader is not None else None
+        key = ("supports", tuple(asked.terms), answer, read_by)
         if key not in self._found:
-            self._found[key] = _supports(self.view, question, answer, self.th)
+            self._found[key] = _supports(self.view, asked, answer, self.th)
         return self._found[key]  # type: ignore[return-value]
 
     def yes_no(self, question: set[str]) -> tuple[list[int], float]:
         key = ("yes_no", tuple(question))
         if key not in self._found:
             self._found[key] = _yes_no_support(self.view, question)
+        return self._found[key]  # type: ignore[return-value]
+
+    def yes_no_read(self, asked: _Asked) -> dict[int, float]:
+        """``_yes_no_read``, asked once per question, its text and reader."""
+        reader = asked.paraphrase
+        assert reader is not None
+        key = ("yes_no_read", tuple(asked.terms), asked.text, reader.name, reader.threshold)
+        if key not in self._found:
+            self._found[key] = _yes_no_read(self.view, asked)
         return self._found[key]  # type: ignore[return-value]
 
     def nearest(self, question: set[str]) -> list[tuple[int, float]]:
@@ -259,6 +349,7 @@ class _Reading:
     reference: str | None
     th: Thresholds
     known: Supports  # what the knowledge base says about each question, asked once
+    paraphrase: ParaphraseReader | None = None
 
     def label(
         self,
@@ -267,6 +358,7 @@ class _Reading:
         score: float | None = None,
         at: int | None = None,
         terms: set[str] | None = None,
+        confidence: str | None = None,
     ) -> CaseLabel:
         """The case's label with its evidence: passage ``at`` and its sentence holding most of
         ``terms`` (no sentence without them), the score and the reason."""
@@ -280,6 +372,7 @@ class _Reading:
             view.sentence_with(at, terms) if at is not None and terms is not None else None,
             score,
             self.stale,
+            confidence,
         )
 
 
@@ -290,6 +383,12 @@ class _Holders:
 
     passages: list[tuple[int, float]]
     answer_terms: set[str]
+    paraphrased: dict[int, str] = field(default_factory=dict)  # a passage held in other words: how
+
+    def said(self, i: int, reason: str) -> str:
+        """``reason``, with how passage ``i`` was read where it says the question in other words."""
+        how = self.paraphrased.get(i)
+        return f"{reason} ({how})" if how else reason
 
 
 def _with_reference(r: _Reading) -> CaseLabel | _Holders:
@@ -298,28 +397,54 @@ def _with_reference(r: _Reading) -> CaseLabel | _Holders:
     assert r.reference is not None
     language = r.case.language
     key = AnswerKey.of(r.reference, language, r.question)
-    if _is_yes_no(r.reference, language) or not key.adds:
+    yes_no = _is_yes_no(r.reference, language)
+    if yes_no or not key.adds:
         # yes/no, or one of the options the question names: the passages must hold the question
         chosen, covered = r.known.yes_no(r.question)
-        if covered < r.th.yes_no or not chosen:
-            return r.label(
-                KNOWLEDGE_GAP,
-                f"a yes/no or choice question: no two passages hold more than {covered:.2f} of its terms",
-                round(covered, 3),
-            )
-        return _Holders([(i, covered) for i in chosen], r.question)
+        if covered >= r.th.yes_no and chosen:
+            return _Holders([(i, covered) for i in chosen], r.question)
+        reader = r.paraphrase if r.paraphrase is not None and r.paraphrase.reads(language) else None
+        # a yes/no question (not a choice between options the question names: a passage on
+        # either option is about it, whichever answers) in a language the reader reads
+        asked_yes_no = _Asked(r.question, r.case.question, reader)
+        read = r.known.yes_no_read(asked_yes_no) if reader is not None and yes_no else {}
+        if read:
+            notes = {i: f"{YES_NO_READ} {reader.name} scores it {score:.1f}" for i, score in read.items()}
+            return _Holders([(i, covered) for i in read], r.question, notes)
+        if reader is not None and yes_no:
+            how, confidence = f" and the cross-encoder {reader.name} finds none answering it", SURE
+        elif covered > 0:  # passages share some of its words: they may answer it in others
+            how, confidence = " (unsure: its passages need not say its answer, no model read them)", UNSURE
+        else:
+            how, confidence = "", SURE
+        return r.label(
+            KNOWLEDGE_GAP,
+            f"a yes/no or choice question: no two passages hold more than {covered:.2f} of its terms{how}",
+            round(covered, 3),
+            confidence=confidence,
+        )
     # about the question: by the words of it the answer does not repeat ("products" in
     # "what sort of products?" says nothing of which passage is about it)
-    holders = r.known.supports(r.question - key.words - key.numbers, key)
+    reader = r.paraphrase if r.paraphrase is not None and r.paraphrase.reads(language) else None
+    asked = _Asked(r.question - key.words - key.numbers, r.case.question, reader)
+    holders, read, unread = r.known.supports(asked, key)
+    unsure = unread is not None and unread > 0  # the answer beside some of the question's words
     if holders:
-        return _Holders(holders, set(key.numbers | key.words))
+        notes = {
+            i: f"the question in other words: the cross-encoder {reader.name} scores it {score:.1f}"
+            for i, score in read.items()
+            if reader is not None
+        }
+        return _Holders(holders, set(key.numbers | key.words), notes)
     near = r.known.nearest(r.question)
     return r.label(
         KNOWLEDGE_GAP,
         "no passage of the knowledge base says the reference answer beside the question's words"
-        + (f" (the closest passage holds {near[0][1]:.2f} of the question)" if near else ""),
+        + (f" (the closest passage holds {near[0][1]:.2f} of the question)" if near else "")
+        + (" (unsure: a passage says it beside too few of them, no model read it)" if unsure else ""),
         round(near[0][1], 3) if near else 0.0,
         near[0][0] if near else None,
+        confidence=UNSURE if unsure else SURE,
     )
 
 
@@ -332,6 +457,7 @@ def _without_reference(r: _Reading) -> CaseLabel | None:
             KNOWLEDGE_GAP,
             f"the sufficiency judge: {case.sufficiency_reason or 'the passages do not answer it'}",
             case.sufficiency,
+            confidence=SURE,
         )
     best = max((r.view.coverage(i, r.question) for i in r.retrieved), default=0.0)
     if case.abstained and best < r.th.weak_retrieval:
@@ -339,7 +465,10 @@ def _without_reference(r: _Reading) -> CaseLabel | None:
             "nothing retrieved" if not r.retrieved else f"the best retrieved passage holds {best:.2f} of it"
         )
         return r.label(
-            KNOWLEDGE_GAP, f"no reference; the agent declined and retrieval was weak ({what})", round(best, 3)
+            KNOWLEDGE_GAP,
+            f"no reference; the agent declined and retrieval was weak ({what})",
+            round(best, 3),
+            confidence=SURE,
         )
     return None
 
@@ -356,7 +485,7 @@ def _outdated(r: _Reading, holders: _Holders) -> CaseLabel | None:
             return r.label(OUTDATED, reason, 1.0, i, answered)
     if holders.passages and not any(view.is_current(i) for i, _ in holders.passages):
         i, strength = holders.passages[0]
-        reason = f"only {view.statuses[i]} documents hold the answer ({view.documents[i]})"
+        reason = holders.said(i, f"only {view.statuses[i]} documents hold the answer ({view.documents[i]})")
         return r.label(OUTDATED, reason, round(strength, 3), i, holders.answer_terms)
     return None
 
@@ -393,10 +522,10 @@ def _where_held(r: _Reading, holders: _Holders) -> CaseLabel:
         held = next(((i, s) for i, s in current if i in r.retrieved), None)
         if held is None:
             i, strength = current[0]
-            reason = f"{view.passage_ids[i]} holds the answer; it was not retrieved"
+            reason = holders.said(i, f"{view.passage_ids[i]} holds the answer; it was not retrieved")
             return r.label(RETRIEVAL_MISS, reason, round(strength, 3), i, holders.answer_terms)
         i, strength = held
-        reason = "a retrieved current passage holds the answer"
+        reason = holders.said(i, "a retrieved current passage holds the answer")
         return r.label(COVERED, reason, round(strength, 3), i, holders.answer_terms)
     if r.reference is None and r.case.abstained:
         best = max(
@@ -418,6 +547,7 @@ def label_case(
     th: Thresholds = Thresholds(),
     retrieved: set[int] | None = None,
     supports: Supports | None = None,
+    paraphrase: ParaphraseReader | None = None,
 ) -> CaseLabel:
     """The case's label and its evidence (see the module's docstring for the order they are
     tried in: a gap first, since no document at all, current or not, answers it); ``supports``:
@@ -428,12 +558,13 @@ def label_case(
     r = _Reading(
         case,
         view,
-        set(terms_of(case.question, case.language)),
+        set(question_terms(case.question, case.language)),
         retrieved,
         tuple(sorted({view.documents[i] for i in retrieved if not view.is_current(i)})),
         reference,
         th,
         known,
+        paraphrase,
     )
     if reference is not None:
         found = _with_reference(r)
@@ -454,15 +585,18 @@ def case_table(
     conflicts: Sequence[Conflict] = (),
     th: Thresholds = Thresholds(),
     supports: Supports | None = None,
+    paraphrase: ParaphraseReader | None = None,
 ) -> pd.DataFrame:
     """Every case's label with its evidence (``CASE_TABLE_COLUMNS``); ``supports``: a memo kept
     across the calls over one reading (each question's support looked up once), else one for
-    this table."""
+    this table; with ``paraphrase``, a passage saying the reference in sentences the reader
+    scores as answering the question holds it although it shares few of the question's words
+    (in the languages the reader reads)."""
     if supports is None or supports.view is not view or supports.th != th:
         supports = Supports(view, th)
     rows = []
     for case in cases:
-        found = label_case(case, view, conflicts, th, supports=supports)
+        found = label_case(case, view, conflicts, th, supports=supports, paraphrase=paraphrase)
         rows.append(
             {
                 "qid": case.qid,
@@ -474,6 +608,7 @@ def case_table(
                 "evidence_title": found.evidence_title,
                 "evidence_text": found.evidence_text,
                 "score": found.score,
+                "confidence": found.confidence,
                 "stale_documents": list(found.stale_documents),
                 "correct": case.correct,
             }
@@ -482,11 +617,17 @@ def case_table(
 
 
 def label_rates(cases: pd.DataFrame) -> dict[str, float | None]:
-    """The share of cases of each label, and the stale-retrieval rate (cases whose contexts
-    include a document not current); None for no cases (absent, not 0)."""
+    """The share of cases of each label, the stale-retrieval rate (cases whose contexts include a
+    document not current) and the share of cases that are gaps said unsure; None for no cases
+    (absent, not 0)."""
     n = len(cases)
     rates: dict[str, float | None] = {
         f"{label}_rate": (float((cases["label"] == label).mean()) if n else None) for label in LABELS
     }
     rates["stale_retrieval_rate"] = float(cases["stale_documents"].map(len).gt(0).mean()) if n else None
+    # the gaps the words alone could not tell (``UNSURE``): part of knowledge_gap_rate, said apart
+    unsure = None
+    if n and "confidence" in cases:
+        unsure = float(((cases["label"] == KNOWLEDGE_GAP) & (cases["confidence"] == UNSURE)).mean())
+    rates["knowledge_gap_unsure_rate"] = unsure
     return rates

@@ -6,10 +6,12 @@ from __future__ import annotations
 import pandas as pd
 
 from rag_eval_pipeline.metrics.settings import OVERALL
+from rag_eval_pipeline.reporting.knowledge_health import shown_label
 from rag_eval_pipeline.reporting.markdown import to_markdown
 
 RATES = (
     "knowledge_gap_rate",
+    "knowledge_gap_unsure_rate",
     "retrieval_miss_rate",
     "outdated_rate",
     "conflict_rate",
@@ -30,6 +32,8 @@ def cases_table(record: dict, limit: int | None = None) -> pd.DataFrame:
         return frame
     order = {"knowledge_gap": 0, "outdated": 1, "conflict": 2, "retrieval_miss": 3, "covered": 4}
     frame = frame.sort_values(["label", "qid"], key=lambda c: c.map(order) if c.name == "label" else c)
+    if "confidence" in frame:  # a gap's: sure or unsure (a record from before says nothing)
+        frame = frame.assign(label=[shown_label(c) for c in frame.to_dict(orient="records")])
     shown = frame[["qid", "label", "question", "evidence_passage", "score", "reason"]]
     return shown.head(limit) if limit else shown
 
@@ -69,11 +73,18 @@ def _absent_or(value) -> str:
     return "absent" if value is None else str(value)
 
 
+def signal_line(record: dict) -> str:
+    """Per language, what decided that a passage holds a reference (a record from before it was
+    kept says nothing)."""
+    return f"knowledge_gap read by {record['gap_signal']}" if record.get("gap_signal") else ""
+
+
 def health_markdown(record: dict) -> str:
-    """The health as Markdown: rates, topics, out-of-date documents, the flagged cases."""
+    """The health as Markdown: rates, what read the gaps, topics, out-of-date documents, the
+    flagged cases."""
     counts = record["counts"]
     parts = [
-        rate_line(record),
+        rate_line(record) + (f"\n\n{signal_line(record)}" if record.get("gap_signal") else ""),
         f"{counts['non_current_documents']} document(s) not current, {counts['never_retrieved']} never "
         f"retrieved, {counts['ghosts']} ghost(s) (indexed, gone from the source), "
         f"{counts['conflicts']} conflict(s)",

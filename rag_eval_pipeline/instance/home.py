@@ -20,6 +20,7 @@ import dagster as dg
 from rag_eval_pipeline.common.files import locked
 from rag_eval_pipeline.common.processes import process_alive
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, CLI_HOST_TAG, CLI_PID_TAG, PARTITION_TAG
+from rag_eval_pipeline.instance.daemon_pace import BACKFILL_INTERVAL_S, DEQUEUE_INTERVAL_S
 from rag_eval_pipeline.instance.location import (
     BACKUP_SUFFIX,
     HISTORY_FILES,
@@ -44,6 +45,14 @@ LOG_LEVEL = (
     "# file an IO manager reads or writes) were a third of a run's stored events, each a database\n"
     "# write; set DEBUG to see them.\n"
     "python_logs:\n  python_log_level: INFO\n"
+)
+RUN_COORDINATOR = (
+    "# The daemon moves a backfill on every 5 s (Dagster's own interval is 30 s, paid at each\n"
+    "# crossing from the knowledge base to the models to the comparison) and starts a queued\n"
+    "# run within 1 s (Dagster's default: 5 s). Raise them for a busy shared database.\n"
+    "run_coordinator:\n  module: rag_eval_pipeline.instance.daemon_pace\n  class: PacedRunCoordinator\n"
+    f"  config:\n    backfill_interval_seconds: {BACKFILL_INTERVAL_S}\n"
+    f"    dequeue_interval_seconds: {DEQUEUE_INTERVAL_S}\n"
 )
 POSTGRES_ADVISORY_KEY = 7_261_946_051  # the creation lock's id among a database's advisory locks
 RUN_QUEUE = (
@@ -141,7 +150,8 @@ def _launcher_settings(storage: InstanceStorage) -> str:
 
 def default_instance_settings(storage: InstanceStorage = SQLITE) -> str:
     """The ``dagster.yaml`` rag-eval writes: SQLite storage in the folder or PostgreSQL from a
-    variable, telemetry off, run monitoring on, one queued run per answer model at a time."""
+    variable, telemetry off, run monitoring on, one queued run per answer model at a time, the
+    daemon paced for backfills."""
     return (
         INSTANCE_HEADER
         + _storage_settings(storage)
@@ -151,6 +161,7 @@ def default_instance_settings(storage: InstanceStorage = SQLITE) -> str:
         + "telemetry:\n  enabled: false\n"
         + RUN_MONITORING
         + RUN_QUEUE
+        + RUN_COORDINATOR
         + LOG_LEVEL
     )
 
@@ -178,6 +189,7 @@ def resolve_dagster_home(explicit: str | None = None, storage: InstanceStorage =
             for key, part in (
                 ("run_monitoring", RUN_MONITORING),
                 ("concurrency:", RUN_QUEUE),
+                ("run_coordinator", RUN_COORDINATOR),
                 ("python_logs", LOG_LEVEL),
                 ("run_launcher", _launcher_settings(storage)),
             )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rag_eval_pipeline.common.files import way_back
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, JUDGE_SCORES, PARTITION_TAG, WORKER_TAG
 from rag_eval_pipeline.metrics.freshness import FinishedRun
 from rag_eval_pipeline.storage.history import StoredMaterialization
@@ -214,12 +215,12 @@ def damaged_history(home: Path) -> list[str]:
         path = home / name
         if not path.is_file():
             continue
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
-        way_back = (
-            f"restore the copy taken by the last command that opened it (cp {backup} {path}; runs since "
-            "then are lost)"
-            if backup.is_file()
-            else "move it aside to start a new history"
+        mend = way_back(
+            path,
+            BACKUP_SUFFIX,
+            "restore the copy taken by the last command that opened it (cp {backup} {path}; runs since "
+            "then are lost)",
+            "move it aside to start a new history",
         )
         what = "the runs and their logs" if "runs" in name else "the schedules' and sensors' state"
         damage = None
@@ -240,7 +241,7 @@ def damaged_history(home: Path) -> list[str]:
                     damage = f"is damaged ({verdict[:80]})"
         if damage:
             problems.append(
-                f"{path} {damage}: it holds {what}, which the UI shows; {way_back}. Stored results under "
+                f"{path} {damage}: it holds {what}, which the UI shows; {mend}. Stored results under "
                 "storage/ stay either way"
             )
     return problems

@@ -4,9 +4,10 @@ live in ``metrics/reference.py``; this is their judge."""
 from __future__ import annotations
 
 from rag_eval_pipeline.judges.base import JudgeCase, JudgeOutcome
+from rag_eval_pipeline.language.analysis import analysis_of
 from rag_eval_pipeline.language.inflection import absent_note
 from rag_eval_pipeline.metrics import reference
-from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
+from rag_eval_pipeline.metrics.schema import REFERENCE_JUDGE_ID
 
 AGAINST_TRUTH_METRICS = ("exact_match", "f1", "correctness")
 # what needs no reference answer: the retrieval and citation metrics read gold labels, lexical
@@ -43,8 +44,10 @@ class ReferenceJudge:
 
     def score(self, case: JudgeCase, notes: list[str] | None = None) -> dict[str, float | None]:
         """Every metric of the case; where correctness is absent (a sentence the language's rule
-        cannot read), its reason and remedy are added to ``notes``."""
-        answer, truth, titles, language = case.answer, case.ground_truth, case.retrieved_titles, case.language
+        cannot read), its reason and remedy are added to ``notes``, and where it was credited
+        without a lexicon, the checks not made."""
+        answer, truth, titles = case.answer, case.ground_truth, case.retrieved_titles
+        language = analysis_of(case.language)  # resolved once: every metric below receives it
         against_truth: dict[str, float | None] = dict.fromkeys(AGAINST_TRUTH_METRICS)
         if truth is not None:
             correct, verdict = reference.correctness_verdict(
@@ -59,6 +62,8 @@ class ReferenceJudge:
             )
             if correct is None and verdict is not None and notes is not None:
                 notes.append(absent_note(verdict.reason))
+            elif correct == 1.0 and verdict is not None and verdict.unread and notes is not None:
+                notes.append(f"correctness credited by lemmas or stems; {verdict.unread}")
             against_truth = {
                 "exact_match": reference.exact_match(answer, truth, language),
                 "f1": reference.f1(answer, truth, language),

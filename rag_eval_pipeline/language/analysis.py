@@ -15,6 +15,7 @@ import sys
 import unicodedata
 from typing import Any
 
+from rag_eval_pipeline.language.inflection import SentenceReading, reading
 from rag_eval_pipeline.language.lexicon import LEXICONS, Lexicon, words
 from rag_eval_pipeline.language.morphology import ascii_digits, fold_arabic, fold_hindi, korean_content
 from rag_eval_pipeline.language.segmenters import (
@@ -137,6 +138,11 @@ class Analyzer:
 
     def __repr__(self) -> str:
         return f"Analyzer({self.code})"
+
+    @functools.cached_property
+    def reading(self) -> SentenceReading:
+        """What the sentence rule reads in this language: its lemmas, stemmer and lexicon."""
+        return reading(self.code)
 
     @functools.cached_property
     def stop_words(self) -> frozenset[str]:
@@ -550,3 +556,9 @@ def split_sentences(text: str) -> list[str]:
 def analyzer(code: str = ENGLISH) -> Analyzer:
     """The analyzer of a language code (an ``UnknownLanguageError`` for an unknown code)."""
     return Analyzer(language(code))
+
+
+def analysis_of(language: str | Analyzer) -> Analyzer:
+    """A case's language resolved once into its analysis (with its ``reading``), which the
+    metrics receive and pass down; a code (a caller that has only the string) is looked up."""
+    return language if isinstance(language, Analyzer) else analyzer(language)

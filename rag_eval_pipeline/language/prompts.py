@@ -7,41 +7,37 @@ from __future__ import annotations
 from rag_eval_pipeline.language.table import language
 
 
-def _named(code: str) -> str | None:
+def _clause(code: str, template: str) -> str:
+    """``template`` filled with the language as ``{named}`` ("Chinese (zh)") and ``{name}``;
+    nothing for English."""
     row = language(code)
-    return None if row.is_english else f"{row.name} ({row.code})"
+    return "" if row.is_english else template.format(named=f"{row.name} ({row.code})", name=row.name)
 
 
 def answer_clause(code: str) -> str:
     """Appended to an answer prompt: answer in the question's language (the abstention stays
     the one word every language's analysis knows)."""
-    named = _named(code)
-    if named is None:
-        return ""
-    return (
-        f"\n\nThe question is in {named}: write the answer in {language(code).name}, "
-        "as the passages word it (or reply exactly: unknown)."
+    return _clause(
+        code,
+        "\n\nThe question is in {named}: write the answer in {name}, "
+        "as the passages word it (or reply exactly: unknown).",
     )
 
 
 def judge_clause(code: str) -> str:
     """Appended to a judge's case: the language its text is in, read as written."""
-    named = _named(code)
-    if named is None:
-        return ""
-    return (
-        f"\n<language>The question, passages and answer are in {named}. Judge what they mean in "
-        f"{language(code).name}, as written (do not translate them); write your reasons in English."
-        "</language>"
+    return _clause(
+        code,
+        "\n<language>The question, passages and answer are in {named}. Judge what they mean in "
+        "{name}, as written (do not translate them); write your reasons in English."
+        "</language>",
     )
 
 
 def generation_clause(code: str) -> str:
     """Appended to a question writer's prompt: questions and answers in the documents' language."""
-    named = _named(code)
-    if named is None:
-        return ""
-    return (
-        f"\n\nThe passages are in {named}: write the question and its answer in {language(code).name}, "
-        "the answer worded as the passages word it."
+    return _clause(
+        code,
+        "\n\nThe passages are in {named}: write the question and its answer in {name}, "
+        "the answer worded as the passages word it.",
     )

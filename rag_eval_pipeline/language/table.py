@@ -264,10 +264,22 @@ def _other_language_names() -> dict[str, str]:
 
 
 @functools.cache
+def _two_letter_code(code: str) -> str | None:
+    """The ISO 639-1 code of a language given by its three-letter ISO 639-2/3 code, where it has one."""
+    if not code.isalpha():
+        return None
+    import icu
+
+    two = icu.Locale.createCanonical(code).getLanguage()
+    return two if len(two) == 2 else None
+
+
+@functools.cache
 def _icu_language_name(code: str) -> str | None:
-    """The English name ICU gives a two-letter ISO 639-1 code the detector does not know
-    (Amharic, Khmer, Sinhala, Nepali, Uzbek), None for a code it does not know either."""
-    if len(code) != 2 or not code.isalpha():
+    """The English name ICU gives an ISO 639 code the detector does not know (Amharic, Khmer,
+    Sinhala, Nepali, Uzbek; Asturian's "ast", which has no two-letter code), None for a code it
+    does not know either."""
+    if len(code) not in (2, 3) or not code.isalpha():
         return None
     import icu
 
@@ -286,6 +298,8 @@ def language(code: str) -> Language:
     if key == UNKNOWN:
         name = "an unknown language"
         return Language(UNKNOWN, name, Segmentation.ICU, None, None, own_row=False, cased=False)
+    if len(key) == 3 and (two := _two_letter_code(key)):
+        return language(two)  # "deu" is German's row, "eng" English's
     name = _other_language_names().get(key) or _icu_language_name(key)
     if name:
         unspaced = key in UNSPACED
@@ -302,5 +316,5 @@ def language(code: str) -> Language:
         )
     raise UnknownLanguageError(
         f"unknown language '{code}': use an ISO 639-1 code, one of {supported_codes()} (each with its "
-        "own analysis), or another ISO 639-1 code for ICU's word break"
+        "own analysis), or another ISO 639 code for ICU's word break"
     )

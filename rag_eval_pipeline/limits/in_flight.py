@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+import functools
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+P = ParamSpec("P")
 
 
 async def map_bounded(
@@ -81,39 +83,41 @@ class _NotStarted(Exception):
     """An item skipped because an earlier one failed fatally (never the error gather reports)."""
 
 
-def run_bounded(
-    items: Sequence[T],
-    work: Callable[[T], Awaitable[R]],
-    concurrency: int,
-    on_progress: Callable[[int, int], None] | None = None,
-    close: Callable[[], Awaitable[None]] | None = None,
-) -> list[R]:
-    """``map_bounded`` from synchronous code, on an event loop of its own.
+def synchronous(run: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, R]:
+    """``run`` from synchronous code, each call on an event loop of its own.
 
     Where the caller's thread already runs a loop (a Jupyter notebook, Playwright's sync API),
-    ``asyncio.run`` refuses to start; the calls then run on a fresh loop in a worker thread and
-    this waits for them, so a stage behaves the same wherever it is called from. An interrupt
-    while waiting (a notebook's stop button) cancels the calls there, as ``asyncio.run`` does
+    ``asyncio.run`` refuses to start; the coroutine then runs on a fresh loop in a worker thread
+    and the call waits for it, so a stage behaves the same wherever it is called from. An
+    interrupt while waiting (a notebook's stop button) cancels it there, as ``asyncio.run`` does
     here: nothing further is paid for."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(map_bounded(items, work, concurrency, on_progress, close))
-    started = concurrent.futures.Future()  # the worker's loop and task, to cancel from here
 
-    async def in_worker() -> list[R]:
-        started.set_result((asyncio.get_running_loop(), asyncio.current_task()))
-        return await map_bounded(items, work, concurrency, on_progress, close)
+    @functools.wraps(run)
+    def blocking(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(run(*args, **kwargs))
+        started = concurrent.futures.Future()  # the worker's loop and task, to cancel from here
 
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-calls")
-    done = pool.submit(asyncio.run, in_worker())
-    try:
-        return done.result()
-    except BaseException:
-        if not done.done():
-            with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):  # it just ended
-                loop, task = started.result(timeout=10)
-                loop.call_soon_threadsafe(task.cancel)
-        raise
-    finally:
-        pool.shutdown(wait=True)
+        async def in_worker() -> R:
+            started.set_result((asyncio.get_running_loop(), asyncio.current_task()))
+            return await run(*args, **kwargs)
+
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-calls")
+        done = pool.submit(asyncio.run, in_worker())
+        try:
+            return done.result()
+        except BaseException:
+            if not done.done():
+                with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):  # it just ended
+                    loop, task = started.result(timeout=10)
+                    loop.call_soon_threadsafe(task.cancel)
+            raise
+        finally:
+            pool.shutdown(wait=True)
+
+    return blocking
+
+
+run_bounded = synchronous(map_bounded)  # map_bounded from synchronous code (a stage, a notebook cell)

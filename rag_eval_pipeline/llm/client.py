@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from rag_eval_pipeline.llm.images import keyed_images
@@ -29,12 +29,7 @@ class Usage:
         )
 
     def to_dict(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_write_tokens": self.cache_write_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 
 from rag_eval_pipeline.metrics.directions import lower_is_better
-from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
-from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, metric_columns, per_case
+from rag_eval_pipeline.metrics.schema import AGREEMENT_FIGURES, REFERENCE_JUDGE_ID, metric_columns, per_case
 from rag_eval_pipeline.metrics.settings import MIN_CASES, MONTE_CARLO_DRAWS, SIGNIFICANCE
 from rag_eval_pipeline.metrics.stability import is_flip_column, rescore_spread
 from rag_eval_pipeline.metrics.statistics import (

@@ -38,6 +38,7 @@ LOWER_IS_BETTER = frozenset(
         "cost_max_usd",
         # knowledge-base health (health/): shares of cases the knowledge base failed
         "knowledge_gap_rate",
+        "knowledge_gap_unsure_rate",
         "retrieval_miss_rate",
         "outdated_rate",
         "conflict_rate",

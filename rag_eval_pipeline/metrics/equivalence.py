@@ -24,7 +24,10 @@ inflection too (``language/inflection.py``: "Львом Толстым" for "Л�
 language without a lexicon is read the same way with its negations, hedges, options and
 contrasts unread: a sentence that holds a word beyond the question's, the reference's and the
 passages' (a word of the stop list only where the passages hold it beside the reference) may
-carry them, and is not judged (absent, never 0; ``Verdict.judged``)."""
+carry them, and is not judged (absent, never 0; ``Verdict.judged``); so is one where the
+reference is not found but a word may be a form of it the rule does not know. Where lemmas or
+stems cover such a language and a stop list holds its closed classes, its content words are
+read as in any language and a credited case says which checks were not made."""
 
 from __future__ import annotations
 
@@ -33,23 +36,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analyzer
-from rag_eval_pipeline.language.inflection import Inflection, inflection, reading
+from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analysis_of, analyzer
+from rag_eval_pipeline.language.inflection import Inflection, inflection, near_forms
 from rag_eval_pipeline.language.lexicon import LEXICONS, TITLES, Lexicon
 from rag_eval_pipeline.language.table import ENGLISH
 
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|\(\s*\d{1,2}\s*\)")
 NOVEL_WORDS = 3  # content words the rest of a credited answer may add that nothing explains
+HELD_WORDS = 4  # content words of the passages a credited answer may add besides (a detail restated)
 NEGATION_TAIL = 6  # where negation follows, the words after a mention that may negate it
 LISTED_AFTER = 2  # words of no claim (a preposition, an article) between "and" and what it lists
+MIN_NAME = 3  # letters of the name a reference without its article must keep ("Yr Wyddfa": "wyddfa")
 PREFIX = 5  # a word is the question's when it shares this many first letters with one of its words
 STOP_WORDS = ENGLISH_STOP_WORDS  # English's short list of words that carry no claim
 
 
-def lexical_tokens(text: str, language: str = "en") -> list[str]:
+def lexical_tokens(text: str, language: str | Analyzer = "en") -> list[str]:
     """Lower-case words split at every punctuation mark, ASCII or not, apostrophes dropped, no
     articles: "1909–1994" is two words here, where the official normalisation keeps it one."""
-    return analyzer(language).words(text)
+    return analysis_of(language).words(text)
 
 
 @dataclass(frozen=True)
@@ -57,12 +62,14 @@ class Verdict:
     """How an answer stands to the reference: ``credited`` (it says it), or why not;
     ``contradicts`` when it says the opposite (the other yes/no, a rejected mention); not
     ``judged`` when the answer holds words the language's rule cannot read (the reason says
-    which checks were not made): its correctness is absent, never 0."""
+    which checks were not made): its correctness is absent, never 0; credited with ``unread``
+    where a lemmatizer or stemmer read it but no lexicon its negations and hedges."""
 
     credited: bool
     reason: str
     contradicts: bool = False
     judged: bool = True
+    unread: str = ""  # the checks not made where it was credited ("negation ... not read in Latin")
 
 
 def _runs(tokens: Sequence[str], run: Sequence[str]) -> list[int]:
@@ -207,7 +214,7 @@ def says_answer(
     ground_truth: str,
     question: str = "",
     sources: Sequence[str] = (),
-    language: str = "en",
+    language: str | Analyzer = "en",
     passages: Sequence[str] = (),
 ) -> Verdict:
     """Whether ``prediction`` says ``ground_truth`` (see the module's rule) in ``language``.
@@ -216,7 +223,7 @@ def says_answer(
     a word beside the reference makes a longer name only where the passages hold the two as one
     phrase). In a language without a lexicon, a sentence the rule would credit but that holds
     words it cannot read is not judged."""
-    text = analyzer(language)
+    text = analysis_of(language)
     lexicon = text.rule_lexicon
     unread = lexicon is None
     if lexicon is None:
@@ -230,7 +237,12 @@ def says_answer(
     if forms is not None:  # inflected copies of the reference read as the reference
         truth_written = text.pieces(ground_truth, written=True)[0]
         written = text.pieces(cleaned, keep=ground_truth, written=True)[0]
-        words = _inflected(words, written, truth, truth_written, forms)
+        found = _inflected(words, written, truth, truth_written, forms)
+        if not _runs(found, truth) and _leading_article(text, truth):
+            # "O Miño" said "no Miño", "Yr Wyddfa" "yw'r Wyddfa": the name without its article
+            truth, truth_breaks, truth_written = truth[1:], truth_breaks[1:], truth_written[1:]
+            found = _inflected(words, written, truth, truth_written, forms)
+        words = found
     if len(asked) >= 3:
         words, breaks = _without(words, breaks, asked)
     titles = [text.words(s) for s in sources]
@@ -247,15 +259,35 @@ def says_answer(
     explained = "".join(asked) + "".join(t for title in titles for t in title)
     aligned = _aligned(text, prediction, truth, explained) if text.inside_words else True
     names = None if text.inside_words else _Names(text, prediction, passages)
-    verdict = _says_named(text, lexicon, words, breaks, truth, truth_breaks, asked, titles, aligned, names)
-    if not unread or verdict.reason == "not mentioned":
+    held = frozenset(w for passage in passages for w in _passage_words(text.code, passage))
+    claim = _Claim(words, breaks, truth, truth_breaks, asked, titles, held)
+    verdict = _says_named(text, lexicon, claim, aligned, names)
+    if not unread:
+        return verdict
+    if verdict.reason == "not mentioned":
+        near = near_forms(prediction, ground_truth)
+        if near:  # a form of it the rule may not know: not read, never 0
+            unknown = f"{', '.join(near)}: maybe a form of the reference the rule does not know"
+            return Verdict(False, f"{text.reading.unread_phrase} ({unknown})", judged=False)
         return verdict
     if not verdict.credited:  # a longer name, a list or more words: what it says is not read here
-        return Verdict(False, f"{reading(text.code).unread_phrase} ({verdict.reason})", judged=False)
-    found = _unread_words(text, words, truth, truth_written, asked, titles, passages, forms)
+        return Verdict(False, f"{text.reading.unread_phrase} ({verdict.reason})", judged=False)
+    found = _unread_words(text, claim, truth_written, passages, forms)
     if found:
-        return Verdict(False, f"{reading(text.code).unread_phrase} ({', '.join(found)})", judged=False)
-    return verdict
+        return Verdict(False, f"{text.reading.unread_phrase} ({', '.join(found)})", judged=False)
+    return Verdict(True, verdict.reason, unread=text.reading.unread_phrase)
+
+
+def _leading_article(text: Analyzer, truth: list[str]) -> bool:
+    """Whether a reference of two or more words begins with an article, which a sentence may
+    contract with a preposition or elide ("na Coruña", "yw'r Wyddfa"): one of the language's
+    articles or stop words, or, where it has neither list, a word of one or two letters."""
+    if len(truth) < 2 or not any(len(word) >= MIN_NAME for word in truth[1:]):
+        return False
+    first = truth[0]
+    if text.language.articles or text.stop_words:
+        return first in text.language.articles or first in text.stop_words
+    return len(first) <= 2 and not first.isdigit()
 
 
 @functools.cache
@@ -302,21 +334,16 @@ def _titles(code: str) -> frozenset[str]:
 
 
 def _unread_words(
-    text: Analyzer,
-    words: list[str],
-    truth: list[str],
-    truth_written: list[str],
-    asked: list[str],
-    titles: list[list[str]],
-    passages: Sequence[str],
-    forms: Inflection | None,
+    text: Analyzer, claim: _Claim, truth_written: list[str], passages: Sequence[str], forms: Inflection | None
 ) -> list[str]:
     """The words of an answer a language without a lexicon cannot read: any may negate, hedge,
     list or contrast ("chyba", "nie", "albo"), unless the question, a source's title, a title
     before a name or an agent's framing word explains it, or the passages hold it: a content
     word anywhere in them, a word of the stop list only just before or after the reference
-    (the "w" of "w Krakowie"; a "nie" elsewhere in a passage explains nothing) or copied
-    with its neighbour from the question."""
+    (the "w" of "w Krakowie"; a "nie" elsewhere in a passage explains nothing) or beside the
+    same neighbour as there, or copied with its neighbour from the question; where lemmas or
+    stems know the language, a content word's other form explains it too."""
+    words, breaks, truth, asked, titles = claim.words, claim.breaks, claim.truth, claim.asked, claim.titles
     width = len(truth)
     starts = _runs(words, truth)
     inside = {i for s in starts for i in range(s, s + width)}
@@ -329,14 +356,34 @@ def _unread_words(
     pairs = set(zip(asked, asked[1:]))
     copied = {j for i in range(len(words) - 1) if (words[i], words[i + 1]) in pairs for j in (i, i + 1)}
     held = frozenset(w for passage in passages for w in _passage_pieces(text.code, passage)[0])
+    # a content word's other form (its lemma, its stem: "naskiĝis" for "naskiĝas") is explained too
+    lemmas = forms if text.reading.covered else None
+    # where lemmas or stems know the language and a stop list holds its closed classes (where
+    # negation, options, hedges and contrasts are said), a content word apart from the reference
+    # is read as in any language (counted by the rule); one joined to it may list ("X र Y")
+    reads_content = lemmas is not None and bool(stop)
+    content = (held | known) - stop
+    held_forms = frozenset(f for w in content for f in lemmas.forms(w)) if lemmas else frozenset()
+    pieces = [_passage_pieces(text.code, passage)[0] for passage in passages]
+    bigrams = {pair for compared in pieces for pair in zip(compared, compared[1:])}
     found: list[str] = []
     for i, word in enumerate(words):
         if i in inside or i in copied or word in known:
             continue
+        # the passages say it with the same other neighbour ("en 1859"), and no mark but a
+        # comma's parts it from the reference: joined to the reference, it may list ("X र Y")
+        joined = (i - 1 in inside and not breaks[i - 1]) or (i + 1 in inside and not breaks[i])
+        if word in stop and not joined and any(
+            (words[j], words[j + 1]) in bigrams
+            for j in (i - 1, i)
+            if 0 <= j < len(words) - 1 and not inside & {j, j + 1}
+        ):
+            continue
         sides = ((-1, i + 1, i - 1), (1, i - width, i + 1))  # (side, reference's start, far word)
         adjacent = [(step, far) for step, edge, far in sides if edge in starts]
         if not adjacent:
-            if word not in held or word in stop:
+            other_form = lemmas is not None and bool(lemmas.forms(word) & held_forms)
+            if word in stop or not (word in held or reads_content or other_form):
                 found.append(word)
             continue
         # beside the reference: its own preposition or case word, with nothing of another claim
@@ -442,26 +489,34 @@ def _passage_words(language: str, passage: str) -> list[str]:
     return analyzer(language).words(passage)
 
 
+@dataclass(frozen=True)
+class _Claim:
+    """One answer as the rule for a named reference reads it: its ``words`` (the reference's
+    inflected copies written as the reference) and ``breaks``, the reference ``truth``, the
+    question's words (``asked``), the cited ``titles``, and what the passages the answer had
+    hold (``held``: their words)."""
+
+    words: list[str]
+    breaks: list[bool]
+    truth: list[str]
+    truth_breaks: list[bool]
+    asked: list[str]
+    titles: list[list[str]]
+    held: frozenset[str] = frozenset()
+
+
 def _says_named(
-    text: Analyzer,
-    lexicon: Lexicon,
-    words: list[str],
-    breaks: list[bool],
-    truth: list[str],
-    truth_breaks: list[bool],
-    asked: list[str],
-    titles: list[list[str]],
-    aligned: bool = True,
-    names: _Names | None = None,
+    text: Analyzer, lexicon: Lexicon, claim: _Claim, aligned: bool = True, names: _Names | None = None
 ) -> Verdict:
     """The rule for a reference that is not a yes or no: the reference stands in the answer,
     unrejected, asserted, on its own, with few words beside it that nothing explains. Where
     words are not spaced, words side by side are no longer name: the dictionary's own cut
     (``aligned``) says whether the reference is a word of its own there."""
+    words, truth = claim.words, claim.truth
     starts = _runs(words, truth)
     if not starts:
         return Verdict(False, "not mentioned")
-    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon, breaks)]
+    kept = [s for s in starts if not _rejected(words, s, len(truth), lexicon, claim.breaks)]
     if not kept:
         return Verdict(False, "mentioned only to reject it", contradicts=True)
     asserted = [s for s in kept if not _offered(words, s, len(truth), lexicon)]
@@ -470,63 +525,90 @@ def _says_named(
     inside = {i for s in starts for i in range(s, s + len(truth))}
     rest = [t for i, t in enumerate(words) if i not in inside]
     cited = rest
-    for title in titles:  # a cited title's words are not markers ("Dead but Rising")
+    for title in claim.titles:  # a cited title's words are not markers ("Dead but Rising")
         if title and not set(title) & set(truth):
             cited = _without(cited, [False] * len(cited), title)[0]
-    if any(t in lexicon.contrasts for t in cited):
+    # "X, but Y" contrasts; "X, and not Y" ("o ne", "a nie") rejects the other and asserts X
+    if any(t in lexicon.contrasts and not lexicon.negates(nxt) for t, nxt in zip(cited, [*cited[1:], ""])):
         return Verdict(False, "contrasted with another answer")
-    hedged = sum(t in lexicon.hedges for t in cited) > sum(t in lexicon.hedges for t in asked)
+    hedged = sum(t in lexicon.hedges for t in cited) > sum(t in lexicon.hedges for t in claim.asked)
     unsure = any(tuple(cited[i : i + len(u)]) == u for u in lexicon.unsure for i in range(len(cited)))
     if hedged or unsure:
         return Verdict(False, "hedged")
-    explained = set(asked) | set(truth) | {t for title in titles for t in title}
-    # where words are not spaced, the characters of the question, reference and titles explain
-    # a word the dictionary cut differently in the answer
-    characters = "".join(explained) if text.inside_words else ""
-    question_characters = "".join(asked) if text.inside_words else ""
+    if _longer(text, lexicon, claim, starts, asserted, aligned, names):
+        return Verdict(False, "part of a longer name or a list")
+    unexplained = _unexplained(text, lexicon, claim, rest, names)
+    if len(unexplained) > NOVEL_WORDS:
+        return Verdict(False, f"{len(unexplained)} more words than an answer needs")
+    return Verdict(True, "said")
+
+
+def _longer(
+    text: Analyzer,
+    lexicon: Lexicon,
+    claim: _Claim,
+    starts: list[int],
+    asserted: list[int],
+    aligned: bool,
+    names: _Names | None,
+) -> bool:
+    """Whether every asserted mention runs on into a longer name or a list ("Chicago Bulls",
+    "X and Y"); where words are not spaced, side by side is how words are written, and the
+    dictionary's cut (``aligned``) says whether the reference is a word of its own."""
+    words, breaks, truth, width = claim.words, claim.breaks, claim.truth, len(claim.truth)
     stop = text.stop_words
-
-    def novel(word: str) -> bool:  # a role an article leads introduces the answer ("des Architekten")
-        return (
-            word not in stop
-            and word not in lexicon.frame
-            and not _from(word, explained, characters)
-            and (names is None or word not in names.roles)
-        )
-
-    def named(word: str) -> bool:  # the question's own words may run on ("Terry Richardson was older")
-        return (
-            word not in stop
-            and word not in lexicon.frame
-            and (names is None or word not in lexicon.copulas)
-            and not _from(word, set(asked), question_characters)
-        )
+    if claim.truth_breaks and claim.truth_breaks[-1]:  # the reference's own last mark ("Inc.") is no boundary
+        breaks = [b and not any(i == s + width - 1 for s in starts) for i, b in enumerate(breaks)]
 
     def content(word: str) -> bool:
         return word not in stop
 
-    if truth_breaks and truth_breaks[-1]:  # the reference's own last mark ("Inc.") is no boundary
-        breaks = [b and not any(i == s + len(truth) - 1 for s in starts) for i, b in enumerate(breaks)]
     if text.inside_words:
         never_named = lambda word, step: False  # noqa: E731 - side by side is how these languages write
-        longer = not aligned or all(
-            _joined(words, breaks, s, len(truth), never_named, content, lexicon.joiners) for s in asserted
+        return not aligned or all(
+            _joined(words, breaks, s, width, never_named, content, lexicon.joiners) for s in asserted
         )
-    else:
-        assert names is not None  # every spaced language reads its names
-        number = all(t.isdigit() for t in truth)
+    assert names is not None  # every spaced language reads its names
+    number = all(t.isdigit() for t in truth)
+    asked = set(claim.asked)
 
-        def named_beside(word: str, step: int) -> bool:  # the word just before (-1) or after (1)
-            phrase = [word, *truth] if step < 0 else [*truth, word]
-            return named(word) and names.beside(phrase, word, step < 0, number)
-
-        longer = all(
-            _joined(words, breaks, s, len(truth), named_beside, content, lexicon.joiners, LISTED_AFTER)
-            for s in asserted
+    def named_beside(word: str, step: int) -> bool:  # the word just before (-1) or after (1)
+        # the question's own words may run on ("Terry Richardson was older")
+        named = (
+            word not in stop
+            and word not in lexicon.frame
+            and word not in lexicon.copulas
+            and not _from(word, asked)
         )
-    if longer:
-        return Verdict(False, "part of a longer name or a list")
-    unexplained = [t for t in rest if novel(t)]
-    if len(unexplained) > NOVEL_WORDS:
-        return Verdict(False, f"{len(unexplained)} more words than an answer needs")
-    return Verdict(True, "said")
+        phrase = [word, *truth] if step < 0 else [*truth, word]
+        return named and names.beside(phrase, word, step < 0, number)
+
+    joiners = lexicon.joiners
+    return all(
+        _joined(words, breaks, s, width, named_beside, content, joiners, LISTED_AFTER) for s in asserted
+    )
+
+
+def _unexplained(
+    text: Analyzer, lexicon: Lexicon, claim: _Claim, rest: list[str], names: _Names | None
+) -> list[str]:
+    """The content words beside the reference that nothing explains: not the question's, the
+    reference's or a title's (where words are not spaced, made of their characters), no
+    framing word, no role an article leads ("des Architekten"); of the words the passages hold
+    (a detail of the fact restated: "1875 m.", "village"), the first ``HELD_WORDS`` are
+    explained, so pasted passages still say more than an answer needs."""
+    explained = set(claim.asked) | set(claim.truth) | {t for title in claim.titles for t in title}
+    # where words are not spaced, the characters of the question, reference and titles explain
+    # a word the dictionary cut differently in the answer
+    characters = "".join(explained) if text.inside_words else ""
+    stop = text.stop_words
+    found = [
+        word
+        for word in rest
+        if word not in stop
+        and word not in lexicon.frame
+        and not _from(word, explained, characters)
+        and (names is None or word not in names.roles)
+    ]
+    held = [word for word in found if _from(word, claim.held, "")]
+    return [word for word in found if word not in held] + held[HELD_WORDS:]

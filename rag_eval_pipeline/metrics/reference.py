@@ -15,12 +15,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rag_eval_pipeline.language.analysis import analyzer
+from rag_eval_pipeline.language.analysis import Analyzer, analysis_of
 from rag_eval_pipeline.language.lexicon import ENGLISH_ABSTENTION
 from rag_eval_pipeline.language.table import ENGLISH
 from rag_eval_pipeline.metrics.equivalence import Verdict, says_answer
 
-REFERENCE_JUDGE_ID = "reference"  # the judge id under which these metrics are recorded
 _SPECIAL_ANSWERS = ("yes", "no", "noanswer")
 # What counts as declining to answer in any language, matched at the start of the normalised
 # answer (lower case, no punctuation, no articles): "I don't know.", "Unknown", "The passages do
@@ -32,27 +31,27 @@ CONTAINMENT_TOKEN_FACTOR = 2
 CONTAINMENT_EXTRA_TOKENS = 4
 
 
-def normalize_answer(text: str, language: str = ENGLISH) -> str:
+def normalize_answer(text: str, language: str | Analyzer = ENGLISH) -> str:
     """The answer as exact match and F1 compare it. English: HotpotQA's normalisation (lower
     case, drop ASCII punctuation, drop articles, single spaces); other languages: MLQA's
     (Unicode punctuation, the language's articles, Chinese and the other unspaced scripts a
     token per character)."""
-    return analyzer(language).answer_normal(text)
+    return analysis_of(language).answer_normal(text)
 
 
-def exact_match(prediction: str, ground_truth: str, language: str = ENGLISH) -> float:
+def exact_match(prediction: str, ground_truth: str, language: str | Analyzer = ENGLISH) -> float:
     """1.0 when the normalised strings are equal, else 0.0 (an empty prediction scores 0.0)."""
-    text = analyzer(language)
+    text = analysis_of(language)
     return float(text.answer_normal(prediction) == text.answer_normal(ground_truth))
 
 
-def f1(prediction: str, ground_truth: str, language: str = ENGLISH) -> float:
+def f1(prediction: str, ground_truth: str, language: str | Analyzer = ENGLISH) -> float:
     """Token-multiset F1 over the normalised answers. English is HotpotQA's (a yes/no/noanswer
     on either side that differs scores 0.0); other languages are MLQA's (no such rule).
 
     An empty prediction scores 0.0 (no token in common), as in both official scripts.
     """
-    text = analyzer(language)
+    text = analysis_of(language)
     pred, gold = text.answer_normal(prediction), text.answer_normal(ground_truth)
     if text.language.is_english and (
         (pred in _SPECIAL_ANSWERS and pred != gold) or (gold in _SPECIAL_ANSWERS and pred != gold)
@@ -85,40 +84,41 @@ class AbstentionPolicy:
         object.__setattr__(self, "_compiled", _compiled(self.patterns))
         object.__setattr__(self, "_per_language", {})
 
-    def _own(self, language: str) -> re.Pattern[str] | None:
+    def _own(self, language: str | Analyzer) -> re.Pattern[str] | None:
         """The language's own patterns, compiled once (English's are ``patterns``)."""
         kept: dict[str, re.Pattern[str] | None] = self._per_language  # type: ignore[attr-defined]
-        if language not in kept:
-            text = analyzer(language)
+        text = analysis_of(language)
+        if text.code not in kept:
             own = self.by_language.get(text.code)
             if own is None:
                 own = () if text.language.is_english or text.lexicon is None else text.lexicon.abstention
-            kept[language] = _compiled(own)
-        return kept[language]
+            kept[text.code] = _compiled(own)
+        return kept[text.code]
 
-    def matches(self, answer: str, language: str = ENGLISH) -> bool:
+    def matches(self, answer: str, language: str | Analyzer = ENGLISH) -> bool:
         """True for an abstention, and for an empty answer (nothing was said)."""
-        normalized = analyzer(language).plain(answer)
+        text = analysis_of(language)
+        normalized = text.plain(answer)
         if not normalized:
             return True
         shared: re.Pattern[str] | None = self._compiled  # type: ignore[attr-defined]
         if shared is not None and shared.match(normalized):
             return True
-        own = self._own(language)
+        own = self._own(text)
         return own is not None and bool(own.match(normalized))
 
 
 DEFAULT_ABSTENTION = AbstentionPolicy()
 
 
-def contains_answer(prediction: str, ground_truth: str, language: str = ENGLISH) -> bool:
+def contains_answer(prediction: str, ground_truth: str, language: str | Analyzer = ENGLISH) -> bool:
     """True when the normalised ground truth stands as a whole-token run inside a prediction of
     bounded length (at most twice the ground truth's tokens plus 4: an answer that pastes every
     passage contains the truth, and says nothing).
 
     Never true for yes/no/noanswer ground truths: a sentence that happens to hold "no" is not a "no".
     """
-    text = analyzer(language)
+    text = analysis_of(language)
     pred, gold = text.answer_normal(prediction), text.answer_normal(ground_truth)
     if not gold or gold in _SPECIAL_ANSWERS or (text.lexicon and gold in text.lexicon.yes | text.lexicon.no):
         return False
@@ -133,7 +133,7 @@ def correctness(
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
     question: str = "",
     sources: Sequence[str] = (),
-    language: str = ENGLISH,
+    language: str | Analyzer = ENGLISH,
     passages: Sequence[str] = (),
 ) -> float | None:
     """The Elastic LLM-as-a-judge article's 0 / 0.5 / 1 scale from reference labels, for answers
@@ -165,26 +165,27 @@ def correctness_verdict(
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
     question: str = "",
     sources: Sequence[str] = (),
-    language: str = ENGLISH,
+    language: str | Analyzer = ENGLISH,
     passages: Sequence[str] = (),
 ) -> tuple[float | None, Verdict | None]:
     """``correctness`` with the sentence rule's verdict, where it was asked (None where an
     abstention or exact match decided): the reason a case's correctness is absent."""
-    abstained = abstention.matches(prediction, language)
+    text = analysis_of(language)  # resolved once, passed to every step
+    abstained = abstention.matches(prediction, text)
     if not answerable:
         return (1.0 if abstained else 0.0), None
     if abstained:
         return 0.0, None
-    if exact_match(prediction, ground_truth, language):
+    if exact_match(prediction, ground_truth, text):
         return 1.0, None
-    verdict = says_answer(prediction, ground_truth, question, sources, language, passages)
+    verdict = says_answer(prediction, ground_truth, question, sources, text, passages)
     if verdict.credited:
         return 1.0, verdict
     if not verdict.judged:
         return None, verdict
     if verdict.contradicts:
         return 0.0, verdict
-    if contains_answer(prediction, ground_truth, language) or f1(prediction, ground_truth, language) >= 0.5:
+    if contains_answer(prediction, ground_truth, text) or f1(prediction, ground_truth, text) >= 0.5:
         return 0.5, verdict
     return 0.0, verdict
 
@@ -264,17 +265,17 @@ def citation_recall(cited_titles: Sequence[str] | None, gold_titles: Sequence[st
     return len(named & gold) / len(gold)
 
 
-def content_tokens(text: str, language: str = ENGLISH) -> list[str]:
+def content_tokens(text: str, language: str | Analyzer = ENGLISH) -> list[str]:
     """Normalised tokens of ``text`` without stop words: the words that carry a claim (English:
     HotpotQA's normalised tokens; other languages: their analyzer's words)."""
-    analysis = analyzer(language)
+    analysis = analysis_of(language)
     if analysis.language.is_english:
         return [t for t in analysis.answer_normal(text).split() if t not in analysis.stop_words]
     return analysis.content_words(text)
 
 
 def is_abstention(
-    answer: str, abstention: AbstentionPolicy = DEFAULT_ABSTENTION, language: str = ENGLISH
+    answer: str, abstention: AbstentionPolicy = DEFAULT_ABSTENTION, language: str | Analyzer = ENGLISH
 ) -> bool:
     """True for "unknown", "I don't know ..." and the other abstentions, and an empty answer."""
     return abstention.matches(answer, language)
@@ -284,14 +285,14 @@ def is_abstention(
 def passage_vocabulary(passage: str, language: str = ENGLISH) -> frozenset[str] | str:
     """The words of a passage (or, where words are not spaced, its text), once per passage:
     every model's answer to a question is checked against the same retrieved passages."""
-    return analyzer(language).vocabulary(passage)
+    return analysis_of(language).vocabulary(passage)
 
 
 def faithfulness_lexical(
     answer: str,
     passages: Sequence[str],
     abstention: AbstentionPolicy = DEFAULT_ABSTENTION,
-    language: str = ENGLISH,
+    language: str | Analyzer = ENGLISH,
 ) -> float | None:
     """Lexical proxy for faithfulness: share of the answer's content tokens found in the passages.
 
@@ -300,10 +301,11 @@ def faithfulness_lexical(
     are not spaced, a word is found inside the passage's text. None for an abstention, an empty
     answer or an answer of stop words only (no claim to check). No passages scores 0.0.
     """
-    if abstention.matches(answer, language):
+    text = analysis_of(language)
+    if abstention.matches(answer, text):
         return None
-    tokens = analyzer(language).content_words(answer)
+    tokens = text.content_words(answer)
     if not tokens:
         return None
-    vocabularies = [passage_vocabulary(passage, language) for passage in passages]
+    vocabularies = [passage_vocabulary(passage, text.code) for passage in passages]
     return sum(1 for t in tokens if any(t in words for words in vocabularies)) / len(tokens)

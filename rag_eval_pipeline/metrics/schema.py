@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # tables pass through; pandas is imported where a function ne
     import pandas as pd
 
 
+REFERENCE_JUDGE_ID = "reference"  # the judge id under which the reference metrics are recorded
 TOKEN_COLUMNS = ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
 SCORE_ID_COLUMNS = [
     "qid",

@@ -46,19 +46,7 @@ def explain_case(
     if matches.empty:
         raise CaseNotFoundError(f"question {qid} has no candidate answer for {answer_model}")
     case = matches.iloc[0]
-    known = judgement_list[judgement_list["qid"] == qid]
-    if known.empty:  # an older run's case that the current sample no longer holds
-        truth = pd.Series(
-            {
-                "type": "?",
-                "level": "?",
-                "question": case["question"],
-                "answer": "(not in the current judgement list)",
-                "gold_titles": [],
-            }
-        )
-    else:
-        truth = known.iloc[0]
+    truth = _truth_of(qid, case, judgement_list)
     gold = set(truth["gold_titles"])
     lines = [
         f"question {qid} ({truth['type']}, {truth['level']}{_language(truth)})",
@@ -68,6 +56,43 @@ def explain_case(
         "",
         _contexts_heading(case, index_manifest),
     ]
+    lines += _retrieved_lines(case, gold)
+    lines += _citation_lines(case, gold)
+    lines += image_lines(case, truth, images)  # gold and predicted boxes with their IoU (reporting/images.py)
+    lines += [
+        "",
+        f"answer by {answer_model} (model {_text(case['model_id'])}, "
+        f"prompt {_text(case['prompt_version'])}): "
+        f"{case['answer'] if case['status'] == 'ok' else 'FAILED: ' + str(case['error'])}",
+        "",
+        "scores:",
+    ]
+    lines += _score_lines(qid, case, judge_scores)
+    lines += ["", "lineage (the Dagster run of each step):"]
+    lines += [f"  {asset}: run {run_id}" for asset, run_id in run_ids.items()]
+    return "\n".join(lines)
+
+
+def _truth_of(qid: str, case: pd.Series, judgement_list: pd.DataFrame) -> pd.Series:
+    """The case's row of the judgement list, or a placeholder for an older run's case that the
+    current sample no longer holds."""
+    known = judgement_list[judgement_list["qid"] == qid]
+    if not known.empty:
+        return known.iloc[0]
+    return pd.Series(
+        {
+            "type": "?",
+            "level": "?",
+            "question": case["question"],
+            "answer": "(not in the current judgement list)",
+            "gold_titles": [],
+        }
+    )
+
+
+def _retrieved_lines(case: pd.Series, gold: set[str]) -> list[str]:
+    """Each retrieved context by rank, marked when gold, then the gold titles not retrieved."""
+    lines: list[str] = []
     matched = case["context_match"] if "context_match" in case else [None] * len(case["retrieved_titles"])
     for rank, (title, score, text, how) in enumerate(
         zip(case["retrieved_titles"], case["retrieved_scores"], case["retrieved_passages"], matched), start=1
@@ -80,16 +105,12 @@ def explain_case(
     missing = gold - set(case["retrieved_titles"])
     if missing:
         lines.append(f"  not retrieved: {', '.join(sorted(missing))}")
-    lines += _citation_lines(case, gold)
-    lines += image_lines(case, truth, images)  # gold and predicted boxes with their IoU (reporting/images.py)
-    lines += [
-        "",
-        f"answer by {answer_model} (model {_text(case['model_id'])}, "
-        f"prompt {_text(case['prompt_version'])}): "
-        f"{case['answer'] if case['status'] == 'ok' else 'FAILED: ' + str(case['error'])}",
-        "",
-        "scores:",
-    ]
+    return lines
+
+
+def _score_lines(qid: str, case: pd.Series, judge_scores: pd.DataFrame) -> list[str]:
+    """Each judge's scores for the case, with its diagnosis, rationales, error and notes."""
+    lines: list[str] = []
     metrics = metric_columns(judge_scores)
     blind = not bool(case.get("contexts_known", True))
     for row in judge_scores[judge_scores["qid"] == qid].to_dict(orient="records"):
@@ -111,9 +132,7 @@ def explain_case(
             lines.append(f"    error: {row['error']}")
         if isinstance(row.get("notes"), str):  # what a judge could not read ("correctness absent: ...")
             lines.append(f"    note: {row['notes']}")
-    lines += ["", "lineage (the Dagster run of each step):"]
-    lines += [f"  {asset}: run {run_id}" for asset, run_id in run_ids.items()]
-    return "\n".join(lines)
+    return lines
 
 
 def _language(case: pd.Series) -> str:

@@ -241,61 +241,18 @@ def images_html(
     for truth in labelled.to_dict(orient="records"):
         gold_boxes = boxes_of_json(truth.get(GOLD_BOXES))
         for image, size in _sizes(truth).items():
-            predicted: dict[str, list[tuple[Box, float]]] = {}
-            rows = []
-            for model, answers in sorted(answers_by_model.items()):
-                case = answers[answers["qid"] == truth["qid"]]
-                if case.empty:
-                    continue
-                returned = predicted_of_json(case.iloc[0]["boxes"]) if "boxes" in case else None
-                boxes = [p for p in returned or () if p.image == image]
-                predicted[model] = [
-                    (p.box, max((iou(p.box, g) for g in gold_boxes.get(image, ())), default=0.0))
-                    for p in boxes
-                ]
-                for box in gold_boxes.get(image, ()):
-                    value, best = best_match(box, boxes, image)
-                    rows.append(
-                        {
-                            "model": model,
-                            "gold box": str(list(box)),
-                            # no boxes returned: nothing was measured, so the IoU is absent, not 0
-                            "best predicted": (
-                                str(list(best))
-                                if best
-                                else "–"
-                                if returned is not None
-                                else "no boxes returned"
-                            ),
-                            "IoU": value if returned is not None else None,
-                        }
-                    )
+            gold = gold_boxes.get(image, ())
+            predicted, rows = _models_on_image(str(truth["qid"]), image, gold, answers_by_model)
             source = folder / image if folder else None
             shown = display_image(source) if source is not None and source.is_file() else None
             if shown is not None:
                 files[shown.path] = shown.make
-                about = (
-                    f"{size[0]}x{size[1]}; shown at {shown.shown[0]}x{shown.shown[1]}"
-                    if shown.shown != shown.original
-                    else f"{size[0]}x{size[1]}"
-                )
-                missing = ""
-            else:
-                about = f"{size[0]}x{size[1]}"
-                missing = (
-                    f'<p class="image-missing note">{html.escape(image)} was not found '
-                    f"{'at ' + html.escape(str(source)) if source else '(no documents folder set)'} "
-                    "when this report was built: its boxes are drawn without it.</p>"
-                )
-            table_rows = pd.DataFrame(rows)
             parts.append(
                 f'<figure class="overlay"><figcaption>{html.escape(str(truth["qid"]))}: {html.escape(image)} '
-                f"({about})</figcaption>{missing}"
-                + overlay_svg(
-                    image, shown.path if shown else "", size, gold_boxes.get(image, ()), predicted, colours
-                )
+                f"({_size_note(size, shown)})</figcaption>{_missing_note(image, source, shown)}"
+                + overlay_svg(image, shown.path if shown else "", size, gold, predicted, colours)
                 + (
-                    table_rows.to_html(index=False, float_format=lambda v: f"{v:.2f}", na_rep="–")
+                    pd.DataFrame(rows).to_html(index=False, float_format=lambda v: f"{v:.2f}", na_rep="–")
                     if rows
                     else ""
                 )
@@ -303,6 +260,54 @@ def images_html(
             )
     parts.append("</section>")
     return ImageSection("".join(parts), files)
+
+
+def _models_on_image(
+    qid: str, image: str, gold: Sequence[Box], answers_by_model: Mapping[str, pd.DataFrame]
+) -> tuple[dict[str, list[tuple[Box, float]]], list[dict[str, object]]]:
+    """Each model's boxes on one image of the case, scored against the gold ones, and the rows of
+    the table under the overlay: per gold box, the model's best match and its IoU."""
+    predicted: dict[str, list[tuple[Box, float]]] = {}
+    rows: list[dict[str, object]] = []
+    for model, answers in sorted(answers_by_model.items()):
+        case = answers[answers["qid"] == qid]
+        if case.empty:
+            continue
+        returned = predicted_of_json(case.iloc[0]["boxes"]) if "boxes" in case else None
+        boxes = [p for p in returned or () if p.image == image]
+        predicted[model] = _scored(boxes, gold)
+        for box in gold:
+            value, best = best_match(box, boxes, image)
+            rows.append(
+                {
+                    "model": model,
+                    "gold box": str(list(box)),
+                    # no boxes returned: nothing was measured, so the IoU is absent, not 0
+                    "best predicted": (
+                        str(list(best)) if best else "–" if returned is not None else "no boxes returned"
+                    ),
+                    "IoU": value if returned is not None else None,
+                }
+            )
+    return predicted, rows
+
+
+def _size_note(size: tuple[int, int], shown: DisplayImage | None) -> str:
+    """The image's size, and the size it is shown at when the display copy is smaller."""
+    if shown is not None and shown.shown != shown.original:
+        return f"{size[0]}x{size[1]}; shown at {shown.shown[0]}x{shown.shown[1]}"
+    return f"{size[0]}x{size[1]}"
+
+
+def _missing_note(image: str, source: Path | None, shown: DisplayImage | None) -> str:
+    """Said in the image's place when its file was not found: the boxes are drawn without it."""
+    if shown is not None:
+        return ""
+    return (
+        f'<p class="image-missing note">{html.escape(image)} was not found '
+        f"{'at ' + html.escape(str(source)) if source else '(no documents folder set)'} "
+        "when this report was built: its boxes are drawn without it.</p>"
+    )
 
 
 def _scored(boxes: Sequence[PredictedBox], gold: Sequence[Box]) -> list[tuple[Box, float]]:

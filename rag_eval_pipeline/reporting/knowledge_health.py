@@ -11,12 +11,19 @@ import pandas as pd
 
 SHOWN_RATES = (
     "knowledge_gap_rate",
+    "knowledge_gap_unsure_rate",
     "retrieval_miss_rate",
     "outdated_rate",
     "conflict_rate",
     "stale_retrieval_rate",
 )
 SHOWN_CASES = 15
+
+
+def shown_label(case: Mapping) -> str:
+    """A case's label as readers see it: "knowledge_gap (unsure)" for a gap the words alone
+    could not tell (its ``confidence``; a record from before it was kept says nothing)."""
+    return f"{case['label']} (unsure)" if case.get("confidence") == "unsure" else str(case["label"])
 
 
 def _table(rows: list[dict], columns: list[str]) -> str:
@@ -38,7 +45,9 @@ def _rates(record: dict) -> str:
     rates = record.get("rates") or {}
     shown = {name: "–" if rates.get(name) is None else f"{rates[name]:.0%}" for name in SHOWN_RATES}
     said = "; ".join(f"{name.removesuffix('_rate').replace('_', ' ')} {v}" for name, v in shown.items())
-    return f"<p>As of {html.escape(str(record.get('as_of')))}: {html.escape(said)}.</p>"
+    signal = record.get("gap_signal")
+    read_by = f' <span class="note">Gaps read by {html.escape(signal)}.</span>' if signal else ""
+    return f"<p>As of {html.escape(str(record.get('as_of')))}: {html.escape(said)}.{read_by}</p>"
 
 
 def knowledge_health_html(records: Mapping[str, dict] | None) -> str:
@@ -52,7 +61,9 @@ def knowledge_health_html(records: Mapping[str, dict] | None) -> str:
         "(outdated) or on documents that disagree (conflict): `rag-eval kb health`.</p>",
     ]
     for model, record in sorted(records.items()):
-        flagged = [c for c in record.get("cases", []) if c.get("label") != "covered"][:SHOWN_CASES]
+        flagged = [
+            {**c, "label": shown_label(c)} for c in record.get("cases", []) if c.get("label") != "covered"
+        ][:SHOWN_CASES]
         old = [d for d in record.get("documents", []) if d.get("status") != "current" or d.get("ghost")]
         parts += [
             f"<h3>{html.escape(model)}</h3>",

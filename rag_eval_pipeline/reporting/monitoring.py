@@ -10,15 +10,12 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
 from rag_eval_pipeline.metrics.schema import ANSWER_MODEL_ROW, USAGE
 from rag_eval_pipeline.metrics.settings import OVERALL
 
+# a model's mean of one metric by one judge, with its interval: what the history keeps of each
+# summary and the report's full table shows
+MEAN_COLUMNS = ["answer_model", "judge_id", "metric", "mean", "ci_low", "ci_high", "n"]
 HISTORY_COLUMNS = [
     "materialized_at",
-    "answer_model",
-    "judge_id",
-    "metric",
-    "mean",
-    "ci_low",
-    "ci_high",
-    "n",
+    *MEAN_COLUMNS,
     "kb_version",
     "cost_usd",
     "summary_run_id",
@@ -56,22 +53,23 @@ def upsert_history(history: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([history[keep], rows], ignore_index=True)
 
 
+def interval_gauges(
+    name: str, description: str, labels: list[str], registry: CollectorRegistry
+) -> tuple[Gauge, Gauge, Gauge]:
+    """A score's gauge and the gauges of its 95% interval bounds (``<name>_ci_low``, ``_ci_high``)."""
+    return (
+        Gauge(name, description, labels, registry=registry),
+        Gauge(f"{name}_ci_low", "Lower bound of the 95% interval", labels, registry=registry),
+        Gauge(f"{name}_ci_high", "Upper bound of the 95% interval", labels, registry=registry),
+    )
+
+
 def prometheus_exposition(summaries: Mapping[str, pd.DataFrame]) -> bytes:
     """Gauges ``rag_eval_score{model,metric,judge}`` and counters of cases, failures and dollars,
     in the text exposition format (for node-exporter's textfile collector or a Pushgateway)."""
     registry = CollectorRegistry()
-    score = Gauge("rag_eval_score", "Mean score of a metric", ["model", "metric", "judge"], registry=registry)
-    score_low = Gauge(
-        "rag_eval_score_ci_low",
-        "Lower bound of the 95% interval",
-        ["model", "metric", "judge"],
-        registry=registry,
-    )
-    score_high = Gauge(
-        "rag_eval_score_ci_high",
-        "Upper bound of the 95% interval",
-        ["model", "metric", "judge"],
-        registry=registry,
+    score, score_low, score_high = interval_gauges(
+        "rag_eval_score", "Mean score of a metric", ["model", "metric", "judge"], registry
     )
     cases = Counter("rag_eval_cases", "Cases evaluated", ["model", "judge"], registry=registry)
     failures = Counter(

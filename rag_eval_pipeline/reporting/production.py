@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from prometheus_client import CollectorRegistry, Gauge, generate_latest
 
 from rag_eval_pipeline.reporting.html import plotly_script
+from rag_eval_pipeline.reporting.monitoring import interval_gauges
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222}h1{margin-bottom:0}
@@ -160,14 +161,8 @@ def production_exposition(trend: pd.DataFrame) -> bytes:
     ``rag_eval_production_threshold_passed{metric,judge,day}`` and the day's cost."""
     registry = CollectorRegistry()
     labels = ["metric", "judge", "agent_version", "day"]
-    score = Gauge(
-        "rag_eval_production_score", "Daily mean of a metric over sampled traffic", labels, registry=registry
-    )
-    low = Gauge(
-        "rag_eval_production_score_ci_low", "Lower bound of the 95% interval", labels, registry=registry
-    )
-    high = Gauge(
-        "rag_eval_production_score_ci_high", "Upper bound of the 95% interval", labels, registry=registry
+    score, low, high = interval_gauges(
+        "rag_eval_production_score", "Daily mean of a metric over sampled traffic", labels, registry
     )
     cases = Gauge("rag_eval_production_cases", "Sampled interactions scored", labels, registry=registry)
     passed = Gauge(

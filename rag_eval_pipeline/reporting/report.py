@@ -40,6 +40,7 @@ from rag_eval_pipeline.reporting.html import lazy_plotly_script
 from rag_eval_pipeline.reporting.images import ImageSection, images_html
 from rag_eval_pipeline.reporting.knowledge_health import knowledge_health_html
 from rag_eval_pipeline.reporting.markdown import with_intervals
+from rag_eval_pipeline.reporting.monitoring import MEAN_COLUMNS
 from rag_eval_pipeline.reporting.security import security_html
 from rag_eval_pipeline.reporting.simulation import SimulatedVersion, simulation_html
 from rag_eval_pipeline.reporting.svg import GREY, Interval, interval_rows, stacked_bars
@@ -1324,17 +1325,7 @@ def full_tables_html(data: ReportData) -> str:
     overall = [s[s["group"] == OVERALL].assign(answer_model=m) for m, s in sorted(data.summaries.items())]
     if overall:
         means = pd.concat(overall, ignore_index=True)
-        columns = [
-            "answer_model",
-            "judge_id",
-            "metric",
-            "mean",
-            "ci_low",
-            "ci_high",
-            "n",
-            "n_failed",
-            "ci_method",
-        ]
+        columns = [*MEAN_COLUMNS, "n_failed", "ci_method"]
         parts.append(full_table(means, "metric_summary", "Every metric of every model", columns))
     if not data.comparisons.empty:
         parts.append(full_table(data.comparisons, "paired_comparison", "Paired comparison", PAIRED_SHOWN))

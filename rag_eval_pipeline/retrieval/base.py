@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -110,7 +110,20 @@ class SearchIndex(Protocol):
     def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]: ...
 
 
-class InMemoryIndex(ABC):
+class BatchedIndex(ABC):
+    """An index that ranks queries in batches (``search_many``); one query is a batch of one."""
+
+    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
+        return self.search_many([query], k, [language])[0]
+
+    @abstractmethod
+    def search_many(
+        self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
+    ) -> list[list[SearchHit]]:
+        """The top ``k`` hits of each query, in its language (None: the index's own choice)."""
+
+
+class InMemoryIndex(BatchedIndex):
     """Passages held in memory and ranked in batches by a subclass's ``_rank``: the shared part
     of the embedded BM25 and vector indexes."""
 
@@ -129,9 +142,6 @@ class InMemoryIndex(ABC):
 
     def hit(self, position: int, score: float) -> SearchHit:
         return SearchHit(self._ids[position], self._titles[position], self._texts[position], float(score))
-
-    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
-        return self.search_many([query], k, [language])[0]
 
     def search_many(
         self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
@@ -172,14 +182,7 @@ class IndexManifest:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "backend": self.backend,
-            "location": self.location,
-            "version": self.version,
-            "documents": self.documents,
-            "build_seconds": self.build_seconds,
-            "details": dict(self.details),
-        }
+        return asdict(self)  # the details copied, never shared with the manifest
 
     @property
     def modes(self) -> list[str]:

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from rag_eval_pipeline.retrieval.base import (
+    BatchedIndex,
     IndexManifest,
     ProgressCallback,
     RetrievalMode,
@@ -39,33 +40,25 @@ def search_many(
     return [index.search(q, k, language) for q, language in zip(queries, languages)]
 
 
-class FusedIndex:
+@dataclass(frozen=True)
+class FusedIndex(BatchedIndex):
     """Hybrid retrieval: reciprocal rank fusion of a lexical and a semantic ranking."""
 
-    def __init__(
-        self,
-        lexical: SearchIndex,
-        semantic: SearchIndex,
-        rrf_k: int = DEFAULT_RRF_K,
-        candidates: int = FUSION_CANDIDATES,
-    ) -> None:
-        self._indexes = (lexical, semantic)
-        self._rrf_k = rrf_k
-        self._candidates = candidates
-
-    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
-        return self.search_many([query], k, [language])[0]
+    lexical: SearchIndex
+    semantic: SearchIndex
+    rrf_k: int = DEFAULT_RRF_K
+    candidates: int = FUSION_CANDIDATES
 
     def search_many(
         self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
     ) -> list[list[SearchHit]]:
-        depth = max(k, self._candidates)
-        per_index = [search_many(index, queries, depth, languages) for index in self._indexes]
+        depth = max(k, self.candidates)
+        per_index = [search_many(index, queries, depth, languages) for index in (self.lexical, self.semantic)]
         results = []
         for position in range(len(queries)):
             hits = {h.passage_id: h for ranking in per_index for h in ranking[position]}
             rankings = [[h.passage_id for h in ranking[position]] for ranking in per_index]
-            fused = reciprocal_rank_fusion(rankings, self._rrf_k)[:k]
+            fused = reciprocal_rank_fusion(rankings, self.rrf_k)[:k]
             results.append(
                 [SearchHit(pid, hits[pid].title, hits[pid].passage, score) for pid, score in fused]
             )
@@ -134,7 +127,8 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-class TwoHopIndex:
+@dataclass(frozen=True)
+class TwoHopIndex(BatchedIndex):
     """Multi-hop retrieval for bridge questions: the first hop names the entity the second needs.
 
     Hop 1 searches the question. Hop 2 searches the question plus the best hit's title, and the
@@ -143,22 +137,18 @@ class TwoHopIndex:
     first-hop passage, then up to ``bridges`` bridge passages, then fills from hop 2 and hop 1.
     """
 
-    def __init__(self, base: SearchIndex, catalog: TitleCatalog, bridges: int = 2, depth: int = 20) -> None:
-        self._base = base
-        self._catalog = catalog
-        self._bridges = bridges
-        self._depth = depth
-
-    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
-        return self.search_many([query], k, [language])[0]
+    base: SearchIndex
+    catalog: TitleCatalog
+    bridges: int = 2
+    depth: int = 20
 
     def search_many(
         self, queries: list[str], k: int, languages: Sequence[str | None] | None = None
     ) -> list[list[SearchHit]]:
-        depth = max(k, self._depth)
-        first = search_many(self._base, queries, depth, languages)
+        depth = max(k, self.depth)
+        first = search_many(self.base, queries, depth, languages)
         follow_ups = [f"{q} {hits[0].title}" if hits else q for q, hits in zip(queries, first)]
-        second = search_many(self._base, follow_ups, depth, languages)
+        second = search_many(self.base, follow_ups, depth, languages)
         return [self._merge(a, b, k) for a, b in zip(first, second)]
 
     def _merge(self, first: list[SearchHit], second: list[SearchHit], k: int) -> list[SearchHit]:
@@ -169,10 +159,10 @@ class TwoHopIndex:
         rank.update({h.title: len(second) + r for r, h in enumerate(first) if h.title not in rank})
         linked: list[str] = []
         for hit in first[:2]:
-            linked += self._catalog.mentioned_titles(hit.passage, exclude=hit.title)
+            linked += self.catalog.mentioned_titles(hit.passage, exclude=hit.title)
         linked = sorted(dict.fromkeys(linked), key=lambda t: rank.get(t, len(rank)))
-        for title in linked[: self._bridges]:
-            hit = self._catalog.passage(title)
+        for title in linked[: self.bridges]:
+            hit = self.catalog.passage(title)
             if hit is not None:
                 chosen.setdefault(title, SearchHit(hit.passage_id, hit.title, hit.passage, 0.0))
         for hit in [*second, *first]:

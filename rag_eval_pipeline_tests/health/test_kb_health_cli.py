@@ -158,9 +158,21 @@ def test_the_stored_asset_and_the_text_output(project, capsys):
     assert cli.main([*args, "kb", "health"]) == 0
     out = capsys.readouterr().out
     assert "knowledge_gap_rate 0.500" in out and "doc_promo" in out
+    # each gap says how far it can be trusted; here every one is sure (no passage says its answer,
+    # the cross-encoder read the rest, or the sufficiency judge said so)
+    gaps = [c for c in record["cases"] if c["label"] == "knowledge_gap"]
+    assert gaps and {c["confidence"] for c in gaps} == {"sure"}
+    assert all(c["confidence"] is None for c in record["cases"] if c["label"] != "knowledge_gap")
+    assert record["rates"]["knowledge_gap_unsure_rate"] == 0.0 and "knowledge_gap_unsure_rate 0.000" in out
+    # which signal read the gaps, per language: wherever the rates are shown
+    read_by = (
+        "en: words, and the cross-encoder reranker_en where a question shares too few or is a yes/no question"
+    )
+    assert record["gap_signal"] == read_by and f"knowledge_gap read by {read_by}" in out
     report = (root / "home" / "storage" / "artifacts" / "eval_report.html").read_text()
     section = report.split('<section id="knowledge-base">', 1)[1].split("</section>", 1)[0]
     assert "<h3>baseline</h3>" in section and "doc_promo" in section and "knowledge gap 50%" in section
+    assert f"Gaps read by {read_by}." in section and "knowledge gap unsure 0%" in section
 
 
 @pytest.mark.slow

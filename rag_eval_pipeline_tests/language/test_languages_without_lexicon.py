@@ -23,8 +23,8 @@ from rag_eval_pipeline_tests.support.languages_without_lexicon import UNKNOWN_SC
 from rag_eval_pipeline_tests.support.report_page import open_report
 from rag_eval_pipeline_tests.support.ui import browser_context
 
-POLISH_REASON = "correctness absent where a Polish answer says more than the reference"
-HUNGARIAN_REASON = "correctness absent where a Hungarian answer says more than the reference"
+POLISH_REASON = "correctness absent where an answer in Polish says more than the reference"
+HUNGARIAN_REASON = "correctness absent where an answer in Hungarian says more than the reference"
 
 
 @pytest.fixture(scope="module")

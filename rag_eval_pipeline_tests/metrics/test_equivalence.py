@@ -91,3 +91,33 @@ def test_unicode_dashes_split_words_in_lexical_faithfulness():
     assert reference.faithfulness_lexical("1909", ["Shirley Temple (1909-1994)"]) == 1.0
     # HotpotQA's normalisation itself is untouched: it drops ASCII punctuation only
     assert reference.normalize_answer("1909–1994") == "1909–1994"
+
+
+def test_a_detail_the_passages_hold_is_no_claim_of_its_own_but_pasted_passages_still_are():
+    passage = (
+        "Mikalojus Konstantinas Čiurlionis gimė 1875 m. rugsėjo 22 d. Varėnoje. Vaikystę praleido "
+        "Druskininkuose, kur dabar veikia jo memorialinis muziejus."
+    )
+    question = "Kur gimė Mikalojus Konstantinas Čiurlionis?"
+    restated = "Dailininkas ir kompozitorius gimė 1875 m. Varėnoje."
+    assert reference.correctness(restated, "Varėna", question=question, language="lt") == 0.0
+    held = reference.correctness(restated, "Varėna", question=question, language="lt", passages=[passage])
+    assert held == 1.0
+    pasted = f"Varėnoje. {passage}"
+    verdict = says_answer(pasted, "Varėna", question, (), "lt", [passage])
+    assert not verdict.credited and "more words than an answer needs" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    "lang, question, truth, answer, credited",
+    [
+        ("lt", "Į kokį telkinį įteka Nemunas?", "Kuršių marios", "Į Kuršių marias, o ne į jūrą.", True),
+        ("lt", "Į kokį telkinį įteka Nemunas?", "Kuršių marios", "Į Kuršių marias, o gal į jūrą.", False),
+        ("en", "Where was he born?", "Paris", "In Paris, but not in the city centre.", True),
+        ("en", "Where was he born?", "Paris", "In Paris, but his family lived in Lyon.", False),
+    ],
+)
+def test_and_not_the_other_asserts_the_answer_where_but_the_other_contrasts(
+    lang, question, truth, answer, credited
+):
+    assert says_answer(answer, truth, question, (), lang).credited is credited

@@ -232,3 +232,20 @@ def test_a_question_the_documents_cannot_answer_is_answered_by_abstaining():
     strict = AbstentionPolicy(("no comment$",))  # the team's own wording
     assert correctness("No comment.", "unknown", answerable=False, abstention=strict) == 1.0
     assert correctness("I don't know", "unknown", answerable=False, abstention=strict) == 0.0
+
+
+def test_a_case_language_resolved_once_scores_exactly_as_its_code():
+    from rag_eval_pipeline.language.analysis import analysis_of
+
+    resolved = analysis_of("pl")
+    assert analysis_of(resolved) is resolved and resolved.reading.code == "pl"
+    case = ("Maria Konopnicka urodziła się w Suwałkach.", "Suwałki")
+    asked = {"question": "W którym mieście urodziła się Maria Konopnicka?"}
+    assert m.correctness_verdict(*case, language=resolved, **asked) == m.correctness_verdict(
+        *case, language="pl", **asked
+    )
+    assert m.exact_match(*case, resolved) == m.exact_match(*case, "pl")
+    assert m.f1(*case, resolved) == m.f1(*case, "pl")
+    declines = m.DEFAULT_ABSTENTION.matches
+    assert declines("Nie wiem.", resolved) == declines("Nie wiem.", "pl")
+    assert m.DEFAULT_ABSTENTION.matches("不知道。", analysis_of("zh"))

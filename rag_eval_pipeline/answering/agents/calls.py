@@ -7,7 +7,7 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -125,6 +125,33 @@ class CachedAgent:
     async def aclose(self) -> None:
         await self._transport.aclose()
 
+    def _cached(self, key: str | None, usable: Callable[[Any], bool]) -> tuple[Any, float | None] | None:
+        """The kept document for ``key`` and its call's latency, where one is kept, usable and no
+        refresh was asked."""
+        if self._cache is None or key is None or self._refresh:
+            return None
+        cached = self._cache.get(key)
+        if cached is None or not usable(cached[0]):
+            return None
+        self.counter.cache_hits += 1
+        return cached
+
+    async def _called(
+        self, key: str | None, usable: Callable[[Any], bool], call: Callable[[], Awaitable[Any]]
+    ) -> tuple[Any, float]:
+        """``call``'s reply in a slot, masked, and the call's latency; kept under ``key`` where
+        ``usable`` takes it."""
+        async with self._limit():
+            self.counter.calls += 1
+            started = time.perf_counter()  # the call alone, not the wait for a slot
+            reply = await call()
+            latency = time.perf_counter() - started
+            # a reply that echoes a secret header is masked before anything keeps it
+            document = self._redact.document(reply)
+        if self._cache is not None and key is not None and usable(document):
+            self._cache.put(key, document, latency)
+        return document, latency
+
     async def document(
         self,
         qid: str,
@@ -138,40 +165,21 @@ class CachedAgent:
         refuses is returned but not kept, so a re-run asks that call again. A call given
         ``passages`` is never cached: the cache is keyed by the question alone."""
         key = self._cache.key(question, repeat) if self._cache is not None and passages is None else None
-        if self._cache is not None and key is not None and not self._refresh:
-            cached = self._cache.get(key)
-            if cached is not None and usable(cached[0]):
-                self.counter.cache_hits += 1
-                return cached[0], True, cached[1]
-        async with self._limit():
-            self.counter.calls += 1
-            started = time.perf_counter()  # the call alone, not the wait for a slot
-            reply = await self._transport(qid, question, passages)
-            latency = time.perf_counter() - started
-            # a reply that echoes a secret header is masked before anything keeps it
-            document = self._redact.document(reply)
-        if self._cache is not None and key is not None and usable(document):
-            self._cache.put(key, document, latency)
+        cached = self._cached(key, usable)
+        if cached is not None:
+            return cached[0], True, cached[1]
+        document, latency = await self._called(key, usable, lambda: self._transport(qid, question, passages))
         return document, False, latency
 
     async def converse(self, turn: ConversationTurn, usable: Callable[[Any], bool]) -> tuple[Any, bool]:
         """The agent's reply to one turn of a conversation, and whether it came from the cache
         (keyed by version, session and history); as ``document`` otherwise."""
         key = self._cache.turn_key(turn) if self._cache is not None else None
-        if self._cache is not None and key is not None and not self._refresh:
-            cached = self._cache.get(key)
-            if cached is not None and usable(cached[0]):
-                self.counter.cache_hits += 1
-                return cached[0], True
+        cached = self._cached(key, usable)
+        if cached is not None:
+            return cached[0], True
         converse = getattr(self._transport, "converse", None)
         if converse is None:
             raise FatalAgentError("this agent cannot hold a conversation (an http or python agent can)")
-        async with self._limit():
-            self.counter.calls += 1
-            started = time.perf_counter()
-            reply = await converse(turn)
-            latency = time.perf_counter() - started
-            document = self._redact.document(reply)
-        if self._cache is not None and key is not None and usable(document):
-            self._cache.put(key, document, latency)
+        document, _ = await self._called(key, usable, lambda: converse(turn))
         return document, False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rag_eval_pipeline.cli.arguments import comma_list, positive, share
 from rag_eval_pipeline.cli.commands import Commands, Handler
-from rag_eval_pipeline.metrics.reference import REFERENCE_JUDGE_ID
+from rag_eval_pipeline.metrics.schema import REFERENCE_JUDGE_ID  # not metrics.reference: --help stays light
 
 # without stored models, `rag-eval plan` assumes two models differ on this share of cases
 ASSUMED_DISCORDANCE = 0.3

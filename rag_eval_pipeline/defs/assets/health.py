@@ -27,6 +27,7 @@ from rag_eval_pipeline.health.assess import (
     health_record,
     with_document_times,
 )
+from rag_eval_pipeline.health.paraphrase import cross_encoder_reader
 from rag_eval_pipeline.health.summary import RATES
 from rag_eval_pipeline.health.traffic import SAMPLE_COLUMNS, sampled_production
 
@@ -59,7 +60,7 @@ def build_kb_health(with_production: bool) -> dg.AssetsDefinition:
         name=KB_HEALTH,
         group_name=EVALUATION,
         partitions_def=answer_model_partitions,
-        code_version="3",  # 3: the reference read by its numbers and sentences
+        code_version="5",  # 5: yes/no questions read by the cross-encoder; a gap's confidence
         ins=ins,
     )
     def kb_health(
@@ -80,6 +81,7 @@ def build_kb_health(with_production: bool) -> dg.AssetsDefinition:
             settings=HealthSettings(as_of=config.as_of, max_topics=config.max_topics),
             reading_folder=Path(context.instance.storage_directory()) / READING_FOLDER,
             production_source=production_source,
+            paraphrase=cross_encoder_reader(Path(context.instance.storage_directory())),
         )
         for problem in health.problems:
             context.log.warning(f"documents: {problem}")

@@ -9,7 +9,7 @@ import dagster as dg
 import pandas as pd
 from pydantic import Field, PrivateAttr
 
-from rag_eval_pipeline.common.files import exclusive, write_atomically
+from rag_eval_pipeline.common.files import exclusive, way_back, write_atomically
 from rag_eval_pipeline.defs.resources.settings import storage_folder
 from rag_eval_pipeline.metrics.agreement import AGREEMENT_HISTORY_COLUMNS, upsert_agreement_history
 from rag_eval_pipeline.reporting.monitoring import HISTORY_COLUMNS, upsert_history
@@ -66,15 +66,13 @@ def read_history(path: Path, columns: list[str], shown_as: str) -> pd.DataFrame:
     try:
         return pd.read_parquet(path)
     except Exception as err:  # truncated or overwritten
-        previous = path.with_name(path.name + BACKUP_SUFFIX)
-        way_back = (
-            f"restore the version before its last rewrite (cp {previous} {path}: one summary's rows "
-            "are lost), or delete it to start the history anew"
-            if previous.is_file()
-            else "delete it to start the history anew"
+        anew = "delete it to start the history anew"
+        restore = (
+            "restore the version before its last rewrite (cp {backup} {path}: one summary's rows are lost)"
         )
         raise CorruptArtifactError(
-            f"{path} is unreadable ({type(err).__name__}): it holds the report's {shown_as}; {way_back} "
+            f"{path} is unreadable ({type(err).__name__}): it holds the report's {shown_as}; "
+            f"{way_back(path, BACKUP_SUFFIX, f'{restore}, or {anew}', anew)} "
             "(every stored result stays)"
         ) from err
 

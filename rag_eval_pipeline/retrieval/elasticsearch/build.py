@@ -265,45 +265,15 @@ def build_es_index(
         vectors = None
         if embedding_model is not None and embedder is not None:
             vectors = embedder.encode(document_texts(passages), on_progress=on_progress)
-        dims = int(vectors.shape[1]) if vectors is not None else None
-        create_index(
-            es,
-            name,
-            mappings=kb_mapping(features, dims, version, embedding_model, fields),
-            settings=bulk_load_settings(features, fields),
-            shard_wait_s=shard_wait_s,
+        mapping = kb_mapping(
+            features, int(vectors.shape[1]) if vectors is not None else None, version, embedding_model, fields
         )
-        codes = passage_languages(passages)
-
-        def documents() -> Iterator[tuple[str, dict[str, Any]]]:
-            for row_number, row in enumerate(passages.itertuples(index=False)):
-                source = {"passage_id": row.passage_id, "title": row.title, "passage": row.passage}
-                if codes[row_number] != fields.main:
-                    source[f"passage_in_{codes[row_number]}"] = row.passage
-                if vectors is not None:
-                    source[VECTOR_FIELD] = vector_value(vectors[row_number], features)
-                yield row.passage_id, source
-
+        settings = bulk_load_settings(features, fields)
+        create_index(es, name, mappings=mapping, settings=settings, shard_wait_s=shard_wait_s)
         try:
-            report = bulk_index(es, name, documents(), len(passages), on_progress)
-            share = report.errors / max(1, len(passages))
-            if share > max_error_share:
-                raise BulkIndexingError(
-                    f"{report.errors} of {len(passages)} documents failed to index "
-                    f"({share:.1%} > {max_error_share:.1%} allowed); e.g. {report.first_errors}"
-                )
-            es.indices.put_settings(index=name, settings={"refresh_interval": "1s"})
-            es.indices.refresh(index=name)
-            count = es.count(index=name)["count"]
-            if count != report.indexed:
-                raise BulkIndexingError(f"{count} documents searchable, {report.indexed} indexed")
-            es.indices.put_mapping(
-                index=name,
-                meta={
-                    **kb_mapping(features, dims, version, embedding_model, fields)["_meta"],
-                    "complete": True,
-                },
-            )
+            documents = _documents(passages, fields, vectors, features)
+            report = bulk_index(es, name, documents, len(passages), on_progress)
+            _make_live_ready(es, name, report, len(passages), max_error_share, mapping["_meta"])
         except BaseException:
             es.indices.delete(index=name, ignore_unavailable=True)
             raise
@@ -332,6 +302,40 @@ def build_es_index(
             "cluster_version": features.version,
         },
     )
+
+
+def _documents(
+    passages: pd.DataFrame, fields: LanguageFields, vectors: np.ndarray | None, features: EsFeatures
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each passage as a document: a passage outside the main language also in its language's
+    field, and its vector when the index holds vectors."""
+    codes = passage_languages(passages)
+    for row_number, row in enumerate(passages.itertuples(index=False)):
+        source = {"passage_id": row.passage_id, "title": row.title, "passage": row.passage}
+        if codes[row_number] != fields.main:
+            source[f"passage_in_{codes[row_number]}"] = row.passage
+        if vectors is not None:
+            source[VECTOR_FIELD] = vector_value(vectors[row_number], features)
+        yield row.passage_id, source
+
+
+def _make_live_ready(
+    es: Elasticsearch, name: str, report: BulkReport, total: int, max_error_share: float, meta: dict[str, Any]
+) -> None:
+    """After the load: too many failed documents or fewer searchable than indexed is an error;
+    otherwise refresh is turned back on and the index is marked complete (ready for the alias)."""
+    share = report.errors / max(1, total)
+    if share > max_error_share:
+        raise BulkIndexingError(
+            f"{report.errors} of {total} documents failed to index "
+            f"({share:.1%} > {max_error_share:.1%} allowed); e.g. {report.first_errors}"
+        )
+    es.indices.put_settings(index=name, settings={"refresh_interval": "1s"})
+    es.indices.refresh(index=name)
+    count = es.count(index=name)["count"]
+    if count != report.indexed:
+        raise BulkIndexingError(f"{count} documents searchable, {report.indexed} indexed")
+    es.indices.put_mapping(index=name, meta={**meta, "complete": True})
 
 
 def _swap_alias(es: Elasticsearch, alias: str, name: str) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch, helpers
 
-from rag_eval_pipeline.retrieval.base import IndexManifest, SearchHit, SearchIndex
+from rag_eval_pipeline.retrieval.base import BatchedIndex, IndexManifest, SearchHit, SearchIndex
 from rag_eval_pipeline.retrieval.elasticsearch.build import SEMANTIC_FIELD, VECTOR_FIELD
 from rag_eval_pipeline.retrieval.elasticsearch.cluster import EsFeatures, es_call
 from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 RETURNED = ("passage_id", "title", "passage")  # what a hit reads of a document
 
 
-class EsLexicalIndex:
+class EsLexicalIndex(BatchedIndex):
     """BM25 over title and passage as one field set (combined_fields, BM25F): a question in a
     language with fields of its own is searched there, every other in the main fields."""
 
@@ -40,9 +40,6 @@ class EsLexicalIndex:
         else:
             fields = ["title.text", "passage"]
         return {"combined_fields": {"query": query, "fields": fields}}
-
-    def search(self, query: str, k: int, language: str | None = None) -> list[SearchHit]:
-        return self.search_many([query], k, [language])[0]
 
     def search_many(
         self, queries: list[str], k: int, languages: Sequence[str | None] | None = None

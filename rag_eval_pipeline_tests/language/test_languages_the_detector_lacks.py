@@ -1,0 +1,65 @@
+"""Languages Lingua does not know (Nepali, Cebuano, Kyrgyz, Tajik, Malayalam): recorded as
+themselves or ``unknown``, never as a neighbour Lingua knows (Nepali as Hindi); and a case in
+such a language has its sentence answers' correctness absent with the reason, never 0."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_eval_pipeline.language.detect import detect_one, resolve_languages
+from rag_eval_pipeline.language.table import UNKNOWN, language
+from rag_eval_pipeline.metrics.reference import correctness_verdict
+from rag_eval_pipeline_tests.support.answer_forms_external import SETS
+
+
+def _nepali_cases() -> list[str]:
+    """The linguist's seen Nepali questions, each with each of its answers, as a judgement file's
+    row is detected (question and answer together)."""
+    found = []
+    for line in (SETS / "seen.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["language"] == "ne":
+            found += [f"{row['question']}\n{answer}" for answer in row["right"] + row["wrong"]]
+    return found
+
+
+NEPALI = _nepali_cases()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(NEPALI), min_size=1, max_size=8))
+def test_a_set_of_nepali_cases_is_recorded_nepali_never_hindi(texts):
+    assert {found.code for found in resolve_languages(texts)} == {"ne"}
+
+
+@pytest.mark.slow  # Lingua's high-accuracy models for the languages outside the table: about 12 s
+def test_languages_lingua_lacks_are_themselves_or_unknown():
+    assert detect_one("विश्वको सर्वोच्च शिखर सगरमाथा नेपालको सोलुखुम्बु जिल्लामा पर्छ।")[0] == "ne"
+    assert detect_one("Бишкек Кыргызстандын борбору болуп саналат.")[0] == "ky"
+    assert detect_one("Душанбе пойтахти Тоҷикистон аст.")[0] == "tg"
+    # fastText's Cebuano has no ISO 639-1 code; Malayalam's script is none Lingua writes
+    assert detect_one("Ang Sugbo usa ka dakong siyudad sa Bisayas ug daghan kaayog tawo didto.")[0] == UNKNOWN
+    assert detect_one("കേരളത്തിന്റെ തലസ്ഥാനം തിരുവനന്തപുരം ആണ്.")[0] == UNKNOWN
+    # the languages Lingua knows stay themselves
+    assert detect_one("भारत की राजधानी नई दिल्ली है।")[0] == "hi"
+    assert detect_one("Constantin Brâncuși s-a născut în satul Hobița, în Gorj.")[0] == "ro"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=1, max_size=60))
+def test_any_text_is_given_a_code_the_table_reads_or_none(text):
+    code, confidence = detect_one(text)
+    assert code is None or language(code).code == code
+    assert 0.0 <= confidence <= 1.0
+
+
+def test_a_sentence_in_a_language_the_detector_lacks_is_absent_with_its_reason_never_zero():
+    for code, answer, truth, question in (
+        ("ne", "उनी काठमाडौंमा जन्मिएका थिएनन्।", "काठमाडौं", "उनी कहाँ जन्मिएका थिए?"),
+        (UNKNOWN, "Natawo siya sa Calamba, dili sa Maynila.", "Calamba", "Asa natawo si Jose Rizal?"),
+    ):
+        score, verdict = correctness_verdict(answer, truth, question=question, language=code)
+        assert score is None and verdict is not None and not verdict.judged
+        assert "not read in" in verdict.reason
