@@ -195,9 +195,10 @@ def _fasttext_codes() -> frozenset[str]:
 
 @functools.cache
 def _alphabet(code: str) -> tuple[frozenset[str], str] | None:
-    """The base letters ``code`` writes (CLDR's standard and auxiliary exemplars, decomposed, in
-    both cases: Yoruba's ``ẹ̀`` is ``e``, Yiddish's ``פֿ`` is ``פ``) and the script they are in;
-    None where ICU has none or the script's exemplars are its common characters, not all it writes."""
+    """The letters ``code`` writes (CLDR's standard and auxiliary exemplars, composed, in both
+    cases; a letter written with a mark that does not compose is its base: Yoruba's ``ẹ̀`` is
+    ``ẹ``, Yiddish's ``פֿ`` is ``פ``) and the script they are in; None where ICU has none or the
+    script's exemplars are its common characters, not all it writes."""
     import unicodedata
 
     import icu
@@ -206,7 +207,7 @@ def _alphabet(code: str) -> tuple[frozenset[str], str] | None:
     letters: set[str] = set()
     for kind in (icu.ULocaleDataExemplarSetType.ES_STANDARD, icu.ULocaleDataExemplarSetType.ES_AUXILIARY):
         for item in data.getExemplarSet(icu.USET_ADD_CASE_MAPPINGS, kind):
-            letters.update(c for c in unicodedata.normalize("NFD", item) if c.isalpha())
+            letters.update(c for c in unicodedata.normalize("NFC", item) if c.isalpha())
     if not letters:
         return None
     script = _script_of(min(letters))
@@ -222,7 +223,7 @@ def _foreign_letters(text: str, code: str) -> bool:
     if found is None:
         return False
     letters, script = found
-    mine = [c for c in unicodedata.normalize("NFD", text) if c.isalpha() and _script_of(c) == script]
+    mine = [c for c in unicodedata.normalize("NFC", text) if c.isalpha() and _script_of(c) == script]
     foreign = sum(c not in letters for c in mine)
     return foreign > FOREIGN_LETTERS and foreign > FOREIGN_SHARE * len(mine)
 
@@ -238,8 +239,12 @@ def vouched(text: str, code: str) -> bool:
     """Whether each detector that knows ``code`` vouches for ``text`` being in it: fastText has
     it among its ``UNDETECTED_CANDIDATES`` likeliest, where it knows it; and the text's letters
     of its script are ones it writes. A language only Lingua knows (Zulu, Maori) is vouched for
-    by Lingua alone."""
+    by Lingua alone, and a text only in Han, kana or Hangul by its characters."""
     if code == UNKNOWN:
+        return True
+    if all(_script_of(c) in _OPEN_SCRIPTS for c in text if c.isalpha()):
+        # Han, kana and Hangul tell Chinese, Japanese and Korean by their characters (Lingua's
+        # rules); fastText's n-grams on two of them ("故宫") are noise
         return True
     if code in _fasttext_codes() and code not in {found for found, _ in _fasttext_guess(text)}:
         return False

@@ -39,8 +39,9 @@ def test_languages_lingua_lacks_are_themselves_or_unknown():
     assert detect_one("विश्वको सर्वोच्च शिखर सगरमाथा नेपालको सोलुखुम्बु जिल्लामा पर्छ।")[0] == "ne"
     assert detect_one("Бишкек Кыргызстандын борбору болуп саналат.")[0] == "ky"
     assert detect_one("Душанбе пойтахти Тоҷикистон аст.")[0] == "tg"
-    # fastText's Cebuano has no ISO 639-1 code; Malayalam's script is none Lingua writes
-    assert detect_one("Ang Sugbo usa ka dakong siyudad sa Bisayas ug daghan kaayog tawo didto.")[0] == UNKNOWN
+    # Cebuano, which only fastText knows, is its ISO 639-3 code (a three-letter code is its
+    # language); Malayalam's script is none Lingua writes
+    assert detect_one("Ang Sugbo usa ka dakong siyudad sa Bisayas ug daghan kaayog tawo didto.")[0] == "ceb"
     assert detect_one("കേരളത്തിന്റെ തലസ്ഥാനം തിരുവനന്തപുരം ആണ്.")[0] == UNKNOWN
     # the languages Lingua knows stay themselves
     assert detect_one("भारत की राजधानी नई दिल्ली है।")[0] == "hi"
