@@ -1,6 +1,7 @@
 """What each asset reports in the UI, shaped from its output by pure functions, so asset bodies
 stay a few lines of loading, calling and returning."""
 
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -18,10 +19,12 @@ from rag_eval_pipeline.metrics.settings import ASR_PREFIX, OVERALL, PROBE_JUDGE
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.reporting.images import (
+    OVERLAY_CASES,
     case_image_label,
     gold_images_read,
     grounding_rows,
     has_image_labels,
+    overlay_markdown,
 )
 from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
@@ -252,17 +255,19 @@ def worst_case_markdown(
     answers: pd.DataFrame,
     cases: pd.DataFrame,
     run_id: str | None = None,
+    image_folder: str | Path | None = None,
 ) -> dict[str, dg.MarkdownMetadataValue]:
     """Each worst case in full, as its own metadata entry (one click in the UI): the question,
     answer, truth, every judge's scores and rationales, the passages the model read (gold
     marked) and the gold titles it missed, the index and run it came from, and the command that
-    explains it."""
+    explains it. The first ``OVERLAY_CASES`` image cases also show their image with the gold and
+    best predicted boxes drawn (from ``image_folder``), so the metadata stays small."""
     unstable = unstable_cases(scores)
     worst = _worst(per_answer(scores))
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
     unsupported = unsupported_claims(scores)
     given = _metrics_given(scores, set(worst["qid"]))
-    entries = {}
+    entries, overlays = {}, 0
     for rank, row in enumerate(worst.itertuples(), start=1):
         known = row.qid in truth.index
         gold = set(truth.loc[row.qid, "gold_titles"]) if known else set()
@@ -306,6 +311,10 @@ def worst_case_markdown(
         grounding = grounding_rows(answer, truth.loc[row.qid] if known else None)
         if len(grounding):  # an image case: each gold box, the predicted box nearest it, their IoU
             lines += ["", "**Grounding** (found: IoU >= 0.5)", "", to_markdown(grounding)]
+            if overlays < OVERLAY_CASES:  # the worst few drawn: each a few kilobytes of metadata
+                drawn = overlay_markdown(answer, truth.loc[row.qid], image_folder)
+                lines += drawn
+                overlays += bool(drawn)
         explain = f"rag-eval explain {row.qid} --model {partition}" + (f" --run {run_id}" if run_id else "")
         lines += ["", f"`{explain}`"]
         entries[worst_case_key(partition, rank, row.qid)] = dg.MetadataValue.md("\n".join(lines))

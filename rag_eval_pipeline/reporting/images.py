@@ -5,6 +5,7 @@ the same per case."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import io
@@ -36,6 +37,11 @@ MODEL_COLOURS = ("#d73027", "#4575b4", "#fdae61", "#984ea3", "#00a0b0", "#8c510a
 MAX_CASES_SHOWN = 20  # labelled cases drawn in the report (the rest are in explain)
 DISPLAY_WIDTH = 720  # a report's copy of an image is at most this wide: it is shown, not studied
 IMAGES_FOLDER = "images"  # beside the report, under the artifacts folder (`rag-eval ui` serves it)
+# a case entry's overlay on the asset page: small enough that a few stay well inside the
+# metadata's budget (a palette PNG of a few kilobytes), large enough to see where each box is
+OVERLAY_SIZE = (320, 240)
+OVERLAY_COLOURS = 64
+OVERLAY_CASES = 3  # the worst image cases drawn on the scores' page; the others: explain, the report
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,58 @@ def best_match(box: Box, predicted: Sequence[PredictedBox], image: str) -> tuple
     scored = [(iou(box, p.box), p.box) for p in predicted if p.image == image]
     value, best = max(scored, default=(0.0, None))
     return (value, best) if value > 0 else (0.0, None)
+
+
+def overlay_png(source: Path, gold: Sequence[Box], predicted: Sequence[Box]) -> bytes:
+    """``source`` scaled to fit ``OVERLAY_SIZE`` (a small drawing enlarged, pixels kept sharp)
+    with the gold boxes (green) and the predicted boxes (red) over it, as a palette PNG: the
+    picture a case's entry on the asset page shows inline, whatever the image's size. Boxes are
+    in the image's own pixels, ends exclusive."""
+    from PIL import Image, ImageDraw
+
+    with Image.open(source) as image:
+        scale = min(OVERLAY_SIZE[0] / image.width, OVERLAY_SIZE[1] / image.height)
+        shown = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+        sampling = Image.Resampling.NEAREST if scale > 1 else Image.Resampling.BILINEAR
+        canvas = image.convert("RGB").resize(shown, sampling)
+    draw = ImageDraw.Draw(canvas)
+    for boxes, colour, width in ((gold, GOLD_COLOUR, 3), (predicted, MODEL_COLOURS[0], 2)):
+        for x0, y0, x1, y1 in boxes:
+            corners = [round(x0 * scale), round(y0 * scale), round(x1 * scale) - 1, round(y1 * scale) - 1]
+            corners[2], corners[3] = max(corners[0], corners[2]), max(corners[1], corners[3])
+            draw.rectangle(corners, outline=colour, width=width)
+    out = io.BytesIO()
+    canvas.quantize(OVERLAY_COLOURS).save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+def overlay_markdown(
+    answer: Mapping[str, Any], truth: Mapping[str, Any] | None, folder: str | Path | None
+) -> list[str]:
+    """Markdown lines drawing a case's first gold image that has boxes, with its gold boxes and
+    the predicted box that overlaps each most, and their IoU: an inline PNG (a data URI, which
+    Dagster's UI shows in a markdown entry). Said in words, not drawn, when the image is not in
+    ``folder`` or cannot be read; empty for a case without gold boxes."""
+    gold_boxes = boxes_of_json(truth.get(GOLD_BOXES)) if truth is not None else {}
+    image = next((name for name, boxes in gold_boxes.items() if boxes), None)
+    if image is None:
+        return []
+    predicted = predicted_of_json(answer.get("boxes"))
+    matches = [best_match(box, predicted or (), image) for box in gold_boxes[image]]
+    best = [box for _, box in matches if box is not None]
+    ious = ", ".join(f"{value:.2f}" for value, _ in matches) if predicted is not None else "– (none returned)"
+    caption = f"{image}: gold boxes green, the best predicted red; IoU {ious}"
+    source = Path(folder) / image if folder else None
+    if source is None or not source.is_file():
+        where = f"at {source}" if source else "(no documents folder set)"
+        return ["", f"**Overlay**: {caption} (not drawn: {image} was not found {where})"]
+    try:
+        drawn = base64.b64encode(overlay_png(source, gold_boxes[image], best)).decode()
+    except (OSError, ValueError) as err:  # Pillow's UnidentifiedImageError is an OSError
+        reason = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else 'unreadable'}"
+        return ["", f"**Overlay**: {caption} (not drawn: {image} cannot be read, {reason})"]
+    alt = f"{image} with its gold and predicted boxes"
+    return ["", f"**Overlay**: {caption}", "", f"![{alt}](data:image/png;base64,{drawn})"]
 
 
 def image_lines(
