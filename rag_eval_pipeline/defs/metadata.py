@@ -211,7 +211,7 @@ def worst_cases_table(
     if worst.empty:
         return None
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
-    labelled = has_image_labels(cases)  # the UI names each case's gold image (reporting/images.py)
+    labelled = has_image_labels(cases)  # an image case's gold: its images retrieved (reporting/images.py)
     records = []
     for row in worst.itertuples():
         gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
@@ -227,15 +227,6 @@ def worst_cases_table(
                     "correct": float(row.correctness),
                     "diagnosis": str(row.diagnosis),
                     "gold": f"{len(gold & set(retrieved))}/{len(gold)}" if gold else images_read or "–",
-                    **(
-                        {
-                            "image": case_image_label(
-                                answer, truth.loc[row.qid] if row.qid in truth.index else None
-                            )
-                        }
-                        if labelled
-                        else {}
-                    ),
                     **(
                         {"unstable": ", ".join(unstable.get(case_key(row._asdict()), [])) or "–"}
                         if unstable is not None
@@ -291,9 +282,14 @@ def worst_case_markdown(
                 if flipped
             ],
             f"- missed gold: {markdown_text(missed, CASE_CHARS)}",
+            *(
+                [f"- gold image: {markdown_text(case_image_label(answer, truth.loc[row.qid]))}"]
+                if known and has_image_labels(cases)
+                else []
+            ),
             f"- index: {str(answer.get('kb_version', '–'))[:12]}; run: {(run_id or '–')[:8]}",
             "",
-            to_markdown(judged[["judge_id", *repeats, "status", *metrics]]),
+            to_markdown(_judges_by_metric(judged, repeats, metrics)),
             *[
                 f"- unsupported claim: {markdown_text(claim, CASE_CHARS)}"
                 for claim in unsupported.get((row.qid, int(getattr(row, "repeat", 0) or 0)), [])
@@ -319,6 +315,19 @@ def worst_case_markdown(
         lines += ["", f"`{explain}`"]
         entries[worst_case_key(partition, rank, row.qid)] = dg.MetadataValue.md("\n".join(lines))
     return entries
+
+
+def _judges_by_metric(judged: pd.DataFrame, repeats: list[str], metrics: list[str]) -> pd.DataFrame:
+    """A case's judges side by side, a row per metric (status first): a few narrow columns
+    whatever the number of metrics (an image case has ten), so the case's entry fits the asset
+    page's pane at 1,440 px, where a column per metric made it 1,057 px in an 851 px pane."""
+    names = [
+        " ".join([str(row["judge_id"]), *(f"{column} {row[column]}" for column in repeats)])
+        for _, row in judged.iterrows()
+    ]
+    rows = judged[["status", *metrics]].T
+    rows.columns = names
+    return rows.rename_axis("metric").reset_index()
 
 
 def _metrics_given(scores: pd.DataFrame, qids: set[str]) -> dict[str, list[str]]:

@@ -119,7 +119,8 @@ def overlay_png(source: Path, gold: Sequence[Box], predicted: Sequence[Box]) -> 
         sampling = Image.Resampling.NEAREST if scale > 1 else Image.Resampling.BILINEAR
         canvas = image.convert("RGB").resize(shown, sampling)
     draw = ImageDraw.Draw(canvas)
-    for boxes, colour, width in ((gold, GOLD_COLOUR, 3), (predicted, MODEL_COLOURS[0], 2)):
+    # the predicted boxes wider and first: where one is the gold box, both edges still show
+    for boxes, colour, width in ((predicted, MODEL_COLOURS[0], 4), (gold, GOLD_COLOUR, 2)):
         for x0, y0, x1, y1 in boxes:
             corners = [round(x0 * scale), round(y0 * scale), round(x1 * scale) - 1, round(y1 * scale) - 1]
             corners[2], corners[3] = max(corners[0], corners[2]), max(corners[1], corners[3])
@@ -460,8 +461,10 @@ def grounding_rows(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -
 
 
 def gold_images_read(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -> str | None:
-    """``1/2``: of a case's gold images, how many the answer retrieved (None: it labels none;
-    ``?/2`` when the answer did not say which images it read)."""
+    """``1/2 (#3)``: of a case's gold images, how many the answer retrieved, and the rank of the
+    first it retrieved (None: the case labels none; ``?/2`` when the answer did not say which
+    images it read). A table of cases' `gold` cell on an image case: the rank there keeps the
+    table narrow, the image's name is in the case's entry."""
     if truth is None:
         return None
     gold = [] if _missing(truth.get(GOLD_IMAGES)) else list(truth[GOLD_IMAGES])
@@ -471,4 +474,5 @@ def gold_images_read(answer: Mapping[str, Any], truth: Mapping[str, Any] | None)
     images = answer.get("images")
     if images is None or _missing(images):
         return f"?/{len(gold)}"
-    return f"{len(set(gold) & set(images))}/{len(gold)}"
+    ranks = [n for n, image in enumerate(images, start=1) if image in gold]
+    return f"{len(set(gold) & set(images))}/{len(gold)}" + (f" (#{ranks[0]})" if ranks else "")

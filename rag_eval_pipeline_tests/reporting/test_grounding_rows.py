@@ -34,7 +34,8 @@ def test_each_gold_box_has_its_best_box_and_iou_and_none_returned_is_absent():
     silent = grounding_rows({"images": None, "boxes": None}, TRUTH)
     assert set(silent["IoU"]) == {"–"} and set(silent["found"]) == {"absent"}
     assert grounding_rows(said, {"gold_images": None, "gold_boxes": None}).empty
-    assert gold_images_read(said, TRUTH) == "1/1" and gold_images_read({"images": None}, TRUTH) == "?/1"
+    assert gold_images_read(said, TRUTH) == "1/1 (#2)" and gold_images_read({"images": None}, TRUTH) == "?/1"
+    assert gold_images_read({"images": ["photo.png"]}, TRUTH) == "0/1"
     assert gold_images_read(said, {"gold_images": [], "gold_boxes": None}) is None
 
 
