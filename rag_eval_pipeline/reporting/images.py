@@ -40,7 +40,8 @@ IMAGES_FOLDER = "images"  # beside the report, under the artifacts folder (`rag-
 # a case entry's overlay on the asset page: small enough that a few stay well inside the
 # metadata's budget (a palette PNG of a few kilobytes), large enough to see where each box is
 OVERLAY_SIZE = (320, 240)
-OVERLAY_COLOURS = 64
+OVERLAY_COLOURS = 32
+OVERLAY_BYTES = 8_000  # at most, each: a photo is drawn smaller until it fits (a drawing never needs to)
 OVERLAY_CASES = 3  # the worst image cases drawn on the scores' page; the others: explain, the report
 
 
@@ -108,16 +109,28 @@ def best_match(box: Box, predicted: Sequence[PredictedBox], image: str) -> tuple
 
 def overlay_png(source: Path, gold: Sequence[Box], predicted: Sequence[Box]) -> bytes:
     """``source`` scaled to fit ``OVERLAY_SIZE`` (a small drawing enlarged, pixels kept sharp)
-    with the gold boxes (green) and the predicted boxes (red) over it, as a palette PNG: the
-    picture a case's entry on the asset page shows inline, whatever the image's size. Boxes are
-    in the image's own pixels, ends exclusive."""
-    from PIL import Image, ImageDraw
+    with the predicted boxes (red) and the gold boxes (green) over it, as a palette PNG of at
+    most ``OVERLAY_BYTES`` (a busy photo drawn smaller until it is): the picture a case's entry
+    on the asset page shows inline, whatever the image. Boxes are in the image's own pixels,
+    ends exclusive."""
+    from PIL import Image
 
     with Image.open(source) as image:
-        scale = min(OVERLAY_SIZE[0] / image.width, OVERLAY_SIZE[1] / image.height)
-        shown = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-        sampling = Image.Resampling.NEAREST if scale > 1 else Image.Resampling.BILINEAR
-        canvas = image.convert("RGB").resize(shown, sampling)
+        original = image.convert("RGB")
+    scale = min(OVERLAY_SIZE[0] / original.width, OVERLAY_SIZE[1] / original.height)
+    while True:
+        data = _drawn_png(original, scale, gold, predicted)
+        if len(data) <= OVERLAY_BYTES or max(original.width, original.height) * scale < 64:
+            return data
+        scale *= 0.7
+
+
+def _drawn_png(original, scale: float, gold: Sequence[Box], predicted: Sequence[Box]) -> bytes:
+    from PIL import Image, ImageDraw
+
+    shown = (max(1, round(original.width * scale)), max(1, round(original.height * scale)))
+    sampling = Image.Resampling.NEAREST if scale > 1 else Image.Resampling.BILINEAR
+    canvas = original.resize(shown, sampling)
     draw = ImageDraw.Draw(canvas)
     # the predicted boxes wider and first: where one is the gold box, both edges still show
     for boxes, colour, width in ((predicted, MODEL_COLOURS[0], 4), (gold, GOLD_COLOUR, 2)):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from rag_eval_pipeline.reporting.images import (
+    OVERLAY_BYTES,
     OVERLAY_SIZE,
     gold_images_read,
     grounding_rows,
@@ -94,4 +95,18 @@ def test_an_overlay_is_small_whatever_the_image_and_boxes(tmp_path, size, boxes)
     with Image.open(io.BytesIO(data)) as image:
         assert image.width <= OVERLAY_SIZE[0] and image.height <= OVERLAY_SIZE[1]
         assert image.width == OVERLAY_SIZE[0] or image.height == OVERLAY_SIZE[1]  # it fills one side
-    assert len(data) < 40_000
+    assert len(data) <= OVERLAY_BYTES
+
+
+def test_a_busy_photo_is_drawn_smaller_until_its_overlay_is_small(tmp_path):
+    """Noise compresses worst: the overlay shrinks until it is at most OVERLAY_BYTES, so three
+    on the scores' page keep its metadata small whatever the images."""
+    import random
+
+    rng = random.Random(0)
+    noise = Image.new("RGB", (800, 600))
+    noise.putdata([(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(800 * 600)])
+    noise.save(tmp_path / "photo.png")
+    data = overlay_png(tmp_path / "photo.png", [(100, 100, 400, 300)], [(120, 100, 400, 320)])
+    with Image.open(io.BytesIO(data)) as image:
+        assert len(data) <= OVERLAY_BYTES and 32 <= image.width < OVERLAY_SIZE[0]

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 from rag_eval_pipeline.config import load_settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline_tests.support import ARTIFACTS, SHARED_HOTPOTQA
+from rag_eval_pipeline_tests.support.cli import rag_eval
 from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import (
     BACKFILL_ASSET_ROWS,
@@ -247,7 +248,15 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
     1,440 x 900 whole, at any time of day: the files relative to `artifacts` (absolute paths made
     every pane scroll sideways), and the summary tables narrow (the worst cases, the summary and
     usage, the paired verdicts), their details one click away. The widths measured go to
-    test-artifacts/metadata-pane-widths.json."""
+    test-artifacts/metadata-pane-widths.json. The bundled multimodal sample, evaluated on the same
+    instance by the command line, is measured too (oracle's image cases: the judges of ten
+    metrics in each entry made the page 1,057 px in an 851 px pane), and its first image case's
+    entry shows the image with its gold and predicted boxes drawn, and their IoU."""
+    ran = rag_eval(
+        "--config", str(ui.config), "--dagster-home", str(ui.home),
+        "run", "--dataset", "multimodal-sample", "--models", "oracle", cwd=ui.config.parent,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-3000:]
     nodes = graphql(ui.url, "{ assetNodes { assetKey { path } groupName isPartitioned } }")["assetNodes"]
     with ui.instance() as instance:
         assets = [
@@ -261,7 +270,8 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
     page.set_viewport_size({"width": 1440, "height": 900})
     wide, figures = [], {}
     for asset, partitioned in sorted(assets):
-        for view in ("", "?view=partitions&partition=extractive-baseline" if partitioned else "?view=events"):
+        views = ["", "?view=partitions&partition=extractive-baseline" if partitioned else "?view=events"]
+        for view in views + (["?view=partitions&partition=oracle"] if asset == "judge_scores" else []):
             open_page(page, f"{ui.url}/assets/{asset}{view}")
             pane = page.locator("[class*=assetEventMetadataScrollContainer]").first
             pane.get_by_text("latest_path", exact=True).first.wait_for(timeout=60_000)
@@ -285,3 +295,22 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "metadata-pane-widths.json").write_text(json.dumps(figures, indent=1))
     assert not wide, wide
+    # the first image case's entry, one click away: its image with the boxes drawn, and the IoU
+    with ui.instance() as instance:
+        record = instance.fetch_materializations(
+            dg.AssetRecordsFilter(dg.AssetKey("judge_scores"), asset_partitions=["oracle"]), limit=1
+        ).records[0]
+    metadata = record.asset_materialization.metadata
+    cases = {k: str(v.value) for k, v in metadata.items() if k.startswith("oracle worst case")}
+    entries = [k for k, text in cases.items() if "**Overlay**" in text]
+    assert len(entries) == 3, entries  # four image cases with boxes: the worst three drawn
+    open_page(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=oracle")
+    key = page.get_by_text(entries[0], exact=True).first
+    key.wait_for(timeout=60_000)
+    page.locator("tr", has=key).last.get_by_text("[Show Markdown]").click()
+    dialog = page.get_by_role("dialog")
+    drawn = dialog.get_by_role("img", name=re.compile("with its gold and predicted boxes"))
+    drawn.scroll_into_view_if_needed(timeout=60_000)
+    assert drawn.evaluate("image => image.complete && image.naturalWidth") == 320  # decoded, not broken
+    expect(dialog).to_contain_text("the best predicted red; IoU 1.00")
+    screenshot(page, "ui-grounding-overlay", full_page=False)
