@@ -7,8 +7,9 @@ script samples the resident memory of that process and its children from /proc e
 files each sample under the stage the command last announced (``[knowledge base] ...``,
 ``[model 1/2] ...``, ``[comparison] ...``), so the table says which stage reaches the peak.
 
-Reported per size: wall, peak RSS, peak RSS per stage, eval_report.html's size, the home
-folder's size, and KB of peak RSS per case x model.
+Reported per size: wall, CPU time (user + system of the command and its children), peak
+RSS, peak RSS per stage, eval_report.html's size, the home folder's size, and KB of peak RSS
+per case x model.
 
     .venv/bin/python benchmarks/cases_at_scale.py [--sizes 500,5000,20000]
         [--models extractive-baseline,oracle]
@@ -17,6 +18,7 @@ folder's size, and KB of peak RSS per case x model.
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -60,6 +62,12 @@ def tree_rss(root: int) -> int:
     return total
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's ended children."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def measure(size: int, models: str, rows: list[dict], root: Path) -> dict:
     dataset, home = root / f"cases_{size}.jsonl", root / f"home_{size}"
     write_cases(rows, size, dataset)
@@ -75,7 +83,7 @@ def measure(size: int, models: str, rows: list[dict], root: Path) -> dict:
         "--models",
         models,
     ]
-    started = time.perf_counter()
+    started, used_before = time.perf_counter(), _children_cpu()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=root)
     stage = ["start"]
     peaks: dict[str, int] = {}
@@ -98,6 +106,7 @@ def measure(size: int, models: str, rows: list[dict], root: Path) -> dict:
     done.set()
     sampler.join()
     wall = time.perf_counter() - started
+    cpu = _children_cpu() - used_before  # a loaded machine stretches the wall, less the CPU
     if code != 0:
         raise SystemExit(f"rag-eval run failed at {size} cases:\n{''.join(output[-20:])}")
     report = home / "storage" / "artifacts" / "eval_report.html"
@@ -107,6 +116,7 @@ def measure(size: int, models: str, rows: list[dict], root: Path) -> dict:
     return {
         "size": size,
         "wall_s": wall,
+        "cpu_s": cpu,
         "peak_gb": peak / 1e9,
         "kb_per_case_model": peak / 1e3 / (size * n_models),
         "report_mb": report.stat().st_size / 1e6,
@@ -130,11 +140,15 @@ def main() -> None:
             results.append(measure(size, args.models, rows, Path(folder)))
             print(json.dumps(results[-1]), flush=True)
     n_models = len(args.models.split(","))
-    print("\n| cases x models | wall | peak RSS | KB a case x model | eval_report.html | home folder |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        "\n| cases x models | wall | CPU (user + sys) | peak RSS | KB a case x model | eval_report.html "
+        "| home folder |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         print(
-            f"| {r['size']:,} x {n_models} | {r['wall_s']:.1f} s | {r['peak_gb']:.2f} GB | "
+            f"| {r['size']:,} x {n_models} | {r['wall_s']:.1f} s | {r['cpu_s']:.1f} s "
+            f"| {r['peak_gb']:.2f} GB | "
             f"{r['kb_per_case_model']:.0f} | {r['report_mb']:.1f} MB | {r['home_mb']:.0f} MB |"
         )
     stages = list(dict.fromkeys(name for r in results for name in r["stages"]))

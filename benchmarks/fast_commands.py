@@ -5,13 +5,15 @@ models (three runs, each on a new home), and its compute floor, each run followe
 pair shares the machine's moment): the same work in plain Python in one fresh process (BM25
 over the passages, the three offline answers, the official EM/F1, context relevance,
 Clopper-Pearson intervals, parquet out), imports included.
-Prints each figure and the ratio of the run to the floor.
+Prints each figure and the ratio of the run to the floor, in wall and in CPU time (user +
+system: what a shared, loaded machine stretches least).
 
     .venv/bin/python benchmarks/fast_commands.py [--dataset PATH]
 """
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -85,13 +87,23 @@ def timed(command: list[str], runs: int = 5, cwd: str | None = None) -> float:
     return statistics.median(seconds)
 
 
-def _offline_run(folder: str, home: str, dataset: str) -> float:
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's ended children."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _cpu_and_wall(command: list[str], cwd: str) -> tuple[float, float]:
+    """One process's CPU time (user + system; what a loaded machine stretches least) and wall."""
+    started, used = time.perf_counter(), _children_cpu()
+    subprocess.run(command, check=True, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return _children_cpu() - used, time.perf_counter() - started
+
+
+def _offline_run(folder: str, home: str, dataset: str) -> tuple[float, float]:
     """One 500 x 3 offline run on a new home (the last one's stays for the reading commands)."""
     shutil.rmtree(home, ignore_errors=True)
-    run = [*CLI, "--dagster-home", home, "run", "--dataset", dataset, "--sample", "0"]
-    started = time.perf_counter()
-    subprocess.run(run, check=True, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    return _cpu_and_wall([*CLI, "--dagster-home", home, "run", "--dataset", dataset, "--sample", "0"], folder)
 
 
 def main() -> None:
@@ -103,10 +115,13 @@ def main() -> None:
         outputs = [f"{folder}/cases.parquet", f"{folder}/summary.parquet"]
         floor = [sys.executable, "-c", FLOOR, args.dataset, *outputs]
         # run and floor alternate, so that a busy moment of the machine slows a pair, not one side
-        pairs = [(_offline_run(folder, home, args.dataset), timed(floor, runs=1)) for _ in range(3)]
-        run_seconds = statistics.median(run for run, _ in pairs)
-        floor_seconds = statistics.median(floor_run for _, floor_run in pairs)
-        pair_ratio = statistics.median(run / floor_run for run, floor_run in pairs)
+        pairs = [(_offline_run(folder, home, args.dataset), _cpu_and_wall(floor, folder)) for _ in range(3)]
+        run_seconds = statistics.median(run[1] for run, _ in pairs)
+        floor_seconds = statistics.median(floor_run[1] for _, floor_run in pairs)
+        pair_ratio = statistics.median(run[1] / floor_run[1] for run, floor_run in pairs)
+        run_cpu = statistics.median(run[0] for run, _ in pairs)
+        floor_cpu = statistics.median(floor_run[0] for _, floor_run in pairs)
+        cpu_ratio = statistics.median(run[0] / floor_run[0] for run, floor_run in pairs)
         qid = __import__("json").loads(Path(args.dataset).read_text().splitlines()[0])["id"]
         figures = {
             "rag-eval --help": timed([*CLI, "--help"], cwd=folder),
@@ -125,6 +140,8 @@ def main() -> None:
     print(f"{'500 x 3 offline run (rag-eval run)':45s} {run_seconds:6.2f} s (median of 3)")
     print(f"{'its compute floor (plain Python, one process)':45s} {floor_seconds:6.2f} s (median of 3)")
     print(f"ratio run / floor: {run_seconds / floor_seconds:.1f} (the pairs' median ratio: {pair_ratio:.1f})")
+    print(f"CPU time (user + sys): run {run_cpu:.2f} s, floor {floor_cpu:.2f} s (medians of 3)")
+    print(f"CPU ratio run / floor: {run_cpu / floor_cpu:.1f} (the pairs' median ratio: {cpu_ratio:.1f})")
     print(f"bytecode of rag_eval_pipeline cached: {_bytecode_cached()}")
 
 

@@ -43,14 +43,11 @@ from rag_eval_pipeline.llm.settings import (
     LocalLLMSettings,
     OpenAISettings,
 )
-from rag_eval_pipeline.metrics.budgets import budgets_of
+from rag_eval_pipeline.metrics.gated import Budgeted, Gated
 from rag_eval_pipeline.metrics.reference import DEFAULT_ABSTENTION_PATTERNS, AbstentionPolicy
 from rag_eval_pipeline.metrics.settings import (
-    Gate,
     StatisticsSettings,
     ThresholdSettings,
-    checked_thresholds,
-    gates_of,
 )
 from rag_eval_pipeline.production.settings import SOURCE_TAGS, ProductionSettings
 from rag_eval_pipeline.reporting.settings import MonitoringSettings, UISettings
@@ -96,7 +93,7 @@ BUILTIN_PROFILES = {
 }
 
 
-class Settings(Strict):
+class Settings(Gated, Budgeted):
     dataset: DatasetSettings = DatasetSettings()
     knowledge_base: KnowledgeBaseSettings = KnowledgeBaseSettings()
     answer_models: list[AnswerModelSettings] = Field(default_factory=list)
@@ -183,23 +180,6 @@ class Settings(Strict):
         default=None,
         description="simulated users talking to the agent, scored with pass^k (docs/trajectories.md)",
     )
-
-    @field_validator("thresholds")
-    @classmethod
-    def _scores_are_shares(
-        cls, thresholds: dict[str, float | ThresholdSettings]
-    ) -> dict[str, float | ThresholdSettings]:
-        return dict(checked_thresholds(thresholds))
-
-    @field_validator("budgets")
-    @classmethod
-    def _budgets_read(cls, budgets: dict[str, float]) -> dict[str, float]:
-        budgets_of(budgets)  # the key's grammar and the figure's name, said now
-        return budgets
-
-    def gates(self) -> list[Gate]:
-        """The thresholds, each resolved once into a gate."""
-        return gates_of(self.thresholds)
 
     @field_validator("abstention_patterns")
     @classmethod
@@ -471,6 +451,12 @@ def load_settings(path: str | Path | None = None) -> Settings:
         return Settings()
     if not found.is_file():
         raise ConfigError(f"configuration file not found: {found}")
+    settings = _validated(found, _read_yaml(found))
+    return _paths_from(settings, found.resolve().parent)  # relative paths are relative to the file
+
+
+def _read_yaml(found: Path) -> dict:
+    """The file's YAML as a mapping of sections, or its one-line error."""
     try:
         raw: Any = yaml.safe_load(read_text(found)) or {}  # UTF-8, a BOM accepted, in NFC
     except yaml.YAMLError as err:
@@ -481,13 +467,20 @@ def load_settings(path: str | Path | None = None) -> Settings:
         raise ConfigError(str(FileEncodingError(found, err.found, settable=False, line=err.line))) from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{found}: expected settings (a mapping of sections), got a {type(raw).__name__}")
+    return raw
+
+
+def _validated(found: Path, raw: dict) -> Settings:
     try:
-        settings = Settings.model_validate(raw)
+        return Settings.model_validate(raw)
     except ValidationError as err:
         raise ConfigError(f"{found}: {validation_problems(err)}") from None
     except RecursionError:
         raise ConfigError(f"{found}: nested too deeply to be a configuration file") from None
-    base = found.resolve().parent  # relative paths in the file are relative to the file
+
+
+def _paths_from(settings: Settings, base: Path) -> Settings:
+    """The settings with every relative path of the file made absolute from ``base``."""
     dataset = settings.dataset
     updates: dict[str, Any] = {}
     if dataset.source not in ("hub", "bundled") and not Path(dataset.source).is_absolute():
@@ -502,25 +495,6 @@ def load_settings(path: str | Path | None = None) -> Settings:
     storage = settings.storage
     if storage.folder and not Path(storage.folder).is_absolute():
         storage = storage.model_copy(update={"folder": str(base / storage.folder)})
-    production = settings.production
-    if production is not None:
-        sources = [
-            s.model_copy(update={"path": str(base / s.path)})
-            if hasattr(s, "path") and not Path(s.path).is_absolute()
-            else s
-            for s in production.sources
-        ]
-        production = production.model_copy(update={"sources": sources})
-        if production.feedback is not None:  # export files of feedback, as the sources' paths
-            kept = [
-                s.model_copy(update={"path": str(base / s.path)})
-                if getattr(s, "path", None) and not Path(s.path).is_absolute()
-                else s
-                for s in production.feedback.sources
-            ]
-            production = production.model_copy(
-                update={"feedback": production.feedback.model_copy(update={"sources": kept})}
-            )
     trajectories = settings.trajectories
     if trajectories is not None:
         trajectories = trajectories.model_copy(
@@ -542,11 +516,35 @@ def load_settings(path: str | Path | None = None) -> Settings:
             "dataset": dataset.model_copy(update=updates),
             "review": review,
             "storage": storage,
-            "production": production,
+            "production": _production_paths(settings.production, base),
             "trajectories": trajectories,
             "simulation": simulation,
         }
     )
+
+
+def _production_paths(production: ProductionSettings | None, base: Path) -> ProductionSettings | None:
+    """The production section with its sources' and feedback exports' relative paths made absolute."""
+    if production is None:
+        return None
+    sources = [
+        s.model_copy(update={"path": str(base / s.path)})
+        if hasattr(s, "path") and not Path(s.path).is_absolute()
+        else s
+        for s in production.sources
+    ]
+    production = production.model_copy(update={"sources": sources})
+    if production.feedback is not None:  # export files of feedback, as the sources' paths
+        kept = [
+            s.model_copy(update={"path": str(base / s.path)})
+            if getattr(s, "path", None) and not Path(s.path).is_absolute()
+            else s
+            for s in production.feedback.sources
+        ]
+        production = production.model_copy(
+            update={"feedback": production.feedback.model_copy(update={"sources": kept})}
+        )
+    return production
 
 
 EXAMPLE_CONFIG_FILE = Path(__file__).resolve().parent / "rag_eval.example.yaml"

@@ -22,7 +22,7 @@ from rag_eval_pipeline.defs.assets.evaluation import (
     phoenix_experiment,
 )
 from rag_eval_pipeline.defs.assets.generation import GENERATION_ASSETS
-from rag_eval_pipeline.defs.assets.health import kb_health
+from rag_eval_pipeline.defs.assets.health import build_kb_health
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.production import build_production
 from rag_eval_pipeline.defs.assets.reporting import reporting_assets
@@ -233,7 +233,8 @@ def build_definitions(
     knowledge = list(
         CUSTOM_KNOWLEDGE_ASSETS if settings.dataset.kind == "custom" else HOTPOTQA_KNOWLEDGE_ASSETS
     )
-    evaluation = [*EVALUATION_ASSETS, kb_health]  # re-run with the evaluations when documents change
+    # re-run with the evaluations when documents change; with production, it reads its samples
+    evaluation = [*EVALUATION_ASSETS, build_kb_health(settings.production is not None)]
     if settings.knowledge_base.backend is Backend.ELASTICSEARCH:
         knowledge.append(es_judgement_list)
         evaluation.append(eval_results)

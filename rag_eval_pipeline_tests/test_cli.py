@@ -336,6 +336,26 @@ def test_every_rag_eval_command_of_the_readme_is_valid():
         parser.parse_args(words)
 
 
+def test_every_command_names_a_handler_that_exists():
+    """Each command and subcommand, as `rag-eval --help` lists it, runs a function its handler
+    module has: a misnamed handler fails here, not when a user first runs the command."""
+    import argparse
+
+    def leaves(parser: argparse.ArgumentParser, words: tuple[str, ...]):
+        groups = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not groups:
+            yield words, parser.get_default("handler")
+        for group in groups:
+            for name, sub in group.choices.items():
+                yield from leaves(sub, (*words, name))
+
+    found = dict(leaves(cli.build_parser(), ()))
+    assert len(found) >= 30 and ("kb", "health") in found and ("production", "feedback") in found
+    for words, handler in found.items():
+        assert handler is not None, words
+        assert callable(handler.load()), words
+
+
 def test_out_of_range_configuration_is_refused_with_the_field_named(tmp_path, capsys):
     for text, field in [
         ("max_judge_error_share: 5\n", "max_judge_error_share: Input should be less than or equal to 1"),

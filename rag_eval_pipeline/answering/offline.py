@@ -10,6 +10,7 @@ from rag_eval_pipeline.language.analysis import split_sentences
 from rag_eval_pipeline.language.attacks import PLACEHOLDER
 from rag_eval_pipeline.llm.services import LLMServices
 from rag_eval_pipeline.metrics.diagnosis import AnswerSource
+from rag_eval_pipeline.metrics.grounding import VisualAnswer
 from rag_eval_pipeline.metrics.reference import content_tokens
 
 UNKNOWN = "unknown"
@@ -37,35 +38,39 @@ class ExtractiveBaseline:
         return AnswerResult(answer=best, model_id=self.name, prompt_version=self.prompt_version)
 
 
-class OracleAnswerer:
+class _CalibrationBound:
+    """A bound a sound judge is calibrated against: it answers from the reference's side, never
+    from the passages, and costs nothing."""
+
+    name: str
+    prompt_version = "none"
+    source = AnswerSource.REFERENCE
+
+    def _said(self, answer: str, visual: VisualAnswer | None = None) -> AnswerResult:
+        return AnswerResult(answer, self.name, self.prompt_version, visual=visual)
+
+
+class OracleAnswerer(_CalibrationBound):
     """Returns the ground truth: the upper bound a sound judge scores 1.0 on correctness."""
 
     name = "oracle"
-    prompt_version = "none"
     calibration = CalibrationRole.UPPER_BOUND
-    source = AnswerSource.REFERENCE
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
         if request.reference_answer is None:  # a failed case, not an abstention scored as one
             raise ValueError("the case has no reference answer yet: the oracle has nothing to return")
-        return AnswerResult(
-            answer=request.reference_answer,
-            model_id=self.name,
-            prompt_version="none",
-            visual=request.reference_visual,  # the gold images and boxes: grounding's upper bound too
-        )
+        # the gold images and boxes: grounding's upper bound too
+        return self._said(request.reference_answer, request.reference_visual)
 
 
-class NullAnswerer:
+class NullAnswerer(_CalibrationBound):
     """Always abstains: the lower bound a sound judge scores 0.0 on correctness."""
 
     name = "null"
-    prompt_version = "none"
     calibration = CalibrationRole.LOWER_BOUND
-    source = AnswerSource.REFERENCE
 
     def answer(self, request: AnswerRequest) -> AnswerResult:
-        return AnswerResult(answer=UNKNOWN, model_id=self.name, prompt_version="none")
+        return self._said(UNKNOWN)
 
 
 class CompliantStandIn:

@@ -81,7 +81,11 @@ def _computed(args: argparse.Namespace, instance, model: str) -> dict:
         parse_day(args.as_of)
     except ValueError as err:
         raise CommandError(f"--as-of {err}") from None
-    production = production_file(args.production) if args.production else None
+    production, production_source = None, ""
+    if args.production:
+        production, production_source = production_file(args.production), f"the file {args.production}"
+    elif settings.production is not None:
+        production, production_source = _sampled_days(args, settings)
     passages = load_asset(instance, KB_PASSAGES)
     try:
         documents = load_asset(instance, USER_DOCUMENTS)
@@ -103,8 +107,33 @@ def _computed(args: argparse.Namespace, instance, model: str) -> dict:
         source,
         production,
         HealthSettings(as_of=args.as_of, max_topics=args.max_topics),
+        production_source=production_source,
     )
     return health_record(health, model)
+
+
+def _sampled_days(args: argparse.Namespace, settings) -> tuple[pd.DataFrame, str]:
+    """The questions of the daily production samples stored here (as ``kb_health`` reads them)."""
+    import logging
+
+    import dagster as dg
+
+    from rag_eval_pipeline.cli.context import instance_of
+    from rag_eval_pipeline.definitions import build_definitions
+    from rag_eval_pipeline.defs.names import PRODUCTION_SAMPLE
+    from rag_eval_pipeline.health.traffic import SAMPLE_COLUMNS, sampled_production
+
+    instance = instance_of(args, reads_only=True)
+    days = instance.get_materialized_partitions(dg.AssetKey(PRODUCTION_SAMPLE))
+    defs = build_definitions(settings)
+    logging.disable(logging.INFO)
+    try:
+        samples = {
+            d: defs.load_asset_value(PRODUCTION_SAMPLE, instance=instance, partition_key=d) for d in days
+        }
+    finally:
+        logging.disable(logging.NOTSET)
+    return sampled_production({d: frame[SAMPLE_COLUMNS] for d, frame in samples.items()})
 
 
 def stored_health(args: argparse.Namespace, model: str | None = None) -> dict:

@@ -13,11 +13,13 @@ import pandas as pd
 
 from rag_eval_pipeline.cli.errors import error
 from rag_eval_pipeline.instance.errors import one_line, root_cause
+from rag_eval_pipeline.metrics.summary import CORRECTNESS_ABSENT, scored_of
 from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
 
 _IMPORTED_AT = time.perf_counter()
 METRIC_ORDER = (
     "correctness",
+    "correctness_scored",
     "faithfulness",
     "answer_rate",
     "error_rate",
@@ -38,7 +40,8 @@ METRIC_ORDER = (
 def comparison_table(comparison: pd.DataFrame) -> str:
     """The model, judge and case counts, the metrics in a fixed order (the headline ones with
     their intervals; the citation metrics and the rates of unanswerable questions only when some
-    model has them), then the case set; ``stale`` and ``note`` only when a model is stale."""
+    model has them), then the case set; ``stale`` and ``note`` only when a model is stale; over
+    how many cases correctness is (``correctness_scored``) where it is absent on some."""
     if comparison.empty:
         return "_no models evaluated_"
     if "stale" in comparison and not comparison["stale"].astype(bool).any():
@@ -47,6 +50,9 @@ def comparison_table(comparison: pd.DataFrame) -> str:
         comparison = comparison.drop(columns=[c for c in comparison if c.startswith("error_rate")])
     unmeasured = [m for m in _OPTIONAL if m in comparison and comparison[m].isna().all()]
     comparison = with_intervals(comparison.drop(columns=unmeasured))  # no model has it: no column
+    if CORRECTNESS_ABSENT in comparison:  # over how many cases correctness is: the reason is a note
+        scored = [scored_of(a) or "all" for a in comparison.pop(CORRECTNESS_ABSENT)]
+        comparison.insert(list(comparison.columns).index("correctness") + 1, "correctness_scored", scored)
     identity = [c for c in ("answer_model", "judge_id", "n_cases", "n_failed") if c in comparison]
     metrics = [m for m in METRIC_ORDER if m in comparison.columns]
     rates = [c for c in _RATES if c in comparison]
@@ -118,6 +124,11 @@ def ui_command(home: str, config: str | None = None) -> str:
     found = config_path(config)
     read = f" --config {found.resolve()}" if found is not None else ""
     return f"{Path(sys.executable).with_name('rag-eval')}{read} --dagster-home {home} ui"
+
+
+def wall_time_and_ui(home: str, config: str | None = None) -> str:
+    """The line a command that materialized ends with: how long it took, and how to look."""
+    return f"\nwall time {seconds_since_start():.1f}s; open the UI with: {ui_command(home, config)}"
 
 
 def seconds_since_start() -> float:

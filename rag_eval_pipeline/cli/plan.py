@@ -8,9 +8,9 @@ import argparse
 
 import numpy as np
 
+from rag_eval_pipeline.cli.commands.plan import ASSUMED_DISCORDANCE
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
-from rag_eval_pipeline.cli.parser import ASSUMED_DISCORDANCE
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.metrics.statistics import POWER, cases_needed, detectable_difference, power_curve
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import tempfile
 from pathlib import Path
@@ -17,6 +16,7 @@ import pandas as pd
 from rag_eval_pipeline.cli.context import history_of, instance_of, registered_models_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import report_failure
+from rag_eval_pipeline.common.plain import plain
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES, SECURITY_PROBES
 from rag_eval_pipeline.instance.lineage import load_asset
@@ -72,14 +72,6 @@ def _sample(cases: pd.DataFrame, size: int) -> pd.DataFrame:
     return cases.sample(n=size, random_state=SAMPLE_SEED).sort_index().reset_index(drop=True)
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if hasattr(value, "item"):  # a numpy scalar
-        return _plain(value.item())
-    return value
-
-
 def handle(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     attacks = _attacks(args, settings)
@@ -112,8 +104,8 @@ def handle(args: argparse.Namespace) -> int:
     comparisons = probe_comparisons(rows, statistics.significance_level)
     if args.format == "json":
         document = {
-            "results": [{k: _plain(r[k]) for k in RESULT_KEYS} for r in results.to_dict(orient="records")],
-            "comparisons": [{k: _plain(v) for k, v in c.items()} for c in comparisons],
+            "results": [{k: plain(r[k]) for k in RESULT_KEYS} for r in results.to_dict(orient="records")],
+            "comparisons": [{k: plain(v) for k, v in c.items()} for c in comparisons],
         }
         print(json.dumps(document, ensure_ascii=False, indent=2))
         return 0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rag_eval_pipeline.cli.context import instance_of, settings_of
+from rag_eval_pipeline.cli.context import instance_of, registered_models_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
@@ -281,7 +281,46 @@ def handle_promote_feedback(args: argparse.Namespace) -> int:
     return 0
 
 
+def handle_promote_blind_spots(args: argparse.Namespace) -> int:
+    """The questions kb_health proposes for its blind spots, into the judgement list."""
+    from rag_eval_pipeline.cli.health import stored_health
+    from rag_eval_pipeline.production.promote import blind_spot_judgement_rows, not_in_list
+
+    if args.day or args.with_contexts:
+        given = "--day" if args.day else "--with-contexts"
+        raise CommandError(
+            f"{given} does not apply to --blind-spots: they come from `rag-eval kb health` over every "
+            "sampled day, as questions only"
+        )
+    _production_of(settings_of(args))
+    models = registered_models_of(args)
+    if not models:
+        raise CommandError("nothing evaluated here yet: `rag-eval run` compares the list with production")
+    traffic = stored_health(args, models[0]).get("traffic")  # the list's, the same for every model
+    if not traffic or traffic.get("divergence") is None:
+        why = (traffic or {}).get("source") or "the evaluation was run before the production section"
+        raise CommandError(f"no traffic comparison in kb_health ({why}): `rag-eval run` compares them")
+    out = Path(args.out)
+    fresh, known = not_in_list(blind_spot_judgement_rows(traffic["proposals"]), out)
+    if not fresh:
+        print(f"no new blind-spot question ({len(known)} already in {out}; {traffic['source']})")
+        return 0
+    count, version = write_judgement_list(fresh, out)
+    shown = pd.DataFrame(fresh)[["id", "tags", "question"]]
+    print(to_markdown(shown.assign(tags=shown["tags"].str[-1], question=shown["question"].str.slice(0, 70))))
+    print(
+        f"\npromoted {len(fresh)} blind-spot questions ({traffic['source']}) to {out}"
+        f"{f' ({len(known)} already there)' if known else ''}: it holds {count} cases (version {version}).\n"
+        f"Fill in each reference answer, then evaluate it: rag-eval run --dataset {out}"
+    )
+    return 0
+
+
 def handle_promote(args: argparse.Namespace) -> int:
+    if args.blind_spots:
+        return handle_promote_blind_spots(args)
+    if not args.day:
+        raise CommandError("name the scored day: --day YYYY-MM-DD (or promote --blind-spots)")
     if args.feedback:
         return handle_promote_feedback(args)
     settings = settings_of(args)

@@ -5,6 +5,7 @@ comparison and the paired verdicts."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -17,21 +18,23 @@ from rag_eval_pipeline.cli.output import (
     paired_rule,
     paired_table,
     report_failure,
-    seconds_since_start,
-    ui_command,
+    wall_time_and_ui,
 )
-from rag_eval_pipeline.config import ConfigError
+from rag_eval_pipeline.config import ConfigError, Settings
 from rag_eval_pipeline.data.case_shards import MAX_SHARDS
 from rag_eval_pipeline.data.hotpotqa import DatasetUnavailableError
 from rag_eval_pipeline.data.judgement_file import is_judgement_list
 from rag_eval_pipeline.data.multimodal_sample import MULTIMODAL_SAMPLE
 from rag_eval_pipeline.definitions import build_definitions, elasticsearch_resource, llm_resource
 from rag_eval_pipeline.instance.location import dagster_home_path
-from rag_eval_pipeline.instance.runs import run_evaluation
+from rag_eval_pipeline.instance.runs import RunReport, run_evaluation
 from rag_eval_pipeline.llm.providers import MissingApiKeyError
 from rag_eval_pipeline.retrieval.elasticsearch.errors import ElasticsearchUnavailableError
 from rag_eval_pipeline.retrieval.embedder import SemanticExtraMissingError
 from rag_eval_pipeline.storage.formats import CorruptArtifactError
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 # what a user can fix in their input, configuration or environment: exit 2, one line each
 BAD_INPUT = (
@@ -44,6 +47,8 @@ BAD_INPUT = (
     CorruptArtifactError,
 )
 SHOWN_REASONS = 3  # of why a model's answer calls failed, the most common
+# flags run_evaluation takes under their own names
+PASSED_AS_GIVEN = ("selection", "seed", "judges", "judge_repeats", "jury", "verbose", "shards")
 # flags that set this process's resources: a backfill's runs are launched by the daemon, which
 # reads the configuration file
 PROCESS_ONLY = ("embedding_model", "elasticsearch", "concurrency", "refresh")
@@ -86,54 +91,10 @@ def _multimodal_sample(args: argparse.Namespace) -> tuple[str, str]:
 
 def handle(args: argparse.Namespace) -> int:
     settings = settings_of(args)
-    flags = {name: getattr(args, name) for name in PROCESS_ONLY}
-    if args.backfill and any(flags.values()):
-        given = [f"--{name.replace('_', '-')}" for name, value in flags.items() if value]
-        raise CommandError(
-            f"{', '.join(given)} set{'s' if len(given) == 1 else ''} this process's resources; a "
-            "backfill's runs are launched by the daemon from the configuration file: set it there "
-            "(knowledge_base, concurrency) and submit again"
-        )
-    dataset, sample = args.dataset, args.sample
-    if dataset == MULTIMODAL_SAMPLE:  # drawn into the instance folder, then run as any judgement list
-        dataset, args.documents = _multimodal_sample(args)
-    # a list of this project's own format
-    if dataset and is_judgement_list(dataset, settings.dataset.encoding):
-        if args.backfill:
-            raise CommandError(
-                f"--dataset {dataset} is a judgement list, which replaces the dataset section; a "
-                "backfill's runs read the configuration file: set dataset.kind custom and "
-                "dataset.questions there and submit again"
-            )
-        settings = settings.with_judgement_list(dataset, args.sample, args.documents)
-        dataset, sample = None, None
-    elif args.documents:
-        raise CommandError("--documents goes with a judgement list (--dataset FILE of this project's format)")
-    elif settings.dataset.kind == "custom" and (dataset or sample is not None):
-        raise CommandError(
-            "a custom dataset is sampled in the configuration file, not with --dataset/--sample "
-            "(or give --dataset a judgement list of this project's format)"
-        )
-    try:
-        settings = settings.with_overrides(
-            args.embedding_model, args.elasticsearch, args.concurrency, args.refresh
-        )
-        defs = build_definitions(settings)
-    except (ConfigError, ValueError) as err:
-        raise CommandError(str(err)) from None
-    if args.shards > MAX_SHARDS:
-        raise CommandError(f"--shards {args.shards}: at most {MAX_SHARDS} shards a model")
-    if args.shards > 1 and (not args.backfill or settings.workers is None):
-        raise CommandError(
-            f"--shards {args.shards} spreads each model's cases over Celery workers: it goes with "
-            "`rag-eval backfill` and a workers section in rag_eval.yaml (docs/deployment.md)"
-        )
-    if args.backfill and settings.workers is not None:  # its runs go to workers: can they?
-        from rag_eval_pipeline.instance.workers import worker_problems
-
-        problems = worker_problems(settings)
-        if problems:
-            raise CommandError("; ".join(problems))
+    _refuse_process_flags_in_a_backfill(args)
+    settings, dataset, sample = _dataset_of(args, settings)
+    settings, defs = _definitions_of(args, settings)
+    _check_shards_and_workers(args, settings)
     instance = instance_of(args)
     models = args.models or settings.configured_models()
     if not models:
@@ -150,19 +111,88 @@ def handle(args: argparse.Namespace) -> int:
             models,
             dataset=dataset,
             sample=sample,
-            selection=args.selection,
-            seed=args.seed,
-            judges=args.judges,
-            judge_repeats=args.judge_repeats,
-            jury=args.jury,
-            verbose=args.verbose,
             as_backfill=args.backfill,
-            shards=args.shards,
             llm_missing=llm.missing,
             cluster_problem=lambda: _cluster_problem(settings),
+            **{name: getattr(args, name) for name in PASSED_AS_GIVEN},
         )
     except Exception as err:
         return report_failure(err, args.verbose, instance.root_directory, BAD_INPUT, args.config)
+    _print_results(report, models, settings)
+    _print_where_to_look(args, settings, instance.root_directory)
+    for model, reason in report.failed.items():
+        error(f"{model} failed: {reason}")
+    return 1 if report.failed else 0
+
+
+def _refuse_process_flags_in_a_backfill(args: argparse.Namespace) -> None:
+    """A backfill's runs are launched by the daemon from the configuration file: flags that set
+    this process's resources would be ignored there, so they are refused."""
+    flags = {name: getattr(args, name) for name in PROCESS_ONLY}
+    if args.backfill and any(flags.values()):
+        given = [f"--{name.replace('_', '-')}" for name, value in flags.items() if value]
+        raise CommandError(
+            f"{', '.join(given)} set{'s' if len(given) == 1 else ''} this process's resources; a "
+            "backfill's runs are launched by the daemon from the configuration file: set it there "
+            "(knowledge_base, concurrency) and submit again"
+        )
+
+
+def _dataset_of(args: argparse.Namespace, settings: Settings) -> tuple[Settings, str | None, int | None]:
+    """The settings with a judgement list given as --dataset in place of the dataset section, and
+    what is left of --dataset and --sample for the run."""
+    dataset, sample = args.dataset, args.sample
+    if dataset == MULTIMODAL_SAMPLE:  # drawn into the instance folder, then run as any judgement list
+        dataset, args.documents = _multimodal_sample(args)
+    # a list of this project's own format
+    if dataset and is_judgement_list(dataset, settings.dataset.encoding):
+        if args.backfill:
+            raise CommandError(
+                f"--dataset {dataset} is a judgement list, which replaces the dataset section; a "
+                "backfill's runs read the configuration file: set dataset.kind custom and "
+                "dataset.questions there and submit again"
+            )
+        return settings.with_judgement_list(dataset, args.sample, args.documents), None, None
+    if args.documents:
+        raise CommandError("--documents goes with a judgement list (--dataset FILE of this project's format)")
+    if settings.dataset.kind == "custom" and (dataset or sample is not None):
+        raise CommandError(
+            "a custom dataset is sampled in the configuration file, not with --dataset/--sample "
+            "(or give --dataset a judgement list of this project's format)"
+        )
+    return settings, dataset, sample
+
+
+def _definitions_of(args: argparse.Namespace, settings: Settings) -> tuple[Settings, dg.Definitions]:
+    """The settings with this process's resource flags applied, and the definitions built on them."""
+    try:
+        settings = settings.with_overrides(
+            args.embedding_model, args.elasticsearch, args.concurrency, args.refresh
+        )
+        return settings, build_definitions(settings)
+    except (ConfigError, ValueError) as err:
+        raise CommandError(str(err)) from None
+
+
+def _check_shards_and_workers(args: argparse.Namespace, settings: Settings) -> None:
+    """--shards within its bounds and with a backfill on workers; the workers able to take runs."""
+    if args.shards > MAX_SHARDS:
+        raise CommandError(f"--shards {args.shards}: at most {MAX_SHARDS} shards a model")
+    if args.shards > 1 and (not args.backfill or settings.workers is None):
+        raise CommandError(
+            f"--shards {args.shards} spreads each model's cases over Celery workers: it goes with "
+            "`rag-eval backfill` and a workers section in rag_eval.yaml (docs/deployment.md)"
+        )
+    if args.backfill and settings.workers is not None:  # its runs go to workers: can they?
+        from rag_eval_pipeline.instance.workers import worker_problems
+
+        problems = worker_problems(settings)
+        if problems:
+            raise CommandError("; ".join(problems))
+
+
+def _print_results(report: RunReport, models: list[str], settings: Settings) -> None:
+    """This run's comparison, by language, the paired verdicts, then its notes and warnings."""
     comparison = report.comparison
     if "answer_model" not in comparison.columns:  # no model produced a summary
         comparison = pd.DataFrame({"answer_model": pd.Series(dtype=str)})
@@ -186,6 +216,11 @@ def handle(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     for warning in report.warnings:
         print(f"warning: {warning}")
+    _print_failed_calls(report)
+
+
+def _print_failed_calls(report: RunReport) -> None:
+    """Per model, how many answer calls failed and the most common reasons why."""
     for model, (failed, cases, reasons) in sorted(report.failures.items()):
         shown = "; ".join(f"{reason} ({count})" for reason, count in reasons[:SHOWN_REASONS])
         more = f"; and {len(reasons) - SHOWN_REASONS} other reasons" if len(reasons) > SHOWN_REASONS else ""
@@ -193,13 +228,13 @@ def handle(args: argparse.Namespace) -> int:
             f"warning: {failed} of {cases} answer calls of {model} failed (counted in error_rate, not as "
             f"declines; `rag-eval gate` fails on them unless max_error_rate allows): {shown}{more}"
         )
-    opener = ui_command(instance.root_directory, args.config)
-    print(f"\nwall time {seconds_since_start():.1f}s; open the UI with: {opener}")
+
+
+def _print_where_to_look(args: argparse.Namespace, settings: Settings, home: str) -> None:
+    """The wall time, the command that opens the UI, and the report this run wrote."""
+    print(wall_time_and_ui(home, args.config))
     from rag_eval_pipeline.cli.report import report_path
 
-    written = report_path(settings, instance.root_directory)  # the home this run used, however named
+    written = report_path(settings, home)  # the home this run used, however named
     if written.is_file():
         print(f"report: {written}  (`rag-eval report --single-file` writes a copy to send)")
-    for model, reason in report.failed.items():
-        error(f"{model} failed: {reason}")
-    return 1 if report.failed else 0

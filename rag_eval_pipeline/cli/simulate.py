@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 from rag_eval_pipeline.answering.agents.provider import holds_conversations
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
-from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
-from rag_eval_pipeline.cli.trajectories import _plain
+from rag_eval_pipeline.cli.output import error, wall_time_and_ui
+from rag_eval_pipeline.cli.session_json import add_session_judges, gate_records, pass_hat_k, version_record
+from rag_eval_pipeline.common.plain import plain
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
 from rag_eval_pipeline.instance.simulation import SimulationOutcome, run_simulation, stored_scores
@@ -130,25 +131,23 @@ def session_records(outcome: SimulationOutcome) -> list[dict[str, Any]]:
     assert outcome.scores is not None and outcome.sessions is not None
     sessions = outcome.sessions.set_index("session_id")
     judged: dict[str, dict[str, Any]] = {}
-    for row in outcome.judged.to_dict("records") if outcome.judged is not None else []:
-        figures = {k: _plain(v) for k, v in row.items() if k not in ("session_id", "judge_id")}
-        judged.setdefault(row["session_id"], {})[row["judge_id"]] = figures
+    add_session_judges(judged, outcome.judged)
     records = []
     for row in outcome.scores.to_dict("records"):
         extra = sessions.loc[row["session_id"]]
-        record = {k: _plain(row[k]) for k in ("session_id", "task_id", "trial", "agent_version")}
-        value = _plain(row[TASK_SUCCESS])
+        record = {k: plain(row[k]) for k in ("session_id", "task_id", "trial", "agent_version")}
+        value = plain(row[TASK_SUCCESS])
         record.update(
             task_success=None if value is None else bool(value),
             stop_reason=row["stop_reason"],
             stop_detail=row["stop_detail"] or None,
             turns=int(row["turns"]),
-            simulator_fault=_plain(row["simulator_fault"]) or None,
+            simulator_fault=plain(row["simulator_fault"]) or None,
             reply_missing=row["reply_missing"] or None,
-            rubric_passed=_plain(row["rubric_passed"]),
+            rubric_passed=plain(row["rubric_passed"]),
         )
         for metric in SCORE_METRICS:
-            figure = _plain(row.get(metric))
+            figure = plain(row.get(metric))
             record[metric] = bool(figure) if metric in MATCH_METRICS and figure is not None else figure
         record.update(made_calls=row["made_calls"], expected_calls=row["expected_calls"])
         record["tool_calls_from"] = extra["calls_from"]
@@ -161,37 +160,20 @@ def session_records(outcome: SimulationOutcome) -> list[dict[str, Any]]:
 
 def as_document(outcome: SimulationOutcome, gates: list[GateResult], refused: list[str]) -> dict[str, Any]:
     summary = outcome.summary if outcome.summary is not None else pd.DataFrame(columns=SUMMARY_COLUMNS)
-    hat = summary[summary["metric"].str.startswith(PASS_HAT)]
+    values, intervals = pass_hat_k(summary[summary["metric"].str.startswith(PASS_HAT)].to_dict("records"))
     faults = summary[summary["metric"] == "simulator_faults"]
     sessions = outcome.sessions
     return {
         "sessions": session_records(outcome) if outcome.error is None else [],
-        "pass_hat_k": {m[len(PASS_HAT) :]: _plain(v) for m, v in zip(hat["metric"], hat["mean"])},
-        "pass_hat_k_intervals": {
-            m[len(PASS_HAT) :]: [_plain(lo), _plain(hi)]
-            for m, lo, hi in zip(hat["metric"], hat["ci_low"], hat["ci_high"])
-        },
+        "pass_hat_k": values,
+        "pass_hat_k_intervals": intervals,
         "simulator_faults": int(faults["n"].iloc[0]) if len(faults) else 0,
         "calls": {k: int(sessions[k].sum()) for k in COUNTS} if sessions is not None else {},
         "invalid_scenarios": refused,
         "agent_versions": {
-            outcome.version: {
-                "run_id": outcome.run_id,
-                "error": outcome.error,
-                "failed_checks": outcome.failed_checks,
-                "summary": [{k: _plain(v) for k, v in r.items()} for r in summary.to_dict("records")],
-            }
+            outcome.version: version_record(outcome.run_id, outcome.error, outcome.failed_checks, summary)
         },
-        "gates": [
-            {
-                "gate": f"{g.judge_id or ''}/{g.metric}".lstrip("/"),
-                "mean": g.mean,
-                "threshold": g.threshold,
-                "passed": g.passed,
-                "note": g.note,
-            }
-            for g in gates
-        ],  # fmt: skip
+        "gates": gate_records(gates),
     }
 
 
@@ -261,10 +243,7 @@ def handle(args: argparse.Namespace) -> int:
         if run_diff is not None:
             print()
             print(as_markdown(run_diff) if markdown else as_text(run_diff))
-        print(
-            f"\nwall time {seconds_since_start():.1f}s; open the UI with: "
-            f"{ui_command(instance.root_directory, args.config)}"
-        )
+        print(wall_time_and_ui(instance.root_directory, args.config))
     if outcome.error is None and outcome.scores is not None:
         for row in outcome.scores.itertuples():
             if row.stop_reason != "user_stop":

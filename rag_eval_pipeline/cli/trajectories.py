@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,9 @@ import pandas as pd
 
 from rag_eval_pipeline.cli.context import instance_of, settings_of
 from rag_eval_pipeline.cli.errors import CommandError
-from rag_eval_pipeline.cli.output import error, seconds_since_start, ui_command
+from rag_eval_pipeline.cli.output import error, wall_time_and_ui
+from rag_eval_pipeline.cli.session_json import add_session_judges, gate_records, pass_hat_k, version_record
+from rag_eval_pipeline.common.plain import plain
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.definitions import build_definitions, llm_resource
 from rag_eval_pipeline.instance.trajectories import (
@@ -61,46 +62,20 @@ def _gates(args: argparse.Namespace, settings: Settings) -> list:
     return gates or settings.trajectories.gates()  # type: ignore[union-attr]
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if hasattr(value, "item"):
-        return _plain(value.item())
-    return value
-
-
 def session_records(scores: pd.DataFrame) -> list[dict[str, Any]]:
     """A record per session: ids, the five figures (matches as booleans), efficiency, calls."""
     records = []
     for row in scores.to_dict("records"):
-        record = {k: _plain(row[k]) for k in ("session_id", "task_id", "trial", "agent_version")}
-        record["tool_call_f1"] = _plain(row["tool_call_f1"])
+        record = {k: plain(row[k]) for k in ("session_id", "task_id", "trial", "agent_version")}
+        record["tool_call_f1"] = plain(row["tool_call_f1"])
         record.update({m: bool(row[m]) for m in MATCH_METRICS})
         record.update(
-            {m: _plain(row[m]) for m in ("tool_call_precision", "tool_call_recall", *EFFICIENCY_METRICS)}
+            {m: plain(row[m]) for m in ("tool_call_precision", "tool_call_recall", *EFFICIENCY_METRICS)}
         )
         record.update({k: row[k] for k in ("match_mode", "made_calls", "expected_calls", "span_ids")})
         record["succeeded"] = bool(row["succeeded"])
         records.append(record)
     return records
-
-
-def _pass_hat(rows: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, list]]:
-    values = {str(r["metric"])[len(PASS_HAT) :]: _plain(r["mean"]) for r in rows}
-    intervals = {str(r["metric"])[len(PASS_HAT) :]: [_plain(r["ci_low"]), _plain(r["ci_high"])] for r in rows}
-    return values, intervals
-
-
-def _judged(outcomes: list[VersionOutcome]) -> dict[str, dict[str, Any]]:
-    """Each session's LLM-judge scores, by session then judge."""
-    by_session: dict[str, dict[str, Any]] = {}
-    for outcome in outcomes:
-        if outcome.judged is None or outcome.judged.empty:
-            continue
-        for row in outcome.judged.to_dict("records"):
-            figures = {k: _plain(v) for k, v in row.items() if k not in ("session_id", "judge_id")}
-            by_session.setdefault(row["session_id"], {})[row["judge_id"]] = figures
-    return by_session
 
 
 def as_document(outcomes: list[VersionOutcome], reconstruction: dict, gates: list[GateResult]) -> dict:
@@ -109,37 +84,22 @@ def as_document(outcomes: list[VersionOutcome], reconstruction: dict, gates: lis
     scored = [o for o in outcomes if o.scores is not None]
     scores = pd.concat([o.scores for o in scored], ignore_index=True) if scored else pd.DataFrame()
     sessions = session_records(scores) if len(scores) else []
-    judged = _judged(outcomes)
+    judged: dict[str, dict[str, Any]] = {}
+    for outcome in outcomes:
+        add_session_judges(judged, outcome.judged)
     for record in sessions:
         if record["session_id"] in judged:
             record["judges"] = judged[record["session_id"]]
-    values, intervals = _pass_hat(pass_hat_k_rows(scores)) if len(scores) else ({}, {})
+    values, intervals = pass_hat_k(pass_hat_k_rows(scores)) if len(scores) else ({}, {})
     return {
         "sessions": sessions,
         "pass_hat_k": values,
         "pass_hat_k_intervals": intervals,
         "reconstruction": reconstruction,
         "agent_versions": {
-            o.version: {
-                "run_id": o.run_id,
-                "error": o.error,
-                "failed_checks": o.failed_checks,
-                "summary": [{k: _plain(v) for k, v in r.items()} for r in o.summary.to_dict("records")]
-                if o.summary is not None
-                else None,
-            }
-            for o in outcomes
+            o.version: version_record(o.run_id, o.error, o.failed_checks, o.summary) for o in outcomes
         },
-        "gates": [
-            {
-                "gate": f"{g.judge_id or ''}/{g.metric}".lstrip("/"),
-                "mean": g.mean,
-                "threshold": g.threshold,
-                "passed": g.passed,
-                "note": g.note,
-            }
-            for g in gates
-        ],  # fmt: skip
+        "gates": gate_records(gates),
     }
 
 
@@ -237,10 +197,7 @@ def handle(args: argparse.Namespace) -> int:
         if run_diff is not None:
             print()
             print(as_markdown(run_diff) if markdown else as_text(run_diff))
-        print(
-            f"\nwall time {seconds_since_start():.1f}s; open the UI with: "
-            f"{ui_command(instance.root_directory, args.config)}"
-        )
+        print(wall_time_and_ui(instance.root_directory, args.config))
     failed = False
     for outcome in outcomes:
         if outcome.error is not None:

@@ -88,6 +88,19 @@ def read_text(path: str | Path, encoding: str | None = None) -> str:
     return decode(Path(path).read_bytes(), path, encoding)
 
 
+def read_named_file(path: Path, holds: str, error: type[Exception]) -> str:
+    """A file the user named, whole (as ``read_text``), or ``error`` in one line naming it: not
+    there (with ``holds``, what it should hold), not UTF-8 text, not readable."""
+    try:
+        return read_text(path)
+    except FileNotFoundError:
+        raise error(f"{path}: no such file ({holds})") from None
+    except FileEncodingError as err:
+        raise error(str(err)) from None
+    except OSError as err:
+        raise error(f"{path}: not readable ({err})") from None
+
+
 def known_encoding(name: str) -> str:
     """``name`` if Python has a codec of that name; a ValueError naming it otherwise (for the
     configuration's ``encoding:``)."""

@@ -10,7 +10,6 @@ and none stops the others. Pixels are decoded with Pillow (the ``images`` extra)
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # tables only where a catalog is stored or read back: the settings import this
     import pandas as pd
 
+from rag_eval_pipeline.data.rows import jsonl_objects
 from rag_eval_pipeline.metrics.grounding import image_passage_id
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
@@ -163,19 +163,14 @@ def _sidecar_rows(folder: Path, sidecars: Iterable[Path]) -> tuple[dict[str, dic
     for sidecar in sidecars:
         name = sidecar.relative_to(folder).as_posix()
         try:
-            lines = sidecar.read_text(encoding="utf-8").splitlines()
+            text = sidecar.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
             problems.append(f"{name}: {err}")
             continue
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                problems.append(f"{name}, line {number}: invalid JSON ({err.msg})")
-                continue
-            file = row.get("file") if isinstance(row, dict) else None
+        rows, unread = jsonl_objects(text, "an object with file and caption")
+        problems += [f"{name}, {problem}" for problem in unread]
+        for number, row in rows:
+            file = row.get("file")
             if not isinstance(file, str) or not file.strip():
                 problems.append(f"{name}, line {number}: expected an object with file and caption")
                 continue

@@ -25,7 +25,7 @@ from rag_eval_pipeline.data.knowledge_base import (
     PASSAGE_COLUMNS,
     REFERENCE_PENDING,
 )
-from rag_eval_pipeline.data.rows import RowFileError, first_row_columns, read_rows
+from rag_eval_pipeline.data.rows import RowFileError, cell_list, empty_cell, first_row_columns, read_rows
 from rag_eval_pipeline.data.visual_labels import VISUAL_LABEL_COLUMNS, visual_labels
 from rag_eval_pipeline.language.detect import resolve_languages
 from rag_eval_pipeline.language.table import UnknownLanguageError, language
@@ -41,22 +41,11 @@ class JudgementFileError(RowFileError):
     """Every problem of a judgement file, each naming the file and the line or row."""
 
 
-def _list(value: Any) -> list[str]:
-    """A list in JSON/parquet, or ';'-separated text in CSV."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return []
-    if hasattr(value, "tolist") and not isinstance(value, str):
-        value = value.tolist()
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(";") if v.strip()]
-    return [str(v) for v in value]
-
-
 def _flag(
     value: Any, location: str, problems: list[str], name: str = "answerable", absent: bool = True
 ) -> bool:
     """A true/false column (JSON, parquet or CSV text); ``absent`` when the cell is empty."""
-    if value is None or value == "" or (isinstance(value, float) and pd.isna(value)):
+    if empty_cell(value):
         return absent
     if isinstance(value, bool):
         return value
@@ -80,7 +69,7 @@ def _row_languages(
     own: list[str | None] = []
     for location, row in rows:
         value = row.get("language")
-        if value is None or value == "" or (isinstance(value, float) and pd.isna(value)):
+        if empty_cell(value):
             own.append(None)
             continue
         try:
@@ -113,63 +102,21 @@ def read_judgement_file(
     and ``gold_boxes`` are checked against ``image_sizes`` (the image catalog's). The file is
     UTF-8 (a BOM accepted) unless ``encoding`` says otherwise; every string is read in NFC."""
     path = Path(path)
-    if not path.is_file():
-        raise JudgementFileError(path, ["file not found"])
-    try:
-        rows, problems = read_rows(path, "an object with question and answer", encoding)
-    except RowFileError as err:
-        raise JudgementFileError(path, err.bare_problems) from None
-    if not rows:
-        raise JudgementFileError(path, problems or ["no questions"])
-    columns = set().union(*(r.keys() for _, r in rows))
-    missing = {"question", "answer"} - columns
-    if missing:
-        found = ", ".join(sorted(columns))
-        raise JudgementFileError(
-            path, [*problems, f"missing column(s): {', '.join(sorted(missing))} (found: {found})"]
-        )
-    by_id = {}
-    titles = set(passages["title"])
-    for pid, title in zip(passages["passage_id"], passages["title"]):
-        by_id[pid] = title
-        if pid.startswith("doc_"):
-            by_id[pid[4:].split("#")[0]] = title  # the user's own id, also for each of its chunks
+    rows, problems = _rows_with_question_and_answer(path, encoding)
+    by_id, titles = _titles_by_id(passages), set(passages["title"])
     seen: dict[str, str] = {}
     records = []
     languages = _row_languages(rows, declared_language, problems)
-    for (location, row), (code, source) in zip(rows, languages):
-        question, answer = str(row.get("question") or "").strip(), str(row.get("answer") or "").strip()
-        qid = str(row.get("id") or "").strip() or f"q{len(records) + 1:04d}"
-        answerable = _flag(row.get("answerable"), location, problems)
-        pending = not answer and _flag(
-            row.get(REFERENCE_PENDING), location, problems, REFERENCE_PENDING, False
+    for number, ((location, row), (code, source)) in enumerate(zip(rows, languages), start=1):
+        qid = str(row.get("id") or "").strip() or f"q{number:04d}"
+        question, answer, answerable, pending = _question_and_answer(
+            row, location, code, abstention, problems
         )
-        if answerable and answer and abstention.matches(answer, code):
-            answerable = False  # an "unknown" truth: the documents do not answer it
-        if not question:
-            problems.append(f"{location}: empty question")
-        if not answer and answerable and not pending:
-            problems.append(
-                f"{location}: empty answer (or answerable: false for a question the documents cannot "
-                f"answer, or {REFERENCE_PENDING}: true while it is still to be written)"
-            )
-        answer = answer if answer or pending else UNANSWERABLE_TRUTH
         if qid in seen:
             problems.append(f"{location}: duplicate id '{qid}' (first at {seen[qid]})")
         seen.setdefault(qid, location)
-        gold: list[str] = []
-        for relevant in _list(row.get("relevant_ids")):
-            if relevant not in by_id:
-                problems.append(f"{location}: relevant id '{relevant}' is not in the knowledge base")
-            else:
-                gold.append(by_id[relevant])
-        for title in _list(row.get("relevant_titles")):
-            if title not in titles:
-                problems.append(f"{location}: relevant title '{title}' is not in the knowledge base")
-            else:
-                gold.append(title)
-        gold = list(dict.fromkeys(gold))
-        tags = _list(row.get("tags"))
+        gold = _gold_titles(row, location, by_id, titles, problems)
+        tags = cell_list(row.get("tags"))
         records.append(
             {
                 "qid": qid,
@@ -193,6 +140,79 @@ def read_judgement_file(
     return pd.DataFrame(records, columns=CUSTOM_JUDGEMENT_COLUMNS)
 
 
+def _rows_with_question_and_answer(
+    path: Path, encoding: str | None
+) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """The file's rows and the problems of those that could not be read; a file that is not
+    there, holds no row, or has no ``question`` or ``answer`` column: its error, at once."""
+    if not path.is_file():
+        raise JudgementFileError(path, ["file not found"])
+    try:
+        rows, problems = read_rows(path, "an object with question and answer", encoding)
+    except RowFileError as err:
+        raise JudgementFileError(path, err.bare_problems) from None
+    if not rows:
+        raise JudgementFileError(path, problems or ["no questions"])
+    columns = set().union(*(r.keys() for _, r in rows))
+    missing = {"question", "answer"} - columns
+    if missing:
+        found = ", ".join(sorted(columns))
+        raise JudgementFileError(
+            path, [*problems, f"missing column(s): {', '.join(sorted(missing))} (found: {found})"]
+        )
+    return rows, problems
+
+
+def _titles_by_id(passages: pd.DataFrame) -> dict[str, str]:
+    """Each passage's title by its id, and by the user's own id (``doc_<id>``, each of its chunks)."""
+    by_id = {}
+    for pid, title in zip(passages["passage_id"], passages["title"]):
+        by_id[pid] = title
+        if pid.startswith("doc_"):
+            by_id[pid[4:].split("#")[0]] = title  # the user's own id, also for each of its chunks
+    return by_id
+
+
+def _question_and_answer(
+    row: Mapping[str, Any], location: str, code: str, abstention: AbstentionPolicy, problems: list[str]
+) -> tuple[str, str, bool, bool]:
+    """The row's question and reference answer, whether the documents answer it and whether its
+    answer is still to be written; an empty question, or an empty answer that is neither, is a
+    problem."""
+    question, answer = str(row.get("question") or "").strip(), str(row.get("answer") or "").strip()
+    answerable = _flag(row.get("answerable"), location, problems)
+    pending = not answer and _flag(row.get(REFERENCE_PENDING), location, problems, REFERENCE_PENDING, False)
+    if answerable and answer and abstention.matches(answer, code):
+        answerable = False  # an "unknown" truth: the documents do not answer it
+    if not question:
+        problems.append(f"{location}: empty question")
+    if not answer and answerable and not pending:
+        problems.append(
+            f"{location}: empty answer (or answerable: false for a question the documents cannot "
+            f"answer, or {REFERENCE_PENDING}: true while it is still to be written)"
+        )
+    return question, answer if answer or pending else UNANSWERABLE_TRUTH, answerable, pending
+
+
+def _gold_titles(
+    row: Mapping[str, Any], location: str, by_id: Mapping[str, str], titles: set[str], problems: list[str]
+) -> list[str]:
+    """The titles the row's ``relevant_ids`` and ``relevant_titles`` name, once each; one the
+    knowledge base does not hold is a problem."""
+    gold: list[str] = []
+    for relevant in cell_list(row.get("relevant_ids")):
+        if relevant not in by_id:
+            problems.append(f"{location}: relevant id '{relevant}' is not in the knowledge base")
+        else:
+            gold.append(by_id[relevant])
+    for title in cell_list(row.get("relevant_titles")):
+        if title not in titles:
+            problems.append(f"{location}: relevant title '{title}' is not in the knowledge base")
+        else:
+            gold.append(title)
+    return list(dict.fromkeys(gold))
+
+
 def judgement_file_documents(
     path: str | Path,
     chunking: Chunking | None = None,
@@ -213,7 +233,7 @@ def judgement_file_documents(
     problems: list[str] = []
     for location, row in rows:
         documents = row.get(INLINE_DOCUMENTS)
-        if documents is None or (isinstance(documents, float) and pd.isna(documents)) or documents == "":
+        if empty_cell(documents):
             continue
         if hasattr(documents, "tolist"):
             documents = documents.tolist()

@@ -28,6 +28,44 @@ class RowFileError(ValueError):
         super().__init__(f"{path}: {len(problems)} problem(s)\n{listed}{more}")
 
 
+def empty_cell(value: Any) -> bool:
+    """A cell that holds nothing: absent, empty text, or a missing value (NaN) of CSV or parquet."""
+    return value is None or (isinstance(value, float) and pd.isna(value)) or value == ""
+
+
+def cell_list(value: Any) -> list[str]:
+    """A list cell: a list in JSON or parquet, or ';'-separated text in CSV."""
+    if empty_cell(value):
+        return []
+    if hasattr(value, "tolist") and not isinstance(value, str):
+        value = value.tolist()
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(";") if v.strip()]
+    return [str(v) for v in value]
+
+
+def jsonl_objects(
+    text: str, expected: str = "an object"
+) -> tuple[list[tuple[int, dict[str, Any]]], list[str]]:
+    """The JSON object of each line with its number, every string in NFC (blank lines skipped),
+    and a problem per line that is not JSON or not an object (``line N: ...``)."""
+    rows: list[tuple[int, dict[str, Any]]] = []
+    problems: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            problems.append(f"line {number}: invalid JSON ({err.msg})")
+            continue
+        if not isinstance(row, dict):
+            problems.append(f"line {number}: expected {expected}, got {type(row).__name__}")
+            continue
+        rows.append((number, nfc_values(row)))  # a \u escape may spell NFD
+    return rows, problems
+
+
 def _text(path: Path, encoding: str | None) -> str:
     """The file's text in NFC (UTF-8, a BOM accepted, unless ``encoding`` says otherwise); a file
     in another encoding is one problem naming the encoding it looks like."""
@@ -45,21 +83,8 @@ def read_rows(
     once). Text files are UTF-8 (a byte-order mark accepted) unless ``encoding`` says otherwise."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        rows, problems = [], []
-        text = _text(path, encoding)
-        for line_no, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                problems.append(f"line {line_no}: invalid JSON ({err.msg})")
-                continue
-            if not isinstance(row, dict):
-                problems.append(f"line {line_no}: expected {expected}, got {type(row).__name__}")
-                continue
-            rows.append((f"line {line_no}", nfc_values(row)))  # a \u escape may spell NFD
-        return rows, problems
+        objects, problems = jsonl_objects(_text(path, encoding), expected)
+        return [(f"line {number}", row) for number, row in objects], problems
     if suffix == ".csv":
         frame = pd.read_csv(io.StringIO(_text(path, encoding)), dtype=str, keep_default_na=False)
         return [(f"line {i + 2}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []  # 1: header

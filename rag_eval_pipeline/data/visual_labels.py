@@ -9,25 +9,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
-
+from rag_eval_pipeline.data.rows import cell_list, empty_cell
 from rag_eval_pipeline.metrics.grounding import GOLD_BOXES, GOLD_IMAGE_SIZES, GOLD_IMAGES, Box, boxes_json
 
 VISUAL_LABEL_COLUMNS = [GOLD_IMAGES, GOLD_BOXES, GOLD_IMAGE_SIZES]
-
-
-def _empty(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and pd.isna(value)) or value == ""
-
-
-def _image_list(value: Any) -> list[str]:
-    if _empty(value):
-        return []
-    if hasattr(value, "tolist") and not isinstance(value, str):
-        value = value.tolist()
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(";") if v.strip()]
-    return [str(v) for v in value]
 
 
 def _box(value: Any) -> Box | None:
@@ -49,7 +34,7 @@ def visual_labels(
     JSON); each bad id or box is a problem naming ``location``. ``sizes`` is every usable image
     of the catalog (None: the knowledge base holds no images)."""
     known = sizes or {}
-    images = list(dict.fromkeys(_image_list(row.get(GOLD_IMAGES))))
+    images = list(dict.fromkeys(cell_list(row.get(GOLD_IMAGES))))
     for image in images:
         if image not in known:
             problems.append(
@@ -63,7 +48,7 @@ def visual_labels(
             problems.append(f"{location}: gold_boxes is not JSON ({err.msg})")
             raw = None
     boxes: dict[str, list[Box]] = {}
-    if not _empty(raw) and raw is not None:
+    if not empty_cell(raw) and raw is not None:
         if not isinstance(raw, Mapping):
             problems.append(f"{location}: gold_boxes must be {{image_id: [[x0, y0, x1, y1], ...]}}")
             raw = {}

@@ -3,6 +3,7 @@ Each is named for the property it checks; Dagster prefixes the asset in its step
 (``judge_scores_quality_gates``)."""
 
 import warnings
+from collections.abc import Callable
 
 import dagster as dg
 import pandas as pd
@@ -52,31 +53,53 @@ def kb_passages_unique_ids(kb_passages: pd.DataFrame) -> dg.AssetCheckResult:
     return _result(passage_problems(kb_passages))
 
 
-@dg.asset_check(
-    asset=JUDGEMENT_LIST,
-    name="gold_titles_in_kb",
-    blocking=True,
-    additional_ins={KB_PASSAGES: dg.AssetIn(KB_PASSAGES)},
-)
-def judgement_list_gold_titles_in_kb(
-    judgement_list: pd.DataFrame, kb_passages: pd.DataFrame
-) -> dg.AssetCheckResult:
-    """Every gold supporting title is in the knowledge base, or retrieval recall is capped unseen."""
-    return _result(gold_title_problems(judgement_list, kb_passages))
+def _against(
+    asset: str,
+    name: str,
+    upstream: str,
+    problems: Callable[[pd.DataFrame, pd.DataFrame], list[str]],
+    description: str,
+    partitions_def: dg.PartitionsDefinition | None = answer_model_partitions,
+) -> dg.AssetChecksDefinition:
+    """A blocking check of ``asset`` against the table it follows from (``upstream``): the pure
+    validator's problems with (checked, upstream), none passing."""
+
+    @dg.asset_check(
+        asset=asset,
+        name=name,
+        partitions_def=partitions_def,
+        blocking=True,
+        additional_ins={"upstream": dg.AssetIn(upstream)},
+        description=description,
+    )
+    def check(checked: pd.DataFrame, upstream: pd.DataFrame) -> dg.AssetCheckResult:
+        return _result(problems(checked, upstream))
+
+    return check
 
 
-@dg.asset_check(
-    asset=CANDIDATE_ANSWERS,
-    name="complete",
-    partitions_def=answer_model_partitions,
-    blocking=True,
-    additional_ins={JUDGEMENT_LIST: dg.AssetIn(JUDGEMENT_LIST)},
+judgement_list_gold_titles_in_kb = _against(
+    JUDGEMENT_LIST,
+    "gold_titles_in_kb",
+    KB_PASSAGES,
+    gold_title_problems,
+    "Every gold supporting title is in the knowledge base, or retrieval recall is capped unseen.",
+    partitions_def=None,
 )
-def candidate_answers_complete(
-    candidate_answers: pd.DataFrame, judgement_list: pd.DataFrame
-) -> dg.AssetCheckResult:
-    """Every question of the judgement list is answered or recorded as failed."""
-    return _result(coverage_problems(judgement_list, candidate_answers))
+candidate_answers_complete = _against(
+    CANDIDATE_ANSWERS,
+    "complete",
+    JUDGEMENT_LIST,
+    lambda answers, judgement_list: coverage_problems(judgement_list, answers),
+    "Every question of the judgement list is answered or recorded as failed.",
+)
+judge_scores_complete = _against(
+    JUDGE_SCORES,
+    "complete",
+    CANDIDATE_ANSWERS,
+    scoring_completeness_problems,
+    "Every case has a row per judge, scored or recorded as failed: nothing vanishes.",
+)
 
 
 @dg.asset_check(asset=JUDGE_SCORES, name="in_range", partitions_def=answer_model_partitions, blocking=True)
@@ -86,18 +109,6 @@ def judge_scores_in_range(judge_scores: pd.DataFrame, settings: SettingsResource
     held to the scale); a value off its scale is named with its case and judge."""
     scales = settings.judge_registry().metric_scales(judge_scores["judge_id"].unique())
     return _result(score_range_problems(judge_scores, scales))
-
-
-@dg.asset_check(
-    asset=JUDGE_SCORES,
-    name="complete",
-    partitions_def=answer_model_partitions,
-    blocking=True,
-    additional_ins={CANDIDATE_ANSWERS: dg.AssetIn(CANDIDATE_ANSWERS)},
-)
-def judge_scores_complete(judge_scores: pd.DataFrame, candidate_answers: pd.DataFrame) -> dg.AssetCheckResult:
-    """Every case has a row per judge, scored or recorded as failed: nothing vanishes."""
-    return _result(scoring_completeness_problems(judge_scores, candidate_answers))
 
 
 @dg.asset_check(

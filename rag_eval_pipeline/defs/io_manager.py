@@ -196,11 +196,13 @@ class _ArtifactStore(dg.UPathIOManager):
             return self._load_pinned(context, list(keys), metadata[PINNED_BY])
         asset = context.asset_key.to_user_string()
         base = self._get_path_without_extension(context)
+        columns = metadata.get(COLUMNS)  # a part of each table: read as asked, not kept
         values = {}
         for key in keys:
             path = self.get_path_for_partition(context, base, key)
             if self.path_exists(path):
-                values[key] = self._read(path, _remedy(asset, key))
+                remedy = _remedy(asset, key)
+                values[key] = formats.read(path, remedy, columns) if columns else self._read(path, remedy)
         return values
 
     def _load_pinned(self, context: dg.InputContext, keys: list[str], pinned_by: str) -> dict[str, Any]:

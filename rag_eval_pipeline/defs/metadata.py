@@ -17,6 +17,7 @@ from rag_eval_pipeline.metrics.scales import item_verdict_counts
 from rag_eval_pipeline.metrics.schema import USAGE, case_key, per_answer, unstable_cases
 from rag_eval_pipeline.metrics.settings import ASR_PREFIX, OVERALL, PROBE_JUDGE
 from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
+from rag_eval_pipeline.metrics.summary import CORRECTNESS_ABSENT, absent_part, scored_of
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.reporting.images import (
     OVERLAY_CASES,
@@ -26,7 +27,7 @@ from rag_eval_pipeline.reporting.images import (
     has_image_labels,
     overlay_markdown,
 )
-from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown, with_intervals
+from rag_eval_pipeline.reporting.markdown import markdown_list, markdown_text, to_markdown, with_intervals
 from rag_eval_pipeline.reporting.report import HEADLINE_METRICS
 from rag_eval_pipeline.retrieval.base import IndexManifest
 
@@ -438,7 +439,8 @@ def verdicts_table(comparisons: pd.DataFrame) -> dg.TableMetadataValue:
 
 
 def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
-    """The overall table, token and dollar totals, a chart, and every headline mean."""
+    """The overall table, token and dollar totals, a chart, every headline mean, and beside a
+    mean over fewer cases than were scored (``<judge>/correctness_absent``) how many and why."""
     overall = summary[summary["group"] == OVERALL]
     chart_rows = overall[overall["metric"].isin(HEADLINE_METRICS)].assign(series=overall["judge_id"])
     usage = summary[summary["group"] == USAGE]
@@ -456,6 +458,13 @@ def summary_metadata(summary: pd.DataFrame) -> dict[str, Any]:
             f"{row.judge_id}/{row.metric}": dg.MetadataValue.float(round(float(row.mean), 4))
             for row in overall.itertuples()
             if not pd.isna(row.mean)
+        },
+        # where correctness is absent on some cases: over how many its mean is, and why (an
+        # absent mean has no number above, never a 0)
+        **{
+            f"{row.judge_id}/{row.metric}_absent": absent_part(row.note)
+            for row in overall.itertuples()
+            if absent_part(row.note)
         },
         # latency and cost per case (metrics.budgets): plotted over materializations like the means
         **{
@@ -487,6 +496,7 @@ def comparison_headline(
         return comparison
     shown = with_intervals(comparison, digits=2)
     judges = shown["judge_id"].dropna().nunique() if "judge_id" in shown else 0
+    partial = CORRECTNESS_ABSENT in shown and shown[CORRECTNESS_ABSENT].map(scored_of).astype(bool).any()
     rows = []
     for row in shown.to_dict(orient="records"):
         model, judge = str(row["answer_model"]), row.get("judge_id")
@@ -507,6 +517,8 @@ def comparison_headline(
                 # what decides first: the side panel at 1,440 px shows the first ~460 px
                 "verdict": verdict,
                 "correctness": row.get("correctness") if isinstance(row.get("correctness"), str) else "–",
+                # correctness over fewer cases than were judged: how many (the entry says why)
+                **({"scored": scored_of(row.get(CORRECTNESS_ABSENT)) or "all"} if partial else {}),
                 "n": "–" if cases is None or pd.isna(cases) else int(cases),
             }
         )
@@ -533,11 +545,14 @@ def comparison_metadata(
     verdicts: dict[tuple[str, str], str] | None = None,
     dagster_url: str | None = None,
     languages: dict[str, int] | None = None,
+    unpaired: list[str] | None = None,
 ) -> dict[str, Any]:
     """The comparison as a narrow table that decides (model, cases, correctness with its
     interval, verdict) for the asset's side panel, and every metric behind a link (wide: the
     stored table, or the CLI); and, where the cases are in several languages, each model's
-    means per language."""
+    means per language. Where correctness is absent on some of a model's cases, which and why
+    (``correctness_absent``), and the pairs compared on fewer cases for it (``unpaired``: the
+    paired comparison's notes)."""
     stale = (
         comparison[comparison["stale"].fillna(False).astype(bool)]
         if "stale" in comparison
@@ -566,6 +581,20 @@ def comparison_metadata(
             to_markdown(comparison_headline(judged, verdicts or {}, dagster_url))
         ),
         "all_metrics": dg.MetadataValue.md(to_markdown(comparison)),
+        **(
+            {
+                CORRECTNESS_ABSENT: dg.MetadataValue.md(
+                    markdown_list(
+                        f"{r.answer_model} ({r.judge_id}): {r.correctness_absent}"
+                        for r in judged.itertuples()
+                        if isinstance(r.correctness_absent, str) and r.correctness_absent
+                    )
+                )
+            }
+            if CORRECTNESS_ABSENT in judged and judged[CORRECTNESS_ABSENT].notna().any()
+            else {}
+        ),
+        **({"unpaired": dg.MetadataValue.md(markdown_list(unpaired))} if unpaired else {}),
         **({"attack_success": attack_success(comparison[probed])} if probed.any() else {}),
         **(
             {"by_language": dg.MetadataValue.md(to_markdown(with_intervals(by_language)))}
@@ -755,10 +784,21 @@ def kb_health_metadata(record: dict, rates: tuple[str, ...]) -> dict[str, Any]:
     narrow tables (topics, documents not current, flagged cases)."""
     shown = {k: v for k, v in record["rates"].items() if k in rates and v is not None}
     counts = record["counts"]
+    traffic = record.get("traffic") or {}
     return {
         "as_of": record["as_of"],
         **{k: dg.MetadataValue.float(float(v)) for k, v in shown.items()},
         **{short: counts[key] for key, short in KB_HEALTH_COUNTS.items() if key in counts},
+        # against production (a production section): the divergence, absent with its reason
+        **({"production": traffic["source"]} if traffic.get("source") else {}),
+        **(
+            {
+                "traffic_divergence": dg.MetadataValue.float(float(traffic["divergence"])),
+                "blind_spots": sum(1 for t in traffic["topics"] if t["blind_spot"]),
+            }
+            if traffic.get("divergence") is not None
+            else {}
+        ),
         "topics": dg.MetadataValue.md(_kb_topics(record)),
         "stale documents": dg.MetadataValue.md(_kb_documents(record)),
         "flagged cases": dg.MetadataValue.md(_kb_cases(record)),

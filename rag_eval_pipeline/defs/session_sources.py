@@ -1,7 +1,9 @@
 """Where an agent version's sessions are stored, per source: its traces (`rag-eval
 trajectories`) or simulated users (`rag-eval simulate`). One table, read by the review queue,
 the labels, the judges' agreement and `rag-eval gate`, so ``simulation:VERSION`` goes through
-the same code paths as ``trajectories:VERSION``."""
+the same code paths as ``trajectories:VERSION``; the assets' shared helpers, the instance's
+runs and the checks take their names from the same row. A new source is a row here, its
+assets and its reader."""
 
 from __future__ import annotations
 
@@ -11,8 +13,12 @@ from rag_eval_pipeline.defs.names import (
     AGENT_SESSIONS,
     SESSION_JUDGE_SCORES,
     SIMULATED_SESSIONS,
+    SIMULATION_JOB,
     SIMULATION_JUDGE_SCORES,
+    SIMULATION_SCORES,
     SIMULATION_SUMMARY,
+    TRAJECTORY_JOB,
+    TRAJECTORY_SCORES,
     TRAJECTORY_SUMMARY,
 )
 from rag_eval_pipeline.metrics.agreement import SESSION_PREFIX, SIMULATION_PREFIX
@@ -27,6 +33,9 @@ class SessionSource:
     summary: str  # metric_summary's layout: gates read it
     command: str  # what stores them
     judges_option: str  # how its sessions get session judges
+    scores: str  # each session scored (tool calls against the reference, or task success)
+    job: str  # the job that stores one agent version's tables
+    noun: str  # what its thresholds are called in a check's words ("no trajectory threshold set")
 
 
 SESSION_SOURCES = {
@@ -38,6 +47,9 @@ SESSION_SOURCES = {
         TRAJECTORY_SUMMARY,
         "rag-eval trajectories",
         "--judge <an LLM>` (or set trajectories.judges)",
+        TRAJECTORY_SCORES,
+        TRAJECTORY_JOB,
+        "trajectory",
     ),
     SIMULATION_PREFIX: SessionSource(
         SIMULATION_PREFIX,
@@ -47,5 +59,8 @@ SESSION_SOURCES = {
         SIMULATION_SUMMARY,
         "rag-eval simulate",
         "--session-judge <an LLM>` (or set simulation.session_judges)",
+        SIMULATION_SCORES,
+        SIMULATION_JOB,
+        "simulation",
     ),
 }

@@ -101,76 +101,20 @@ def _shares(types: Sequence[CaseType], n: int) -> dict[CaseType, int]:
 def plan_cases(passages: pd.DataFrame, spec: GenerationSpec) -> Plan:
     """The source passages of every case, or a note where a type could not get its share."""
     asked = _shares(spec.types, spec.n)
-    documents = passages["title"].nunique()
-    slots = sum(count * t.sources for t, count in asked.items())
-    cap = max(1, math.floor(spec.max_document_share * spec.n))
-    notes = []
-    if documents * cap < slots:
-        cap = math.ceil(slots / max(documents, 1))
-        notes.append(
-            f"{documents} documents cannot hold {slots} sources at {spec.max_document_share:.0%} each: "
-            f"at most {cap} cases a document instead"
-        )
+    cap, notes = _document_cap(passages, spec, asked)
     rows = {
         pid: Source(pid, str(title), str(text), code)
         for pid, title, text, code in zip(
             passages["passage_id"], passages["title"], passages["passage"], passage_languages(passages)
         )
     }
-    order = sorted(rows, key=lambda pid: _rank(spec.seed, pid))
     links = title_mentions(passages) if CaseType.MULTI_HOP in asked or CaseType.COMPARISON in asked else {}
-    used: Counter[str] = Counter()  # a document's passages used as sources
-    taken: set[tuple[str, ...]] = set()
-
-    def free(*sources: Source) -> bool:
-        titles = Counter(s.title for s in sources)
-        return all(used[t] + k <= cap for t, k in titles.items())
-
-    def take(*sources: Source) -> tuple[Source, ...]:
-        for s in sources:
-            used[s.title] += 1
-        taken.add(tuple(s.passage_id for s in sources))
-        return sources
-
-    def single() -> tuple[Source, ...] | None:
-        for pid in order:
-            if (pid,) not in taken and free(rows[pid]):
-                return take(rows[pid])
-        return None
-
-    def bridge() -> tuple[Source, ...] | None:
-        for pid in order:
-            first = rows[pid]
-            for other in sorted(links.get(pid, ()), key=lambda p: _rank(spec.seed, f"{pid}>{p}")):
-                second = rows[other]
-                if second.title != first.title and (pid, other) not in taken and free(first, second):
-                    return take(first, second)
-        return None
-
-    def comparison() -> tuple[Source, ...] | None:
-        for pid in order:
-            first = rows[pid]
-            words = set(content_tokens(first_sentence(first.passage), first.language))
-            linked = set(links.get(pid, ()))
-            pool = [
-                rows[p]
-                for p in order[:COMPARISON_POOL]
-                if rows[p].title != first.title and p not in linked and (pid, p) not in taken
-            ]
-            if not words or not pool:
-                continue
-
-            scored = [(_overlap(words, s), _rank(spec.seed, f"{pid}~{s.passage_id}"), s) for s in pool]
-            best, _, partner = max(scored, key=lambda item: item[:2])
-            if best > 0 and free(first, partner):
-                return take(first, partner)
-        return None
-
+    picker = _SourcePicker(rows, links, cap, spec.seed)
     pickers = {
-        CaseType.SINGLE: single,
-        CaseType.UNANSWERABLE: single,
-        CaseType.MULTI_HOP: bridge,
-        CaseType.COMPARISON: comparison,
+        CaseType.SINGLE: picker.single,
+        CaseType.UNANSWERABLE: picker.single,
+        CaseType.MULTI_HOP: picker.bridge,
+        CaseType.COMPARISON: picker.comparison,
     }
     remaining = dict(asked)
     cases: list[Planned] = []
@@ -189,3 +133,81 @@ def plan_cases(passages: pd.DataFrame, spec: GenerationSpec) -> Plan:
             cases.append(Planned(f"g{len(cases) + 1:04d}", case_type, sources))
             remaining[case_type] -= 1
     return Plan(cases, asked, notes, cap)
+
+
+def _document_cap(
+    passages: pd.DataFrame, spec: GenerationSpec, asked: dict[CaseType, int]
+) -> tuple[int, list[str]]:
+    """How many cases a document may source, and a note when its share cannot hold them all
+    (the cap raised until it can)."""
+    documents = passages["title"].nunique()
+    slots = sum(count * t.sources for t, count in asked.items())
+    cap = max(1, math.floor(spec.max_document_share * spec.n))
+    notes = []
+    if documents * cap < slots:
+        cap = math.ceil(slots / max(documents, 1))
+        notes.append(
+            f"{documents} documents cannot hold {slots} sources at {spec.max_document_share:.0%} each: "
+            f"at most {cap} cases a document instead"
+        )
+    return cap, notes
+
+
+class _SourcePicker:
+    """The next case's sources of each kind, in the seed's order, never the same sources twice
+    and no document over its cap."""
+
+    def __init__(self, rows: dict[str, Source], links: dict[str, list[str]], cap: int, seed: int) -> None:
+        self._rows, self._links, self._cap, self._seed = rows, links, cap, seed
+        self._order = sorted(rows, key=lambda pid: _rank(seed, pid))
+        self._used: Counter[str] = Counter()  # a document's passages used as sources
+        self._taken: set[tuple[str, ...]] = set()
+
+    def _free(self, *sources: Source) -> bool:
+        titles = Counter(s.title for s in sources)
+        return all(self._used[t] + k <= self._cap for t, k in titles.items())
+
+    def _take(self, *sources: Source) -> tuple[Source, ...]:
+        for s in sources:
+            self._used[s.title] += 1
+        self._taken.add(tuple(s.passage_id for s in sources))
+        return sources
+
+    def single(self) -> tuple[Source, ...] | None:
+        rows = self._rows
+        for pid in self._order:
+            if (pid,) not in self._taken and self._free(rows[pid]):
+                return self._take(rows[pid])
+        return None
+
+    def bridge(self) -> tuple[Source, ...] | None:
+        rows = self._rows
+        for pid in self._order:
+            first = rows[pid]
+            for other in sorted(self._links.get(pid, ()), key=lambda p: _rank(self._seed, f"{pid}>{p}")):
+                second = rows[other]
+                if second.title == first.title or (pid, other) in self._taken:
+                    continue
+                if self._free(first, second):
+                    return self._take(first, second)
+        return None
+
+    def comparison(self) -> tuple[Source, ...] | None:
+        rows = self._rows
+        for pid in self._order:
+            first = rows[pid]
+            words = set(content_tokens(first_sentence(first.passage), first.language))
+            linked = set(self._links.get(pid, ()))
+            pool = [
+                rows[p]
+                for p in self._order[:COMPARISON_POOL]
+                if rows[p].title != first.title and p not in linked and (pid, p) not in self._taken
+            ]
+            if not words or not pool:
+                continue
+
+            scored = [(_overlap(words, s), _rank(self._seed, f"{pid}~{s.passage_id}"), s) for s in pool]
+            best, _, partner = max(scored, key=lambda item: item[:2])
+            if best > 0 and self._free(first, partner):
+                return self._take(first, partner)
+        return None

@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +16,7 @@ import pandas as pd
 from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
 from rag_eval_pipeline.health.knowledge import KnowledgeView, knowledge_view
-from rag_eval_pipeline.health.labels import CaseInput, Thresholds, case_table, label_rates
+from rag_eval_pipeline.health.labels import CaseInput, Supports, Thresholds, case_table, label_rates
 from rag_eval_pipeline.health.topics import MAX_CLUSTERED, TOPIC_COLUMNS, topic_table
 from rag_eval_pipeline.health.traffic import Traffic, compare_traffic
 
@@ -128,7 +128,9 @@ def case_inputs(
 # the reading of the one knowledge-base version last assessed in this process: every model's
 # kb_health of a run reads the same passages, so the term index and the conflict scan are done once
 _READING: dict[str, tuple[KnowledgeView, list[Conflict]]] = {}
-READING_FORMAT = "1"  # a stored reading of another format is never loaded: raise it when
+# each question's support over that reading (labels.Supports), for the same reason
+_SUPPORTS: dict[int, Supports] = {}
+READING_FORMAT = "2"  # a stored reading of another format is never loaded: raise it when
 # KnowledgeView or Conflict change shape
 
 
@@ -195,6 +197,17 @@ def knowledge_base_reading(
     return _READING[key]
 
 
+def _supports_of(view: KnowledgeView, thresholds: Thresholds) -> Supports:
+    """The memo of each question's support over ``view``, kept beside the reading: every model of
+    a run asks it about the same questions (its entries grow with the distinct questions, and go
+    with the reading when the knowledge base changes)."""
+    kept = _SUPPORTS.get(id(view))
+    if kept is None or kept.view is not view or kept.th != thresholds:
+        _SUPPORTS.clear()
+        kept = _SUPPORTS[id(view)] = Supports(view, thresholds)
+    return kept
+
+
 def assess(
     passages: pd.DataFrame,
     cases: list[CaseInput],
@@ -202,11 +215,13 @@ def assess(
     production: pd.DataFrame | None = None,
     settings: HealthSettings = HealthSettings(),
     reading_folder: Path | None = None,
+    production_source: str = "",
 ) -> Health:
     """Every part of the knowledge base's health, from the indexed ``passages``, the labelled
     ``cases``, the ids the documents' source holds now (ghosts; None: unknown) and optional
-    ``production`` questions (id, question, language); ``reading_folder``: where the knowledge
-    base's reading is kept between processes (None: in this process only)."""
+    ``production`` questions (id, question, language; ``production_source`` says where they came
+    from); ``reading_folder``: where the knowledge base's reading is kept between processes
+    (None: in this process only)."""
     times: DocumentTimes = document_times(passages, settings.as_of)
     times = with_usage(times, (c.retrieved_ids for c in cases), source_documents)
     versions = {
@@ -215,12 +230,13 @@ def assess(
         if isinstance(row.superseded_by, str)
     }
     view, conflicts = knowledge_base_reading(passages, times.status_of(), versions, reading_folder)
-    table = case_table(cases, view, conflicts, settings.thresholds)
+    table = case_table(cases, view, conflicts, settings.thresholds, _supports_of(view, settings.thresholds))
     traffic = None
     if production is not None:
         traffic = compare_traffic(
             table[["qid", "question", "language"]], production, settings.max_topics, seed=settings.seed
         )
+        traffic = replace(traffic, source=production_source)
     return Health(
         table,
         times.table,
@@ -285,6 +301,7 @@ def health_record(health: Health, model: str) -> dict:
         if traffic is None
         else {
             "divergence": traffic.divergence,
+            "source": traffic.source,
             "topics": _rows(traffic.topics),
             "proposals": _rows(traffic.proposals),
         },

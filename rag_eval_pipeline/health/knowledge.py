@@ -4,6 +4,7 @@ is asked of the whole knowledge base, not only of what a retriever returned."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -12,21 +13,88 @@ import pandas as pd
 
 from rag_eval_pipeline.health.documents import CURRENT, document_id
 from rag_eval_pipeline.language.analysis import analyzer, split_sentences
-from rag_eval_pipeline.language.table import ENGLISH
+from rag_eval_pipeline.language.table import ENGLISH, Segmentation
 
-# a number of one digit standing alone ("5", "2 °C"): written with a leading zero so that every
-# analysis keeps it (English index terms are two characters or more, and "5" is an answer)
-_LONE_DIGIT = re.compile(r"(?<!\w)(\d)(?!\w)")
+# a number as written: digits with "." or "," between groups ("2.4", "2,4", "1,000", "02:00" is two)
+_NUMBER = re.compile(r"(?<!\w)\d+(?:[.,]\d+)*")
+_LETTERS = re.compile(r"[^\W\d_]+")
+NUMBER_MARK = "#"  # a number's term: "#2.4", never a word of any language's analysis
+
+
+def number_term(written: str) -> str:
+    """A number's one term, however it is written: the decimal mark a point ("2,4" and "2.4"),
+    groups of three after a separator read as thousands ("1,000" and "1.000" are "#1000"),
+    leading zeros dropped ("02" is "#2")."""
+    groups = re.split(r"[.,]", written)
+    if len(groups) > 1 and all(len(g) == 3 for g in groups[1:]):
+        whole, fraction = "".join(groups), ""
+    else:
+        whole, fraction = (
+            "".join(groups[:-1]) if len(groups) > 1 else groups[0],
+            groups[-1] if len(groups) > 1 else "",
+        )
+    whole = whole.lstrip("0") or "0"
+    return f"{NUMBER_MARK}{whole}.{fraction}" if fraction else f"{NUMBER_MARK}{whole}"
+
+
+SPELLED_UP_TO = 100  # numbers written in words are small; larger ones are written in digits
+
+
+@functools.cache
+def _spelled_numbers(language: str) -> dict[str, str]:
+    """The language's number words, as ICU's spell-out rules write 0 to ``SPELLED_UP_TO`` in
+    one word ("twelve", "zwölf", "einundzwanzig", "douze"), to their digits; none that is a stop
+    word of the language (French "un" is more often "a"), and none where words are not written
+    between spaces (a Korean syllable, a Chinese character is a number inside many words), where
+    PyICU is not installed or where ICU has no rules: numbers are then read in digits only."""
+    text_analyzer = analyzer(language)
+    if text_analyzer.language.segmentation not in (Segmentation.ENGLISH, Segmentation.SPACED):
+        return {}
+    if text_analyzer.language.index_bigrams:
+        return {}
+    try:
+        import icu
+    except ImportError:
+        return {}
+    try:
+        rules = icu.RuleBasedNumberFormat(icu.URBNFRuleSetTag.SPELLOUT, icu.Locale(language))
+    except Exception:  # noqa: BLE001 - a locale ICU lacks
+        return {}
+    words = {}
+    for number in range(SPELLED_UP_TO + 1):
+        word = rules.format(number).replace("\u00ad", "").casefold()  # German's soft hyphens
+        if _LETTERS.fullmatch(word) and word not in text_analyzer.index_stop_words:
+            words.setdefault(word, str(number))
+    return words
+
+
+def _with_digits(text: str, language: str) -> str:
+    """``text`` with its spelled-out numbers written in digits."""
+    words = _spelled_numbers(language)
+    if not words:
+        return text
+    return _LETTERS.sub(lambda m: words.get(m.group().casefold(), m.group()), text)
 
 
 def terms_of(text: str, language: str) -> list[str]:
     """The index terms of ``text`` in its language (stems without stop words), the one place
-    health reads words; an unknown code reads as English rather than not at all."""
-    text = _LONE_DIGIT.sub(r"0\1", text)
+    health reads words, with each number one term however it is written (digits, a decimal
+    comma or point, a number word ICU spells out in the language); an unknown code reads as
+    English rather than not at all."""
+    code = language or ENGLISH
     try:
-        return analyzer(language or ENGLISH).terms(text)
+        text_analyzer = analyzer(code)
     except Exception:  # noqa: BLE001 - a code the table lacks: English analysis, said by the loader
-        return analyzer(ENGLISH).terms(text)
+        code, text_analyzer = ENGLISH, analyzer(ENGLISH)
+    text = _with_digits(text, code)
+    found: list[str] = []
+    at = 0
+    for number in _NUMBER.finditer(text):  # numbers never pass the analysis: "5" is an answer
+        found += text_analyzer.terms(text[at : number.start()])
+        found.append(number_term(number.group()))
+        at = number.end()
+    found += text_analyzer.terms(text[at:])
+    return found
 
 
 @dataclass
@@ -43,6 +111,7 @@ class KnowledgeView:
     terms: list[frozenset[str]]
     title_terms: list[frozenset[str]]
     sequences: list[str]  # each passage's terms in order, space-joined: where a phrase is looked for
+    sentence_terms: list[tuple[frozenset[str], ...]]  # each passage's sentences' terms, in order
     postings: dict[str, set[int]] = field(default_factory=dict)
     idf: dict[str, float] = field(default_factory=dict)
 
@@ -85,8 +154,12 @@ class KnowledgeView:
 
     def coverage(self, i: int, terms: set[str]) -> float:
         """The idf-weighted share of ``terms`` passage ``i`` holds (0 for no terms)."""
+        return self.share(self.terms[i], terms)
+
+    def share(self, held: frozenset[str], terms: set[str]) -> float:
+        """The idf-weighted share of ``terms`` that ``held`` has (0 for no terms)."""
         total = sum(self.weight(t) for t in terms)
-        return sum(self.weight(t) for t in terms if t in self.terms[i]) / total if total else 0.0
+        return sum(self.weight(t) for t in terms if t in held) / total if total else 0.0
 
     def best_covering(self, terms: set[str], limit: int = 5) -> list[tuple[int, float]]:
         """The passages covering most of ``terms`` (idf-weighted), best first."""
@@ -116,6 +189,14 @@ class KnowledgeView:
         total = sum(self.weight(t) for t in title)
         return sum(self.weight(t) for t in title if t in self.terms[r]) / total >= 0.5
 
+    def windows(self, i: int) -> list[frozenset[str]]:
+        """Passage ``i``'s terms two sentences at a time (each sentence with the next, or its one
+        sentence): where an answer's words must stand together to be said, not scattered."""
+        sentences = self.sentence_terms[i]
+        if len(sentences) < 2:
+            return list(sentences) or [self.terms[i]]
+        return [a | b for a, b in zip(sentences, sentences[1:])]
+
     def is_current(self, i: int) -> bool:
         return self.statuses[i] == CURRENT
 
@@ -128,9 +209,17 @@ def knowledge_view(passages: pd.DataFrame, statuses: dict[str, str] | None = Non
     languages = [str(x) for x in passages["language"]] if "language" in passages else [ENGLISH] * len(ids)
     titles = [str(t) for t in passages["title"]]
     texts = [str(t) for t in passages["passage"]]
-    ordered = [terms_of(f"{t}\n{p}", code) for t, p, code in zip(titles, texts, languages)]
+    title_lists = [terms_of(t, code) for t, code in zip(titles, languages)]
+    sentence_lists = [
+        [terms_of(sentence, code) for sentence in split_sentences(p) or [p]]
+        for p, code in zip(texts, languages)
+    ]
+    ordered = [
+        title + [t for sentence in found for t in sentence]
+        for title, found in zip(title_lists, sentence_lists)
+    ]
     terms = [frozenset(found) for found in ordered]
-    title_terms = [frozenset(terms_of(t, code)) for t, code in zip(titles, languages)]
+    title_terms = [frozenset(found) for found in title_lists]
     postings: dict[str, set[int]] = {}
     for i, found in enumerate(terms):
         for term in found:
@@ -148,6 +237,7 @@ def knowledge_view(passages: pd.DataFrame, statuses: dict[str, str] | None = Non
         terms,
         title_terms,
         [f" {' '.join(found)} " for found in ordered],
+        [tuple(frozenset(sentence) for sentence in found) for found in sentence_lists],
         postings,
         idf,
     )

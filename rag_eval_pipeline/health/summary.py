@@ -65,6 +65,10 @@ def _sampled(record: dict) -> str:
     )
 
 
+def _absent_or(value) -> str:
+    return "absent" if value is None else str(value)
+
+
 def health_markdown(record: dict) -> str:
     """The health as Markdown: rates, topics, out-of-date documents, the flagged cases."""
     counts = record["counts"]
@@ -80,7 +84,9 @@ def health_markdown(record: dict) -> str:
     traffic = record.get("traffic")
     if traffic:
         parts.append(
-            f"## Like real traffic?\n\nJensen-Shannon divergence {traffic['divergence']}; blind spots: "
+            "## Like real traffic?\n\n"
+            + (f"Production questions: {traffic['source']}.\n\n" if traffic.get("source") else "")
+            + f"Jensen-Shannon divergence {_absent_or(traffic['divergence'])}; blind spots: "
             + str(sum(1 for t in traffic["topics"] if t["blind_spot"]))
             + "\n\n"
             + to_markdown(pd.DataFrame(traffic["proposals"]))

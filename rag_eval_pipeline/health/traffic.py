@@ -6,15 +6,19 @@ questions closest to its centre, to promote into the judgement list."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-from rag_eval_pipeline.health.topics import cluster_questions
+from rag_eval_pipeline.health.topics import MAX_CLUSTERED, cluster_questions
 
 PROPOSAL_COLUMNS = ["topic", "terms", "question", "production_id", "centrality"]
 TRAFFIC_TOPIC_COLUMNS = ["topic", "terms", "judgement_share", "production_share", "blind_spot"]
+
+
+# the columns of a day's production sample the comparison reads (the rest is never loaded)
+SAMPLE_COLUMNS = ["interaction_id", "question"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class Traffic:
     divergence: float | None  # None: no production question, or no case (absent, not 0)
     topics: pd.DataFrame  # TRAFFIC_TOPIC_COLUMNS
     proposals: pd.DataFrame  # PROPOSAL_COLUMNS
+    source: str = ""  # where the production questions came from: a file, the daily samples
 
 
 def compare_traffic(
@@ -97,3 +102,33 @@ def production_questions(rows: Sequence[dict]) -> pd.DataFrame:
     for row, detected in zip(kept, found):
         row["language"] = detected.code
     return pd.DataFrame(kept, columns=["id", "question", "language"])
+
+
+def sampled_production(
+    samples: Mapping[str, pd.DataFrame], limit: int = MAX_CLUSTERED
+) -> tuple[pd.DataFrame, str]:
+    """The production questions of the daily samples the pipeline holds (day -> its
+    ``production_sample``), the newest days first until ``limit`` questions (the topics are
+    fitted on at most that many), each keyed by its interaction id, and a line saying which
+    days (none held: no question, and the line says why, so the comparison is absent)."""
+    days = sorted((d for d, frame in samples.items() if frame is not None and len(frame)), reverse=True)
+    if not days:
+        empty = pd.DataFrame(columns=["id", "question", "language"])
+        return empty, "none: no production day sampled yet (`rag-eval production run` samples them)"
+    rows: list[dict] = []
+    used = []
+    for day in days:
+        if len(rows) >= limit:
+            break
+        frame = samples[day]
+        rows += [{"id": str(i), "question": q} for i, q in zip(frame["interaction_id"], frame["question"])][
+            : limit - len(rows)
+        ]
+        used.append(day)
+    questions = production_questions(rows)
+    span = used[0] if len(used) == 1 else f"{used[-1]} to {used[0]}"
+    held = f" of the {len(days)} held" if len(used) < len(days) else ""
+    return (
+        questions,
+        f"the daily production samples of {span} ({len(used)} day(s){held}, {len(questions)} questions)",
+    )

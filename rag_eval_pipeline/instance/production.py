@@ -22,7 +22,7 @@ from rag_eval_pipeline.defs.names import (
 )
 from rag_eval_pipeline.instance.lineage import load_materialization
 from rag_eval_pipeline.instance.preflight import endpoint_problems
-from rag_eval_pipeline.instance.runs import cli_tags, console_logs, run_in_process
+from rag_eval_pipeline.instance.runs import cli_tags, console_logs, run_in_process, run_partition
 from rag_eval_pipeline.judges.registry import JudgeRegistry, JudgeSpec
 from rag_eval_pipeline.judges.score_cases import OVER_BUDGET
 from rag_eval_pipeline.llm.pricing import price_for
@@ -153,14 +153,7 @@ def run_production(
     job = defs.resolve_job_def(PRODUCTION_JOB)
     for number, day in enumerate(inside, start=1):
         echo(f"[day {number}/{len(inside)}] {day}: read, sample, score, summarize ...")
-        result = run_in_process(
-            job,
-            instance,
-            partition_key=day,
-            run_config=console_logs(verbose),
-            raise_on_error=False,
-            tags={**cli_tags(), TRIGGER_TAG: CLI_TRIGGER},
-        )
+        result = run_partition(job, instance, day, verbose, {TRIGGER_TAG: CLI_TRIGGER})
         outcomes.append(_outcome(instance, settings, day, result))
     report = None
     if outcomes:

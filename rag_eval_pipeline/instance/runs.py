@@ -138,6 +138,25 @@ def run_in_process(
         return job.execute_in_process(instance=instance, **options)
 
 
+def run_partition(
+    job: dg.JobDefinition,
+    instance: dg.DagsterInstance,
+    partition_key: str,
+    verbose: bool,
+    tags: dict[str, str] | None = None,
+) -> dg.ExecuteInProcessResult:
+    """One partition's run of a job this command executes, tagged as its own; a failed step or a
+    blocking check is left in the result for the command to report, never raised."""
+    return run_in_process(
+        job,
+        instance,
+        partition_key=partition_key,
+        run_config=console_logs(verbose),
+        raise_on_error=False,
+        tags={**cli_tags(), **(tags or {})},
+    )
+
+
 def execute(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,

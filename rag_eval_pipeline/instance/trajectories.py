@@ -5,25 +5,18 @@ version the traces hold, a run of the trajectory job each, and each run's tables
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
-import pandas as pd
 
 from rag_eval_pipeline.config import Settings
-from rag_eval_pipeline.defs.names import (
-    AGENT_VERSION_PARTITIONS,
-    SESSION_JUDGE_SCORES,
-    TRAJECTORY_JOB,
-    TRAJECTORY_SCORES,
-    TRAJECTORY_SUMMARY,
-)
-from rag_eval_pipeline.instance.lineage import load_materialization
+from rag_eval_pipeline.defs.session_sources import SESSION_SOURCES
 from rag_eval_pipeline.instance.preflight import endpoint_problems
-from rag_eval_pipeline.instance.runs import cli_tags, console_logs, run_in_process
+from rag_eval_pipeline.instance.sessions import VersionOutcome, run_version
 from rag_eval_pipeline.judges.registry import JudgeRegistry, UnknownJudgeError
 from rag_eval_pipeline.llm.targets import LLMEndpoint
+from rag_eval_pipeline.metrics.agreement import SESSION_PREFIX
 from rag_eval_pipeline.trajectories.reference import ReferenceError, Task, read_reference, unknown_sessions
 from rag_eval_pipeline.trajectories.sessions import Reconstruction, Session, reconstruct
 from rag_eval_pipeline.trajectories.sources import read_traces
@@ -82,29 +75,6 @@ def read_trajectories(
     return ReadTrajectories(sessions, report, tasks)
 
 
-@dataclass
-class VersionOutcome:
-    """One agent version as its run left it; ``error`` when a table is missing (a blocking
-    check stopped the run, or a step failed)."""
-
-    version: str
-    run_id: str
-    scores: pd.DataFrame | None = None
-    judged: pd.DataFrame | None = None
-    summary: pd.DataFrame | None = None
-    failed_checks: list[str] = field(default_factory=list)
-    error: str | None = None
-
-
-def _failed_checks(result: dg.ExecuteInProcessResult) -> list[str]:
-    said = []
-    for event in result.all_events:
-        evaluation = event.event_specific_data if event.event_type_value == "ASSET_CHECK_EVALUATION" else None
-        if evaluation is not None and not evaluation.passed:
-            said.append(f"{evaluation.check_name}: {evaluation.description}")
-    return said
-
-
 def run_trajectories(
     defs: dg.Definitions,
     instance: dg.DagsterInstance,
@@ -113,27 +83,8 @@ def run_trajectories(
     echo: Callable[[str], None] = print,
 ) -> list[VersionOutcome]:
     """A run of the trajectory job per agent version (each a partition, shown in the UI)."""
-    instance.add_dynamic_partitions(AGENT_VERSION_PARTITIONS, versions)
-    job = defs.resolve_job_def(TRAJECTORY_JOB)
     outcomes = []
     for number, version in enumerate(versions, start=1):
         echo(f"[version {number}/{len(versions)}] {version}: spans, sessions, scores, judges, summary ...")
-        result = run_in_process(
-            job,
-            instance,
-            partition_key=version,
-            run_config=console_logs(verbose),
-            raise_on_error=False,
-            tags=cli_tags(),
-        )
-        outcome = VersionOutcome(version, result.run_id, failed_checks=_failed_checks(result))
-        try:
-            outcome.scores = load_materialization(instance, TRAJECTORY_SCORES, version, result.run_id)
-            outcome.judged = load_materialization(instance, SESSION_JUDGE_SCORES, version, result.run_id)
-            outcome.summary = load_materialization(instance, TRAJECTORY_SUMMARY, version, result.run_id)
-        except FileNotFoundError:
-            outcome.error = (
-                "; ".join(outcome.failed_checks) or "the run stored no summary (see the run in the UI)"
-            )
-        outcomes.append(outcome)
+        outcomes.append(run_version(defs, instance, SESSION_SOURCES[SESSION_PREFIX], version, verbose))
     return outcomes

@@ -101,44 +101,42 @@ def render_statement_verdicts(
     )
 
 
+# what the judge is asked of the case's passages (the case's question, reference or answer and
+# passages follow each)
+USEFUL_FOR_GROUND_TRUTH = (
+    "For each numbered passage, give useful 1 if it was useful in arriving at the ground-truth "
+    "answer to the question, else 0, with a one-sentence reason."
+)
+USEFUL_FOR_ANSWER = (
+    "For each numbered passage, give useful 1 if it was useful in arriving at the given answer "
+    "to the question, else 0, with a one-sentence reason."
+)
+GROUND_TRUTH_ATTRIBUTION = (
+    "Break the ground-truth answer (read together with the question) into statements. For each "
+    "statement give verdict 1 if it can be attributed to the passages, else 0, with a reason."
+)
+
+
 def render_passage_usefulness(
     model: str, question: str, ground_truth: str, passages: Sequence[SearchHit], language: str = "en"
 ) -> LLMRequest:
-    return _request(
-        model,
-        "For each numbered passage, give useful 1 if it was useful in arriving at the ground-truth "
-        "answer to the question, else 0, with a one-sentence reason.",
-        case_context(question, ground_truth, passages),
-        PASSAGES_TOOL,
-        language,
-    )
+    context = case_context(question, ground_truth, passages)
+    return _request(model, USEFUL_FOR_GROUND_TRUTH, context, PASSAGES_TOOL, language)
 
 
 def render_passage_usefulness_for_answer(
     model: str, question: str, answer: str, passages: Sequence[SearchHit], language: str = "en"
 ) -> LLMRequest:
     """Context precision without a reference: each passage judged against the answer given."""
-    return _request(
-        model,
-        "For each numbered passage, give useful 1 if it was useful in arriving at the given answer "
-        "to the question, else 0, with a one-sentence reason.",
-        case_context(question, None, passages, answer),
-        PASSAGES_TOOL,
-        language,
-    )
+    context = case_context(question, None, passages, answer)
+    return _request(model, USEFUL_FOR_ANSWER, context, PASSAGES_TOOL, language)
 
 
 def render_ground_truth_attribution(
     model: str, question: str, ground_truth: str, passages: Sequence[SearchHit], language: str = "en"
 ) -> LLMRequest:
-    return _request(
-        model,
-        "Break the ground-truth answer (read together with the question) into statements. For each "
-        "statement give verdict 1 if it can be attributed to the passages, else 0, with a reason.",
-        case_context(question, ground_truth, passages),
-        VERDICTS_TOOL,
-        language,
-    )
+    context = case_context(question, ground_truth, passages)
+    return _request(model, GROUND_TRUTH_ATTRIBUTION, context, VERDICTS_TOOL, language)
 
 
 def render_question_generation(model: str, answer: str, count: int = 3, language: str = "en") -> LLMRequest:

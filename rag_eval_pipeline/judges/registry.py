@@ -260,32 +260,21 @@ def _parse_strict(name: str, custom: CustomMetrics) -> JudgeSpec | None:
     return _llm_judge_spec(name, "strict", target, STRICT_METRICS, STRICT_METRICS, GROUNDING_METRICS)
 
 
-def _parse_strict_blind(name: str, custom: CustomMetrics) -> JudgeSpec | None:
-    target = _llm_target(name, "strict-blind")
-    if target is None:
-        return None
-    return _llm_judge_spec(name, "strict-blind", target, STRICT_METRICS, STRICT_METRICS, GROUNDING_METRICS)
+def _prefixed_llm_judge(
+    kind: str,
+    metrics: tuple[str, ...],
+    three_point_metrics: tuple[str, ...],
+    reference_free_metrics: tuple[str, ...],
+) -> Callable[[str, CustomMetrics], JudgeSpec | None]:
+    """The parser of an LLM judge named ``<kind>:<LLM name>`` that declares these metrics."""
 
+    def parse(name: str, custom: CustomMetrics) -> JudgeSpec | None:
+        target = _llm_target(name, kind)
+        if target is None:
+            return None
+        return _llm_judge_spec(name, kind, target, metrics, three_point_metrics, reference_free_metrics)
 
-def _parse_ragas(name: str, custom: CustomMetrics) -> JudgeSpec | None:
-    target = _llm_target(name, "ragas")
-    if target is None:
-        return None
-    return _llm_judge_spec(name, "ragas", target, RAGAS_METRICS, (), RAGAS_REFERENCE_FREE_METRICS)
-
-
-def _parse_claims(name: str, custom: CustomMetrics) -> JudgeSpec | None:
-    target = _llm_target(name, "claims")
-    if target is None:
-        return None
-    return _llm_judge_spec(name, "claims", target, CLAIM_METRICS, (), CLAIM_REFERENCE_FREE_METRICS)
-
-
-def _parse_sufficiency(name: str, custom: CustomMetrics) -> JudgeSpec | None:
-    target = _llm_target(name, "sufficiency")
-    if target is None:
-        return None
-    return _llm_judge_spec(name, "sufficiency", target, SUFFICIENCY_METRICS, (), SUFFICIENCY_METRICS)
+    return parse
 
 
 def _parse_python(name: str, custom: CustomMetrics) -> JudgeSpec | None:
@@ -358,12 +347,12 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
     ),
     JudgeKind(
         "strict-blind",
-        _parse_strict_blind,
+        _prefixed_llm_judge("strict-blind", STRICT_METRICS, STRICT_METRICS, GROUNDING_METRICS),
         lambda spec, context: StrictBlindLLMJudge(*_llm_judge_arguments(spec, context)),
     ),
     JudgeKind(
         "ragas",
-        _parse_ragas,
+        _prefixed_llm_judge("ragas", RAGAS_METRICS, (), RAGAS_REFERENCE_FREE_METRICS),
         lambda spec, context: RagasLLMJudge(
             *_llm_judge_arguments(spec, context),
             context.embed,
@@ -372,12 +361,12 @@ JUDGE_KINDS: tuple[JudgeKind, ...] = (
     ),
     JudgeKind(
         "claims",
-        _parse_claims,
+        _prefixed_llm_judge("claims", CLAIM_METRICS, (), CLAIM_REFERENCE_FREE_METRICS),
         lambda spec, context: ClaimsLLMJudge(*_llm_judge_arguments(spec, context)),
     ),
     JudgeKind(
         "sufficiency",
-        _parse_sufficiency,
+        _prefixed_llm_judge("sufficiency", SUFFICIENCY_METRICS, (), SUFFICIENCY_METRICS),
         lambda spec, context: SufficiencyLLMJudge(*_llm_judge_arguments(spec, context)),
     ),
     JudgeKind("grounding", _parse_grounding, _build_grounding),

@@ -62,6 +62,21 @@ async def _map_bounded(
     return list(await asyncio.gather(*(run(item) for item in items)))
 
 
+class LoopSemaphore:
+    """At most ``limit`` calls at once among those of one event loop: an asyncio semaphore
+    belongs to one loop and each stage runs its own, so the loop that asks gets a fresh one."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._held: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+    def here(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if loop not in self._held:
+            self._held = {loop: asyncio.Semaphore(self._limit)}
+        return self._held[loop]
+
+
 class _NotStarted(Exception):
     """An item skipped because an earlier one failed fatally (never the error gather reports)."""
 

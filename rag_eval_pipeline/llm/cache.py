@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from rag_eval_pipeline.common.files import write_text_atomically
+from rag_eval_pipeline.limits.in_flight import LoopSemaphore
 from rag_eval_pipeline.limits.slot_files import SharedLimit
 from rag_eval_pipeline.llm.budget import SpendingLimit
 from rag_eval_pipeline.llm.client import LLMCallError, LLMClient, LLMRequest, LLMResponse
@@ -97,7 +98,7 @@ class CachedClient:
         self._cache = cache
         self._refresh = refresh
         self._max_in_flight = max_in_flight
-        self._limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        self._in_flight = LoopSemaphore(max_in_flight) if max_in_flight is not None else None
         self.api_calls = 0
         self.cache_hits = 0
 
@@ -117,12 +118,7 @@ class CachedClient:
     def _limit(self) -> asyncio.Semaphore | None:
         """At most ``max_in_flight`` real calls at once across every judge and case of a stage
         (cache hits take no slot); one semaphore per event loop, as each stage runs its own."""
-        if self._max_in_flight is None:
-            return None
-        loop = asyncio.get_running_loop()
-        if loop not in self._limits:
-            self._limits = {loop: asyncio.Semaphore(self._max_in_flight)}
-        return self._limits[loop]
+        return self._in_flight.here() if self._in_flight is not None else None
 
     @property
     def limit_where(self) -> str | None:

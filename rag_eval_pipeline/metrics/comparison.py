@@ -25,6 +25,7 @@ from rag_eval_pipeline.metrics.statistics import (
     weighted_kappa,
     weighted_kappa_interval,
 )
+from rag_eval_pipeline.metrics.summary import ABSENT_COUNTS, absent_note
 
 THREE_POINT_AXES = ("correctness", "context_relevance")
 # The judge and the reference judge define each axis differently: the agreement figures measure
@@ -76,6 +77,7 @@ def paired_comparisons(
                 pairs = joined[["qid", f"{metric}_a", f"{metric}_b"]].dropna()
                 if pairs.empty:
                     continue
+                unpaired = unpaired_note(metric, joined["qid"], {name_a: ja, name_b: jb}, len(pairs))
                 diff = paired_difference(pairs[f"{metric}_a"], pairs[f"{metric}_b"])
                 test = sign_flip_test(pairs[f"{metric}_a"] - pairs[f"{metric}_b"], draws=draws)
                 row = {
@@ -99,6 +101,7 @@ def paired_comparisons(
                     "mcnemar_only_b": None,
                     "mcnemar_p": None,
                     "judge_noise": rescore_spread(raw_a, raw_b, metric, pairs["qid"].tolist()),
+                    "unpaired_note": unpaired,
                 }
                 if metric == "correctness":
                     only_a, only_b, p = mcnemar_exact(
@@ -107,6 +110,30 @@ def paired_comparisons(
                     row.update(mcnemar_only_a=only_a, mcnemar_only_b=only_b, mcnemar_p=p)
                 rows.append(row)
     return _decide(pd.DataFrame(rows), significance, min_cases)
+
+
+def unpaired_note(metric: str, shared: pd.Series, sides: Mapping[str, pd.DataFrame], paired: int) -> str:
+    """Where a side's rule could not score some of the cases both models were judged on (correctness
+    of a sentence in a language without a lexicon): the pair is compared on the rest only, and
+    says so, with each side's count and reason; "" where every shared case is paired."""
+    said = []
+    for name, rows in sides.items():
+        note = absent_note(rows[rows["qid"].isin(shared)], metric)
+        if note:
+            _, _, absent, reason = ABSENT_COUNTS.match(note).groups()  # type: ignore[union-attr]
+            said.append(f"{absent} absent for {name}: {reason}")
+    if not said:
+        return ""
+    return f"paired on {paired} of {len(shared)} cases both were judged on; " + "; ".join(said)
+
+
+def unpaired_notes(paired: pd.DataFrame | None, metric: str = "correctness") -> list[str]:
+    """Each pair compared on ``metric`` over fewer cases than both were judged on, and why: what
+    the comparison's page says beside the verdicts."""
+    if paired is None or paired.empty or "unpaired_note" not in paired:
+        return []
+    rows = paired[(paired["metric"] == metric) & paired["unpaired_note"].fillna("").astype(str).ne("")]
+    return [f"{r.model_a} vs {r.model_b} ({r.judge_id}): {r.unpaired_note}" for r in rows.itertuples()]
 
 
 def _of_judge(scores: pd.DataFrame, judge_id: str) -> pd.DataFrame:
@@ -160,6 +187,7 @@ def _decide(comparisons: pd.DataFrame, significance: float, min_cases: int = MIN
         "mcnemar_p",
         "judge_noise",
         "judge_noise_note",
+        "unpaired_note",
     ]
     comparisons["judge_noise_note"] = [
         NOISE_NOTE.format(noise=noise) if noise is not None and not pd.isna(noise) and abs(d) <= noise else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -143,7 +144,30 @@ def _summarize_group(
     return out
 
 
-ABSENT_ON = "absent on "
+# how a summary's note says a metric's cases left absent: "3 of 8 cases scored; 5 absent: <reason>"
+ABSENT_COUNTS = re.compile(r"^(\d+) of (\d+) cases scored; (\d+) absent: (.+)$", re.DOTALL)
+
+
+def absent_part(note: object) -> str:
+    """The part of a summary's note that says which cases are absent and why ("" where none)."""
+    if not isinstance(note, str):
+        return ""
+    return next((part for part in note.split(" | ") if ABSENT_COUNTS.match(part)), "")
+
+
+def case_absence(notes: object) -> str:
+    """Why a case's correctness is absent, from its judge's notes ("correctness absent: ..."
+    on); "" where it is not."""
+    if not isinstance(notes, str) or ABSENT_NOTE not in notes:
+        return ""
+    return notes[notes.index(ABSENT_NOTE) :]
+
+
+def scored_of(absent: object) -> str:
+    """"2 of 4 scored" from a note's absent part (a comparison's ``correctness_absent``), where a
+    narrow table has no room for the reason; "" where none is absent."""
+    match = ABSENT_COUNTS.match(absent) if isinstance(absent, str) else None
+    return f"{match.group(1)} of {match.group(2)} scored" if match else ""
 
 
 def absence_reasons(summary: pd.DataFrame) -> list[str]:
@@ -152,13 +176,11 @@ def absence_reasons(summary: pd.DataFrame) -> list[str]:
     if summary is None or summary.empty or "note" not in summary:
         return []
     rows = summary[(summary["group"] == OVERALL) & (summary["metric"] == "correctness")]
-    notes = rows["note"].fillna("").astype(str)
     return list(
         dict.fromkeys(
-            part.split(": ", 1)[1]
-            for note in notes
-            for part in note.split(" | ")
-            if part.startswith(ABSENT_ON) and ": " in part
+            ABSENT_COUNTS.match(part).group(4)  # type: ignore[union-attr]
+            for part in map(absent_part, rows["note"])
+            if part
         )
     )
 
@@ -166,7 +188,8 @@ def absence_reasons(summary: pd.DataFrame) -> list[str]:
 def absent_note(rows: pd.DataFrame, metric: str) -> str:
     """Why a metric is absent on some scored cases, when the rule that gives it could not read
     them: correctness of sentences in a language with no lexicon for negation, hedges, options
-    and contrasts (``language/inflection.py``), with the LLM judges named as the remedy."""
+    and contrasts (``language/inflection.py``), with the LLM judges named as the remedy. Said
+    with the counts the mean is over: "3 of 8 cases scored; 5 absent: <reason>"."""
     if metric != "correctness" or "notes" not in rows or metric not in rows:
         return ""
     absent = rows[rows[metric].isna() & rows["notes"].fillna("").astype(str).str.contains(ABSENT_NOTE)]
@@ -174,7 +197,8 @@ def absent_note(rows: pd.DataFrame, metric: str) -> str:
         return ""
     codes = sorted(absent["language"].dropna().astype(str).unique()) if "language" in absent else []
     reasons = " ".join(reading(code).absence_reason for code in codes) or "the rule could not read them"
-    return f"{ABSENT_ON}{len(absent)} of {len(rows)} cases: {reasons}"
+    scored = int(rows[metric].notna().sum())
+    return f"{scored} of {len(rows)} cases scored; {len(absent)} absent: {reasons}"
 
 
 def summarize(
@@ -308,6 +332,10 @@ COMPARISON_ID_COLUMNS = [
 ]
 
 
+# the comparison's column saying how many cases correctness is over and why the rest are absent
+CORRECTNESS_ABSENT = "correctness_absent"
+
+
 def compare_models(
     summaries: Mapping[str, pd.DataFrame],
     stale_reasons: Mapping[str, Sequence[str]] | None = None,
@@ -320,7 +348,8 @@ def compare_models(
     the reasons in ``note``, never mixed in silently. ``flags`` (the cross-model corrections,
     ``flagged_by_people``) say beside a judge's numbers that people flagged it. ``missing``
     (model -> why it has no summary) adds a row per model with no results, ``missing`` set and
-    its reason in ``note``: partial results are shown as partial."""
+    its reason in ``note``: partial results are shown as partial. Where correctness is absent on
+    some of a model's cases, ``correctness_absent`` says over how many its mean is, and why."""
     flagged: dict[tuple[str, str], list[str]] = {}
     if flags is not None and len(flags) and "flagged_by_people" in flags:
         for row in flags[flags["flagged_by_people"].astype(str) != ""].itertuples():
@@ -347,6 +376,13 @@ def compare_models(
                 "judge_cost_usd": costs.get(judge_id, float("nan")),
             }
             record.update(dict(zip(rows["metric"], rows["mean"])))
+            absent = (
+                [absent_part(n) for n in rows.loc[rows["metric"] == "correctness", "note"]]
+                if "note" in rows
+                else []
+            )
+            if any(absent):  # the mean is over the scored cases only: said beside it
+                record[CORRECTNESS_ABSENT] = next(a for a in absent if a)
             if (answer_model, judge_id) in flagged:  # people flagged this judge: said beside its numbers
                 record["flagged_by_people"] = "; ".join(flagged[(answer_model, judge_id)])
             with_interval = rows["metric"].isin(INTERVAL_METRICS) | rows["metric"].str.startswith(ASR_PREFIX)
@@ -374,7 +410,8 @@ def language_breakdown(
 ) -> pd.DataFrame:
     """One row per answer model, judge and language: its cases and each metric's mean with its
     interval, from the summaries' ``language=`` groups; empty when every summary has a single
-    language (the overall rows say it all)."""
+    language (the overall rows say it all). ``correctness_scored`` says over how many of the
+    language's cases correctness is, where the rule left some absent."""
     rows: list[dict[str, object]] = []
     for answer_model, summary in sorted(summaries.items()):
         grouped = summary[summary["group"].astype(str).str.startswith(LANGUAGE_GROUP)]
@@ -382,7 +419,9 @@ def language_breakdown(
             continue
         for (judge_id, group), found in grouped.groupby(["judge_id", "group"], sort=True):
             values = found[found["metric"].isin(metrics) & (found["n"] > 0)].set_index("metric")
-            if values.empty:
+            notes = found.loc[found["metric"] == "correctness", "note"] if "note" in found else []
+            scored = next((scored_of(absent_part(n)) for n in notes if absent_part(n)), "")
+            if values.empty and not scored:  # a language all absent is said, not left out
                 continue
             record: dict[str, object] = {
                 "answer_model": answer_model,
@@ -395,5 +434,7 @@ def language_breakdown(
                     row = values.loc[metric]
                     record[metric] = row["mean"]
                     record[f"{metric}_ci_low"], record[f"{metric}_ci_high"] = row["ci_low"], row["ci_high"]
+            if scored:  # the language's correctness is over fewer cases than were judged
+                record["correctness_scored"] = scored
             rows.append(record)
     return pd.DataFrame(rows)

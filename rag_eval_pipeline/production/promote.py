@@ -144,3 +144,20 @@ def not_in_list(rows: Sequence[dict], path: Path) -> tuple[list[dict], list[dict
         (known if row["id"] in ids or key in questions else fresh).append(row)
         questions.add(key)
     return fresh, known
+
+
+def blind_spot_judgement_rows(proposals: Sequence[dict]) -> list[dict]:
+    """Judgement-list rows of the production questions proposed for the blind spots of
+    ``kb_health``'s traffic comparison (topics production asks about and no case covers): the
+    question, an empty reference to write, tags naming the topic and its terms as the note."""
+    return [
+        {
+            "id": str(p["production_id"]),
+            "question": p["question"],
+            "answer": "",
+            REFERENCE_PENDING: True,
+            "tags": ["production", f"blind-spot:{p['topic']}"],
+            "note": f"blind spot: {', '.join(p['terms']) if isinstance(p['terms'], list) else p['terms']}",
+        }
+        for p in proposals
+    ]

@@ -13,7 +13,8 @@ from pydantic import Field, field_validator, model_validator
 from rag_eval_pipeline.answering.agents.mapping import compile_path
 from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.metrics.budgets import Budget, budgets_of
-from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings, checked_thresholds, gates_of
+from rag_eval_pipeline.metrics.gated import Budgeted, Gated
+from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings
 
 DEFAULT_THRESHOLDS = {"faithfulness": 0.8}  # the staged strategy's production bar
 USERS = "users"  # the judge id of users' feedback in a day's summary, its thresholds and the trend
@@ -229,7 +230,7 @@ class FeedbackSettings(Strict):
     )
 
 
-class ProductionSettings(Strict):
+class ProductionSettings(Gated, Budgeted):
     """Score a seeded random sample of each day's real traffic with reference-free judges,
     hold each day to thresholds, and watch the trend."""
 
@@ -275,11 +276,6 @@ class ProductionSettings(Strict):
             raise ValueError(f"timezone {zone!r} is not an IANA time zone (e.g. UTC, Europe/Paris)") from None
         return zone
 
-    @field_validator("thresholds")
-    @classmethod
-    def _gates_parse(cls, thresholds: dict[str, float | ThresholdSettings]) -> dict:
-        return dict(checked_thresholds(thresholds))
-
     @model_validator(mode="after")
     def _sources_named_once(self) -> ProductionSettings:
         names = [source_name(s) for s in self.sources]
@@ -288,16 +284,10 @@ class ProductionSettings(Strict):
             raise ValueError(f"production.sources: the same source twice: {', '.join(repeated)}")
         return self
 
-    @field_validator("budgets")
-    @classmethod
-    def _budgets_read(cls, budgets: dict[str, float]) -> dict[str, float]:
-        budgets_of(budgets)  # the key's grammar and the figure's name, said now
-        return budgets
-
     def gates(self) -> list[Gate]:
         """The thresholds, and the limit on the users' thumbs-down rate (``feedback``) as one
         more, so the day's check, `production run` and the trend hold it as they hold any."""
-        gates = gates_of(self.thresholds)
+        gates = super().gates()
         if self.feedback is not None and self.feedback.max_negative_rate is not None:
             gates.append(Gate(THUMBS_DOWN_RATE, self.feedback.max_negative_rate, USERS))
         return gates

@@ -5,11 +5,10 @@ for tools. Every format says the same numbers: they are read from one ``RunDiff`
 from __future__ import annotations
 
 import json
-import math
-from typing import Any
 
 import pandas as pd
 
+from rag_eval_pipeline.common.plain import plain
 from rag_eval_pipeline.metrics.diff import SHOWN_COLUMNS, RunDiff
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.reporting.markdown import markdown_cell, markdown_text, to_markdown
@@ -199,16 +198,8 @@ def _within(header: list[str], rows: list[str], budget: int, what: str) -> list[
     ]
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if hasattr(value, "item"):  # numpy scalars
-        return _plain(value.item())
-    return value
-
-
 def _records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+    return [{k: plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
 def as_json(diff: RunDiff) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import pandas as pd
 
@@ -43,6 +44,11 @@ def to_markdown(frame: pd.DataFrame, float_format: str = "{:.3f}") -> str:
     for record in frame.itertuples(index=False):
         lines.append("| " + " | ".join(markdown_cell(v, float_format) for v in record) + " |")
     return "\n".join(lines)
+
+
+def markdown_list(items: Iterable[object]) -> str:
+    """Each item a line of a Markdown list, its text shown as written (``markdown_text``)."""
+    return "\n".join(f"- {markdown_text(item)}" for item in items)
 
 
 def with_intervals(

@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from rag_eval_pipeline.judges.claims import claims_of
+from rag_eval_pipeline.metrics.comparison import unpaired_notes
 from rag_eval_pipeline.metrics.diagnosis import ALL_DIAGNOSES, DIAGNOSES
 from rag_eval_pipeline.metrics.diff import SHOWN_COLUMNS
 from rag_eval_pipeline.metrics.reliability import ALPHA_SUFFIX
@@ -26,7 +27,14 @@ from rag_eval_pipeline.metrics.schema import (
 )
 from rag_eval_pipeline.metrics.settings import OVERALL
 from rag_eval_pipeline.metrics.stability import is_flip_column
-from rag_eval_pipeline.metrics.summary import LANGUAGE_GROUP, language_breakdown
+from rag_eval_pipeline.metrics.summary import (
+    ABSENT_COUNTS,
+    LANGUAGE_GROUP,
+    absent_part,
+    case_absence,
+    language_breakdown,
+    scored_of,
+)
 from rag_eval_pipeline.reporting.charts import model_colours
 from rag_eval_pipeline.reporting.html import lazy_plotly_script
 from rag_eval_pipeline.reporting.images import ImageSection, images_html
@@ -99,9 +107,11 @@ function sorted(rows){if(sortCol<0)return rows;const key=sortKey(sortCol),n=rows
   if(!(score&&v===null)&&!sortAsc)r=2e6-r;
   keys[k]=r*P+k;}
  keys.sort();const out=new Int32Array(n);for(let k=0;k<n;k++)out[k]=rows[keys[k]%P];return out;}
+// an absent correctness says why on hover (the index's sparse map of rows to reasons)
+function absentTitle(i){const d=D(),a=d.a&&d.a[i];return a===undefined||a===null?'':' title="'+esc(d.absences[a])+'"';}
 function rowHtml(i){const d=D(),m=d.models[d.m[i]],j=d.judges[d.j[i]],q=d.qids[d.q[i]],t=d.questions[d.q[i]],g=d.diagnoses[d.d[i]];
  return '<tr data-row="'+i+'"><td class="k" title="'+esc(m)+'">'+esc(m)+'</td><td class="k" title="'+esc(j)+'">'+esc(j)+
- '</td><td class="k" title="'+esc(q)+'">'+esc(q)+'</td><td class="k" title="'+esc(t)+'">'+esc(t)+'</td><td class="n">'+fmt(d.c[i])+
+ '</td><td class="k" title="'+esc(q)+'">'+esc(q)+'</td><td class="k" title="'+esc(t)+'">'+esc(t)+'</td><td class="n"'+absentTitle(i)+'>'+fmt(d.c[i])+
  '</td><td class="n">'+fmt(d.f[i])+'</td><td class="n">'+fmt(d.r[i])+'</td><td class="k" title="'+esc(g)+'">'+esc(g)+
  '</td><td class="k"><button class="open" onclick="toggleRow(this)">open</button></td></tr>';}
 window.caseRenders=0;  // how often the table was drawn (what a timing waits for)
@@ -453,6 +463,9 @@ class CaseRows:
             f'<td data-v="{"" if n is None or pd.isna(n) else n}">{"–" if n is None or pd.isna(n) else f"{n:.2f}"}</td>'
             for n in numbers
         ]
+        absence = case_absence(row.get("notes")) if _number(row.get("correctness")) is None else ""
+        if absence:  # the record says why its correctness is absent, never 0
+            tds[6] = f'<td data-v="" title="{html.escape(absence)}">– ({html.escape(absence)})</td>'
         tds += [
             f"<td>{html.escape(self._diagnosis(cases, row))}</td>",
             f"<td>{_passages_html(case, gold)}</td>",
@@ -480,6 +493,8 @@ class CaseRows:
         judges: dict[str, int] = {}
         diagnoses: dict[str, int] = {}
         columns: dict[str, list] = {name: [] for name in ("m", "j", "q", "c", "f", "r", "d")}
+        absences: dict[str, int] = {}
+        absent_at: dict[int, int] = {}  # row -> its reason: only the absent rows, a few bytes each
         model_code = {m: n for n, m in enumerate(models)}
 
         def number(value: object) -> float | None:
@@ -500,6 +515,9 @@ class CaseRows:
                 columns["j"].append(judges.setdefault(str(row["judge_id"]), len(judges)))
                 columns["q"].append(code)
                 columns["c"].append(number(row.get("correctness")))
+                absence = case_absence(row.get("notes")) if columns["c"][-1] is None else ""
+                if absence:
+                    absent_at[len(columns["c"]) - 1] = absences.setdefault(absence, len(absences))
                 columns["f"].append(number(faithfulness))
                 columns["r"].append(number(row.get("context_relevance")))
                 columns["d"].append(diagnoses.setdefault(self._diagnosis(cases, row), len(diagnoses)))
@@ -510,6 +528,8 @@ class CaseRows:
             "qids": qids,
             "questions": questions,
             **columns,
+            "a": absent_at,
+            "absences": list(absences),
             "pageRows": rows_a_page,
             "folder": folder,
             "head": CASE_HEAD,
@@ -567,6 +587,23 @@ def _table(rows: CaseRows, index: Mapping, first_page: Sequence[CaseKey]) -> str
         f'<table id="cases"><colgroup>{widths}</colgroup><thead><tr>{header}</tr></thead><tbody></tbody></table>'
         f'<template id="case-rows"><table><tbody>{rows.html(first_page)}</tbody></table></template>'
         f"<script>window.caseData={data};</script>"
+    )
+
+
+def cases_absent_html(index: Mapping) -> str:
+    """Above the case table: how many rows have correctness absent ("–", never 0) and why, each
+    reason once (a row's own reason is on its cell's hover and in its record)."""
+    absent_at = index.get("a") or {}
+    if not absent_at:
+        return ""
+    counts = pd.Series(list(absent_at.values())).value_counts(sort=False)
+    lines = "".join(
+        f"<li>{int(counts.get(code, 0)):,} rows: {html.escape(reason)}</li>"
+        for code, reason in enumerate(index["absences"])
+    )
+    return (
+        f'<div class="note" id="cases-absent">Correctness "–" on {len(absent_at):,} case rows: absent, '
+        f"never 0 (hover the cell, or open the row, for its reason).<ul>{lines}</ul></div>"
     )
 
 
@@ -652,28 +689,37 @@ def _cell(value: object, float_format: Callable[[float], str]) -> str:
     return str(value)
 
 
-def table_html(frame: pd.DataFrame, float_format: Callable[[float], str] = lambda v: f"{v:.3f}") -> str:
+def table_html(
+    frame: pd.DataFrame,
+    float_format: Callable[[float], str] = lambda v: f"{v:.3f}",
+    hovers: Mapping[tuple[int, str], str] | None = None,
+) -> str:
     """A table as the report shows it: every cell on one line (cut with an ellipsis past its
-    width, its whole value on hover: a number, id or model name is never broken), absent values
-    as "–", numbers right-aligned."""
+    width, its whole value on hover: a number, id or model name is never broken, or what
+    ``hovers`` says of it, by row and column), absent values as "–", numbers right-aligned."""
     numeric = {c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])}
     head = "".join(
         f'<th title="{html.escape(str(c))}"{" class=n" if c in numeric else ""}>{html.escape(str(c))}</th>'
         for c in frame.columns
     )
     body = []
-    for row in frame.itertuples(index=False):
+    for number, row in enumerate(frame.itertuples(index=False)):
         cells = []
         for column, value in zip(frame.columns, row):
             text = html.escape(_cell(value, float_format))
-            cells.append(f'<td title="{text}"{" class=n" if column in numeric else ""}>{text}</td>')
+            title = html.escape((hovers or {}).get((number, column), "")) or text
+            cells.append(f'<td title="{title}"{" class=n" if column in numeric else ""}>{text}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def frame_html(frame: pd.DataFrame, float_format=lambda v: f"{v:.3f}") -> str:
+def frame_html(
+    frame: pd.DataFrame,
+    hovers: Mapping[tuple[int, str], str] | None = None,
+    float_format: Callable[[float], str] = lambda v: f"{v:.3f}",
+) -> str:
     """A table in a box of the pane's width (``table_html``)."""
-    return f'<div class="wide">{table_html(frame, float_format)}</div>'
+    return f'<div class="wide">{table_html(frame, float_format, hovers)}</div>'
 
 
 def full_table(frame: pd.DataFrame, name: str, what: str, shown: Sequence[str] | None = None) -> str:
@@ -812,21 +858,9 @@ def agreement_chart(history: pd.DataFrame) -> go.Figure:
     return figure
 
 
-def human_review_html(
-    agreement: pd.DataFrame | None,
-    summaries: Mapping[str, pd.DataFrame],
-    history: pd.DataFrame | None,
-    corrections: pd.DataFrame | None = None,
-) -> str:
-    """Each judge against people (flagged below the bars), each model's judge mean beside the
-    mean corrected by the labels (``corrections``, the cross-model ``corrected_means``), and
-    the agreement over time."""
-    if agreement is None or agreement.empty:
-        return (
-            "<p>No human labels yet: <code>rag-eval review export --model MODEL</code> writes a queue "
-            "to label (docs/human-review.md).</p>"
-        )
-    table = agreement.assign(
+def _agreement_table(agreement: pd.DataFrame) -> pd.DataFrame:
+    """Each judge against people, its kappa and rates as one cell with their intervals."""
+    return agreement.assign(
         kappa=[
             _interval(k, lo, hi) for k, lo, hi in agreement[["kappa", "kappa_low", "kappa_high"]].to_numpy()
         ],
@@ -851,7 +885,14 @@ def human_review_html(
             "why",
         ]
     ]
-    rows = []
+
+
+def _corrected_rows(
+    summaries: Mapping[str, pd.DataFrame], corrections: pd.DataFrame | None
+) -> list[dict[str, object]]:
+    """Each model's judge mean beside the mean corrected by people's labels, where a model has
+    labelled cases on the metric."""
+    rows: list[dict[str, object]] = []
     labelled = (
         corrections[corrections["n_labels"] > 0] if corrections is not None and len(corrections) else None
     )
@@ -879,16 +920,37 @@ def human_review_html(
                     "cases": int(row["n"]),
                 }
             )
+    return rows
+
+
+def _flagged_html(agreement: pd.DataFrame) -> str:
     flagged = agreement[agreement["flagged"]]
-    warning = (
+    if not len(flagged):
+        return '<p id="flagged-judges">No judge is below the bars.</p>'
+    return (
         '<p class="flagged" id="flagged-judges"><b>Flagged:</b> '
         + "; ".join(
             html.escape(f"{r['judge_id']} / {r['metric']}: {r['why']}") for r in flagged.to_dict("records")
         )
         + ". Do not publish these judges' numbers unchecked.</p>"
-        if len(flagged)
-        else '<p id="flagged-judges">No judge is below the bars.</p>'
     )
+
+
+def human_review_html(
+    agreement: pd.DataFrame | None,
+    summaries: Mapping[str, pd.DataFrame],
+    history: pd.DataFrame | None,
+    corrections: pd.DataFrame | None = None,
+) -> str:
+    """Each judge against people (flagged below the bars), each model's judge mean beside the
+    mean corrected by the labels (``corrections``, the cross-model ``corrected_means``), and
+    the agreement over time."""
+    if agreement is None or agreement.empty:
+        return (
+            "<p>No human labels yet: <code>rag-eval review export --model MODEL</code> writes a queue "
+            "to label (docs/human-review.md).</p>"
+        )
+    rows = _corrected_rows(summaries, corrections)
     corrected = (
         frame_html(pd.DataFrame(rows))
         if rows
@@ -900,8 +962,8 @@ def human_review_html(
         "(95% bootstrap interval), and for pass / fail at 0.5 the share of what people passed that the "
         "judge passed (true-positive rate) and of what they failed that it failed (true-negative rate), "
         "with exact intervals.</p>"
-        + warning
-        + frame_html(table)
+        + _flagged_html(agreement)
+        + frame_html(_agreement_table(agreement))
         + '<p class="note">Corrected means (prediction-powered inference): the judge\'s mean over every '
         "case plus the mean of people-minus-judge on the labelled cases, with a 95% interval from both "
         "parts. Unbiased when the labelled cases are a random sample (a <code>--strategy random</code> "
@@ -975,26 +1037,59 @@ def _headline_rows(summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _means_table(rows: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
-    table = []
+def means_table(
+    rows: pd.DataFrame, metrics: Sequence[str]
+) -> tuple[pd.DataFrame, dict[tuple[int, str], str]]:
+    """Each model and judge's means with their intervals, and the hover of each cell whose mean is
+    over fewer cases than were scored (correctness absent on some): "(2 of 4 scored)" in the
+    cell, the reason on hover."""
+    table: list[dict[str, object]] = []
+    hovers: dict[tuple[int, str], str] = {}
     for (model, judge_id), group in rows.groupby(["model", "judge_id"], sort=True):
         by_metric = {r["metric"]: r for r in group.to_dict("records")}
         if not any(pd.notna(by_metric[m]["mean"]) for m in metrics if m in by_metric):
             continue
-        table.append(
-            {
-                "model": model,
-                "judge": judge_id,
-                "cases": int(group["n_cases"].max()) if "n_cases" in group else None,
-                **{
-                    m: _short_interval(by_metric[m]["mean"], by_metric[m]["ci_low"], by_metric[m]["ci_high"])
-                    if m in by_metric
-                    else "–"
-                    for m in metrics
-                },
-            }
-        )
-    return pd.DataFrame(table)
+        cells = {
+            m: _short_interval(by_metric[m]["mean"], by_metric[m]["ci_low"], by_metric[m]["ci_high"])
+            if m in by_metric
+            else "–"
+            for m in metrics
+        }
+        for metric in metrics:
+            absent = absent_part(by_metric[metric].get("note")) if metric in by_metric else ""
+            if absent:
+                cells[metric] = f"{cells[metric]} ({scored_of(absent)})"
+                hovers[(len(table), metric)] = absent
+        cases = int(group["n_cases"].max()) if "n_cases" in group else None
+        table.append({"model": model, "judge": judge_id, "cases": cases, **cells})
+    return pd.DataFrame(table), hovers
+
+
+def absence_html(summaries: Mapping[str, pd.DataFrame]) -> str:
+    """Under the means: each reason a mean is over fewer cases than were scored, said once with
+    the models and counts it concerns (absent, never counted as 0)."""
+    said: dict[str, list[str]] = {}
+    for model, summary in sorted(summaries.items()):
+        if "note" not in summary:
+            continue
+        overall = summary[summary["group"] == OVERALL]
+        for row in overall.to_dict("records"):
+            match = ABSENT_COUNTS.match(absent_part(row.get("note")))
+            if match:
+                scored, total, absent, reason = match.groups()
+                said.setdefault(reason, []).append(
+                    f"{model} ({row['judge_id']}): {scored} of {total} cases scored, {absent} absent"
+                )
+    if not said:
+        return ""
+    lines = "".join(
+        f"<li>{html.escape('; '.join(where))}. Why: {html.escape(reason)}</li>"
+        for reason, where in said.items()
+    )
+    return (
+        '<div class="note" id="correctness-absent"><b>Correctness absent, never counted as 0</b>: each '
+        f"mean above is over its scored cases only.<ul>{lines}</ul></div>"
+    )
 
 
 def _number(value: object) -> float | None:
@@ -1030,7 +1125,8 @@ def means_html(data: ReportData) -> str:
         '<section id="means"><h2>Scores</h2><p class="note">Each model\'s mean over its scored cases '
         "with its 95% interval (method in metric_summary's ci_method; Clopper-Pearson by default). "
         "Overlapping intervals do not decide a comparison: the paired verdicts do.</p>"
-        + frame_html(_means_table(rows, metrics))
+        + frame_html(*means_table(rows, metrics))
+        + absence_html(data.summaries)
         + _notes_html(data.summaries)
         + "</section>"
     )
@@ -1091,7 +1187,12 @@ def forest_svg(comparisons: pd.DataFrame, metric: str, colours: Mapping[str, str
                 (colours or {}).get(winner, "#333") if winner else GREY,
                 f"{_pair_label(r)}: {'–' if difference is None else f'{difference:+.3f}'} "
                 f"[{_cell(r['ci_low'], lambda v: f'{v:+.3f}')}, {_cell(r['ci_high'], lambda v: f'{v:+.3f}')}]; "
-                f"{verdict}; p adjusted {_cell(r.get('p_adjusted'), lambda v: f'{v:.3f}')}; {r['n']} cases",
+                f"{verdict}; p adjusted {_cell(r.get('p_adjusted'), lambda v: f'{v:.3f}')}; {r['n']} cases"
+                + (
+                    f"; {r['unpaired_note']}"
+                    if isinstance(r.get("unpaired_note"), str) and r["unpaired_note"]
+                    else ""
+                ),
             )
         )
     reach = max(
@@ -1143,8 +1244,10 @@ def answers_html(data: ReportData) -> str:
     for n, metric in enumerate(metrics):
         hidden = "" if n == 0 else " hidden"
         means = means_svg(rows, metric, data.colours) if have_means and metric in set(rows["metric"]) else ""
+        unpaired = "".join(f"<li>{html.escape(n)}</li>" for n in unpaired_notes(data.comparisons, metric))
         forest = (
             forest_svg(data.comparisons, metric, data.colours)
+            + (f'<ul class="note unpaired">{unpaired}</ul>' if unpaired else "")
             if metric in compared
             else f"<p>{_why_nothing_is_paired(len(data.summaries)) if not compared else 'not compared on ' + html.escape(metric)}</p>"
         )
@@ -1331,7 +1434,7 @@ def render_report(
         f"<style>{_STYLE}</style>{lazy_plotly_script()}<script>{_TABLE_SCRIPT}</script></head><body>"
         f"<h1>RAG evaluation report</h1>{_header_html(summaries, missing or {})}"
         + "".join(sections)
-        + f"<h2>Cases</h2>{cases}"
+        + f"<h2>Cases</h2>{cases_absent_html(index)}{cases}"
         + "</body></html>"
     )
     return RenderedReport(document, pages, data.images.files)

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from rag_eval_pipeline.common.text import FileEncodingError, nfc_values, read_text
+from rag_eval_pipeline.common.text import nfc_values, read_named_file
 from rag_eval_pipeline.trajectories.sessions import canonical_json
 
 
@@ -99,16 +99,9 @@ def _first_error(err: ValidationError) -> str:
 def read_reference(path: Path) -> list[Task]:
     """Every task of the file, in order. A line that is not JSON or not a task, a task id or a
     session listed twice: an error naming file and line."""
-    try:
-        lines = read_text(path).splitlines()  # UTF-8, a BOM accepted, NFC by the rows below
-    except FileNotFoundError:
-        raise ReferenceError(
-            f"{path}: no such file (give the trajectories' reference, one task per line)"
-        ) from None
-    except FileEncodingError as err:
-        raise ReferenceError(str(err)) from None
-    except OSError as err:
-        raise ReferenceError(f"{path}: not readable ({err})") from None
+    # UTF-8, a BOM accepted, NFC by the rows below
+    holds = "give the trajectories' reference, one task per line"
+    lines = read_named_file(path, holds, ReferenceError).splitlines()
     tasks: list[Task] = []
     seen_tasks: dict[str, int] = {}
     seen_sessions: dict[str, int] = {}

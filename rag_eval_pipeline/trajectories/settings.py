@@ -3,10 +3,11 @@ LLM judges read the sessions, and the thresholds the trajectory summary is held 
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from rag_eval_pipeline.common.settings import Strict
-from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings, checked_thresholds, gates_of
+from rag_eval_pipeline.metrics.gated import Gated
+from rag_eval_pipeline.metrics.settings import ThresholdSettings
 
 
 class PhoenixTraces(Strict):
@@ -17,7 +18,7 @@ class PhoenixTraces(Strict):
     api_key_env: str = "PHOENIX_API_KEY"
 
 
-class TrajectorySettings(Strict):
+class TrajectorySettings(Gated):
     traces: list[str] = Field(
         default_factory=list,
         description="OTLP/JSON files or folders of them (an export per file or per line)",
@@ -41,12 +42,3 @@ class TrajectorySettings(Strict):
         default_factory=dict, description="[JUDGE/]METRIC: e.g. match_strict: 0.8, pass^2: 0.5"
     )
 
-    @field_validator("thresholds")
-    @classmethod
-    def _gates_read(
-        cls, thresholds: dict[str, float | ThresholdSettings]
-    ) -> dict[str, float | ThresholdSettings]:
-        return dict(checked_thresholds(thresholds))
-
-    def gates(self) -> list[Gate]:
-        return gates_of(self.thresholds)

@@ -4,9 +4,12 @@ no document, evaluated by `rag-eval run`."""
 
 import json
 
+import dagster as dg
 import pytest
+import yaml
 
 from rag_eval_pipeline import cli
+from rag_eval_pipeline_tests.support.production import production_config, write_day
 from stand_ins.anthropic_api import FakeAnthropic
 
 DOCUMENTS = [
@@ -72,6 +75,23 @@ PRODUCTION = [
 ]
 
 
+DAY = "2026-11-28"
+
+
+def _logged(question: str, n: int) -> dict:
+    """One interaction of the agent's logs (support.production's shape)."""
+    return {
+        "request": {"query": question},
+        "reply": {"text": "Orders to Peru take 9 days."},
+        "retrieved": [
+            {"doc": {"id": "doc_shipping", "title": "Shipping", "content": DOCUMENTS[2]["passage"]}}
+        ],
+        "ts": f"{DAY}T09:{n:02d}:00Z",
+        "build": "v1",
+        "trace": f"trace-{n}",
+    }
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
     root = tmp_path_factory.mktemp("kb")
@@ -81,16 +101,23 @@ def project(tmp_path_factory):
     )
     (root / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUESTIONS))
     (root / "production.jsonl").write_text("".join(json.dumps(q) + "\n" for q in PRODUCTION))
+    # the same questions as the agent's logs of one day: the daily production sample
+    write_day(root / "logs", DAY, [_logged(q["question"], n) for n, q in enumerate(PRODUCTION)])
+    production = production_config(
+        root / "logs", judges=["reference"], thresholds={"faithfulness_lexical": 0.0}
+    )
     (root / "rag_eval.yaml").write_text(
         "dataset:\n  kind: custom\n  questions: questions.jsonl\n  documents: docs\n  language: en\n"
         "  sample_size: null\nanswer_models:\n"
         "  - {name: baseline, provider: offline, model: extractive-baseline, top_k: 2}\n"
         f"judges: [reference, '{JUDGE}']\n"
+        + yaml.safe_dump({"production": production, "statistics": {"min_cases": 4}})
     )
     args = ["--dagster-home", str(root / "home"), "--config", str(root / "rag_eval.yaml")]
     with FakeAnthropic(responder=_sufficiency) as server, pytest.MonkeyPatch.context() as env:
         env.setenv("ANTHROPIC_API_KEY", "test-key")
         env.setenv("ANTHROPIC_BASE_URL", server.url)
+        assert cli.main([*args, "production", "run"]) == 0
         assert cli.main([*args, "run"]) == 0
         assert {(r.get("tool_choice") or {}).get("name") for r in server.requests} == {"record_sufficiency"}
     return root, args
@@ -156,6 +183,33 @@ def test_production_questions_show_the_blind_spot_and_what_to_promote(project, c
     assert 0 < traffic["divergence"] <= 1
     proposed = {p["question"] for p in traffic["proposals"]}
     assert proposed and all("credit card" in q for q in proposed)
+
+
+@pytest.mark.slow
+def test_the_daily_production_sample_is_compared_and_its_blind_spots_promoted(project, capsys, tmp_path):
+    root, args = project
+    traffic = _health(project, capsys)["traffic"]  # the stored kb_health: no file given
+    assert traffic["source"].startswith(f"the daily production samples of {DAY} (1 day(s), 4 questions")
+    assert 0 < traffic["divergence"] <= 1
+    proposed = {p["question"] for p in traffic["proposals"]}
+    assert proposed and all("credit card" in q for q in proposed)
+    with dg.DagsterInstance.from_config(str(root / "home")) as instance:  # the asset's pane says it
+        event = instance.get_latest_materialization_event(dg.AssetKey("kb_health"))
+    pane = event.asset_materialization.metadata
+    assert pane["traffic_divergence"].value == pytest.approx(traffic["divergence"])
+    assert pane["blind_spots"].value >= 1 and pane["production"].value == traffic["source"]
+    out = tmp_path / "blind.jsonl"
+    promote = [*args, "production", "promote", "--blind-spots", "--out", str(out)]
+    assert cli.main(promote) == 0
+    assert "promoted" in capsys.readouterr().out
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["question"] for r in rows} == proposed
+    assert all(r["reference_pending"] and r["tags"][1].startswith("blind-spot:t-") for r in rows)
+    assert cli.main(promote) == 0  # promoted again: nothing added, the list's version unchanged
+    assert f"no new blind-spot question ({len(rows)} already in" in capsys.readouterr().out
+    assert len(out.read_text().splitlines()) == len(rows)
+    assert cli.main([*promote, "--day", DAY]) == 2
+    assert capsys.readouterr().err.startswith("error: --day does not apply to --blind-spots")
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from rag_eval_pipeline.data.documents import Chunking, load_documents
 from rag_eval_pipeline.health.assess import HealthSettings, assess
 from rag_eval_pipeline.health.documents import document_times
+from rag_eval_pipeline.health.knowledge import number_term, terms_of
 from rag_eval_pipeline.health.labels import (
     CONFLICT,
     COVERED,
@@ -21,6 +22,7 @@ from rag_eval_pipeline.health.labels import (
     RETRIEVAL_MISS,
     CaseInput,
 )
+from rag_eval_pipeline.language.analysis import analyzer
 
 AS_OF = "2025-06-01"
 LABELS_ONLY = HealthSettings(as_of=AS_OF, with_topics=False)  # topics: tested with the CLI
@@ -332,3 +334,118 @@ def test_a_stored_reading_serves_another_process_and_an_unreadable_one_is_read_a
     earlier = HealthSettings(as_of="2024-03-01", with_topics=False)
     assess(passages, CASES[:1], settings=earlier, reading_folder=tmp_path)
     assert len(list(tmp_path.glob("*.pickle"))) == 1  # only the latest version is kept
+
+
+HELP_CENTER = [
+    (
+        "schedules",
+        "Heating schedules",
+        "A heating schedule sets the temperature for each part of the day. "
+        "Each day can have up to eight time blocks. The app shows them as coloured bars.",
+    ),
+    (
+        "sensor",
+        "Room sensor",
+        "The Room Sensor measures temperature and humidity. Its firmware is version 8. "
+        "It pairs with the thermostat in the Devices menu.",
+    ),
+    ("wifi", "Unterstützte WLAN-Netze", "Das Thermostat verbindet sich nur mit WLAN-Netzen im Band 2.4 GHz."),
+    (
+        "lock",
+        "Child lock",
+        "The child lock keeps the dial from being turned. To turn it on, hold both side "
+        "buttons. Keep them pressed for five seconds until the lock icon shows.",
+    ),
+    ("price", "Lumen Plus price", "Lumen Plus costs EUR 3,99 per month, billed in advance."),
+]
+
+
+@pytest.fixture(scope="module")
+def help_center(tmp_path_factory) -> pd.DataFrame:
+    folder = tmp_path_factory.mktemp("help")
+    with (folder / "kb.jsonl").open("w") as handle:
+        for doc_id, title, passage in HELP_CENTER:
+            code = "de" if doc_id == "wifi" else "en"
+            handle.write(
+                json.dumps({"id": doc_id, "title": title, "passage": passage, "language": code}) + "\n"
+            )
+    return load_documents(folder, Chunking(size=0)).passages
+
+
+@pytest.mark.parametrize(
+    ("question", "reference", "language", "label"),
+    [
+        # a number spelled out in the passage, in digits in the reference
+        ("How many time blocks per day can a heating schedule have?", "8", "en", COVERED),
+        # the same number in passages about something else: not beside the question's words
+        ("How many heating zones can the boiler relay control?", "8", "en", KNOWLEDGE_GAP),
+        # a decimal comma against a decimal point, in another language
+        ("Welches WLAN-Band unterstützt das Thermostat?", "2,4 GHz", "de", COVERED),
+        # the price written with its currency first and a decimal comma
+        ("How much does Lumen Plus cost per month?", "3.99 EUR", "en", COVERED),
+        # a procedure over two sentences, in another order and with one word said otherwise
+        (
+            "How do you turn on the child lock?",
+            "press and hold both side buttons for 5 seconds",
+            "en",
+            COVERED,
+        ),
+        # the right words, the wrong number
+        (
+            "How do you turn on the child lock?",
+            "press and hold both side buttons for 3 seconds",
+            "en",
+            KNOWLEDGE_GAP,
+        ),
+        # a unit the passage does not say beside the number
+        ("How long is the Room Sensor's battery life?", "8 months", "en", KNOWLEDGE_GAP),
+    ],
+)
+def test_short_answers_are_read_by_their_numbers_and_beside_the_question(
+    help_center, question, reference, language, label
+):
+    case = CaseInput("q", question, reference, reference, False, (), language=language)
+    found = assess(help_center, [case], settings=LABELS_ONLY).cases.iloc[0]
+    assert found["label"] in {label, RETRIEVAL_MISS if label == COVERED else label}, found["reason"]
+
+
+@settings(max_examples=60)
+@given(number=st.integers(min_value=0, max_value=99), language=st.sampled_from(["en", "de", "fr", "es"]))
+def test_a_number_is_one_term_however_it_is_written(number, language):
+    """Digits, digits with leading zeros and the number spelled out (ICU's words for it, but a
+    word that is also a stop word: French "un") read as one term; so do a decimal comma and a
+    decimal point."""
+    import icu
+
+    rules = icu.RuleBasedNumberFormat(icu.URBNFRuleSetTag.SPELLOUT, icu.Locale(language))
+    spelled = rules.format(number).replace("\u00ad", "")  # German writes soft hyphens in it
+    expected = [number_term(str(number))]
+    assert terms_of(str(number), language) == expected
+    assert terms_of(f"0{number}", language) == expected
+    stop = analyzer(language).index_stop_words
+    if " " not in spelled and "-" not in spelled and spelled not in stop:  # a compound: several words
+        assert terms_of(spelled, language) == expected
+    assert (
+        terms_of(f"{number},5", language) == terms_of(f"{number}.5", language) == [number_term(f"{number}.5")]
+    )
+
+
+def test_a_second_model_over_the_same_questions_looks_nothing_up_again_and_labels_alike(passages):
+    from dataclasses import replace
+
+    from rag_eval_pipeline.health import assess as assessing
+    from rag_eval_pipeline.health.labels import case_table
+
+    first = assess(passages, CASES, settings=LABELS_ONLY)
+    (memo,) = assessing._SUPPORTS.values()
+    asked = dict(memo._found)
+    # another model: other answers, the same questions, references and retrieval
+    other = [replace(case, answer="unknown", abstained=True) for case in CASES]
+    second = assess(passages, other, settings=LABELS_ONLY)
+    assert memo._found == asked  # each question's support was read from the memo
+    view, conflicts = next(iter(assessing._READING.values()))
+    for cases, found in ((CASES, first), (other, second)):  # as labelled without any memo
+        alone = case_table(cases, view, conflicts, LABELS_ONLY.thresholds)
+        assert found.cases.equals(alone)
+    titled = replace(CASES[0], retrieved_ids=(), retrieved_titles=("Eiffel Tower",))
+    assert memo.retrieved(titled) == memo.retrieved(CASES[0]) != set()

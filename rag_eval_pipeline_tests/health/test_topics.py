@@ -102,3 +102,32 @@ def test_without_production_or_cases_the_divergence_is_absent_not_zero():
     assert empty.empty
     cases = _cases([(QUESTIONS[0], "covered", 1.0)])[["qid", "question", "language"]]
     assert compare_traffic(cases, empty).divergence is None
+
+
+def test_the_daily_samples_are_read_newest_first_up_to_the_bound_and_none_is_absent_with_why():
+    from rag_eval_pipeline.health.traffic import compare_traffic, sampled_production
+
+    def day(n: int, count: int) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "interaction_id": [f"d{n}-{i}" for i in range(count)],
+                "question": ["Where is the library?"] * count,
+            }
+        )
+
+    samples = {
+        "2026-11-26": day(26, 3),
+        "2026-11-27": day(27, 3),
+        "2026-11-28": day(28, 3),
+        "2026-11-29": day(29, 0),
+    }
+    questions, source = sampled_production(samples, limit=5)
+    assert list(questions["id"]) == ["d28-0", "d28-1", "d28-2", "d27-0", "d27-1"]
+    assert (
+        source
+        == "the daily production samples of 2026-11-27 to 2026-11-28 (2 day(s) of the 3 held, 5 questions)"
+    )
+    none, why = sampled_production({})
+    assert none.empty and why.startswith("none: no production day sampled yet")
+    cases = pd.DataFrame({"qid": ["a"], "question": ["Where is the library?"], "language": ["en"]})
+    assert compare_traffic(cases, none).divergence is None  # absent, not 0

@@ -100,7 +100,7 @@ def test_the_summary_notes_why_correctness_is_absent():
     )
     summary = summarize(scores)
     row = summary[(summary["metric"] == "correctness") & (summary["group"] == "all")].iloc[0]
-    assert row["n"] == 2 and "absent on 1 of 3 cases: " in row["note"]
+    assert row["n"] == 2 and "2 of 3 cases scored; 1 absent: " in row["note"]
     assert absence_reasons(summary) == [reading("la").absence_reason]
 
 

@@ -185,5 +185,13 @@ def test_a_report_copied_alone_says_what_is_missing_and_the_single_file_copy_nee
         page.evaluate(TIMED_CASE_SEARCH, ["case-filter", "input", last])
         assert sorted(_column(page, 1)) == sorted(MODELS)
         page.locator("#cases tr[data-row] button.open").last.click()  # its record from page 3, carried inside
+        # the record, or the page's own word on why not: a busy machine may take long, never silently
+        page.wait_for_function(
+            "document.querySelector('#cases tr.record')"
+            " || /cannot|error|fail/i.test(document.getElementById('page-status').innerText)",
+            timeout=120_000,
+        )
+        status = page.inner_text("#page-status")
+        assert page.locator("#cases tr.record").count() == 1, f"no record; the page says: {status}"
         assert last in page.locator("#cases tr.record").inner_text()
         assert errors == []

@@ -1,7 +1,8 @@
-"""A knowledge base and questions in Polish and Hungarian, languages without a lexicon of their
-own, for the end-to-end test of issue 78: right answers in sentences as a native writes them
-(the name in the case its sentence needs: "w Warszawie", "Kiskőrösön"), some of them with words
-the offline rule cannot read (absent, never 0), and wrong ones (credited never)."""
+"""A knowledge base and questions in Polish and Hungarian, languages without a row of their own
+in the table, and in Amharic, a script no detector here reads, for the end-to-end tests of
+issue 78: right answers in sentences as a native writes them (the name in the case its sentence
+needs: "w Warszawie", "Kiskőrösön"), some of them with words the offline rule cannot read
+(absent, never 0), and wrong ones (credited never)."""
 
 from __future__ import annotations
 
@@ -87,7 +88,38 @@ HUNGARIAN = [
     ),
 ]
 
-BY_LANGUAGE = {"pl": POLISH, "hu": HUNGARIAN}
+# Amharic, whose script no detector here reads ("unknown"): no lexicon can be its, so a right
+# sentence with a word the rule cannot read has its correctness absent, never 0 (issue 78's
+# "right or loud"), and a wrong one is 0
+UNKNOWN_SCRIPT = [
+    Case(
+        "ዓባይ",
+        "ዓባይ ወንዝ የሚነሳው ከጣና ሐይቅ ነው። ወንዙ በሱዳን በኩል ወደ ግብፅ ይፈሳል።",
+        "ዓባይ የሚነሳው ከየትኛው ሐይቅ ነው?",
+        "ጣና",
+        "ከጣና ሐይቅ ይነሳል።",
+        "ዓባይ የሚነሳው ከአባያ ሐይቅ ነው።",
+    ),
+    Case(
+        "ላሊበላ",
+        "የላሊበላ ውቅር አብያተ ክርስቲያናት ከአንድ አለት ተፈልፍለው የተሠሩት በንጉሥ ላሊበላ ዘመን ነው። ቦታው በዩኔስኮ "
+        "የተመዘገበ ቅርስ ነው።",
+        "የላሊበላ ውቅር አብያተ ክርስቲያናት የተሠሩት በየትኛው ንጉሥ ዘመን ነው?",
+        "ላሊበላ",
+        "በንጉሥ ላሊበላ ዘመን ተሠሩ።",
+        "በዐፄ ምኒልክ ዘመን ተሠሩ።",
+    ),
+    Case(
+        "አዲስ አበባ",
+        "አዲስ አበባ የኢትዮጵያ ዋና ከተማ ናት። ከተማዋ በ1879 ዓ.ም. በዳግማዊ ምኒልክ ተቆረቆረች።",
+        "የኢትዮጵያ ዋና ከተማ ማን ትባላለች?",
+        "አዲስ አበባ",
+        "ዋና ከተማዋ አዲስ አበባ ትባላለች።",
+        "ዋና ከተማዋ ጎንደር ናት።",
+    ),
+]
+
+BY_LANGUAGE = {"pl": POLISH, "hu": HUNGARIAN, "am": UNKNOWN_SCRIPT}
 
 
 def write_project(folder: Path) -> Path:

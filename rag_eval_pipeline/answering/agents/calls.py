@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rag_eval_pipeline.common.secrets import NO_SECRETS, Redactor
+from rag_eval_pipeline.limits.in_flight import LoopSemaphore
 from rag_eval_pipeline.llm.cache import MAX_RESPONSE_CHARS, JsonFiles
 from rag_eval_pipeline.llm.client import FatalLLMError
 from rag_eval_pipeline.llm.services import CallCount
@@ -114,16 +115,12 @@ class CachedAgent:
         self._transport = transport
         self._redact = redact
         self._cache = cache
-        self._concurrency = concurrency
         self._refresh = refresh
-        self._limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        self._in_flight = LoopSemaphore(concurrency)
         self.counter = counter or CallCount()
 
     def _limit(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if loop not in self._limits:
-            self._limits = {loop: asyncio.Semaphore(self._concurrency)}
-        return self._limits[loop]
+        return self._in_flight.here()
 
     async def aclose(self) -> None:
         await self._transport.aclose()

@@ -19,6 +19,9 @@ from rag_eval_pipeline.answering.answer_cases import (
     not_answered_reason,
     one_line_reason,
 )
+from rag_eval_pipeline.answering.base import AnswerModel
+from rag_eval_pipeline.answering.spec import AnswerSpec
+from rag_eval_pipeline.common.secrets import Redactor
 from rag_eval_pipeline.data.images import image_catalog
 from rag_eval_pipeline.defs.assets.progress import progress_logger
 from rag_eval_pipeline.defs.metadata import (
@@ -160,15 +163,8 @@ def answer_stage(
     for note in registry.notes(spec):  # said once before the run by a command (`note:`)
         context.log.info(note)
     services = llm.services()
-    model = registry.build(spec, services)
+    model = _with_images(registry.build(spec, services), spec, kb_passages, llm, settings)
     redact = settings.settings.redactor()
-    # a chat model that sees images is shown those among its retrieved passages, before them
-    if (
-        hasattr(model, "with_images")
-        and (spec.endpoint is None or llm.sees_images(spec.endpoint))
-        and kb_passages["passage_id"].str.startswith(IMAGE_PREFIX).any()
-    ):
-        model = model.with_images(image_catalog(settings.settings.dataset.documents))
     rerank_pairs = PairCounts()  # what the reranker scored, and what it read from the kept scores
     started = time.perf_counter()
     try:
@@ -200,16 +196,74 @@ def answer_stage(
     except (FatalLLMError, AllCasesFailedError) as err:
         if not record_failure:
             raise stage_failure(f"{spec.partition_key}: answers", err) from err
-        reason = redact(one_line_reason(err))
-        context.log.error(
-            f"{spec.partition_key} could not answer: {reason}. Its evaluation is stored with this "
-            "reason, so the comparison goes on without it; metric_summary's `answered` check fails "
-            "the run."
-        )
-        model_id = getattr(model, "model_id", None) or spec.partition_key
-        unanswered = cases_not_answered(judgement_list, spec, model_id, reason)
-        metadata = {EVALUATION_FAILED: reason, "stage": "answers", "detail": redact(str(err))[:2000]}
-        return marked_as_failure(unanswered.assign(kb_version=kb_index.version), reason), metadata
+        return _not_answered(context, spec, model, judgement_list, kb_index, err, redact)
+    blind = _retrieval_warning(
+        context, spec, answers, judgement_list, kb_index, knowledge_base, rerank_pairs
+    )
+    metadata = {
+        **answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started),
+        **({"retrieval_warning": blind} if blind else {}),
+        **(
+            {"rerank_pairs_scored": rerank_pairs.scored, "rerank_pairs_kept": rerank_pairs.kept}
+            if spec.retrieval_mode is RetrievalMode.RERANK
+            else {}
+        ),
+    }
+    return answers.assign(kb_version=kb_index.version), metadata
+
+
+def _with_images(
+    model: AnswerModel,
+    spec: AnswerSpec,
+    kb_passages: pd.DataFrame,
+    llm: LLMResource,
+    settings: SettingsResource,
+) -> AnswerModel:
+    """The model; a chat model that sees images is shown those among its retrieved passages,
+    before them."""
+    if (
+        hasattr(model, "with_images")
+        and (spec.endpoint is None or llm.sees_images(spec.endpoint))
+        and kb_passages["passage_id"].str.startswith(IMAGE_PREFIX).any()
+    ):
+        model = model.with_images(image_catalog(settings.settings.dataset.documents))
+    return model
+
+
+def _not_answered(
+    context: dg.AssetExecutionContext,
+    spec: AnswerSpec,
+    model: AnswerModel,
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    err: Exception,
+    redact: Redactor,
+) -> tuple[pd.DataFrame, dict]:
+    """A model that could not answer at all: every case failed with the reason, stored, so the
+    comparison goes on without it."""
+    reason = redact(one_line_reason(err))
+    context.log.error(
+        f"{spec.partition_key} could not answer: {reason}. Its evaluation is stored with this "
+        "reason, so the comparison goes on without it; metric_summary's `answered` check fails "
+        "the run."
+    )
+    model_id = getattr(model, "model_id", None) or spec.partition_key
+    unanswered = cases_not_answered(judgement_list, spec, model_id, reason)
+    metadata = {EVALUATION_FAILED: reason, "stage": "answers", "detail": redact(str(err))[:2000]}
+    return marked_as_failure(unanswered.assign(kb_version=kb_index.version), reason), metadata
+
+
+def _retrieval_warning(
+    context: dg.AssetExecutionContext,
+    spec: AnswerSpec,
+    answers: pd.DataFrame,
+    judgement_list: pd.DataFrame,
+    kb_index: IndexManifest,
+    knowledge_base: KnowledgeBaseResource,
+    rerank_pairs: PairCounts,
+) -> str | None:
+    """What retrieval could not see (a language without passages, one the reranker does not
+    read), logged as a warning; the reranker's pairs logged."""
     blind = empty_retrieval_warning(answers, judgement_list, kb_index.details.get("languages") or {})
     if spec.retrieval_mode is RetrievalMode.RERANK:
         context.log.info(
@@ -221,16 +275,7 @@ def answer_stage(
         )
     if blind:
         context.log.warning(blind)
-    metadata = {
-        **answers_metadata(spec, answers, services, kb_index, time.perf_counter() - started),
-        **({"retrieval_warning": blind} if blind else {}),
-        **(
-            {"rerank_pairs_scored": rerank_pairs.scored, "rerank_pairs_kept": rerank_pairs.kept}
-            if spec.retrieval_mode is RetrievalMode.RERANK
-            else {}
-        ),
-    }
-    return answers.assign(kb_version=kb_index.version), metadata
+    return blind
 
 
 def build_candidate_answers(after: Sequence[dg.AssetDep] = ()) -> dg.AssetsDefinition:
@@ -353,7 +398,7 @@ def judge_scores(
 
 
 @dg.asset(
-    group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="10", deps=[JUDGEMENT_LIST]
+    group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="11", deps=[JUDGEMENT_LIST]
 )
 def metric_summary(
     context: dg.AssetExecutionContext,

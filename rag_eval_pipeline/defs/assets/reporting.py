@@ -2,7 +2,9 @@
 and the Prometheus metrics. Each reads every materialized partition; the reports refresh after
 new summaries by themselves (``defs/automation.py``)."""
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 import pandas as pd
@@ -33,15 +35,15 @@ from rag_eval_pipeline.defs.names import (
 )
 from rag_eval_pipeline.defs.partitions import missing_models
 from rag_eval_pipeline.defs.resources import HistoryResource, MonitoringResource, SettingsResource
-from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing
+from rag_eval_pipeline.metrics.comparison import VERDICT_RULE, paired_comparisons, standing, unpaired_notes
 from rag_eval_pipeline.metrics.comparison import judge_validation as validate_judges
 from rag_eval_pipeline.metrics.diff import DiffSpec
 from rag_eval_pipeline.metrics.security import with_probes
 from rag_eval_pipeline.metrics.summary import compare_models, language_breakdown
 from rag_eval_pipeline.reporting.html import plotly_libraries
-from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown
+from rag_eval_pipeline.reporting.markdown import markdown_list, markdown_text, to_markdown
 from rag_eval_pipeline.reporting.monitoring import prometheus_exposition
-from rag_eval_pipeline.reporting.report import case_languages, render_report
+from rag_eval_pipeline.reporting.report import RenderedReport, case_languages, render_report
 from rag_eval_pipeline.retrieval.base import IndexManifest
 from rag_eval_pipeline.storage.baselines import BaselineError
 from rag_eval_pipeline.storage.materializations import HISTORY, pages_folder
@@ -82,7 +84,7 @@ def across_models(*partitioned_inputs: str, deps: list[str] | None = None):
     # a probe's attack success joins each model's numbers: read from `rag-eval probe`'s store, so
     # a newer probe makes the comparison read stale in the UI until it is compared again
     deps=[SECURITY_PROBES],
-    code_version="4",
+    code_version="5",
 )
 def model_comparison(
     context: dg.AssetExecutionContext,
@@ -115,6 +117,7 @@ def model_comparison(
             standing(paired_comparison),
             settings.settings.ui.dagster_url,
             case_languages(metric_summary),
+            unpaired_notes(paired_comparison),
         )
     )
     return comparison
@@ -135,6 +138,7 @@ def paired_comparison(
         comparisons[comparisons["verdict"] != "no difference shown"] if len(comparisons) else comparisons
     )
     one_count = len(comparisons) and comparisons["n"].nunique() == 1
+    unpaired = unpaired_notes(comparisons)
     context.add_output_metadata(
         {
             "pairs": len(comparisons),
@@ -145,6 +149,8 @@ def paired_comparison(
                 level=statistics.significance_level, min_cases=statistics.min_cases
             ),
             "verdicts": verdicts_table(comparisons),
+            # pairs compared on fewer cases than both were judged on (correctness absent), and why
+            **({"unpaired": dg.MetadataValue.md(markdown_list(unpaired))} if unpaired else {}),
             "comparisons": dg.MetadataValue.md(to_markdown(comparisons)),
         }
     )
@@ -210,6 +216,39 @@ SIMULATION_INS = {
 }
 
 
+def _simulated_versions(simulated: Mapping[str, pd.DataFrame]) -> dict:
+    """Each simulated agent version's tables for the report; none without a simulation section."""
+    if not simulated:  # only a report with a simulation section reads (and imports) its tables
+        return {}
+    from rag_eval_pipeline.trajectories.simulation.tables import report_versions
+
+    return report_versions(
+        simulated[SIMULATION_SUMMARY], simulated[SIMULATION_SCORES], simulated[SIMULATED_SESSIONS]
+    )
+
+
+def _report_metadata(
+    run_id: str,
+    metric_summary: Mapping[str, pd.DataFrame],
+    simulations: Mapping,
+    report: RenderedReport,
+    settings: SettingsResource,
+) -> dict[str, Any]:
+    """What the report's asset page says: its size and pages, and links to the latest and this run's."""
+    served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
+    return {
+        "models": len(metric_summary),
+        "simulated_agent_versions": len(simulations),
+        "size_kib": round(len(report.html.encode()) / 1024),
+        "case_pages": len(report.pages) + 1,
+        "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
+        # a link named by its run: the URL in full (a run id) overflowed the pane at 1,440 px
+        "this_report": dg.MetadataValue.md(
+            f"[this run's report ({run_id[:8]})]({served}/{HISTORY}/{EVAL_REPORT}/{run_id}.html)"
+        ),
+    }
+
+
 def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
     """The report; with a simulation section it reads every agent version's simulation too
     (without one, nothing of that partitioning is upstream)."""
@@ -218,7 +257,7 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
         name=EVAL_REPORT,
         group_name=REPORTING,
         ins={**REPORT_INS, **(SIMULATION_INS if with_simulation else {})},
-        code_version="8",
+        code_version="9",
     )
     def eval_report(
         context: dg.AssetExecutionContext,
@@ -247,13 +286,7 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
             judgement_list["qid"],
             kb_index.version,
         )
-        simulations = {}
-        if simulated:  # only a report with a simulation section reads (and imports) its tables
-            from rag_eval_pipeline.trajectories.simulation.tables import report_versions
-
-            simulations = report_versions(
-                simulated[SIMULATION_SUMMARY], simulated[SIMULATION_SCORES], simulated[SIMULATED_SESSIONS]
-            )
+        simulations = _simulated_versions(simulated)
         report = render_report(
             metric_summary,
             judge_scores,
@@ -278,20 +311,8 @@ def eval_report_asset(with_simulation: bool) -> dg.AssetsDefinition:
             simulations,
             kb_health,
         )
-        served = settings.settings.ui.reports_url  # `rag-eval ui` serves the artifacts folder there
         context.add_output_metadata(
-            {
-                "models": len(metric_summary),
-                "simulated_agent_versions": len(simulations),
-                "size_kib": round(len(report.html.encode()) / 1024),
-                "case_pages": len(report.pages) + 1,
-                "report": dg.MetadataValue.url(f"{served}/{EVAL_REPORT}.html"),
-                # a link named by its run: the URL in full (a run id) overflowed the pane at 1,440 px
-                "this_report": dg.MetadataValue.md(
-                    f"[this run's report ({context.run_id[:8]})]"
-                    f"({served}/{HISTORY}/{EVAL_REPORT}/{context.run_id}.html)"
-                ),
-            }
+            _report_metadata(context.run_id, metric_summary, simulations, report, settings)
         )
         # the images the report shows, display copies beside it (named by their content: once)
         return HtmlDocument(report.html, {**plotly_libraries(), **report.files}, report.pages)

@@ -2,7 +2,7 @@
 a fresh queue to label. The logic is in ``review/`` and ``metrics/agreement.py``."""
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -292,22 +292,20 @@ def review_assets(sources: Sequence[SessionSource] = ()) -> list[dg.AssetsDefini
             for version, table in tables[getattr(s, key)].items()
         }
 
-    @dg.asset(
-        name="human_labels",
-        group_name=REVIEW,
-        ins={"candidate_answers": dg.AssetIn(metadata=EVERY_MODEL), **sessions_in},
-        code_version="1",
-        description=_read_labels.__doc__,
+    def review_asset(name: str, ins: dict[str, dg.AssetIn], described_by: Callable) -> Callable:
+        """An asset of the review group over every model's (and agent version's) tables."""
+        return dg.asset(
+            name=name, group_name=REVIEW, ins=ins, code_version="1", description=described_by.__doc__
+        )
+
+    @review_asset(
+        "human_labels", {"candidate_answers": dg.AssetIn(metadata=EVERY_MODEL), **sessions_in}, _read_labels
     )
     def labels(context, candidate_answers, settings: SettingsResource, **sessions):
         return _read_labels(context, candidate_answers, by_model(sessions, "sessions"), settings)
 
-    @dg.asset(
-        name="judge_agreement",
-        group_name=REVIEW,
-        ins={"judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED), **judged_in},
-        code_version="1",
-        description=_measure_judges.__doc__,
+    @review_asset(
+        "judge_agreement", {"judge_scores": dg.AssetIn(metadata=AS_SUMMARIZED), **judged_in}, _measure_judges
     )
     def agreement(
         context, human_labels, judge_scores, settings: SettingsResource, history: HistoryResource, **judged

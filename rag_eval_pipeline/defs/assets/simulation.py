@@ -5,7 +5,6 @@ thresholds. Calls to the agent and to the simulating model are cached by scenari
 turn: a re-run pays for nothing unless ``cache.refresh`` (`--rerun`) asks it to."""
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
@@ -13,12 +12,19 @@ import pandas as pd
 
 from rag_eval_pipeline.answering.agents.provider import conversation_agent
 from rag_eval_pipeline.defs.assets.progress import progress_logger
-from rag_eval_pipeline.defs.assets.trajectories import AGENT_VERSIONS, judged_sessions, sessions_gate_result
-from rag_eval_pipeline.defs.names import SIMULATION, SIMULATION_JOB, SIMULATION_SCENARIOS
+from rag_eval_pipeline.defs.assets.sessions import (
+    AGENT_VERSIONS,
+    SessionDefinitions,
+    judged_sessions,
+    judges_metadata,
+    session_definitions,
+)
+from rag_eval_pipeline.defs.names import SIMULATION, SIMULATION_SCENARIOS
 from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource
+from rag_eval_pipeline.defs.session_sources import SESSION_SOURCES
 from rag_eval_pipeline.judges.engine import JudgeCaller
 from rag_eval_pipeline.llm.providers import parse_llm_name
-from rag_eval_pipeline.metrics.agreement import SESSION_METRICS
+from rag_eval_pipeline.metrics.agreement import SESSION_METRICS, SIMULATION_PREFIX
 from rag_eval_pipeline.reporting.markdown import to_markdown
 from rag_eval_pipeline.reporting.simulation import simulation_section
 from rag_eval_pipeline.trajectories.sessions import reconstruct
@@ -250,9 +256,7 @@ def simulation_judge_scores(
     }
     services = llm.services()
     scores = judged_sessions(context, chosen.session_judges, sessions, tasks, services, settings, False)
-    context.add_output_metadata(
-        {"judges": ", ".join(chosen.session_judges) or "none configured", "api_calls": services.api_calls}
-    )
+    context.add_output_metadata(judges_metadata(chosen.session_judges, services))
     return scores
 
 
@@ -282,25 +286,6 @@ def simulation_summary(
     return summary
 
 
-@dg.asset_check(asset=simulation_summary, name="quality_gates", partitions_def=AGENT_VERSIONS, blocking=True)
-def simulation_summary_quality_gates(
-    simulation_summary: pd.DataFrame, settings: SettingsResource
-) -> dg.AssetCheckResult:
-    """The summary against ``simulation.thresholds`` (none: passes, saying so)."""
-    chosen = settings.settings.simulation
-    gates = chosen.gates() if chosen is not None else []
-    return sessions_gate_result(
-        simulation_summary, gates, settings.settings.statistics.min_cases, "simulation"
-    )
-
-
-@dataclass(frozen=True)
-class SimulationDefinitions:
-    assets: list
-    checks: list
-    jobs: list
-
-
 SIMULATION_ASSETS = [
     simulation_scenarios,
     simulated_sessions,
@@ -310,11 +295,10 @@ SIMULATION_ASSETS = [
 ]
 
 
-def build_simulation() -> SimulationDefinitions:
-    job = dg.define_asset_job(
-        SIMULATION_JOB,
-        selection=dg.AssetSelection.assets(*SIMULATION_ASSETS),
-        partitions_def=AGENT_VERSIONS,
-        description="One agent version in simulated conversations: talk, score, summarize.",
+def build_simulation() -> SessionDefinitions:
+    return session_definitions(
+        SESSION_SOURCES[SIMULATION_PREFIX],
+        SIMULATION_ASSETS,
+        [],
+        "One agent version in simulated conversations: talk, score, summarize.",
     )
-    return SimulationDefinitions(list(SIMULATION_ASSETS), [simulation_summary_quality_gates], [job])

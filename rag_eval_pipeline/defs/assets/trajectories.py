@@ -2,27 +2,24 @@
 sessions rebuilt from them (with how completely), each session's tool calls scored against the
 reference, the sessions judged by LLMs, and the summary with pass^k, held to its thresholds."""
 
-import asyncio
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.common.text import clip_at_word
-from rag_eval_pipeline.defs.assets.progress import progress_logger
-from rag_eval_pipeline.defs.names import (
-    AGENT_VERSION_PARTITIONS,
-    TRACED_VERSIONS,
-    TRAJECTORIES,
-    TRAJECTORY_JOB,
+from rag_eval_pipeline.defs.assets.sessions import (
+    AGENT_VERSIONS,
+    SessionDefinitions,
+    judged_sessions,
+    judges_metadata,
+    session_definitions,
 )
+from rag_eval_pipeline.defs.names import TRACED_VERSIONS, TRAJECTORIES
 from rag_eval_pipeline.defs.resources import LLMResource, SettingsResource, TracingResource
 from rag_eval_pipeline.defs.resources.trajectories import TrajectorySourcesResource
-from rag_eval_pipeline.judges.engine import JudgeCaller
-from rag_eval_pipeline.metrics.agreement import SESSION_METRICS
-from rag_eval_pipeline.metrics.gates import check_gates, failed_gates_line, gate_table
+from rag_eval_pipeline.defs.session_sources import SESSION_SOURCES
+from rag_eval_pipeline.metrics.agreement import SESSION_METRICS, SESSION_PREFIX
 from rag_eval_pipeline.reporting.markdown import markdown_text, to_markdown
 from rag_eval_pipeline.trajectories.differences import (
     CallPair,
@@ -31,7 +28,6 @@ from rag_eval_pipeline.trajectories.differences import (
     first_difference,
 )
 from rag_eval_pipeline.trajectories.events import session_events
-from rag_eval_pipeline.trajectories.judges import judge_sessions
 from rag_eval_pipeline.trajectories.reference import Task
 from rag_eval_pipeline.trajectories.sessions import Reconstruction, Session, reconstruct, sessions_of_version
 from rag_eval_pipeline.trajectories.sources import spans_frame, spans_of_frame
@@ -42,11 +38,6 @@ from rag_eval_pipeline.trajectories.tables import (
     sessions_of_frame,
     summarize_trajectories,
 )
-
-AGENT_VERSIONS = dg.DynamicPartitionsDefinition(name=AGENT_VERSION_PARTITIONS)
-# a check per agent version is Dagster's partitioned asset check, a preview (as defs/checks.py
-# says): its warning stays out of every CLI call
-warnings.filterwarnings("ignore", category=dg.PreviewWarning, message=".*partitions_def.*")
 
 
 def _clip(text: str, most: int) -> str:
@@ -281,12 +272,7 @@ def session_judge_scores(
     )
     sent = _send_events(context, tracing, scores, sessions, SESSION_METRICS)
     context.add_output_metadata(
-        {
-            **sent,
-            "judges": ", ".join(chosen.judges) or "none configured",
-            "api_calls": services.api_calls,
-            "cache_hits": services.cache_hits,
-        }
+        {**sent, **judges_metadata(chosen.judges, services), "cache_hits": services.cache_hits}
     )
     return scores
 
@@ -307,67 +293,6 @@ def trajectory_summary(
     return summary
 
 
-@dg.asset_check(asset=trajectory_summary, name="quality_gates", partitions_def=AGENT_VERSIONS, blocking=True)
-def trajectory_summary_quality_gates(
-    trajectory_summary: pd.DataFrame, settings: SettingsResource
-) -> dg.AssetCheckResult:
-    """The summary against ``trajectories.thresholds`` (none: passes, saying so)."""
-    chosen = settings.settings.trajectories
-    gates = chosen.gates() if chosen is not None else []
-    return sessions_gate_result(
-        trajectory_summary, gates, settings.settings.statistics.min_cases, "trajectory"
-    )
-
-
-def judged_sessions(
-    context, judge_ids, sessions, tasks, services, settings: SettingsResource, trajectory_judge: bool
-) -> pd.DataFrame:
-    """Every session judged by each of ``judge_ids`` (traced or simulated sessions alike), one
-    table of verdicts with its judge's id; no judge: an empty table."""
-    registry = settings.judge_registry()
-    frames = []
-    for judge_id in judge_ids:
-        spec = registry.resolve(judge_id)
-        assert spec.endpoint is not None and spec.model_id is not None
-        client, prices = services.client(spec.endpoint), services.prices_for(spec.endpoint)
-        rows = asyncio.run(
-            judge_sessions(
-                sessions,
-                tasks,
-                lambda: JudgeCaller(client, spec.model_id, prices),  # noqa: B023 (used before the next judge)
-                trajectory_judge,
-                settings.settings.concurrency,
-                progress_logger(context, f"sessions judged by {judge_id}"),
-                client.aclose,
-            )
-        )
-        frames.append(pd.DataFrame(rows).assign(judge_id=judge_id))
-    return (
-        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["session_id", "judge_id"])
-    )
-
-
-def sessions_gate_result(
-    summary: pd.DataFrame, gates: list, min_cases: int, kind: str
-) -> dg.AssetCheckResult:
-    """A session summary (traced or simulated) against its section's thresholds, as one check
-    result: the failed gates' line, or that every one passed, or that ``kind`` has none set."""
-    results = check_gates(summary, gates, min_cases=min_cases)
-    failed = failed_gates_line(results)
-    return dg.AssetCheckResult(
-        passed=not failed,
-        description=failed or ("every threshold passed" if gates else f"no {kind} threshold set"),
-        metadata={"gates": dg.MetadataValue.md(to_markdown(gate_table(results)) if results else "none")},
-    )
-
-
-@dataclass(frozen=True)
-class TrajectoryDefinitions:
-    assets: list
-    checks: list
-    jobs: list
-
-
 TRAJECTORY_ASSETS = [
     traced_versions,
     trajectory_spans,
@@ -378,14 +303,11 @@ TRAJECTORY_ASSETS = [
 ]
 
 
-def build_trajectories() -> TrajectoryDefinitions:
-    job = dg.define_asset_job(
-        TRAJECTORY_JOB,
-        selection=dg.AssetSelection.assets(*TRAJECTORY_ASSETS),
-        partitions_def=AGENT_VERSIONS,
-        description="One agent version's sessions from its traces: rebuild, score against the "
-        "reference, judge, summarize.",
-    )
-    return TrajectoryDefinitions(
-        list(TRAJECTORY_ASSETS), [agent_sessions_reconstruction, trajectory_summary_quality_gates], [job]
+def build_trajectories() -> SessionDefinitions:
+    return session_definitions(
+        SESSION_SOURCES[SESSION_PREFIX],
+        TRAJECTORY_ASSETS,
+        [agent_sessions_reconstruction],
+        "One agent version's sessions from its traces: rebuild, score against the reference, judge, "
+        "summarize.",
     )

@@ -17,10 +17,7 @@ class ProductionResource(dg.ConfigurableResource):
 
     @property
     def production(self) -> ProductionSettings:
-        production = self.settings.settings.production
-        if production is None:
-            raise ValueError("no production section in the configuration file (README: Production sampling)")
-        return production
+        return self.settings.section("production", "README: Production sampling")
 
     def read_day(self, day: str) -> ReadInteractions:
         return read_sources(self.production, day)

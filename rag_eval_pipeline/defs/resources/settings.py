@@ -2,6 +2,7 @@
 sensor reads them from."""
 
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from pydantic import Field, PrivateAttr
@@ -32,6 +33,14 @@ class SettingsResource(dg.ConfigurableResource):
         if self._settings is None:
             self._settings = Settings.model_validate_json(self.settings_json)
         return self._settings
+
+    def section(self, name: str, where: str) -> Any:
+        """The configuration's ``name`` section, which the caller cannot do without: a section
+        left out is one line saying where it is explained (``where``)."""
+        chosen = getattr(self.settings, name)
+        if chosen is None:
+            raise ValueError(f"no {name} section in the configuration file ({where})")
+        return chosen
 
     def answer_registry(self) -> AnswerRegistry:
         return self.settings.answer_registry()

@@ -19,10 +19,7 @@ class TrajectorySourcesResource(dg.ConfigurableResource):
 
     @property
     def trajectories(self) -> TrajectorySettings:
-        chosen = self.settings.settings.trajectories
-        if chosen is None:
-            raise ValueError("no trajectories section in the configuration file (docs/trajectories.md)")
-        return chosen
+        return self.settings.section("trajectories", "docs/trajectories.md")
 
     def read_spans(self) -> list[LocatedSpan]:
         return read_traces(self.trajectories)

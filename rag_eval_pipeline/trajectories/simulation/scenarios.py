@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from rag_eval_pipeline.common.text import FileEncodingError, nfc_values, read_text
+from rag_eval_pipeline.common.text import nfc_values, read_named_file
 from rag_eval_pipeline.language.table import UnknownLanguageError, language
 from rag_eval_pipeline.trajectories.reference import ExpectedCall, ExpectedTurn, MatchMode, Task
 
@@ -188,16 +188,8 @@ def read_scenarios(path: Path) -> ReadScenarios:
     """Every valid scenario of the file, in order, and an error line per line that is not one
     (not JSON, no goal, no success, a task id already used): the others still run. A file that
     is one JSON array is read item by item, and tau-bench's tasks as scenarios (``from_tau_bench``)."""
-    try:
-        text = read_text(path)  # UTF-8, a BOM accepted, NFC by the rows below
-    except FileNotFoundError:
-        raise ScenarioFileError(
-            f"{path}: no such file (give the scenarios, one JSON object per line)"
-        ) from None
-    except FileEncodingError as err:
-        raise ScenarioFileError(str(err)) from None
-    except OSError as err:
-        raise ScenarioFileError(f"{path}: not readable ({err})") from None
+    # UTF-8, a BOM accepted, NFC by the rows below
+    text = read_named_file(path, "give the scenarios, one JSON object per line", ScenarioFileError)
     scenarios: list[Scenario] = []
     errors: list[str] = []
     seen: dict[str, str] = {}

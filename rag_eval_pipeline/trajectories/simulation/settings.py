@@ -8,13 +8,13 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from rag_eval_pipeline.answering.agents.mapping import compile_path
-from rag_eval_pipeline.common.settings import Strict
-from rag_eval_pipeline.metrics.settings import Gate, ThresholdSettings, checked_thresholds, gates_of
+from rag_eval_pipeline.metrics.gated import Gated
+from rag_eval_pipeline.metrics.settings import ThresholdSettings
 
 SCRIPTED = "scripted"  # the user of scenarios with user_turns: their script, no model
 
 
-class SimulationSettings(Strict):
+class SimulationSettings(Gated):
     scenarios: str | None = Field(
         default=None, description="JSONL: a scenario per line (docs/trajectories.md)"
     )
@@ -54,12 +54,3 @@ class SimulationSettings(Strict):
             compile_path(path)
         return path
 
-    @field_validator("thresholds")
-    @classmethod
-    def _gates_read(
-        cls, thresholds: dict[str, float | ThresholdSettings]
-    ) -> dict[str, float | ThresholdSettings]:
-        return dict(checked_thresholds(thresholds))
-
-    def gates(self) -> list[Gate]:
-        return gates_of(self.thresholds)
