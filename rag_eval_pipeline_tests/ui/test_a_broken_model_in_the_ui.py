@@ -240,6 +240,8 @@ def test_the_comparison_names_the_broken_model_and_the_report_opens(ui, browser,
 # are measured without it; the model's own pane fits whole (docs/ui.md).
 PLOTTED_KEYS_LEAVE_NO_ROOM = {"metric_summary": ["path"]}
 MEASURED_GROUPS = ("evaluation", "reporting")
+# security_probes as `rag-eval probe` records it (a runless materialization: no file of its own)
+SHOWN_LAST = {"security_probes": "worst_probes"}
 
 
 def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
@@ -251,12 +253,20 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
     test-artifacts/metadata-pane-widths.json. The bundled multimodal sample, evaluated on the same
     instance by the command line, is measured too (oracle's image cases: the judges of ten
     metrics in each entry made the page 1,057 px in an 851 px pane), and its first image case's
-    entry shows the image with its gold and predicted boxes drawn, and their IoU."""
+    entry shows the image with its gold and predicted boxes drawn, and their IoU. A probe of two
+    models (`rag-eval probe`) is measured with them, and its rates are on its page's first
+    screen."""
     ran = rag_eval(
         "--config", str(ui.config), "--dagster-home", str(ui.home),
         "run", "--dataset", "multimodal-sample", "--models", "oracle", cwd=ui.config.parent,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr[-3000:]
+    probed = rag_eval(
+        "--config", str(ui.config), "--dagster-home", str(ui.home),
+        "probe", "--models", "oracle,extractive-baseline", "--sample", "3", "--seed", "ui",
+        cwd=ui.config.parent,
+    )  # fmt: skip
+    assert probed.returncode == 0, probed.stderr[-3000:]
     nodes = graphql(ui.url, "{ assetNodes { assetKey { path } groupName isPartitioned } }")["assetNodes"]
     with ui.instance() as instance:
         assets = [
@@ -265,7 +275,9 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
             if node["groupName"] in MEASURED_GROUPS
             and instance.get_latest_materialization_event(dg.AssetKey(node["assetKey"]["path"]))
         ]
-    assert {"judge_scores", "metric_summary", "paired_comparison", "eval_report"} <= {a for a, _ in assets}
+    assert {"judge_scores", "metric_summary", "paired_comparison", "eval_report", "security_probes"} <= {
+        a for a, _ in assets
+    }
     page = browser.new_page()
     page.set_viewport_size({"width": 1440, "height": 900})
     wide, figures = [], {}
@@ -274,7 +286,7 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
         for view in views + (["?view=partitions&partition=oracle"] if asset == "judge_scores" else []):
             open_page(page, f"{ui.url}/assets/{asset}{view}")
             pane = page.locator("[class*=assetEventMetadataScrollContainer]").first
-            pane.get_by_text("latest_path", exact=True).first.wait_for(timeout=60_000)
+            pane.get_by_text(SHOWN_LAST.get(asset, "latest_path"), exact=True).first.wait_for(timeout=60_000)
             hidden = [] if view else PLOTTED_KEYS_LEAVE_NO_ROOM.get(asset, [])
             measured = page.evaluate(PANE_WIDTHS, hidden)
             figures[f"{asset}{view}"] = measured
@@ -314,3 +326,15 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
     assert drawn.evaluate("image => image.complete && image.naturalWidth") == 320  # decoded, not broken
     expect(dialog).to_contain_text("the best predicted red; IoU 1.00")
     screenshot(page, "ui-grounding-overlay", full_page=False)
+    # the probes' rates on the first screen of their page: each model's attack success per attack
+    # with its interval, the last row in view without a scroll
+    open_page(page, f"{ui.url}/assets/security_probes")
+    rates = page.locator("[class*=assetEventMetadataScrollContainer]").first.locator(
+        "tr", has=page.get_by_text("attack_success", exact=True)
+    ).last  # the entry's own row (the innermost of the rows holding its key)
+    last = rates.locator("tbody tr", has_text="oracle").last
+    last.wait_for(timeout=60_000)
+    expect(last).to_contain_text(re.compile(r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]"))
+    expect(rates.locator("tbody tr", has_text="extractive-baseline").last).to_be_in_viewport()
+    expect(last).to_be_in_viewport()
+    screenshot(page, "ui-security-probes", full_page=False)
