@@ -69,8 +69,8 @@ def backfilled(ui):
             return set(instance.get_dynamic_partitions("answer_model")) >= {*GOOD, "broken"}
 
     wait_until(registered, 180, "the configured models registered by the sensor")
-    # what "Materialize all" runs: every asset a run can make (not security_probes, which
-    # `rag-eval probe` records; in a backfill Dagster finds no job for it and fails the backfill)
+    # what "Materialize all" runs: every asset a run can make (security_probes too, which reads
+    # the stored probe rows again and never probes)
     keys = [
         {"path": node["assetKey"]["path"]}
         for node in graphql(ui.url, "{ assetNodes { assetKey { path } isExecutable } }")["assetNodes"]

@@ -50,7 +50,7 @@ CROSS_MODEL_ASSETS = (
 )
 MODELS = ("oracle", "null", "bot")  # "bot": the team's agent over HTTP
 # the global lineage's button (its name also holds its icon's: matched as a part); Dagster writes
-# "Materialize all (N)…" beside an asset no run can make, which is why security_probes is none
+# "Materialize all (N)…" beside an asset no run can make, which is why every asset has a definition
 MATERIALIZE_ALL = "Materialize all…"
 
 
