@@ -10,7 +10,7 @@ from upath import UPath
 from rag_eval_pipeline.common.text import clip_at_word
 from rag_eval_pipeline.defs.names import ARTIFACTS, REPORTING, SECURITY_PROBES
 from rag_eval_pipeline.metrics.security import probe_results, worst_probes
-from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
+from rag_eval_pipeline.reporting.markdown import with_intervals
 from rag_eval_pipeline.storage.probes import load_probes
 
 # the worst probes' table fits the Overview's pane at 1,440 px beside the rates (a table cell
@@ -36,11 +36,33 @@ def probes_metadata(rows: pd.DataFrame | None) -> dict[str, object]:
         return {"probes": 0, "attack_success": dg.MetadataValue.md(NO_PROBES)}
     worst = worst_probes_table(worst_probes(rows))
     return {
-        "attack_success": dg.MetadataValue.md(to_markdown(probe_rates(rows))),
+        "attack_success": rates_table(rows),
         "probes": len(rows),
         "models": dg.MetadataValue.json(sorted(rows["model"].unique().tolist())),
         "worst_probes": worst if worst is not None else dg.MetadataValue.md("none succeeded"),
     }
+
+
+def rates_table(rows: pd.DataFrame) -> dg.TableMetadataValue:
+    """The attack success as short rows (model, attack, the language where several were probed,
+    n, ``0.25 [0.05, 0.60]``): cells that do not wrap, so every model's rates are on the
+    Overview's first screen at 1,440 x 900."""
+    rates = probe_results(rows)
+    several = rates["language"].nunique() > 1
+    records = [
+        dg.TableRecord(
+            {
+                "model": str(rate["model"]),
+                "attack": str(rate["attack"]),
+                **({"language": str(rate["language"])} if several else {}),
+                "n": int(rate["n"]),
+                "success": f"{rate['asr']:.2f} [{rate['ci_low']:.2f}, {rate['ci_high']:.2f}]",
+            }
+        )
+        for rate in rates.to_dict(orient="records")
+    ]
+    columns = [dg.TableColumn(name, "int" if name == "n" else "string") for name in records[0].data]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns))
 
 
 def worst_probes_table(worst: pd.DataFrame) -> dg.TableMetadataValue | None:
