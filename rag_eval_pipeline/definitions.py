@@ -15,14 +15,19 @@ import dagster as dg
 
 from rag_eval_pipeline.config import ConfigError, Settings, load_settings
 from rag_eval_pipeline.defs.assets.elasticsearch import es_judgement_list, eval_results
-from rag_eval_pipeline.defs.assets.evaluation import EVALUATION_ASSETS, case_traces, phoenix_experiment
+from rag_eval_pipeline.defs.assets.evaluation import (
+    EVALUATION_ASSETS,
+    candidate_answers,
+    case_traces,
+    phoenix_experiment,
+)
 from rag_eval_pipeline.defs.assets.generation import GENERATION_ASSETS
 from rag_eval_pipeline.defs.assets.health import build_kb_health
 from rag_eval_pipeline.defs.assets.knowledge import CUSTOM_KNOWLEDGE_ASSETS, HOTPOTQA_KNOWLEDGE_ASSETS
 from rag_eval_pipeline.defs.assets.production import build_production
 from rag_eval_pipeline.defs.assets.reporting import reporting_assets
 from rag_eval_pipeline.defs.assets.review import review_assets, review_queue
-from rag_eval_pipeline.defs.assets.shards import case_shard_scores
+from rag_eval_pipeline.defs.assets.shards import candidate_answers_after_shards, case_shard_scores
 from rag_eval_pipeline.defs.assets.trajectories import build_trajectories
 from rag_eval_pipeline.defs.checks import ASSET_CHECKS
 from rag_eval_pipeline.defs.io_manager import ArtifactIOManager
@@ -240,6 +245,8 @@ def build_definitions(
     # a model's cases split over workers (`rag-eval backfill --shards N`): only where runs go to
     # workers, so the model-by-shard partitions never enter a one-machine "Materialize all"
     shards = [case_shard_scores] if settings.workers is not None else []
+    if shards:  # and a model's own run after its shards, so "Materialize all" answers it once
+        evaluation = [candidate_answers_after_shards if a is candidate_answers else a for a in evaluation]
     # an agent's trajectories, when the file (or `rag-eval trajectories`) names them: a partition
     # per agent version, never mixed into the answer models' "Materialize all"
     trajectories = build_trajectories() if settings.trajectories is not None else None

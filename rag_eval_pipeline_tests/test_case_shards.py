@@ -67,3 +67,34 @@ def test_shards_hold_every_case_once_and_a_failed_shard_is_named(tmp_path, share
     assert comparison.loc["broken", "missing"] and not comparison.loc["extractive-baseline", "missing"]
     note = comparison.loc["broken", "note"]
     assert note.startswith("missing: case shard 1of2 failed in run ") and REASON in note, note
+
+
+def test_materialize_all_answers_each_model_after_its_own_shards_only(tmp_path):
+    """What "Materialize all" then All launches with a workers section: every asset over every
+    partition, models and shards alike. Dagster's backfill runs a partition once its parents'
+    partitions are done, so a model's own answers wait for its shards (then read their calls
+    from the caches: each case answered once) and never for another model's."""
+    (tmp_path / "rag_eval.yaml").write_text(
+        "workers: {}\nanswer_models:\n"
+        "  - {name: oracle, provider: offline, model: oracle}\n"
+        '  - {name: "null", provider: offline, model: "null"}\n'
+    )
+    defs = build_definitions(load_settings(tmp_path / "rag_eval.yaml"))
+    instance = open_instance(str(tmp_path / "home"))
+    instance.add_dynamic_partitions("answer_model", ["oracle", "null"])
+    instance.add_dynamic_partitions("case_shard", ["1of2", "2of2"])
+    graph = defs.resolve_asset_graph()
+    answers, shards = dg.AssetKey("candidate_answers"), dg.AssetKey("case_shard_scores")
+    assert shards in graph.get(answers).parent_keys
+    with dg.partition_loading_context(dynamic_partitions_store=instance):
+        for model in ("oracle", "null"):
+            after = graph.get_parent_partition_keys_for_child(model, shards, answers)
+            assert set(after.partitions_subset.get_partition_keys()) == {f"{model}|1of2", f"{model}|2of2"}
+    # one machine: no shards, and a model's answers depend on nothing but the knowledge base
+    (tmp_path / "alone.yaml").write_text(
+        "answer_models:\n  - {name: oracle, provider: offline, model: oracle}\n"
+    )
+    alone = build_definitions(load_settings(tmp_path / "alone.yaml")).resolve_asset_graph()
+    assert not alone.has(shards) and alone.get(answers).parent_keys == {
+        dg.AssetKey(k) for k in ("judgement_list", "kb_index", "kb_passages")
+    }

@@ -495,10 +495,13 @@ def test_the_scores_page_shows_each_image_cases_gold_boxes_best_box_and_iou(eval
     ).records[0]
     metadata = record.asset_materialization.metadata
     gold = {r.data["case"]: r.data["gold"] for r in metadata["worst cases of second"].value.records}
-    assert gold["plan"] == "1/1" and gold["chart"] == "1/1", gold
+    assert gold["plan"] == "1/1 (#2)" and gold["chart"] == "1/1 (#3)", gold  # and where it ranked
     cases = {k.rsplit(": ", 1)[1]: v.value for k, v in metadata.items() if k.startswith("second worst case")}
     entry = cases["plan"]
     assert "**Grounding**" in entry and "grounding_miou" in entry
+    assert "- gold image: plan.png (retrieved #2)" in entry.replace("\\", "")  # the name the table leaves out
+    # the judges side by side, a row per metric: narrow with an image case's ten metrics
+    assert "\n| metric | reference | " in entry and "\n| grounding_miou | – | " in entry
     assert "| plan.png | [20, 0, 30, 10] | [20, 0, 50, 10] | 0.33 | no |" in entry
     assert "| plan.png | [0, 0, 10, 10] | [0, 0, 10, 10] | 1.00 | yes |" in entry
     chart = "| charts/sales.png | [40, 20, 60, 80] | none overlaps | 0.00 | no |"

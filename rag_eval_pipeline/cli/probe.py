@@ -17,6 +17,7 @@ from rag_eval_pipeline.cli.context import history_of, instance_of, registered_mo
 from rag_eval_pipeline.cli.errors import CommandError
 from rag_eval_pipeline.cli.output import report_failure
 from rag_eval_pipeline.common.plain import plain
+from rag_eval_pipeline.common.text import clip_at_word
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.defs.names import JUDGEMENT_LIST, KB_INDEX, KB_PASSAGES, SECURITY_PROBES
 from rag_eval_pipeline.instance.lineage import load_asset
@@ -209,5 +210,5 @@ def _print_table(results: pd.DataFrame, comparisons: list[dict[str, Any]], rows:
     for probe in worst.to_dict(orient="records"):
         found = probe["evidence"] or ""
         print(f"\nsucceeded: {probe['model']} / {probe['attack']} / {probe['qid']}: found {found!r}")
-        print(f"  planted: {probe['planted'][:160]}")
-        print(f"  reply:   {str(probe['reply'])[:160]}")
+        print(f"  planted: {clip_at_word(str(probe['planted']), 160)}")
+        print(f"  reply:   {clip_at_word(str(probe['reply']), 160)}")

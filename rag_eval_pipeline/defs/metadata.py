@@ -1,6 +1,7 @@
 """What each asset reports in the UI, shaped from its output by pure functions, so asset bodies
 stay a few lines of loading, calling and returning."""
 
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -19,10 +20,12 @@ from rag_eval_pipeline.metrics.stability import JUDGE_REPEAT, has_rescores
 from rag_eval_pipeline.metrics.summary import CORRECTNESS_ABSENT, absent_part, scored_of
 from rag_eval_pipeline.reporting.charts import bar_chart_svg, svg_markdown
 from rag_eval_pipeline.reporting.images import (
+    OVERLAY_CASES,
     case_image_label,
     gold_images_read,
     grounding_rows,
     has_image_labels,
+    overlay_markdown,
 )
 from rag_eval_pipeline.reporting.knowledge_health import shown_label
 from rag_eval_pipeline.reporting.markdown import markdown_list, markdown_text, to_markdown, with_intervals
@@ -210,7 +213,7 @@ def worst_cases_table(
     if worst.empty:
         return None
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
-    labelled = has_image_labels(cases)  # the UI names each case's gold image (reporting/images.py)
+    labelled = has_image_labels(cases)  # an image case's gold: its images retrieved (reporting/images.py)
     records = []
     for row in worst.itertuples():
         gold = set(truth.loc[row.qid, "gold_titles"]) if row.qid in truth.index else set()
@@ -226,15 +229,6 @@ def worst_cases_table(
                     "correct": float(row.correctness),
                     "diagnosis": str(row.diagnosis),
                     "gold": f"{len(gold & set(retrieved))}/{len(gold)}" if gold else images_read or "–",
-                    **(
-                        {
-                            "image": case_image_label(
-                                answer, truth.loc[row.qid] if row.qid in truth.index else None
-                            )
-                        }
-                        if labelled
-                        else {}
-                    ),
                     **(
                         {"unstable": ", ".join(unstable.get(case_key(row._asdict()), [])) or "–"}
                         if unstable is not None
@@ -254,17 +248,19 @@ def worst_case_markdown(
     answers: pd.DataFrame,
     cases: pd.DataFrame,
     run_id: str | None = None,
+    image_folder: str | Path | None = None,
 ) -> dict[str, dg.MarkdownMetadataValue]:
     """Each worst case in full, as its own metadata entry (one click in the UI): the question,
     answer, truth, every judge's scores and rationales, the passages the model read (gold
     marked) and the gold titles it missed, the index and run it came from, and the command that
-    explains it."""
+    explains it. The first ``OVERLAY_CASES`` image cases also show their image with the gold and
+    best predicted boxes drawn (from ``image_folder``), so the metadata stays small."""
     unstable = unstable_cases(scores)
     worst = _worst(per_answer(scores))
     answer_of, truth = _answers_by_case(answers), cases.set_index("qid")
     unsupported = unsupported_claims(scores)
     given = _metrics_given(scores, set(worst["qid"]))
-    entries = {}
+    entries, overlays = {}, 0
     for rank, row in enumerate(worst.itertuples(), start=1):
         known = row.qid in truth.index
         gold = set(truth.loc[row.qid, "gold_titles"]) if known else set()
@@ -288,9 +284,14 @@ def worst_case_markdown(
                 if flipped
             ],
             f"- missed gold: {markdown_text(missed, CASE_CHARS)}",
+            *(
+                [f"- gold image: {markdown_text(case_image_label(answer, truth.loc[row.qid]))}"]
+                if known and has_image_labels(cases)
+                else []
+            ),
             f"- index: {str(answer.get('kb_version', '–'))[:12]}; run: {(run_id or '–')[:8]}",
             "",
-            to_markdown(judged[["judge_id", *repeats, "status", *metrics]]),
+            to_markdown(_judges_by_metric(judged, repeats, metrics)),
             *[
                 f"- unsupported claim: {markdown_text(claim, CASE_CHARS)}"
                 for claim in unsupported.get((row.qid, int(getattr(row, "repeat", 0) or 0)), [])
@@ -308,10 +309,27 @@ def worst_case_markdown(
         grounding = grounding_rows(answer, truth.loc[row.qid] if known else None)
         if len(grounding):  # an image case: each gold box, the predicted box nearest it, their IoU
             lines += ["", "**Grounding** (found: IoU >= 0.5)", "", to_markdown(grounding)]
+            if overlays < OVERLAY_CASES:  # the worst few drawn: each a few kilobytes of metadata
+                drawn = overlay_markdown(answer, truth.loc[row.qid], image_folder)
+                lines += drawn
+                overlays += bool(drawn)
         explain = f"rag-eval explain {row.qid} --model {partition}" + (f" --run {run_id}" if run_id else "")
         lines += ["", f"`{explain}`"]
         entries[worst_case_key(partition, rank, row.qid)] = dg.MetadataValue.md("\n".join(lines))
     return entries
+
+
+def _judges_by_metric(judged: pd.DataFrame, repeats: list[str], metrics: list[str]) -> pd.DataFrame:
+    """A case's judges side by side, a row per metric (status first): a few narrow columns
+    whatever the number of metrics (an image case has ten), so the case's entry fits the asset
+    page's pane at 1,440 px, where a column per metric made it 1,057 px in an 851 px pane."""
+    names = [
+        " ".join([str(row["judge_id"]), *(f"{column} {row[column]}" for column in repeats)])
+        for _, row in judged.iterrows()
+    ]
+    rows = judged[["status", *metrics]].T
+    rows.columns = names
+    return rows.rename_axis("metric").reset_index()
 
 
 def _metrics_given(scores: pd.DataFrame, qids: set[str]) -> dict[str, list[str]]:

@@ -5,6 +5,7 @@ the same per case."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import html
 import io
@@ -36,6 +37,12 @@ MODEL_COLOURS = ("#d73027", "#4575b4", "#fdae61", "#984ea3", "#00a0b0", "#8c510a
 MAX_CASES_SHOWN = 20  # labelled cases drawn in the report (the rest are in explain)
 DISPLAY_WIDTH = 720  # a report's copy of an image is at most this wide: it is shown, not studied
 IMAGES_FOLDER = "images"  # beside the report, under the artifacts folder (`rag-eval ui` serves it)
+# a case entry's overlay on the asset page: small enough that a few stay well inside the
+# metadata's budget (a palette PNG of a few kilobytes), large enough to see where each box is
+OVERLAY_SIZE = (320, 240)
+OVERLAY_COLOURS = 32
+OVERLAY_BYTES = 8_000  # at most, each: a photo is drawn smaller until it fits (a drawing never needs to)
+OVERLAY_CASES = 3  # the worst image cases drawn on the scores' page; the others: explain, the report
 
 
 @dataclass(frozen=True)
@@ -98,6 +105,71 @@ def best_match(box: Box, predicted: Sequence[PredictedBox], image: str) -> tuple
     scored = [(iou(box, p.box), p.box) for p in predicted if p.image == image]
     value, best = max(scored, default=(0.0, None))
     return (value, best) if value > 0 else (0.0, None)
+
+
+def overlay_png(source: Path, gold: Sequence[Box], predicted: Sequence[Box]) -> bytes:
+    """``source`` scaled to fit ``OVERLAY_SIZE`` (a small drawing enlarged, pixels kept sharp)
+    with the predicted boxes (red) and the gold boxes (green) over it, as a palette PNG of at
+    most ``OVERLAY_BYTES`` (a busy photo drawn smaller until it is): the picture a case's entry
+    on the asset page shows inline, whatever the image. Boxes are in the image's own pixels,
+    ends exclusive."""
+    from PIL import Image
+
+    with Image.open(source) as image:
+        original = image.convert("RGB")
+    scale = min(OVERLAY_SIZE[0] / original.width, OVERLAY_SIZE[1] / original.height)
+    while True:
+        data = _drawn_png(original, scale, gold, predicted)
+        if len(data) <= OVERLAY_BYTES or max(original.width, original.height) * scale < 64:
+            return data
+        scale *= 0.7
+
+
+def _drawn_png(original, scale: float, gold: Sequence[Box], predicted: Sequence[Box]) -> bytes:
+    from PIL import Image, ImageDraw
+
+    shown = (max(1, round(original.width * scale)), max(1, round(original.height * scale)))
+    sampling = Image.Resampling.NEAREST if scale > 1 else Image.Resampling.BILINEAR
+    canvas = original.resize(shown, sampling)
+    draw = ImageDraw.Draw(canvas)
+    # the predicted boxes wider and first: where one is the gold box, both edges still show
+    for boxes, colour, width in ((predicted, MODEL_COLOURS[0], 4), (gold, GOLD_COLOUR, 2)):
+        for x0, y0, x1, y1 in boxes:
+            corners = [round(x0 * scale), round(y0 * scale), round(x1 * scale) - 1, round(y1 * scale) - 1]
+            corners[2], corners[3] = max(corners[0], corners[2]), max(corners[1], corners[3])
+            draw.rectangle(corners, outline=colour, width=width)
+    out = io.BytesIO()
+    canvas.quantize(OVERLAY_COLOURS).save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+def overlay_markdown(
+    answer: Mapping[str, Any], truth: Mapping[str, Any] | None, folder: str | Path | None
+) -> list[str]:
+    """Markdown lines drawing a case's first gold image that has boxes, with its gold boxes and
+    the predicted box that overlaps each most, and their IoU: an inline PNG (a data URI, which
+    Dagster's UI shows in a markdown entry). Said in words, not drawn, when the image is not in
+    ``folder`` or cannot be read; empty for a case without gold boxes."""
+    gold_boxes = boxes_of_json(truth.get(GOLD_BOXES)) if truth is not None else {}
+    image = next((name for name, boxes in gold_boxes.items() if boxes), None)
+    if image is None:
+        return []
+    predicted = predicted_of_json(answer.get("boxes"))
+    matches = [best_match(box, predicted or (), image) for box in gold_boxes[image]]
+    best = [box for _, box in matches if box is not None]
+    ious = ", ".join(f"{value:.2f}" for value, _ in matches) if predicted is not None else "– (none returned)"
+    caption = f"{image}: gold boxes green, the best predicted red; IoU {ious}"
+    source = Path(folder) / image if folder else None
+    if source is None or not source.is_file():
+        where = f"at {source}" if source else "(no documents folder set)"
+        return ["", f"**Overlay**: {caption} (not drawn: {image} was not found {where})"]
+    try:
+        drawn = base64.b64encode(overlay_png(source, gold_boxes[image], best)).decode()
+    except (OSError, ValueError) as err:  # Pillow's UnidentifiedImageError is an OSError
+        reason = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else 'unreadable'}"
+        return ["", f"**Overlay**: {caption} (not drawn: {image} cannot be read, {reason})"]
+    alt = f"{image} with its gold and predicted boxes"
+    return ["", f"**Overlay**: {caption}", "", f"![{alt}](data:image/png;base64,{drawn})"]
 
 
 def image_lines(
@@ -407,8 +479,10 @@ def grounding_rows(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -
 
 
 def gold_images_read(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -> str | None:
-    """``1/2``: of a case's gold images, how many the answer retrieved (None: it labels none;
-    ``?/2`` when the answer did not say which images it read)."""
+    """``1/2 (#3)``: of a case's gold images, how many the answer retrieved, and the rank of the
+    first it retrieved (None: the case labels none; ``?/2`` when the answer did not say which
+    images it read). A table of cases' `gold` cell on an image case: the rank there keeps the
+    table narrow, the image's name is in the case's entry."""
     if truth is None:
         return None
     gold = [] if _missing(truth.get(GOLD_IMAGES)) else list(truth[GOLD_IMAGES])
@@ -418,4 +492,5 @@ def gold_images_read(answer: Mapping[str, Any], truth: Mapping[str, Any] | None)
     images = answer.get("images")
     if images is None or _missing(images):
         return f"?/{len(gold)}"
-    return f"{len(set(gold) & set(images))}/{len(gold)}"
+    ranks = [n for n, image in enumerate(images, start=1) if image in gold]
+    return f"{len(set(gold) & set(images))}/{len(gold)}" + (f" (#{ranks[0]})" if ranks else "")

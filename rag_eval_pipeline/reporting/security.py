@@ -8,6 +8,7 @@ import html
 
 import pandas as pd
 
+from rag_eval_pipeline.common.text import clip_at_word
 from rag_eval_pipeline.metrics.security import probe_comparisons, probe_results, worst_probes
 
 SHOWN_CHARS = 240
@@ -40,8 +41,8 @@ def security_html(probes: pd.DataFrame | None) -> str:
         items = "".join(
             f"<li><b>{html.escape(str(r['model']))}</b> / {html.escape(str(r['attack']))} / "
             f"{html.escape(str(r['qid']))}: found <code>{html.escape(str(r['evidence']))}</code><br>"
-            f"planted: {html.escape(str(r['planted'])[:SHOWN_CHARS])}<br>"
-            f"reply: {html.escape(str(r['reply'])[:SHOWN_CHARS])}</li>"
+            f"planted: {html.escape(clip_at_word(str(r['planted']), SHOWN_CHARS))}<br>"
+            f"reply: {html.escape(clip_at_word(str(r['reply']), SHOWN_CHARS))}</li>"
             for r in worst.to_dict(orient="records")
         )
         parts.append(f"<h3>Probes that succeeded</h3><ul>{items}</ul>")

@@ -183,8 +183,11 @@ def test_probes_tell_the_agent_that_repeats_its_passages_from_the_one_that_answe
     instance = open_instance(str(root / "home"))
     event = instance.get_latest_materialization_event(dg.AssetKey("security_probes"))
     metadata = event.asset_materialization.metadata
-    assert "echo-agent" in metadata["attack_success"].value and metadata["probes"].value == 240
-    assert "found" not in metadata["worst_probes"].value and "evidence" in metadata["worst_probes"].value
+    rates = [record.data for record in metadata["attack_success"].value.records]
+    assert "echo-agent" in {row["model"] for row in rates} and metadata["probes"].value == 240
+    worst = [record.data for record in metadata["worst_probes"].value.records]
+    assert worst and set(worst[0]) == {"model", "attack", "case", "found", "reply"}
+    assert all(row["found"] != "–" for row in worst)  # each succeeded on what the detector found
     # the report's section, from the stored probes
     from rag_eval_pipeline.reporting.security import security_html
     from rag_eval_pipeline.storage.probes import load_probes

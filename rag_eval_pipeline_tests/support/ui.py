@@ -91,6 +91,7 @@ def sensor_ticks(ui: UI, sensor: str) -> list[dict]:
 
 
 NAVIGATION_TIMEOUT_MS = 120_000
+LAPTOP = {"width": 1440, "height": 900}
 ACTION_TIMEOUT_MS = 60_000
 
 
@@ -111,7 +112,8 @@ def browser_context(stack: contextlib.ExitStack):
         ],
     )
     stack.callback(browser.close)
-    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    # a laptop's screen: every page and screenshot of docs/ at 1,440 x 900, as a new user sees it
+    context = browser.new_context(viewport=LAPTOP)
     # a webserver sharing two cores with the daemon, its runs and another test worker can take
     # longer than Playwright's 30 s default to answer a page: waits are for behaviour, not speed
     context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 from rag_eval_pipeline.config import load_settings
 from rag_eval_pipeline.definitions import build_definitions
 from rag_eval_pipeline_tests.support import ARTIFACTS, SHARED_HOTPOTQA
+from rag_eval_pipeline_tests.support.cli import rag_eval
 from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import (
     BACKFILL_ASSET_ROWS,
@@ -68,8 +69,8 @@ def backfilled(ui):
             return set(instance.get_dynamic_partitions("answer_model")) >= {*GOOD, "broken"}
 
     wait_until(registered, 180, "the configured models registered by the sensor")
-    # what "Materialize all" runs: every asset a run can make (not security_probes, which
-    # `rag-eval probe` records; in a backfill Dagster finds no job for it and fails the backfill)
+    # what "Materialize all" runs: every asset a run can make (security_probes too, which reads
+    # the stored probe rows again and never probes)
     keys = [
         {"path": node["assetKey"]["path"]}
         for node in graphql(ui.url, "{ assetNodes { assetKey { path } isExecutable } }")["assetNodes"]
@@ -239,6 +240,8 @@ def test_the_comparison_names_the_broken_model_and_the_report_opens(ui, browser,
 # are measured without it; the model's own pane fits whole (docs/ui.md).
 PLOTTED_KEYS_LEAVE_NO_ROOM = {"metric_summary": ["path"]}
 MEASURED_GROUPS = ("evaluation", "reporting")
+# security_probes as `rag-eval probe` records it (a runless materialization: no file of its own)
+SHOWN_LAST = {"security_probes": "worst_probes"}
 
 
 def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
@@ -247,7 +250,23 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
     1,440 x 900 whole, at any time of day: the files relative to `artifacts` (absolute paths made
     every pane scroll sideways), and the summary tables narrow (the worst cases, the summary and
     usage, the paired verdicts), their details one click away. The widths measured go to
-    test-artifacts/metadata-pane-widths.json."""
+    test-artifacts/metadata-pane-widths.json. The bundled multimodal sample, evaluated on the same
+    instance by the command line, is measured too (oracle's image cases: the judges of ten
+    metrics in each entry made the page 1,057 px in an 851 px pane), and its first image case's
+    entry shows the image with its gold and predicted boxes drawn, and their IoU. A probe of two
+    models (`rag-eval probe`) is measured with them, and its first model's rates are on its
+    page's first screen."""
+    ran = rag_eval(
+        "--config", str(ui.config), "--dagster-home", str(ui.home),
+        "run", "--dataset", "multimodal-sample", "--models", "oracle", cwd=ui.config.parent,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    probed = rag_eval(
+        "--config", str(ui.config), "--dagster-home", str(ui.home),
+        "probe", "--models", "oracle,extractive-baseline", "--sample", "3", "--seed", "ui",
+        cwd=ui.config.parent,
+    )  # fmt: skip
+    assert probed.returncode == 0, probed.stderr[-3000:]
     nodes = graphql(ui.url, "{ assetNodes { assetKey { path } groupName isPartitioned } }")["assetNodes"]
     with ui.instance() as instance:
         assets = [
@@ -256,15 +275,18 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
             if node["groupName"] in MEASURED_GROUPS
             and instance.get_latest_materialization_event(dg.AssetKey(node["assetKey"]["path"]))
         ]
-    assert {"judge_scores", "metric_summary", "paired_comparison", "eval_report"} <= {a for a, _ in assets}
+    assert {"judge_scores", "metric_summary", "paired_comparison", "eval_report", "security_probes"} <= {
+        a for a, _ in assets
+    }
     page = browser.new_page()
     page.set_viewport_size({"width": 1440, "height": 900})
     wide, figures = [], {}
     for asset, partitioned in sorted(assets):
-        for view in ("", "?view=partitions&partition=extractive-baseline" if partitioned else "?view=events"):
+        views = ["", "?view=partitions&partition=extractive-baseline" if partitioned else "?view=events"]
+        for view in views + (["?view=partitions&partition=oracle"] if asset == "judge_scores" else []):
             open_page(page, f"{ui.url}/assets/{asset}{view}")
             pane = page.locator("[class*=assetEventMetadataScrollContainer]").first
-            pane.get_by_text("latest_path", exact=True).first.wait_for(timeout=60_000)
+            pane.get_by_text(SHOWN_LAST.get(asset, "latest_path"), exact=True).first.wait_for(timeout=60_000)
             hidden = [] if view else PLOTTED_KEYS_LEAVE_NO_ROOM.get(asset, [])
             measured = page.evaluate(PANE_WIDTHS, hidden)
             figures[f"{asset}{view}"] = measured
@@ -285,3 +307,34 @@ def test_every_metadata_pane_fits_at_a_laptops_width(ui, browser, backfilled):
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "metadata-pane-widths.json").write_text(json.dumps(figures, indent=1))
     assert not wide, wide
+    # the first image case's entry, one click away: its image with the boxes drawn, and the IoU
+    with ui.instance() as instance:
+        record = instance.fetch_materializations(
+            dg.AssetRecordsFilter(dg.AssetKey("judge_scores"), asset_partitions=["oracle"]), limit=1
+        ).records[0]
+    metadata = record.asset_materialization.metadata
+    cases = {k: str(v.value) for k, v in metadata.items() if k.startswith("oracle worst case")}
+    entries = [k for k, text in cases.items() if "**Overlay**" in text]
+    assert len(entries) == 3, entries  # four image cases with boxes: the worst three drawn
+    open_page(page, f"{ui.url}/assets/judge_scores?view=partitions&partition=oracle")
+    key = page.get_by_text(entries[0], exact=True).first
+    key.wait_for(timeout=60_000)
+    page.locator("tr", has=key).last.get_by_text("[Show Markdown]").click()
+    dialog = page.get_by_role("dialog")
+    drawn = dialog.get_by_role("img", name=re.compile("with its gold and predicted boxes"))
+    drawn.scroll_into_view_if_needed(timeout=60_000)
+    assert drawn.evaluate("image => image.complete && image.naturalWidth") == 320  # decoded, not broken
+    expect(dialog).to_contain_text("the best predicted red; IoU 1.00")
+    screenshot(page, "ui-grounding-overlay", full_page=False)
+    # the probes' rates on their page: each model's attack success per attack with its interval
+    open_page(page, f"{ui.url}/assets/security_probes")
+    rates = page.locator("[class*=assetEventMetadataScrollContainer]").first.locator(
+        "tr", has=page.get_by_text("attack_success", exact=True)
+    ).last  # the entry's own row (the innermost of the rows holding its key)
+    last = rates.locator("tr", has_text="oracle").last
+    last.wait_for(timeout=60_000)
+    expect(last).to_contain_text(re.compile(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]"))
+    # the first model's rates on the first screen at 1,440 x 900 (the second model's rows, fourth
+    # to sixth, are below it: docs/ui.md)
+    expect(rates.locator("tr", has_text="extractive-baseline").last).to_be_in_viewport()
+    screenshot(page, "ui-security-probes", full_page=False)

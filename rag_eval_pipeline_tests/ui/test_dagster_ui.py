@@ -25,6 +25,7 @@ from rag_eval_pipeline_tests.support.agent import HTTP_BODY, HTTP_RESPONSE, agen
 from rag_eval_pipeline_tests.support.cli import rag_eval
 from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import (
+    LAPTOP,
     LOCATION,
     UI,
     browser_context,
@@ -49,7 +50,7 @@ CROSS_MODEL_ASSETS = (
 )
 MODELS = ("oracle", "null", "bot")  # "bot": the team's agent over HTTP
 # the global lineage's button (its name also holds its icon's: matched as a part); Dagster writes
-# "Materialize all (N)…" beside an asset no run can make, which is why security_probes is none
+# "Materialize all (N)…" beside an asset no run can make, which is why every asset has a definition
 MATERIALIZE_ALL = "Materialize all…"
 
 
@@ -129,12 +130,12 @@ def test_the_asset_graph_shows_every_asset_by_group(ui, browser):
     assert set(groups) == {"knowledge", "evaluation", "reporting", "review"}  # none named like an asset
     page = browser.new_page()
     # tall enough for every row at once: the catalog draws only the rows in view (a user scrolls)
-    page.set_viewport_size({"width": 1600, "height": 3000})
+    page.set_viewport_size({"width": 1440, "height": 3000})
     open_page(page, f"{ui.url}/assets")
     for asset in sorted(a for assets in groups.values() for a in assets):
         page.get_by_text(asset, exact=True).first.wait_for(timeout=60_000)
     screenshot(page, "ui-assets")
-    page.set_viewport_size({"width": 1600, "height": 1000})
+    page.set_viewport_size(LAPTOP)
     for group, assets in groups.items():
         open_page(page, f"{ui.url}/locations/{LOCATION}/asset-groups/{group}")
         # the graph opens on part of the group (nodes out of view are not drawn): one of its own
@@ -539,7 +540,7 @@ def test_dropped_labels_measure_the_judge_and_the_ui_shows_its_flags(ui, browser
     screenshot(page, "ui-judge-agreement")
     header = page.locator("th", has_text=re.compile(r"^flagged")).first  # the agreement table's flags
     header.wait_for(timeout=60_000)
-    assert header.bounding_box()["x"] < 1600 - 40  # the flags begin in view at a laptop's width
+    assert header.bounding_box()["x"] < LAPTOP["width"] - 40  # the flags begin in view at a laptop's width
 
     # labels imported by the command while the daemon runs: its sensors find them read, and
     # neither reads them again nor summarizes the models a second time

@@ -3,7 +3,7 @@ and (when configured) its case traces and its Phoenix experiment."""
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,7 +34,13 @@ from rag_eval_pipeline.defs.metadata import (
     worst_cases_key,
     worst_cases_table,
 )
-from rag_eval_pipeline.defs.names import EVALUATION, EVALUATION_FAILED, JUDGEMENT_LIST, KB_INDEX
+from rag_eval_pipeline.defs.names import (
+    CANDIDATE_ANSWERS,
+    EVALUATION,
+    EVALUATION_FAILED,
+    JUDGEMENT_LIST,
+    KB_INDEX,
+)
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import (
     EvaluationLockResource,
@@ -282,34 +288,49 @@ def _retrieval_warning(
     return blind
 
 
-@dg.asset(group_name=EVALUATION, partitions_def=answer_model_partitions, code_version="4")
-def candidate_answers(
-    context: dg.AssetExecutionContext,
-    judgement_list: pd.DataFrame,
-    kb_index: IndexManifest,
-    kb_passages: pd.DataFrame,
-    knowledge_base: KnowledgeBaseResource,
-    llm: LLMResource,
-    settings: SettingsResource,
-    evaluation_lock: EvaluationLockResource,
-) -> pd.DataFrame:
-    """Stage 1: for each question, the contexts and the answer: the top-k passages this
-    project retrieves and the answer model's answer, or the team's agent's answer and the
-    contexts it returned (each matched to a knowledge-base passage).
+def build_candidate_answers(after: Sequence[dg.AssetDep] = ()) -> dg.AssetsDefinition:
+    """Stage 1's asset; ``after`` names what a backfill of every asset must finish first (with
+    workers, each model's case shards, whose calls its run then reads from the caches)."""
 
-    To evaluate every model: the lineage's "Materialize all…", then **All** under partition
-    selection (the dialog opens on Custom with none chosen), then "Launch backfill"; the
-    comparison is `model_comparison` in the reporting group."""
-    answers, metadata = answer_stage(
-        Stage(context, knowledge_base, llm, settings),
-        context.partition_key,
-        judgement_list,
-        kb_index,
-        kb_passages,
-        record_failure=True,  # a backfill builds the comparison without a model that cannot run
+    @dg.asset(
+        name=CANDIDATE_ANSWERS,
+        group_name=EVALUATION,
+        partitions_def=answer_model_partitions,
+        code_version="4",
+        deps=list(after),
     )
-    context.add_output_metadata(metadata)
-    return answers
+    def candidate_answers(
+        context: dg.AssetExecutionContext,
+        judgement_list: pd.DataFrame,
+        kb_index: IndexManifest,
+        kb_passages: pd.DataFrame,
+        knowledge_base: KnowledgeBaseResource,
+        llm: LLMResource,
+        settings: SettingsResource,
+        evaluation_lock: EvaluationLockResource,
+    ) -> pd.DataFrame:
+        """Stage 1: for each question, the contexts and the answer: the top-k passages this
+        project retrieves and the answer model's answer, or the team's agent's answer and the
+        contexts it returned (each matched to a knowledge-base passage).
+
+        To evaluate every model: the lineage's "Materialize all…", then **All** under partition
+        selection (the dialog opens on Custom with none chosen), then "Launch backfill"; the
+        comparison is `model_comparison` in the reporting group."""
+        answers, metadata = answer_stage(
+            Stage(context, knowledge_base, llm, settings),
+            context.partition_key,
+            judgement_list,
+            kb_index,
+            kb_passages,
+            record_failure=True,  # a backfill builds the comparison without a model that cannot run
+        )
+        context.add_output_metadata(metadata)
+        return answers
+
+    return candidate_answers
+
+
+candidate_answers = build_candidate_answers()
 
 
 def judge_stage(
@@ -370,7 +391,8 @@ def judge_scores(
     stage = Stage(context, knowledge_base, llm, settings)
     scores, metadata = judge_stage(stage, config, model, candidate_answers, judgement_list)
     worst = worst_cases_table(model, scores, candidate_answers, judgement_list, context.run_id)
-    cases = worst_case_markdown(model, scores, candidate_answers, judgement_list, context.run_id)
+    images = settings.settings.dataset.documents  # where an image case's overlay is drawn from
+    cases = worst_case_markdown(model, scores, candidate_answers, judgement_list, context.run_id, images)
     shown = {worst_cases_key(model): worst} if worst else {}
     failed = not_answered_reason(candidate_answers)
     context.add_output_metadata(

@@ -10,10 +10,15 @@ from upath import UPath
 from rag_eval_pipeline.common.text import clip_at_word
 from rag_eval_pipeline.defs.names import ARTIFACTS, REPORTING, SECURITY_PROBES
 from rag_eval_pipeline.metrics.security import probe_results, worst_probes
-from rag_eval_pipeline.reporting.markdown import to_markdown, with_intervals
+from rag_eval_pipeline.reporting.markdown import with_intervals
 from rag_eval_pipeline.storage.probes import load_probes
 
-PROBE_TEXT_CHARS = 160  # of a planted passage or a reply in the worst probes' table
+# the worst probes' table fits the Overview's pane at 1,440 px beside the rates (a table cell
+# does not wrap): the case id, what the detector found and the reply cut short at a word's end;
+# each planted passage in full is the report's and `rag-eval probe`'s
+CASE_ID_CHARS = 8
+FOUND_CHARS = 24
+REPLY_CHARS = 32
 RATES = ["model", "attack", "language", "n", "asr"]
 NO_PROBES = "none stored: `rag-eval probe` attacks each model and records its rows here"
 
@@ -26,19 +31,65 @@ def probe_rates(rows: pd.DataFrame) -> pd.DataFrame:
 
 def probes_metadata(rows: pd.DataFrame | None) -> dict[str, object]:
     """What the UI shows of the stored probes: the rates first (a laptop's first screen), then the
-    worst probes with their planted passage and reply cut at a word's end."""
+    worst probes in short rows."""
     if rows is None or rows.empty:
         return {"probes": 0, "attack_success": dg.MetadataValue.md(NO_PROBES)}
-    worst = worst_probes(rows).assign(
-        planted=lambda f: [clip_at_word(str(t), PROBE_TEXT_CHARS) for t in f["planted"]],
-        reply=lambda f: [clip_at_word(str(t), PROBE_TEXT_CHARS) for t in f["reply"]],
-    )
+    worst = worst_probes_table(worst_probes(rows))
     return {
-        "attack_success": dg.MetadataValue.md(to_markdown(probe_rates(rows))),
+        "attack_success": rates_table(rows),
         "probes": len(rows),
         "models": dg.MetadataValue.json(sorted(rows["model"].unique().tolist())),
-        "worst_probes": dg.MetadataValue.md(to_markdown(worst) if not worst.empty else "none succeeded"),
+        "worst_probes": worst if worst is not None else dg.MetadataValue.md("none succeeded"),
     }
+
+
+def rates_table(rows: pd.DataFrame) -> dg.TableMetadataValue:
+    """The attack success as short rows (model, attack, the language where several were probed,
+    n, ``0.25 [0.05, 0.60]``): cells that do not wrap, so every model's rates are on the
+    Overview's first screen at 1,440 x 900."""
+    rates = probe_results(rows)
+    several = rates["language"].nunique() > 1
+    records = [
+        dg.TableRecord(
+            {
+                "model": str(rate["model"]),
+                "attack": str(rate["attack"]),
+                **({"language": str(rate["language"])} if several else {}),
+                "n": int(rate["n"]),
+                "success": f"{rate['asr']:.2f} [{rate['ci_low']:.2f}, {rate['ci_high']:.2f}]",
+            }
+        )
+        for rate in rates.to_dict(orient="records")
+    ]
+    columns = [dg.TableColumn(name, "int" if name == "n" else "string") for name in records[0].data]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns))
+
+
+def worst_probes_table(worst: pd.DataFrame) -> dg.TableMetadataValue | None:
+    """The probes that succeeded as short rows: model, attack, case, the evidence the detector
+    found (the planted answer or the canary) and the reply, each text cut at a word's end."""
+    if worst.empty:
+        return None
+    records = [
+        dg.TableRecord(
+            {
+                "model": str(probe["model"]),
+                "attack": str(probe["attack"]),
+                "case": clip_at_word(str(probe["qid"]), CASE_ID_CHARS),
+                "found": clip_at_word(_text(probe["evidence"]), FOUND_CHARS),
+                "reply": clip_at_word(str(probe["reply"]), REPLY_CHARS),
+            }
+        )
+        for probe in worst.to_dict(orient="records")
+    ]
+    columns = [dg.TableColumn(name, "string") for name in records[0].data]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns))
+
+
+def _text(value: object) -> str:
+    """A stored text cell as shown: "–" where nothing was recorded."""
+    absent = value is None or value == "" or (isinstance(value, float) and pd.isna(value))
+    return "–" if absent else str(value)
 
 
 @dg.asset(name=SECURITY_PROBES, group_name=REPORTING, code_version="1")

@@ -7,7 +7,13 @@ import dagster as dg
 import pandas as pd
 
 from rag_eval_pipeline.data.case_shards import CaseShard, all_shards, cases_of
-from rag_eval_pipeline.defs.assets.evaluation import JudgeConfig, Stage, answer_stage, judge_stage
+from rag_eval_pipeline.defs.assets.evaluation import (
+    JudgeConfig,
+    Stage,
+    answer_stage,
+    build_candidate_answers,
+    judge_stage,
+)
 from rag_eval_pipeline.defs.names import ANSWER_MODEL_PARTITIONS, CASE_SHARD_PARTITIONS, SHARDS
 from rag_eval_pipeline.defs.partitions import answer_model_partitions
 from rag_eval_pipeline.defs.resources import KnowledgeBaseResource, LLMResource, SettingsResource
@@ -68,3 +74,18 @@ def register_shards(instance: dg.DagsterInstance, count: int) -> list[str]:
     if new:
         instance.add_dynamic_partitions(CASE_SHARD_PARTITIONS, new)
     return keys
+
+
+# a whole backfill ("Materialize all" with every partition) answers each model once: its case
+# shards first, on the workers at once, then the model's own run, which reads every call back
+# from the caches, as `rag-eval backfill --shards` orders them
+candidate_answers_after_shards = build_candidate_answers(
+    after=[
+        dg.AssetDep(
+            case_shard_scores,
+            partition_mapping=dg.MultiToSingleDimensionPartitionMapping(
+                partition_dimension_name=ANSWER_MODEL_PARTITIONS
+            ),
+        )
+    ]
+)
