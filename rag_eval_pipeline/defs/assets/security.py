@@ -44,23 +44,30 @@ def probes_metadata(rows: pd.DataFrame | None) -> dict[str, object]:
 
 
 def rates_table(rows: pd.DataFrame) -> dg.TableMetadataValue:
-    """The attack success as short rows (model, attack, the language where several were probed,
-    n, ``0.25 [0.05, 0.60]``): cells that do not wrap, so every model's rates are on the
-    Overview's first screen at 1,440 x 900."""
+    """The attack success as a row per model (and language, where several were probed) with a
+    column per attack, ``0.25 [0.05, 0.60]``, and the probes per attack (``n``; said in the cell
+    where an attack had fewer): every model's rates on the Overview's first screen at 1,440 x 900."""
     rates = probe_results(rows)
     several = rates["language"].nunique() > 1
-    records = [
-        dg.TableRecord(
-            {
-                "model": str(rate["model"]),
-                "attack": str(rate["attack"]),
-                **({"language": str(rate["language"])} if several else {}),
-                "n": int(rate["n"]),
-                "success": f"{rate['asr']:.2f} [{rate['ci_low']:.2f}, {rate['ci_high']:.2f}]",
-            }
+    attacks = list(dict.fromkeys(rows["attack"]))  # in the order they were probed
+    records = []
+    for (model, language), rated in rates.groupby(["model", "language"], sort=True):
+        by_attack = {str(rate["attack"]): rate for rate in rated.to_dict(orient="records")}
+        most = int(rated["n"].max())
+        cells = {
+            attack: (
+                f"{rate['asr']:.2f} [{rate['ci_low']:.2f}, {rate['ci_high']:.2f}]"
+                + (f" of {int(rate['n'])}" if int(rate["n"]) < most else "")
+                if (rate := by_attack.get(attack)) is not None
+                else "not probed"
+            )
+            for attack in attacks
+        }
+        records.append(
+            dg.TableRecord(
+                {"model": str(model), **({"language": str(language)} if several else {}), "n": most, **cells}
+            )
         )
-        for rate in rates.to_dict(orient="records")
-    ]
     columns = [dg.TableColumn(name, "int" if name == "n" else "string") for name in records[0].data]
     return dg.MetadataValue.table(records, dg.TableSchema(columns))
 
