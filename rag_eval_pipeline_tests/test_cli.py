@@ -259,6 +259,7 @@ def test_the_quickstart_runs_offline_and_prints_the_readme_table(tmp_path):
     printed = [line for line in result.stdout.splitlines() if line.startswith("| ")]
     assert printed == expected and len(expected) == 8  # the comparison, then the paired verdicts
     assert " - dagster - " not in result.stdout + result.stderr  # progress lines, not Dagster's log
+    assert "Warning: " not in result.stderr, result.stderr  # no library's warning before the output
     assert "  answered (oracle@bm25-k4): 35/35" in result.stdout
     assert (
         "wall time" in result.stdout and "rag-eval --dagster-home" in result.stdout and " ui" in result.stdout

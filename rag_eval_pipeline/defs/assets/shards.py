@@ -3,6 +3,8 @@ that N workers take at once. Each shard's calls fill the shared response caches;
 partition run then reads every answer and verdict back from them and summarizes all its cases
 in one place, so a sharded evaluation's summary is the one a single run gives."""
 
+import warnings
+
 import dagster as dg
 import pandas as pd
 
@@ -79,13 +81,12 @@ def register_shards(instance: dg.DagsterInstance, count: int) -> list[str]:
 # a whole backfill ("Materialize all" with every partition) answers each model once: its case
 # shards first, on the workers at once, then the model's own run, which reads every call back
 # from the caches, as `rag-eval backfill --shards` orders them
+# (Dagster's mapping is in beta: its warning would precede every command's output)
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
+    _each_model_of_its_shards = dg.MultiToSingleDimensionPartitionMapping(
+        partition_dimension_name=ANSWER_MODEL_PARTITIONS
+    )
 candidate_answers_after_shards = build_candidate_answers(
-    after=[
-        dg.AssetDep(
-            case_shard_scores,
-            partition_mapping=dg.MultiToSingleDimensionPartitionMapping(
-                partition_dimension_name=ANSWER_MODEL_PARTITIONS
-            ),
-        )
-    ]
+    after=[dg.AssetDep(case_shard_scores, partition_mapping=_each_model_of_its_shards)]
 )
