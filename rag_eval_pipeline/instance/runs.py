@@ -61,6 +61,7 @@ from rag_eval_pipeline.instance.lineage import load_asset, load_materialization,
 from rag_eval_pipeline.instance.preflight import PreflightError, preflight_problems
 from rag_eval_pipeline.instance.sqlite_storage import connections_kept
 from rag_eval_pipeline.judges.registry import judging_line
+from rag_eval_pipeline.language.detect import release_models
 from rag_eval_pipeline.llm.targets import LLMEndpoint
 from rag_eval_pipeline.metrics.blind_retrieval import said_once
 from rag_eval_pipeline.metrics.comparison import paired_comparisons
@@ -297,6 +298,7 @@ def _rebuild_knowledge_base(
         KNOWLEDGE_BASE_JOB,
         knowledge_base_run_config(dataset_source(dataset), sample, selection, seed),
     )
+    release_models()  # the languages are told; the evaluations below detect none (0.4 GB)
     # what was asked for: --sample, or a size the configuration sets (not the default's)
     configured = "sample_size" in settings.dataset.model_fields_set
     asked = sample if sample is not None else settings.dataset.sample_size if configured else None

@@ -8,7 +8,7 @@ import Stemmer
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, load_questions
 from rag_eval_pipeline.data.knowledge_base import flatten_passages
 from rag_eval_pipeline.language.analysis import analyzer, split_sentences
-from rag_eval_pipeline.language.detect import resolve_languages
+from rag_eval_pipeline.language.detect import release_models, resolve_languages
 from rag_eval_pipeline.language.table import LANGUAGES, UnknownLanguageError, language
 
 
@@ -74,6 +74,17 @@ def test_languages_are_detected_per_text_and_a_setting_wins():
     assert [d.code for d in resolve_languages(["hello there", "bonjour"], declared="es")] == ["es", "es"]
     own = resolve_languages(["hello there", "故宫"], per_text=["fr", None])
     assert [d.code for d in own] == ["fr", "zh"]
+
+
+def test_released_models_load_again_and_tell_the_same_languages():
+    """A run drops the detectors' models once its cases have their languages (0.4 GB): a later
+    detection in the same process loads them again and finds what it found before."""
+    texts = ["Which year was it built? 1889", "W którym roku zbudowano most? 1889", "Tämä on kysymys."]
+    before = resolve_languages(texts)
+    release_models()
+    release_models()  # nothing held: nothing to do
+    assert resolve_languages(texts) == before
+    assert [d.code for d in before] == ["en", "pl", "fi"]
 
 
 def test_an_unknown_language_names_the_supported_ones():
