@@ -13,6 +13,7 @@ from typing import Any
 
 import dagster as dg
 
+from rag_eval_pipeline.common.heap import keep_large_blocks_apart
 from rag_eval_pipeline.config import ConfigError, Settings, load_settings
 from rag_eval_pipeline.defs.assets.elasticsearch import es_judgement_list, eval_results
 from rag_eval_pipeline.defs.assets.evaluation import (
@@ -301,5 +302,7 @@ def build_definitions(
 @dg.definitions
 def defs() -> dg.Definitions:
     """The code location that ``workspace.yaml`` and ``dagster dev`` load: built when loaded,
-    never at import, so importing this module reads no configuration file."""
+    never at import, so importing this module reads no configuration file. The processes that
+    load it (the UI's run workers and the daemon) keep large blocks apart, as the CLI does."""
+    keep_large_blocks_apart()
     return build_definitions()

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from rag_eval_pipeline.cli.errors import CommandError, error
 from rag_eval_pipeline.cli.parser import build_parser
+from rag_eval_pipeline.common.heap import keep_large_blocks_apart
 
 __all__ = ["build_parser", "entry", "main"]
 
@@ -88,7 +89,9 @@ def entry() -> int:
     command's own objects, and again at the end, so the exit does not scan the whole heap. In
     the 500 x 3 offline run the collector's passes took about 2 s and the exit 0.8 s; with the
     two freezes the run went from 7.6 s to 6.4 s (benchmarks/README.md). Only the process's
-    entry point freezes: a caller of ``main`` keeps its collector as it was."""
+    entry point freezes: a caller of ``main`` keeps its collector as it was; and only it fixes
+    how the C library keeps large blocks (``common/heap.py``)."""
+    keep_large_blocks_apart()
     code = main(loaded=gc.freeze)
     gc.freeze()
     try:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rag_eval_pipeline.common.heap import return_freed_heap
 from rag_eval_pipeline.health.conflicts import Conflict, find_conflicts
 from rag_eval_pipeline.health.documents import DocumentTimes, document_times, with_usage
 from rag_eval_pipeline.health.knowledge import KnowledgeView, knowledge_view
@@ -200,6 +201,14 @@ def knowledge_base_reading(
     return _READING[key]
 
 
+def forget_readings() -> None:
+    """Drop the reading and the support memo kept for the next model's assessment: once every
+    model of a run is assessed, the comparison and the report need neither."""
+    _READING.clear()
+    _SUPPORTS.clear()
+    return_freed_heap()
+
+
 def _supports_of(view: KnowledgeView, thresholds: Thresholds) -> Supports:
     """The memo of each question's support over ``view``, kept beside the reading: every model of
     a run asks it about the same questions (its entries grow with the distinct questions, and go
@@ -237,16 +246,22 @@ def assess(
     view, conflicts = knowledge_base_reading(passages, times.status_of(), versions, reading_folder)
     supports = _supports_of(view, settings.thresholds)
     table = case_table(cases, view, conflicts, settings.thresholds, supports, paraphrase)
+    if paraphrase is not None:
+        paraphrase.release()  # every case is read: the clustering below does not carry the model
     traffic = None
     if production is not None:
         traffic = compare_traffic(
             table[["qid", "question", "language"]], production, settings.max_topics, seed=settings.seed
         )
         traffic = replace(traffic, source=production_source)
+    topics = empty_topics()
+    if settings.with_topics:
+        topics = topic_table(table, settings.max_topics, settings.seed)
+    return_freed_heap()  # the clustering's vectors are gone: the report that follows does not carry them
     return Health(
         table,
         times.table,
-        topic_table(table, settings.max_topics, settings.seed) if settings.with_topics else empty_topics(),
+        topics,
         conflicts,
         label_rates(table),
         times.as_of.date().isoformat(),

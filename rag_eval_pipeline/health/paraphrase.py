@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_eval_pipeline.common.heap import return_freed_heap
+
 # cross-encoder/ms-marco-MiniLM-L-12-v2's logit for (question, the two sentences saying the
 # reference) from which the passage answers the question although it shares few of its words.
 # Lower than the model's own boundary (0, a relevance probability of one half: MS MARCO's "the
@@ -39,10 +41,12 @@ class ParaphraseReader:
     languages: tuple[str, ...]
     score: Callable[[Sequence[tuple[str, str]]], list[float]]
     threshold: float = ANSWERS_LOGIT
+    # drops the model and hands its memory back once every case is read (a later score loads
+    # it again): the clustering and the report that follow do not carry its 0.1 GB
+    release: Callable[[], None] = lambda: None
 
     def reads(self, language: str) -> bool:
         return language in self.languages
-
 
 
 NO_READER = (
@@ -94,7 +98,12 @@ def cross_encoder_reader(storage: Path | None, model: str = "reranker_en") -> Pa
 
             encoder = CrossEncoder(model)
             store = PairScoreStore(storage / PAIR_SCORES_FILE) if storage is not None else None
-            loaded.append(KeptPairScores(encoder.scores, encoder.identity, store))
-        return loaded[0].scores(pairs)
+            loaded.append((KeptPairScores(encoder.scores, encoder.identity, store), encoder))
+        return loaded[0][0].scores(pairs)
 
-    return ParaphraseReader(model, READS.get(model, ()), scored)
+    def release() -> None:
+        if loaded:
+            loaded.pop()[1].close()
+            return_freed_heap()
+
+    return ParaphraseReader(model, READS.get(model, ()), scored, release=release)

@@ -74,7 +74,7 @@ def _topic_id(members: Sequence[str]) -> str:
 
 MAX_CLUSTERED = 2_000  # topics are found on at most this many questions (a seeded sample); the rest
 # join their nearest topic a chunk at a time, so memory does not grow with the questions
-CHUNK = 2_000  # questions vectorized at once when they join their topics
+CHUNK = 500  # questions vectorized at once when they join their topics (8 MB at MAX_TERMS)
 MAX_TERMS = 2_000  # the vocabulary of the vectors: the most common terms, so memory stays bounded
 SILHOUETTE_SAMPLE = 1_000  # questions a k's silhouette is measured on, at most
 RESTARTS = 4  # k-means runs per k (seeded), the best kept
@@ -105,7 +105,8 @@ class _Vocabulary:
                 if term in self.columns:
                     vectors[row, self.columns[term]] = count * self.idf[term]
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.where(norms == 0, 1, norms)
+        vectors /= np.where(norms == 0, 1, norms)  # in place: a second matrix of 32 MB at 2,000 x 2,000
+        return vectors
 
 
 def _vectors(term_lists: list[list[str]]) -> np.ndarray:
@@ -139,11 +140,22 @@ def _kmeans(vectors: np.ndarray, k: int, seed: int) -> np.ndarray:
         with warnings.catch_warnings():  # a topic left empty by a restart: another restart wins
             warnings.simplefilter("ignore")
             centres, labels = kmeans2(vectors, k, minit="++", seed=seed + restart)
-        inertia = float(((vectors - centres[labels]) ** 2).sum())
+        inertia = _inertia(vectors, centres, labels)
         if best is None or inertia < best[0] - 1e-12:
             best = (inertia, labels)
     assert best is not None
     return best[1]
+
+
+def _inertia(vectors: np.ndarray, centres: np.ndarray, labels: np.ndarray) -> float:
+    """The summed squared distance of each vector to its centre, ``CHUNK`` rows at a time (the
+    difference of the whole sample to its centres is two more copies of it)."""
+    return float(
+        sum(
+            ((vectors[at : at + CHUNK] - centres[labels[at : at + CHUNK]]) ** 2).sum()
+            for at in range(0, len(vectors), CHUNK)
+        )
+    )
 
 
 def _chosen_k(vectors: np.ndarray, distinct: int, max_topics: int, seed: int) -> np.ndarray:

@@ -18,6 +18,7 @@ import dagster as dg
 import pandas as pd
 from upath import UPath
 
+from rag_eval_pipeline.common.heap import return_freed_heap
 from rag_eval_pipeline.config import Settings
 from rag_eval_pipeline.data.case_shards import CaseShard
 from rag_eval_pipeline.data.hotpotqa import BUNDLED, HUB
@@ -55,6 +56,7 @@ from rag_eval_pipeline.defs.run_config import (
     knowledge_base_run_config,
     shard_run_config,
 )
+from rag_eval_pipeline.health.assess import forget_readings
 from rag_eval_pipeline.instance import backfill
 from rag_eval_pipeline.instance.errors import one_line, root_cause
 from rag_eval_pipeline.instance.lineage import load_asset, load_materialization, load_snapshot_asset
@@ -225,6 +227,7 @@ def run_evaluation(
     evaluated, failed = _evaluate_models(
         stages, models, evaluation_run_config(*judging), pinned, as_backfill, shards
     )
+    forget_readings()  # every model is assessed: the report does not carry the knowledge base's reading
     stages.run("[comparison] all answer models", COMPARISON_JOB, {}, tags=pinned)
     with connections_kept(instance):  # the report's dozen queries over one connection, not one each
         return _report(stages, settings, kb_run, evaluated, failed)
@@ -243,6 +246,7 @@ class _Stages:
         self.echo(f"{label} ...")
         run_id, timings = execute(self.defs, self.instance, job, run_config, partition, self.verbose, tags)
         self.steps.extend(timings)
+        return_freed_heap()  # what the job's steps freed goes back before the next job's peak
         self.echo(f"{label}: done in {time.perf_counter() - t0:.1f}s")
         return run_id
 

@@ -25,13 +25,12 @@ Where neither vouches the text is ``unknown`` (the run warns), never a neighbour
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag_eval_pipeline.common.heap import return_freed_heap
 from rag_eval_pipeline.language.table import ENGLISH, LANGUAGES, UNKNOWN, UnknownLanguageError, language
 
 # the scripts the detector's languages are written in: a text mostly in another (Ethiopic,
@@ -116,16 +115,7 @@ def release_models() -> None:
     _DETECTORS.clear()
     _wide_detector.cache_clear()
     if made:
-        _return_freed_heap()
-
-
-def _return_freed_heap() -> None:
-    """glibc keeps freed pages for reuse (0.3 GB of unloaded models stay resident without this);
-    ``malloc_trim`` returns them. Nothing where the C library is another."""
-    found = ctypes.util.find_library("c")
-    trim = getattr(ctypes.CDLL(found), "malloc_trim", None) if found else None
-    if trim is not None:
-        trim(0)
+        return_freed_heap()  # 0.3 GB of unloaded models stay resident without it
 
 
 def _candidate_outside_table(text: str) -> str | None:

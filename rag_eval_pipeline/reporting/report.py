@@ -501,27 +501,30 @@ class CaseRows:
         def number(value: object) -> float | None:
             return None if value is None or pd.isna(value) else round(float(value), 4)  # type: ignore[arg-type]
 
-        for model, group in itertools.groupby(keys, key=lambda key: key[0]):
-            group = list(group)
+        for model, whole in itertools.groupby(keys, key=lambda key: key[0]):
             cases = self._models[model]
-            scores = cases.scores.iloc[[k[2] for k in group]].to_dict("records")
-            asked = cases.answers["question"].iloc[[k[3] for k in group]].tolist()
-            for key, row, question in zip(group, scores, asked):
-                faithfulness = row.get("faithfulness")
-                if faithfulness is None or pd.isna(faithfulness):
-                    faithfulness = row.get("faithfulness_lexical")
-                code = qid_code[key[1]]
-                questions[code] = questions[code] or str(question)[:QUESTION_INDEX_CHARS]
-                columns["m"].append(model_code[model])
-                columns["j"].append(judges.setdefault(str(row["judge_id"]), len(judges)))
-                columns["q"].append(code)
-                columns["c"].append(number(row.get("correctness")))
-                absence = case_absence(row.get("notes")) if columns["c"][-1] is None else ""
-                if absence:
-                    absent_at[len(columns["c"]) - 1] = absences.setdefault(absence, len(absences))
-                columns["f"].append(number(faithfulness))
-                columns["r"].append(number(row.get("context_relevance")))
-                columns["d"].append(diagnoses.setdefault(self._diagnosis(cases, row), len(diagnoses)))
+            # only the columns read here, a chunk of rows at a time: 20,000 rows of every score
+            # column as dicts held 0.1 GB
+            read = [cases.scores.columns.get_loc(c) for c in INDEX_COLUMNS if c in cases.scores]
+            for group in _chunks(whole, INDEX_CHUNK):
+                scores = cases.scores.iloc[[k[2] for k in group], read].to_dict("records")
+                asked = cases.answers["question"].iloc[[k[3] for k in group]].tolist()
+                for key, row, question in zip(group, scores, asked):
+                    faithfulness = row.get("faithfulness")
+                    if faithfulness is None or pd.isna(faithfulness):
+                        faithfulness = row.get("faithfulness_lexical")
+                    code = qid_code[key[1]]
+                    questions[code] = questions[code] or str(question)[:QUESTION_INDEX_CHARS]
+                    columns["m"].append(model_code[model])
+                    columns["j"].append(judges.setdefault(str(row["judge_id"]), len(judges)))
+                    columns["q"].append(code)
+                    columns["c"].append(number(row.get("correctness")))
+                    absence = case_absence(row.get("notes")) if columns["c"][-1] is None else ""
+                    if absence:
+                        absent_at[len(columns["c"]) - 1] = absences.setdefault(absence, len(absences))
+                    columns["f"].append(number(faithfulness))
+                    columns["r"].append(number(row.get("context_relevance")))
+                    columns["d"].append(diagnoses.setdefault(self._diagnosis(cases, row), len(diagnoses)))
         return {
             "models": models,
             "judges": list(judges),
@@ -538,6 +541,18 @@ class CaseRows:
 
 
 QUESTION_INDEX_CHARS = 200  # of a question, in the table (its whole text in the row's record)
+# the score columns the table's index reads (_CaseRows.index and its _diagnosis), a chunk of rows
+# at a time
+INDEX_COLUMNS = (
+    *("qid", "repeat", "judge_id", "correctness", "faithfulness", "faithfulness_lexical"),
+    *("context_relevance", "notes", "diagnosis", "status"),
+)
+INDEX_CHUNK = 2_000
+
+
+def _chunks(keys: Iterator[CaseKey], size: int) -> Iterator[list[CaseKey]]:
+    while chunk := list(itertools.islice(keys, size)):
+        yield chunk
 
 
 def case_index(pages: Sequence[Sequence[CaseKey]]) -> dict[str, list[list[int]]]:

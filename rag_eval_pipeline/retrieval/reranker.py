@@ -126,6 +126,11 @@ class CrossEncoder:
         self.threads = threads or os.cpu_count() or 1
         self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="rerank")
 
+    def close(self) -> None:
+        """Its threads ended and its session dropped (what the session held is freed with it)."""
+        self._pool.shutdown(wait=True)
+        self._session = None
+
     def _score_one(self, encoding) -> float:
         ids = np.asarray([encoding.ids], dtype=np.int64)
         feed = {

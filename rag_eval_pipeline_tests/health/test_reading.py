@@ -158,6 +158,8 @@ def test_a_question_in_other_words_is_held_where_the_cross_encoder_reads_its_lan
         "en: words, and the cross-encoder reranker_en where a question shares too few or is a yes/no "
         "question; es: words alone (the cross-encoder reranker_en reads en only)"
     )
+    # the assessment released the model once every case was read: asked again, it loads anew
+    assert _labels(library, cases, reader) == read
     assert assess(library, cases, settings=LABELS_ONLY).gap_signal == (
         f"en: words alone ({NO_READER}); es: words alone ({NO_READER})"
     )
