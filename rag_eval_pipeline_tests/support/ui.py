@@ -8,8 +8,10 @@ import os
 import shutil
 import subprocess
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 
@@ -79,6 +81,54 @@ def serve_ui(
 
     wait_until(serving, 180, "the Dagster webserver")
     return UI(url, home, config, f"http://127.0.0.1:{reports_port}")
+
+
+# the global lineage's button (its name also holds its icon's: matched as a part); Dagster writes
+# "Materialize all (N)…" beside an asset no run can make, which is why every asset has a definition
+MATERIALIZE_ALL = "Materialize all…"
+
+
+def materialize_all(ui: UI, page, partitions: int | None, seen: Callable[[Any], None] = lambda dialog: None):
+    """The global lineage's "Materialize all…" as a user launches it for every model: *All*
+    under the partition selection (the dialog opens on *Custom*, none chosen: Dagster's default
+    for dynamic partitions), which must read ``partitions`` (None: a dialog that offers no
+    choice, every family's partitions), ``seen`` shown the dialog, then "Launch backfill". The
+    backfill, once it has ended."""
+    from dagster._core.execution.backfill import BulkActionStatus
+    from playwright.sync_api import expect
+
+    with ui.instance() as instance:
+        before = {b.backfill_id for b in instance.get_backfills()}
+    open_page(page, f"{ui.url}/asset-groups")
+    page.get_by_role("button", name=MATERIALIZE_ALL).click()
+    dialog = page.locator("[role=dialog]")
+    if partitions is not None:
+        dialog.get_by_role("button", name="All", exact=True).click()
+        expect(dialog.get_by_text(f"{partitions} partitions", exact=True)).to_be_visible()
+    seen(dialog)
+    dialog.get_by_role("button", name="Launch backfill").click()
+
+    def launched():
+        with ui.instance() as instance:
+            return next((b for b in instance.get_backfills() if b.backfill_id not in before), None)
+
+    backfill_id = wait_until(launched, 120, "the backfill").backfill_id
+
+    def ended():
+        with ui.instance() as instance:
+            backfill = instance.get_backfill(backfill_id)
+        return backfill if backfill.status != BulkActionStatus.REQUESTED else None
+
+    return wait_until(ended, 900, "the backfill's end")
+
+
+def evaluates(run: dg.DagsterRun) -> bool:
+    """A run that answers and judges its partition (a backfill's step, a sensor's or a launch's
+    evaluation), not one that only summarizes it again."""
+    selection = run.asset_selection
+    if selection is None:
+        return run.job_name == "evaluation_job"
+    return dg.AssetKey("candidate_answers") in selection
 
 
 def sensor_ticks(ui: UI, sensor: str) -> list[dict]:

@@ -27,9 +27,12 @@ from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import (
     LAPTOP,
     LOCATION,
+    MATERIALIZE_ALL,
     UI,
     browser_context,
+    evaluates,
     graphql,
+    materialize_all,
     open_page,
     screenshot,
     sensor_ticks,
@@ -49,9 +52,6 @@ CROSS_MODEL_ASSETS = (
     "prometheus_metrics",
 )
 MODELS = ("oracle", "null", "bot")  # "bot": the team's agent over HTTP
-# the global lineage's button (its name also holds its icon's: matched as a part); Dagster writes
-# "Materialize all (N)…" beside an asset no run can make, which is why every asset has a definition
-MATERIALIZE_ALL = "Materialize all…"
 
 
 @pytest.fixture(scope="module")
@@ -221,15 +221,6 @@ def test_materialize_all_for_one_partition_is_a_green_run(ui, browser):
     wait_until(lambda: _settled(ui), 300, "the refresh after the sensor's evaluations")
 
 
-def _evaluates(run: dg.DagsterRun) -> bool:
-    """A run that answers and judges its partition (a backfill's step, a sensor's or a launch's
-    evaluation), not one that only summarizes it again."""
-    selection = run.asset_selection
-    if selection is None:
-        return run.job_name == "evaluation_job"
-    return dg.AssetKey("candidate_answers") in selection
-
-
 def test_a_backfill_of_every_model_evaluates_each_once_and_the_comparison_is_two_clicks_away(ui, browser):
     """The global lineage's "Materialize all…" with All partitions (the dialog opens on Custom,
     none chosen: Dagster's default for dynamic partitions): one backfill, exactly one evaluation
@@ -237,31 +228,14 @@ def test_a_backfill_of_every_model_evaluates_each_once_and_the_comparison_is_two
     page reads Succeeded, and the comparison is two clicks from the asset graph."""
     with ui.instance() as instance:
         runs_before = {r.run_id for r in instance.get_runs()}
-        backfills_before = {b.backfill_id for b in instance.get_backfills()}
     page = browser.new_page()
-    open_page(page, f"{ui.url}/asset-groups")
-    page.get_by_role("button", name=MATERIALIZE_ALL).click()
-    dialog = page.locator("[role=dialog]")
-    dialog.get_by_role("button", name="All", exact=True).click()
-    expect(dialog.get_by_text(f"{len(MODELS)} partitions", exact=True)).to_be_visible()
-    dialog.get_by_role("button", name="Launch backfill").click()
-
-    def launched():
-        with ui.instance() as instance:
-            return next((b for b in instance.get_backfills() if b.backfill_id not in backfills_before), None)
-
-    backfill_id = wait_until(launched, 120, "the backfill").backfill_id
-
-    def ended():
-        with ui.instance() as instance:
-            backfill = instance.get_backfill(backfill_id)
-        return backfill if backfill.status != BulkActionStatus.REQUESTED else None
-
-    assert wait_until(ended, 900, "the backfill's end").status == BulkActionStatus.COMPLETED_SUCCESS
+    backfill = materialize_all(ui, page, len(MODELS))
+    assert backfill.status == BulkActionStatus.COMPLETED_SUCCESS
+    backfill_id = backfill.backfill_id
     wait_until(lambda: _settled(ui), 300, "the refresh after the backfill")
     with ui.instance() as instance:
         new = [r for r in instance.get_runs() if r.run_id not in runs_before]
-    evaluations = collections.Counter(r.tags.get("dagster/partition") for r in new if _evaluates(r))
+    evaluations = collections.Counter(r.tags.get("dagster/partition") for r in new if evaluates(r))
     assert evaluations == dict.fromkeys(MODELS, 1)  # each model once: no second round by a sensor
     assert all(r.status == dg.DagsterRunStatus.SUCCESS for r in new)
     for model in MODELS:  # fresh means fresh: nothing of a completed backfill reads stale

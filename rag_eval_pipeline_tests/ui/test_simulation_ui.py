@@ -19,16 +19,15 @@ from rag_eval_pipeline_tests.support.processes import free_port
 from rag_eval_pipeline_tests.support.ui import (
     PANE_WIDTHS,
     browser_context,
+    materialize_all,
     open_page,
     screenshot,
     serve_ui,
-    wait_until,
 )
 
 pytestmark = pytest.mark.slow  # `rag-eval simulate`, `rag-eval ui` (webserver and daemon) and a browser
 
 EXAMPLE = REPO_ROOT / "examples" / "simulation"
-MATERIALIZE_ALL = "Materialize all…"
 VERSION = "1.0"  # the support desk's version: the simulation's partition
 
 
@@ -67,27 +66,13 @@ def backfilled(ui, browser):
     "Launch backfill" (every partition of every family; Dagster says why it offers no choice)."""
     with ui.instance() as instance:
         runs_before = {r.run_id for r in instance.get_runs()}
-        backfills_before = {b.backfill_id for b in instance.get_backfills()}
     page = _laptop(browser)
-    open_page(page, f"{ui.url}/asset-groups")
-    page.get_by_role("button", name=MATERIALIZE_ALL).click()
-    dialog = page.locator("[role=dialog]")
-    expect(dialog.get_by_text("different partition definitions", exact=False)).to_be_visible()
-    screenshot(page, "ui-materialize-all-families", full_page=False)
-    dialog.get_by_role("button", name="Launch backfill").click()
 
-    def launched():
-        with ui.instance() as instance:
-            return next((b for b in instance.get_backfills() if b.backfill_id not in backfills_before), None)
+    def every_family(dialog) -> None:
+        expect(dialog.get_by_text("different partition definitions", exact=False)).to_be_visible()
+        screenshot(page, "ui-materialize-all-families", full_page=False)
 
-    backfill_id = wait_until(launched, 120, "the backfill").backfill_id
-
-    def ended():
-        with ui.instance() as instance:
-            backfill = instance.get_backfill(backfill_id)
-        return backfill if backfill.status != BulkActionStatus.REQUESTED else None
-
-    backfill = wait_until(ended, 900, "the backfill's end")
+    backfill = materialize_all(ui, page, None, every_family)
     with ui.instance() as instance:
         new = [r for r in instance.get_runs() if r.run_id not in runs_before]
     return backfill, new, page
