@@ -227,9 +227,13 @@ section{max-width:100%}details>summary{cursor:pointer;margin:.4rem 0}a.csv{font-
 
 
 def _figure_html(figure: go.Figure) -> str:
-    """A plotly chart drawn when it comes near the screen (plotly.js read then, not at load)."""
+    """A plotly chart drawn when it comes near the screen (plotly.js read then, not at load). Its
+    place keeps the drawn chart's height from the start (plotly's 450 px unless the figure says),
+    so nothing below moves under a reader's click when charts are drawn."""
+    height = figure.layout.height or 450
     return (
-        f'<div class="lazy-chart plotly-graph-div" data-figure="{html.escape(figure.to_json())}">'
+        f'<div class="lazy-chart plotly-graph-div" style="min-height:{height}px" '
+        f'data-figure="{html.escape(figure.to_json())}">'
         '<p class="note">chart: drawn when scrolled to</p></div>'
     )
 
