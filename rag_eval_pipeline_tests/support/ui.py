@@ -60,6 +60,10 @@ def serve_ui(
     if command is not None:
         home = Path(command[command.index("--dagster-home") + 1])
     command = command or [RAG_EVAL, "--config", str(config), "--dagster-home", str(home), "ui"]
+    # Dagster asks each new instance to "Join the Dagster community" in a modal that takes the
+    # page's clicks until dismissed; it may open after any first wait, so the home says it was seen
+    (home / ".nux").mkdir(parents=True, exist_ok=True)
+    (home / ".nux" / "nux.yaml").write_text("seen: 1\n")
     env = {k: v for k, v in os.environ.items() if k not in ("DAGSTER_HOME", "RAG_EVAL_CONFIG")}
     log = stack.enter_context(open(folder / "ui.log", "w"))  # noqa: SIM115 (open for the server's lifetime)
     process = subprocess.Popen(
