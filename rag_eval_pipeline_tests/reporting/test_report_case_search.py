@@ -148,6 +148,7 @@ def test_the_first_screen_answers_and_the_case_table_reaches_every_row(report):
     print(f"\n500 x 5 report in Chromium: {loaded} {times} ({written})")
 
 
+EVERY_CHART_DRAWN = "[...document.querySelectorAll('.lazy-chart')].every(d => d.dataset.drawn === '2')"
 # each shown chart: the height its place kept before it was drawn, and its height drawn
 CHART_PLACES = """[...document.querySelectorAll('.lazy-chart')].filter(d => d.offsetParent)
   .map(d => [parseInt(d.style.minHeight), d.offsetHeight])"""
@@ -188,7 +189,7 @@ def test_a_report_copied_alone_says_what_is_missing_and_the_single_file_copy_nee
         assert page.locator(".chart-missing").count() == 0
         # each chart drawn fills the place kept for it before plotly.js was read: nothing below
         # a chart moves under a reader's click (the record's button further down, say)
-        page.wait_for_function("[...document.querySelectorAll('.lazy-chart')].every(d => d.dataset.drawn === '2')")
+        page.wait_for_function(EVERY_CHART_DRAWN)
         places = page.evaluate(CHART_PLACES)
         assert places and all(kept == drawn for kept, drawn in places), places
         last = page.evaluate("caseData.qids.at(-1)")
