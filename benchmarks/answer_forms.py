@@ -7,11 +7,12 @@ answer the rule gets wrong with its reason.
 
 ``--set external`` reads the sets written by linguists who never read the rule
 (``rag_eval_pipeline_tests/data/answer_forms_external/``: seen and unseen in 44 languages,
-hidden78c in 28 others, hidden78d in 20 more): per language, the share of right answers
-credited, of the others (wrong, negated, hedged, listed) credited, of each absent (correctness
-not judged: a language without a lexicon), and of cases whose detected language is itself or
-``unknown``; for the seen half the rule was developed on beside the unseen and hidden halves,
-each run once when the rule was final (``--halves seen,unseen,hidden78c,hidden78d``).
+hidden78c in 28 others, hidden78d in 20 more, hidden78e in 20 a lexicon reads): per language,
+the share of right answers credited, of the others (wrong, negated, hedged, listed) credited, of
+each absent (correctness not judged: a language without a lexicon), and of cases whose detected
+language is itself or ``unknown``; for the seen half the rule was developed on beside the unseen
+and hidden halves, each run once when the rule was final (``--halves
+seen,unseen,hidden78c,hidden78d``).
 
     .venv/bin/python benchmarks/answer_forms.py [--set development|held-out|both|external] [--quiet]
 """

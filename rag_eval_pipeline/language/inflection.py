@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -152,7 +153,7 @@ def reading(code: str) -> SentenceReading:
     )
 
 
-def _letters(word: str) -> str:
+def letters(word: str) -> str:
     """The word without combining marks (a Tamil virama, a Devanagari vowel sign): the letters
     the suffix rule counts."""
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
@@ -196,7 +197,7 @@ class Inflection:
             return False  # 1958 is not 1959, nor 1958-ban a form to guess at
         if self.forms(answer_word) & self.forms(reference_word):
             return True
-        answer, reference = _letters(answer_word), _letters(reference_word)
+        answer, reference = letters(answer_word), letters(reference_word)
         kept = _kept(len(reference))
         if kept < 2:
             return False
@@ -250,8 +251,8 @@ def near_forms(answer: str, reference: str) -> list[str]:
     at least ``NEAR_LETTERS`` letters, or half of a longer reference word, shared with one; or
     the whole answer, where none of its letters is in the reference's script (a name
     transliterated). Empty where the answer names something else: that answer is judged."""
-    words = [_letters(w) for w in answer.casefold().split()]
-    reference_words = [_letters(w) for w in reference.casefold().split()]
+    words = [letters(w) for w in answer.casefold().split()]
+    reference_words = [letters(w) for w in reference.casefold().split()]
     scripts = {_script(c) for w in reference_words for c in w if c.isalpha()}
     if scripts and not any(_script(c) in scripts for w in words for c in w if c.isalpha()):
         return [answer.strip()]
@@ -263,6 +264,64 @@ def near_forms(answer: str, reference: str) -> list[str]:
             if need and run.find_longest_match(0, len(word), 0, len(truth)).size >= need:
                 found.append(word)
                 break
+    return found
+
+
+NEAR_PREFIX = 4  # first letters a word shares with a reference word, where the rule reads the language
+
+
+def as_written(text: str) -> list[tuple[str, str, bool]]:
+    """Each word of ``text`` (split at spaces and hyphens): as written, case-folded without
+    marks or edge punctuation, and whether punctuation ends it (a comma parts it from the next)."""
+    out = []
+    for chunk in text.split():
+        for part in chunk.split("-"):
+            folded = letters(part.casefold())
+            core = folded.strip("".join({c for c in folded if not c.isalnum()}))
+            if core:
+                out.append((part.strip(), core, unicodedata.category(part.strip()[-1])[0] == "P"))
+    return out
+
+
+def _names_another(written: str, core: str, known: set[str] | frozenset[str]) -> bool:
+    """Whether a word beside a part of the reference makes it another name or value: a number,
+    a capitalised word, or in a script without capitals any word, that the reference, the
+    question and the stop list do not hold ("Nguyễn Trãi", "2744 Meter", "البحر الأحمر")."""
+    if core in known:
+        return False
+    first = next((c for c in written if c.isalpha()), "")
+    return core.isdigit() or first.isupper() or (bool(first) and first.lower() == first.upper())
+
+
+def unfound_forms(answer: str, reference: str, ignore: frozenset[str]) -> list[str]:
+    """Where a language the rule reads did not find the reference: the answer's words that may
+    still name it in a way the rule does not know. A whole word of a longer reference with no
+    other name or number beside it (a surname alone: "Moniuszko", not "Nguyễn Trãi"); a word
+    whose first letters, at least ``NEAR_PREFIX`` and half the reference word's, are a reference
+    word's ("Þingvöllum" for "Þingvellir"); or the whole answer, where none of its letters is in
+    the reference's script. Numbers, short words and ``ignore`` (stop words, the question's
+    words) are none of these; an answer that names something else is judged (empty)."""
+    scripts = {_script(c) for c in reference if c.isalpha()}
+    written = {_script(c) for c in answer if c.isalpha()}
+    if scripts and written and not scripts & written:  # a name transliterated (numbers name nothing)
+        return [answer.strip()]
+    parts = {core for _, core, _ in as_written(reference)}
+    names = {n for n in parts if len(n) >= 3 and not n.isdigit() and n not in ignore}
+    words = as_written(answer)
+    found = []
+    for i, (_, core, ends) in enumerate(words):
+        if core in ignore or core.isdigit() or len(core) < 3:
+            continue
+        if core in names:
+            if len(parts) < 2:
+                continue
+            beside = [words[i - 1]] if i > 1 and not words[i - 1][2] else []
+            beside += [words[i + 1]] if i + 1 < len(words) and not ends else []
+            if not any(_names_another(w, c, parts | ignore) for w, c, _ in beside):
+                found.append(core)
+            continue
+        if any(len(os.path.commonprefix([core, n])) >= max(NEAR_PREFIX, (len(n) + 1) // 2) for n in names):
+            found.append(core)
     return found
 
 

@@ -37,12 +37,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analysis_of, analyzer
-from rag_eval_pipeline.language.inflection import Inflection, inflection, near_forms
+from rag_eval_pipeline.language.inflection import (
+    Inflection,
+    as_written,
+    inflection,
+    letters,
+    near_forms,
+    unfound_forms,
+)
 from rag_eval_pipeline.language.lexicon import LEXICONS, TITLES, Lexicon
 from rag_eval_pipeline.language.table import ENGLISH
 
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]|\(\s*\d{1,2}\s*\)")
 NOVEL_WORDS = 3  # content words the rest of a credited answer may add that nothing explains
+MORE_WORDS = "more words than an answer needs"  # the reason beyond NOVEL_WORDS
 HELD_WORDS = 4  # content words of the passages a credited answer may add besides (a detail restated)
 NEGATION_TAIL = 6  # where negation follows, the words after a mention that may negate it
 LISTED_AFTER = 2  # words of no claim (a preposition, an article) between "and" and what it lists
@@ -263,6 +271,12 @@ def says_answer(
     claim = _Claim(words, breaks, truth, truth_breaks, asked, titles, held)
     verdict = _says_named(text, lexicon, claim, aligned, names)
     if not unread:
+        if verdict.reason == "not mentioned" and forms is not None:
+            return _unfound_form(prediction, ground_truth, question, text) or verdict
+        if verdict.reason.endswith(MORE_WORDS) and not text.language.is_english:
+            # the bound on words nothing explains was measured on English answers only
+            weighed = f"which may carry another claim the rule cannot weigh in {text.language.name}"
+            return Verdict(False, f"{verdict.reason}, {weighed}", judged=False)
         return verdict
     if verdict.reason == "not mentioned":
         near = near_forms(prediction, ground_truth)
@@ -276,6 +290,24 @@ def says_answer(
     if found:
         return Verdict(False, f"{text.reading.unread_phrase} ({', '.join(found)})", judged=False)
     return Verdict(True, verdict.reason, unread=text.reading.unread_phrase)
+
+
+def _unfound_form(prediction: str, ground_truth: str, question: str, text: Analyzer) -> Verdict | None:
+    """In a language whose inflection the rule reads, an answer where the reference is not
+    found but a word shares its stem or is a part of it ("Þingvöllum" for "Þingvellir",
+    "Raiņa" for "Rainis", "Moniuszko" for "Stanisław Moniuszko"): the rule does not know that
+    form, or whether the part names the same one. Not judged, never 0."""
+    ignore = frozenset(letters(w.casefold()) for w in (*text.stop_words, *text.language.articles))
+    asked = frozenset(core for _, core, _ in as_written(question))
+    near = unfound_forms(prediction, ground_truth, ignore | asked)
+    if not near:
+        return None  # it names something else: judged
+    return Verdict(
+        False,
+        f"{', '.join(near)}: maybe a form or a part of the reference the rule does not know in "
+        f"{text.language.name}",
+        judged=False,
+    )
 
 
 def _leading_article(text: Analyzer, truth: list[str]) -> bool:
@@ -539,7 +571,7 @@ def _says_named(
         return Verdict(False, "part of a longer name or a list")
     unexplained = _unexplained(text, lexicon, claim, rest, names)
     if len(unexplained) > NOVEL_WORDS:
-        return Verdict(False, f"{len(unexplained)} more words than an answer needs")
+        return Verdict(False, f"{len(unexplained)} {MORE_WORDS}")
     return Verdict(True, "said")
 
 

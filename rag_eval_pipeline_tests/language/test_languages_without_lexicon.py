@@ -50,8 +50,8 @@ def _reference(folder, model: str) -> pd.DataFrame:
 @pytest.mark.slow
 def test_right_sentences_are_judged_through_the_languages_lexicon(evaluated, monkeypatch, capsys):
     """Polish and Hungarian have a lexicon now (issue 78's second part): every case is judged,
-    none absent; the fourth right sentence of each says more than the rule credits ("Szerintem",
-    a hedge; four words beyond "w Krakowie") and scores 0, a wrong one is never credited."""
+    none absent; the fourth right sentence of each hedges ("Szerintem", "chyba") and scores 0, a
+    wrong one is never credited."""
     folder, printed = evaluated
     right, wrong = _reference(folder, "right-sentences"), _reference(folder, "wrong-sentences")
     for language in ("pl", "hu"):

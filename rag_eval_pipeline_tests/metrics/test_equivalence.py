@@ -100,7 +100,8 @@ def test_a_detail_the_passages_hold_is_no_claim_of_its_own_but_pasted_passages_s
     )
     question = "Kur gimė Mikalojus Konstantinas Čiurlionis?"
     restated = "Dailininkas ir kompozitorius gimė 1875 m. Varėnoje."
-    assert reference.correctness(restated, "Varėna", question=question, language="lt") == 0.0
+    # details nothing explains: the rule cannot weigh them in Lithuanian, so absent, never 0
+    assert reference.correctness(restated, "Varėna", question=question, language="lt") is None
     held = reference.correctness(restated, "Varėna", question=question, language="lt", passages=[passage])
     assert held == 1.0
     pasted = f"Varėnoje. {passage}"

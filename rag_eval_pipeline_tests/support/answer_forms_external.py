@@ -41,7 +41,7 @@ class Form:
 
 
 def forms(name: str) -> list[Form]:
-    """Every answer of the set ``name`` (own, seen, unseen, hidden78c, hidden78d), in file order."""
+    """Every answer of the set ``name`` (own, seen, unseen, hidden78c/d/e), in file order."""
     found: list[Form] = []
     for line in (SETS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
         if not line.strip():

@@ -44,7 +44,7 @@ POLISH = [
         "Krakowie nad Wisłą.",
         "W jakim mieście leży Wawel?",
         "Kraków",
-        "Wawel stoi oczywiście w Krakowie, dawnej stolicy kraju.",
+        "Wawel stoi chyba w Krakowie, dawnej stolicy kraju.",  # hedged: judged, 0
         "Wawel leży w Gnieźnie.",
     ),
 ]
