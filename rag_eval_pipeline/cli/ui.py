@@ -5,6 +5,7 @@ where the report links in the asset pages point."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import signal
@@ -75,11 +76,17 @@ def handle(args: argparse.Namespace) -> int:
     workspace = home / "workspace.yaml"  # the code location under its own name, wherever this runs
     workspace.write_text(WORKSPACE.format(directory=Path.cwd()))
     command = [sys.executable, "-m", "dagster", "dev", "-w", str(workspace), "-h", ui.host, "-p", str(port)]
+    # started in the background (a script's "&", nohup), this process ignores SIGINT, and so would
+    # dagster dev, which takes SIGTERM as SIGINT: it would ignore the stop below and be killed
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     process = subprocess.Popen(command, env=env, start_new_session=True)
     print(f"Dagster UI: http://{ui.host}:{port}   reports: {ui.reports_url}/eval_report.html")
     print(f"({STOPS_ALL})", flush=True)
     try:
-        return process.wait()
+        while True:  # a stop signal taken by another thread (the reports server's) wakes no blocking wait
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                return process.wait(timeout=0.5)
     except KeyboardInterrupt:
         return 0
     finally:

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import urllib.request
 from collections.abc import Callable
@@ -50,9 +51,11 @@ def serve_ui(
     reports_port: int,
     command: list[str] | None = None,
     cwd: Path | None = None,
+    background: bool = False,
 ) -> UI:
     """`rag-eval ui` (webserver and daemon) on a fresh home in ``folder``, stopped with ``stack``;
-    or ``command`` as a command printed it (its home, its configuration), from ``cwd``."""
+    or ``command`` as a command printed it (its home, its configuration), from ``cwd``;
+    ``background``: started as a script's "&" starts it, SIGINT ignored."""
     assert shutil.which("chromium"), (
         "Debian's chromium is required (apt-get install chromium); .ci/run installs it"
     )
@@ -73,6 +76,7 @@ def serve_ui(
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None,  # noqa: PLW1509
     )
     stack.callback(stop_process_group, process)
     url = f"http://127.0.0.1:{port}"

@@ -94,7 +94,9 @@ def test_run_probe_simulate_production_review_then_ui_starts_no_run(tmp_path):
 
     command = [RAG_EVAL, "--config", str(config), "--dagster-home", str(home), "ui"]
     with contextlib.ExitStack() as stack:
-        ui = serve_ui(stack, tmp_path, config, reports_port, command=command, cwd=tmp_path)
+        # started in the background, as a script would: SIGINT ignored (what dagster dev takes
+        # SIGTERM as), which must not keep it from stopping cleanly
+        ui = serve_ui(stack, tmp_path, config, reports_port, command=command, cwd=tmp_path, background=True)
         served = time.monotonic()
 
         def ticked() -> bool:
@@ -110,4 +112,6 @@ def test_run_probe_simulate_production_review_then_ui_starts_no_run(tmp_path):
         assert "the knowledge base already holds the 10 documents" in said, said
     # the banner says what Ctrl-C stops, as docs/ui.md does
     banner = (tmp_path / "ui.log").read_text()
+    # stopped with SIGTERM: dagster dev shut its servers down itself, not killed at the grace's end
+    assert "Dagster services shut down." in banner, banner[-2000:]
     assert f"({STOPS_ALL})" in banner and f"{STOPS_ALL}." in (REPO_ROOT / "docs" / "ui.md").read_text()
