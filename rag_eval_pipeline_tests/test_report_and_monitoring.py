@@ -235,6 +235,24 @@ def test_the_case_table_keeps_cases_the_judgement_list_no_longer_has():
     assert "run 01234567 · index v1" in table
 
 
+def test_a_model_scored_but_not_yet_answered_in_the_reads_is_left_out_of_the_case_table():
+    """Two people on one instance: another run's model may have its scores read and not yet its
+    answers (each read as its last summary left them, one after the other). The report leaves
+    that model's cases to the next refresh, never fails on it (CI: KeyError 'null')."""
+    import pandas as pd
+
+    from rag_eval_pipeline.reporting.report import case_table
+
+    answers = pd.DataFrame(
+        {"qid": ["q"], "question": ["Who?"], "answer": ["Ann"], "retrieved_titles": [["A"]],
+         "retrieved_passages": [["Ann did."]]}
+    )  # fmt: skip
+    scores = pd.DataFrame({"qid": ["q"], "judge_id": "reference", "status": "ok", "correctness": [1.0]})
+    truth = pd.DataFrame({"qid": ["q"], "question": ["Who?"], "answer": ["Ann"], "gold_titles": [["A"]]})
+    table = case_table({"m": scores, "null": scores}, {"m": answers}, truth)
+    assert "Ann did." in table and ">null<" not in table
+
+
 @pytest.mark.slow  # ten materializations of the report
 def test_ten_reports_keep_their_folder_small_and_a_kept_one_still_draws(evaluated_copy):
     """plotly.js is written once beside the reports, not into each: ten materializations of

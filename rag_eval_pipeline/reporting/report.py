@@ -414,7 +414,12 @@ class CaseRows:
         self._models: dict[str, _ModelCases] = {}
         self.keys: list[CaseKey] = []
         for model, scores in sorted(scores_by_model.items()):
-            answers = answers_by_model[model]
+            answers = answers_by_model.get(model)
+            if answers is None:
+                # its scores and answers are each read as its last summary left them, one after
+                # the other: a summary another run wrote between the two reads gives scores
+                # without answers yet; its cases join at the next refresh
+                continue
             cases = _ModelCases(
                 per_answer(scores),
                 answers,
