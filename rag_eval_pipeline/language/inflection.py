@@ -16,7 +16,7 @@ language the rule cannot read, ``near_forms`` says whether a word may still be a
 vowel sign or virama is no letter of its own (measured on ``benchmarks/answer_forms.py``).
 
 Negations, hedges, options and contrasts are read from the language's lexicon
-(``language/lexicon.py``); a language without one has them ``unread``, and the rule reads every
+(``language/lexicons.toml``); a language without one has them ``unread``, and the rule reads every
 word of its stop list as one that may carry them (``metrics/equivalence.py``).
 """
 

@@ -14,7 +14,7 @@ mention is negated ("not X", "rather than X", "X is wrong"), offered as one opti
 contrasted ("X, but Y"), hedged beyond the question ("it could be"), or buried in a long text
 (pasted passages). A yes/no reference is matched by the answer's leading (else final) yes or no.
 
-Every language with a lexicon (``language/lexicon.py``) is read the same way, through its
+Every language with a lexicon (``language/lexicons.toml``) is read the same way, through its
 analyzer: its words in the forms it compares (case-folded, Snowball-stemmed, Arabic folded,
 Korean's content morphemes; a dictionary's segmentation where words are not spaced), its
 negations (after the mention where the language puts them: Japanese "X ではない"), hedges,

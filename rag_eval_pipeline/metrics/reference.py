@@ -24,7 +24,7 @@ from rag_eval_pipeline.metrics.equivalence import Verdict, says_answer
 _SPECIAL_ANSWERS = ("yes", "no", "noanswer")
 # What counts as declining to answer in any language, matched at the start of the normalised
 # answer (lower case, no punctuation, no articles): "I don't know.", "Unknown", "The passages do
-# not say ..."; each language adds its own (``language/lexicon.py``)
+# not say ..."; each language adds its own (``language/lexicons.toml``)
 DEFAULT_ABSTENTION_PATTERNS = ENGLISH_ABSTENTION
 # containment earns credit only from an answer at most this long: twice the ground truth's
 # tokens plus a few, so pasting every passage (which contains the truth) earns nothing

@@ -122,7 +122,7 @@ def match_marker(reply: str, needle: str, language: str, any_form: bool = False)
     in one sentence (NFKC, case- and width-folded; with ``any_form``, each word's stem instead),
     and no negator of the language in a clause that holds them ("could not be updated", "no
     refund was issued"), whichever side it stands on. A language without a lexicon of negators
-    is matched without that reading (``language/lexicon.py``)."""
+    is matched without that reading (``language/lexicons.toml``)."""
     analysis = analyzer(language)
     joined = analysis.inside_words
     wanted = [w for sentence in analysis.sentences(needle) for clause in sentence for w in clause]
