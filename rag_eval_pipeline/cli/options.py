@@ -63,9 +63,19 @@ def add_fail_on_regression(parser: argparse.ArgumentParser, help: str) -> None:
     parser.add_argument("--fail-on-regression", action="store_true", help=help)
 
 
-def add_session_output(parser: argparse.ArgumentParser, thresholds_help: str) -> None:
-    """What the session commands (`trajectories`, `simulate`) print and gate on: ``--format``,
-    ``--min`` and ``--bound``, as `rag-eval gate` reads them."""
+def add_session_output(
+    parser: argparse.ArgumentParser, thresholds_help: str, judge_flag: str, judges_default: str
+) -> None:
+    """What the session commands (`trajectories`, `simulate`) judge, print and gate on: an LLM judge
+    of each session (repeatable), ``--format``, ``--min`` and ``--bound``, as `rag-eval gate` reads
+    them."""
+    parser.add_argument(
+        judge_flag,
+        action="append",
+        metavar="MODEL",
+        help="an LLM judge of each session: goal completion, turn relevancy, knowledge retention "
+        f"(repeatable; default: {judges_default})",
+    )
     add_format(parser)
     add_thresholds(parser, thresholds_help)
     add_bound(parser)

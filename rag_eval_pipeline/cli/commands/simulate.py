@@ -28,17 +28,14 @@ def register(commands: Commands) -> None:
     )
     simulate.add_argument("--judge", metavar="MODEL", help="the LLM answering the scenarios' rubrics")
     simulate.add_argument(
-        "--session-judge",
-        action="append",
-        metavar="MODEL",
-        help="an LLM judge of each session: goal completion, turn relevancy, knowledge retention",
-    )
-    simulate.add_argument(
         "--tool-calls", metavar="JSONPATH", help="the tool calls in the agent's reply (name, arguments)"
     )
     simulate.add_argument("--rerun", action="store_true", help="ask the agent and the simulated user again")
     add_session_output(
-        simulate, "e.g. task_success=0.8 or pass^3=0.5; repeatable (default: simulation.thresholds)"
+        simulate,
+        "e.g. task_success=0.8 or pass^3=0.5; repeatable (default: simulation.thresholds)",
+        judge_flag="--session-judge",
+        judges_default="simulation.session_judges",
     )
     simulate.add_argument(
         "--diff",

@@ -25,13 +25,11 @@ def register(commands: Commands) -> None:
     trajectories.add_argument(
         "--reference", metavar="FILE", help="JSONL, a task per line (default: trajectories.reference)"
     )
-    trajectories.add_argument(
-        "--judge",
-        action="append",
-        help="an LLM judge of each session (repeatable; default: trajectories.judges)",
-    )
     add_session_output(
-        trajectories, "e.g. match_strict=0.8 or pass^2=0.5; repeatable (default: trajectories.thresholds)"
+        trajectories,
+        "e.g. match_strict=0.8 or pass^2=0.5; repeatable (default: trajectories.thresholds)",
+        judge_flag="--judge",
+        judges_default="trajectories.judges",
     )
     trajectories.add_argument(
         "--diff", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two agent versions trial by trial"
