@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rag_eval_pipeline.metrics.simulation import false_verdict_rate, power  # noqa: E402
+from rag_eval_pipeline.metrics.simulation import Draws, false_verdict_rate, power  # noqa: E402
 from rag_eval_pipeline.metrics.statistics import cases_needed  # noqa: E402
 from rag_eval_pipeline.reporting.markdown import to_markdown  # noqa: E402
 
@@ -32,8 +32,8 @@ def main() -> None:
     started = time.perf_counter()
     rows = []
     for models in (2, 3, 6):
-        raw = false_verdict_rate(models, 35, args.families, seed=models, adjust=False)
-        holm = false_verdict_rate(models, 35, args.families, seed=models, adjust=True)
+        raw = false_verdict_rate(models, 35, Draws(args.families, seed=models), adjust=False)
+        holm = false_verdict_rate(models, 35, Draws(args.families, seed=models), adjust=True)
         rows.append(
             {"models": models, "pairs": models * (models - 1) // 2, "raw p (before)": raw, "Holm": holm}
         )
@@ -44,10 +44,10 @@ def main() -> None:
     for difference in (0.05, 0.10, 0.15, 0.20, 0.30):
         row = {"difference": difference}
         for n in (20, 35, 50, 100, 150, 300):
-            row[f"n={n}"] = power(difference, n, args.trials, seed=n)
+            row[f"n={n}"] = power(difference, n, Draws(args.trials, seed=n))
         planned = cases_needed(difference, 0.4)  # the share of cases on which the models differ
         row["plan (80%)"] = planned
-        row["power at plan"] = power(difference, planned, args.trials, seed=planned)
+        row["power at plan"] = power(difference, planned, Draws(args.trials, seed=planned))
         rows.append(row)
     print(f"\nPower to call the better model better (40% of cases discordant, {args.trials} trials):")
     print(to_markdown(pd.DataFrame(rows), float_format="{:.2f}"))

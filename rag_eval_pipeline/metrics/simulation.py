@@ -4,6 +4,8 @@ benchmarks print the tables (``benchmarks/comparison_errors.py``), a test holds 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -36,47 +38,51 @@ def _family_verdicts(scores: list[np.ndarray], level: float, adjust: bool) -> li
     return verdicts
 
 
+@dataclass(frozen=True)
+class Draws:
+    """How a verdict's error is simulated: ``count`` random draws from ``seed``, each compared at
+    the significance ``level``."""
+
+    count: int = 1000
+    seed: int = 0
+    level: float = SIGNIFICANCE
+
+    def share(self, happens: Callable[[np.random.Generator], bool]) -> float:
+        """The share of the draws in which ``happens`` is true."""
+        rng = np.random.default_rng(self.seed)
+        return sum(bool(happens(rng)) for _ in range(self.count)) / self.count
+
+
 def false_verdict_rate(
     models: int,
     n: int,
-    families: int = 2000,
-    seed: int = 0,
-    level: float = SIGNIFICANCE,
+    families: Draws = Draws(count=2000),
     adjust: bool = True,
     probabilities: tuple[float, float, float] = EQUAL_MODEL,
 ) -> float:
-    """The share of families of ``models`` equal models on ``n`` cases with at least one false
+    """The share of ``families`` of ``models`` equal models on ``n`` cases with at least one false
     'better' verdict (the family-wise error rate of the comparison)."""
-    rng = np.random.default_rng(seed)
-    wrong = 0
-    for _ in range(families):
+
+    def a_false_verdict(rng: np.random.Generator) -> bool:
         scores = [rng.choice(SCORE_LEVELS, size=n, p=probabilities) for _ in range(models)]
-        if any(v != "no difference shown" for v in _family_verdicts(scores, level, adjust)):
-            wrong += 1
-    return wrong / families
+        return any(v != "no difference shown" for v in _family_verdicts(scores, families.level, adjust))
+
+    return families.share(a_false_verdict)
 
 
-def power(
-    difference: float,
-    n: int,
-    trials: int = 1000,
-    seed: int = 0,
-    level: float = SIGNIFICANCE,
-    discordance: float = 0.4,
-) -> float:
+def power(difference: float, n: int, trials: Draws = Draws(), discordance: float = 0.4) -> float:
     """The share of ``trials`` two-model comparisons on ``n`` cases that call the better model
     better, when it is right on ``difference`` more of the cases (0/1 outcomes, a share
     ``discordance`` of the cases on which the two differ)."""
-    rng = np.random.default_rng(seed)
     better_only = (discordance + difference) / 2
     worse_only = (discordance - difference) / 2
     if worse_only < 0:
         raise ValueError("discordance must be at least the difference")
-    detected = 0
-    for _ in range(trials):
+
+    def detected(rng: np.random.Generator) -> bool:
         kind = rng.choice(3, size=n, p=[better_only, worse_only, 1 - discordance])
         a = np.where(kind == 0, 1.0, np.where(kind == 1, 0.0, 0.5))
         b = np.where(kind == 0, 0.0, np.where(kind == 1, 1.0, 0.5))
-        if _family_verdicts([a, b], level, adjust=False) == ["0 better"]:
-            detected += 1
-    return detected / trials
+        return _family_verdicts([a, b], trials.level, adjust=False) == ["0 better"]
+
+    return trials.share(detected)

@@ -328,9 +328,9 @@ def test_equal_models_rarely_give_a_false_verdict_after_holm():
     """Six equal models, 15 pairs at n = 35 on a 0/0.5/1 scale: without adjustment a false
     'better' appears in about a quarter of the families; with Holm at most 5% (the benchmark
     measures it on 2,000 families; a smaller simulation here)."""
-    from rag_eval_pipeline.metrics.simulation import false_verdict_rate
+    from rag_eval_pipeline.metrics.simulation import Draws, false_verdict_rate
 
-    assert false_verdict_rate(models=6, n=35, families=150, seed=1) <= 0.08
+    assert false_verdict_rate(models=6, n=35, families=Draws(150, seed=1)) <= 0.08
 
 
 def test_the_sign_flip_p_is_exact_on_fractional_scores():
