@@ -10,6 +10,7 @@ The definitions are written out in docs/judges-and-statistics.md.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,12 @@ VISION_SCALES: dict[str, MetricScale] = {
     "visual_relevance": per_item("image"),
     "image_text_consistency": THREE_POINT,
 }
+
+
+def iou_text(value: float) -> str:
+    """An IoU as shown, to two decimals rounded down: a box under ``GROUNDING_IOU`` (0.4988)
+    never reads as one on it ("0.50") beside "not found"."""
+    return f"{math.floor(value * 100 + 1e-9) / 100:.2f}"
 
 
 def image_passage_id(image_id: str) -> str:

@@ -28,6 +28,7 @@ from rag_eval_pipeline.metrics.grounding import (
     PredictedBox,
     boxes_of_json,
     iou,
+    iou_text,
     predicted_of_json,
 )
 from rag_eval_pipeline.metrics.settings import OVERALL
@@ -157,7 +158,7 @@ def overlay_markdown(
     predicted = predicted_of_json(answer.get("boxes"))
     matches = [best_match(box, predicted or (), image) for box in gold_boxes[image]]
     best = [box for _, box in matches if box is not None]
-    ious = ", ".join(f"{value:.2f}" for value, _ in matches) if predicted is not None else "– (none returned)"
+    ious = "– (none returned)" if predicted is None else ", ".join(iou_text(value) for value, _ in matches)
     caption = f"{image}: gold boxes green, the best predicted red; IoU {ious}"
     source = Path(folder) / image if folder else None
     if source is None or not source.is_file():
@@ -211,7 +212,7 @@ def image_lines(
         for box in gold_boxes.get(image, ()):
             value, best = best_match(box, predicted or (), image)
             matched = (
-                f"best predicted {list(best)}, IoU {value:.2f}"
+                f"best predicted {list(best)}, IoU {iou_text(value)}"
                 if best
                 else "no predicted box overlaps it, IoU 0.00"
             )
@@ -254,7 +255,7 @@ def overlay_svg(
                 f'<rect class="predicted" data-model="{html.escape(model)}" x="{box[0]}" y="{box[1]}" '
                 f'width="{box[2] - box[0]}" height="{box[3] - box[1]}" fill="none" stroke="{colour}" '
                 f'stroke-width="{stroke:g}" stroke-dasharray="{stroke * 3:g}">'
-                f"<title>{html.escape(model)} {list(box)} IoU {value:.2f}</title></rect>"
+                f"<title>{html.escape(model)} {list(box)} IoU {iou_text(value)}</title></rect>"
             )
     parts.append("</svg>")
     return "".join(parts)
@@ -471,7 +472,7 @@ def grounding_rows(answer: Mapping[str, Any], truth: Mapping[str, Any] | None) -
                     "image": image,
                     "gold box": str(list(box)),
                     "best predicted": str(list(best)) if best else "none overlaps",
-                    "IoU": f"{value:.2f}",
+                    "IoU": iou_text(value),
                     "found": "yes" if value >= GROUNDING_IOU else "no",
                 }
             )
