@@ -89,7 +89,11 @@ def case_inputs(
     answers = candidate_answers
     if "repeat" in answers:
         answers = answers.sort_values("repeat").drop_duplicates("qid")
-    truth = judgement_list.set_index("qid")
+    read = ("qid", "question", "answer", "reference_pending", "language")
+    columns = [c for c in read if c in judgement_list]
+    truth: dict[str, dict] = {}
+    for labelled in judgement_list[columns].to_dict(orient="records"):
+        truth.setdefault(str(labelled["qid"]), labelled)
     per_case: dict[str, dict] = {}
     for row in judge_scores.to_dict(orient="records"):
         seen = per_case.setdefault(str(row["qid"]), {})
@@ -103,7 +107,7 @@ def case_inputs(
     inputs = []
     for row in answers.to_dict(orient="records"):
         qid = str(row["qid"])
-        labels = truth.loc[qid] if qid in truth.index else None
+        labels = truth.get(qid)
         reference = None
         if labels is not None:
             reference = None if _absent(labels.get("answer")) else str(labels["answer"])

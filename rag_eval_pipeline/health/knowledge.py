@@ -233,10 +233,11 @@ class KnowledgeView:
         return scored[:limit]
 
     def sentence_with(self, i: int, terms: set[str]) -> str:
-        """The sentence of passage ``i`` holding most of ``terms``: the evidence a reader checks."""
+        """The sentence of passage ``i`` holding most of ``terms``: the evidence a reader checks
+        (each sentence's terms as the view read them)."""
         sentences = split_sentences(self.texts[i]) or [self.texts[i]]
-        language = self.languages[i]
-        return max(sentences, key=lambda s: len(terms & set(terms_of(s, language))))
+        held = self.sentence_terms[i]
+        return sentences[max(range(len(sentences)), key=lambda j: len(terms & held[j]))]
 
     def names(self, r: int, i: int) -> bool:
         """Passage ``r`` names passage ``i``: holds most (idf-weighted) of ``i``'s title."""

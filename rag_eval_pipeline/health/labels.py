@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -351,6 +352,13 @@ class _Reading:
     known: Supports  # what the knowledge base says about each question, asked once
     paraphrase: ParaphraseReader | None = None
 
+    @functools.cached_property
+    def said(self) -> frozenset[str]:
+        """The answer's terms (none where the agent declined), read once for every check."""
+        if self.case.abstained:
+            return frozenset()
+        return frozenset(terms_of(self.case.answer, self.case.language))
+
     def label(
         self,
         label: str,
@@ -477,7 +485,7 @@ def _outdated(r: _Reading, holders: _Holders) -> CaseLabel | None:
     """The agent's answer taken from a retrieved document not current, or only such documents
     hold the reference."""
     view = r.view
-    said = set() if r.case.abstained else set(terms_of(r.case.answer, r.case.language))
+    said = r.said
     answered = said - r.question or said  # a choice the question names: the choice itself
     for i in sorted(r.retrieved):
         if not view.is_current(i) and answered and answered <= view.terms[i]:
@@ -493,7 +501,7 @@ def _outdated(r: _Reading, holders: _Holders) -> CaseLabel | None:
 def _conflict(r: _Reading, holders: _Holders, conflicts: Sequence[Conflict]) -> CaseLabel | None:
     """A current document the case reads disagreeing with another on what it asks."""
     view = r.view
-    said = set() if r.case.abstained else set(terms_of(r.case.answer, r.case.language))
+    said = r.said
     asked = r.question | holders.answer_terms | (said - r.question or said)
     read = {view.documents[i] for i, _ in holders.passages} | {view.documents[i] for i in r.retrieved}
     for conflict in conflicts:
