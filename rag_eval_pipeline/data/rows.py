@@ -3,6 +3,7 @@ so every problem can name the file and the line."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 from collections.abc import Iterable
@@ -86,13 +87,48 @@ def read_rows(
         objects, problems = jsonl_objects(_text(path, encoding), expected)
         return [(f"line {number}", row) for number, row in objects], problems
     if suffix == ".csv":
-        frame = pd.read_csv(io.StringIO(_text(path, encoding)), dtype=str, keep_default_na=False)
-        return [(f"line {i + 2}", r) for i, r in enumerate(frame.to_dict(orient="records"))], []  # 1: header
+        return csv_rows(path, _text(path, encoding))
     if suffix == ".parquet":
         frame = pd.read_parquet(path)
         records = frame.to_dict(orient="records")
         return [(f"row {i + 1}", nfc_values(r)) for i, r in enumerate(records)], []
     raise RowFileError(path, [f"unsupported file type '{suffix}' (use .jsonl, .csv or .parquet)"])
+
+
+def csv_rows(path: Path, text: str) -> tuple[list[tuple[str, dict[str, str]]], list[str]]:
+    """A CSV file's rows by its header, each with the line it starts on (a quoted cell may hold
+    line breaks), empty cells as ``""`` and a short row's missing cells empty; a row with more
+    cells than the header names is a problem of its line, never read shifted. A quote left open
+    ends the reading at the line it opened on, said as a problem."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[str, dict[str, str]]] = []
+    problems: list[str] = []
+    header: list[str] | None = None
+    while True:
+        start = reader.line_num + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as err:
+            problems.append(f"line {start}: not read as CSV ({err}); nothing after it is read")
+            break
+        if not any(cell.strip() for cell in cells):
+            continue  # a blank line
+        if header is None:
+            header = [cell.strip() for cell in cells]
+            twice = sorted({name for name in header if header.count(name) > 1})
+            if twice:
+                raise RowFileError(path, [f"line {start}: the header names {', '.join(twice)} twice"])
+            continue
+        if len(cells) > len(header):
+            problems.append(
+                f"line {start}: {len(cells)} cells where the header names {len(header)} (a comma "
+                "outside quotes?)"
+            )
+            continue
+        rows.append((f"line {start}", dict(zip(header, [*cells, *[""] * (len(header) - len(cells))]))))
+    return rows, problems
 
 
 def _first_object_keys(lines: Iterable[str]) -> set[str]:
@@ -122,7 +158,9 @@ def first_row_columns(path: Path, encoding: str | None = None) -> set[str]:
         with path.open("rb") as lines:  # decoded a line at a time: never past the row that tells
             return _first_object_keys(line.decode("utf-8-sig") for line in lines)
     if suffix == ".csv":
-        return set(pd.read_csv(path, nrows=0, encoding=text_encoding).columns)
+        with path.open(encoding=text_encoding, newline="") as text_lines:
+            first = next((cells for cells in csv.reader(text_lines) if any(c.strip() for c in cells)), [])
+        return {nfc(cell.strip()) for cell in first}
     if suffix == ".parquet":
         import pyarrow.parquet as pq
 

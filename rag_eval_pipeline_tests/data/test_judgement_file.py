@@ -102,3 +102,22 @@ def test_what_a_dataset_file_is_is_told_from_its_first_row_alone(tmp_path, share
     assert is_judgement_list(tmp_path / "cases.parquet") and is_judgement_list(tmp_path / "cases.csv")
     (tmp_path / "broken.parquet").write_text("not parquet")
     assert not is_judgement_list(tmp_path / "broken.parquet")
+
+
+def test_a_csv_row_is_named_by_the_line_it_starts_on_and_never_read_shifted(tmp_path):
+    """A quoted answer over two lines moves the next row's line; a row with a cell too many (a
+    comma outside quotes) is its line's problem, not a row read one column over; a quote left
+    open is said where it opened."""
+    path = tmp_path / "q.csv"
+    path.write_text('question,answer\n"Where, exactly?","Paris,\nin France"\nWho?,Ada,Lovelace\nWhen?,\n')
+    with pytest.raises(JudgementFileError) as err:
+        read_judgement_file(path, PASSAGES)
+    assert err.value.problems == [
+        f"{path}, line 4: 3 cells where the header names 2 (a comma outside quotes?)",
+        f"{path}, line 5: empty answer (or answerable: false for a question the documents cannot answer, "
+        "or reference_pending: true while it is still to be written)",
+    ]
+    path.write_text('question,answer\nWhere?,Paris\n"Who?,Ada\nWhen?,1815\n')
+    with pytest.raises(JudgementFileError) as err:
+        read_judgement_file(path, PASSAGES)
+    assert [p.split(" (")[0] for p in err.value.problems] == [f"{path}, line 3: not read as CSV"]
