@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from rag_eval_pipeline.data.rows import RowFileError, read_rows
 from rag_eval_pipeline.health.topics import cluster_questions
 from rag_eval_pipeline.health.traffic import production_questions
 from rag_eval_pipeline.metrics.gates import failed_gates_line
@@ -212,9 +213,18 @@ def field_feedback(interactions: pd.DataFrame, scale: FeedbackScale) -> Feedback
     return read
 
 
-def json_items(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
-    """The records of an export file: a JSON list, ``{"data": [...]}`` (Phoenix's and Langfuse's
-    API pages), one object, or one record (or list) per line; each with where it is."""
+def export_items(path: Path) -> tuple[list[tuple[str, Any]], list[Problem]]:
+    """The records of an export file, each with where it is: a CSV file's rows by its header
+    (each at the line it starts on: ``data/rows.read_rows``), else JSON: a list, ``{"data":
+    [...]}`` (Phoenix's and Langfuse's API pages), one object, or one record (or list) per line."""
+    if path.suffix.lower() == ".csv":
+        try:
+            rows, unread = read_rows(path, "a record")
+        except RowFileError as err:
+            return [], [Problem(problem, str(path)) for problem in err.problems]
+        return [(f"{path}, {where}", row) for where, row in rows], [
+            Problem(f"{path}, {problem}", str(path)) for problem in unread
+        ]
     documents, problems = json_documents(path, path.read_text(encoding="utf-8"))
     items: list[tuple[str, Any]] = []
     for where, document in documents:

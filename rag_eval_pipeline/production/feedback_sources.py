@@ -13,12 +13,13 @@ from typing import Any
 
 import pandas as pd
 
+from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.production.feedback import (
     RECORD_COLUMNS,
     FeedbackRead,
+    export_items,
     field_feedback,
     join_records,
-    json_items,
     langfuse_feedback,
     per_interaction,
     phoenix_feedback,
@@ -31,6 +32,7 @@ from rag_eval_pipeline.production.settings import (
     FieldFeedback,
     LangfuseFeedback,
     PhoenixFeedback,
+    kind_tag,
 )
 
 
@@ -39,7 +41,7 @@ def _from_file(path: str, source: str, reader: Callable[..., FeedbackRead], *arg
     if not file.is_file():
         return FeedbackRead(source, problems=[Problem(f"{file}: no such file (feedback source {source})")])
     try:
-        items, problems = json_items(file)
+        items, problems = export_items(file)
     except (OSError, UnicodeDecodeError) as err:
         return FeedbackRead(source, problems=[Problem(f"{file}: not readable ({err})", str(file))])
     read = reader(items, *args, source)
@@ -78,20 +80,24 @@ def _field(source: FieldFeedback, settings: FeedbackSettings, interactions: pd.D
 
 @dataclass(frozen=True)
 class FeedbackKind:
-    """One place feedback is kept: its settings type and how it is read (given the interactions
-    it may be joined to: a Phoenix project is asked about their root spans only)."""
+    """One place feedback is kept: its settings model (one of ``FEEDBACK_SETTINGS``, whose
+    ``kind`` names it) and how it is read (given the interactions it may be joined to: a Phoenix
+    project is asked about their root spans only)."""
 
-    name: str
-    settings: type
+    settings: type[Strict]
     read: Callable[[Any, FeedbackSettings, pd.DataFrame], FeedbackRead]
+
+    @property
+    def name(self) -> str:
+        return kind_tag(self.settings)
 
 
 FEEDBACK_KINDS = {
     k.name: k
     for k in (
-        FeedbackKind("field", FieldFeedback, _field),
-        FeedbackKind("langfuse", LangfuseFeedback, _langfuse),
-        FeedbackKind("phoenix_annotations", PhoenixFeedback, _phoenix),
+        FeedbackKind(FieldFeedback, _field),
+        FeedbackKind(LangfuseFeedback, _langfuse),
+        FeedbackKind(PhoenixFeedback, _phoenix),
     )
 }
 

@@ -5,7 +5,9 @@ with which judges, against which thresholds and within which budget. Validated o
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+import functools
+import operator
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator, model_validator
@@ -96,9 +98,21 @@ class SpansSource(Strict):
     fields: SpanFields = SpanFields()
 
 
+def kinds_union(models: tuple[type[Strict], ...]) -> Any:
+    """One concern's kinds as one field type of the configuration file, told apart by their
+    ``kind``. A new kind is its model, an entry of its concern's tuple here, and a row of the
+    concern's table of readers (``sources.SOURCE_KINDS``, ``feedback_sources.FEEDBACK_KINDS``)."""
+    return Annotated[functools.reduce(operator.or_, models), Field(discriminator="kind")]
+
+
+def kind_tag(model: type[Strict]) -> str:
+    """The ``kind`` a configuration file names a kind's model by."""
+    return str(model.model_fields["kind"].default)
+
+
 SOURCE_SETTINGS = (LogsSource, PhoenixSource, SpansSource)
-SOURCE_TAGS = tuple(s.model_fields["kind"].default for s in SOURCE_SETTINGS)  # logs, phoenix, spans
-ProductionSource = Annotated[LogsSource | PhoenixSource | SpansSource, Field(discriminator="kind")]
+SOURCE_TAGS = tuple(kind_tag(s) for s in SOURCE_SETTINGS)  # logs, phoenix, spans
+ProductionSource = kinds_union(SOURCE_SETTINGS)
 
 
 class ProductionFilters(Strict):
@@ -205,9 +219,8 @@ class PhoenixFeedback(Strict):
         return self
 
 
-FeedbackSource = Annotated[
-    FieldFeedback | LangfuseFeedback | PhoenixFeedback, Field(discriminator="kind")
-]
+FEEDBACK_SETTINGS = (FieldFeedback, LangfuseFeedback, PhoenixFeedback)
+FeedbackSource = kinds_union(FEEDBACK_SETTINGS)
 
 
 class FeedbackSettings(Strict):

@@ -2,7 +2,8 @@
 files of exported spans) says how it is read, for one day or for every day, and what must be
 there before a run. Nothing outside this table branches on a source's kind.
 
-Adding a source is one ``SourceKind`` here plus its reader module."""
+Adding a source is its settings model in ``production/settings.py`` (an entry of
+``SOURCE_SETTINGS``), one ``SourceKind`` here, and its reader module."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from rag_eval_pipeline.common.settings import Strict
 from rag_eval_pipeline.production.interactions import Problem, ReadInteractions, json_documents
 from rag_eval_pipeline.production.logs import read_logs
 from rag_eval_pipeline.production.phoenix_spans import PhoenixSpansError, read_spans
@@ -21,6 +23,7 @@ from rag_eval_pipeline.production.settings import (
     PhoenixSource,
     ProductionSettings,
     SpansSource,
+    kind_tag,
     source_name,
 )
 from rag_eval_pipeline.production.spans import interactions_of_spans, phoenix_spans, spans_of_document
@@ -78,23 +81,27 @@ def _path_missing(source: LogsSource | SpansSource) -> str | None:
 
 @dataclass(frozen=True)
 class SourceKind:
-    """One kind of production source: its settings type, how it is read (``read(settings,
-    zone, window)``; a reader may narrow to the day's window itself, the rest is filtered
-    after) and what it lacks before a run (None: nothing; a Phoenix project that does not
-    exist is a problem of the read, so the other sources are still scored)."""
+    """One kind of production source: its settings model (one of ``SOURCE_SETTINGS``, whose
+    ``kind`` names it), how it is read (``read(settings, zone, window)``; a reader may narrow to
+    the day's window itself, the rest is filtered after) and what it lacks before a run (None:
+    nothing; a Phoenix project that does not exist is a problem of the read, so the other
+    sources are still scored)."""
 
-    name: str
-    settings: type
+    settings: type[Strict]
     read: Callable[[object, ZoneInfo, Window], ReadInteractions]
     missing: Callable[[object], str | None]
+
+    @property
+    def name(self) -> str:
+        return kind_tag(self.settings)
 
 
 SOURCE_KINDS: dict[str, SourceKind] = {
     kind.name: kind
     for kind in (
-        SourceKind("logs", LogsSource, lambda s, zone, window: read_logs(s, zone), _path_missing),
-        SourceKind("spans", SpansSource, read_span_files, _path_missing),
-        SourceKind("phoenix", PhoenixSource, read_phoenix, lambda s: None),
+        SourceKind(LogsSource, lambda s, zone, window: read_logs(s, zone), _path_missing),
+        SourceKind(SpansSource, read_span_files, _path_missing),
+        SourceKind(PhoenixSource, read_phoenix, lambda s: None),
     )
 }
 

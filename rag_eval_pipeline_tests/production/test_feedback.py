@@ -335,3 +335,44 @@ def test_a_missing_export_is_one_error_line_and_a_bad_value_is_named(tmp_path, c
     assert code == 0, err
     assert json.loads(out)["with_feedback"] == 1  # the unknown label is named, not read as 0
     assert "day.jsonl, line 2: user_feedback: label 'meh' is not on the scale" in err
+
+
+def test_a_langfuse_export_in_csv_reads_as_its_json_and_a_bad_row_is_named_by_its_line(tmp_path):
+    """Langfuse's UI exports scores as CSV: the same records read the same, every cell a string or
+    empty; a row with a cell too many (an unquoted comma in a comment) is a problem naming the file
+    and the line it starts on, and is counted."""
+    import csv
+
+    interactions = _interactions(4, sessions=2)
+    columns = ["name", "value", "dataType", "traceId", "observationId", "sessionId", "comment", "timestamp"]
+    records = [
+        {"name": "f", "value": 0, "dataType": "BOOLEAN", "observationId": f"{0:016x}"},
+        {"name": "f", "value": 1, "dataType": "BOOLEAN", "traceId": "TRACE-0000", "comment": "fine,\nthanks"},
+        {"name": "f", "value": 1, "dataType": "BOOLEAN", "sessionId": "s1"},
+        {"name": "stars", "value": 2, "dataType": "NUMERIC", "traceId": "trace0002"},
+    ]
+    as_json = tmp_path / "scores.jsonl"
+    as_json.write_text("".join(json.dumps(r) + "\n" for r in records))
+    as_csv = tmp_path / "scores.csv"
+    with as_csv.open("w", newline="") as out:
+        writer = csv.DictWriter(out, columns)
+        writer.writeheader()
+        writer.writerows(records)
+        out.write("f,1,BOOLEAN,trace0003,,,too, many cells,\n")
+
+    def read(path):
+        return read_feedback(
+            FeedbackSettings(sources=[LangfuseFeedback(path=str(path))], scale=STARS), interactions
+        )
+
+    from_json, from_csv = read(as_json), read(as_csv)
+    columns_read = ["interaction_id", "feedback", "feedback_count", "feedback_comment"]
+    pd.testing.assert_frame_equal(from_csv.interactions[columns_read], from_json.interactions[columns_read])
+    assert from_csv.sources[0] | {"source": ""} == from_json.sources[0] | {
+        "source": "",
+        "records": 5,
+        "unreadable": 1,
+    }
+    assert [str(p) for p in from_csv.problems] == [
+        f"{as_csv}, line 7: 9 cells where the header names 8 (a comma outside quotes?)"
+    ]

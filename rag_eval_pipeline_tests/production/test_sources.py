@@ -189,3 +189,16 @@ def test_a_bad_file_is_named_for_the_days_it_belongs_to(tmp_path):
     assert not read_sources(settings, "2026-11-27").problems  # the 27th's own file is whole
     assert [p.file for p in read_sources(settings, "2026-11-28").problems] == [str(bad)]
     assert isinstance(read_sources(settings, "2026-11-27").frame, pd.DataFrame) and good.exists()
+
+
+def test_every_kind_a_configuration_file_names_has_one_reader_and_no_reader_lacks_its_kind():
+    """A kind is its settings model (in the concern's tuple, which the configuration file's
+    field is built from) and one row of the concern's table: a model without its row, or a row
+    whose model the file cannot name, fails here rather than at a user's first run."""
+    from rag_eval_pipeline.production.feedback_sources import FEEDBACK_KINDS
+    from rag_eval_pipeline.production.settings import FEEDBACK_SETTINGS, SOURCE_SETTINGS, kind_tag
+    from rag_eval_pipeline.production.sources import SOURCE_KINDS
+
+    for models, table in ((SOURCE_SETTINGS, SOURCE_KINDS), (FEEDBACK_SETTINGS, FEEDBACK_KINDS)):
+        assert sorted(kind_tag(m) for m in models) == sorted(table)
+        assert all(table[kind_tag(m)].settings is m for m in models)
