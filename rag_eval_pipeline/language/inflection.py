@@ -277,10 +277,15 @@ def as_written(text: str) -> list[tuple[str, str, bool]]:
     for chunk in text.split():
         for part in chunk.split("-"):
             folded = letters(part.casefold())
-            core = folded.strip("".join({c for c in folded if not c.isalnum()}))
+            # a vowel sign ends a word in an abugida ("തകഴി"): only punctuation is cut
+            core = folded.strip("".join({c for c in folded if not (c.isalnum() or _is_mark(c))}))
             if core:
                 out.append((part.strip(), core, unicodedata.category(part.strip()[-1])[0] == "P"))
     return out
+
+
+def _is_mark(character: str) -> bool:
+    return unicodedata.category(character)[0] == "M"
 
 
 def _names_another(written: str, core: str, known: set[str] | frozenset[str]) -> bool:

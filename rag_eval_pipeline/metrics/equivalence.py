@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from rag_eval_pipeline.language.analysis import ENGLISH_STOP_WORDS, Analyzer, analysis_of, analyzer
 from rag_eval_pipeline.language.inflection import (
@@ -292,12 +292,27 @@ def says_answer(
     return Verdict(True, verdict.reason, unread=text.reading.unread_phrase)
 
 
+@functools.cache
+def _never_names(code: str) -> frozenset[str]:
+    """A language's words that name no answer, as ``unfound_forms`` compares words: its stop
+    words, articles and the closed word classes of its lexicon ("അല്ലേ", "isn't it")."""
+    text = analyzer(code)
+    lexicon = text.language.lexicon
+    closed = [
+        word
+        for item in (fields(lexicon) if lexicon is not None else ())
+        if isinstance(value := getattr(lexicon, item.name), frozenset)
+        for word in value
+    ]
+    return frozenset(letters(w.casefold()) for w in (*text.stop_words, *text.language.articles, *closed))
+
+
 def _unfound_form(prediction: str, ground_truth: str, question: str, text: Analyzer) -> Verdict | None:
     """In a language whose inflection the rule reads, an answer where the reference is not
     found but a word shares its stem or is a part of it ("Þingvöllum" for "Þingvellir",
     "Raiņa" for "Rainis", "Moniuszko" for "Stanisław Moniuszko"): the rule does not know that
     form, or whether the part names the same one. Not judged, never 0."""
-    ignore = frozenset(letters(w.casefold()) for w in (*text.stop_words, *text.language.articles))
+    ignore = _never_names(text.language.code)
     asked = frozenset(core for _, core, _ in as_written(question))
     near = unfound_forms(prediction, ground_truth, ignore | asked)
     if not near:

@@ -200,3 +200,14 @@ def test_another_name_beside_a_shared_first_name_is_0(code, first, surname, othe
     assume(all(len(os.path.commonprefix([other.lower(), w.lower()])) < 3 for w in (first, surname)))
     answer, truth = f"To był {first} {other}.", f"{first} {surname}"
     assert m.correctness(answer, truth, question="Kto to zrobił?", language=code) == 0.0, answer
+
+
+def test_a_word_the_reason_names_keeps_its_final_vowel_sign():
+    """In an abugida a word may end in a vowel sign (गांधी, തകഴി): only punctuation is cut from a
+    word's edge, so the absence names the word as written, not "गांध"."""
+    from rag_eval_pipeline.language.inflection import as_written
+
+    verdict = says_answer("गांधी थे।", "मोहनदास गांधी", "राष्ट्रपिता कौन थे?", (), "hi")
+    assert not verdict.judged and verdict.reason.startswith("गांधी: maybe a form or a part"), verdict
+    # the virama is dropped (the letters the rule counts), the final vowel sign kept
+    assert [core for _, core, _ in as_written("तकझी, നെഹ്രു!")] == ["तकझी", "നെഹരു"]
