@@ -77,7 +77,7 @@ class Verdict:
     reason: str
     contradicts: bool = False
     judged: bool = True
-    unread: str = ""  # the checks not made where it was credited ("negation ... not read in Latin")
+    unread: str = ""  # the checks not made where it was credited ("negation ... not read in Malayalam")
 
 
 def _runs(tokens: Sequence[str], run: Sequence[str]) -> list[int]:

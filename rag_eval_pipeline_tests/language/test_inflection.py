@@ -57,16 +57,17 @@ def test_a_title_before_a_name_does_not_make_a_longer_name():
 
 @pytest.mark.slow  # simplemma reads each language's lemmas once: seconds on a busy machine
 def test_a_language_without_a_lexicon_names_the_checks_it_did_not_make():
-    latin = reading("la")  # simplemma's lemmas, no lexicon
-    assert latin.lemmas and not latin.lexicon and reading("pl").lexicon
-    assert latin.unread_phrase == "negation, hedges, options and contrasts not read in Latin"
-    assert LLM_JUDGES in latin.absence_reason and reading("de").unread == () and reading("pl").unread == ()
-    question, passage = "Quo in oppido natus est Cicero?", "Cicero Arpini natus est."
-    for hidden in ("Non Arpini natus est.", "Fortasse Arpini.", "Arpini aut Romae."):
-        verdict = says_answer(hidden, "Arpinum", question, (), "la", [passage])
+    malayalam = reading("ml")  # simplemma's lemmas, no lexicon (docs/your-data.md says why)
+    assert malayalam.lemmas and not malayalam.lexicon and reading("pl").lexicon and reading("la").lexicon
+    assert malayalam.unread_phrase == "negation, hedges, options and contrasts not read in Malayalam"
+    assert LLM_JUDGES in malayalam.absence_reason
+    assert reading("de").unread == () and reading("pl").unread == ()
+    question, passage, truth = "ഗാന്ധിജി ജനിച്ചത് എവിടെ?", "ഗാന്ധിജി പോർബന്തറിൽ ജനിച്ചു.", "പോർബന്തർ"
+    for hidden in ("പോർബന്തറിൽ അല്ല ജനിച്ചത്.", "ഒരുപക്ഷേ പോർബന്തറിൽ.", "പോർബന്തറിലോ രാജ്കോട്ടിലോ."):
+        verdict = says_answer(hidden, truth, question, (), "ml", [passage])
         assert not verdict.credited and not verdict.judged, hidden
-        assert verdict.reason.startswith(latin.unread_phrase)
-        assert m.correctness(hidden, "Arpinum", question=question, language="la", passages=[passage]) is None
+        assert verdict.reason.startswith(malayalam.unread_phrase)
+        assert m.correctness(hidden, truth, question=question, language="ml", passages=[passage]) is None
 
 
 @pytest.mark.slow  # simplemma reads each language's lemmas once: seconds on a busy machine
@@ -96,7 +97,7 @@ def test_the_summary_notes_why_correctness_is_absent():
             "qid": ["a", "b", "c"],
             "judge_id": "reference",
             "status": "ok",
-            "language": ["la", "la", "de"],
+            "language": ["ml", "ml", "de"],
             "correctness": [1.0, None, 1.0],
             "notes": [None, "correctness absent: negation ... not read in Latin (non); ...", None],
         }
@@ -104,7 +105,7 @@ def test_the_summary_notes_why_correctness_is_absent():
     summary = summarize(scores)
     row = summary[(summary["metric"] == "correctness") & (summary["group"] == "all")].iloc[0]
     assert row["n"] == 2 and "2 of 3 cases scored; 1 absent: " in row["note"]
-    assert absence_reasons(summary) == [reading("la").absence_reason]
+    assert absence_reasons(summary) == [reading("ml").absence_reason]
 
 
 def test_a_script_no_detected_language_writes_is_unknown_not_a_neighbour():
