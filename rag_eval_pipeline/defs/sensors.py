@@ -365,10 +365,13 @@ def answer_models_sensor(settings: Settings) -> dg.SensorDefinition:
             *([dg.DeleteDynamicPartitionsRequest(ANSWER_MODEL_PARTITIONS, list(invalid))] if invalid else []),
         ]
         unable = "; ".join(f"{name} cannot run: {'; '.join(lines)}" for name, lines in problems.items())
-        if not requests:
-            reason = "every configured answer model is registered" + (f" ({unable})" if unable else "")
-            return dg.SensorResult(skip_reason=reason, cursor=said)
-        return dg.SensorResult(dynamic_partitions_requests=requests, cursor=said)
+        changed = [f"registered {', '.join(missing)}"] if missing else []
+        changed += [f"removed {', '.join(invalid)}"] if invalid else []
+        done = "; ".join(changed) or "every configured answer model is registered"
+        # every tick says why a model cannot run, the one that registers it too: a user opening the
+        # sensor right after `rag-eval ui` starts reads it there, not a tick later
+        reason = done + (f" ({unable})" if unable else "")
+        return dg.SensorResult(dynamic_partitions_requests=requests or None, skip_reason=reason, cursor=said)
 
     return sensor
 
